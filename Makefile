@@ -1,0 +1,26 @@
+# The two commands a user needs. Each does all of its own set-up on a fresh Debian 12 machine.
+BUILD ?= build
+CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo
+JOBS ?= 2
+
+.PHONY: all deps build demo test clean
+
+all: build
+
+deps:
+	@scripts/install-deps
+
+build: deps
+	@cmake -S . -B $(BUILD) -G Ninja $(CMAKE_FLAGS) >/dev/null
+	@cmake --build $(BUILD) -j $(JOBS)
+
+# ream's main job on its built-in default.
+demo: build
+	@scripts/demo $(BUILD)
+
+# The whole CTest suite: unit, integration (root, real kernel interfaces), peers, browser.
+test: build
+	@cd $(BUILD) && ctest --output-on-failure --timeout 600 -j $(JOBS)
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,20 @@
+// Each `ream` subcommand lives in its own cmd_<name>.cc and adds itself to the app here.
+// Registration is explicit (main.cc calls every Add*Command), never static constructors.
+#pragma once
+
+#include <functional>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+namespace ream::cli {
+
+struct Command {
+  CLI::App* app = nullptr;
+  std::function<int()> run;  // the process exit code
+};
+using CommandList = std::vector<Command>;
+
+void AddDoctorCommand(CLI::App& app, CommandList& commands);
+
+}  // namespace ream::cli

@@ -1,0 +1,87 @@
+// `ream doctor` on the real machine must agree with what the kernel answers when the same
+// thing is tried independently here, and must leave nothing behind.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <unistd.h>
+
+#include <map>
+
+#include "platform/platform.h"
+
+namespace ream {
+namespace {
+
+std::unique_ptr<Platform> host = MakePosixPlatform();
+
+std::string Sh(const std::string& script, int* exit_code = nullptr) {
+  auto r = host->Run({"sh", "-c", script}, std::chrono::seconds(30));
+  EXPECT_TRUE(r.ok());
+  if (exit_code) *exit_code = r.ok() ? r->exit_code : -1;
+  return r.ok() ? r->out : "";
+}
+
+std::string LeftoverObjects() {
+  return Sh(
+      "ls -d /sys/fs/cgroup/*/ream-doctor-* /sys/fs/cgroup/ream-doctor-* 2>/dev/null; "
+      "ip netns list 2>/dev/null | grep ream-doctor; ip -o link show 2>/dev/null | grep -o 'rmd[0-9]*[ab]'; "
+      "true");
+}
+
+class DoctorOnThisMachine : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (::geteuid() != 0) GTEST_SKIP() << "needs root to create kernel objects";
+    auto r = host->Run({REAM_BINARY, "doctor", "--json"}, std::chrono::seconds(120));
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    ASSERT_EQ(r->exit_code, 0) << r->err;
+    doc_ = nlohmann::json::parse(r->out);
+    for (const auto& c : doc_["capabilities"]) status_[c["name"]] = c["status"];
+  }
+  // Tries `tc qdisc add ... <qdisc>` on a fresh veth pair, independently of ream.
+  std::string TryQdisc(const std::string& args) {
+    int code = -1;
+    Sh("ip link add rmdtsta type veth peer name rmdtstb && tc qdisc add dev rmdtsta root handle 1: " +
+           args + " >/dev/null 2>&1; rc=$?; ip link delete rmdtsta; exit $rc",
+       &code);
+    return code == 0 ? "supported" : "unsupported";
+  }
+  nlohmann::json doc_;
+  std::map<std::string, std::string> status_;
+};
+
+TEST_F(DoctorOnThisMachine, QdiscAnswersMatchTheKernel) {
+  EXPECT_EQ(status_["tc.htb"], TryQdisc("htb default 1"));
+  EXPECT_EQ(status_["tc.tbf"], TryQdisc("tbf rate 100mbit burst 32kb latency 50ms"));
+  EXPECT_EQ(status_["tc.netem"], TryQdisc("netem delay 1ms"));
+}
+
+TEST_F(DoctorOnThisMachine, ResctrlAnswerMatchesTheKernel) {
+  int has = -1;
+  Sh("grep -qw resctrl /proc/filesystems", &has);
+  if (has != 0) {
+    EXPECT_EQ(status_["resctrl.cat_l3"], "unsupported");
+    EXPECT_EQ(status_["resctrl.mba"], "unsupported");
+  } else {
+    EXPECT_NE(status_["resctrl.cat_l3"], "unknown");
+  }
+}
+
+TEST_F(DoctorOnThisMachine, SmtAnswerMatchesSysfs) {
+  // Any thread_siblings_list naming more than one CPU means SMT.
+  std::string multi =
+      Sh("cat /sys/devices/system/cpu/cpu*/topology/thread_siblings_list | grep -E '[,-]' | head -1");
+  EXPECT_EQ(status_["cpu.smt"], multi.empty() ? "unsupported" : "supported");
+  EXPECT_EQ(doc_["topology"]["smt"], !multi.empty());
+}
+
+TEST_F(DoctorOnThisMachine, CgroupAndNamespaceProbesSucceedAsRoot) {
+  EXPECT_EQ(status_["cgroup.create"], "supported");
+  EXPECT_EQ(status_["net.namespace"], "supported");
+  EXPECT_EQ(status_["net.veth"], "supported");
+}
+
+TEST_F(DoctorOnThisMachine, LeavesNothingBehind) { EXPECT_EQ(LeftoverObjects(), ""); }
+
+}  // namespace
+}  // namespace ream

@@ -1,0 +1,49 @@
+// `ream`: characterize server workloads under controlled load and resources.
+#include <cstdio>
+#include <exception>
+#include <string>
+
+#include "cli/commands.h"
+#include "cli/version.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"ream — characterize server workloads under controlled load and resources",
+               "ream"};
+  app.set_version_flag("--version", std::string("ream ") + ream::kVersion + " (" +
+                                        ream::kGitCommit + ")");
+  app.require_subcommand(1);
+  app.fallthrough(false);
+  ream::cli::CommandList commands;
+  ream::cli::AddDoctorCommand(app, commands);
+  // CLI11 reports an unknown subcommand only as "a subcommand is required"; name it.
+  if (argc > 1 && argv[1][0] != '-') {
+    bool known = false;
+    std::string names;
+    for (const auto& c : commands) {
+      known = known || c.app->get_name() == argv[1];
+      names += (names.empty() ? "" : ", ") + c.app->get_name();
+    }
+    if (!known) {
+      std::fprintf(stderr, "ream: unknown subcommand '%s' (known: %s); see 'ream --help'\n",
+                   argv[1], names.c_str());
+      return 2;
+    }
+  }
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  try {
+    for (const auto& c : commands) {
+      if (c.app->parsed()) return c.run();
+    }
+  } catch (const std::exception& e) {
+    // Layers return Status; this is the last guard so a library exception never becomes a
+    // crash with a stack trace.
+    std::fprintf(stderr, "ream: internal error: %s\n", e.what());
+    return 70;
+  }
+  std::fprintf(stderr, "ream: no subcommand given; see 'ream --help'\n");
+  return 2;
+}

@@ -1,0 +1,315 @@
+// The probes behind `ream doctor`. Each one tries the real interface and reports what the
+// kernel answered; nothing is assumed from the kernel version or config.
+#include "platform/capabilities.h"
+
+#include <algorithm>
+
+
+namespace ream {
+namespace {
+
+constexpr int64_t kCgroup2Magic = 0x63677270;
+constexpr auto kCmdTimeout = std::chrono::milliseconds(10000);
+
+bool Contains(const std::string& haystack, std::string_view needle) {
+  return haystack.find(needle) != std::string::npos;
+}
+
+Capability Cap(std::string name, Support s, std::string detail) {
+  return {std::move(name), s, std::move(detail)};
+}
+
+// Runs a command; ok when it exited 0, else the reason ("exit 2: Error: ...").
+Status RunOk(Platform& p, const std::vector<std::string>& argv) {
+  auto r = p.Run(argv, kCmdTimeout);
+  if (!r.ok()) return r.status();
+  if (r->exit_code != 0) {
+    std::string cmd;
+    for (const auto& a : argv) cmd += (cmd.empty() ? "" : " ") + a;
+    return IoError("'" + cmd + "': " + r->Describe());
+  }
+  return Status::Ok();
+}
+
+void ProbeCgroups(Platform& p, const ProbeOptions& o, std::vector<Capability>& out) {
+  CgroupLayout layout = DetectCgroups(p);
+  if (layout.version == 0) {
+    out.push_back(Cap("cgroup.version", Support::kUnsupported,
+                      "no cgroup hierarchy with controllers in /proc/mounts"));
+    for (const char* n : {"cgroup.cpuset", "cgroup.cpu_quota", "cgroup.memory", "cgroup.io",
+                          "cgroup.create"}) {
+      out.push_back(Cap(n, Support::kUnsupported, "no cgroup hierarchy"));
+    }
+    return;
+  }
+  if (layout.version == 2) {
+    out.push_back(Cap("cgroup.version", Support::kSupported, "v2 (unified) at " + layout.v2_root));
+    std::string controllers = Trim(p.ReadFile(layout.v2_root + "/cgroup.controllers").value_or(""));
+    struct Want { const char* cap; const char* ctl; const char* file; };
+    for (const Want& w : {Want{"cgroup.cpuset", "cpuset", "cpuset.cpus"},
+                          Want{"cgroup.cpu_quota", "cpu", "cpu.max"},
+                          Want{"cgroup.memory", "memory", "memory.max"},
+                          Want{"cgroup.io", "io", "io.max"}}) {
+      bool has = false;
+      for (const auto& c : Split(controllers, ' ')) has = has || c == w.ctl;
+      out.push_back(has ? Cap(w.cap, Support::kSupported,
+                              std::string("v2 controller '") + w.ctl + "' (" + w.file + ")")
+                        : Cap(w.cap, Support::kUnsupported,
+                              std::string("v2 controller '") + w.ctl +
+                                  "' not in " + layout.v2_root + "/cgroup.controllers"));
+    }
+  } else {
+    std::string detail = "v1";
+    if (!layout.v2_root.empty()) detail += " (hybrid: unified hierarchy at " + layout.v2_root + ")";
+    out.push_back(Cap("cgroup.version", Support::kSupported, detail));
+    struct Want { const char* cap; const char* ctl; const char* file; };
+    for (const Want& w : {Want{"cgroup.cpuset", "cpuset", "cpuset.cpus"},
+                          Want{"cgroup.cpu_quota", "cpu", "cpu.cfs_quota_us"},
+                          Want{"cgroup.memory", "memory", "memory.limit_in_bytes"},
+                          Want{"cgroup.io", "blkio", "blkio.throttle.read_bps_device"}}) {
+      std::string mount = layout.V1Mount(w.ctl);
+      if (mount.empty()) {
+        out.push_back(Cap(w.cap, Support::kUnsupported,
+                          std::string("v1 controller '") + w.ctl + "' is not mounted"));
+      } else if (!p.Exists(mount + "/" + w.file)) {
+        out.push_back(Cap(w.cap, Support::kUnsupported, mount + "/" + w.file + " is missing"));
+      } else {
+        out.push_back(Cap(w.cap, Support::kSupported,
+                          std::string("v1 ") + mount + " (" + w.file + ")"));
+      }
+    }
+  }
+  if (!o.try_kernel_objects) {
+    out.push_back(Cap("cgroup.create", Support::kUnknown, "not tried"));
+    return;
+  }
+  std::string name = "ream-doctor-" + std::to_string(p.ProcessId());
+  std::vector<std::string> dirs;
+  if (layout.version == 2) {
+    dirs.push_back(layout.v2_root + "/" + name);
+  } else {
+    for (const char* ctl : {"cpuset", "cpu", "memory", "blkio"}) {
+      std::string m = layout.V1Mount(ctl);
+      if (!m.empty() && std::find(dirs.begin(), dirs.end(), m + "/" + name) == dirs.end())
+        dirs.push_back(m + "/" + name);
+    }
+  }
+  std::vector<std::string> made;
+  Status failure;
+  for (const auto& d : dirs) {
+    Status s = p.MakeDir(d);
+    if (!s.ok()) {
+      failure = s;
+      break;
+    }
+    made.push_back(d);
+  }
+  for (auto it = made.rbegin(); it != made.rend(); ++it) {
+    Status s = p.RemoveDir(*it);
+    if (!s.ok() && failure.ok()) failure = s.Annotate("removing the probe cgroup");
+  }
+  out.push_back(failure.ok() ? Cap("cgroup.create", Support::kSupported,
+                                   "created and removed " + std::to_string(made.size()) +
+                                       " cgroup(s) named " + name)
+                             : Cap("cgroup.create", Support::kUnsupported, failure.message()));
+}
+
+void ProbeNetwork(Platform& p, const ProbeOptions& o, std::vector<Capability>& out) {
+  const char* qdisc_caps[] = {"tc.htb", "tc.tbf", "tc.netem"};
+  if (!o.try_kernel_objects) {
+    for (const char* n : {"net.namespace", "net.veth", "tc.htb", "tc.tbf", "tc.netem"})
+      out.push_back(Cap(n, Support::kUnknown, "not tried"));
+    return;
+  }
+  if (auto ip = p.FindExecutable("ip"); !ip.ok()) {
+    for (const char* n : {"net.namespace", "net.veth"})
+      out.push_back(Cap(n, Support::kUnknown, "cannot try: " + ip.status().message()));
+  }
+  std::string pid = std::to_string(p.ProcessId());
+  std::string ns = "ream-doctor-" + pid;
+  Status s = RunOk(p, {"ip", "netns", "add", ns});
+  if (s.ok()) {
+    Status d = RunOk(p, {"ip", "netns", "delete", ns});
+    out.push_back(d.ok() ? Cap("net.namespace", Support::kSupported,
+                               "created and deleted network namespace " + ns)
+                         : Cap("net.namespace", Support::kUnknown,
+                               "created " + ns + " but could not delete it: " + d.message()));
+  } else {
+    out.push_back(Cap("net.namespace",
+                      s.code() == StatusCode::kNotFound ? Support::kUnknown : Support::kUnsupported,
+                      s.message()));
+  }
+  // Interface names are limited to 15 characters.
+  std::string va = "rmd" + pid + "a", vb = "rmd" + pid + "b";
+  s = RunOk(p, {"ip", "link", "add", va, "type", "veth", "peer", "name", vb});
+  if (!s.ok()) {
+    Support st = s.code() == StatusCode::kNotFound ? Support::kUnknown : Support::kUnsupported;
+    out.push_back(Cap("net.veth", st, s.message()));
+    for (const char* n : qdisc_caps)
+      out.push_back(Cap(n, Support::kUnknown, "cannot try without a veth pair: " + s.message()));
+    return;
+  }
+  out.push_back(Cap("net.veth", Support::kSupported, "created veth pair " + va + "/" + vb));
+  struct Q { const char* cap; std::vector<std::string> args; };
+  std::vector<Q> qs = {
+      {"tc.htb", {"htb", "default", "1"}},
+      {"tc.tbf", {"tbf", "rate", "100mbit", "burst", "32kb", "latency", "50ms"}},
+      {"tc.netem", {"netem", "delay", "1ms"}},
+  };
+  for (const auto& q : qs) {
+    std::vector<std::string> argv = {"tc", "qdisc", "add", "dev", va, "root", "handle", "1:"};
+    argv.insert(argv.end(), q.args.begin(), q.args.end());
+    Status qs_status = RunOk(p, argv);
+    if (qs_status.ok()) {
+      Status del = RunOk(p, {"tc", "qdisc", "del", "dev", va, "root"});
+      out.push_back(Cap(q.cap, Support::kSupported,
+                        "added and removed a " + q.args[0] + " qdisc on a throwaway veth" +
+                            (del.ok() ? "" : " (removal failed: " + del.message() + ")")));
+    } else {
+      Support st = qs_status.code() == StatusCode::kNotFound ? Support::kUnknown
+                                                             : Support::kUnsupported;
+      out.push_back(Cap(q.cap, st, qs_status.message()));
+    }
+  }
+  Status del = RunOk(p, {"ip", "link", "delete", va});
+  if (!del.ok()) out.back().detail += "; deleting veth " + va + " failed: " + del.message();
+}
+
+void ProbeResctrl(Platform& p, const ProbeOptions& o, std::vector<Capability>& out) {
+  const char* names[] = {"resctrl.cat_l3", "resctrl.mba", "resctrl.cmt", "resctrl.mbm"};
+  std::string filesystems = p.ReadFile("/proc/filesystems").value_or("");
+  std::string mounts = p.ReadFile("/proc/mounts").value_or("");
+  std::string mount_point;
+  for (const auto& line : Split(mounts, '\n')) {
+    auto f = Split(line, ' ');
+    if (f.size() >= 3 && f[2] == "resctrl") mount_point = f[1];
+  }
+  bool mounted_here = false;
+  if (mount_point.empty()) {
+    if (!Contains(filesystems, "resctrl")) {
+      std::string flags;
+      std::string cpuinfo = p.ReadFile("/proc/cpuinfo").value_or("");
+      for (const char* f : {"cat_l3", "mba", "cqm_llc", "cqm_mbm_total"})
+        if (Contains(cpuinfo, std::string(" ") + f)) flags += std::string(" ") + f;
+      std::string why = "the kernel has no resctrl filesystem (not in /proc/filesystems)";
+      why += flags.empty() ? "; the CPU advertises none of cat_l3, mba, cqm_llc, cqm_mbm_total"
+                           : "; CPU flags present:" + flags;
+      for (const char* n : names) out.push_back(Cap(n, Support::kUnsupported, why));
+      return;
+    }
+    if (!o.try_kernel_objects) {
+      for (const char* n : names)
+        out.push_back(Cap(n, Support::kUnknown, "resctrl is not mounted; mounting not tried"));
+      return;
+    }
+    Status s = RunOk(p, {"mount", "-t", "resctrl", "resctrl", "/sys/fs/resctrl"});
+    if (!s.ok()) {
+      for (const char* n : names)
+        out.push_back(Cap(n, Support::kUnsupported, "mounting resctrl failed: " + s.message()));
+      return;
+    }
+    mount_point = "/sys/fs/resctrl";
+    mounted_here = true;
+  }
+  auto has = [&](const std::string& rel) { return p.Exists(mount_point + "/" + rel); };
+  std::string mon = p.ReadFile(mount_point + "/info/L3_MON/mon_features").value_or("");
+  out.push_back(has("info/L3/cbm_mask")
+                    ? Cap(names[0], Support::kSupported,
+                          "L3 CAT, cbm_mask " + Trim(p.ReadFile(mount_point + "/info/L3/cbm_mask")
+                                                         .value_or("?")))
+                    : Cap(names[0], Support::kUnsupported, "no info/L3 in " + mount_point));
+  out.push_back(has("info/MB/min_bandwidth")
+                    ? Cap(names[1], Support::kSupported,
+                          "MBA, min_bandwidth " +
+                              Trim(p.ReadFile(mount_point + "/info/MB/min_bandwidth").value_or("?")) +
+                              "%")
+                    : Cap(names[1], Support::kUnsupported, "no info/MB in " + mount_point));
+  out.push_back(Contains(mon, "llc_occupancy")
+                    ? Cap(names[2], Support::kSupported, "L3_MON llc_occupancy")
+                    : Cap(names[2], Support::kUnsupported, "llc_occupancy not in info/L3_MON"));
+  out.push_back(Contains(mon, "mbm_total_bytes")
+                    ? Cap(names[3], Support::kSupported, "L3_MON mbm_total_bytes")
+                    : Cap(names[3], Support::kUnsupported, "mbm_total_bytes not in info/L3_MON"));
+  if (mounted_here) {
+    Status s = RunOk(p, {"umount", mount_point});
+    if (!s.ok()) out.back().detail += "; unmounting the probe's resctrl mount failed: " + s.message();
+  }
+}
+
+}  // namespace
+
+std::string_view SupportName(Support s) {
+  switch (s) {
+    case Support::kSupported: return "supported";
+    case Support::kUnsupported: return "unsupported";
+    case Support::kUnknown: return "unknown";
+  }
+  return "unknown";
+}
+
+std::string CgroupLayout::V1Mount(const std::string& controller) const {
+  for (const auto& [c, m] : v1_mounts)
+    if (c == controller) return m;
+  return "";
+}
+
+CgroupLayout DetectCgroups(Platform& p) {
+  CgroupLayout layout;
+  std::string mounts = p.ReadFile("/proc/mounts").value_or("");
+  for (const auto& line : Split(mounts, '\n')) {
+    auto f = Split(line, ' ');
+    if (f.size() < 4) continue;
+    if (f[2] == "cgroup2") {
+      layout.v2_root = f[1];
+    } else if (f[2] == "cgroup") {
+      for (const auto& opt : Split(f[3], ',')) {
+        for (const char* ctl : {"cpuset", "cpu", "cpuacct", "memory", "blkio", "pids"}) {
+          if (opt == ctl) layout.v1_mounts.emplace_back(opt, f[1]);
+        }
+      }
+    }
+  }
+  if (!layout.v1_mounts.empty()) {
+    layout.version = 1;
+  } else if (!layout.v2_root.empty()) {
+    auto magic = p.FilesystemMagic(layout.v2_root);
+    if (!magic.ok() || *magic == kCgroup2Magic) layout.version = 2;
+  }
+  return layout;
+}
+
+std::vector<Capability> ProbeCapabilities(Platform& p, const ProbeOptions& options) {
+  std::vector<Capability> out;
+  ProbeCgroups(p, options, out);
+  ProbeNetwork(p, options, out);
+  ProbeResctrl(p, options, out);
+
+  Status perf = p.ProbePerfLlcMisses();
+  out.push_back(perf.ok() ? Cap("perf.llc_misses", Support::kSupported,
+                                "perf_event_open counted LLC read misses")
+                          : Cap("perf.llc_misses", Support::kUnsupported, perf.message()));
+
+  auto kvm = p.KvmApiVersion();
+  out.push_back(kvm.ok() ? Cap("kvm", Support::kSupported,
+                               "/dev/kvm answers KVM_GET_API_VERSION = " + std::to_string(*kvm))
+                         : Cap("kvm", Support::kUnsupported, kvm.status().message()));
+  auto qemu = p.FindExecutable("qemu-system-x86_64");
+  out.push_back(qemu.ok() ? Cap("qemu", Support::kSupported, *qemu)
+                          : Cap("qemu", Support::kUnsupported, qemu.status().message()));
+  return out;
+}
+
+nlohmann::json CapabilitiesToJson(const std::vector<Capability>& caps) {
+  nlohmann::json arr = nlohmann::json::array();
+  for (const auto& c : caps)
+    arr.push_back({{"name", c.name}, {"status", SupportName(c.status)}, {"detail", c.detail}});
+  return arr;
+}
+
+const Capability* FindCapability(const std::vector<Capability>& caps, std::string_view name) {
+  for (const auto& c : caps)
+    if (c.name == name) return &c;
+  return nullptr;
+}
+
+}  // namespace ream

@@ -1,0 +1,139 @@
+// The one narrow interface through which ream touches the operating system: files under
+// /proc, /sys, cgroupfs and resctrl; running commands (ip, tc); clocks; a few probing
+// syscalls. Everything above platform/ takes a Platform&, so unit tests run on a fake
+// file tree (RootedPlatform) and integration tests on the real machine (PosixPlatform).
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "platform/status.h"
+
+namespace ream {
+
+struct CommandResult {
+  int exit_code = -1;  // the command's exit status; 128+N when killed by signal N
+  std::string out;     // standard output
+  std::string err;     // standard error
+  // "exit 2: RTNETLINK answers: ..." — the first line of stderr, for messages.
+  std::string Describe() const;
+};
+
+struct DirEntry {
+  std::string name;
+  bool is_dir = false;
+};
+
+class Platform {
+ public:
+  virtual ~Platform() = default;
+
+  // Files. Paths are absolute host paths ("/sys/fs/cgroup/..."); a fake maps them.
+  // ReadFile: NotFound when absent, PermissionDenied, IoError otherwise.
+  virtual Result<std::string> ReadFile(const std::string& path) = 0;
+  // WriteFile writes (truncating) in one write(2), as cgroupfs and resctrl expect; the
+  // kernel's errno (EINVAL for a rejected value, ...) is in the Status.
+  virtual Status WriteFile(const std::string& path, const std::string& content) = 0;
+  virtual Status AppendFile(const std::string& path, const std::string& content) = 0;
+  virtual bool Exists(const std::string& path) = 0;
+  virtual bool IsDirectory(const std::string& path) = 0;
+  // Entries other than "." and "..", sorted by name. NotFound when the directory is absent.
+  virtual Result<std::vector<DirEntry>> ListDir(const std::string& path) = 0;
+  // MakeDir: AlreadyExists when present. RemoveDir: rmdir(2), NotFound when absent.
+  virtual Status MakeDir(const std::string& path) = 0;
+  virtual Status RemoveDir(const std::string& path) = 0;
+  virtual Status RemoveFile(const std::string& path) = 0;
+  // Canonical path of a symlink's target or of a path, for /sys device links.
+  virtual Result<std::string> RealPath(const std::string& path) = 0;
+
+  // Runs argv[0] (searched in PATH) to completion with no stdin, capturing output.
+  // NotFound when the program does not exist; Timeout (after killing it) past `timeout`.
+  virtual Result<CommandResult> Run(const std::vector<std::string>& argv,
+                                    std::chrono::milliseconds timeout) = 0;
+  // Absolute path of an executable in PATH, NotFound otherwise.
+  virtual Result<std::string> FindExecutable(const std::string& name) = 0;
+
+  // Clocks.
+  virtual int64_t MonotonicNanos() = 0;
+  virtual int64_t WallNanos() = 0;
+
+  // Probing syscalls used by `ream doctor` and the monitors.
+  // Opens (and closes) a perf event counting LLC read misses for this process. Ok when the
+  // kernel and hardware count it; otherwise the errno-derived reason.
+  virtual Status ProbePerfLlcMisses() = 0;
+  // KVM_GET_API_VERSION on /dev/kvm.
+  virtual Result<int> KvmApiVersion() = 0;
+  // Filesystem magic of the filesystem holding `path` (statfs f_type).
+  virtual Result<int64_t> FilesystemMagic(const std::string& path) = 0;
+  virtual int ProcessId() = 0;
+};
+
+// The real machine.
+std::unique_ptr<Platform> MakePosixPlatform();
+
+// A fake for unit tests: every absolute path is looked up under `root` (a fixture tree
+// copied from a real machine), and commands are answered by `runner` (nullptr: every
+// command is NotFound). Clocks are a manual clock starting at 0.
+class RootedPlatform : public Platform {
+ public:
+  using Runner = std::function<Result<CommandResult>(const std::vector<std::string>&)>;
+  explicit RootedPlatform(std::string root, Runner runner = nullptr);
+
+  // Reports NotFound-as-Status when the root does not exist, for the caller to show.
+  static Result<std::unique_ptr<RootedPlatform>> Open(const std::string& root,
+                                                      Runner runner = nullptr);
+
+  Result<std::string> ReadFile(const std::string& path) override;
+  Status WriteFile(const std::string& path, const std::string& content) override;
+  Status AppendFile(const std::string& path, const std::string& content) override;
+  bool Exists(const std::string& path) override;
+  bool IsDirectory(const std::string& path) override;
+  Result<std::vector<DirEntry>> ListDir(const std::string& path) override;
+  Status MakeDir(const std::string& path) override;
+  Status RemoveDir(const std::string& path) override;
+  Status RemoveFile(const std::string& path) override;
+  Result<std::string> RealPath(const std::string& path) override;
+  Result<CommandResult> Run(const std::vector<std::string>& argv,
+                            std::chrono::milliseconds timeout) override;
+  Result<std::string> FindExecutable(const std::string& name) override;
+  int64_t MonotonicNanos() override { return now_ns_; }
+  int64_t WallNanos() override { return now_ns_; }
+  Status ProbePerfLlcMisses() override;
+  Result<int> KvmApiVersion() override;
+  Result<int64_t> FilesystemMagic(const std::string& path) override;
+  int ProcessId() override { return 4242; }
+
+  void AdvanceNanos(int64_t ns) { now_ns_ += ns; }
+  // What the fake's probes answer (default: unsupported).
+  void SetPerfStatus(Status s) { perf_status_ = std::move(s); }
+  void SetFilesystemMagic(int64_t magic) { fs_magic_ = magic; }
+  // Every command Run() was asked to run, in order.
+  const std::vector<std::vector<std::string>>& commands() const { return commands_; }
+  const std::string& root() const { return root_; }
+  std::string Map(const std::string& path) const;
+
+ private:
+  std::unique_ptr<Platform> host_;
+  std::string root_;
+  Runner runner_;
+  int64_t now_ns_ = 0;
+  Status perf_status_ = Unsupported("fake platform: no performance counters");
+  int64_t fs_magic_ = 0;
+  std::vector<std::vector<std::string>> commands_;
+};
+
+// Small helpers shared by the layers above.
+// Trims ASCII whitespace at both ends.
+std::string Trim(std::string_view s);
+// Splits on `sep`, dropping empty pieces when `skip_empty`.
+std::vector<std::string> Split(std::string_view s, char sep, bool skip_empty = true);
+// Parses a kernel CPU list ("0-3,8,10-11") into sorted CPU ids. InvalidArgument on garbage.
+Result<std::vector<int>> ParseCpuList(std::string_view list);
+// Formats sorted CPU ids as a kernel CPU list ("0-3,8").
+std::string FormatCpuList(const std::vector<int>& cpus);
+
+}  // namespace ream

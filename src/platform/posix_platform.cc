@@ -1,0 +1,266 @@
+// The real machine's Platform: POSIX files, fork/exec for commands, clock_gettime, and the
+// perf_event_open / KVM probes.
+#include <fcntl.h>
+#include <linux/kvm.h>
+#include <linux/perf_event.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <dirent.h>
+
+#include "platform/platform.h"
+
+extern char** environ;
+
+namespace ream {
+namespace {
+
+class FdCloser {
+ public:
+  explicit FdCloser(int fd) : fd_(fd) {}
+  ~FdCloser() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  FdCloser(const FdCloser&) = delete;
+  FdCloser& operator=(const FdCloser&) = delete;
+
+ private:
+  int fd_;
+};
+
+Status WriteAll(const std::string& path, const std::string& content, int flags) {
+  int fd = ::open(path.c_str(), flags | O_WRONLY | O_CLOEXEC, 0644);
+  if (fd < 0) return ErrnoStatus(errno, "open " + path);
+  FdCloser closer(fd);
+  // One write(2): cgroupfs and resctrl parse each write as one value.
+  ssize_t n = ::write(fd, content.data(), content.size());
+  if (n < 0) return ErrnoStatus(errno, "write '" + Trim(content) + "' to " + path);
+  if (static_cast<size_t>(n) != content.size()) return IoError("short write to " + path);
+  return Status::Ok();
+}
+
+class PosixPlatform final : public Platform {
+ public:
+  Result<std::string> ReadFile(const std::string& path) override {
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return ErrnoStatus(errno, "open " + path);
+    FdCloser closer(fd);
+    std::string out;
+    char buf[16384];
+    for (;;) {
+      ssize_t n = ::read(fd, buf, sizeof buf);
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        return ErrnoStatus(errno, "read " + path);
+      }
+      if (n == 0) break;
+      out.append(buf, static_cast<size_t>(n));
+    }
+    return out;
+  }
+
+  Status WriteFile(const std::string& path, const std::string& content) override {
+    return WriteAll(path, content, O_CREAT | O_TRUNC);
+  }
+  Status AppendFile(const std::string& path, const std::string& content) override {
+    return WriteAll(path, content, O_CREAT | O_APPEND);
+  }
+
+  bool Exists(const std::string& path) override {
+    struct stat st {};
+    return ::stat(path.c_str(), &st) == 0;
+  }
+  bool IsDirectory(const std::string& path) override {
+    struct stat st {};
+    return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+  }
+
+  Result<std::vector<DirEntry>> ListDir(const std::string& path) override {
+    DIR* d = ::opendir(path.c_str());
+    if (d == nullptr) return ErrnoStatus(errno, "opendir " + path);
+    std::vector<DirEntry> out;
+    while (struct dirent* e = ::readdir(d)) {
+      std::string name = e->d_name;
+      if (name == "." || name == "..") continue;
+      bool is_dir = e->d_type == DT_DIR;
+      if (e->d_type == DT_UNKNOWN || e->d_type == DT_LNK) is_dir = IsDirectory(path + "/" + name);
+      out.push_back({name, is_dir});
+    }
+    ::closedir(d);
+    std::sort(out.begin(), out.end(),
+              [](const DirEntry& a, const DirEntry& b) { return a.name < b.name; });
+    return out;
+  }
+
+  Status MakeDir(const std::string& path) override {
+    if (::mkdir(path.c_str(), 0755) != 0) return ErrnoStatus(errno, "mkdir " + path);
+    return Status::Ok();
+  }
+  Status RemoveDir(const std::string& path) override {
+    if (::rmdir(path.c_str()) != 0) return ErrnoStatus(errno, "rmdir " + path);
+    return Status::Ok();
+  }
+  Status RemoveFile(const std::string& path) override {
+    if (::unlink(path.c_str()) != 0) return ErrnoStatus(errno, "unlink " + path);
+    return Status::Ok();
+  }
+  Result<std::string> RealPath(const std::string& path) override {
+    char buf[PATH_MAX];
+    if (::realpath(path.c_str(), buf) == nullptr) return ErrnoStatus(errno, "realpath " + path);
+    return std::string(buf);
+  }
+
+  Result<std::string> FindExecutable(const std::string& name) override {
+    if (name.find('/') != std::string::npos) {
+      if (::access(name.c_str(), X_OK) == 0) return name;
+      return NotFound(name + " is not an executable file");
+    }
+    const char* path = std::getenv("PATH");
+    std::string dirs = path ? path : "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+    // Root's tools (ip, tc) live in sbin; search there even when PATH omits it.
+    dirs += ":/usr/sbin:/sbin";
+    for (const auto& dir : Split(dirs, ':')) {
+      std::string candidate = dir + "/" + name;
+      if (::access(candidate.c_str(), X_OK) == 0) return candidate;
+    }
+    return NotFound("'" + name + "' not found in PATH");
+  }
+
+  Result<CommandResult> Run(const std::vector<std::string>& argv,
+                            std::chrono::milliseconds timeout) override {
+    if (argv.empty()) return InvalidArgument("empty command");
+    REAM_ASSIGN_OR_RETURN(std::string exe, FindExecutable(argv[0]));
+    int out_pipe[2], err_pipe[2];
+    if (::pipe2(out_pipe, O_CLOEXEC) != 0) return ErrnoStatus(errno, "pipe");
+    if (::pipe2(err_pipe, O_CLOEXEC) != 0) {
+      ::close(out_pipe[0]);
+      ::close(out_pipe[1]);
+      return ErrnoStatus(errno, "pipe");
+    }
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    pid_t pid = ::fork();
+    if (pid < 0) return ErrnoStatus(errno, "fork");
+    if (pid == 0) {
+      int devnull = ::open("/dev/null", O_RDONLY);
+      if (devnull >= 0) ::dup2(devnull, 0);
+      ::dup2(out_pipe[1], 1);
+      ::dup2(err_pipe[1], 2);
+      ::execve(exe.c_str(), args.data(), environ);
+      ::_exit(127);
+    }
+    ::close(out_pipe[1]);
+    ::close(err_pipe[1]);
+    CommandResult result;
+    struct pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
+    int open_fds = 2;
+    int64_t deadline = MonotonicNanos() + static_cast<int64_t>(timeout.count()) * 1000000;
+    bool timed_out = false;
+    while (open_fds > 0) {
+      int64_t left_ms = (deadline - MonotonicNanos()) / 1000000;
+      if (left_ms <= 0) {
+        timed_out = true;
+        break;
+      }
+      int r = ::poll(fds, 2, static_cast<int>(std::min<int64_t>(left_ms, INT_MAX)));
+      if (r < 0 && errno != EINTR) break;
+      for (int i = 0; i < 2; ++i) {
+        if (fds[i].fd < 0 || (fds[i].revents & (POLLIN | POLLHUP | POLLERR)) == 0) continue;
+        char buf[4096];
+        ssize_t n = ::read(fds[i].fd, buf, sizeof buf);
+        if (n > 0) {
+          (i == 0 ? result.out : result.err).append(buf, static_cast<size_t>(n));
+        } else if (n == 0 || errno != EINTR) {
+          ::close(fds[i].fd);
+          fds[i].fd = -1;
+          --open_fds;
+        }
+      }
+    }
+    for (auto& f : fds)
+      if (f.fd >= 0) ::close(f.fd);
+    if (timed_out) ::kill(pid, SIGKILL);
+    int wstatus = 0;
+    while (::waitpid(pid, &wstatus, 0) < 0 && errno == EINTR) {
+    }
+    if (timed_out) {
+      return Timeout("'" + argv[0] + "' did not finish within " +
+                     std::to_string(timeout.count()) + " ms");
+    }
+    if (WIFEXITED(wstatus)) {
+      result.exit_code = WEXITSTATUS(wstatus);
+    } else if (WIFSIGNALED(wstatus)) {
+      result.exit_code = 128 + WTERMSIG(wstatus);
+    }
+    return result;
+  }
+
+  int64_t MonotonicNanos() override {
+    struct timespec ts {};
+    ::clock_gettime(CLOCK_MONOTONIC, &ts);
+    return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+  }
+  int64_t WallNanos() override {
+    struct timespec ts {};
+    ::clock_gettime(CLOCK_REALTIME, &ts);
+    return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+  }
+
+  Status ProbePerfLlcMisses() override {
+    struct perf_event_attr attr {};
+    attr.size = sizeof attr;
+    attr.type = PERF_TYPE_HW_CACHE;
+    attr.config = PERF_COUNT_HW_CACHE_LL | (PERF_COUNT_HW_CACHE_OP_READ << 8) |
+                  (PERF_COUNT_HW_CACHE_RESULT_MISS << 16);
+    attr.disabled = 1;
+    attr.exclude_kernel = 1;
+    attr.exclude_hv = 1;
+    long fd = ::syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+    if (fd < 0) {
+      int err = errno;
+      Status s = ErrnoStatus(err, "perf_event_open(LLC read misses)");
+      if (err == ENOENT || err == EOPNOTSUPP || err == ENODEV) {
+        return Unsupported(s.message() + " (no hardware counter for this event on this CPU/VM)");
+      }
+      return s;
+    }
+    ::close(static_cast<int>(fd));
+    return Status::Ok();
+  }
+
+  Result<int> KvmApiVersion() override {
+    int fd = ::open("/dev/kvm", O_RDWR | O_CLOEXEC);
+    if (fd < 0) return ErrnoStatus(errno, "open /dev/kvm");
+    FdCloser closer(fd);
+    int v = ::ioctl(fd, KVM_GET_API_VERSION, 0);
+    if (v < 0) return ErrnoStatus(errno, "ioctl KVM_GET_API_VERSION");
+    return v;
+  }
+
+  Result<int64_t> FilesystemMagic(const std::string& path) override {
+    struct statfs st {};
+    if (::statfs(path.c_str(), &st) != 0) return ErrnoStatus(errno, "statfs " + path);
+    return static_cast<int64_t>(st.f_type);
+  }
+
+  int ProcessId() override { return static_cast<int>(::getpid()); }
+};
+
+}  // namespace
+
+std::unique_ptr<Platform> MakePosixPlatform() { return std::make_unique<PosixPlatform>(); }
+
+}  // namespace ream

@@ -1,0 +1,71 @@
+// RootedPlatform: the unit tests' fake. Files come from a fixture tree; commands from a
+// scripted runner; clocks are manual.
+#include "platform/platform.h"
+
+namespace ream {
+
+RootedPlatform::RootedPlatform(std::string root, Runner runner)
+    : host_(MakePosixPlatform()), root_(std::move(root)), runner_(std::move(runner)) {
+  while (root_.size() > 1 && root_.back() == '/') root_.pop_back();
+}
+
+Result<std::unique_ptr<RootedPlatform>> RootedPlatform::Open(const std::string& root,
+                                                             Runner runner) {
+  auto host = MakePosixPlatform();
+  if (!host->IsDirectory(root)) {
+    return NotFound("fixture root '" + root + "' does not exist or is not a directory");
+  }
+  return std::make_unique<RootedPlatform>(root, std::move(runner));
+}
+
+std::string RootedPlatform::Map(const std::string& path) const {
+  if (path.empty() || path[0] != '/') return root_ + "/" + path;
+  return root_ + path;
+}
+
+Result<std::string> RootedPlatform::ReadFile(const std::string& path) {
+  return host_->ReadFile(Map(path));
+}
+Status RootedPlatform::WriteFile(const std::string& path, const std::string& content) {
+  return host_->WriteFile(Map(path), content);
+}
+Status RootedPlatform::AppendFile(const std::string& path, const std::string& content) {
+  return host_->AppendFile(Map(path), content);
+}
+bool RootedPlatform::Exists(const std::string& path) { return host_->Exists(Map(path)); }
+bool RootedPlatform::IsDirectory(const std::string& path) {
+  return host_->IsDirectory(Map(path));
+}
+Result<std::vector<DirEntry>> RootedPlatform::ListDir(const std::string& path) {
+  return host_->ListDir(Map(path));
+}
+Status RootedPlatform::MakeDir(const std::string& path) { return host_->MakeDir(Map(path)); }
+Status RootedPlatform::RemoveDir(const std::string& path) { return host_->RemoveDir(Map(path)); }
+Status RootedPlatform::RemoveFile(const std::string& path) {
+  return host_->RemoveFile(Map(path));
+}
+Result<std::string> RootedPlatform::RealPath(const std::string& path) {
+  auto r = host_->RealPath(Map(path));
+  if (!r.ok()) return r;
+  std::string p = *r;
+  if (p.rfind(root_, 0) == 0) p = p.substr(root_.size());
+  return p.empty() ? std::string("/") : p;
+}
+Result<CommandResult> RootedPlatform::Run(const std::vector<std::string>& argv,
+                                          std::chrono::milliseconds /*timeout*/) {
+  commands_.push_back(argv);
+  if (!runner_) return NotFound("fake platform: no command runner for '" + argv.at(0) + "'");
+  return runner_(argv);
+}
+Result<std::string> RootedPlatform::FindExecutable(const std::string& name) {
+  if (!runner_) return NotFound("'" + name + "' not found (fake platform)");
+  return "/usr/bin/" + name;
+}
+Status RootedPlatform::ProbePerfLlcMisses() { return perf_status_; }
+Result<int> RootedPlatform::KvmApiVersion() { return NotFound("open /dev/kvm: fake platform"); }
+Result<int64_t> RootedPlatform::FilesystemMagic(const std::string& path) {
+  if (fs_magic_ != 0) return fs_magic_;
+  return host_->FilesystemMagic(Map(path));
+}
+
+}  // namespace ream

@@ -1,0 +1,79 @@
+// String and CPU-list helpers shared by the layers that read kernel files.
+#include <algorithm>
+#include <charconv>
+
+#include "platform/platform.h"
+
+namespace ream {
+
+std::string CommandResult::Describe() const {
+  std::string first = err.empty() ? out : err;
+  auto nl = first.find('\n');
+  if (nl != std::string::npos) first = first.substr(0, nl);
+  return "exit " + std::to_string(exit_code) + (first.empty() ? "" : ": " + first);
+}
+
+std::string Trim(std::string_view s) {
+  size_t b = 0, e = s.size();
+  while (b < e && (s[b] == ' ' || s[b] == '\n' || s[b] == '\t' || s[b] == '\r')) ++b;
+  while (e > b && (s[e - 1] == ' ' || s[e - 1] == '\n' || s[e - 1] == '\t' || s[e - 1] == '\r'))
+    --e;
+  return std::string(s.substr(b, e - b));
+}
+
+std::vector<std::string> Split(std::string_view s, char sep, bool skip_empty) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  for (;;) {
+    size_t pos = s.find(sep, start);
+    std::string_view piece = s.substr(start, pos == std::string_view::npos ? s.npos : pos - start);
+    if (!piece.empty() || !skip_empty) out.emplace_back(piece);
+    if (pos == std::string_view::npos) break;
+    start = pos + 1;
+  }
+  return out;
+}
+
+namespace {
+bool ParseInt(std::string_view s, int* out) {
+  if (s.empty()) return false;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), *out);
+  return ec == std::errc() && p == s.data() + s.size() && *out >= 0;
+}
+}  // namespace
+
+Result<std::vector<int>> ParseCpuList(std::string_view list) {
+  std::string trimmed = Trim(list);
+  std::vector<int> cpus;
+  for (const auto& piece : Split(trimmed, ',')) {
+    auto dash = piece.find('-');
+    int lo = 0, hi = 0;
+    if (dash == std::string::npos) {
+      if (!ParseInt(piece, &lo)) return InvalidArgument("bad CPU list '" + trimmed + "'");
+      hi = lo;
+    } else if (!ParseInt(std::string_view(piece).substr(0, dash), &lo) ||
+               !ParseInt(std::string_view(piece).substr(dash + 1), &hi) || hi < lo) {
+      return InvalidArgument("bad CPU list '" + trimmed + "'");
+    }
+    if (hi > 65535) return InvalidArgument("CPU id out of range in '" + trimmed + "'");
+    for (int c = lo; c <= hi; ++c) cpus.push_back(c);
+  }
+  std::sort(cpus.begin(), cpus.end());
+  cpus.erase(std::unique(cpus.begin(), cpus.end()), cpus.end());
+  return cpus;
+}
+
+std::string FormatCpuList(const std::vector<int>& cpus) {
+  std::string out;
+  for (size_t i = 0; i < cpus.size();) {
+    size_t j = i;
+    while (j + 1 < cpus.size() && cpus[j + 1] == cpus[j] + 1) ++j;
+    if (!out.empty()) out += ",";
+    out += std::to_string(cpus[i]);
+    if (j > i) out += "-" + std::to_string(cpus[j]);
+    i = j + 1;
+  }
+  return out;
+}
+
+}  // namespace ream

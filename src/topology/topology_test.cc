@@ -1,0 +1,67 @@
+#include "topology/topology.h"
+
+#include <gtest/gtest.h>
+
+namespace ream {
+namespace {
+
+std::string Fixture(const std::string& name) {
+  return std::string(REAM_SOURCE_DIR) + "/src/topology/testdata/" + name;
+}
+
+TEST(Topology, MachineWithSmtSiblings) {
+  RootedPlatform p(Fixture("smt"));
+  auto t = ReadTopology(p);
+  ASSERT_TRUE(t.ok()) << t.status().ToString();
+  EXPECT_EQ(t->cpus.size(), 8u);
+  EXPECT_EQ(t->cores.size(), 4u);
+  EXPECT_TRUE(t->has_smt());
+  EXPECT_EQ(t->threads_per_core(), 2);
+  EXPECT_EQ(t->cpu(1)->siblings, (std::vector<int>{1, 5}));
+  EXPECT_EQ(t->cpu(5)->core_index, t->cpu(1)->core_index);
+  EXPECT_NE(t->cpu(0)->core_index, t->cpu(1)->core_index);
+  const CacheInfo* llc = t->llc();
+  ASSERT_NE(llc, nullptr);
+  EXPECT_EQ(llc->level, 3);
+  EXPECT_EQ(llc->ways, 11);
+  EXPECT_EQ(llc->size_bytes, 16896LL * 1024);
+  EXPECT_EQ(llc->shared_cpus.size(), 8u);
+  // L1d, L1i and L2 per core plus one shared L3.
+  EXPECT_EQ(t->caches.size(), 4u * 3 + 1);
+  EXPECT_NE(t->cpu_model.find("Xeon"), std::string::npos);
+  EXPECT_EQ(SmtCapability(t).status, Support::kSupported);
+}
+
+TEST(Topology, MachineWithoutSmtOrCacheInfo) {
+  RootedPlatform p(Fixture("nosmt"));
+  auto t = ReadTopology(p);
+  ASSERT_TRUE(t.ok()) << t.status().ToString();
+  EXPECT_EQ(t->cpus.size(), 2u);
+  EXPECT_EQ(t->cores.size(), 2u);
+  EXPECT_FALSE(t->has_smt());
+  EXPECT_EQ(t->llc(), nullptr);
+  EXPECT_EQ(t->nodes.size(), 1u);
+  Capability smt = SmtCapability(t);
+  EXPECT_EQ(smt.status, Support::kUnsupported);
+  EXPECT_NE(smt.detail.find("2-SMT"), std::string::npos);
+  auto j = t->ToJson();
+  EXPECT_EQ(j["logical_cpus"], 2);
+  EXPECT_EQ(j["smt"], false);
+  EXPECT_TRUE(j["llc"].is_null());
+}
+
+TEST(Topology, MissingTreeIsAnError) {
+  RootedPlatform p("/nonexistent/ream-topology");
+  auto t = ReadTopology(p);
+  ASSERT_FALSE(t.ok());
+  EXPECT_NE(t.status().message().find("online"), std::string::npos);
+}
+
+TEST(Topology, ParsesCacheSizes) {
+  EXPECT_EQ(*ParseCacheSize("32K"), 32768);
+  EXPECT_EQ(*ParseCacheSize("1M\n"), 1048576);
+  EXPECT_FALSE(ParseCacheSize("lots").ok());
+}
+
+}  // namespace
+}  // namespace ream
