@@ -1,0 +1,55 @@
+// The client side of a wire protocol, as the load generator uses it: encode a request into a
+// connection's output buffer, parse responses out of its input buffer. One implementation per
+// protocol (ream, memcached, redis, http), each one file with a small capability table; the
+// generator checks the flags, never the protocol's name.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "platform/status.h"
+
+namespace ream {
+
+enum class Op : uint8_t { kGet = 1, kSet = 2, kDelete = 3, kScan = 4 };
+
+struct Request {
+  uint64_t id = 0;          // unique per connection; echoed by protocols that match by id
+  Op op = Op::kGet;
+  std::string_view key;
+  std::string_view value;   // for kSet
+  uint32_t scan_count = 0;  // for kScan
+};
+
+struct Response {
+  uint64_t id = 0;             // valid when the codec matches_by_id
+  bool ok = true;              // false: the server answered with an error for this request
+  std::string error;           // the server's error text / status ("-ERR ...", "HTTP 503")
+  bool has_server_times = false;
+  int64_t service_ns = 0;      // server-measured service time (when has_server_times)
+  int64_t queue_ns = 0;        // time the request waited inside the server
+};
+
+struct CodecCapabilities {
+  bool matches_by_id = false;         // responses carry the request id (may arrive out of order)
+  bool reports_service_time = false;  // responses carry server service and queue time
+  bool supports_set = true;
+};
+
+class ClientCodec {
+ public:
+  virtual ~ClientCodec() = default;
+  virtual std::string_view name() const = 0;
+  virtual CodecCapabilities capabilities() const = 0;
+  // Appends the encoded request to *out. Never fails for valid requests; an oversized key or
+  // value is an InvalidArgument.
+  virtual Status EncodeRequest(const Request& request, std::string* out) = 0;
+  // Parses at most one response from the front of `data`. Returns the bytes it consumed,
+  // 0 when `data` holds no complete response yet, or Corrupt when the bytes cannot be a
+  // response of this protocol (the connection is then unusable). Never reads past `data`.
+  virtual Result<size_t> ParseResponse(std::string_view data, Response* out) = 0;
+};
+
+}  // namespace ream
