@@ -1,0 +1,184 @@
+#include "store/sqlite.h"
+
+#include <sqlite3.h>
+
+#include <utility>
+
+namespace ream::sql {
+
+Statement::Statement(Statement&& o) noexcept
+    : db_(o.db_), stmt_(std::exchange(o.stmt_, nullptr)), path_(std::move(o.path_)),
+      bind_error_(std::move(o.bind_error_)) {}
+
+Statement& Statement::operator=(Statement&& o) noexcept {
+  if (this != &o) {
+    if (stmt_) sqlite3_finalize(stmt_);
+    db_ = o.db_;
+    stmt_ = std::exchange(o.stmt_, nullptr);
+    path_ = std::move(o.path_);
+    bind_error_ = std::move(o.bind_error_);
+  }
+  return *this;
+}
+
+Statement::~Statement() {
+  if (stmt_) sqlite3_finalize(stmt_);
+}
+
+Status Statement::Error(std::string_view what) const {
+  std::string msg = std::string(what) + " in " + path_ + ": " + (db_ ? sqlite3_errmsg(db_) : "no database");
+  int code = db_ ? sqlite3_errcode(db_) : SQLITE_ERROR;
+  if (code == SQLITE_CORRUPT || code == SQLITE_NOTADB) return Corrupt(msg);
+  if (code == SQLITE_CONSTRAINT) return {StatusCode::kAlreadyExists, msg};
+  return IoError(msg);
+}
+
+#define REAM_SQL_BIND(call)                                              \
+  do {                                                                   \
+    if ((call) != SQLITE_OK && bind_error_.ok()) bind_error_ = Error("binding a parameter"); \
+  } while (0)
+
+Statement& Statement::Bind(int i, int64_t v) {
+  REAM_SQL_BIND(sqlite3_bind_int64(stmt_, i, v));
+  return *this;
+}
+Statement& Statement::Bind(int i, double v) {
+  REAM_SQL_BIND(sqlite3_bind_double(stmt_, i, v));
+  return *this;
+}
+Statement& Statement::Bind(int i, std::string_view v) {
+  REAM_SQL_BIND(sqlite3_bind_text(stmt_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT));
+  return *this;
+}
+Statement& Statement::BindNull(int i) {
+  REAM_SQL_BIND(sqlite3_bind_null(stmt_, i));
+  return *this;
+}
+Statement& Statement::Bind(int i, const std::optional<double>& v) {
+  return v ? Bind(i, *v) : BindNull(i);
+}
+Statement& Statement::Bind(int i, const std::optional<int64_t>& v) {
+  return v ? Bind(i, *v) : BindNull(i);
+}
+Statement& Statement::Bind(int i, const std::optional<std::string>& v) {
+  return v ? Bind(i, std::string_view(*v)) : BindNull(i);
+}
+
+Result<bool> Statement::Step() {
+  if (!bind_error_.ok()) return bind_error_;
+  int rc = sqlite3_step(stmt_);
+  if (rc == SQLITE_ROW) return true;
+  if (rc == SQLITE_DONE) return false;
+  return Error(std::string("executing '") + sqlite3_sql(stmt_) + "'");
+}
+
+Status Statement::Run() {
+  auto r = Step();
+  if (!r.ok()) return r.status();
+  return Status::Ok();
+}
+
+Status Statement::Reset() {
+  sqlite3_reset(stmt_);
+  sqlite3_clear_bindings(stmt_);
+  bind_error_ = Status::Ok();
+  return Status::Ok();
+}
+
+bool Statement::IsNull(int col) const { return sqlite3_column_type(stmt_, col) == SQLITE_NULL; }
+int64_t Statement::Int(int col) const { return sqlite3_column_int64(stmt_, col); }
+double Statement::Double(int col) const { return sqlite3_column_double(stmt_, col); }
+std::string Statement::Text(int col) const {
+  const unsigned char* t = sqlite3_column_text(stmt_, col);
+  if (!t) return {};
+  return std::string(reinterpret_cast<const char*>(t), static_cast<size_t>(sqlite3_column_bytes(stmt_, col)));
+}
+std::optional<double> Statement::OptDouble(int col) const {
+  if (IsNull(col)) return std::nullopt;
+  return Double(col);
+}
+std::optional<int64_t> Statement::OptInt(int col) const {
+  if (IsNull(col)) return std::nullopt;
+  return Int(col);
+}
+std::optional<std::string> Statement::OptText(int col) const {
+  if (IsNull(col)) return std::nullopt;
+  return Text(col);
+}
+
+Database::Database(Database&& o) noexcept : db_(std::exchange(o.db_, nullptr)), path_(std::move(o.path_)) {}
+
+Database& Database::operator=(Database&& o) noexcept {
+  if (this != &o) {
+    if (db_) sqlite3_close_v2(db_);
+    db_ = std::exchange(o.db_, nullptr);
+    path_ = std::move(o.path_);
+  }
+  return *this;
+}
+
+Database::~Database() {
+  if (db_) sqlite3_close_v2(db_);
+}
+
+Result<Database> Database::Open(const std::string& path, bool create, bool read_only) {
+  Database d;
+  d.path_ = path;
+  int flags = read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE;
+  if (create && !read_only) flags |= SQLITE_OPEN_CREATE;
+  int rc = sqlite3_open_v2(path.c_str(), &d.db_, flags, nullptr);
+  if (rc != SQLITE_OK) {
+    std::string msg = d.db_ ? sqlite3_errmsg(d.db_) : "out of memory";
+    if (!create && rc == SQLITE_CANTOPEN) {
+      return NotFound("cannot open results database " + path + ": " + msg +
+                      " (does it exist? 'ream run' creates it)");
+    }
+    return IoError("cannot open results database " + path + ": " + msg);
+  }
+  sqlite3_busy_timeout(d.db_, 10000);
+  sqlite3_extended_result_codes(d.db_, 0);
+  return d;
+}
+
+Status Database::Exec(std::string_view sql) {
+  std::string s(sql);
+  char* err = nullptr;
+  int rc = sqlite3_exec(db_, s.c_str(), nullptr, nullptr, &err);
+  if (rc != SQLITE_OK) {
+    std::string msg = err ? err : sqlite3_errmsg(db_);
+    sqlite3_free(err);
+    std::string full = "SQL error in " + path_ + ": " + msg;
+    if (rc == SQLITE_CORRUPT || rc == SQLITE_NOTADB) return Corrupt(full);
+    return IoError(full);
+  }
+  return Status::Ok();
+}
+
+Result<Statement> Database::Prepare(std::string_view sql) {
+  sqlite3_stmt* stmt = nullptr;
+  int rc = sqlite3_prepare_v2(db_, sql.data(), static_cast<int>(sql.size()), &stmt, nullptr);
+  if (rc != SQLITE_OK) {
+    std::string full = "preparing SQL in " + path_ + ": " + sqlite3_errmsg(db_);
+    if (rc == SQLITE_CORRUPT || rc == SQLITE_NOTADB) return Corrupt(full);
+    return IoError(full);
+  }
+  return Statement(db_, stmt, path_);
+}
+
+int64_t Database::LastInsertId() const { return sqlite3_last_insert_rowid(db_); }
+int Database::Changes() const { return sqlite3_changes(db_); }
+
+Transaction::Transaction(Database& db) : db_(db) { begin_ = db_.Exec("BEGIN IMMEDIATE"); }
+
+Transaction::~Transaction() {
+  if (!done_ && begin_.ok()) (void)db_.Exec("ROLLBACK");
+}
+
+Status Transaction::Commit() {
+  if (!begin_.ok()) return begin_;
+  Status s = db_.Exec("COMMIT");
+  if (s.ok()) done_ = true;
+  return s;
+}
+
+}  // namespace ream::sql

@@ -1,0 +1,609 @@
+#include "store/store.h"
+
+#include <functional>
+
+namespace ream {
+namespace {
+
+// Each migration takes the schema from version i to i+1. Never edit a shipped migration:
+// append a new one (databases in the field have already run the old ones).
+const char* const kMigrations[] = {
+    // 0 -> 1
+    R"sql(
+CREATE TABLE experiments (
+  id INTEGER PRIMARY KEY,
+  name TEXT NOT NULL UNIQUE,
+  spec_text TEXT NOT NULL,
+  spec_json TEXT NOT NULL,
+  spec_hash TEXT NOT NULL,
+  status TEXT NOT NULL,
+  failure TEXT NOT NULL DEFAULT '',
+  created_ns INTEGER NOT NULL,
+  finished_ns INTEGER,
+  workload TEXT NOT NULL DEFAULT '',
+  protocol TEXT NOT NULL DEFAULT '',
+  qos_percentile REAL NOT NULL,
+  qos_fixed_target_us REAL,
+  qos_service_multiplier REAL NOT NULL,
+  qos_at_utilization REAL NOT NULL,
+  min_timely_ratio REAL NOT NULL,
+  max_rate_error REAL NOT NULL
+);
+CREATE TABLE environment (
+  experiment_id INTEGER PRIMARY KEY REFERENCES experiments(id) ON DELETE CASCADE,
+  ream_version TEXT NOT NULL,
+  ream_commit TEXT NOT NULL,
+  hostname TEXT NOT NULL,
+  kernel TEXT NOT NULL,
+  cpu_model TEXT NOT NULL,
+  topology_json TEXT NOT NULL,
+  doctor_json TEXT NOT NULL,
+  recorded_ns INTEGER NOT NULL
+);
+CREATE TABLE runs (
+  id INTEGER PRIMARY KEY,
+  experiment_id INTEGER NOT NULL REFERENCES experiments(id) ON DELETE CASCADE,
+  scenario TEXT NOT NULL,
+  partition_label TEXT NOT NULL,
+  partition_json TEXT NOT NULL,
+  repetition INTEGER NOT NULL,
+  ordinal INTEGER NOT NULL,
+  workload_cpus TEXT NOT NULL DEFAULT '',
+  generator_cpus TEXT NOT NULL DEFAULT '',
+  status TEXT NOT NULL,
+  failure TEXT NOT NULL DEFAULT '',
+  started_ns INTEGER,
+  finished_ns INTEGER,
+  UNIQUE (experiment_id, scenario, partition_label, repetition)
+);
+CREATE TABLE points (
+  id INTEGER PRIMARY KEY,
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  seq INTEGER NOT NULL,
+  target_qps REAL NOT NULL,
+  status TEXT NOT NULL,
+  failure TEXT NOT NULL DEFAULT '',
+  workload_exit_code INTEGER,
+  workload_exit TEXT NOT NULL DEFAULT '',
+  valid INTEGER,
+  invalid_reasons TEXT NOT NULL DEFAULT '[]',
+  service_reported INTEGER,
+  issued INTEGER, completed INTEGER, errors INTEGER,
+  achieved_qps REAL, throughput_qps REAL, timely_ratio REAL, timely_tolerance_us REAL,
+  latency_mean_us REAL, latency_stddev_us REAL, latency_p50_us REAL, latency_p95_us REAL,
+  latency_p99_us REAL, latency_p999_us REAL, latency_max_us REAL,
+  service_mean_us REAL, service_p50_us REAL, service_p95_us REAL, service_p99_us REAL,
+  queue_mean_us REAL, queue_p95_us REAL,
+  lateness_p50_us REAL, lateness_p99_us REAL, lateness_max_us REAL,
+  generator_cpu_s REAL, duration_s REAL,
+  cpu_util REAL, server_cpu_s REAL, net_rx_bps REAL, net_tx_bps REAL,
+  disk_read_bps REAL, disk_write_bps REAL, disk_read_iops REAL, disk_write_iops REAL,
+  mem_bytes REAL, mem_bw_bps REAL, llc_occupancy_bytes REAL,
+  unavailable_json TEXT NOT NULL DEFAULT '{}',
+  generator_json TEXT NOT NULL DEFAULT 'null',
+  monitor_json TEXT NOT NULL DEFAULT 'null',
+  started_ns INTEGER NOT NULL,
+  UNIQUE (run_id, target_qps)
+);
+CREATE INDEX points_by_run ON points(run_id, seq);
+CREATE TABLE histograms (
+  point_id INTEGER NOT NULL REFERENCES points(id) ON DELETE CASCADE,
+  kind TEXT NOT NULL,
+  unit TEXT NOT NULL DEFAULT 'ns',
+  encoded TEXT NOT NULL,
+  PRIMARY KEY (point_id, kind)
+);
+CREATE TABLE timelines (
+  point_id INTEGER PRIMARY KEY REFERENCES points(id) ON DELETE CASCADE,
+  timeline_json TEXT NOT NULL
+);
+)sql",
+};
+constexpr int kMigrationCount = sizeof(kMigrations) / sizeof(kMigrations[0]);
+static_assert(kMigrationCount == kStoreSchemaVersion);
+
+using OptD = std::optional<double> PointRecord::*;
+using OptI = std::optional<int64_t> PointRecord::*;
+
+struct DoubleColumn {
+  const char* name;
+  OptD member;
+};
+struct IntColumn {
+  const char* name;
+  OptI member;
+};
+
+const IntColumn kIntColumns[] = {
+    {"issued", &PointRecord::issued},
+    {"completed", &PointRecord::completed},
+    {"errors", &PointRecord::errors},
+};
+
+const DoubleColumn kDoubleColumns[] = {
+    {"achieved_qps", &PointRecord::achieved_qps},
+    {"throughput_qps", &PointRecord::throughput_qps},
+    {"timely_ratio", &PointRecord::timely_ratio},
+    {"timely_tolerance_us", &PointRecord::timely_tolerance_us},
+    {"latency_mean_us", &PointRecord::latency_mean_us},
+    {"latency_stddev_us", &PointRecord::latency_stddev_us},
+    {"latency_p50_us", &PointRecord::latency_p50_us},
+    {"latency_p95_us", &PointRecord::latency_p95_us},
+    {"latency_p99_us", &PointRecord::latency_p99_us},
+    {"latency_p999_us", &PointRecord::latency_p999_us},
+    {"latency_max_us", &PointRecord::latency_max_us},
+    {"service_mean_us", &PointRecord::service_mean_us},
+    {"service_p50_us", &PointRecord::service_p50_us},
+    {"service_p95_us", &PointRecord::service_p95_us},
+    {"service_p99_us", &PointRecord::service_p99_us},
+    {"queue_mean_us", &PointRecord::queue_mean_us},
+    {"queue_p95_us", &PointRecord::queue_p95_us},
+    {"lateness_p50_us", &PointRecord::lateness_p50_us},
+    {"lateness_p99_us", &PointRecord::lateness_p99_us},
+    {"lateness_max_us", &PointRecord::lateness_max_us},
+    {"generator_cpu_s", &PointRecord::generator_cpu_s},
+    {"duration_s", &PointRecord::duration_s},
+    {"cpu_util", &PointRecord::cpu_util},
+    {"server_cpu_s", &PointRecord::server_cpu_s},
+    {"net_rx_bps", &PointRecord::net_rx_bps},
+    {"net_tx_bps", &PointRecord::net_tx_bps},
+    {"disk_read_bps", &PointRecord::disk_read_bps},
+    {"disk_write_bps", &PointRecord::disk_write_bps},
+    {"disk_read_iops", &PointRecord::disk_read_iops},
+    {"disk_write_iops", &PointRecord::disk_write_iops},
+    {"mem_bytes", &PointRecord::mem_bytes},
+    {"mem_bw_bps", &PointRecord::mem_bw_bps},
+    {"llc_occupancy_bytes", &PointRecord::llc_occupancy_bytes},
+};
+
+// The fixed columns of `points` before the metric columns, in SELECT order.
+const char* const kPointHead[] = {"id",    "run_id",           "seq",          "target_qps",
+                                  "status", "failure",         "workload_exit_code",
+                                  "workload_exit", "valid",    "invalid_reasons",
+                                  "service_reported"};
+const char* const kPointTail[] = {"unavailable_json", "generator_json", "monitor_json",
+                                  "started_ns"};
+
+std::string PointSelectList() {
+  std::string s;
+  auto add = [&](const char* c) { s += (s.empty() ? "" : ", ") + std::string(c); };
+  for (auto c : kPointHead) add(c);
+  for (auto& c : kIntColumns) add(c.name);
+  for (auto& c : kDoubleColumns) add(c.name);
+  for (auto c : kPointTail) add(c);
+  return s;
+}
+
+nlohmann::json ParseJsonOr(const std::string& text, nlohmann::json fallback) {
+  auto j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  return j.is_discarded() ? fallback : j;
+}
+
+ExperimentRecord ReadExperiment(const sql::Statement& st) {
+  ExperimentRecord e;
+  e.id = st.Int(0);
+  e.name = st.Text(1);
+  e.spec_text = st.Text(2);
+  e.spec = ParseJsonOr(st.Text(3), nlohmann::json::object());
+  e.spec_hash = st.Text(4);
+  e.status = st.Text(5);
+  e.failure = st.Text(6);
+  e.created_ns = st.Int(7);
+  e.finished_ns = st.OptInt(8);
+  e.workload = st.Text(9);
+  e.protocol = st.Text(10);
+  e.qos.percentile = st.Double(11);
+  e.qos.fixed_target_us = st.OptDouble(12);
+  e.qos.service_multiplier = st.Double(13);
+  e.qos.at_utilization = st.Double(14);
+  e.qos.min_timely_ratio = st.Double(15);
+  e.qos.max_rate_error = st.Double(16);
+  return e;
+}
+
+constexpr const char* kExperimentColumns =
+    "id, name, spec_text, spec_json, spec_hash, status, failure, created_ns, finished_ns, "
+    "workload, protocol, qos_percentile, qos_fixed_target_us, qos_service_multiplier, "
+    "qos_at_utilization, min_timely_ratio, max_rate_error";
+
+RunRecord ReadRun(const sql::Statement& st) {
+  RunRecord r;
+  r.id = st.Int(0);
+  r.experiment_id = st.Int(1);
+  r.key.scenario = st.Text(2);
+  r.key.partition_label = st.Text(3);
+  r.partition = ParseJsonOr(st.Text(4), nlohmann::json::object());
+  r.key.repetition = static_cast<int>(st.Int(5));
+  r.ordinal = st.Int(6);
+  r.workload_cpus = st.Text(7);
+  r.generator_cpus = st.Text(8);
+  r.status = st.Text(9);
+  r.failure = st.Text(10);
+  r.started_ns = st.OptInt(11);
+  r.finished_ns = st.OptInt(12);
+  return r;
+}
+
+constexpr const char* kRunColumns =
+    "id, experiment_id, scenario, partition_label, partition_json, repetition, ordinal, "
+    "workload_cpus, generator_cpus, status, failure, started_ns, finished_ns";
+
+}  // namespace
+
+std::vector<std::string> PointMetricColumns() {
+  std::vector<std::string> v;
+  for (auto& c : kIntColumns) v.push_back(c.name);
+  for (auto& c : kDoubleColumns) v.push_back(c.name);
+  return v;
+}
+
+nlohmann::json PointToJson(const PointRecord& p) {
+  nlohmann::json j;
+  j["id"] = p.id;
+  j["run_id"] = p.run_id;
+  j["seq"] = p.seq;
+  j["target_qps"] = p.target_qps;
+  j["status"] = p.status;
+  j["failure"] = p.failure;
+  j["workload_exit_code"] = p.workload_exit_code ? nlohmann::json(*p.workload_exit_code) : nlohmann::json(nullptr);
+  j["workload_exit"] = p.workload_exit;
+  j["valid"] = p.valid ? nlohmann::json(*p.valid) : nlohmann::json(nullptr);
+  j["invalid_reasons"] = p.invalid_reasons;
+  j["service_reported"] = p.service_reported ? nlohmann::json(*p.service_reported) : nlohmann::json(nullptr);
+  for (auto& c : kIntColumns) {
+    const auto& v = p.*(c.member);
+    j[c.name] = v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+  }
+  for (auto& c : kDoubleColumns) {
+    const auto& v = p.*(c.member);
+    j[c.name] = v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+  }
+  j["unavailable"] = p.unavailable;
+  j["started_ns"] = p.started_ns;
+  return j;
+}
+
+Result<Store> Store::Open(const std::string& path, bool create) {
+  REAM_ASSIGN_OR_RETURN(sql::Database db, sql::Database::Open(path, create, false));
+  Store s;
+  s.db_ = std::move(db);
+  // WAL: readers (ream report) never block the runner, and a committed point survives a
+  // SIGKILL of the writer. synchronous=NORMAL is durable against process death in WAL mode.
+  REAM_RETURN_IF_ERROR(s.db_.Exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; "
+                                  "PRAGMA foreign_keys=ON;")
+                           .Annotate("opening results database"));
+  REAM_RETURN_IF_ERROR(s.Migrate());
+  return s;
+}
+
+Result<Store> Store::OpenReadOnly(const std::string& path) {
+  REAM_ASSIGN_OR_RETURN(sql::Database db, sql::Database::Open(path, false, true));
+  Store s;
+  s.db_ = std::move(db);
+  REAM_ASSIGN_OR_RETURN(auto st, s.db_.Prepare("PRAGMA user_version"));
+  REAM_ASSIGN_OR_RETURN(bool row, st.Step());
+  s.schema_version_ = row ? static_cast<int>(st.Int(0)) : 0;
+  if (s.schema_version_ != kStoreSchemaVersion) {
+    return InvalidArgument(path + " has results schema version " +
+                           std::to_string(s.schema_version_) + ", this ream reads version " +
+                           std::to_string(kStoreSchemaVersion) +
+                           (s.schema_version_ < kStoreSchemaVersion
+                                ? " (open it once read-write, e.g. with 'ream list', to migrate)"
+                                : " (it was written by a newer ream)"));
+  }
+  return s;
+}
+
+Status Store::Migrate() {
+  REAM_ASSIGN_OR_RETURN(auto st, db_.Prepare("PRAGMA user_version"));
+  REAM_ASSIGN_OR_RETURN(bool row, st.Step());
+  int version = row ? static_cast<int>(st.Int(0)) : 0;
+  if (version > kStoreSchemaVersion) {
+    return Corrupt(db_.path() + " has results schema version " + std::to_string(version) +
+                   ", newer than this ream's " + std::to_string(kStoreSchemaVersion) +
+                   "; use a newer ream");
+  }
+  if (version == 0) {
+    // A fresh file, or some other SQLite database: refuse to write into a foreign one.
+    REAM_ASSIGN_OR_RETURN(auto t, db_.Prepare("SELECT count(*) FROM sqlite_master"));
+    REAM_ASSIGN_OR_RETURN(bool r, t.Step());
+    if (r && t.Int(0) > 0) {
+      return Corrupt(db_.path() + " is an SQLite database but not a ream results store");
+    }
+  }
+  while (version < kStoreSchemaVersion) {
+    sql::Transaction tx(db_);
+    REAM_RETURN_IF_ERROR(tx.begin_status());
+    REAM_RETURN_IF_ERROR(db_.Exec(kMigrations[version])
+                             .Annotate("migrating results schema to version " +
+                                       std::to_string(version + 1)));
+    REAM_RETURN_IF_ERROR(db_.Exec("PRAGMA user_version = " + std::to_string(version + 1)));
+    REAM_RETURN_IF_ERROR(tx.Commit());
+    ++version;
+  }
+  schema_version_ = version;
+  return Status::Ok();
+}
+
+Result<int64_t> Store::CreateExperiment(const ExperimentRecord& e) {
+  REAM_ASSIGN_OR_RETURN(
+      auto st,
+      db_.Prepare("INSERT INTO experiments (name, spec_text, spec_json, spec_hash, status, "
+                  "failure, created_ns, finished_ns, workload, protocol, qos_percentile, "
+                  "qos_fixed_target_us, qos_service_multiplier, qos_at_utilization, "
+                  "min_timely_ratio, max_rate_error) "
+                  "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"));
+  st.Bind(1, e.name).Bind(2, e.spec_text).Bind(3, e.spec.dump()).Bind(4, e.spec_hash);
+  st.Bind(5, e.status).Bind(6, e.failure).Bind(7, e.created_ns).Bind(8, e.finished_ns);
+  st.Bind(9, e.workload).Bind(10, e.protocol).Bind(11, e.qos.percentile);
+  st.Bind(12, e.qos.fixed_target_us).Bind(13, e.qos.service_multiplier);
+  st.Bind(14, e.qos.at_utilization).Bind(15, e.qos.min_timely_ratio);
+  st.Bind(16, e.qos.max_rate_error);
+  Status s = st.Run();
+  if (s.code() == StatusCode::kAlreadyExists) {
+    return Status(StatusCode::kAlreadyExists,
+                  "experiment '" + e.name + "' already exists in " + db_.path() +
+                      " (use --resume to continue it, or another --db)");
+  }
+  REAM_RETURN_IF_ERROR(s);
+  return db_.LastInsertId();
+}
+
+Result<std::optional<ExperimentRecord>> Store::FindExperiment(const std::string& name) {
+  REAM_ASSIGN_OR_RETURN(auto st, db_.Prepare(std::string("SELECT ") + kExperimentColumns +
+                                              " FROM experiments WHERE name = ?"));
+  st.Bind(1, name);
+  REAM_ASSIGN_OR_RETURN(bool row, st.Step());
+  if (!row) return std::optional<ExperimentRecord>();
+  return std::optional<ExperimentRecord>(ReadExperiment(st));
+}
+
+Result<ExperimentRecord> Store::GetExperiment(int64_t id) {
+  REAM_ASSIGN_OR_RETURN(auto st, db_.Prepare(std::string("SELECT ") + kExperimentColumns +
+                                              " FROM experiments WHERE id = ?"));
+  st.Bind(1, id);
+  REAM_ASSIGN_OR_RETURN(bool row, st.Step());
+  if (!row) return NotFound("no experiment with id " + std::to_string(id) + " in " + db_.path());
+  return ReadExperiment(st);
+}
+
+Result<std::vector<ExperimentRecord>> Store::ListExperiments() {
+  REAM_ASSIGN_OR_RETURN(auto st, db_.Prepare(std::string("SELECT ") + kExperimentColumns +
+                                              " FROM experiments ORDER BY id"));
+  std::vector<ExperimentRecord> v;
+  while (true) {
+    REAM_ASSIGN_OR_RETURN(bool row, st.Step());
+    if (!row) break;
+    v.push_back(ReadExperiment(st));
+  }
+  return v;
+}
+
+Status Store::SetExperimentStatus(int64_t id, const std::string& status,
+                                  const std::string& failure,
+                                  std::optional<int64_t> finished_ns) {
+  REAM_ASSIGN_OR_RETURN(auto st, db_.Prepare("UPDATE experiments SET status = ?, failure = ?, "
+                                              "finished_ns = ? WHERE id = ?"));
+  st.Bind(1, status).Bind(2, failure).Bind(3, finished_ns).Bind(4, id);
+  return st.Run();
+}
+
+Status Store::RecordEnvironment(int64_t experiment_id, const EnvironmentRecord& env) {
+  REAM_ASSIGN_OR_RETURN(
+      auto st,
+      db_.Prepare("INSERT OR REPLACE INTO environment (experiment_id, ream_version, ream_commit, "
+                  "hostname, kernel, cpu_model, topology_json, doctor_json, recorded_ns) "
+                  "VALUES (?,?,?,?,?,?,?,?,?)"));
+  st.Bind(1, experiment_id).Bind(2, env.ream_version).Bind(3, env.ream_commit);
+  st.Bind(4, env.hostname).Bind(5, env.kernel).Bind(6, env.cpu_model);
+  st.Bind(7, env.topology.dump()).Bind(8, env.doctor.dump()).Bind(9, env.recorded_ns);
+  return st.Run();
+}
+
+Result<std::optional<EnvironmentRecord>> Store::GetEnvironment(int64_t experiment_id) {
+  REAM_ASSIGN_OR_RETURN(
+      auto st, db_.Prepare("SELECT ream_version, ream_commit, hostname, kernel, cpu_model, "
+                           "topology_json, doctor_json, recorded_ns FROM environment "
+                           "WHERE experiment_id = ?"));
+  st.Bind(1, experiment_id);
+  REAM_ASSIGN_OR_RETURN(bool row, st.Step());
+  if (!row) return std::optional<EnvironmentRecord>();
+  EnvironmentRecord e;
+  e.ream_version = st.Text(0);
+  e.ream_commit = st.Text(1);
+  e.hostname = st.Text(2);
+  e.kernel = st.Text(3);
+  e.cpu_model = st.Text(4);
+  e.topology = ParseJsonOr(st.Text(5), nullptr);
+  e.doctor = ParseJsonOr(st.Text(6), nullptr);
+  e.recorded_ns = st.Int(7);
+  return std::optional<EnvironmentRecord>(std::move(e));
+}
+
+Result<RunRecord> Store::EnsureRun(const RunRecord& run) {
+  REAM_ASSIGN_OR_RETURN(
+      auto ins,
+      db_.Prepare("INSERT OR IGNORE INTO runs (experiment_id, scenario, partition_label, "
+                  "partition_json, repetition, ordinal, workload_cpus, generator_cpus, status, "
+                  "failure, started_ns, finished_ns) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)"));
+  ins.Bind(1, run.experiment_id).Bind(2, run.key.scenario).Bind(3, run.key.partition_label);
+  ins.Bind(4, run.partition.dump()).Bind(5, static_cast<int64_t>(run.key.repetition));
+  ins.Bind(6, run.ordinal).Bind(7, run.workload_cpus).Bind(8, run.generator_cpus);
+  ins.Bind(9, run.status.empty() ? std::string("pending") : run.status).Bind(10, run.failure);
+  ins.Bind(11, run.started_ns).Bind(12, run.finished_ns);
+  REAM_RETURN_IF_ERROR(ins.Run());
+  REAM_ASSIGN_OR_RETURN(auto st, db_.Prepare(std::string("SELECT ") + kRunColumns +
+                                              " FROM runs WHERE experiment_id = ? AND "
+                                              "scenario = ? AND partition_label = ? AND "
+                                              "repetition = ?"));
+  st.Bind(1, run.experiment_id).Bind(2, run.key.scenario).Bind(3, run.key.partition_label);
+  st.Bind(4, static_cast<int64_t>(run.key.repetition));
+  REAM_ASSIGN_OR_RETURN(bool row, st.Step());
+  if (!row) return Internal("run vanished right after insertion in " + db_.path());
+  return ReadRun(st);
+}
+
+Status Store::UpdateRun(const RunRecord& run) {
+  REAM_ASSIGN_OR_RETURN(auto st, db_.Prepare("UPDATE runs SET workload_cpus = ?, "
+                                              "generator_cpus = ?, status = ?, failure = ?, "
+                                              "started_ns = ?, finished_ns = ? WHERE id = ?"));
+  st.Bind(1, run.workload_cpus).Bind(2, run.generator_cpus).Bind(3, run.status);
+  st.Bind(4, run.failure).Bind(5, run.started_ns).Bind(6, run.finished_ns).Bind(7, run.id);
+  return st.Run();
+}
+
+Result<std::vector<RunRecord>> Store::ListRuns(int64_t experiment_id) {
+  REAM_ASSIGN_OR_RETURN(auto st, db_.Prepare(std::string("SELECT ") + kRunColumns +
+                                              " FROM runs WHERE experiment_id = ? "
+                                              "ORDER BY ordinal, id"));
+  st.Bind(1, experiment_id);
+  std::vector<RunRecord> v;
+  while (true) {
+    REAM_ASSIGN_OR_RETURN(bool row, st.Step());
+    if (!row) break;
+    v.push_back(ReadRun(st));
+  }
+  return v;
+}
+
+Result<int64_t> Store::InsertPoint(const PointData& data) {
+  const PointRecord& p = data.point;
+  sql::Transaction tx(db_);
+  REAM_RETURN_IF_ERROR(tx.begin_status());
+  std::string cols;
+  std::string marks;
+  int n = 0;
+  auto add = [&](const char* c) {
+    cols += (n ? ", " : "") + std::string(c);
+    marks += n ? ",?" : "?";
+    ++n;
+  };
+  for (size_t i = 1; i < std::size(kPointHead); ++i) add(kPointHead[i]);  // not id
+  for (auto& c : kIntColumns) add(c.name);
+  for (auto& c : kDoubleColumns) add(c.name);
+  for (auto c : kPointTail) add(c);
+  REAM_ASSIGN_OR_RETURN(auto st, db_.Prepare("INSERT INTO points (" + cols + ") VALUES (" +
+                                              marks + ")"));
+  int i = 1;
+  st.Bind(i++, p.run_id);
+  st.Bind(i++, p.seq);
+  st.Bind(i++, p.target_qps);
+  st.Bind(i++, p.status);
+  st.Bind(i++, p.failure);
+  st.Bind(i++, p.workload_exit_code);
+  st.Bind(i++, p.workload_exit);
+  st.Bind(i++, p.valid ? std::optional<int64_t>(*p.valid ? 1 : 0) : std::nullopt);
+  st.Bind(i++, nlohmann::json(p.invalid_reasons).dump());
+  st.Bind(i++, p.service_reported ? std::optional<int64_t>(*p.service_reported ? 1 : 0)
+                                  : std::nullopt);
+  for (auto& c : kIntColumns) st.Bind(i++, p.*(c.member));
+  for (auto& c : kDoubleColumns) st.Bind(i++, p.*(c.member));
+  st.Bind(i++, nlohmann::json(p.unavailable).dump());
+  st.Bind(i++, p.generator.dump());
+  st.Bind(i++, p.monitor.dump());
+  st.Bind(i++, p.started_ns);
+  Status s = st.Run();
+  if (s.code() == StatusCode::kAlreadyExists) {
+    return Status(StatusCode::kAlreadyExists,
+                  "run " + std::to_string(p.run_id) + " already has a point at " +
+                      std::to_string(p.target_qps) + " QPS in " + db_.path());
+  }
+  REAM_RETURN_IF_ERROR(s);
+  int64_t point_id = db_.LastInsertId();
+  if (!data.histograms.empty()) {
+    REAM_ASSIGN_OR_RETURN(auto h, db_.Prepare("INSERT INTO histograms (point_id, kind, unit, "
+                                               "encoded) VALUES (?,?,'ns',?)"));
+    for (const auto& [kind, hist] : data.histograms) {
+      REAM_RETURN_IF_ERROR(h.Reset());
+      h.Bind(1, point_id).Bind(2, kind).Bind(3, hist.Encode());
+      REAM_RETURN_IF_ERROR(h.Run());
+    }
+  }
+  if (!data.timeline.is_null()) {
+    REAM_ASSIGN_OR_RETURN(auto t, db_.Prepare("INSERT INTO timelines (point_id, timeline_json) "
+                                               "VALUES (?,?)"));
+    t.Bind(1, point_id).Bind(2, data.timeline.dump());
+    REAM_RETURN_IF_ERROR(t.Run());
+  }
+  REAM_RETURN_IF_ERROR(tx.Commit());
+  return point_id;
+}
+
+Result<std::vector<PointRecord>> Store::ListPoints(int64_t run_id) {
+  REAM_ASSIGN_OR_RETURN(auto st, db_.Prepare("SELECT " + PointSelectList() +
+                                              " FROM points WHERE run_id = ? ORDER BY seq, id"));
+  st.Bind(1, run_id);
+  std::vector<PointRecord> v;
+  while (true) {
+    REAM_ASSIGN_OR_RETURN(bool row, st.Step());
+    if (!row) break;
+    PointRecord p;
+    int c = 0;
+    p.id = st.Int(c++);
+    p.run_id = st.Int(c++);
+    p.seq = st.Int(c++);
+    p.target_qps = st.Double(c++);
+    p.status = st.Text(c++);
+    p.failure = st.Text(c++);
+    p.workload_exit_code = st.OptInt(c++);
+    p.workload_exit = st.Text(c++);
+    if (auto valid = st.OptInt(c++)) p.valid = *valid != 0;
+    auto reasons = ParseJsonOr(st.Text(c++), nlohmann::json::array());
+    for (const auto& r : reasons) {
+      if (r.is_string()) p.invalid_reasons.push_back(r.get<std::string>());
+    }
+    if (auto sr = st.OptInt(c++)) p.service_reported = *sr != 0;
+    for (auto& col : kIntColumns) p.*(col.member) = st.OptInt(c++);
+    for (auto& col : kDoubleColumns) p.*(col.member) = st.OptDouble(c++);
+    auto unavailable = ParseJsonOr(st.Text(c++), nlohmann::json::object());
+    for (auto it = unavailable.begin(); it != unavailable.end(); ++it) {
+      if (it.value().is_string()) p.unavailable[it.key()] = it.value().get<std::string>();
+    }
+    p.generator = ParseJsonOr(st.Text(c++), nullptr);
+    p.monitor = ParseJsonOr(st.Text(c++), nullptr);
+    p.started_ns = st.Int(c++);
+    v.push_back(std::move(p));
+  }
+  return v;
+}
+
+Result<std::map<std::string, Histogram>> Store::GetHistograms(int64_t point_id) {
+  REAM_ASSIGN_OR_RETURN(auto st, db_.Prepare("SELECT kind, encoded FROM histograms "
+                                              "WHERE point_id = ? ORDER BY kind"));
+  st.Bind(1, point_id);
+  std::map<std::string, Histogram> m;
+  while (true) {
+    REAM_ASSIGN_OR_RETURN(bool row, st.Step());
+    if (!row) break;
+    auto h = Histogram::Decode(st.Text(1));
+    if (!h.ok()) {
+      return h.status().Annotate("histogram '" + st.Text(0) + "' of point " +
+                                 std::to_string(point_id) + " in " + db_.path());
+    }
+    m.emplace(st.Text(0), std::move(h).value());
+  }
+  return m;
+}
+
+Result<nlohmann::json> Store::GetTimeline(int64_t point_id) {
+  REAM_ASSIGN_OR_RETURN(auto st, db_.Prepare("SELECT timeline_json FROM timelines "
+                                              "WHERE point_id = ?"));
+  st.Bind(1, point_id);
+  REAM_ASSIGN_OR_RETURN(bool row, st.Step());
+  if (!row) return nlohmann::json(nullptr);
+  return ParseJsonOr(st.Text(0), nullptr);
+}
+
+Status Store::IntegrityCheck() {
+  REAM_ASSIGN_OR_RETURN(auto st, db_.Prepare("PRAGMA integrity_check"));
+  std::string all;
+  while (true) {
+    REAM_ASSIGN_OR_RETURN(bool row, st.Step());
+    if (!row) break;
+    all += (all.empty() ? "" : "; ") + st.Text(0);
+  }
+  if (all == "ok") return Status::Ok();
+  return Corrupt(db_.path() + " fails PRAGMA integrity_check: " + all);
+}
+
+}  // namespace ream

@@ -1,0 +1,188 @@
+// The results store: one SQLite database (WAL) holding experiments, their spec text, the
+// environment they ran in, runs (scenario × partition × repetition), points (one load level of
+// a run, with every client and server metric), the merged latency histograms and the monitor
+// timelines. The schema is versioned (PRAGMA user_version) and migrated forward on open.
+//
+// A metric that could not be measured is NULL (std::nullopt here) and its reason is kept in
+// the point's `unavailable` map — never a 0. Every point is written in one transaction with
+// its histograms and timeline, so a kill loses at most the point being measured.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "load/histogram.h"
+#include "platform/status.h"
+#include "store/sqlite.h"
+
+namespace ream {
+
+// The schema version this build writes; older databases are migrated on open.
+inline constexpr int kStoreSchemaVersion = 1;
+
+// The QoS rule and validity thresholds of an experiment, as its spec set them.
+struct QosSettings {
+  double percentile = 95.0;                   // the latency percentile QoS is judged on
+  std::optional<double> fixed_target_us;      // set: LQoS is this; unset: derived (below)
+  double service_multiplier = 5.0;            // LQoS = multiplier × mean service time ...
+  double at_utilization = 0.20;               // ... measured at this CPU utilization
+  double min_timely_ratio = 0.975;            // a valid point has timely ≥ this ...
+  double max_rate_error = 0.02;               // ... and |achieved/target − 1| ≤ this
+};
+
+struct ExperimentRecord {
+  int64_t id = 0;
+  std::string name;
+  std::string spec_text;    // the TOML exactly as given
+  nlohmann::json spec;      // the parsed spec with every default filled in
+  std::string spec_hash;    // of spec_text; --resume refuses a changed spec
+  std::string status;       // "running", "complete", "interrupted", "failed"
+  std::string failure;      // why, when status is "failed" or "interrupted"
+  int64_t created_ns = 0;   // wall clock, ns since the epoch
+  std::optional<int64_t> finished_ns;
+  QosSettings qos;
+  std::string workload;     // a short description ("kv", "synthetic exp:100us", command)
+  std::string protocol;     // "ream", "memcached", ...
+};
+
+struct EnvironmentRecord {
+  std::string ream_version;
+  std::string ream_commit;
+  std::string hostname;
+  std::string kernel;       // uname release
+  std::string cpu_model;
+  nlohmann::json topology;  // Topology::ToJson()
+  nlohmann::json doctor;    // CapabilitiesToJson(ProbeCapabilities(...)) — `ream doctor`
+  int64_t recorded_ns = 0;
+};
+
+struct RunKey {
+  std::string scenario;         // "1-ST", "2-ST", "2-SMT", "cpus:0", ...
+  std::string partition_label;  // "default", "mem=512M,quota=50%", ... (unique per experiment)
+  int repetition = 0;           // 0-based
+};
+
+struct RunRecord {
+  int64_t id = 0;
+  int64_t experiment_id = 0;
+  RunKey key;
+  nlohmann::json partition;     // the partition's knobs, {} for none
+  std::string workload_cpus;    // resolved CPU list, "0"
+  std::string generator_cpus;   // "1"
+  std::string status;           // "pending", "running", "complete", "failed", "unavailable"
+  std::string failure;          // reason when failed/unavailable
+  int64_t ordinal = 0;          // position in the plan
+  std::optional<int64_t> started_ns;
+  std::optional<int64_t> finished_ns;
+};
+
+// One load level of one run. Every metric is optional: NULL when not measured, with the
+// reason in `unavailable[column] = "..."`.
+struct PointRecord {
+  int64_t id = 0;
+  int64_t run_id = 0;
+  int64_t seq = 0;            // order of measurement within the run
+  double target_qps = 0;
+  std::string status = "ok";  // "ok": measured; "failed": the run of this level failed
+  std::string failure;        // why it failed ("workload exited with status 139 (SIGSEGV)")
+  std::optional<int64_t> workload_exit_code;  // the workload's exit status when it died
+  std::string workload_exit;                  // its description ("killed by signal 9", "OOM")
+  std::optional<bool> valid;  // generator's validity verdict; nullopt for failed points
+  std::vector<std::string> invalid_reasons;
+  std::optional<bool> service_reported;  // the server reported its service time
+
+  // Client side (the generator).
+  std::optional<int64_t> issued, completed, errors;
+  std::optional<double> achieved_qps, throughput_qps, timely_ratio, timely_tolerance_us;
+  std::optional<double> latency_mean_us, latency_stddev_us, latency_p50_us, latency_p95_us,
+      latency_p99_us, latency_p999_us, latency_max_us;
+  std::optional<double> service_mean_us, service_p50_us, service_p95_us, service_p99_us;
+  std::optional<double> queue_mean_us, queue_p95_us;
+  std::optional<double> lateness_p50_us, lateness_p99_us, lateness_max_us;
+  std::optional<double> generator_cpu_s, duration_s;
+
+  // Server side (the monitors, over the measured window).
+  std::optional<double> cpu_util;        // fraction of the allotted CPUs, 0..1
+  std::optional<double> server_cpu_s;    // CPU seconds the workload used in the window
+  std::optional<double> net_rx_bps, net_tx_bps;            // bytes per second
+  std::optional<double> disk_read_bps, disk_write_bps;     // bytes per second
+  std::optional<double> disk_read_iops, disk_write_iops;
+  std::optional<double> mem_bytes;       // memory in use (mean over the window)
+  std::optional<double> mem_bw_bps;      // memory bandwidth, bytes per second
+  std::optional<double> llc_occupancy_bytes;
+
+  std::map<std::string, std::string> unavailable;  // column → why it is NULL
+  nlohmann::json generator;  // the generator's full result JSON (or null)
+  nlohmann::json monitor;    // the monitor's summary JSON (or null)
+  int64_t started_ns = 0;    // wall clock when the level started
+};
+
+// Histogram kinds stored per point (all in nanoseconds).
+inline constexpr const char* kHistSojourn = "sojourn";                  // from scheduled time
+inline constexpr const char* kHistSojournFromSend = "sojourn_from_send";
+inline constexpr const char* kHistService = "service";
+inline constexpr const char* kHistQueue = "queue";
+inline constexpr const char* kHistLateness = "lateness";
+
+struct PointData {
+  PointRecord point;
+  std::map<std::string, Histogram> histograms;  // kind → merged histogram (ns)
+  nlohmann::json timeline;                      // the monitor's timeline (or null)
+};
+
+class Store {
+ public:
+  // Opens the database at `path`, creating it (and its directory's file) when `create`, and
+  // migrates its schema to kStoreSchemaVersion. Fails with NotFound when absent and not
+  // `create`, Corrupt when it is not a ream database or is newer than this build.
+  static Result<Store> Open(const std::string& path, bool create = true);
+  // Read-only: no migration; fails with InvalidArgument if the schema is older/newer.
+  static Result<Store> OpenReadOnly(const std::string& path);
+
+  int schema_version() const { return schema_version_; }
+  const std::string& path() const { return db_.path(); }
+
+  // Experiments. Names are unique in a database.
+  Result<int64_t> CreateExperiment(const ExperimentRecord& e);
+  Result<std::optional<ExperimentRecord>> FindExperiment(const std::string& name);
+  Result<ExperimentRecord> GetExperiment(int64_t id);
+  Result<std::vector<ExperimentRecord>> ListExperiments();
+  Status SetExperimentStatus(int64_t id, const std::string& status, const std::string& failure,
+                             std::optional<int64_t> finished_ns);
+
+  Status RecordEnvironment(int64_t experiment_id, const EnvironmentRecord& env);
+  Result<std::optional<EnvironmentRecord>> GetEnvironment(int64_t experiment_id);
+
+  // Runs. EnsureRun inserts the run or returns the existing one with the same key.
+  Result<RunRecord> EnsureRun(const RunRecord& run);
+  Status UpdateRun(const RunRecord& run);  // status, failure, cpus, started/finished
+  Result<std::vector<RunRecord>> ListRuns(int64_t experiment_id);
+
+  // Points. InsertPoint writes the point, its histograms and its timeline in one
+  // transaction; AlreadyExists when the run already has a point at that target_qps.
+  Result<int64_t> InsertPoint(const PointData& data);
+  Result<std::vector<PointRecord>> ListPoints(int64_t run_id);
+  Result<std::map<std::string, Histogram>> GetHistograms(int64_t point_id);
+  Result<nlohmann::json> GetTimeline(int64_t point_id);  // null when none was stored
+
+  // Runs `PRAGMA integrity_check`; Ok when it answers "ok".
+  Status IntegrityCheck();
+
+  sql::Database& db() { return db_; }
+
+ private:
+  Status Migrate();
+  sql::Database db_;
+  int schema_version_ = 0;
+};
+
+// Metric columns of `points`, in schema order, for exporters and tests.
+std::vector<std::string> PointMetricColumns();
+nlohmann::json PointToJson(const PointRecord& p);
+
+}  // namespace ream
