@@ -1,0 +1,191 @@
+// Turns a stored experiment into the first seed's findings, for any workload: the QoS
+// target (LQoS), capacity per scenario × partition, scaling with threads and SMT, the
+// workload's category with its evidence, sensitivity to resource partitions, the cheapest
+// allocation for a target load, and the second seed's queueing-model comparison.
+// Definitions: ../shared/DESIGN.md. Every figure that cannot be computed says why.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "analysis/data.h"
+#include "analysis/queueing.h"
+#include "platform/status.h"
+
+namespace ream::analysis {
+
+// Thresholds of the category classifier (DESIGN.md "Categories"). They are the seed's
+// qualitative descriptions made concrete; the classifier prints each with the measured
+// value it was compared with.
+// Network / streaming: transmit bandwidth dominant.
+inline constexpr double kStreamingTxBytesPerSec = 50e6;   // peak tx ≥ 50 MB/s, or
+inline constexpr double kStreamingTxBytesPerReq = 64e3;   // ≥ 64 kB sent per request
+inline constexpr double kStreamingTxOverRx = 10;          // and tx ≥ 10 × rx
+// Disk-bound: disk bandwidth grows with load and is large per request, CPU moderate.
+inline constexpr double kDiskBytesPerReq = 4096;          // ≥ 4 KiB of disk I/O per request
+inline constexpr double kDiskLoadCorrelation = 0.8;       // disk bandwidth vs QPS, Pearson r
+inline constexpr double kDiskBoundMaxCpu = 0.6;           // CPU utilization stays below 60 %
+// CPU-intensive: CPU saturates at low QPS with latency in seconds.
+inline constexpr double kCpuIntensiveLatencyS = 0.5;      // low-load p95 ≥ 0.5 s, or
+inline constexpr double kCpuIntensiveMaxQps = 10;         // capacity below 10 QPS ...
+inline constexpr double kCpuSaturated = 0.9;              // ... with CPU reaching 90 %
+// Fast / latency-critical: sub-ms to few-ms latency, thousands of QPS, CPU follows load.
+inline constexpr double kFastMaxLatencyS = 0.010;         // low-load p95 ≤ 10 ms
+inline constexpr double kFastMinQps = 1000;               // ≥ 1000 QPS measured under QoS
+inline constexpr double kFastCpuCorrelation = 0.9;        // CPU utilization vs QPS, Pearson r
+// Sensitivity: a partition that lowers QPS under QoS by more than this fraction matters.
+inline constexpr double kSensitivityThreshold = 0.10;
+
+struct AnalysisOptions {
+  std::optional<double> target_qps;   // for the recommendation
+  double confidence = 0.95;           // of every interval
+  double messages_per_op = 2;         // k of the queueing model (request + reply)
+  // A zero-work baseline experiment (e.g. `ream serve synthetic --service const:0` swept
+  // over the same rates): the model's delay center at each load. Optional.
+  const ExperimentData* baseline = nullptr;
+};
+
+struct QosTarget {
+  std::optional<double> target_us;
+  std::string method;  // how the target was set, in words
+  std::optional<double> service_time_us;  // mean service time at the reference utilization
+  std::string service_method;  // "server-reported" or "service demand law S = U·c/X"
+  std::string reference;       // the scenario × partition it was derived from
+  std::string unavailable;     // why there is no target
+  std::string note;
+};
+
+// One load level of a scenario × partition, merged over repetitions.
+struct PointAnalysis {
+  double target_qps = 0;
+  double achieved_qps = 0;
+  double throughput_qps = 0;
+  int repetitions = 0;
+  bool valid = false;
+  bool failed = false;
+  std::vector<std::string> reasons;  // why invalid or failed
+  double timely_ratio = 0;
+  double mean_us = 0, p50_us = 0, p95_us = 0, p99_us = 0, p999_us = 0;
+  double tail_us = 0;  // the QoS percentile
+  std::optional<double> tail_low_us, tail_high_us;  // its confidence interval
+  std::string tail_ci_method;
+  std::optional<bool> meets_qos;  // nullopt without a target
+  std::optional<double> service_us;  // server-reported, else demand law (when CPU measured)
+  std::string service_method;
+  Metric cpu_util, net_rx_bps, net_tx_bps, disk_bps, membw_bps, llc_bytes, memory_bytes;
+  int clients = 0;
+};
+
+struct Capacity {
+  std::optional<double> qps;  // max QPS under QoS (a lower bound when lower_bound)
+  bool lower_bound = false;   // every valid point met QoS: capacity is at least qps
+  std::optional<double> upper_bound;  // when even the lowest valid load missed QoS
+  std::optional<double> low, high;    // uncertainty: interpolation and the percentile's CI
+  std::optional<double> last_pass_qps, first_fail_qps;  // the interpolation bracket
+  std::string status;  // how it was obtained, or why it could not be
+};
+
+struct GroupAnalysis {
+  std::string key;  // "1-ST / unlimited"
+  std::string scenario;
+  int threads = 1;
+  int physical_cores = 1;
+  Partition partition;
+  int repetitions = 0;
+  bool failed = false;
+  std::string failure;
+  std::vector<PointAnalysis> points;  // ascending target QPS
+  int valid_points = 0;
+  int invalid_points = 0;
+  Capacity capacity;
+  std::optional<double> qps_at_20, qps_at_50;  // QPS at 20 % / 50 % CPU utilization
+  std::string qps_at_20_note, qps_at_50_note;
+  std::optional<double> saturation_qps;
+  std::string saturation_note;
+  double min_qps = 0, max_qps = 0;  // the sweep's range (Table 1)
+  int min_clients = 0, max_clients = 0;
+  std::optional<ModelComparison> model;
+  std::string model_unavailable;
+};
+
+// A ratio that may be absent: "not measured" (no such run) or "not available: <reason>".
+struct Ratio {
+  std::optional<double> value;
+  std::string status;
+};
+
+struct Scaling {
+  Ratio capacity_2st, capacity_2smt;  // 2-ST / 1-ST and 2-SMT / 1-ST of QPS under QoS
+  Ratio qps20_2st, qps20_2smt;        // ... of QPS at 20 % utilization
+  Ratio qps50_2st, qps50_2smt;        // ... of QPS at 50 % utilization
+};
+
+struct Evidence {
+  std::string category;   // which category's rule this is
+  std::string name;       // what was measured
+  std::optional<double> value;
+  std::string unit;
+  std::string rule;       // the threshold, in words
+  bool holds = false;
+  std::string note;       // e.g. why the value is unavailable
+};
+
+struct Category {
+  std::string name;  // "cpu-intensive", "disk-bound", "fast", "network-streaming", "unclassified"
+  std::string explanation;
+  std::vector<Evidence> evidence;
+};
+
+struct SensitivityPoint {
+  std::string value;  // the knob's setting ("unlimited", "4 ways", ...)
+  std::string group_key;
+  std::optional<double> capacity_qps;
+  bool lower_bound = false;
+  std::optional<double> relative_change;  // capacity / unlimited capacity − 1
+};
+
+struct Sensitivity {
+  std::string resource;  // "llc_ways", "mem_bw", "disk_bw", "net_bw", "cpu_quota", ...
+  std::string scenario;
+  std::string status;    // "sensitive", "insensitive", "not measured", "undetermined"
+  std::string explanation;
+  std::vector<SensitivityPoint> points;
+};
+
+struct Recommendation {
+  double target_qps = 0;
+  std::optional<std::string> group_key;  // nullopt: no measured allocation meets it
+  std::string explanation;
+  std::vector<std::string> candidates;   // every group that meets it, cheapest first
+};
+
+struct ExperimentAnalysis {
+  std::string experiment;
+  std::string workload;
+  double percentile = 95;
+  double confidence = 0.95;
+  QosTarget qos;
+  std::vector<GroupAnalysis> groups;
+  Scaling scaling;
+  Category category;
+  std::vector<Sensitivity> sensitivity;
+  std::optional<Recommendation> recommendation;
+  std::vector<std::string> warnings;
+
+  const GroupAnalysis* Find(const std::string& key) const;
+};
+
+// Analyzes one experiment. InvalidArgument when it has no runs or no valid point at all
+// (the message says how many points there were and why they were invalid).
+Result<ExperimentAnalysis> Analyze(const ExperimentData& data, const AnalysisOptions& options);
+
+// The analysis as JSON: every figure, with null and a reason where it is unavailable.
+nlohmann::json ToJson(const ExperimentAnalysis& a);
+
+// "1-ST / unlimited"
+std::string GroupKey(const std::string& scenario, const Partition& p);
+
+}  // namespace ream::analysis

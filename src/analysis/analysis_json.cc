@@ -1,0 +1,202 @@
+// The analysis as JSON (`ream analyze --json`): every figure, null with a reason where it is
+// unavailable. The report reads the same object, so the page and the console agree.
+#include "analysis/analysis.h"
+
+namespace ream::analysis {
+namespace {
+
+using nlohmann::json;
+
+json Opt(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
+
+json MetricJson(const Metric& m) {
+  if (m.has()) return *m.value;
+  return json{{"value", nullptr}, {"unavailable", m.unavailable}};
+}
+
+json PartitionJson(const Partition& p) {
+  json j = json::object();
+  j["label"] = p.Label();
+  if (p.llc_ways) j["llc_ways"] = *p.llc_ways;
+  if (p.mem_bw_percent) j["mem_bw_percent"] = *p.mem_bw_percent;
+  if (p.disk_bps) j["disk_bps"] = *p.disk_bps;
+  if (p.net_bps) j["net_bps"] = *p.net_bps;
+  if (p.cpu_quota) j["cpu_quota"] = *p.cpu_quota;
+  if (p.memory_bytes) j["memory_bytes"] = *p.memory_bytes;
+  if (p.net_latency_us) j["net_latency_us"] = *p.net_latency_us;
+  if (p.net_overhead_us) j["net_overhead_us"] = *p.net_overhead_us;
+  if (p.net_gap_us) j["net_gap_us"] = *p.net_gap_us;
+  if (p.net_gap_per_byte_us) j["net_gap_per_byte_us"] = *p.net_gap_per_byte_us;
+  return j;
+}
+
+json RatioJson(const Ratio& r) { return {{"value", Opt(r.value)}, {"status", r.status}}; }
+
+json ModelJson(const ModelComparison& m) {
+  json pts = json::array();
+  for (const auto& p : m.points) {
+    pts.push_back({{"qps", p.qps},
+                   {"utilization", p.utilization},
+                   {"delay_us", p.delay_s * 1e6},
+                   {"measured_mean_us", p.measured_mean_s * 1e6},
+                   {"measured_tail_us", p.measured_p_s * 1e6},
+                   {"predicted_mean_us", p.predicted_mean_s ? json(*p.predicted_mean_s * 1e6)
+                                                            : json(nullptr)},
+                   {"predicted_tail_us",
+                    p.predicted_p_s ? json(*p.predicted_p_s * 1e6) : json(nullptr)},
+                   {"tail_relative_error", Opt(p.p_relative_error)},
+                   {"mean_relative_error", Opt(p.mean_relative_error)}});
+  }
+  auto reg = [](const std::optional<CurveRegression>& r) -> json {
+    if (!r) return nullptr;
+    return {{"slope_us_per_qps", r->fit.slope * 1e6},
+            {"intercept_us", r->fit.intercept * 1e6},
+            {"base_us", r->base_s * 1e6},
+            {"r2", r->fit.r2},
+            {"n", r->fit.n}};
+  };
+  return {{"servers", m.model.servers},
+          {"s0_us", m.s0_s * 1e6},
+          {"s0_method", m.s0_method},
+          {"delay_method", m.delay_method},
+          {"messages_per_op", m.messages_per_op},
+          {"overhead_us", m.overhead_s * 1e6},
+          {"saturation_qps", m.saturation_qps},
+          {"percentile", m.percentile},
+          {"points", pts},
+          {"measured_regression", reg(m.measured_regression)},
+          {"predicted_regression", reg(m.predicted_regression)},
+          {"max_abs_relative_error", Opt(m.max_abs_relative_error)},
+          {"mean_abs_relative_error", Opt(m.mean_abs_relative_error)}};
+}
+
+}  // namespace
+
+nlohmann::json ToJson(const ExperimentAnalysis& a) {
+  json j;
+  j["experiment"] = a.experiment;
+  j["workload"] = a.workload;
+  j["percentile"] = a.percentile;
+  j["confidence"] = a.confidence;
+  j["qos"] = {{"target_us", Opt(a.qos.target_us)},
+              {"method", a.qos.method},
+              {"service_time_us", Opt(a.qos.service_time_us)},
+              {"service_method", a.qos.service_method},
+              {"reference", a.qos.reference},
+              {"unavailable", a.qos.unavailable.empty() ? json(nullptr) : json(a.qos.unavailable)},
+              {"note", a.qos.note}};
+  json groups = json::array();
+  for (const auto& g : a.groups) {
+    json pts = json::array();
+    for (const auto& p : g.points) {
+      pts.push_back({{"target_qps", p.target_qps},
+                     {"achieved_qps", p.achieved_qps},
+                     {"throughput_qps", p.throughput_qps},
+                     {"repetitions", p.repetitions},
+                     {"valid", p.valid},
+                     {"failed", p.failed},
+                     {"reasons", p.reasons},
+                     {"timely_ratio", p.timely_ratio},
+                     {"mean_us", p.mean_us},
+                     {"p50_us", p.p50_us},
+                     {"p95_us", p.p95_us},
+                     {"p99_us", p.p99_us},
+                     {"p999_us", p.p999_us},
+                     {"tail_us", p.tail_us},
+                     {"tail_low_us", Opt(p.tail_low_us)},
+                     {"tail_high_us", Opt(p.tail_high_us)},
+                     {"tail_ci_method", p.tail_ci_method},
+                     {"meets_qos", p.meets_qos ? json(*p.meets_qos) : json(nullptr)},
+                     {"service_us", Opt(p.service_us)},
+                     {"service_method", p.service_method},
+                     {"cpu_util", MetricJson(p.cpu_util)},
+                     {"net_rx_bps", MetricJson(p.net_rx_bps)},
+                     {"net_tx_bps", MetricJson(p.net_tx_bps)},
+                     {"disk_bps", MetricJson(p.disk_bps)},
+                     {"membw_bps", MetricJson(p.membw_bps)},
+                     {"llc_bytes", MetricJson(p.llc_bytes)},
+                     {"memory_bytes", MetricJson(p.memory_bytes)},
+                     {"clients", p.clients}});
+    }
+    json cap = {{"qps", Opt(g.capacity.qps)},
+                {"lower_bound", g.capacity.lower_bound},
+                {"upper_bound", Opt(g.capacity.upper_bound)},
+                {"low", Opt(g.capacity.low)},
+                {"high", Opt(g.capacity.high)},
+                {"last_pass_qps", Opt(g.capacity.last_pass_qps)},
+                {"first_fail_qps", Opt(g.capacity.first_fail_qps)},
+                {"status", g.capacity.status}};
+    groups.push_back({{"key", g.key},
+                      {"scenario", g.scenario},
+                      {"threads", g.threads},
+                      {"physical_cores", g.physical_cores},
+                      {"partition", PartitionJson(g.partition)},
+                      {"repetitions", g.repetitions},
+                      {"failed", g.failed},
+                      {"failure", g.failure},
+                      {"valid_points", g.valid_points},
+                      {"invalid_points", g.invalid_points},
+                      {"qps_range", {g.min_qps, g.max_qps}},
+                      {"clients_range", {g.min_clients, g.max_clients}},
+                      {"capacity", cap},
+                      {"qps_at_20", Opt(g.qps_at_20)},
+                      {"qps_at_20_note", g.qps_at_20_note},
+                      {"qps_at_50", Opt(g.qps_at_50)},
+                      {"qps_at_50_note", g.qps_at_50_note},
+                      {"saturation_qps", Opt(g.saturation_qps)},
+                      {"saturation_note", g.saturation_note},
+                      {"model", g.model ? ModelJson(*g.model) : json(nullptr)},
+                      {"model_unavailable", g.model_unavailable},
+                      {"points", pts}});
+  }
+  j["groups"] = groups;
+  j["scaling"] = {{"capacity_2st_over_1st", RatioJson(a.scaling.capacity_2st)},
+                  {"capacity_2smt_over_1st", RatioJson(a.scaling.capacity_2smt)},
+                  {"qps_at_20_2st_over_1st", RatioJson(a.scaling.qps20_2st)},
+                  {"qps_at_20_2smt_over_1st", RatioJson(a.scaling.qps20_2smt)},
+                  {"qps_at_50_2st_over_1st", RatioJson(a.scaling.qps50_2st)},
+                  {"qps_at_50_2smt_over_1st", RatioJson(a.scaling.qps50_2smt)}};
+  json ev = json::array();
+  for (const auto& e : a.category.evidence) {
+    ev.push_back({{"category", e.category},
+                  {"name", e.name},
+                  {"value", Opt(e.value)},
+                  {"unit", e.unit},
+                  {"rule", e.rule},
+                  {"holds", e.holds},
+                  {"note", e.note}});
+  }
+  j["category"] = {{"name", a.category.name},
+                   {"explanation", a.category.explanation},
+                   {"evidence", ev}};
+  json sens = json::array();
+  for (const auto& s : a.sensitivity) {
+    json pts = json::array();
+    for (const auto& p : s.points) {
+      pts.push_back({{"value", p.value},
+                     {"group", p.group_key},
+                     {"capacity_qps", Opt(p.capacity_qps)},
+                     {"lower_bound", p.lower_bound},
+                     {"relative_change", Opt(p.relative_change)}});
+    }
+    sens.push_back({{"resource", s.resource},
+                    {"scenario", s.scenario},
+                    {"status", s.status},
+                    {"explanation", s.explanation},
+                    {"points", pts}});
+  }
+  j["sensitivity"] = sens;
+  if (a.recommendation) {
+    const auto& r = *a.recommendation;
+    j["recommendation"] = {{"target_qps", r.target_qps},
+                           {"group", r.group_key ? json(*r.group_key) : json(nullptr)},
+                           {"explanation", r.explanation},
+                           {"candidates", r.candidates}};
+  } else {
+    j["recommendation"] = nullptr;
+  }
+  j["warnings"] = a.warnings;
+  return j;
+}
+
+}  // namespace ream::analysis

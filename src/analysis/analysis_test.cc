@@ -1,0 +1,381 @@
+#include "analysis/analysis.h"
+
+#include <cmath>
+#include <random>
+
+#include <gtest/gtest.h>
+
+namespace ream::analysis {
+namespace {
+
+// A point of an M/M/c server with mean service time s (seconds) at rate lambda, as a
+// perfect measurement would see it: p95 from the model plus a fixed 50 µs network delay.
+PointData ModelPoint(double lambda, int c, double s, bool report_service) {
+  PointData p;
+  p.target_qps = p.achieved_qps = p.throughput_qps = lambda;
+  p.valid = true;
+  p.timely_ratio = 1;
+  QueueModel m{c, s, 50e-6};
+  p.latency_mean_us = *MeanResponse(m, lambda) * 1e6;
+  p.p95_us = *ResponsePercentile(m, lambda, 0.95) * 1e6;
+  p.p50_us = *ResponsePercentile(m, lambda, 0.50) * 1e6;
+  p.p99_us = *ResponsePercentile(m, lambda, 0.99) * 1e6;
+  p.p999_us = *ResponsePercentile(m, lambda, 0.999) * 1e6;
+  if (report_service) p.service_mean_us = s * 1e6;
+  p.cpu_util = Metric::Of(lambda * s / c);
+  p.net_rx_bps = Metric::Of(lambda * 100);
+  p.net_tx_bps = Metric::Of(lambda * 200);
+  p.disk_read_bps = Metric::Of(0);
+  p.disk_write_bps = Metric::Of(0);
+  p.membw_bps = Metric::Unavailable("no resctrl and no hardware counters");
+  p.llc_bytes = Metric::Unavailable("no resctrl and no hardware counters");
+  p.clients = 4;
+  return p;
+}
+
+RunData ModelRun(const std::string& scenario, int c, double s, double from, double to,
+                 double step, bool report_service = true) {
+  RunData r;
+  r.scenario = scenario;
+  r.threads = c;
+  r.physical_cores = scenario == "2-SMT" ? 1 : c;
+  for (double l = from; l <= to + 1e-9; l += step) {
+    r.points.push_back(ModelPoint(l, c, s, report_service));
+  }
+  return r;
+}
+
+// The expected capacity by the definition: the first crossing of the LQoS, linearly
+// interpolated between the grid points around it.
+double ExpectedCapacity(const RunData& r, double target_us) {
+  for (size_t i = 1; i < r.points.size(); ++i) {
+    const auto& a = r.points[i - 1];
+    const auto& b = r.points[i];
+    if (a.p95_us <= target_us && b.p95_us > target_us) {
+      return a.target_qps + (target_us - a.p95_us) / (b.p95_us - a.p95_us) *
+                                (b.target_qps - a.target_qps);
+    }
+  }
+  return -1;
+}
+
+ExperimentData Mm1Experiment() {
+  ExperimentData d;
+  d.name = "mm1";
+  d.runs.push_back(ModelRun("1-ST", 1, 100e-6, 500, 9000, 500));
+  return d;
+}
+
+TEST(Analyze, QosTargetIsFiveServiceTimesAt20PercentUtilization) {
+  auto a = Analyze(Mm1Experiment(), {});
+  ASSERT_TRUE(a.ok()) << a.status().ToString();
+  ASSERT_TRUE(a->qos.target_us.has_value());
+  EXPECT_NEAR(*a->qos.target_us, 500, 1e-6);
+  EXPECT_EQ(a->qos.service_method, "server-reported");
+  EXPECT_EQ(a->qos.reference, "1-ST / unlimited");
+}
+
+TEST(Analyze, ServiceDemandLawWhenTheServerReportsNothing) {
+  ExperimentData d;
+  d.name = "blackbox";
+  d.runs.push_back(ModelRun("1-ST", 1, 250e-6, 200, 3800, 200, /*report_service=*/false));
+  auto a = Analyze(d, {});
+  ASSERT_TRUE(a.ok());
+  EXPECT_NEAR(*a->qos.target_us, 5 * 250, 1e-6);
+  EXPECT_EQ(a->qos.service_method, "service demand law S = U·c/X");
+  EXPECT_NE(a->qos.method.find("service demand law"), std::string::npos);
+}
+
+TEST(Analyze, CapacityInterpolatesBetweenLastPassAndFirstFail) {
+  auto d = Mm1Experiment();
+  auto a = Analyze(d, {});
+  ASSERT_TRUE(a.ok());
+  const auto& g = a->groups.at(0);
+  double expect = ExpectedCapacity(d.runs[0], 500);
+  // 50 µs + ln 20 / (10000 − λ) = 500 µs → λ ≈ 3343: between 3000 and 3500.
+  EXPECT_GT(expect, 3000);
+  EXPECT_LT(expect, 3500);
+  ASSERT_TRUE(g.capacity.qps.has_value());
+  EXPECT_NEAR(*g.capacity.qps, expect, 1e-6);
+  EXPECT_FALSE(g.capacity.lower_bound);
+  EXPECT_DOUBLE_EQ(*g.capacity.last_pass_qps, 3000);
+  EXPECT_DOUBLE_EQ(*g.capacity.first_fail_qps, 3500);
+  EXPECT_NEAR(*g.qps_at_20, 2000, 1e-6);  // U = λ·100 µs
+  EXPECT_NEAR(*g.qps_at_50, 5000, 1e-6);
+}
+
+TEST(Analyze, InvalidPointsAreShownButNeverUsedForCapacity) {
+  auto d = Mm1Experiment();
+  // A point at 3500 QPS that is invalid and, if it were used, would pass: capacity must stay.
+  for (auto& p : d.runs[0].points) {
+    if (p.target_qps == 3500) {
+      p.valid = false;
+      p.p95_us = 100;
+      p.invalid_reasons = {"timely ratio 91.0 % < 97.5 %"};
+    }
+  }
+  auto a = Analyze(d, {});
+  ASSERT_TRUE(a.ok());
+  const auto& g = a->groups[0];
+  EXPECT_EQ(g.invalid_points, 1);
+  EXPECT_DOUBLE_EQ(*g.capacity.first_fail_qps, 4000);
+  bool shown = false;
+  for (const auto& p : g.points) {
+    if (p.target_qps == 3500) {
+      shown = !p.valid && p.reasons.at(0).find("timely") != std::string::npos;
+      EXPECT_FALSE(p.meets_qos.has_value());
+    }
+  }
+  EXPECT_TRUE(shown);
+}
+
+TEST(Analyze, CapacityBoundsWhenTheSweepNeverCrosses) {
+  ExperimentData d;
+  d.name = "light";
+  d.runs.push_back(ModelRun("1-ST", 1, 100e-6, 500, 3000, 500));
+  auto a = Analyze(d, {});
+  ASSERT_TRUE(a.ok());
+  EXPECT_TRUE(a->groups[0].capacity.lower_bound);
+  EXPECT_DOUBLE_EQ(*a->groups[0].capacity.qps, 3000);
+  EXPECT_NE(a->groups[0].capacity.status.find("at least"), std::string::npos);
+
+  d.qos.fixed_target_us = 100;  // tighter than even the lowest load
+  auto b = Analyze(d, {});
+  ASSERT_TRUE(b.ok());
+  EXPECT_EQ(b->qos.method, "fixed target from the experiment spec");
+  EXPECT_FALSE(b->groups[0].capacity.qps.has_value());
+  EXPECT_DOUBLE_EQ(*b->groups[0].capacity.upper_bound, 500);
+}
+
+TEST(Analyze, NoTargetWhenUtilizationNeverReaches20Percent) {
+  ExperimentData d;
+  d.name = "shore-like";
+  d.runs.push_back(ModelRun("1-ST", 1, 100e-6, 100, 1500, 100));
+  auto a = Analyze(d, {});
+  ASSERT_TRUE(a.ok());
+  EXPECT_FALSE(a->qos.target_us.has_value());
+  EXPECT_NE(a->qos.unavailable.find("stays below 20.0 %"), std::string::npos);
+  EXPECT_EQ(a->groups[0].capacity.status, "no QoS target");
+  EXPECT_FALSE(a->warnings.empty());
+}
+
+TEST(Analyze, NoValidPointIsAnErrorThatSaysWhy) {
+  auto d = Mm1Experiment();
+  for (auto& p : d.runs[0].points) {
+    p.valid = false;
+    p.invalid_reasons = {"achieved rate off target by 5 %"};
+  }
+  auto a = Analyze(d, {});
+  ASSERT_FALSE(a.ok());
+  EXPECT_EQ(a.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(a.status().message().find("no valid point"), std::string::npos);
+  EXPECT_NE(a.status().message().find("achieved rate off target"), std::string::npos);
+  ExperimentData empty;
+  empty.name = "empty";
+  EXPECT_FALSE(Analyze(empty, {}).ok());
+}
+
+ExperimentData ScalingExperiment() {
+  ExperimentData d;
+  d.name = "scaling";
+  d.runs.push_back(ModelRun("1-ST", 1, 100e-6, 500, 9000, 500));
+  d.runs.push_back(ModelRun("2-ST", 2, 100e-6, 1000, 19000, 1000));
+  return d;
+}
+
+TEST(Analyze, ScalingRatiosAndWhatIsNotMeasured) {
+  auto d = ScalingExperiment();
+  auto a = Analyze(d, {});
+  ASSERT_TRUE(a.ok());
+  const auto* one = a->Find("1-ST / unlimited");
+  const auto* two = a->Find("2-ST / unlimited");
+  ASSERT_TRUE(one && two);
+  EXPECT_NEAR(*a->scaling.capacity_2st.value, *two->capacity.qps / *one->capacity.qps, 1e-12);
+  EXPECT_GT(*a->scaling.capacity_2st.value, 2.0);  // M/M/2 beats twice an M/M/1 at a tail target
+  EXPECT_NEAR(*a->scaling.qps20_2st.value, 2.0, 1e-9);
+  EXPECT_NEAR(*a->scaling.qps50_2st.value, 2.0, 1e-9);
+  EXPECT_FALSE(a->scaling.capacity_2smt.value.has_value());
+  EXPECT_EQ(a->scaling.capacity_2smt.status, "not measured: no unlimited 2-SMT run");
+
+  RunData smt;
+  smt.scenario = "2-SMT";
+  smt.threads = 2;
+  smt.failed = true;
+  smt.failure = "2-SMT not available: this machine has no SMT siblings";
+  d.runs.push_back(smt);
+  auto b = Analyze(d, {});
+  ASSERT_TRUE(b.ok());
+  EXPECT_EQ(b->scaling.capacity_2smt.status,
+            "not available: 2-SMT not available: this machine has no SMT siblings");
+}
+
+TEST(Analyze, RecommendationPicksTheCheapestAllocationThatMeetsTheLoad) {
+  auto d = ScalingExperiment();
+  AnalysisOptions o;
+  o.target_qps = 2000;
+  auto a = Analyze(d, o);
+  ASSERT_TRUE(a.ok());
+  EXPECT_EQ(*a->recommendation->group_key, "1-ST / unlimited");
+  EXPECT_EQ(a->recommendation->candidates.size(), 2u);
+  o.target_qps = 6000;
+  auto b = Analyze(d, o);
+  EXPECT_EQ(*b->recommendation->group_key, "2-ST / unlimited");
+  o.target_qps = 50000;
+  auto c = Analyze(d, o);
+  EXPECT_FALSE(c->recommendation->group_key.has_value());
+  EXPECT_NE(c->recommendation->explanation.find("no measured allocation"), std::string::npos);
+}
+
+TEST(Analyze, CacheSensitivityAcrossPartitions) {
+  auto d = Mm1Experiment();
+  RunData two_ways = ModelRun("1-ST", 1, 120e-6, 500, 8000, 500);  // slower with 2 ways
+  two_ways.partition.llc_ways = 2;
+  RunData eight_ways = ModelRun("1-ST", 1, 100e-6, 500, 9000, 500);
+  eight_ways.partition.llc_ways = 8;
+  d.runs.push_back(two_ways);
+  d.runs.push_back(eight_ways);
+  RunData disk = ModelRun("1-ST", 1, 101e-6, 500, 9000, 500);
+  disk.partition.disk_bps = 10e6;
+  d.runs.push_back(disk);
+  auto a = Analyze(d, {});
+  ASSERT_TRUE(a.ok());
+  const Sensitivity* llc = nullptr;
+  const Sensitivity* dsk = nullptr;
+  const Sensitivity* membw = nullptr;
+  for (const auto& s : a->sensitivity) {
+    if (s.resource == "llc_ways") llc = &s;
+    if (s.resource == "disk_bw") dsk = &s;
+    if (s.resource == "mem_bw") membw = &s;
+  }
+  ASSERT_TRUE(llc && dsk && membw);
+  EXPECT_EQ(llc->status, "sensitive");
+  EXPECT_EQ(llc->points.size(), 3u);  // unlimited, 2, 8 ways
+  EXPECT_LT(*llc->points[1].relative_change, -0.3);
+  EXPECT_NEAR(*llc->points[2].relative_change, 0, 1e-9);
+  EXPECT_EQ(dsk->status, "insensitive");
+  EXPECT_EQ(membw->status, "not measured");
+  // The recommendation prefers the fewest cache ways that still meet the load.
+  AnalysisOptions o;
+  o.target_qps = 1000;
+  auto b = Analyze(d, o);
+  EXPECT_EQ(*b->recommendation->group_key, "1-ST / llc=2");
+  o.target_qps = 2000;  // beyond 2 ways' capacity (~1700): the next cheapest, 8 ways
+  auto c = Analyze(d, o);
+  EXPECT_EQ(*c->recommendation->group_key, "1-ST / llc=8");
+}
+
+TEST(Analyze, CategoryFastWithEvidence) {
+  auto a = Analyze(Mm1Experiment(), {});
+  ASSERT_TRUE(a.ok());
+  EXPECT_EQ(a->category.name, "fast");
+  int fast_rules = 0;
+  for (const auto& e : a->category.evidence) {
+    if (e.category == "fast") {
+      EXPECT_TRUE(e.holds) << e.name;
+      ++fast_rules;
+    }
+  }
+  EXPECT_EQ(fast_rules, 3);
+}
+
+TEST(Analyze, CategoryDiskBoundAndStreaming) {
+  auto d = Mm1Experiment();
+  for (auto& p : d.runs[0].points) {
+    p.disk_read_bps = Metric::Of(p.target_qps * 16384);
+    p.cpu_util = Metric::Of(*p.cpu_util.value * 0.5);
+  }
+  auto a = Analyze(d, {});
+  ASSERT_TRUE(a.ok());
+  EXPECT_EQ(a->category.name, "disk-bound");
+
+  auto s = Mm1Experiment();
+  for (auto& p : s.runs[0].points) p.net_tx_bps = Metric::Of(p.target_qps * 100000);
+  auto b = Analyze(s, {});
+  EXPECT_EQ(b->category.name, "network-streaming");
+
+  auto u = Mm1Experiment();
+  for (auto& p : u.runs[0].points) p.net_tx_bps = Metric::Unavailable("no network monitor");
+  auto c = Analyze(u, {});
+  bool said = false;
+  for (const auto& e : c->category.evidence) {
+    if (e.name == "peak network transmit") said = !e.value && e.note.find("no network monitor") != std::string::npos;
+  }
+  EXPECT_TRUE(said);
+}
+
+TEST(Analyze, CpuIntensive) {
+  ExperimentData d;
+  d.name = "sphinx-like";
+  d.runs.push_back(ModelRun("1-ST", 1, 0.4, 0.2, 2.0, 0.2));
+  auto a = Analyze(d, {});
+  ASSERT_TRUE(a.ok());
+  EXPECT_EQ(a->category.name, "cpu-intensive");
+}
+
+TEST(Analyze, PercentileIntervalsFromHistogramsWidenCapacity) {
+  // Points sampled from an exponential sojourn with rate μ − λ: the capacity interval from
+  // the order statistics must contain the capacity and be non-empty.
+  auto d = Mm1Experiment();
+  std::mt19937_64 rng(3);
+  for (auto& p : d.runs[0].points) {
+    std::exponential_distribution<double> e(10000 - p.target_qps);
+    Histogram h;
+    for (int i = 0; i < 3000; ++i) h.Record(static_cast<int64_t>((50e-6 + e(rng)) * 1e9));
+    p.latency_hist_ns = h;
+  }
+  auto a = Analyze(d, {});
+  ASSERT_TRUE(a.ok());
+  const auto& c = a->groups[0].capacity;
+  ASSERT_TRUE(c.qps && c.low && c.high);
+  EXPECT_LE(*c.low, *c.qps);
+  EXPECT_GE(*c.high, *c.qps);
+  EXPECT_LT(*c.low, *c.high);
+  EXPECT_NEAR(*c.qps, 3343, 400);
+  const auto& p = a->groups[0].points[3];
+  EXPECT_LT(*p.tail_low_us, p.tail_us);
+  EXPECT_GT(*p.tail_high_us, p.tail_us);
+  EXPECT_NE(p.tail_ci_method.find("order statistics"), std::string::npos);
+}
+
+TEST(Analyze, RepetitionsMergeWithStudentInterval) {
+  auto d = Mm1Experiment();
+  RunData rep = d.runs[0];
+  rep.repetition = 1;
+  for (auto& p : rep.points) p.p95_us *= 1.1;
+  d.runs.push_back(rep);
+  auto a = Analyze(d, {});
+  ASSERT_TRUE(a.ok());
+  ASSERT_EQ(a->groups.size(), 1u);
+  const auto& p = a->groups[0].points[0];
+  EXPECT_EQ(p.repetitions, 2);
+  EXPECT_NEAR(p.tail_us, d.runs[0].points[0].p95_us * 1.05, 1e-6);
+  EXPECT_NE(p.tail_ci_method.find("Student t across 2"), std::string::npos);
+}
+
+TEST(Analyze, ModelComparisonOnAnMM1Sweep) {
+  auto a = Analyze(Mm1Experiment(), {});
+  ASSERT_TRUE(a.ok());
+  const auto& m = a->groups[0].model;
+  ASSERT_TRUE(m.has_value()) << a->groups[0].model_unavailable;
+  EXPECT_NEAR(m->s0_s, 100e-6, 1e-12);
+  EXPECT_NEAR(m->saturation_qps, 10000 / 2.0 * 2, 1e-6);  // c / S0 with o = 0
+  EXPECT_LT(*m->max_abs_relative_error, 1e-6);
+}
+
+TEST(ToJson, CarriesTheNumbersAndUnavailableReasons) {
+  AnalysisOptions o;
+  o.target_qps = 2000;
+  auto a = Analyze(Mm1Experiment(), o);
+  ASSERT_TRUE(a.ok());
+  auto j = ToJson(*a);
+  EXPECT_DOUBLE_EQ(j["qos"]["target_us"].get<double>(), *a->qos.target_us);
+  EXPECT_DOUBLE_EQ(j["groups"][0]["capacity"]["qps"].get<double>(), *a->groups[0].capacity.qps);
+  EXPECT_TRUE(j["groups"][0]["points"][0]["llc_bytes"]["value"].is_null());
+  EXPECT_EQ(j["groups"][0]["points"][0]["llc_bytes"]["unavailable"],
+            "no resctrl and no hardware counters");
+  EXPECT_EQ(j["recommendation"]["group"], "1-ST / unlimited");
+  EXPECT_EQ(j["scaling"]["capacity_2st_over_1st"]["status"], "not measured: no unlimited 2-ST run");
+}
+
+}  // namespace
+}  // namespace ream::analysis

@@ -1,0 +1,122 @@
+// The analysis's own view of a stored experiment: runs per scenario × partition ×
+// repetition, each a sweep of load points with what the client measured and what the
+// server consumed. The store (or a test) fills these structs; the analysis never reads
+// SQLite itself, so it is tested on known inputs.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "load/histogram.h"
+
+namespace ream::analysis {
+
+// A measured quantity that this host may not be able to measure. Either a value or the
+// reason it is missing; never a silent zero.
+struct Metric {
+  std::optional<double> value;
+  std::string unavailable;  // why there is no value (empty when there is one)
+
+  static Metric Of(double v) { return {v, ""}; }
+  static Metric Unavailable(std::string reason) { return {std::nullopt, std::move(reason)}; }
+  bool has() const { return value.has_value(); }
+};
+
+// One load level of one run.
+struct PointData {
+  int64_t id = 0;           // the store's point id (0 in tests)
+  double target_qps = 0;    // offered load asked for
+  double achieved_qps = 0;  // issued per second in the measured window
+  double throughput_qps = 0;  // completed per second
+  bool valid = false;       // timely and rate thresholds met (DESIGN.md)
+  bool failed = false;      // the run of this point failed (workload died, generator error)
+  std::vector<std::string> invalid_reasons;  // why not valid / why failed
+  double timely_ratio = 0;
+  uint64_t completed = 0;
+  uint64_t errors = 0;
+  // Client-perceived sojourn latency from the scheduled time, microseconds.
+  double latency_mean_us = 0;
+  double p50_us = 0, p95_us = 0, p99_us = 0, p999_us = 0;
+  // The merged sojourn histogram in nanoseconds, when stored; percentile confidence
+  // intervals come from it.
+  std::optional<Histogram> latency_hist_ns;
+  // Mean service time reported by the server (ream's protocol), microseconds.
+  std::optional<double> service_mean_us;
+  // Server side, over the point's measured window.
+  Metric cpu_util;        // busy fraction of the allotted CPUs, 0..1
+  Metric net_rx_bps;      // bytes per second received by the server
+  Metric net_tx_bps;      // bytes per second transmitted by the server
+  Metric disk_read_bps;   // bytes per second
+  Metric disk_write_bps;  // bytes per second
+  Metric membw_bps;       // memory bandwidth, bytes per second
+  Metric llc_bytes;       // LLC occupancy, bytes
+  Metric memory_bytes;    // resident memory in use
+  int clients = 0;        // client connections used for this point
+};
+
+// The resource limits a run was given. Absent = not limited.
+struct Partition {
+  std::optional<int> llc_ways;
+  std::optional<double> mem_bw_percent;   // MBA throttle, percent of the link
+  std::optional<double> disk_bps;         // disk bandwidth limit (read and write), bytes/s
+  std::optional<double> net_bps;          // network rate limit, bytes/s
+  std::optional<double> cpu_quota;        // fraction of the allotted CPUs, 0..1
+  std::optional<double> memory_bytes;
+  // LogGP network parameters (second seed), microseconds.
+  std::optional<double> net_latency_us;   // L
+  std::optional<double> net_overhead_us;  // o
+  std::optional<double> net_gap_us;       // g
+  std::optional<double> net_gap_per_byte_us;  // G
+  std::string label;  // as the spec named it ("llc=4,membw=50%"); empty when unlimited
+
+  bool unlimited() const {
+    return !llc_ways && !mem_bw_percent && !disk_bps && !net_bps && !cpu_quota &&
+           !memory_bytes && !net_latency_us && !net_overhead_us && !net_gap_us &&
+           !net_gap_per_byte_us;
+  }
+  std::string Label() const;  // label, or a generated one, "unlimited" when none
+};
+
+// One sweep: a scenario (placement) × partition × repetition.
+struct RunData {
+  int64_t id = 0;
+  std::string scenario;  // "1-ST", "2-ST", "2-SMT", "4-ST", ...
+  int threads = 1;       // server threads = allotted logical CPUs
+  int physical_cores = 1;  // distinct physical cores among them
+  std::vector<int> cpus;   // the logical CPUs, when known
+  Partition partition;
+  int repetition = 0;
+  bool failed = false;     // the run could not be carried out at all
+  std::string failure;     // why (e.g. "2-SMT not available: no SMT siblings")
+  std::vector<PointData> points;
+};
+
+// How QoS is decided (from the spec).
+struct QosRule {
+  double percentile = 95;  // the tail percentile compared against the target
+  std::optional<double> fixed_target_us;  // overrides the 5 × service time rule
+  double service_multiple = 5;   // LQoS = multiple × mean service time ...
+  double at_utilization = 0.20;  // ... at this CPU utilization
+};
+
+struct ExperimentData {
+  int64_t id = 0;
+  std::string name;
+  std::string workload;  // "ream serve kv --records 100000", "memcached", ...
+  std::string protocol;
+  std::string created;   // timestamp text as stored
+  std::string status;    // "complete", "interrupted", ...
+  QosRule qos;
+  double timely_threshold = 0.975;
+  double rate_tolerance = 0.02;
+  nlohmann::json environment;  // kernel, CPU model, topology, doctor snapshot, ream version
+  std::string spec_text;
+  std::vector<RunData> runs;
+};
+
+}  // namespace ream::analysis

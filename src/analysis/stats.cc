@@ -1,0 +1,146 @@
+#include "analysis/stats.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace ream::analysis {
+
+std::optional<double> InterpolateY(const std::vector<XY>& s, double x) {
+  if (s.empty()) return std::nullopt;
+  if (x < s.front().x || x > s.back().x) return std::nullopt;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i].x == x) return s[i].y;
+    if (i + 1 < s.size() && s[i].x < x && x < s[i + 1].x) {
+      double t = (x - s[i].x) / (s[i + 1].x - s[i].x);
+      return s[i].y + t * (s[i + 1].y - s[i].y);
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<double> FirstUpCrossing(const std::vector<XY>& s, double threshold,
+                                      size_t* index) {
+  for (size_t i = 1; i < s.size(); ++i) {
+    if (s[i].y > threshold && s[i - 1].y <= threshold) {
+      if (index) *index = i;
+      double dy = s[i].y - s[i - 1].y;
+      double t = dy > 0 ? (threshold - s[i - 1].y) / dy : 0;
+      return s[i - 1].x + t * (s[i].x - s[i - 1].x);
+    }
+    if (s[i - 1].y > threshold) return std::nullopt;  // failed before any pass
+  }
+  return std::nullopt;
+}
+
+std::optional<LinearFit> FitLine(const std::vector<XY>& s) {
+  if (s.size() < 2) return std::nullopt;
+  double n = static_cast<double>(s.size());
+  double mx = 0, my = 0;
+  for (const auto& p : s) {
+    mx += p.x;
+    my += p.y;
+  }
+  mx /= n;
+  my /= n;
+  double sxx = 0, sxy = 0, syy = 0;
+  for (const auto& p : s) {
+    sxx += (p.x - mx) * (p.x - mx);
+    sxy += (p.x - mx) * (p.y - my);
+    syy += (p.y - my) * (p.y - my);
+  }
+  if (sxx <= 0) return std::nullopt;
+  LinearFit f;
+  f.n = static_cast<int>(s.size());
+  f.slope = sxy / sxx;
+  f.intercept = my - f.slope * mx;
+  double ss_res = 0;
+  for (const auto& p : s) ss_res += (p.y - f.At(p.x)) * (p.y - f.At(p.x));
+  f.r2 = syy > 0 ? 1.0 - ss_res / syy : 1.0;
+  return f;
+}
+
+std::optional<double> Correlation(const std::vector<XY>& s) {
+  if (s.size() < 2) return std::nullopt;
+  double n = static_cast<double>(s.size());
+  double mx = 0, my = 0;
+  for (const auto& p : s) {
+    mx += p.x;
+    my += p.y;
+  }
+  mx /= n;
+  my /= n;
+  double sxx = 0, sxy = 0, syy = 0;
+  for (const auto& p : s) {
+    sxx += (p.x - mx) * (p.x - mx);
+    sxy += (p.x - mx) * (p.y - my);
+    syy += (p.y - my) * (p.y - my);
+  }
+  if (sxx <= 0 || syy <= 0) return std::nullopt;
+  return sxy / std::sqrt(sxx * syy);
+}
+
+double NormalQuantileTwoSided(double confidence) {
+  // Inverse of the standard normal CDF at (1 + confidence) / 2 by bisection on erfc: exact
+  // enough (1e-9) and free of tables.
+  double p = (1.0 + confidence) / 2.0;
+  double lo = 0, hi = 10;
+  for (int i = 0; i < 100; ++i) {
+    double mid = (lo + hi) / 2;
+    double cdf = 0.5 * std::erfc(-mid / std::sqrt(2.0));
+    (cdf < p ? lo : hi) = mid;
+  }
+  return (lo + hi) / 2;
+}
+
+std::optional<PercentileCi> PercentileConfidence(const Histogram& h, double q,
+                                                 double confidence) {
+  if (h.count() == 0) return std::nullopt;
+  double n = static_cast<double>(h.count());
+  double z = NormalQuantileTwoSided(confidence);
+  double sd = std::sqrt(n * q * (1 - q));
+  auto clamp_rank = [&](double r) {
+    return static_cast<uint64_t>(std::clamp(r, 1.0, n));
+  };
+  PercentileCi ci;
+  ci.n = h.count();
+  ci.rank_low = clamp_rank(std::floor(n * q - z * sd));
+  ci.rank_high = clamp_rank(std::ceil(n * q + z * sd) + 1);
+  ci.value = static_cast<double>(h.ValueAtQuantile(q));
+  ci.low = static_cast<double>(h.ValueAtRank(ci.rank_low));
+  ci.high = static_cast<double>(h.ValueAtRank(ci.rank_high));
+  return ci;
+}
+
+namespace {
+// Two-sided 95 % Student t quantile for df degrees of freedom. Repetitions are few, so a
+// table up to 30 and the normal quantile beyond suffice.
+double TQuantile95(int df) {
+  static const double kT[] = {0,     12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365,
+                              2.306, 2.262,  2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
+                              2.120, 2.110,  2.101, 2.093, 2.086, 2.080, 2.074, 2.069,
+                              2.064, 2.060,  2.056, 2.052, 2.048, 2.045, 2.042};
+  if (df <= 0) return 0;
+  if (df <= 30) return kT[df];
+  return 1.96;
+}
+}  // namespace
+
+std::optional<MeanCi> MeanConfidence(const std::vector<double>& v, double confidence) {
+  if (v.empty()) return std::nullopt;
+  MeanCi r;
+  r.n = static_cast<int>(v.size());
+  for (double x : v) r.mean += x;
+  r.mean /= r.n;
+  if (r.n < 2) return r;
+  double ss = 0;
+  for (double x : v) ss += (x - r.mean) * (x - r.mean);
+  double sd = std::sqrt(ss / (r.n - 1));
+  // The table is for 95 %; other levels use the normal quantile scaled by the t/z ratio at
+  // 95 %, which keeps the small-sample widening.
+  double t = TQuantile95(r.n - 1);
+  if (std::abs(confidence - 0.95) > 1e-9) t *= NormalQuantileTwoSided(confidence) / 1.959964;
+  r.half_width = t * sd / std::sqrt(static_cast<double>(r.n));
+  return r;
+}
+
+}  // namespace ream::analysis
