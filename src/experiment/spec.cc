@@ -1,0 +1,643 @@
+#include "experiment/spec.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include <toml++/toml.h>
+
+namespace ream {
+namespace {
+
+size_t EditDistance(const std::string& a, const std::string& b) {
+  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] != b[j - 1])});
+    }
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+// Reads one TOML table, remembering which keys were used so the rest can be reported as
+// unknown (with the closest known key as a suggestion).
+class Section {
+ public:
+  Section(const toml::table& t, std::string name, std::string source, std::vector<std::string> known)
+      : t_(t), name_(std::move(name)), source_(std::move(source)), known_(std::move(known)) {}
+
+  std::string Where(const toml::node& n) const {
+    return source_ + ":" + std::to_string(n.source().begin.line);
+  }
+  std::string KeyName(const std::string& key) const {
+    return name_.empty() ? key : name_ + "." + key;
+  }
+  Status Error(const toml::node& n, const std::string& key, const std::string& what) const {
+    return InvalidArgument(Where(n) + ": " + KeyName(key) + " " + what);
+  }
+  const toml::node* Get(const std::string& key) const { return t_.get(key); }
+  int Line(const std::string& key) const {
+    auto* n = t_.get(key);
+    return n ? static_cast<int>(n->source().begin.line) : static_cast<int>(t_.source().begin.line);
+  }
+
+  Status Unknown() const {
+    for (auto&& [k, v] : t_) {
+      std::string key(k.str());
+      if (std::find(known_.begin(), known_.end(), key) != known_.end()) continue;
+      std::string best;
+      size_t best_d = 3;
+      for (const auto& cand : known_) {
+        size_t d = EditDistance(key, cand);
+        if (d < best_d) best_d = d, best = cand;
+      }
+      std::string msg = source_ + ":" + std::to_string(k.source().begin.line) +
+                        ": unknown key '" + KeyName(key) + "'";
+      msg += best.empty() ? " (known keys" + std::string(name_.empty() ? "" : " in [" + name_ + "]") + ": " + Join() + ")"
+                          : " (did you mean '" + KeyName(best) + "'?)";
+      return InvalidArgument(msg);
+    }
+    return Status::Ok();
+  }
+
+  Status String(const std::string& key, std::string* out) const {
+    auto* n = Get(key);
+    if (!n) return Status::Ok();
+    if (!n->is_string()) return Error(*n, key, "must be a string");
+    *out = n->value<std::string>().value();
+    return Status::Ok();
+  }
+  Status Int(const std::string& key, int64_t* out, int64_t min, int64_t max) const {
+    auto* n = Get(key);
+    if (!n) return Status::Ok();
+    if (!n->is_integer()) return Error(*n, key, "must be an integer");
+    int64_t v = n->value<int64_t>().value();
+    if (v < min || v > max) {
+      return Error(*n, key, "is " + std::to_string(v) + "; it must be between " +
+                                std::to_string(min) + " and " + std::to_string(max));
+    }
+    *out = v;
+    return Status::Ok();
+  }
+  Status Int(const std::string& key, int* out, int64_t min, int64_t max) const {
+    int64_t v = *out;
+    REAM_RETURN_IF_ERROR(Int(key, &v, min, max));
+    *out = static_cast<int>(v);
+    return Status::Ok();
+  }
+  // A number (integer or float) within [min, max] (max_open: strictly below max).
+  Status Number(const std::string& key, double* out, double min, double max) const {
+    auto* n = Get(key);
+    if (!n) return Status::Ok();
+    if (!n->is_number()) return Error(*n, key, "must be a number");
+    double v = n->is_integer() ? static_cast<double>(n->value<int64_t>().value())
+                               : n->value<double>().value();
+    if (!std::isfinite(v) || v < min || v > max) {
+      std::ostringstream m;
+      m << "is " << v << "; it must be between " << min << " and " << max;
+      return Error(*n, key, m.str());
+    }
+    *out = v;
+    return Status::Ok();
+  }
+  Status Bool(const std::string& key, bool* out) const {
+    auto* n = Get(key);
+    if (!n) return Status::Ok();
+    if (!n->is_boolean()) return Error(*n, key, "must be true or false");
+    *out = n->value<bool>().value();
+    return Status::Ok();
+  }
+  template <typename Dur>
+  Status Duration(const std::string& key, Dur* out, Dur min, Dur max) const {
+    auto* n = Get(key);
+    if (!n) return Status::Ok();
+    std::string text;
+    if (n->is_string()) {
+      text = n->value<std::string>().value();
+    } else if (n->is_number()) {
+      double s = n->is_integer() ? static_cast<double>(n->value<int64_t>().value())
+                                 : n->value<double>().value();
+      text = std::to_string(s);
+    } else {
+      return Error(*n, key, "must be a duration such as \"5s\", \"250ms\" or \"20us\"");
+    }
+    auto d = ParseSpecDuration(text);
+    if (!d.ok()) return Error(*n, key, d.status().message());
+    if (*d < min || *d > max) {
+      return Error(*n, key, "is " + text + "; it must be between " +
+                                std::to_string(std::chrono::duration<double>(min).count()) +
+                                " s and " +
+                                std::to_string(std::chrono::duration<double>(max).count()) + " s");
+    }
+    *out = std::chrono::duration_cast<Dur>(*d);
+    return Status::Ok();
+  }
+  Status StringList(const std::string& key, std::vector<std::string>* out,
+                    std::vector<int>* lines = nullptr) const {
+    auto* n = Get(key);
+    if (!n) return Status::Ok();
+    const toml::array* a = n->as_array();
+    if (!a) return Error(*n, key, "must be an array of strings");
+    out->clear();
+    for (const auto& e : *a) {
+      if (!e.is_string()) return Error(e, key, "must contain only strings");
+      out->push_back(e.value<std::string>().value());
+      if (lines) lines->push_back(static_cast<int>(e.source().begin.line));
+    }
+    return Status::Ok();
+  }
+  Status OneOf(const std::string& key, std::string* out, const std::vector<std::string>& options) const {
+    REAM_RETURN_IF_ERROR(String(key, out));
+    if (Get(key) && std::find(options.begin(), options.end(), *out) == options.end()) {
+      std::string o;
+      for (const auto& s : options) o += (o.empty() ? "" : ", ") + ("\"" + s + "\"");
+      return Error(*Get(key), key, "is \"" + *out + "\"; it must be one of " + o);
+    }
+    return Status::Ok();
+  }
+  const toml::table* Table(const std::string& key, Status* error) const {
+    auto* n = Get(key);
+    if (!n) return nullptr;
+    if (!n->is_table()) {
+      *error = Error(*n, key, "must be a table ([" + KeyName(key) + "])");
+      return nullptr;
+    }
+    return n->as_table();
+  }
+  const toml::table& table() const { return t_; }
+  const std::string& source() const { return source_; }
+
+ private:
+  std::string Join() const {
+    std::string s;
+    for (const auto& k : known_) s += (s.empty() ? "" : ", ") + k;
+    return s;
+  }
+  const toml::table& t_;
+  std::string name_;
+  std::string source_;
+  std::vector<std::string> known_;
+};
+
+Status ParseWorkload(const Section& s, WorkloadSpec* w) {
+  REAM_RETURN_IF_ERROR(s.Unknown());
+  w->line = static_cast<int>(s.table().source().begin.line);
+  REAM_RETURN_IF_ERROR(s.OneOf("builtin", &w->builtin, {"kv", "synthetic"}));
+  REAM_RETURN_IF_ERROR(s.StringList("args", &w->args));
+  REAM_RETURN_IF_ERROR(s.StringList("command", &w->command));
+  REAM_RETURN_IF_ERROR(s.String("protocol", &w->protocol));
+  REAM_RETURN_IF_ERROR(s.Int("port", &w->port, 0, 65535));
+  REAM_RETURN_IF_ERROR(s.OneOf("ready", &w->ready, {"port", "line"}));
+  REAM_RETURN_IF_ERROR(s.String("ready_line", &w->ready_line));
+  REAM_RETURN_IF_ERROR(s.Duration("ready_timeout", &w->ready_timeout,
+                                  std::chrono::milliseconds(100), std::chrono::milliseconds(600000)));
+  REAM_RETURN_IF_ERROR(s.Int("threads", &w->threads, 0, 1024));
+  REAM_RETURN_IF_ERROR(s.OneOf("restart", &w->restart, {"sweep", "point"}));
+  const std::string where = s.source() + ":" + std::to_string(w->line) + ": [workload] ";
+  if (w->builtin.empty() == w->command.empty()) {
+    return InvalidArgument(where + "needs exactly one of 'builtin' (\"kv\" or \"synthetic\") "
+                                   "and 'command' (an argv array)");
+  }
+  if (!w->builtin.empty() && w->protocol != "ream") {
+    return InvalidArgument(where + "a builtin server speaks protocol \"ream\", not \"" +
+                           w->protocol + "\"");
+  }
+  if (!w->command.empty()) {
+    if (!w->args.empty()) {
+      return InvalidArgument(where + "'args' is for a builtin; put arguments in 'command'");
+    }
+    bool has_placeholder = std::any_of(w->command.begin(), w->command.end(), [](const std::string& a) {
+      return a.find("{port}") != std::string::npos;
+    });
+    if (w->port == 0 && !has_placeholder) {
+      return InvalidArgument(where + "an external command needs 'port' (where it listens) or a "
+                                     "\"{port}\" placeholder in 'command'");
+    }
+    if (w->ready == "line" && w->ready_line.empty()) {
+      return InvalidArgument(where + "ready = \"line\" needs 'ready_line' (text the command "
+                                     "prints on stdout when it is ready)");
+    }
+  }
+  return Status::Ok();
+}
+
+Status ParseLoad(const Section& s, LoadSpec* l) {
+  REAM_RETURN_IF_ERROR(s.Unknown());
+  REAM_RETURN_IF_ERROR(s.OneOf("arrival", &l->arrival, {"exponential", "constant"}));
+  REAM_RETURN_IF_ERROR(s.String("key_dist", &l->key_dist));
+  if (auto* n = s.Get("key_dist")) {
+    bool ok = l->key_dist == "uniform";
+    if (l->key_dist.rfind("zipf:", 0) == 0) {
+      char* end = nullptr;
+      double theta = std::strtod(l->key_dist.c_str() + 5, &end);
+      ok = end && *end == '\0' && end != l->key_dist.c_str() + 5 && theta > 0 && theta < 1;
+    } else if (l->key_dist == "zipf") {
+      l->key_dist = "zipf:0.99";
+      ok = true;
+    }
+    if (!ok) {
+      return s.Error(*n, "key_dist", "is \"" + l->key_dist +
+                                         "\"; it must be \"uniform\" or \"zipf:THETA\" with 0 < THETA < 1");
+    }
+  }
+  REAM_RETURN_IF_ERROR(s.Int("keys", &l->keys, 1, int64_t{1} << 40));
+  REAM_RETURN_IF_ERROR(s.Number("get_ratio", &l->get_ratio, 0.0, 1.0));
+  REAM_RETURN_IF_ERROR(s.Int("value_bytes", &l->value_bytes, 0, 16 << 20));
+  REAM_RETURN_IF_ERROR(s.Int("connections", &l->connections, 1, 100000));
+  REAM_RETURN_IF_ERROR(s.Int("threads", &l->threads, 1, 1024));
+  REAM_RETURN_IF_ERROR(s.Duration("warmup", &l->warmup, std::chrono::milliseconds(0),
+                                  std::chrono::milliseconds(3600000)));
+  REAM_RETURN_IF_ERROR(s.Duration("duration", &l->duration, std::chrono::milliseconds(100),
+                                  std::chrono::milliseconds(24 * 3600000)));
+  REAM_RETURN_IF_ERROR(s.Duration("timely_tolerance", &l->timely_tolerance,
+                                  std::chrono::microseconds(0), std::chrono::microseconds(10000000)));
+  return Status::Ok();
+}
+
+// A load level must be a positive, finite rate.
+Status CheckRate(const Section& s, const toml::node& n, const std::string& key, double v) {
+  if (!(v > 0) || !std::isfinite(v)) {
+    std::ostringstream m;
+    m << "is " << v << "; a load level must be a rate > 0 requests/s";
+    return s.Error(n, key, m.str());
+  }
+  return Status::Ok();
+}
+
+Result<double> NumberOf(const Section& s, const toml::node& n, const std::string& key) {
+  if (!n.is_number()) return s.Error(n, key, "must be a number (requests per second)");
+  return n.is_integer() ? static_cast<double>(n.value<int64_t>().value()) : n.value<double>().value();
+}
+
+Status ParseSweep(const Section& s, SweepSpec* w) {
+  REAM_RETURN_IF_ERROR(s.Unknown());
+  REAM_RETURN_IF_ERROR(s.OneOf("mode", &w->mode, {"grid", "knee"}));
+  REAM_RETURN_IF_ERROR(s.OneOf("on_failure", &w->on_failure, {"continue", "stop"}));
+  REAM_RETURN_IF_ERROR(s.Int("stop_after_invalid", &w->stop_after_invalid, 0, 1000));
+  const std::string where = s.source() + ":" + std::to_string(s.table().source().begin.line) + ": [sweep] ";
+  if (w->mode == "grid") {
+    for (const char* k : {"low", "high", "precision", "max_points"}) {
+      if (auto* n = s.Get(k)) return s.Error(*n, k, "applies to mode = \"knee\" only");
+    }
+    const toml::node* list = s.Get("qps");
+    bool range = s.Get("start") || s.Get("stop") || s.Get("steps") || s.Get("step");
+    if (list && range) {
+      return s.Error(*list, "qps", "and a range (start/stop/steps) are both given; use one");
+    }
+    if (list) {
+      const toml::array* a = list->as_array();
+      if (!a || a->empty()) return s.Error(*list, "qps", "must be a non-empty array of rates");
+      for (const auto& e : *a) {
+        REAM_ASSIGN_OR_RETURN(double v, NumberOf(s, e, "qps"));
+        REAM_RETURN_IF_ERROR(CheckRate(s, e, "qps", v));
+        w->qps.push_back(v);
+      }
+    } else if (range) {
+      double start = 0, stop = 0, step = 0;
+      int64_t steps = 0;
+      for (const char* k : {"start", "stop"}) {
+        auto* n = s.Get(k);
+        if (!n) return InvalidArgument(where + "a range needs 'start' and 'stop' (and 'steps' or 'step')");
+        REAM_ASSIGN_OR_RETURN(double v, NumberOf(s, *n, k));
+        REAM_RETURN_IF_ERROR(CheckRate(s, *n, k, v));
+        (std::string(k) == "start" ? start : stop) = v;
+      }
+      if (stop < start) return s.Error(*s.Get("stop"), "stop", "is below 'start'");
+      if (s.Get("steps") && s.Get("step")) {
+        return s.Error(*s.Get("step"), "step", "and 'steps' are both given; use one");
+      }
+      if (s.Get("steps")) {
+        REAM_RETURN_IF_ERROR(s.Int("steps", &steps, 1, 10000));
+        for (int64_t i = 0; i < steps; ++i) {
+          w->qps.push_back(steps == 1 ? start : start + (stop - start) * static_cast<double>(i) / static_cast<double>(steps - 1));
+        }
+      } else if (s.Get("step")) {
+        REAM_RETURN_IF_ERROR(s.Number("step", &step, 1e-9, 1e12));
+        if ((stop - start) / step > 10000) return s.Error(*s.Get("step"), "step", "gives more than 10000 levels");
+        for (double q = start; q <= stop * (1 + 1e-9); q += step) w->qps.push_back(q);
+      } else {
+        return InvalidArgument(where + "a range needs 'steps' (how many levels) or 'step' (QPS between levels)");
+      }
+    } else {
+      return InvalidArgument(where + "mode = \"grid\" needs 'qps' (a list) or 'start', 'stop' and 'steps'");
+    }
+    std::vector<double> sorted = w->qps;
+    std::sort(sorted.begin(), sorted.end());
+    if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end()) {
+      return InvalidArgument(where + "the load levels repeat a value; each level is measured once per run (use repetitions)");
+    }
+    w->qps = sorted;
+  } else {
+    for (const char* k : {"qps", "start", "stop", "steps", "step", "stop_after_invalid"}) {
+      if (auto* n = s.Get(k)) return s.Error(*n, k, "applies to mode = \"grid\" only (knee uses low/high/precision)");
+    }
+    for (const char* k : {"low", "high"}) {
+      auto* n = s.Get(k);
+      if (!n) return InvalidArgument(where + "mode = \"knee\" needs 'low' and 'high' (the QPS range to search)");
+      REAM_ASSIGN_OR_RETURN(double v, NumberOf(s, *n, k));
+      REAM_RETURN_IF_ERROR(CheckRate(s, *n, k, v));
+      (std::string(k) == "low" ? w->low : w->high) = v;
+    }
+    if (w->high <= w->low) return s.Error(*s.Get("high"), "high", "must be above 'low'");
+    REAM_RETURN_IF_ERROR(s.Number("precision", &w->precision, 0.001, 0.5));
+    REAM_RETURN_IF_ERROR(s.Int("max_points", &w->max_points, 3, 200));
+  }
+  return Status::Ok();
+}
+
+Status ParseQos(const Section& s, QosSpec* q) {
+  REAM_RETURN_IF_ERROR(s.Unknown());
+  REAM_RETURN_IF_ERROR(s.Number("percentile", &q->percentile, 1.0, 99.999));
+  if (auto* n = s.Get("target")) {
+    std::chrono::nanoseconds d{0};
+    REAM_RETURN_IF_ERROR(s.Duration("target", &d, std::chrono::nanoseconds(1000),
+                                    std::chrono::nanoseconds(int64_t{3600} * 1000000000)));
+    (void)n;
+    q->target_us = static_cast<double>(d.count()) / 1000.0;
+  }
+  REAM_RETURN_IF_ERROR(s.Number("service_multiplier", &q->service_multiplier, 1.0, 1000.0));
+  REAM_RETURN_IF_ERROR(s.Number("at_utilization", &q->at_utilization, 0.01, 0.99));
+  REAM_RETURN_IF_ERROR(s.Number("min_timely_ratio", &q->min_timely_ratio, 0.0, 1.0));
+  REAM_RETURN_IF_ERROR(s.Number("max_rate_error", &q->max_rate_error, 0.0, 1.0));
+  return Status::Ok();
+}
+
+Status ParsePartitionValues(const Section& s, PartitionValues* p) {
+  REAM_RETURN_IF_ERROR(s.Unknown());
+  for (const auto& k : PartitionKnobNames()) {
+    auto* n = s.Get(k);
+    if (!n) continue;
+    std::string text;
+    if (n->is_string()) {
+      text = n->value<std::string>().value();
+    } else if (n->is_integer()) {
+      text = std::to_string(n->value<int64_t>().value());
+    } else {
+      return s.Error(*n, k, "must be a string such as \"50%\" or \"512M\", or an integer");
+    }
+    if (text.empty()) return s.Error(*n, k, "is empty");
+    p->knobs[k] = text;
+    p->lines[k] = static_cast<int>(n->source().begin.line);
+  }
+  return Status::Ok();
+}
+
+Status ParsePartitions(const Section& s, std::vector<PartitionValues>* out) {
+  std::vector<std::string> known = PartitionKnobNames();
+  known.push_back("set");
+  Section check(s.table(), "partitions", s.source(), known);
+  REAM_RETURN_IF_ERROR(check.Unknown());
+  out->clear();
+  if (auto* sets = s.Get("set")) {
+    const toml::array* a = sets->as_array();
+    if (!a || !a->is_array_of_tables()) {
+      return s.Error(*sets, "set", "must be an array of tables ([[partitions.set]])");
+    }
+    for (const auto& k : PartitionKnobNames()) {
+      if (auto* n = s.Get(k)) {
+        return s.Error(*n, k, "cannot be combined with [[partitions.set]]; put it in each set");
+      }
+    }
+    for (const auto& e : *a) {
+      Section one(*e.as_table(), "partitions.set", s.source(), PartitionKnobNames());
+      PartitionValues p;
+      REAM_RETURN_IF_ERROR(ParsePartitionValues(one, &p));
+      out->push_back(std::move(p));
+    }
+  } else {
+    // Lists expand to their product; a single value is a list of one.
+    std::vector<PartitionValues> acc(1);
+    for (const auto& k : PartitionKnobNames()) {
+      auto* n = s.Get(k);
+      if (!n) continue;
+      std::vector<std::pair<std::string, int>> values;
+      auto add = [&](const toml::node& e) -> Status {
+        if (e.is_string()) {
+          values.push_back({e.value<std::string>().value(), static_cast<int>(e.source().begin.line)});
+        } else if (e.is_integer()) {
+          values.push_back({std::to_string(e.value<int64_t>().value()), static_cast<int>(e.source().begin.line)});
+        } else {
+          return s.Error(e, k, "values must be strings such as \"50%\" or \"512M\", or integers");
+        }
+        if (values.back().first.empty()) return s.Error(e, k, "has an empty value");
+        return Status::Ok();
+      };
+      if (const toml::array* a = n->as_array()) {
+        if (a->empty()) return s.Error(*n, k, "is an empty list");
+        for (const auto& e : *a) REAM_RETURN_IF_ERROR(add(e));
+      } else {
+        REAM_RETURN_IF_ERROR(add(*n));
+      }
+      std::vector<PartitionValues> next;
+      for (const auto& base : acc) {
+        for (const auto& [v, line] : values) {
+          PartitionValues p = base;
+          p.knobs[k] = v;
+          p.lines[k] = line;
+          next.push_back(std::move(p));
+        }
+      }
+      acc = std::move(next);
+      if (acc.size() > 10000) return s.Error(*n, k, "makes more than 10000 partitions");
+    }
+    *out = std::move(acc);
+  }
+  std::set<std::string> labels;
+  for (const auto& p : *out) {
+    if (!labels.insert(p.Label()).second) {
+      return InvalidArgument(s.source() + ":" + std::to_string(s.table().source().begin.line) +
+                             ": [partitions] lists partition " + p.Label() + " twice");
+    }
+  }
+  if (out->empty()) out->push_back({});
+  return Status::Ok();
+}
+
+}  // namespace
+
+const std::vector<std::string>& PartitionKnobNames() {
+  static const std::vector<std::string> k = {
+      "cpu_quota", "memory", "disk_read_bps", "disk_write_bps", "disk_read_iops",
+      "disk_write_iops", "disk_device", "net_rate", "llc_ways", "mem_bw"};
+  return k;
+}
+
+std::string PartitionValues::Label() const {
+  if (knobs.empty()) return "default";
+  std::string s;
+  for (const auto& [k, v] : knobs) s += (s.empty() ? "" : ",") + k + "=" + v;
+  return s;
+}
+
+nlohmann::json PartitionValues::ToJson() const {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& [k, v] : knobs) j[k] = v;
+  return j;
+}
+
+Result<std::chrono::nanoseconds> ParseSpecDuration(const std::string& text) {
+  std::string s = text;
+  s.erase(0, s.find_first_not_of(" \t"));
+  s.erase(s.find_last_not_of(" \t") + 1);
+  if (s.empty()) return InvalidArgument("is an empty duration");
+  char* end = nullptr;
+  double v = std::strtod(s.c_str(), &end);
+  if (end == s.c_str() || !std::isfinite(v)) {
+    return InvalidArgument("'" + text + "' is not a duration (examples: \"5s\", \"250ms\", \"20us\")");
+  }
+  std::string unit(end);
+  double ns_per = 0;
+  if (unit.empty() || unit == "s") ns_per = 1e9;
+  else if (unit == "ms") ns_per = 1e6;
+  else if (unit == "us" || unit == "µs") ns_per = 1e3;
+  else if (unit == "ns") ns_per = 1;
+  else if (unit == "m" || unit == "min") ns_per = 60e9;
+  else if (unit == "h") ns_per = 3600e9;
+  else return InvalidArgument("'" + text + "' has an unknown unit '" + unit + "' (use ns, us, ms, s, m or h)");
+  if (v < 0) return InvalidArgument("'" + text + "' is negative");
+  return std::chrono::nanoseconds(static_cast<int64_t>(std::llround(v * ns_per)));
+}
+
+Result<ExperimentSpec> ParseSpec(const std::string& text, const std::string& source) {
+  toml::table root;
+  try {
+    root = toml::parse(text, source);
+  } catch (const toml::parse_error& e) {
+    return InvalidArgument(source + ":" + std::to_string(e.source().begin.line) + ":" +
+                           std::to_string(e.source().begin.column) + ": " +
+                           std::string(e.description()));
+  }
+  ExperimentSpec spec;
+  spec.source = source;
+  spec.text = text;
+  Section top(root, "", source,
+              {"name", "description", "seed", "repetitions", "scenarios", "generator_cpus",
+               "sample_interval", "node", "workload", "load", "sweep", "partitions", "qos"});
+  REAM_RETURN_IF_ERROR(top.Unknown());
+  REAM_RETURN_IF_ERROR(top.String("name", &spec.name));
+  if (spec.name.empty()) {
+    return InvalidArgument(source + ":1: 'name' is required (the experiment's name in the results database)");
+  }
+  REAM_RETURN_IF_ERROR(top.String("description", &spec.description));
+  int64_t seed = 1;
+  REAM_RETURN_IF_ERROR(top.Int("seed", &seed, 0, INT64_MAX));
+  spec.seed = static_cast<uint64_t>(seed);
+  REAM_RETURN_IF_ERROR(top.Int("repetitions", &spec.repetitions, 1, 1000));
+  std::vector<int> lines;
+  REAM_RETURN_IF_ERROR(top.StringList("scenarios", &spec.scenarios, &lines));
+  if (auto* n = top.Get("scenarios")) {
+    if (spec.scenarios.empty()) return top.Error(*n, "scenarios", "is empty; name at least one (\"1-ST\")");
+    std::set<std::string> seen;
+    for (size_t i = 0; i < spec.scenarios.size(); ++i) {
+      if (!seen.insert(spec.scenarios[i]).second) {
+        return top.Error(*n, "scenarios", "lists \"" + spec.scenarios[i] + "\" twice");
+      }
+      spec.scenario_lines[spec.scenarios[i]] = lines[i];
+    }
+  } else {
+    spec.scenario_lines["1-ST"] = 0;
+  }
+  REAM_RETURN_IF_ERROR(top.String("generator_cpus", &spec.generator_cpus));
+  REAM_RETURN_IF_ERROR(top.Duration("sample_interval", &spec.sample_interval,
+                                    std::chrono::milliseconds(10), std::chrono::milliseconds(60000)));
+  REAM_RETURN_IF_ERROR(top.Bool("node", &spec.node));
+
+  Status err;
+  const toml::table* w = top.Table("workload", &err);
+  REAM_RETURN_IF_ERROR(err);
+  if (!w) return InvalidArgument(source + ": [workload] is required (builtin = \"kv\", or command = [...])");
+  REAM_RETURN_IF_ERROR(ParseWorkload(Section(*w, "workload", source,
+                                             {"builtin", "args", "command", "protocol", "port", "ready",
+                                              "ready_line", "ready_timeout", "threads", "restart"}),
+                                     &spec.workload));
+  if (const toml::table* l = top.Table("load", &err)) {
+    REAM_RETURN_IF_ERROR(ParseLoad(Section(*l, "load", source,
+                                           {"arrival", "key_dist", "keys", "get_ratio", "value_bytes",
+                                            "connections", "threads", "warmup", "duration",
+                                            "timely_tolerance"}),
+                                   &spec.load));
+  }
+  REAM_RETURN_IF_ERROR(err);
+  const toml::table* sw = top.Table("sweep", &err);
+  REAM_RETURN_IF_ERROR(err);
+  if (!sw) return InvalidArgument(source + ": [sweep] is required (qps = [...], a range, or mode = \"knee\")");
+  REAM_RETURN_IF_ERROR(ParseSweep(Section(*sw, "sweep", source,
+                                          {"mode", "qps", "start", "stop", "steps", "step", "low", "high",
+                                           "precision", "max_points", "stop_after_invalid", "on_failure"}),
+                                  &spec.sweep));
+  if (const toml::table* p = top.Table("partitions", &err)) {
+    std::vector<std::string> known = PartitionKnobNames();
+    known.push_back("set");
+    REAM_RETURN_IF_ERROR(ParsePartitions(Section(*p, "partitions", source, known), &spec.partitions));
+  }
+  REAM_RETURN_IF_ERROR(err);
+  if (spec.partitions.empty()) spec.partitions.push_back({});
+  if (const toml::table* q = top.Table("qos", &err)) {
+    REAM_RETURN_IF_ERROR(ParseQos(Section(*q, "qos", source,
+                                          {"percentile", "target", "service_multiplier", "at_utilization",
+                                           "min_timely_ratio", "max_rate_error"}),
+                                  &spec.qos));
+  }
+  REAM_RETURN_IF_ERROR(err);
+  if (spec.sweep.mode == "knee" && spec.load.duration < std::chrono::milliseconds(500)) {
+    return InvalidArgument(source + ": [load] duration below 500ms is too short for a knee search's percentiles");
+  }
+  return spec;
+}
+
+Result<ExperimentSpec> LoadSpecFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return NotFound("cannot read experiment spec " + path + ": no such file or not readable");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  if (in.bad()) return IoError("error reading experiment spec " + path);
+  return ParseSpec(ss.str(), path);
+}
+
+nlohmann::json ExperimentSpec::ToJson() const {
+  using nlohmann::json;
+  auto ms = [](auto d) { return std::chrono::duration<double, std::milli>(d).count(); };
+  json j;
+  j["name"] = name;
+  j["description"] = description;
+  j["seed"] = seed;
+  j["repetitions"] = repetitions;
+  j["scenarios"] = scenarios;
+  j["generator_cpus"] = generator_cpus;
+  j["sample_interval_ms"] = ms(sample_interval);
+  j["node"] = node;
+  j["workload"] = {{"builtin", workload.builtin},   {"args", workload.args},
+                   {"command", workload.command},   {"protocol", workload.protocol},
+                   {"port", workload.port},         {"ready", workload.ready},
+                   {"ready_line", workload.ready_line},
+                   {"ready_timeout_ms", ms(workload.ready_timeout)},
+                   {"threads", workload.threads},   {"restart", workload.restart}};
+  j["load"] = {{"arrival", load.arrival},     {"key_dist", load.key_dist},
+               {"keys", load.keys},           {"get_ratio", load.get_ratio},
+               {"value_bytes", load.value_bytes}, {"connections", load.connections},
+               {"threads", load.threads},     {"warmup_ms", ms(load.warmup)},
+               {"duration_ms", ms(load.duration)},
+               {"timely_tolerance_us", std::chrono::duration<double, std::micro>(load.timely_tolerance).count()}};
+  j["sweep"] = {{"mode", sweep.mode},           {"qps", sweep.qps},
+                {"low", sweep.low},             {"high", sweep.high},
+                {"precision", sweep.precision}, {"max_points", sweep.max_points},
+                {"stop_after_invalid", sweep.stop_after_invalid},
+                {"on_failure", sweep.on_failure}};
+  json parts = json::array();
+  for (const auto& p : partitions) parts.push_back(p.ToJson());
+  j["partitions"] = parts;
+  j["qos"] = {{"percentile", qos.percentile},
+              {"target_us", qos.target_us ? json(*qos.target_us) : json(nullptr)},
+              {"service_multiplier", qos.service_multiplier},
+              {"at_utilization", qos.at_utilization},
+              {"min_timely_ratio", qos.min_timely_ratio},
+              {"max_rate_error", qos.max_rate_error}};
+  return j;
+}
+
+}  // namespace ream

@@ -1,0 +1,116 @@
+// The experiment spec: a TOML file naming the workload, the load, the sweep, the scenarios,
+// the partitions, the QoS rule and the repetitions. Parsed once at the boundary into
+// ExperimentSpec with every default filled in (docs/spec.md lists them); unknown keys, wrong
+// types and impossible values are errors naming the key and its line.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "platform/status.h"
+
+namespace ream {
+
+struct WorkloadSpec {
+  // Exactly one of builtin / command.
+  std::string builtin;                // "kv" or "synthetic": runs `ream serve <builtin>`
+  std::vector<std::string> args;      // extra arguments for the builtin server
+  std::vector<std::string> command;   // any external command; "{port}" is replaced by a free port
+  std::string protocol = "ream";      // the client codec
+  int port = 0;                       // external command: the port it listens on (0: "{port}")
+  std::string ready = "port";         // external command: "port" (accepts) or "line"
+  std::string ready_line;             // with ready = "line": a substring of a stdout line
+  std::chrono::milliseconds ready_timeout{10000};
+  // Server worker threads for a builtin: 0 = one per CPU of the scenario.
+  int threads = 0;
+  // "sweep": one start per scenario × partition sweep; "point": a fresh start per load level.
+  std::string restart = "sweep";
+  int line = 0;  // line of [workload], for messages
+};
+
+struct LoadSpec {
+  std::string arrival = "exponential";  // exponential | constant
+  std::string key_dist = "zipf:0.99";   // zipf:THETA | uniform
+  int64_t keys = 100000;
+  double get_ratio = 0.9;
+  int64_t value_bytes = 64;
+  int connections = 4;
+  int threads = 1;                       // generator threads
+  std::chrono::milliseconds warmup{1000};
+  std::chrono::milliseconds duration{5000};
+  std::chrono::microseconds timely_tolerance{20};
+};
+
+struct SweepSpec {
+  std::string mode = "grid";  // "grid" (a list or a range) | "knee"
+  std::vector<double> qps;    // grid: the load levels, ascending
+  // knee: search [low, high] for the highest load meeting QoS to `precision` (relative).
+  double low = 0, high = 0;
+  double precision = 0.05;
+  int max_points = 16;
+  // grid: stop the sweep after this many consecutive points that are invalid or fail
+  // (0: never); the load is past saturation and further points only cost time.
+  int stop_after_invalid = 0;
+  std::string on_failure = "continue";  // a failed point: "continue" | "stop" (the run)
+};
+
+// One partition: knob name -> value text as the user wrote it (units parsed by partition/),
+// with the line it came from. An empty map is the unpartitioned default.
+struct PartitionValues {
+  std::map<std::string, std::string> knobs;
+  std::map<std::string, int> lines;
+  std::string Label() const;  // "default" or "cpu_quota=50%,memory=512M" (sorted)
+  nlohmann::json ToJson() const;
+};
+
+struct QosSpec {
+  double percentile = 95.0;
+  std::optional<double> target_us;  // fixed LQoS; unset: 5 × service at 20 % utilization
+  double service_multiplier = 5.0;
+  double at_utilization = 0.20;
+  double min_timely_ratio = 0.975;
+  double max_rate_error = 0.02;
+};
+
+struct ExperimentSpec {
+  std::string name;
+  std::string description;
+  uint64_t seed = 1;
+  int repetitions = 1;
+  WorkloadSpec workload;
+  LoadSpec load;
+  SweepSpec sweep;
+  std::vector<std::string> scenarios{"1-ST"};
+  std::map<std::string, int> scenario_lines;  // scenario -> line, for messages
+  std::vector<PartitionValues> partitions;    // at least one (the default, empty)
+  QosSpec qos;
+  // CPUs for ream's generator: "default" (partition/placement.h) or a CPU list.
+  std::string generator_cpus = "default";
+  std::chrono::milliseconds sample_interval{250};
+  bool node = false;  // run the workload in its own network namespace
+
+  std::string source;  // the file name, for messages
+  std::string text;    // the TOML text
+
+  nlohmann::json ToJson() const;
+};
+
+// Parses `text` (from `source`, used in messages: "quickstart.toml:12: ..."). InvalidArgument
+// naming the key and its line for unknown keys, wrong types and impossible values.
+Result<ExperimentSpec> ParseSpec(const std::string& text, const std::string& source);
+// Reads and parses a file; NotFound / IoError when it cannot be read.
+Result<ExperimentSpec> LoadSpecFile(const std::string& path);
+
+// "5s", "250ms", "20us", "1m", or a bare number of seconds. InvalidArgument otherwise.
+Result<std::chrono::nanoseconds> ParseSpecDuration(const std::string& s);
+
+// The partition knobs a spec may name (the keys of [partitions]).
+const std::vector<std::string>& PartitionKnobNames();
+
+}  // namespace ream

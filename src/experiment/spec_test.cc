@@ -1,0 +1,111 @@
+#include "experiment/spec.h"
+
+#include <gtest/gtest.h>
+
+#include "experiment/plan.h"
+
+namespace ream {
+namespace {
+
+const char* kMinimal = R"(name = "t"
+[workload]
+builtin = "kv"
+[sweep]
+qps = [1000, 2000]
+)";
+
+std::string Err(const std::string& text) {
+  auto r = ParseSpec(text, "x.toml");
+  EXPECT_FALSE(r.ok()) << "spec was accepted:\n" << text;
+  return r.ok() ? "" : r.status().message();
+}
+
+TEST(Spec, MinimalSpecGetsEveryDefault) {
+  auto r = ParseSpec(kMinimal, "x.toml");
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->scenarios, std::vector<std::string>{"1-ST"});
+  EXPECT_EQ(r->load.duration, std::chrono::milliseconds(5000));
+  EXPECT_EQ(r->load.timely_tolerance, std::chrono::microseconds(20));
+  EXPECT_EQ(r->qos.percentile, 95.0);
+  EXPECT_FALSE(r->qos.target_us.has_value());
+  EXPECT_EQ(r->qos.min_timely_ratio, 0.975);
+  EXPECT_EQ(r->partitions.size(), 1u);
+  EXPECT_EQ(r->partitions[0].Label(), "default");
+  EXPECT_EQ(r->ToJson()["load"]["key_dist"], "zipf:0.99");
+}
+
+TEST(Spec, TypoInAKeyNamesTheKeyItsLineAndASuggestion) {
+  std::string m = Err(std::string(kMinimal) + "[load]\nduraton = \"2s\"\n");
+  EXPECT_NE(m.find("x.toml:7"), std::string::npos) << m;
+  EXPECT_NE(m.find("load.duraton"), std::string::npos) << m;
+  EXPECT_NE(m.find("did you mean 'load.duration'"), std::string::npos) << m;
+  std::string top = Err("nmae = \"x\"\n");
+  EXPECT_NE(top.find("x.toml:1: unknown key 'nmae'"), std::string::npos) << top;
+}
+
+TEST(Spec, NegativeRateIsRejectedWithItsLine) {
+  std::string m = Err("name = \"t\"\n[workload]\nbuiltin = \"kv\"\n[sweep]\nqps = [1000,\n -5]\n");
+  EXPECT_NE(m.find("x.toml:6"), std::string::npos) << m;
+  EXPECT_NE(m.find("sweep.qps"), std::string::npos) << m;
+  EXPECT_NE(m.find("> 0"), std::string::npos) << m;
+  std::string knee = Err("name = \"t\"\n[workload]\nbuiltin = \"kv\"\n[sweep]\nmode = \"knee\"\nlow = -1\nhigh = 5\n");
+  EXPECT_NE(knee.find("sweep.low"), std::string::npos) << knee;
+}
+
+TEST(Spec, WrongTypesAndImpossibleValues) {
+  EXPECT_NE(Err(std::string(kMinimal) + "[load]\nconnections = \"four\"\n").find("load.connections must be an integer"),
+            std::string::npos);
+  EXPECT_NE(Err(std::string(kMinimal) + "[load]\nconnections = 0\n").find("between 1 and"), std::string::npos);
+  EXPECT_NE(Err(std::string(kMinimal) + "[load]\nget_ratio = 1.5\n").find("load.get_ratio"), std::string::npos);
+  EXPECT_NE(Err(std::string(kMinimal) + "[load]\nduration = \"5 parsecs\"\n").find("unknown unit"), std::string::npos);
+  EXPECT_NE(Err(std::string(kMinimal) + "[load]\nkey_dist = \"zipf:1.5\"\n").find("0 < THETA < 1"), std::string::npos);
+  EXPECT_NE(Err(std::string(kMinimal) + "[qos]\npercentile = 100.5\n").find("qos.percentile"), std::string::npos);
+  EXPECT_NE(Err("name = \"t\"\n[workload]\nbuiltin = \"kv\"\ncommand = [\"x\"]\n[sweep]\nqps=[1]\n").find("exactly one"),
+            std::string::npos);
+  EXPECT_NE(Err("name = \"t\"\n[workload]\ncommand = [\"x\"]\n[sweep]\nqps=[1]\n").find("{port}"), std::string::npos);
+  std::string reps = Err("repetitions = 0\n" + std::string(kMinimal));
+  EXPECT_NE(reps.find("x.toml:1: repetitions is 0"), std::string::npos) << reps;
+  EXPECT_NE(Err("name = \"t\"\n[workload]\nbuiltin = \"kv\"\n[sweep]\nqps = [1000, 1000]\n").find("repeat"),
+            std::string::npos);
+  EXPECT_NE(Err("name = \"t\"\n[workload\n").find("x.toml:2"), std::string::npos);
+}
+
+TEST(Spec, RangeExpandsToItsLevels) {
+  auto r = ParseSpec("name = \"t\"\n[workload]\nbuiltin = \"kv\"\n[sweep]\nstart = 1000\nstop = 5000\nsteps = 5\n",
+                     "x.toml");
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->sweep.qps, (std::vector<double>{1000, 2000, 3000, 4000, 5000}));
+  auto s = ParseSpec("name = \"t\"\n[workload]\nbuiltin = \"kv\"\n[sweep]\nstart = 1000\nstop = 2000\nstep = 500\n",
+                     "x.toml");
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_EQ(s->sweep.qps, (std::vector<double>{1000, 1500, 2000}));
+}
+
+TEST(Spec, PartitionListsExpandToTheirProductAndSetsAreExplicit) {
+  auto r = ParseSpec("scenarios = [\"1-ST\", \"2-ST\"]\nrepetitions = 2\n" + std::string(kMinimal) +
+                         "[partitions]\ncpu_quota = [\"50%\", \"100%\"]\nmemory = [\"256M\", \"512M\", \"1G\"]\n",
+                     "x.toml");
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->partitions.size(), 6u);
+  auto plan = MakePlan(*r, "");
+  ASSERT_TRUE(plan.ok());
+  EXPECT_EQ(plan->runs.size(), 2u * 6u * 2u);
+  EXPECT_EQ(plan->MaxPoints(), 24 * 2);
+  auto only = MakePlan(*r, "2-ST");
+  ASSERT_TRUE(only.ok());
+  EXPECT_EQ(only->runs.size(), 12u);
+  EXPECT_FALSE(MakePlan(*r, "4-ST").ok());
+
+  auto sets = ParseSpec(std::string(kMinimal) +
+                            "[[partitions.set]]\ncpu_quota = \"50%\"\n[[partitions.set]]\nmemory = \"1G\"\n",
+                        "x.toml");
+  ASSERT_TRUE(sets.ok()) << sets.status().ToString();
+  ASSERT_EQ(sets->partitions.size(), 2u);
+  EXPECT_EQ(sets->partitions[0].Label(), "cpu_quota=50%");
+  EXPECT_EQ(sets->partitions[1].Label(), "memory=1G");
+  EXPECT_NE(Err(std::string(kMinimal) + "[partitions]\ncpu_qouta = \"50%\"\n").find("did you mean 'partitions.cpu_quota'"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace ream
