@@ -1,0 +1,244 @@
+#include "protocol/http_codec.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace ream {
+namespace {
+
+std::unique_ptr<ClientCodec> Codec(std::string path = "/", std::string method = "GET",
+                                   size_t value_bytes = 8) {
+  CodecOptions o;
+  o.http_path = std::move(path);
+  o.http_method = std::move(method);
+  o.value_bytes = value_bytes;
+  auto c = MakeHttpCodec(o);
+  EXPECT_TRUE(c.ok()) << c.status().ToString();
+  return c.ok() ? std::move(c).value() : nullptr;
+}
+
+TEST(HttpCodec, CapabilitiesSayInOrderWithoutServerTimes) {
+  auto c = Codec();
+  EXPECT_EQ(c->name(), "http");
+  EXPECT_FALSE(c->capabilities().matches_by_id);
+  EXPECT_FALSE(c->capabilities().reports_service_time);
+  EXPECT_FALSE(c->capabilities().supports_set);
+}
+
+TEST(HttpCodec, EncodesGetWithKeyInPath) {
+  auto c = Codec("/item/{key}?again={key}");
+  std::string out;
+  Request r;
+  r.key = "k 1/é";
+  ASSERT_TRUE(c->EncodeRequest(r, &out).ok());
+  EXPECT_EQ(out,
+            "GET /item/k%201%2F%C3%A9?again=k%201%2F%C3%A9 HTTP/1.1\r\n"
+            "Host: localhost\r\n\r\n");
+  out.clear();
+  auto plain = Codec("/index.html");
+  ASSERT_TRUE(plain->EncodeRequest(r, &out).ok());
+  EXPECT_EQ(out, "GET /index.html HTTP/1.1\r\nHost: localhost\r\n\r\n");
+}
+
+TEST(HttpCodec, EncodesPostWithBody) {
+  auto c = Codec("/put/{key}", "POST", 5);
+  std::string out;
+  Request r;
+  r.key = "a";
+  ASSERT_TRUE(c->EncodeRequest(r, &out).ok());
+  EXPECT_EQ(out,
+            "POST /put/a HTTP/1.1\r\nHost: localhost\r\n"
+            "Content-Type: application/octet-stream\r\nContent-Length: 5\r\n\r\nvvvvv");
+  out.clear();
+  r.op = Op::kSet;
+  r.value = "xy";
+  ASSERT_TRUE(c->EncodeRequest(r, &out).ok());
+  EXPECT_NE(out.find("Content-Length: 2\r\n\r\nxy"), std::string::npos);
+}
+
+TEST(HttpCodec, RejectsBadOptions) {
+  CodecOptions o;
+  o.http_method = "DELETE";
+  auto c = MakeHttpCodec(o);
+  EXPECT_EQ(c.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(c.status().message().find("--http-method"), std::string::npos);
+  o = CodecOptions();
+  for (std::string bad : {"", "item", "/a b", "/a\r\nX: y"}) {
+    o.http_path = bad;
+    c = MakeHttpCodec(o);
+    EXPECT_EQ(c.status().code(), StatusCode::kInvalidArgument) << bad;
+    EXPECT_NE(c.status().message().find("--http-path"), std::string::npos);
+  }
+  o = CodecOptions();
+  o.http_host = "a\r\nb";
+  EXPECT_EQ(MakeHttpCodec(o).status().code(), StatusCode::kInvalidArgument);
+}
+
+TEST(HttpCodec, RejectsOverlongTarget) {
+  auto c = Codec("/{key}");
+  std::string out = "kept";
+  Request r;
+  std::string key(HttpLimits::kMaxPathBytes, 'k');
+  r.key = key;
+  EXPECT_EQ(c->EncodeRequest(r, &out).code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(out, "kept");  // nothing half-written
+}
+
+struct Case {
+  std::string name;
+  std::string wire;
+  bool ok;
+  std::string error;
+};
+
+std::vector<Case> AllReplies() {
+  return {
+      {"200 with length",
+       "HTTP/1.1 200 OK\r\nServer: nginx\r\nContent-Length: 5\r\n\r\nhello", true, ""},
+      {"empty body", "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n", true, ""},
+      {"no reason", "HTTP/1.1 200\r\ncontent-length: 2\r\n\r\nhi", true, ""},
+      {"http/1.0", "HTTP/1.0 200 OK\r\nContent-Length: 1\r\n\r\nx", true, ""},
+      {"repeated equal length", "HTTP/1.1 200 OK\r\nContent-Length: 1, 1\r\n\r\nx", true, ""},
+      {"chunked",
+       "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+       "5\r\nhello\r\nA;ext=1\r\n0123456789\r\n0\r\n\r\n",
+       true, ""},
+      {"chunked with trailer",
+       "HTTP/1.1 201 Created\r\nTransfer-Encoding: gzip, Chunked\r\n\r\n"
+       "1\r\nx\r\n0\r\nX-Checksum: abc\r\n\r\n",
+       true, ""},
+      {"chunked overrides length",
+       "HTTP/1.1 200 OK\r\nContent-Length: 99\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+       true, ""},
+      {"204", "HTTP/1.1 204 No Content\r\n\r\n", true, ""},
+      {"304", "HTTP/1.1 304 Not Modified\r\nContent-Length: 10\r\n\r\n", false, "HTTP 304"},
+      {"100 then 200", "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n",
+       true, ""},
+      {"404", "HTTP/1.1 404 Not Found\r\nContent-Length: 9\r\n\r\nnot found", false, "HTTP 404"},
+      {"405", "HTTP/1.1 405 Not Allowed\r\nContent-Length: 0\r\n\r\n", false, "HTTP 405"},
+      {"503 chunked", "HTTP/1.1 503 Busy\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", false,
+       "HTTP 503"},
+  };
+}
+
+TEST(HttpCodec, ParsesEveryResponseShape) {
+  auto c = Codec();
+  for (const Case& k : AllReplies()) {
+    Response r;
+    auto n = c->ParseResponse(k.wire, &r);
+    ASSERT_TRUE(n.ok()) << k.name << ": " << n.status().ToString();
+    EXPECT_EQ(*n, k.wire.size()) << k.name;
+    EXPECT_EQ(r.ok, k.ok) << k.name;
+    EXPECT_EQ(r.error, k.error) << k.name;
+    EXPECT_FALSE(r.has_server_times);
+  }
+}
+
+TEST(HttpCodec, PipelinedResponsesParseInOrder) {
+  auto c = Codec();
+  std::string all;
+  for (const Case& k : AllReplies()) all += k.wire;
+  std::string_view rest = all;
+  for (const Case& k : AllReplies()) {
+    Response r;
+    auto n = c->ParseResponse(rest, &r);
+    ASSERT_TRUE(n.ok()) << n.status().ToString();
+    ASSERT_EQ(*n, k.wire.size()) << k.name;
+    EXPECT_EQ(r.ok, k.ok) << k.name;
+    rest.remove_prefix(*n);
+  }
+  EXPECT_TRUE(rest.empty());
+}
+
+TEST(HttpCodec, EveryPartialReadWaitsForMore) {
+  auto c = Codec();
+  for (const Case& k : AllReplies()) {
+    std::string wire = k.wire + "HTTP/1.1 200 OK\r\nContent-Le";
+    for (size_t cut = 0; cut <= wire.size(); ++cut) {
+      Response r;
+      auto n = c->ParseResponse(std::string_view(wire).substr(0, cut), &r);
+      ASSERT_TRUE(n.ok()) << "cut " << cut << " of " << k.name << ": " << n.status().ToString();
+      EXPECT_EQ(*n, cut < k.wire.size() ? 0u : k.wire.size()) << "cut " << cut << " of " << k.name;
+    }
+  }
+}
+
+TEST(HttpCodec, MalformedResponsesAreCorrupt) {
+  auto c = Codec();
+  const std::vector<std::string> bad = {
+      "-ERR wrong number of arguments\r\n",  // Redis
+      "ERROR\r\n",                           // memcached
+      "HTTP/2 200\r\n\r\n",
+      "HTTP/1.1 20 OK\r\n\r\n",
+      "HTTP/1.1 600 Odd\r\n\r\n",
+      "HTTP/1.1 200OK\r\n\r\n",
+      "HTTP/1.1 200 OK\n\n",                 // bare LF
+      "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n",  // fine so far; completed below as bad
+      "HTTP/1.1 200 OK\r\nNo colon here\r\n\r\n",
+      "HTTP/1.1 200 OK\r\n: empty name\r\n\r\n",
+      "HTTP/1.1 200 OK\r\nBad Name: x\r\n\r\n",
+      "HTTP/1.1 200 OK\r\n folded: x\r\n\r\n",
+      "HTTP/1.1 200 OK\r\nX: a\x01z\r\n\r\n",
+      "HTTP/1.1 200 OK\r\nContent-Length: -1\r\n\r\n",
+      "HTTP/1.1 200 OK\r\nContent-Length: 1x\r\n\r\n",
+      "HTTP/1.1 200 OK\r\nContent-Length: 1, 2\r\n\r\n",
+      "HTTP/1.1 200 OK\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n",
+      "HTTP/1.1 200 OK\r\nContent-Length:\r\n\r\n",
+      "HTTP/1.1 200 OK\r\n\r\n",                                  // close-delimited body
+      "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\n\r\n",       // close-delimited body
+      "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n",
+      "HTTP/1.1 101 Switching Protocols\r\n\r\n",
+      "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
+      "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhelloXX",
+      "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n1 x\r\n",
+      "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nbad trailer\r\n\r\n",
+      "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n1000000000000000\r\n",
+  };
+  for (size_t i = 0; i < bad.size(); ++i) {
+    std::string b = bad[i];
+    if (i == 7) b += "Content-Length: 6\r\n\r\n";  // contradicting lengths
+    Response r;
+    auto n = c->ParseResponse(b, &r);
+    EXPECT_FALSE(n.ok()) << b;
+    EXPECT_EQ(n.status().code(), StatusCode::kCorrupt) << b;
+  }
+}
+
+TEST(HttpCodec, LimitsBoundHeadersAndBodies) {
+  auto c = Codec();
+  Response r;
+  std::string head = "HTTP/1.1 200 OK\r\n";
+  for (size_t i = 0; i <= HttpLimits::kMaxHeaders; ++i) head += "X-" + std::to_string(i) + ": v\r\n";
+  auto n = c->ParseResponse(head + "Content-Length: 0\r\n\r\n", &r);
+  EXPECT_EQ(n.status().code(), StatusCode::kCorrupt);
+  EXPECT_NE(n.status().message().find("header fields"), std::string::npos);
+  // A header section that never ends is refused at the size limit, not buffered forever.
+  std::string endless = "HTTP/1.1 200 OK\r\nX: " + std::string(HttpLimits::kMaxHeaderBytes, 'a');
+  n = c->ParseResponse(endless, &r);
+  EXPECT_EQ(n.status().code(), StatusCode::kCorrupt);
+  std::string many_lines = "HTTP/1.1 200 OK\r\n";
+  while (many_lines.size() < HttpLimits::kMaxHeaderBytes) many_lines += "X: " + std::string(1000, 'b') + "\r\n";
+  n = c->ParseResponse(many_lines, &r);
+  EXPECT_EQ(n.status().code(), StatusCode::kCorrupt);
+  // Bodies past the limit are refused from the header alone.
+  n = c->ParseResponse("HTTP/1.1 200 OK\r\nContent-Length: " +
+                           std::to_string(HttpLimits::kMaxBodyBytes + 1) + "\r\n\r\n",
+                       &r);
+  EXPECT_EQ(n.status().code(), StatusCode::kCorrupt);
+  char size_hex[32];
+  std::snprintf(size_hex, sizeof(size_hex), "%zx", HttpLimits::kMaxBodyBytes + 1);
+  n = c->ParseResponse(std::string("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n") +
+                           size_hex + "\r\n",
+                       &r);
+  EXPECT_EQ(n.status().code(), StatusCode::kCorrupt);
+  // Endless interim responses.
+  std::string interim;
+  for (size_t i = 0; i <= HttpLimits::kMaxInterimResponses; ++i) interim += "HTTP/1.1 100 Continue\r\n\r\n";
+  n = c->ParseResponse(interim, &r);
+  EXPECT_EQ(n.status().code(), StatusCode::kCorrupt);
+}
+
+}  // namespace
+}  // namespace ream

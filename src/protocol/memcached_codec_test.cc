@@ -1,0 +1,200 @@
+#include "protocol/memcached_codec.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace ream {
+namespace {
+
+std::unique_ptr<ClientCodec> Codec(size_t value_bytes = 8) {
+  CodecOptions o;
+  o.value_bytes = value_bytes;
+  auto c = MakeMemcachedCodec(o);
+  EXPECT_TRUE(c.ok());
+  return std::move(c).value();
+}
+
+TEST(MemcachedCodec, CapabilitiesSayInOrderWithoutServerTimes) {
+  auto c = Codec();
+  EXPECT_EQ(c->name(), "memcached");
+  EXPECT_FALSE(c->capabilities().matches_by_id);
+  EXPECT_FALSE(c->capabilities().reports_service_time);
+  EXPECT_TRUE(c->capabilities().supports_set);
+}
+
+TEST(MemcachedCodec, EncodesGetSetDelete) {
+  auto c = Codec(4);
+  std::string out;
+  Request r;
+  r.key = "k1";
+  r.op = Op::kGet;
+  ASSERT_TRUE(c->EncodeRequest(r, &out).ok());
+  EXPECT_EQ(out, "get k1\r\n");
+  out.clear();
+  r.op = Op::kSet;
+  r.value = "hello";
+  ASSERT_TRUE(c->EncodeRequest(r, &out).ok());
+  EXPECT_EQ(out, "set k1 0 0 5\r\nhello\r\n");
+  out.clear();
+  r.value = {};  // no value of its own: value_bytes of filler
+  ASSERT_TRUE(c->EncodeRequest(r, &out).ok());
+  EXPECT_EQ(out, "set k1 0 0 4\r\nvvvv\r\n");
+  out.clear();
+  r.op = Op::kDelete;
+  ASSERT_TRUE(c->EncodeRequest(r, &out).ok());
+  EXPECT_EQ(out, "delete k1\r\n");
+}
+
+TEST(MemcachedCodec, RejectsScanAndBadKeys) {
+  auto c = Codec();
+  std::string out;
+  Request r;
+  r.op = Op::kScan;
+  r.key = "a";
+  EXPECT_EQ(c->EncodeRequest(r, &out).code(), StatusCode::kInvalidArgument);
+  r.op = Op::kGet;
+  for (std::string bad : {std::string(), std::string("a b"), std::string("a\r\nb"),
+                          std::string(251, 'k')}) {
+    r.key = bad;
+    Status s = c->EncodeRequest(r, &out);
+    EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << bad;
+    EXPECT_NE(s.message().find("memcached key"), std::string::npos);
+  }
+  EXPECT_TRUE(out.empty());
+  std::string longest(250, 'k');
+  r.key = longest;
+  EXPECT_TRUE(c->EncodeRequest(r, &out).ok());
+}
+
+struct Case {
+  std::string wire;
+  bool ok;
+  std::string error;
+};
+
+std::vector<Case> AllReplies() {
+  return {
+      {"END\r\n", true, ""},                                        // get miss
+      {"VALUE k1 0 5\r\nhello\r\nEND\r\n", true, ""},               // get hit
+      {"VALUE k1 7 3 12345\r\nabc\r\nEND\r\n", true, ""},           // with cas
+      {"VALUE a 0 1\r\nx\r\nVALUE b 0 0\r\n\r\nEND\r\n", true, ""},  // two values
+      {"VALUE k 0 5\r\nEND\r\n\r\nEND\r\n", true, ""},              // data that looks like END
+      {"STORED\r\n", true, ""},
+      {"DELETED\r\n", true, ""},
+      {"NOT_FOUND\r\n", true, ""},
+      {"TOUCHED\r\n", true, ""},
+      {"NOT_STORED\r\n", false, "NOT_STORED"},
+      {"EXISTS\r\n", false, "EXISTS"},
+      {"ERROR\r\n", false, "ERROR"},
+      {"CLIENT_ERROR bad data chunk\r\n", false, "CLIENT_ERROR bad data chunk"},
+      {"SERVER_ERROR out of memory storing object\r\n", false,
+       "SERVER_ERROR out of memory storing object"},
+  };
+}
+
+TEST(MemcachedCodec, ParsesEveryReplyType) {
+  auto c = Codec();
+  for (const Case& k : AllReplies()) {
+    Response r;
+    auto n = c->ParseResponse(k.wire, &r);
+    ASSERT_TRUE(n.ok()) << k.wire << ": " << n.status().ToString();
+    EXPECT_EQ(*n, k.wire.size()) << k.wire;
+    EXPECT_EQ(r.ok, k.ok) << k.wire;
+    EXPECT_EQ(r.error, k.error) << k.wire;
+    EXPECT_FALSE(r.has_server_times);
+  }
+}
+
+TEST(MemcachedCodec, PipelinedRepliesParseInOrder) {
+  auto c = Codec();
+  std::string all;
+  for (const Case& k : AllReplies()) all += k.wire;
+  std::string_view rest = all;
+  for (const Case& k : AllReplies()) {
+    Response r;
+    auto n = c->ParseResponse(rest, &r);
+    ASSERT_TRUE(n.ok()) << n.status().ToString();
+    ASSERT_EQ(*n, k.wire.size()) << k.wire;
+    EXPECT_EQ(r.ok, k.ok);
+    rest.remove_prefix(*n);
+  }
+  EXPECT_TRUE(rest.empty());
+}
+
+TEST(MemcachedCodec, EveryPartialReadWaitsForMore) {
+  auto c = Codec();
+  for (const Case& k : AllReplies()) {
+    // The reply followed by the start of the next one: any prefix shorter than the reply is
+    // incomplete, any longer one yields exactly the reply.
+    std::string wire = k.wire + "VALUE next 0 3\r\nab";
+    for (size_t cut = 0; cut <= wire.size(); ++cut) {
+      Response r;
+      auto n = c->ParseResponse(std::string_view(wire).substr(0, cut), &r);
+      ASSERT_TRUE(n.ok()) << "cut " << cut << " of " << k.wire << ": " << n.status().ToString();
+      EXPECT_EQ(*n, cut < k.wire.size() ? 0u : k.wire.size()) << "cut " << cut << " of " << k.wire;
+    }
+  }
+}
+
+TEST(MemcachedCodec, MalformedRepliesAreCorrupt) {
+  auto c = Codec();
+  const std::vector<std::string> bad = {
+      "HTTP/1.1 200 OK\r\n",             // another protocol
+      "$-1\r\n",                         // Redis's null bulk
+      "STORED\n",                        // bare LF
+      "\r\n",                            // empty line
+      "VALUE k1 0\r\n",                  // missing length
+      "VALUE k1 x 5\r\nhello\r\nEND\r\n",  // non-numeric flags
+      "VALUE k1 0 -5\r\n",               // negative length
+      "VALUE k1 0 5 1 2\r\n",            // too many fields
+      "VALUE k1 0 99999999999999999999999\r\n",  // overflows
+      "VALUE k1 0 5\r\nhelloXYEND\r\n",  // data not followed by CRLF
+      "VALUE k1 0 1\r\nx\r\nSTORED\r\n",  // value not ended by END
+      "CLIENT_ERRORX\r\n",               // not an error line after all
+      "stored\r\n",
+  };
+  for (const std::string& b : bad) {
+    Response r;
+    auto n = c->ParseResponse(b, &r);
+    EXPECT_FALSE(n.ok()) << b;
+    EXPECT_EQ(n.status().code(), StatusCode::kCorrupt) << b;
+    EXPECT_FALSE(n.status().message().empty());
+  }
+}
+
+TEST(MemcachedCodec, OversizedRepliesAreCorruptBeforeBuffering) {
+  auto c = Codec();
+  Response r;
+  // A line that never ends: rejected once it passes the limit, not buffered forever.
+  std::string longline(MemcachedLimits::kMaxLineBytes, 'A');
+  auto n = c->ParseResponse(longline, &r);
+  EXPECT_EQ(n.status().code(), StatusCode::kCorrupt);
+  EXPECT_NE(n.status().message().find("longer than"), std::string::npos);
+  // Just under the limit without a newline: still waiting.
+  n = c->ParseResponse(longline.substr(1), &r);
+  ASSERT_TRUE(n.ok());
+  EXPECT_EQ(*n, 0u);
+  // A declared value beyond the limit is rejected from its header alone.
+  n = c->ParseResponse("VALUE k 0 " + std::to_string(MemcachedLimits::kMaxValueBytes + 1) + "\r\n",
+                       &r);
+  EXPECT_EQ(n.status().code(), StatusCode::kCorrupt);
+  // Too many VALUE blocks in one reply.
+  std::string many;
+  for (size_t i = 0; i <= MemcachedLimits::kMaxValuesPerReply; ++i) many += "VALUE k 0 0\r\n\r\n";
+  n = c->ParseResponse(many, &r);
+  EXPECT_EQ(n.status().code(), StatusCode::kCorrupt);
+}
+
+TEST(MemcachedCodec, ErrorTextIsPrintable) {
+  auto c = Codec();
+  Response r;
+  auto n = c->ParseResponse(std::string("SERVER_ERROR a\x01\xff\r\n"), &r);
+  ASSERT_TRUE(n.ok());
+  EXPECT_FALSE(r.ok);
+  EXPECT_EQ(r.error, "SERVER_ERROR a\\x01\\xff");
+}
+
+}  // namespace
+}  // namespace ream
