@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "platform/process.h"
 #include "platform/status.h"
 
 namespace ream {
@@ -56,6 +57,17 @@ class Platform {
                                     std::chrono::milliseconds timeout) = 0;
   // Absolute path of an executable in PATH, NotFound otherwise.
   virtual Result<std::string> FindExecutable(const std::string& name) = 0;
+
+  // Processes, for the sandboxes. The defaults answer Unsupported, so fakes need not
+  // implement them. Spawn: the errno of the step that failed (joining a cgroup, entering the
+  // network namespace, exec) in the Status; NotFound when argv[0] is not found.
+  virtual Result<std::unique_ptr<ChildProcess>> Spawn(const SpawnOptions& options);
+  // kill(2) on any process (the leftovers of a dead run). NotFound when there is none.
+  virtual Status Kill(int pid, int sig);
+  // (major, minor) of the device holding `path` (stat's st_dev).
+  virtual Result<std::pair<int, int>> DeviceOf(const std::string& path);
+  // CPU time consumed so far by the calling thread (the monitor measures its own cost).
+  virtual int64_t ThreadCpuNanos();
 
   // Clocks.
   virtual int64_t MonotonicNanos() = 0;

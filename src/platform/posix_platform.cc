@@ -8,6 +8,7 @@
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -21,6 +22,7 @@
 #include <dirent.h>
 
 #include "platform/platform.h"
+#include "platform/posix_process.h"
 
 extern char** environ;
 
@@ -257,6 +259,32 @@ class PosixPlatform final : public Platform {
   }
 
   int ProcessId() override { return static_cast<int>(::getpid()); }
+
+  Result<std::unique_ptr<ChildProcess>> Spawn(const SpawnOptions& options) override {
+    if (options.argv.empty() || options.argv[0].empty()) {
+      return InvalidArgument("no command to run");
+    }
+    REAM_ASSIGN_OR_RETURN(std::string exe, FindExecutable(options.argv[0]));
+    return PosixSpawn(options, exe);
+  }
+
+  Status Kill(int pid, int sig) override {
+    if (pid <= 0) return InvalidArgument("refusing to signal pid " + std::to_string(pid));
+    if (::kill(pid, sig) != 0) return ErrnoStatus(errno, "kill " + std::to_string(pid));
+    return Status::Ok();
+  }
+
+  Result<std::pair<int, int>> DeviceOf(const std::string& path) override {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) return ErrnoStatus(errno, "stat " + path);
+    return std::make_pair(static_cast<int>(major(st.st_dev)), static_cast<int>(minor(st.st_dev)));
+  }
+
+  int64_t ThreadCpuNanos() override {
+    struct timespec ts {};
+    ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+  }
 };
 
 }  // namespace

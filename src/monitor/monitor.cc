@@ -1,0 +1,430 @@
+// The sampling thread and the counters behind each metric.
+#include "monitor/monitor.h"
+
+#include <algorithm>
+
+#include "sandbox/sandbox.h"
+
+namespace ream {
+namespace {
+
+std::optional<int64_t> ToInt(const Result<std::string>& r) {
+  if (!r.ok()) return std::nullopt;
+  std::string t = Trim(*r);
+  if (t.empty() || t == "max") return std::nullopt;
+  return static_cast<int64_t>(std::atoll(t.c_str()));
+}
+
+// /proc/stat: busy ticks (all but idle and iowait) per CPU id.
+std::map<int, int64_t> ProcStatBusyTicks(Platform& p) {
+  std::map<int, int64_t> out;
+  for (const auto& line : Split(p.ReadFile("/proc/stat").value_or(""), '\n')) {
+    if (line.rfind("cpu", 0) != 0 || line.size() < 4 || !std::isdigit(static_cast<unsigned char>(line[3])))
+      continue;
+    auto f = Split(line, ' ');
+    if (f.size() < 8) continue;
+    int id = std::atoi(f[0].c_str() + 3);
+    int64_t total = 0;
+    for (size_t i = 1; i < f.size() && i <= 8; ++i) total += std::atoll(f[i].c_str());
+    out[id] = total - std::atoll(f[4].c_str()) - std::atoll(f[5].c_str());
+  }
+  return out;
+}
+
+std::optional<double> Rate(const std::optional<int64_t>& a, const std::optional<int64_t>& b,
+                           double dt_s) {
+  if (!a || !b || dt_s <= 0) return std::nullopt;
+  return static_cast<double>(*b - *a) / dt_s;
+}
+
+nlohmann::json Opt(const std::optional<double>& v) {
+  return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+}
+nlohmann::json Opt(const std::optional<int64_t>& v) {
+  return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+}
+
+}  // namespace
+
+MonitorTarget TargetOf(Sandbox& sb) {
+  MonitorTarget t;
+  t.cgroup = sb.cgroup();
+  t.cpus = sb.cpus();
+  t.cpu_quota = sb.partition().cpu_quota;
+  t.host_veth = sb.host_veth();
+  t.resctrl = sb.resctrl();
+  t.disk = sb.disk();
+  return t;
+}
+
+Monitor::Monitor(Platform& p, MonitorTarget target, MonitorOptions options)
+    : p_(p), target_(std::move(target)), options_(options) {
+  ProbeSources();
+}
+
+Monitor::~Monitor() {
+  if (thread_.joinable()) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+  }
+}
+
+void Monitor::ProbeSources() {
+  const Cgroup* cg = target_.cgroup;
+  allotted_ = static_cast<double>(target_.cpus.size());
+  if (target_.cpu_quota && *target_.cpu_quota < allotted_) allotted_ = *target_.cpu_quota;
+  if (!cg) {
+    for (const char* m : {"cpu", "disk", "memory"})
+      unavailable_[m] = "no cgroup to account the sandbox's consumption";
+  } else if (cg->version() == 1) {
+    if (cg->Has("cpuacct")) {
+      sources_["cpu"] = "cgroup v1 cpuacct.usage / cpuacct.usage_percpu";
+    } else {
+      unavailable_["cpu"] = "cgroup v1 controller 'cpuacct' is not mounted";
+    }
+    if (cg->Has("blkio")) {
+      sources_["disk"] = "cgroup v1 blkio.throttle.io_service_bytes / io_serviced";
+    } else {
+      unavailable_["disk"] = "cgroup v1 controller 'blkio' is not mounted";
+    }
+    if (cg->Has("memory")) {
+      sources_["memory"] = "cgroup v1 memory.usage_in_bytes";
+    } else {
+      unavailable_["memory"] = "cgroup v1 controller 'memory' is not mounted";
+    }
+  } else {
+    sources_["cpu"] = "cgroup v2 cpu.stat usage_usec";
+    sources_["per_cpu"] =
+        "/proc/stat of the allotted CPUs (cgroup v2 has no per-CPU usage; includes any other "
+        "process on those CPUs)";
+    per_cpu_from_proc_stat_ = true;
+    sources_["disk"] = "cgroup v2 io.stat";
+    sources_["memory"] = "cgroup v2 memory.current";
+  }
+  if (!target_.host_veth.empty()) {
+    sources_["net"] = "node veth " + target_.host_veth + " (rx = what the node received)";
+  } else {
+    auto ifaces = p_.ListDir("/sys/class/net");
+    if (ifaces.ok()) {
+      std::string names;
+      for (const auto& i : *ifaces) {
+        if (!p_.Exists("/sys/class/net/" + i.name + "/statistics/rx_bytes")) continue;
+        host_ifaces_.push_back(i.name);
+        names += (names.empty() ? "" : ", ") + i.name;
+      }
+      sources_["net"] = "host interfaces (" + names +
+                        "): the sandbox has no node of its own, so this is all of the host's "
+                        "traffic, not the sandbox's alone";
+    } else {
+      unavailable_["net"] = "cannot list /sys/class/net: " + ifaces.status().message();
+    }
+  }
+  std::string perf_note;
+  if (!target_.resctrl) {
+    Status perf = p_.ProbePerfLlcMisses();
+    auto rc = ReadResctrl(p_);
+    std::string rc_why = rc.ok() ? "the sandbox has no resctrl group (set --llc-ways or --mem-bw)"
+                                 : rc.status().message();
+    std::string hw_why = perf.ok() ? "hardware-counter sampling per sandbox is not implemented"
+                                   : "hardware counters: " + perf.message();
+    unavailable_["llc_occupancy"] = rc_why + "; " + hw_why;
+    unavailable_["mem_bandwidth"] = rc_why + "; " + hw_why;
+  } else {
+    if (target_.resctrl->LlcOccupancyBytes().ok()) {
+      sources_["llc_occupancy"] = "resctrl " + target_.resctrl->dir() + "/mon_data/*/llc_occupancy";
+    } else {
+      unavailable_["llc_occupancy"] = target_.resctrl->LlcOccupancyBytes().status().message();
+    }
+    if (target_.resctrl->MbmTotalBytes().ok()) {
+      sources_["mem_bandwidth"] = "resctrl " + target_.resctrl->dir() + "/mon_data/*/mbm_total_bytes";
+    } else {
+      unavailable_["mem_bandwidth"] = target_.resctrl->MbmTotalBytes().status().message();
+    }
+  }
+}
+
+Monitor::Counters Monitor::Read() {
+  Counters c;
+  c.t_ns = p_.MonotonicNanos();
+  const Cgroup* cg = target_.cgroup;
+  if (cg && !unavailable_.count("cpu")) {
+    if (cg->version() == 1) {
+      c.cpu_ns = ToInt(cg->Read("cpuacct", "cpuacct.usage"));
+      auto per = cg->Read("cpuacct", "cpuacct.usage_percpu");
+      if (per.ok()) {
+        auto f = Split(Trim(*per), ' ');
+        for (size_t i = 0; i < f.size(); ++i) c.per_cpu_ns[static_cast<int>(i)] = std::atoll(f[i].c_str());
+      }
+    } else {
+      for (const auto& line : Split(cg->Read("cpu", "cpu.stat").value_or(""), '\n')) {
+        auto f = Split(line, ' ');
+        if (f.size() == 2 && f[0] == "usage_usec") c.cpu_ns = std::atoll(f[1].c_str()) * 1000;
+      }
+    }
+  }
+  if (per_cpu_from_proc_stat_) {
+    // USER_HZ is 100 on Linux.
+    for (const auto& [id, ticks] : ProcStatBusyTicks(p_)) c.per_cpu_ns[id] = ticks * 10000000;
+  }
+  if (cg && !unavailable_.count("memory")) {
+    c.memory = ToInt(cg->Read("memory", cg->version() == 1 ? "memory.usage_in_bytes"
+                                                            : "memory.current"));
+  }
+  if (cg && !unavailable_.count("disk")) {
+    auto wanted = [&](const std::string& dev) {
+      return !target_.disk || dev == target_.disk->Id();
+    };
+    if (cg->version() == 1) {
+      auto sum = [&](const std::string& file, int64_t* rd, int64_t* wr) {
+        auto text = cg->Read("blkio", file);
+        if (!text.ok()) return false;
+        for (const auto& line : Split(*text, '\n')) {
+          auto f = Split(line, ' ');
+          if (f.size() != 3 || !wanted(f[0])) continue;
+          if (f[1] == "Read") *rd += std::atoll(f[2].c_str());
+          if (f[1] == "Write") *wr += std::atoll(f[2].c_str());
+        }
+        return true;
+      };
+      int64_t rb = 0, wb = 0, ri = 0, wi = 0;
+      if (sum("blkio.throttle.io_service_bytes", &rb, &wb)) {
+        c.disk_rbytes = rb;
+        c.disk_wbytes = wb;
+      }
+      if (sum("blkio.throttle.io_serviced", &ri, &wi)) {
+        c.disk_rios = ri;
+        c.disk_wios = wi;
+      }
+    } else {
+      auto text = cg->Read("io", "io.stat");
+      if (text.ok()) {
+        int64_t rb = 0, wb = 0, ri = 0, wi = 0;
+        for (const auto& line : Split(*text, '\n')) {
+          auto f = Split(line, ' ');
+          if (f.empty() || !wanted(f[0])) continue;
+          for (size_t i = 1; i < f.size(); ++i) {
+            auto eq = f[i].find('=');
+            if (eq == std::string::npos) continue;
+            std::string k = f[i].substr(0, eq);
+            int64_t v = std::atoll(f[i].c_str() + eq + 1);
+            if (k == "rbytes") rb += v;
+            if (k == "wbytes") wb += v;
+            if (k == "rios") ri += v;
+            if (k == "wios") wi += v;
+          }
+        }
+        c.disk_rbytes = rb;
+        c.disk_wbytes = wb;
+        c.disk_rios = ri;
+        c.disk_wios = wi;
+      }
+    }
+  }
+  if (!target_.host_veth.empty()) {
+    std::string base = "/sys/class/net/" + target_.host_veth + "/statistics/";
+    // The host side transmits what the node receives, and vice versa.
+    c.net_rx = ToInt(p_.ReadFile(base + "tx_bytes"));
+    c.net_tx = ToInt(p_.ReadFile(base + "rx_bytes"));
+  } else if (!host_ifaces_.empty()) {
+    int64_t rx = 0, tx = 0;
+    for (const auto& i : host_ifaces_) {
+      rx += ToInt(p_.ReadFile("/sys/class/net/" + i + "/statistics/rx_bytes")).value_or(0);
+      tx += ToInt(p_.ReadFile("/sys/class/net/" + i + "/statistics/tx_bytes")).value_or(0);
+    }
+    c.net_rx = rx;
+    c.net_tx = tx;
+  }
+  if (target_.resctrl) {
+    if (!unavailable_.count("llc_occupancy")) {
+      auto v = target_.resctrl->LlcOccupancyBytes();
+      if (v.ok()) c.llc = *v;
+    }
+    if (!unavailable_.count("mem_bandwidth")) {
+      auto v = target_.resctrl->MbmTotalBytes();
+      if (v.ok()) c.mbm_total = *v;
+    }
+  }
+  return c;
+}
+
+Sample Monitor::Between(const Counters& a, const Counters& b) const {
+  Sample s;
+  s.t_s = static_cast<double>(b.t_ns - start_ns_) / 1e9;
+  double dt = static_cast<double>(b.t_ns - a.t_ns) / 1e9;
+  if (dt <= 0) return s;
+  if (a.cpu_ns && b.cpu_ns) {
+    s.cpu_used = static_cast<double>(*b.cpu_ns - *a.cpu_ns) / 1e9 / dt;
+    if (allotted_ > 0) s.cpu_utilization = *s.cpu_used / allotted_;
+  }
+  for (int cpu : target_.cpus) {
+    auto ia = a.per_cpu_ns.find(cpu), ib = b.per_cpu_ns.find(cpu);
+    if (ia == a.per_cpu_ns.end() || ib == b.per_cpu_ns.end()) {
+      s.per_cpu.clear();
+      break;
+    }
+    s.per_cpu.push_back(static_cast<double>(ib->second - ia->second) / 1e9 / dt);
+  }
+  s.net_rx_bytes_per_s = Rate(a.net_rx, b.net_rx, dt);
+  s.net_tx_bytes_per_s = Rate(a.net_tx, b.net_tx, dt);
+  s.disk_read_bytes_per_s = Rate(a.disk_rbytes, b.disk_rbytes, dt);
+  s.disk_write_bytes_per_s = Rate(a.disk_wbytes, b.disk_wbytes, dt);
+  s.disk_read_iops = Rate(a.disk_rios, b.disk_rios, dt);
+  s.disk_write_iops = Rate(a.disk_wios, b.disk_wios, dt);
+  s.memory_bytes = b.memory;
+  s.llc_occupancy_bytes = b.llc;
+  s.mem_bandwidth_bytes_per_s = Rate(a.mbm_total, b.mbm_total, dt);
+  return s;
+}
+
+Status Monitor::Start() {
+  if (started_) return Internal("monitor already started");
+  if (options_.interval < std::chrono::milliseconds(10)) {
+    return InvalidArgument("the sample interval must be at least 10 ms");
+  }
+  started_ = true;
+  first_ = Read();
+  start_ns_ = first_.t_ns;
+  last_ = first_;
+  thread_ = std::thread([this] { Loop(); });
+  return Status::Ok();
+}
+
+void Monitor::Loop() {
+  int64_t next = start_ns_;
+  std::unique_lock<std::mutex> lock(mu_);
+  while (!stop_) {
+    // An absolute schedule, so the timeline does not drift by the sampling cost.
+    next += options_.interval.count();
+    int64_t wait = next - p_.MonotonicNanos();
+    if (wait > 0 && cv_.wait_for(lock, std::chrono::nanoseconds(wait), [this] { return stop_; })) {
+      break;
+    }
+    lock.unlock();
+    Counters c = Read();
+    lock.lock();
+    timeline_.push_back(Between(last_, c));
+    last_ = c;
+  }
+  thread_cpu_ns_ = p_.ThreadCpuNanos();
+}
+
+MonitorReport Monitor::Stop() {
+  MonitorReport r;
+  r.interval = options_.interval;
+  r.cpus = target_.cpus;
+  r.allotted_cpus = allotted_;
+  if (!started_) {
+    r.unavailable["all"] = "the monitor was not started";
+    return r;
+  }
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
+  }
+  cv_.notify_all();
+  if (thread_.joinable()) thread_.join();
+  Counters end = Read();
+  if (end.t_ns - last_.t_ns > options_.interval.count() / 10) timeline_.push_back(Between(last_, end));
+  r.timeline = std::move(timeline_);
+  r.duration_s = static_cast<double>(end.t_ns - first_.t_ns) / 1e9;
+  r.monitor_cpu_s = static_cast<double>(thread_cpu_ns_.load()) / 1e9;
+  r.unavailable = unavailable_;
+  r.sources = sources_;
+
+  // Whole-window rates straight from the counters.
+  Sample whole = Between(first_, end);
+  r.per_cpu_mean = whole.per_cpu;
+  auto put = [&](const std::string& key, std::optional<double> mean, auto get) {
+    MetricSummary m;
+    m.mean = mean;
+    for (const auto& s : r.timeline) {
+      std::optional<double> v = get(s);
+      if (v) m.max = std::max(m.max.value_or(*v), *v);
+      if (!mean && v) m.mean = m.mean.value_or(0) + *v;  // summed here, averaged below
+    }
+    if (!mean && m.mean) {
+      size_t n = std::count_if(r.timeline.begin(), r.timeline.end(),
+                               [&](const Sample& s) { return get(s).has_value(); });
+      m.mean = *m.mean / static_cast<double>(n);
+    }
+    if (m.mean || m.max) r.summary[key] = m;
+  };
+  put("cpu_used", whole.cpu_used, [](const Sample& s) { return s.cpu_used; });
+  put("cpu_utilization", whole.cpu_utilization, [](const Sample& s) { return s.cpu_utilization; });
+  put("net_rx_bytes_per_s", whole.net_rx_bytes_per_s,
+      [](const Sample& s) { return s.net_rx_bytes_per_s; });
+  put("net_tx_bytes_per_s", whole.net_tx_bytes_per_s,
+      [](const Sample& s) { return s.net_tx_bytes_per_s; });
+  put("disk_read_bytes_per_s", whole.disk_read_bytes_per_s,
+      [](const Sample& s) { return s.disk_read_bytes_per_s; });
+  put("disk_write_bytes_per_s", whole.disk_write_bytes_per_s,
+      [](const Sample& s) { return s.disk_write_bytes_per_s; });
+  put("disk_read_iops", whole.disk_read_iops, [](const Sample& s) { return s.disk_read_iops; });
+  put("disk_write_iops", whole.disk_write_iops, [](const Sample& s) { return s.disk_write_iops; });
+  put("mem_bandwidth_bytes_per_s", whole.mem_bandwidth_bytes_per_s,
+      [](const Sample& s) { return s.mem_bandwidth_bytes_per_s; });
+  put("memory_bytes", std::nullopt, [](const Sample& s) -> std::optional<double> {
+    if (!s.memory_bytes) return std::nullopt;
+    return static_cast<double>(*s.memory_bytes);
+  });
+  put("llc_occupancy_bytes", std::nullopt, [](const Sample& s) -> std::optional<double> {
+    if (!s.llc_occupancy_bytes) return std::nullopt;
+    return static_cast<double>(*s.llc_occupancy_bytes);
+  });
+  return r;
+}
+
+std::optional<double> MonitorReport::Mean(const std::string& metric) const {
+  auto it = summary.find(metric);
+  if (it == summary.end()) return std::nullopt;
+  return it->second.mean;
+}
+
+nlohmann::json MonitorReport::ToJson() const {
+  nlohmann::json j;
+  j["interval_s"] = static_cast<double>(interval.count()) / 1e9;
+  j["duration_s"] = duration_s;
+  j["cpus"] = cpus;
+  j["allotted_cpus"] = allotted_cpus;
+  j["monitor_cpu_s"] = monitor_cpu_s;
+  j["sources"] = sources;
+  j["unavailable"] = unavailable;
+  nlohmann::json sum = nlohmann::json::object();
+  for (const char* k : {"cpu_used", "cpu_utilization", "net_rx_bytes_per_s", "net_tx_bytes_per_s",
+                        "disk_read_bytes_per_s", "disk_write_bytes_per_s", "disk_read_iops",
+                        "disk_write_iops", "memory_bytes", "llc_occupancy_bytes",
+                        "mem_bandwidth_bytes_per_s"}) {
+    auto it = summary.find(k);
+    if (it == summary.end()) {
+      sum[k] = nullptr;
+    } else {
+      sum[k] = {{"mean", Opt(it->second.mean)}, {"max", Opt(it->second.max)}};
+    }
+  }
+  sum["per_cpu_mean"] = per_cpu_mean.empty() ? nlohmann::json(nullptr) : nlohmann::json(per_cpu_mean);
+  j["summary"] = sum;
+  nlohmann::json tl = nlohmann::json::array();
+  for (const auto& s : timeline) {
+    tl.push_back({{"t_s", s.t_s},
+                  {"cpu_used", Opt(s.cpu_used)},
+                  {"cpu_utilization", Opt(s.cpu_utilization)},
+                  {"per_cpu", s.per_cpu.empty() ? nlohmann::json(nullptr) : nlohmann::json(s.per_cpu)},
+                  {"net_rx_bytes_per_s", Opt(s.net_rx_bytes_per_s)},
+                  {"net_tx_bytes_per_s", Opt(s.net_tx_bytes_per_s)},
+                  {"disk_read_bytes_per_s", Opt(s.disk_read_bytes_per_s)},
+                  {"disk_write_bytes_per_s", Opt(s.disk_write_bytes_per_s)},
+                  {"disk_read_iops", Opt(s.disk_read_iops)},
+                  {"disk_write_iops", Opt(s.disk_write_iops)},
+                  {"memory_bytes", Opt(s.memory_bytes)},
+                  {"llc_occupancy_bytes", Opt(s.llc_occupancy_bytes)},
+                  {"mem_bandwidth_bytes_per_s", Opt(s.mem_bandwidth_bytes_per_s)}});
+  }
+  j["timeline"] = tl;
+  return j;
+}
+
+}  // namespace ream

@@ -1,0 +1,145 @@
+// Samplers of what a sandbox consumes, on a timeline (default every 250 ms) and summarised:
+// CPU (as CPUs used, as a fraction of the allotted CPUs, and per CPU), network rx/tx, disk
+// read/write bytes and IOPS, memory in use, LLC occupancy and memory bandwidth. A metric the
+// machine cannot measure is null, with the reason in "unavailable" — never a zero.
+//
+//   Monitor m(platform, TargetOf(*sandbox), {.interval = 100ms});
+//   REAM_RETURN_IF_ERROR(m.Start());
+//   ... one load level ...
+//   MonitorReport r = m.Stop();   // r.ToJson(): {"timeline": [...], "summary": {...}, ...}
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "partition/cgroup.h"
+#include "partition/cgroup_knobs.h"
+#include "partition/resctrl.h"
+#include "platform/platform.h"
+
+namespace ream {
+
+class Sandbox;
+
+// What to watch. Pointers must outlive the Monitor.
+struct MonitorTarget {
+  const Cgroup* cgroup = nullptr;  // CPU, memory and disk accounting; null: unavailable
+  std::vector<int> cpus;           // the allotted CPUs (utilization's denominator, per CPU)
+  std::optional<double> cpu_quota;  // in CPUs; caps the allotment when below cpus.size()
+  // The node's host-side veth ("" : the host's interfaces, which the report says are not
+  // the sandbox's alone).
+  std::string host_veth;
+  const ResctrlGroup* resctrl = nullptr;  // LLC occupancy and memory bandwidth
+  std::optional<BlockDevice> disk;        // count this disk only; nullopt: every device
+};
+
+// Everything a sandbox exposes for monitoring.
+MonitorTarget TargetOf(Sandbox& sandbox);
+
+struct MonitorOptions {
+  // Time between samples (>= 10 ms).
+  std::chrono::nanoseconds interval = std::chrono::milliseconds(250);
+};
+
+// One point of the timeline: rates over the interval that ends at t_s.
+struct Sample {
+  double t_s = 0;                        // seconds since Start()
+  std::optional<double> cpu_used;        // CPUs busy (1.0 = one CPU's worth of time)
+  std::optional<double> cpu_utilization;  // cpu_used / allotted CPUs
+  std::vector<double> per_cpu;           // busy fraction of each allotted CPU
+  std::optional<double> net_rx_bytes_per_s, net_tx_bytes_per_s;  // as the sandbox sees it
+  std::optional<double> disk_read_bytes_per_s, disk_write_bytes_per_s;
+  std::optional<double> disk_read_iops, disk_write_iops;
+  std::optional<int64_t> memory_bytes;
+  std::optional<int64_t> llc_occupancy_bytes;
+  std::optional<double> mem_bandwidth_bytes_per_s;
+};
+
+struct MetricSummary {
+  std::optional<double> mean, max;
+};
+
+struct MonitorReport {
+  std::chrono::nanoseconds interval{0};
+  double duration_s = 0;
+  std::vector<int> cpus;
+  double allotted_cpus = 0;
+  std::vector<Sample> timeline;
+  // Whole-window figures: rates from the counters at Start and Stop (exact means); levels
+  // (memory, LLC) from the samples. Keys: cpu_used, cpu_utilization, net_rx_bytes_per_s,
+  // net_tx_bytes_per_s, disk_read_bytes_per_s, disk_write_bytes_per_s, disk_read_iops,
+  // disk_write_iops, memory_bytes, llc_occupancy_bytes, mem_bandwidth_bytes_per_s.
+  std::map<std::string, MetricSummary> summary;
+  std::vector<double> per_cpu_mean;  // busy fraction of each allotted CPU over the window
+  // metric -> why it could not be measured here.
+  std::map<std::string, std::string> unavailable;
+  // Where each family of metrics comes from ("cgroup v1 cpuacct", "veth ream12h1", ...).
+  std::map<std::string, std::string> sources;
+  double monitor_cpu_s = 0;  // CPU time the sampling thread itself used
+
+  nlohmann::json ToJson() const;
+  std::optional<double> Mean(const std::string& metric) const;
+};
+
+class Monitor {
+ public:
+  Monitor(Platform& platform, MonitorTarget target, MonitorOptions options = {});
+  ~Monitor();
+  Monitor(const Monitor&) = delete;
+  Monitor& operator=(const Monitor&) = delete;
+
+  // Takes the first reading and starts the sampling thread. InvalidArgument for a bad
+  // interval; Internal when already started.
+  Status Start();
+  // Takes the last reading, stops the thread, and returns the timeline and summary.
+  MonitorReport Stop();
+
+  // One reading of every counter (exposed for tests).
+  struct Counters {
+    int64_t t_ns = 0;
+    std::optional<int64_t> cpu_ns;
+    std::map<int, int64_t> per_cpu_ns;  // cpu id -> busy ns
+    std::optional<int64_t> net_rx, net_tx;  // bytes, from the sandbox's point of view
+    std::optional<int64_t> disk_rbytes, disk_wbytes, disk_rios, disk_wios;
+    std::optional<int64_t> memory;
+    std::optional<int64_t> llc;
+    std::optional<int64_t> mbm_total;
+  };
+  Counters Read();
+  // The sample for the interval between two readings.
+  Sample Between(const Counters& a, const Counters& b) const;
+
+ private:
+  void Loop();
+  void ProbeSources();
+
+  Platform& p_;
+  MonitorTarget target_;
+  MonitorOptions options_;
+  double allotted_ = 0;
+  std::map<std::string, std::string> unavailable_;
+  std::map<std::string, std::string> sources_;
+  bool per_cpu_from_proc_stat_ = false;
+  std::vector<std::string> host_ifaces_;
+
+  std::thread thread_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool stop_ = false;
+  bool started_ = false;
+  int64_t start_ns_ = 0;
+  Counters first_, last_;
+  std::vector<Sample> timeline_;
+  std::atomic<int64_t> thread_cpu_ns_{0};
+};
+
+}  // namespace ream

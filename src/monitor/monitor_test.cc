@@ -1,0 +1,67 @@
+// The monitor on fake counters: rates between readings, per-CPU busy fractions, and
+// "unavailable" (never 0) for what cannot be measured.
+#include "monitor/monitor.h"
+
+#include <gtest/gtest.h>
+
+#include "partition/testdata_copy.h"
+
+namespace ream {
+namespace {
+
+TEST(Monitor, RatesFromV1CountersAndUnavailableWithReasons) {
+  FixtureCopy fx("cgroup-v1");
+  RootedPlatform p(fx.root());
+  CgroupLayout layout = DetectCgroups(p);
+  auto cg = Cgroup::Create(p, layout, "ream-5-1", nullptr);
+  ASSERT_TRUE(cg.ok());
+  auto set = [&](int64_t cpu0_ns, int64_t cpu1_ns, int64_t rbytes, int64_t rios, int64_t mem) {
+    fx.Write("/sys/fs/cgroup/cpuacct/ream-5-1/cpuacct.usage", std::to_string(cpu0_ns + cpu1_ns) + "\n");
+    fx.Write("/sys/fs/cgroup/cpuacct/ream-5-1/cpuacct.usage_percpu",
+             std::to_string(cpu0_ns) + " " + std::to_string(cpu1_ns) + " \n");
+    fx.Write("/sys/fs/cgroup/blkio/ream-5-1/blkio.throttle.io_service_bytes",
+             "254:0 Read " + std::to_string(rbytes) + "\n254:0 Write 0\n254:0 Total " +
+                 std::to_string(rbytes) + "\nTotal " + std::to_string(rbytes) + "\n");
+    fx.Write("/sys/fs/cgroup/blkio/ream-5-1/blkio.throttle.io_serviced",
+             "254:0 Read " + std::to_string(rios) + "\n254:0 Write 0\nTotal " + std::to_string(rios) + "\n");
+    fx.Write("/sys/fs/cgroup/memory/ream-5-1/memory.usage_in_bytes", std::to_string(mem) + "\n");
+  };
+  set(0, 0, 0, 0, 1000);
+  MonitorTarget t;
+  t.cgroup = cg->get();
+  t.cpus = {0, 1};
+  t.cpu_quota = 0.5;
+  Monitor m(p, t, {});
+  // Readings by hand (the fake clock does not move by itself).
+  auto a = m.Read();
+  set(250000000, 0, 10 << 20, 80, 5000);
+  p.AdvanceNanos(1000000000);
+  auto b = m.Read();
+  Sample s = m.Between(a, b);
+  ASSERT_TRUE(s.cpu_used.has_value());
+  EXPECT_DOUBLE_EQ(*s.cpu_used, 0.25);
+  // Allotted: 2 CPUs capped by the 0.5-CPU quota.
+  EXPECT_DOUBLE_EQ(*s.cpu_utilization, 0.5);
+  ASSERT_EQ(s.per_cpu.size(), 2u);
+  EXPECT_DOUBLE_EQ(s.per_cpu[0], 0.25);
+  EXPECT_DOUBLE_EQ(s.per_cpu[1], 0.0);
+  EXPECT_DOUBLE_EQ(*s.disk_read_bytes_per_s, 10 << 20);
+  EXPECT_DOUBLE_EQ(*s.disk_read_iops, 80);
+  EXPECT_EQ(*s.memory_bytes, 5000);
+  EXPECT_FALSE(s.llc_occupancy_bytes.has_value());
+  ASSERT_TRUE(m.Start().ok());
+  MonitorReport r = m.Stop();
+  EXPECT_DOUBLE_EQ(r.allotted_cpus, 0.5);
+  ASSERT_TRUE(r.unavailable.count("llc_occupancy"));
+  EXPECT_NE(r.unavailable.at("llc_occupancy").find("resctrl"), std::string::npos);
+  // The fixture has no /sys/class/net: network is unavailable, with the reason.
+  ASSERT_TRUE(r.unavailable.count("net"));
+  EXPECT_NE(r.unavailable.at("net").find("/sys/class/net"), std::string::npos);
+  auto j = r.ToJson();
+  EXPECT_TRUE(j["summary"]["llc_occupancy_bytes"].is_null());
+  EXPECT_FALSE(j["unavailable"]["mem_bandwidth"].get<std::string>().empty());
+  for (const auto& d : (*cg)->dirs()) std::filesystem::remove_all(fx.Path(d)), std::filesystem::create_directory(fx.Path(d));
+}
+
+}  // namespace
+}  // namespace ream

@@ -1,0 +1,149 @@
+// Cgroup creation and removal on v1 and v2.
+#include "partition/cgroup.h"
+
+#include <signal.h>
+
+#include <algorithm>
+#include <thread>
+
+namespace ream {
+
+const std::vector<std::string>& Cgroup::V1Controllers() {
+  static const std::vector<std::string> kControllers = {"cpuset", "cpu", "cpuacct", "memory",
+                                                        "blkio"};
+  return kControllers;
+}
+
+Result<std::unique_ptr<Cgroup>> Cgroup::Create(Platform& p, const CgroupLayout& layout,
+                                               const std::string& name,
+                                               const BeforeCreate& before_create) {
+  if (layout.version == 0) {
+    return Unsupported("no cgroup hierarchy is mounted (checked /proc/mounts)");
+  }
+  std::unique_ptr<Cgroup> cg(new Cgroup(p, layout.version, name));
+  auto make = [&](const std::string& dir) -> Status {
+    if (before_create) REAM_RETURN_IF_ERROR(before_create(dir));
+    REAM_RETURN_IF_ERROR(p.MakeDir(dir).Annotate("creating cgroup"));
+    cg->dirs_.push_back(dir);
+    return Status::Ok();
+  };
+  if (layout.version == 2) {
+    // Best effort: a controller that cannot be enabled makes its knob fail later, by name.
+    for (const char* c : {"+cpuset", "+cpu", "+memory", "+io"}) {
+      (void)p.WriteFile(layout.v2_root + "/cgroup.subtree_control", c);
+    }
+    Status s = make(layout.v2_root + "/" + name);
+    if (!s.ok()) return s;
+    return cg;
+  }
+  for (const auto& ctl : V1Controllers()) {
+    std::string mount = layout.V1Mount(ctl);
+    if (mount.empty()) continue;
+    std::string dir = mount + "/" + name;
+    if (std::find(cg->dirs_.begin(), cg->dirs_.end(), dir) == cg->dirs_.end()) {
+      Status s = make(dir);
+      if (!s.ok()) return s;  // ~Cgroup removes the directories already made
+    }
+    cg->v1_dirs_.emplace_back(ctl, dir);
+    if (ctl == "cpuset") {
+      // A new v1 cpuset is empty and refuses tasks until cpus and mems are set.
+      for (const char* f : {"cpuset.mems", "cpuset.cpus"}) {
+        auto parent = p.ReadFile(mount + "/" + f);
+        if (!parent.ok()) return parent.status();
+        Status s = p.WriteFile(dir + "/" + f, Trim(*parent));
+        if (!s.ok()) return s.Annotate("initializing the cpuset cgroup");
+      }
+    }
+  }
+  return cg;
+}
+
+Cgroup::~Cgroup() {
+  if (!destroyed_) (void)Destroy();
+}
+
+std::string Cgroup::Dir(const std::string& controller) const {
+  if (version_ == 2) return dirs_.empty() ? "" : dirs_.front();
+  for (const auto& [c, d] : v1_dirs_)
+    if (c == controller) return d;
+  return "";
+}
+
+Result<std::string> Cgroup::Read(const std::string& controller, const std::string& file) const {
+  std::string dir = Dir(controller);
+  if (dir.empty()) {
+    return Unsupported("cgroup v1 controller '" + controller + "' is not mounted");
+  }
+  return p_.ReadFile(dir + "/" + file);
+}
+
+Status Cgroup::Write(const std::string& controller, const std::string& file,
+                     const std::string& value) {
+  std::string dir = Dir(controller);
+  if (dir.empty()) {
+    return Unsupported("cgroup v1 controller '" + controller + "' is not mounted");
+  }
+  if (version_ == 2 && !p_.Exists(dir + "/" + file)) {
+    return Unsupported(dir + "/" + file + " does not exist: the v2 '" + controller +
+                       "' controller is not enabled for ream's cgroups");
+  }
+  return p_.WriteFile(dir + "/" + file, value);
+}
+
+std::vector<std::string> Cgroup::ProcsFiles() const {
+  std::vector<std::string> out;
+  for (const auto& d : dirs_) out.push_back(d + "/cgroup.procs");
+  return out;
+}
+
+std::vector<int> Cgroup::Pids() const {
+  std::vector<int> out;
+  for (const auto& d : dirs_) {
+    auto procs = p_.ReadFile(d + "/cgroup.procs");
+    if (!procs.ok()) continue;
+    for (const auto& l : Split(*procs, '\n')) {
+      int pid = std::atoi(l.c_str());
+      if (pid > 0 && std::find(out.begin(), out.end(), pid) == out.end()) out.push_back(pid);
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+Status Cgroup::Destroy() {
+  destroyed_ = true;
+  Status first;
+  for (auto it = dirs_.rbegin(); it != dirs_.rend(); ++it) {
+    Status s = RemoveCgroupDir(p_, *it);
+    if (!s.ok() && first.ok()) first = s;
+  }
+  dirs_.clear();
+  v1_dirs_.clear();
+  return first;
+}
+
+Status RemoveCgroupDir(Platform& p, const std::string& dir) {
+  if (!p.IsDirectory(dir)) return Status::Ok();
+  auto entries = p.ListDir(dir);
+  if (entries.ok()) {
+    for (const auto& e : *entries) {
+      if (e.is_dir) REAM_RETURN_IF_ERROR(RemoveCgroupDir(p, dir + "/" + e.name));
+    }
+  }
+  Status last;
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    auto procs = p.ReadFile(dir + "/cgroup.procs");
+    if (procs.ok()) {
+      for (const auto& l : Split(*procs, '\n')) {
+        int pid = std::atoi(l.c_str());
+        if (pid > 0) (void)p.Kill(pid, SIGKILL);
+      }
+    }
+    last = p.RemoveDir(dir);
+    if (last.ok() || last.code() == StatusCode::kNotFound) return Status::Ok();
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return last.Annotate("removing cgroup " + dir + " (processes still inside?)");
+}
+
+}  // namespace ream

@@ -1,0 +1,113 @@
+// Cgroup creation and the knobs on fixture trees: v2 (this machine runs v1, which the
+// integration tests cover for real) and v1's layout of one hierarchy per controller.
+#include "partition/cgroup.h"
+
+#include <gtest/gtest.h>
+
+#include "partition/cgroup_knobs.h"
+#include "partition/testdata_copy.h"
+
+namespace ream {
+namespace {
+
+constexpr int64_t kCgroup2Magic = 0x63677270;
+
+std::string ReadAll(const std::string& path) {
+  return Trim(MakePosixPlatform()->ReadFile(path).value_or("<missing>"));
+}
+
+TEST(CgroupV2, CreatesOneDirectoryAndWritesTheKnobs) {
+  FixtureCopy fx("cgroup-v2");
+  RootedPlatform p(fx.root());
+  p.SetFilesystemMagic(kCgroup2Magic);
+  CgroupLayout layout = DetectCgroups(p);
+  ASSERT_EQ(layout.version, 2);
+  std::vector<std::string> recorded;
+  auto cg = Cgroup::Create(p, layout, "ream-7-1", [&](const std::string& d) {
+    recorded.push_back(d);
+    return Status::Ok();
+  });
+  ASSERT_TRUE(cg.ok()) << cg.status().ToString();
+  EXPECT_EQ(recorded, std::vector<std::string>{"/sys/fs/cgroup/ream-7-1"});
+  EXPECT_EQ((*cg)->ProcsFiles(), std::vector<std::string>{"/sys/fs/cgroup/ream-7-1/cgroup.procs"});
+  // Controllers were enabled for children (the fake keeps the last write).
+  EXPECT_EQ(ReadAll(fx.Path("/sys/fs/cgroup/cgroup.subtree_control")), "+io");
+  // A knob whose file the kernel did not create fails by name.
+  auto missing = ApplyCpuQuota(**cg, 0.5);
+  EXPECT_EQ(missing.code(), StatusCode::kUnsupported);
+  EXPECT_NE(missing.message().find("cpu.max"), std::string::npos);
+  // The kernel's files, as it creates them in a new v2 group.
+  for (const char* f : {"cpu.max", "cpu.weight", "cpuset.cpus", "memory.max", "memory.swap.max",
+                        "io.max", "cgroup.procs"})
+    fx.Write(std::string("/sys/fs/cgroup/ream-7-1/") + f, "");
+  fx.Write("/sys/fs/cgroup/ream-7-1/memory.events", "low 0\nhigh 0\nmax 3\noom 1\noom_kill 1\n");
+  ASSERT_TRUE(ApplyCpuQuota(**cg, 0.5).ok());
+  EXPECT_EQ(ReadAll(fx.Path("/sys/fs/cgroup/ream-7-1/cpu.max")), "50000 100000");
+  ASSERT_TRUE(ApplyCpuWeight(**cg, 400).ok());
+  EXPECT_EQ(ReadAll(fx.Path("/sys/fs/cgroup/ream-7-1/cpu.weight")), "400");
+  ASSERT_TRUE(ApplyCpuset(**cg, {2, 3, 5}).ok());
+  EXPECT_EQ(ReadAll(fx.Path("/sys/fs/cgroup/ream-7-1/cpuset.cpus")), "2-3,5");
+  ASSERT_TRUE(ApplyMemoryLimit(**cg, 128 << 20).ok());
+  EXPECT_EQ(ReadAll(fx.Path("/sys/fs/cgroup/ream-7-1/memory.max")), "134217728");
+  EXPECT_EQ(ReadAll(fx.Path("/sys/fs/cgroup/ream-7-1/memory.swap.max")), "0");
+  ASSERT_TRUE(ApplyDiskLimits(**cg, BlockDevice{254, 0, "vda"}, {10 << 20, std::nullopt, 100, std::nullopt}).ok());
+  EXPECT_EQ(ReadAll(fx.Path("/sys/fs/cgroup/ream-7-1/io.max")), "254:0 rbps=10485760 riops=100");
+  EXPECT_EQ(*OomKillCount(**cg), 1);
+  // Removal: the kernel removes a group's files itself; here the test does.
+  for (const char* f : {"cpu.max", "cpu.weight", "cpuset.cpus", "memory.max", "memory.swap.max",
+                        "io.max", "cgroup.procs", "memory.events"})
+    std::filesystem::remove(fx.Path(std::string("/sys/fs/cgroup/ream-7-1/") + f));
+  EXPECT_TRUE((*cg)->Destroy().ok());
+  EXPECT_FALSE(std::filesystem::exists(fx.Path("/sys/fs/cgroup/ream-7-1")));
+}
+
+TEST(CgroupV1, OneDirectoryPerHierarchyAndCpusetInitialized) {
+  FixtureCopy fx("cgroup-v1");
+  RootedPlatform p(fx.root());
+  CgroupLayout layout = DetectCgroups(p);
+  ASSERT_EQ(layout.version, 1);
+  std::vector<std::string> recorded;
+  auto cg = Cgroup::Create(p, layout, "ream-7-2", [&](const std::string& d) {
+    recorded.push_back(d);
+    return Status::Ok();
+  });
+  ASSERT_TRUE(cg.ok()) << cg.status().ToString();
+  EXPECT_EQ(recorded.size(), 5u);
+  EXPECT_EQ((*cg)->Dir("memory"), "/sys/fs/cgroup/memory/ream-7-2");
+  EXPECT_EQ((*cg)->Dir("cpuacct"), "/sys/fs/cgroup/cpuacct/ream-7-2");
+  EXPECT_EQ(ReadAll(fx.Path("/sys/fs/cgroup/cpuset/ream-7-2/cpuset.mems")), "0");
+  EXPECT_EQ(ReadAll(fx.Path("/sys/fs/cgroup/cpuset/ream-7-2/cpuset.cpus")), "0-7");
+  ASSERT_TRUE(ApplyCpuQuota(**cg, 1.5).ok());
+  EXPECT_EQ(ReadAll(fx.Path("/sys/fs/cgroup/cpu/ream-7-2/cpu.cfs_quota_us")), "150000");
+  EXPECT_EQ(ReadAll(fx.Path("/sys/fs/cgroup/cpu/ream-7-2/cpu.cfs_period_us")), "100000");
+  ASSERT_TRUE(ApplyCpuWeight(**cg, 1000).ok());
+  EXPECT_EQ(ReadAll(fx.Path("/sys/fs/cgroup/cpu/ream-7-2/cpu.shares")), "10240");
+  ASSERT_TRUE(ApplyDiskLimits(**cg, BlockDevice{8, 0, "sda"}, {std::nullopt, 5 << 20, std::nullopt, std::nullopt}).ok());
+  EXPECT_EQ(ReadAll(fx.Path("/sys/fs/cgroup/blkio/ream-7-2/blkio.throttle.write_bps_device")),
+            "8:0 5242880");
+  // No oom_kill line: an old kernel, said so.
+  fx.Write("/sys/fs/cgroup/memory/ream-7-2/memory.oom_control", "oom_kill_disable 0\nunder_oom 0\n");
+  EXPECT_EQ(OomKillCount(**cg).status().code(), StatusCode::kUnsupported);
+  for (const auto& d : (*cg)->dirs()) std::filesystem::remove_all(fx.Path(d)), std::filesystem::create_directory(fx.Path(d));
+  EXPECT_TRUE((*cg)->Destroy().ok());
+  for (const auto& d : recorded) EXPECT_FALSE(std::filesystem::exists(fx.Path(d))) << d;
+}
+
+TEST(Cgroup, NoHierarchyIsUnsupported) {
+  RootedPlatform p(std::string(REAM_SOURCE_DIR) + "/src/partition/testdata/no-resctrl");
+  CgroupLayout layout = DetectCgroups(p);
+  EXPECT_EQ(layout.version, 0);
+  EXPECT_EQ(Cgroup::Create(p, layout, "ream-x", nullptr).status().code(), StatusCode::kUnsupported);
+}
+
+TEST(BlockDevice, ResolvesMajorMinorAndRejectsGarbage) {
+  auto p = MakePosixPlatform();
+  EXPECT_EQ(ResolveBlockDevice(*p, "x:y").status().code(), StatusCode::kInvalidArgument);
+  // /proc is on an anonymous device: no disk to throttle, said so.
+  auto proc = ResolveBlockDevice(*p, "/proc");
+  ASSERT_FALSE(proc.ok());
+  EXPECT_NE(proc.status().message().find("not a block device"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace ream

@@ -1,0 +1,172 @@
+// PartitionSpec validation and the unit parsers.
+#include "partition/spec.h"
+
+#include <cctype>
+#include <charconv>
+#include <cmath>
+
+#include "platform/platform.h"
+
+namespace ream {
+namespace {
+
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+// Splits "12.5MB" into 12.5 and "mb". False when there is no leading number.
+bool SplitNumber(std::string_view in, double* value, std::string* unit) {
+  std::string s = Trim(in);
+  size_t i = 0;
+  while (i < s.size() && (std::isdigit(static_cast<unsigned char>(s[i])) || s[i] == '.')) ++i;
+  if (i == 0) return false;
+  std::string num = s.substr(0, i);
+  char* end = nullptr;
+  *value = std::strtod(num.c_str(), &end);
+  if (end != num.c_str() + num.size() || !std::isfinite(*value)) return false;
+  *unit = Lower(Trim(s.substr(i)));
+  return true;
+}
+
+}  // namespace
+
+Result<int64_t> ParseBytes(std::string_view s) {
+  double v = 0;
+  std::string unit;
+  if (!SplitNumber(s, &v, &unit)) {
+    return InvalidArgument("'" + std::string(s) + "' is not a size (e.g. 512M, 1G, 4096)");
+  }
+  if (!unit.empty() && unit.back() == 'b') unit.pop_back();
+  if (unit.size() == 2 && unit[1] == 'i') unit.pop_back();  // "MiB"
+  double mult = 1;
+  if (unit.empty()) mult = 1;
+  else if (unit == "k") mult = 1024.0;
+  else if (unit == "m") mult = 1024.0 * 1024;
+  else if (unit == "g") mult = 1024.0 * 1024 * 1024;
+  else if (unit == "t") mult = 1024.0 * 1024 * 1024 * 1024;
+  else return InvalidArgument("unknown size unit in '" + std::string(s) + "' (use K, M, G, T)");
+  double bytes = v * mult;
+  if (bytes < 1 || bytes > 9.0e18) {
+    return InvalidArgument("size '" + std::string(s) + "' is out of range");
+  }
+  return static_cast<int64_t>(std::llround(bytes));
+}
+
+Result<int64_t> ParseBytesPerSecond(std::string_view s) {
+  std::string t = Lower(Trim(s));
+  if (t.size() > 2 && t.substr(t.size() - 2) == "/s") t.resize(t.size() - 2);
+  auto r = ParseBytes(t);
+  if (!r.ok()) {
+    return InvalidArgument("'" + std::string(s) + "' is not a byte rate (e.g. 20M for 20 MiB/s)");
+  }
+  return r;
+}
+
+Result<int64_t> ParseBitRate(std::string_view s) {
+  double v = 0;
+  std::string unit;
+  if (!SplitNumber(s, &v, &unit)) {
+    return InvalidArgument("'" + std::string(s) + "' is not a bit rate (e.g. 100mbit)");
+  }
+  double bits = 0;
+  if (unit == "bit" || unit == "bps") bits = v;
+  else if (unit == "kbit") bits = v * 1e3;
+  else if (unit == "mbit") bits = v * 1e6;
+  else if (unit == "gbit") bits = v * 1e9;
+  else if (unit == "kb/s") bits = v * 8e3;
+  else if (unit == "mb/s") bits = v * 8e6;
+  else if (unit == "gb/s") bits = v * 8e9;
+  else
+    return InvalidArgument("unknown rate unit in '" + std::string(s) +
+                           "' (use bit, kbit, mbit, gbit, or kB/s, MB/s, GB/s)");
+  if (bits < 8000 || bits > 1e12) {
+    return InvalidArgument("rate '" + std::string(s) + "' is out of range (8kbit..1000gbit)");
+  }
+  return static_cast<int64_t>(std::llround(bits));
+}
+
+Result<double> ParsePercent(std::string_view s, std::string_view what) {
+  std::string t = Trim(s);
+  bool pct = !t.empty() && t.back() == '%';
+  if (pct) t.pop_back();
+  double v = 0;
+  std::string unit;
+  if (!SplitNumber(t, &v, &unit) || !unit.empty()) {
+    return InvalidArgument(std::string(what) + ": '" + std::string(s) +
+                           "' is not a percentage (e.g. 50%)");
+  }
+  return pct ? v / 100.0 : v;
+}
+
+Result<std::chrono::nanoseconds> ParseDuration(std::string_view s) {
+  double v = 0;
+  std::string unit;
+  if (!SplitNumber(s, &v, &unit)) {
+    return InvalidArgument("'" + std::string(s) + "' is not a duration (e.g. 250ms, 1s)");
+  }
+  double ns = 0;
+  if (unit == "ns") ns = v;
+  else if (unit == "us") ns = v * 1e3;
+  else if (unit == "ms") ns = v * 1e6;
+  else if (unit == "s" || unit.empty()) ns = v * 1e9;
+  else if (unit == "m" || unit == "min") ns = v * 60e9;
+  else return InvalidArgument("unknown duration unit in '" + std::string(s) + "' (ns, us, ms, s, m)");
+  return std::chrono::nanoseconds(static_cast<int64_t>(std::llround(ns)));
+}
+
+Status PartitionSpec::Validate() const {
+  if (cpu_quota && (*cpu_quota < 0.01 || *cpu_quota > 1024)) {
+    return InvalidArgument("--cpu-quota must be between 1% and 102400% (of one CPU)");
+  }
+  if (cpu_weight && (*cpu_weight < 1 || *cpu_weight > 10000)) {
+    return InvalidArgument("cpu weight must be between 1 and 10000");
+  }
+  if (memory_bytes && *memory_bytes < 4 * 1024 * 1024) {
+    return InvalidArgument("--memory must be at least 4M (the workload could not even start)");
+  }
+  for (auto [v, name] : {std::pair{disk_read_bps, "--disk-read-bps"},
+                         std::pair{disk_write_bps, "--disk-write-bps"},
+                         std::pair{disk_read_iops, "--disk-read-iops"},
+                         std::pair{disk_write_iops, "--disk-write-iops"}}) {
+    if (v && *v <= 0) return InvalidArgument(std::string(name) + " must be > 0");
+  }
+  if (net_rate_bps && !node) {
+    return InvalidArgument("--net-rate shapes the node's link: it needs --node");
+  }
+  if (llc_ways && *llc_ways < 1) return InvalidArgument("--llc-ways must be >= 1");
+  if (mem_bw_fraction && (*mem_bw_fraction <= 0 || *mem_bw_fraction > 1.0)) {
+    return InvalidArgument("--mem-bw must be in (0%, 100%]");
+  }
+  return Status::Ok();
+}
+
+bool PartitionSpec::empty() const {
+  return cpus.empty() && !cpu_quota && !cpu_weight && !memory_bytes && !disk_read_bps &&
+         !disk_write_bps && !disk_read_iops && !disk_write_iops && !node && !net_rate_bps &&
+         !llc_ways && !mem_bw_fraction;
+}
+
+nlohmann::json PartitionSpec::ToJson() const {
+  nlohmann::json j;
+  auto put = [&j](const char* k, const auto& opt) {
+    j[k] = opt ? nlohmann::json(*opt) : nlohmann::json(nullptr);
+  };
+  j["cpus"] = cpus.empty() ? nlohmann::json(nullptr) : nlohmann::json(cpus);
+  put("cpu_quota_cpus", cpu_quota);
+  put("cpu_weight", cpu_weight);
+  put("memory_bytes", memory_bytes);
+  put("disk_read_bps", disk_read_bps);
+  put("disk_write_bps", disk_write_bps);
+  put("disk_read_iops", disk_read_iops);
+  put("disk_write_iops", disk_write_iops);
+  j["disk_device"] = disk_device.empty() ? nlohmann::json(nullptr) : nlohmann::json(disk_device);
+  j["node"] = node;
+  put("net_rate_bps", net_rate_bps);
+  put("llc_ways", llc_ways);
+  put("mem_bw_fraction", mem_bw_fraction);
+  return j;
+}
+
+}  // namespace ream

@@ -1,0 +1,62 @@
+// What part of the machine a sandbox gets: one aggregate with a documented default for each
+// knob, and the parsers the CLI and the experiment spec share for its units.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "platform/status.h"
+
+namespace ream {
+
+struct PartitionSpec {
+  // Placement: "" (default) leaves the CPUs unrestricted; a scenario "1-ST", "2-ST",
+  // "2-SMT", "N-ST", "N-SMT" resolved against the topology avoiding the generator's
+  // reserved CPUs (partition/placement.h); or an explicit CPU list "0,2-3".
+  std::string cpus;
+  // CPU time as a number of CPUs: 0.5 = "50%" of one CPU, 1.5 = "150%". Unset: no quota.
+  std::optional<double> cpu_quota;
+  // Relative CPU weight under contention, 1..10000 (v2 cpu.weight; v1 cpu.shares =
+  // weight * 1024 / 100). Unset: the kernel's default (100).
+  std::optional<int> cpu_weight;
+  // Memory limit in bytes (v1 memory.limit_in_bytes and memsw, v2 memory.max with
+  // memory.swap.max = 0). A process exceeding it is OOM-killed. Unset: no limit.
+  std::optional<int64_t> memory_bytes;
+  // Disk throttling of one block device (v1 blkio.throttle.*, v2 io.max). Unset: none.
+  std::optional<int64_t> disk_read_bps, disk_write_bps;
+  std::optional<int64_t> disk_read_iops, disk_write_iops;
+  // The device to throttle: "MAJ:MIN", a /dev path, or any file/directory path whose
+  // filesystem's disk is meant. "" (default): the disk holding the working directory.
+  std::string disk_device;
+  // Run in a network namespace of its own ("node") joined to the host by a veth pair.
+  bool node = false;
+  // Shape both directions of the node's link to this many bits/s (htb). Requires node.
+  std::optional<int64_t> net_rate_bps;
+  // LLC ways (resctrl L3 CAT) and memory bandwidth as a fraction of the maximum (0.5 =
+  // "50%", resctrl MBA). Unset: all ways, full bandwidth.
+  std::optional<int> llc_ways;
+  std::optional<double> mem_bw_fraction;
+
+  // InvalidArgument naming the knob when a value is out of range or knobs conflict.
+  Status Validate() const;
+  bool empty() const;
+  nlohmann::json ToJson() const;
+};
+
+// "512M", "1G", "4096", "64k": bytes with binary suffixes (K = 1024). InvalidArgument otherwise.
+Result<int64_t> ParseBytes(std::string_view s);
+// "20M" (bytes/s, binary suffixes; a trailing "/s" or "B/s" is accepted).
+Result<int64_t> ParseBytesPerSecond(std::string_view s);
+// "100mbit", "1gbit", "500kbit", "1000000bit" or "12.5MB/s" (decimal, as tc): bits/s.
+Result<int64_t> ParseBitRate(std::string_view s);
+// "50%" or "0.5" (a fraction) -> 0.5. `what` names the flag in the message.
+Result<double> ParsePercent(std::string_view s, std::string_view what);
+// "250ms", "1s", "100us", "2m": a duration. InvalidArgument otherwise.
+Result<std::chrono::nanoseconds> ParseDuration(std::string_view s);
+
+}  // namespace ream

@@ -1,0 +1,335 @@
+// fork/exec of sandboxed children. The child waits on a pipe until the parent has written
+// its pid into every cgroup/resctrl file, then enters the network namespace and execs; an
+// exec failure travels back on a close-on-exec pipe, so Spawn reports it as a Status.
+#include "platform/posix_process.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <condition_variable>
+#include <cstring>
+#include <deque>
+#include <mutex>
+#include <thread>
+
+extern char** environ;
+
+namespace ream {
+namespace {
+
+constexpr size_t kMaxLines = 1000;
+
+ProcessExit FromWaitStatus(int wstatus) {
+  ProcessExit e;
+  if (WIFSIGNALED(wstatus)) {
+    e.signaled = true;
+    e.signal = WTERMSIG(wstatus);
+  } else {
+    e.exit_code = WEXITSTATUS(wstatus);
+  }
+  return e;
+}
+
+void CloseFd(int& fd) {
+  if (fd >= 0) ::close(fd);
+  fd = -1;
+}
+
+class PosixChild final : public ChildProcess {
+ public:
+  PosixChild(pid_t pid, int pidfd, int stdout_fd, std::function<void(const std::string&)> on_line)
+      : pid_(pid), pidfd_(pidfd), stdout_fd_(stdout_fd), on_line_(std::move(on_line)) {
+    if (stdout_fd_ >= 0) {
+      int p[2];
+      if (::pipe2(p, O_CLOEXEC) == 0) {
+        wake_r_ = p[0];
+        wake_w_ = p[1];
+      }
+      reader_ = std::thread([this] { ReadLoop(); });
+    } else {
+      eof_ = true;
+    }
+  }
+
+  ~PosixChild() override {
+    if (!exit_) {
+      ::kill(pid_, SIGKILL);
+      int ws = 0;
+      while (::waitpid(pid_, &ws, 0) < 0 && errno == EINTR) {
+      }
+    }
+    if (reader_.joinable()) {
+      // The workload's own children may hold stdout open: wake the reader instead of
+      // waiting for EOF.
+      if (wake_w_ >= 0) (void)!::write(wake_w_, "x", 1);
+      reader_.join();
+    }
+    CloseFd(stdout_fd_);
+    CloseFd(wake_r_);
+    CloseFd(wake_w_);
+    CloseFd(pidfd_);
+  }
+
+  int pid() const override { return pid_; }
+
+  Status Signal(int sig) override {
+    if (exit_) return NotFound("process " + std::to_string(pid_) + " has already ended");
+    if (::kill(pid_, sig) != 0) return ErrnoStatus(errno, "kill " + std::to_string(pid_));
+    return Status::Ok();
+  }
+
+  std::optional<ProcessExit> Poll() override {
+    if (exit_) return exit_;
+    int ws = 0;
+    pid_t r = ::waitpid(pid_, &ws, WNOHANG);
+    if (r == pid_) exit_ = FromWaitStatus(ws);
+    return exit_;
+  }
+
+  Result<ProcessExit> Wait(std::chrono::milliseconds timeout) override {
+    auto deadline = std::chrono::steady_clock::now() + timeout;
+    for (;;) {
+      if (auto e = Poll()) return *e;
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+          deadline - std::chrono::steady_clock::now());
+      if (left.count() <= 0) {
+        return Timeout("process " + std::to_string(pid_) + " still running after " +
+                       std::to_string(timeout.count()) + " ms");
+      }
+      if (pidfd_ >= 0) {
+        struct pollfd pfd = {pidfd_, POLLIN, 0};
+        ::poll(&pfd, 1, static_cast<int>(std::min<int64_t>(left.count(), 1000)));
+      } else {
+        std::this_thread::sleep_for(std::min(left, std::chrono::milliseconds(5)));
+      }
+    }
+  }
+
+  Result<std::string> WaitForLine(const std::function<bool(const std::string&)>& match,
+                                  std::chrono::milliseconds timeout) override {
+    if (stdout_fd_ < 0 && !reader_.joinable()) {
+      return Unsupported("stdout of process " + std::to_string(pid_) + " is not captured");
+    }
+    std::unique_lock<std::mutex> lock(mu_);
+    size_t next = 0;  // index into all lines ever seen
+    auto deadline = std::chrono::steady_clock::now() + timeout;
+    for (;;) {
+      size_t first = total_lines_ - lines_.size();
+      if (next < first) next = first;
+      for (; next < total_lines_; ++next) {
+        const std::string& l = lines_[next - first];
+        if (match(l)) return l;
+      }
+      if (eof_) {
+        return Unavailable("process " + std::to_string(pid_) +
+                           " closed its stdout without printing the expected line");
+      }
+      if (cv_.wait_until(lock, deadline) == std::cv_status::timeout && next == total_lines_ &&
+          !eof_) {
+        return Timeout("no matching line on the stdout of process " + std::to_string(pid_) +
+                       " within " + std::to_string(timeout.count()) + " ms");
+      }
+    }
+  }
+
+  std::vector<std::string> Lines() const override {
+    std::lock_guard<std::mutex> lock(mu_);
+    return {lines_.begin(), lines_.end()};
+  }
+
+ private:
+  void ReadLoop() {
+    std::string partial;
+    char buf[4096];
+    for (;;) {
+      struct pollfd fds[2] = {{stdout_fd_, POLLIN, 0}, {wake_r_, POLLIN, 0}};
+      int r = ::poll(fds, wake_r_ >= 0 ? 2 : 1, -1);
+      if (r < 0) {
+        if (errno == EINTR) continue;
+        break;
+      }
+      if (wake_r_ >= 0 && (fds[1].revents & POLLIN)) break;
+      if ((fds[0].revents & (POLLIN | POLLHUP | POLLERR)) == 0) continue;
+      ssize_t n = ::read(stdout_fd_, buf, sizeof buf);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      partial.append(buf, static_cast<size_t>(n));
+      size_t nl;
+      while ((nl = partial.find('\n')) != std::string::npos) {
+        AddLine(partial.substr(0, nl));
+        partial.erase(0, nl + 1);
+      }
+    }
+    if (!partial.empty()) AddLine(partial);
+    std::lock_guard<std::mutex> lock(mu_);
+    eof_ = true;
+    cv_.notify_all();
+  }
+
+  void AddLine(std::string line) {
+    if (on_line_) on_line_(line);
+    std::lock_guard<std::mutex> lock(mu_);
+    lines_.push_back(std::move(line));
+    ++total_lines_;
+    if (lines_.size() > kMaxLines) lines_.pop_front();
+    cv_.notify_all();
+  }
+
+  pid_t pid_;
+  int pidfd_;
+  int stdout_fd_;
+  int wake_r_ = -1, wake_w_ = -1;
+  std::function<void(const std::string&)> on_line_;
+  std::optional<ProcessExit> exit_;
+  std::thread reader_;
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::string> lines_;
+  size_t total_lines_ = 0;
+  bool eof_ = false;
+};
+
+// Writes "<what>: <strerror>" to the error pipe and exits; only async-signal-safe calls.
+[[noreturn]] void ChildFail(int err_fd, int err, const char* what) {
+  char msg[512];
+  size_t n = 0;
+  auto add = [&](const char* s) {
+    while (*s && n + 1 < sizeof msg) msg[n++] = *s++;
+  };
+  add(what);
+  add(": ");
+  add(::strerror(err));  // not formally async-signal-safe, but reads a static table
+  (void)!::write(err_fd, &err, sizeof err);
+  (void)!::write(err_fd, msg, n);
+  ::_exit(127);
+}
+
+}  // namespace
+
+Result<std::unique_ptr<ChildProcess>> PosixSpawn(const SpawnOptions& o,
+                                                const std::string& exe) {
+  // Everything the child needs is prepared before fork: after fork only async-signal-safe
+  // calls are allowed (ream is multi-threaded).
+  std::vector<std::string> env_store;
+  for (char** e = environ; *e; ++e) {
+    std::string entry = *e;
+    bool overridden = false;
+    for (const auto& [k, v] : o.env) overridden = overridden || entry.rfind(k + "=", 0) == 0;
+    if (!overridden) env_store.push_back(entry);
+  }
+  for (const auto& [k, v] : o.env) env_store.push_back(k + "=" + v);
+  std::vector<char*> envp;
+  for (auto& e : env_store) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  std::vector<char*> args;
+  for (const auto& a : o.argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+
+  int netns_fd = -1;
+  if (!o.netns_path.empty()) {
+    netns_fd = ::open(o.netns_path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (netns_fd < 0) return ErrnoStatus(errno, "open network namespace " + o.netns_path);
+  }
+  int go[2] = {-1, -1}, err[2] = {-1, -1}, out[2] = {-1, -1};
+  auto close_all = [&] {
+    for (int* fd : {&go[0], &go[1], &err[0], &err[1], &out[0], &out[1], &netns_fd}) CloseFd(*fd);
+  };
+  if (::pipe2(go, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0 ||
+      (o.capture_stdout && ::pipe2(out, O_CLOEXEC) != 0)) {
+    Status s = ErrnoStatus(errno, "pipe");
+    close_all();
+    return s;
+  }
+  pid_t parent = ::getpid();
+  pid_t pid = ::fork();
+  if (pid < 0) {
+    Status s = ErrnoStatus(errno, "fork");
+    close_all();
+    return s;
+  }
+  if (pid == 0) {
+    if (o.kill_with_parent) {
+      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+      if (::getppid() != parent) ::_exit(127);
+    }
+    // Signals ream turned into flags must not stay ignored/blocked in the workload.
+    sigset_t none;
+    sigemptyset(&none);
+    ::sigprocmask(SIG_SETMASK, &none, nullptr);
+    ::signal(SIGINT, SIG_DFL);
+    ::signal(SIGTERM, SIG_DFL);
+    ::signal(SIGPIPE, SIG_DFL);
+    // A new process group, so a terminal's ^C reaches ream, which stops the sandbox in order.
+    ::setpgid(0, 0);
+    char c;
+    ssize_t r;
+    while ((r = ::read(go[0], &c, 1)) < 0 && errno == EINTR) {
+    }
+    if (r != 1) ::_exit(127);  // the parent gave up (a join file failed)
+    if (netns_fd >= 0 && ::setns(netns_fd, CLONE_NEWNET) != 0) {
+      ChildFail(err[1], errno, "entering the network namespace");
+    }
+    if (o.capture_stdout) ::dup2(out[1], 1);
+    ::execve(exe.c_str(), args.data(), envp.data());
+    ChildFail(err[1], errno, "exec");
+  }
+  CloseFd(go[0]);
+  CloseFd(err[1]);
+  CloseFd(out[1]);
+  CloseFd(netns_fd);
+  auto abort_child = [&](Status s) -> Status {
+    ::kill(pid, SIGKILL);
+    int ws;
+    while (::waitpid(pid, &ws, 0) < 0 && errno == EINTR) {
+    }
+    close_all();
+    return s;
+  };
+  std::string spid = std::to_string(pid);
+  for (const auto& f : o.join_files) {
+    int fd = ::open(f.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd < 0) return abort_child(ErrnoStatus(errno, "open " + f));
+    ssize_t n = ::write(fd, spid.data(), spid.size());
+    int e = errno;
+    ::close(fd);
+    if (n < 0) return abort_child(ErrnoStatus(e, "write pid " + spid + " to " + f));
+  }
+  int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+  if (::write(go[1], "g", 1) != 1) return abort_child(ErrnoStatus(errno, "releasing the child"));
+  CloseFd(go[1]);
+  // exec succeeded when the error pipe closes with nothing in it.
+  int child_errno = 0;
+  char msg[512];
+  ssize_t n;
+  while ((n = ::read(err[0], &child_errno, sizeof child_errno)) < 0 && errno == EINTR) {
+  }
+  if (n > 0) {
+    ssize_t m = ::read(err[0], msg, sizeof msg);
+    std::string what = m > 0 ? std::string(msg, static_cast<size_t>(m)) : "exec failed";
+    int ws;
+    while (::waitpid(pid, &ws, 0) < 0 && errno == EINTR) {
+    }
+    if (pidfd >= 0) ::close(pidfd);
+    close_all();
+    StatusCode code = child_errno == ENOENT ? StatusCode::kNotFound
+                      : child_errno == EACCES || child_errno == EPERM
+                          ? StatusCode::kPermissionDenied
+                          : StatusCode::kIoError;
+    return Status(code, "starting '" + o.argv[0] + "': " + what);
+  }
+  CloseFd(err[0]);
+  int stdout_fd = out[0];
+  out[0] = -1;
+  return std::unique_ptr<ChildProcess>(
+      new PosixChild(pid, pidfd, stdout_fd, o.on_stdout_line));
+}
+
+}  // namespace ream

@@ -1,0 +1,27 @@
+// ProcessExit's description and the Platform defaults for fakes that cannot run processes.
+#include <string.h>
+
+#include "platform/platform.h"
+
+namespace ream {
+
+std::string ProcessExit::Describe() const {
+  if (!signaled) return "exited with status " + std::to_string(exit_code);
+  const char* abbrev = ::sigabbrev_np(signal);
+  return "killed by signal " + std::to_string(signal) +
+         (abbrev ? std::string(" (SIG") + abbrev + ")" : std::string());
+}
+
+Result<std::unique_ptr<ChildProcess>> Platform::Spawn(const SpawnOptions& options) {
+  return Unsupported("this platform cannot start processes ('" +
+                     (options.argv.empty() ? std::string() : options.argv[0]) + "')");
+}
+Status Platform::Kill(int pid, int /*sig*/) {
+  return Unsupported("this platform cannot signal processes (pid " + std::to_string(pid) + ")");
+}
+Result<std::pair<int, int>> Platform::DeviceOf(const std::string& path) {
+  return Unsupported("this platform cannot stat " + path);
+}
+int64_t Platform::ThreadCpuNanos() { return 0; }
+
+}  // namespace ream

@@ -1,0 +1,69 @@
+// Child processes started by ream's sandboxes: fork/exec with the child placed in its
+// cgroups, resctrl group and network namespace *before* it executes a single instruction of
+// the workload, its stdout optionally captured line by line (readiness lines), and waiting,
+// signalling and reaping. Created through Platform::Spawn so only platform/ touches the OS.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "platform/status.h"
+
+namespace ream {
+
+struct SpawnOptions {
+  // argv[0] is searched in PATH (also in /usr/sbin and /sbin). Required.
+  std::vector<std::string> argv;
+  // The child's pid is written into each of these files (cgroup.procs of every hierarchy,
+  // resctrl "tasks") before it execs, so everything it runs is accounted and limited.
+  std::vector<std::string> join_files;
+  // A named network namespace file ("/run/netns/ream-...") the child enters before exec;
+  // empty: the host's namespace.
+  std::string netns_path;
+  // true: stdout goes to a pipe read by ChildProcess (WaitForLine, Lines; each line is
+  // also passed to `on_stdout_line` when set). false: inherited from ream.
+  bool capture_stdout = false;
+  std::function<void(const std::string&)> on_stdout_line;
+  // The child gets SIGKILL when the thread that spawned it exits (PR_SET_PDEATHSIG), so a
+  // SIGKILLed ream leaves no running workload behind. Spawn from a long-lived thread.
+  bool kill_with_parent = true;
+  // Extra environment variables (NAME, value) on top of ream's own environment.
+  std::vector<std::pair<std::string, std::string>> env;
+};
+
+// How a process ended.
+struct ProcessExit {
+  bool signaled = false;
+  int exit_code = 0;  // when !signaled
+  int signal = 0;     // when signaled
+  // "exited with status 3", "killed by signal 9 (SIGKILL)".
+  std::string Describe() const;
+  // The shell convention: exit_code, or 128 + signal.
+  int ShellCode() const { return signaled ? 128 + signal : exit_code; }
+};
+
+class ChildProcess {
+ public:
+  // A child still running is killed (SIGKILL) and reaped; the stdout reader is joined.
+  virtual ~ChildProcess() = default;
+  virtual int pid() const = 0;
+  // kill(2). NotFound once the process has been reaped.
+  virtual Status Signal(int sig) = 0;
+  // The exit once the process has ended (it is reaped then), nullopt while it runs.
+  virtual std::optional<ProcessExit> Poll() = 0;
+  // Blocks until the process ends or `timeout` passes (Timeout then).
+  virtual Result<ProcessExit> Wait(std::chrono::milliseconds timeout) = 0;
+  // With capture_stdout: the first stdout line (seen before or after the call) for which
+  // `match` is true. Timeout after `timeout`; Unavailable when stdout closed (the process
+  // ended) without such a line; Unsupported without capture_stdout.
+  virtual Result<std::string> WaitForLine(const std::function<bool(const std::string&)>& match,
+                                          std::chrono::milliseconds timeout) = 0;
+  // The stdout lines captured so far (the last 1000).
+  virtual std::vector<std::string> Lines() const = 0;
+};
+
+}  // namespace ream

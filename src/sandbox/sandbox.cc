@@ -1,0 +1,358 @@
+// Sandbox creation and teardown: state file first, then cgroup, resctrl group, node, and
+// the workload last; teardown in the reverse order through the state file's entries.
+#include "sandbox/sandbox.h"
+
+#include <signal.h>
+
+#include <atomic>
+#include <cstdio>
+#include <thread>
+
+#include "partition/placement.h"
+#include "topology/topology.h"
+
+namespace ream {
+namespace {
+
+constexpr auto kCmdTimeout = std::chrono::milliseconds(10000);
+
+std::atomic<int> g_sandbox_seq{0};
+
+Status RunOk(Platform& p, const std::vector<std::string>& argv) {
+  auto r = p.Run(argv, kCmdTimeout);
+  std::string cmd;
+  for (const auto& a : argv) cmd += (cmd.empty() ? "" : " ") + a;
+  if (!r.ok()) return r.status().Annotate("'" + cmd + "'");
+  if (r->exit_code != 0) return IoError("'" + cmd + "': " + r->Describe());
+  return Status::Ok();
+}
+
+std::string Mib(int64_t bytes) {
+  char b[64];
+  std::snprintf(b, sizeof b, "%.1f MiB", static_cast<double>(bytes) / (1024.0 * 1024.0));
+  return b;
+}
+
+// The /30 pair `k` of kNodeNetwork.
+std::pair<std::string, std::string> PairAddresses(int k) {
+  int base = 4 * k;
+  std::string net = "10.213." + std::to_string(base / 256) + ".";
+  return {net + std::to_string(base % 256 + 1), net + std::to_string(base % 256 + 2)};
+}
+
+// A pair no interface on the host uses yet, starting from one derived from pid and seq so
+// concurrent ream processes rarely probe the same pairs.
+Result<int> FreePair(Platform& p, int pid, int seq) {
+  auto r = p.Run({"ip", "-o", "-4", "addr", "show"}, kCmdTimeout);
+  if (!r.ok()) return r.status().Annotate("listing addresses");
+  const int kPairs = 16384;
+  int start = static_cast<int>((static_cast<int64_t>(pid) * 8 + seq) % kPairs);
+  for (int i = 0; i < kPairs; ++i) {
+    int k = (start + i) % kPairs;
+    if (k == 0) continue;
+    auto [host, node] = PairAddresses(k);
+    if (r->out.find(" " + host + "/") == std::string::npos &&
+        r->out.find(" " + node + "/") == std::string::npos)
+      return k;
+  }
+  return Unavailable("every /30 pair of " + std::string(kNodeNetwork) + " is in use");
+}
+
+Status ApplyHtb(Platform& p, const std::string& netns, const std::string& dev, int64_t rate_bps) {
+  // A burst of ~10 ms at the rate (at least 64 KiB, for segmentation-offloaded packets)
+  // keeps htb accurate without letting long bursts through.
+  std::string rate = std::to_string(rate_bps) + "bit";
+  std::string burst = std::to_string(std::max<int64_t>(rate_bps / 8 / 100, 64 * 1024));
+  std::vector<std::string> tc = {"tc"};
+  if (!netns.empty()) tc = {"tc", "-n", netns};
+  auto cmd = [&](std::vector<std::string> rest) {
+    std::vector<std::string> argv = tc;
+    argv.insert(argv.end(), rest.begin(), rest.end());
+    return argv;
+  };
+  REAM_RETURN_IF_ERROR(RunOk(p, cmd({"qdisc", "add", "dev", dev, "root", "handle", "1:", "htb",
+                                     "default", "1"})));
+  return RunOk(p, cmd({"class", "add", "dev", dev, "parent", "1:", "classid", "1:1", "htb",
+                       "rate", rate, "ceil", rate, "burst", burst, "cburst", burst}));
+}
+
+}  // namespace
+
+std::function<bool(const std::string&)> StartsWith(std::string prefix) {
+  return [prefix = std::move(prefix)](const std::string& l) { return l.rfind(prefix, 0) == 0; };
+}
+
+Result<std::unique_ptr<Sandbox>> StartSandbox(Platform& p, const SandboxOptions& o,
+                                              const std::vector<std::string>& argv) {
+  if (argv.empty() || argv[0].empty()) return InvalidArgument("no command to run in the sandbox");
+  REAM_RETURN_IF_ERROR(o.partition.Validate());
+  std::unique_ptr<Sandbox> sb(new Sandbox(p));
+  sb->spec_ = o.partition;
+  sb->stop_grace_ = o.stop_grace;
+  Status s = sb->CreateObjects(o, argv);
+  if (!s.ok()) {
+    Status r = sb->RemoveObjects();
+    if (!r.ok()) return Status(s.code(), s.message() + "; and cleaning up: " + r.message());
+    return s;
+  }
+  return sb;
+}
+
+Status Sandbox::CreateObjects(const SandboxOptions& o, const std::vector<std::string>& argv) {
+  const PartitionSpec& spec = o.partition;
+  // Everything that can be checked without creating objects comes first.
+  CgroupLayout layout = DetectCgroups(p_);
+  if (layout.version == 0) {
+    return Unsupported("no cgroup hierarchy is mounted: a sandbox needs cgroups");
+  }
+  REAM_ASSIGN_OR_RETURN(Topology topo, ReadTopology(p_));
+  if (!spec.cpus.empty()) {
+    std::vector<int> reserved =
+        o.reserved_cpus ? *o.reserved_cpus : DefaultGeneratorCpus(topo);
+    REAM_ASSIGN_OR_RETURN(cpus_, ResolvePlacement(topo, spec.cpus, reserved));
+  } else {
+    for (const auto& c : topo.cpus) cpus_.push_back(c.id);
+  }
+  DiskLimits disk_limits{spec.disk_read_bps, spec.disk_write_bps, spec.disk_read_iops,
+                         spec.disk_write_iops};
+  if (disk_limits.any()) {
+    auto dev = ResolveBlockDevice(p_, spec.disk_device);
+    if (!dev.ok()) return dev.status().Annotate("disk throttling");
+    disk_ = *dev;
+  }
+  std::optional<ResctrlInfo> resctrl_info;
+  std::string schemata;
+  if (spec.llc_ways || spec.mem_bw_fraction) {
+    auto info = ReadResctrl(p_);
+    if (!info.ok()) {
+      return Status(info.status().code(),
+                    std::string(spec.llc_ways ? "--llc-ways" : "--mem-bw") + ": " +
+                        info.status().message());
+    }
+    REAM_ASSIGN_OR_RETURN(schemata, BuildSchemata(*info, spec.llc_ways, spec.mem_bw_fraction));
+    resctrl_info = *info;
+  }
+  if (spec.node) {
+    auto ip = p_.FindExecutable("ip");
+    if (!ip.ok()) return Unsupported("--node needs the 'ip' tool (iproute2): " + ip.status().message());
+  }
+
+  if (o.cleanup_dead_runs) (void)CleanupDeadRuns(p_, o.state_dir);
+  int seq = ++g_sandbox_seq;
+  int pid = p_.ProcessId();
+  name_ = "ream-" + std::to_string(pid) + "-" + std::to_string(seq);
+  REAM_ASSIGN_OR_RETURN(state_, StateFile::Create(p_, o.state_dir, std::to_string(pid) + "-" +
+                                                                     std::to_string(seq)));
+  auto record = [this](const char* kind) {
+    return [this, kind](const std::string& id) { return state_->Record(kind, id); };
+  };
+
+  // cgroup and its knobs.
+  REAM_ASSIGN_OR_RETURN(cgroup_, Cgroup::Create(p_, layout, name_, record("cgroup")));
+  if (!spec.cpus.empty()) REAM_RETURN_IF_ERROR(ApplyCpuset(*cgroup_, cpus_).Annotate("--cpus"));
+  if (spec.cpu_quota) {
+    REAM_RETURN_IF_ERROR(ApplyCpuQuota(*cgroup_, *spec.cpu_quota).Annotate("--cpu-quota"));
+  }
+  if (spec.cpu_weight) {
+    REAM_RETURN_IF_ERROR(ApplyCpuWeight(*cgroup_, *spec.cpu_weight).Annotate("cpu weight"));
+  }
+  if (spec.memory_bytes) {
+    REAM_RETURN_IF_ERROR(ApplyMemoryLimit(*cgroup_, *spec.memory_bytes).Annotate("--memory"));
+    oom_kills_at_start_ = OomKillCount(*cgroup_).value_or(0);
+  }
+  if (disk_) {
+    REAM_RETURN_IF_ERROR(
+        ApplyDiskLimits(*cgroup_, *disk_, disk_limits).Annotate("disk throttling of " + disk_->name));
+  }
+
+  // resctrl group.
+  if (resctrl_info) {
+    REAM_ASSIGN_OR_RETURN(resctrl_, ResctrlGroup::Create(p_, *resctrl_info, name_, schemata,
+                                                         record("resctrl")));
+  }
+
+  // Node: namespace, veth pair, addresses, shaping.
+  if (spec.node) {
+    netns_ = name_;
+    host_veth_ = "ream" + std::to_string(pid) + "h" + std::to_string(seq);
+    node_veth_ = "ream" + std::to_string(pid) + "n" + std::to_string(seq);
+    if (host_veth_.size() > 15) {
+      return Internal("interface name " + host_veth_ + " exceeds 15 characters");
+    }
+    REAM_RETURN_IF_ERROR(state_->Record("netns", netns_));
+    REAM_RETURN_IF_ERROR(RunOk(p_, {"ip", "netns", "add", netns_}));
+    REAM_ASSIGN_OR_RETURN(int k, FreePair(p_, pid, seq));
+    std::tie(host_ip_, node_ip_) = PairAddresses(k);
+    REAM_RETURN_IF_ERROR(state_->Record("veth", host_veth_));
+    REAM_RETURN_IF_ERROR(RunOk(p_, {"ip", "link", "add", host_veth_, "type", "veth", "peer",
+                                    "name", node_veth_, "netns", netns_}));
+    REAM_RETURN_IF_ERROR(RunOk(p_, {"ip", "addr", "add", host_ip_ + "/30", "dev", host_veth_}));
+    REAM_RETURN_IF_ERROR(RunOk(p_, {"ip", "link", "set", host_veth_, "up"}));
+    REAM_RETURN_IF_ERROR(
+        RunOk(p_, {"ip", "-n", netns_, "addr", "add", node_ip_ + "/30", "dev", node_veth_}));
+    REAM_RETURN_IF_ERROR(RunOk(p_, {"ip", "-n", netns_, "link", "set", node_veth_, "up"}));
+    REAM_RETURN_IF_ERROR(RunOk(p_, {"ip", "-n", netns_, "link", "set", "lo", "up"}));
+    REAM_RETURN_IF_ERROR(
+        RunOk(p_, {"ip", "-n", netns_, "route", "add", "default", "via", host_ip_}));
+    if (spec.net_rate_bps) {
+      // Both directions are egress somewhere: host->node leaves the host veth, node->host
+      // leaves the node veth inside the namespace.
+      REAM_RETURN_IF_ERROR(state_->Record("qdisc", host_veth_));
+      REAM_RETURN_IF_ERROR(ApplyHtb(p_, "", host_veth_, *spec.net_rate_bps).Annotate("--net-rate"));
+      REAM_RETURN_IF_ERROR(state_->Record("qdisc", netns_ + "/" + node_veth_));
+      REAM_RETURN_IF_ERROR(
+          ApplyHtb(p_, netns_, node_veth_, *spec.net_rate_bps).Annotate("--net-rate"));
+    }
+  }
+
+  SpawnOptions so;
+  so.argv = argv;
+  so.join_files = cgroup_->ProcsFiles();
+  if (resctrl_) so.join_files.push_back(resctrl_->TasksFile());
+  if (!netns_.empty()) so.netns_path = "/run/netns/" + netns_;
+  so.capture_stdout = o.capture_stdout;
+  so.on_stdout_line = o.on_stdout_line;
+  so.env = o.env;
+  so.env.emplace_back("REAM_SANDBOX", name_);
+  so.env.emplace_back("REAM_NODE_ADDRESS", address());
+  REAM_ASSIGN_OR_RETURN(child_, p_.Spawn(so));
+  return Status::Ok();
+}
+
+Sandbox::~Sandbox() { (void)Stop(); }
+
+bool Sandbox::Alive() {
+  if (exit_) return false;
+  exit_ = child_->Poll();
+  return !exit_;
+}
+
+Result<ProcessExit> Sandbox::Wait(std::chrono::milliseconds timeout) {
+  if (exit_) return *exit_;
+  auto r = child_->Wait(timeout);
+  if (r.ok()) exit_ = *r;
+  return r;
+}
+
+bool Sandbox::OomKilled() {
+  if (oom_) return *oom_;
+  if (!cgroup_ || !spec_.memory_bytes || cgroup_->dirs().empty()) return false;
+  auto n = OomKillCount(*cgroup_);
+  bool oom = n.ok() && *n > oom_kills_at_start_;
+  if (exit_) oom_ = oom;  // final once the workload has ended
+  return oom;
+}
+
+std::string Sandbox::ExitDescription() {
+  if (!exit_) Alive();
+  if (!exit_) return "still running";
+  bool oom = OomKilled();
+  if (oom && exit_->signaled && exit_->signal == SIGKILL) {
+    return "killed by the memory limit (OOM) of " + Mib(*spec_.memory_bytes);
+  }
+  std::string d = exit_->Describe();
+  if (oom) d += "; the memory limit (OOM) of " + Mib(*spec_.memory_bytes) + " killed a process in it";
+  return d;
+}
+
+Result<std::string> Sandbox::WaitForLine(const std::function<bool(const std::string&)>& match,
+                                         std::chrono::milliseconds timeout) {
+  return child_->WaitForLine(match, timeout);
+}
+
+Status Sandbox::Stop() {
+  if (stopped_) return Status::Ok();
+  stopped_ = true;
+  if (child_ && Alive()) {
+    (void)child_->Signal(SIGTERM);
+    auto r = child_->Wait(stop_grace_);
+    if (r.ok()) {
+      exit_ = *r;
+    } else {
+      (void)child_->Signal(SIGKILL);
+      auto k = child_->Wait(std::chrono::milliseconds(5000));
+      if (k.ok()) exit_ = *k;
+    }
+  }
+  // The OOM verdict needs the cgroup, so it is read before the cgroup goes.
+  if (exit_) (void)OomKilled();
+  return RemoveObjects();
+}
+
+Status Sandbox::RemoveObjects() {
+  if (!state_) return Status::Ok();
+  // SIGKILL whatever the workload left behind in its cgroup (daemons, children).
+  if (cgroup_) {
+    for (int pid : cgroup_->Pids()) (void)p_.Kill(pid, SIGKILL);
+  }
+  auto errors = RemoveStateObjects(p_, state_->entries());
+  // The C++ owners now find their objects gone.
+  if (cgroup_) (void)cgroup_->Destroy();
+  if (resctrl_) (void)resctrl_->Destroy();
+  if (!errors.empty()) {
+    std::string msg;
+    for (const auto& e : errors) msg += (msg.empty() ? "" : "; ") + e.message();
+    return IoError("removing the objects of sandbox " + name_ + ": " + msg +
+                   " (recorded in " + state_->path() + "; 'ream cleanup' retries)");
+  }
+  Status s = state_->Remove();
+  state_.reset();
+  return s;
+}
+
+std::vector<KnobSupport> PartitionSupport(Platform& p) {
+  std::vector<KnobSupport> out;
+  CgroupLayout layout = DetectCgroups(p);
+  auto cg = [&](const char* flag, const char* v1ctl, const char* v1file, const char* v2ctl,
+                const char* v2file) {
+    KnobSupport k{flag, false, ""};
+    if (layout.version == 2) {
+      std::string ctls = Trim(p.ReadFile(layout.v2_root + "/cgroup.controllers").value_or(""));
+      bool has = false;
+      for (const auto& c : Split(ctls, ' ')) has = has || c == v2ctl;
+      k.enforceable = has;
+      k.detail = has ? std::string("cgroup v2 ") + v2file
+                     : std::string("cgroup v2 controller '") + v2ctl + "' is not available";
+    } else if (layout.version == 1) {
+      std::string m = layout.V1Mount(v1ctl);
+      k.enforceable = !m.empty() && p.Exists(m + "/" + v1file);
+      k.detail = k.enforceable ? "cgroup v1 " + m + "/" + v1file
+                               : std::string("cgroup v1 controller '") + v1ctl +
+                                     "' is not mounted or lacks " + v1file;
+    } else {
+      k.detail = "no cgroup hierarchy is mounted";
+    }
+    out.push_back(k);
+  };
+  cg("--cpus", "cpuset", "cpuset.cpus", "cpuset", "cpuset.cpus");
+  cg("--cpu-quota", "cpu", "cpu.cfs_quota_us", "cpu", "cpu.max");
+  cg("--memory", "memory", "memory.limit_in_bytes", "memory", "memory.max");
+  cg("--disk-*", "blkio", "blkio.throttle.read_bps_device", "io", "io.max");
+  auto ip = p.FindExecutable("ip");
+  auto tc = p.FindExecutable("tc");
+  bool netns_ok = ip.ok() && p.IsDirectory("/proc/self/ns") && p.Exists("/proc/self/ns/net");
+  out.push_back({"--node", netns_ok,
+                 netns_ok ? "network namespace + veth pair (ip), addresses in " +
+                                std::string(kNodeNetwork)
+                          : (ip.ok() ? "no network namespaces in this kernel"
+                                     : "the 'ip' tool is missing: " + ip.status().message())});
+  out.push_back({"--net-rate", netns_ok && tc.ok(),
+                 !tc.ok() ? "the 'tc' tool is missing"
+                          : "tc htb on both ends of the node's veth ('ream doctor' tries htb)"});
+  auto rc = ReadResctrl(p);
+  if (!rc.ok()) {
+    out.push_back({"--llc-ways", false, rc.status().message()});
+    out.push_back({"--mem-bw", false, rc.status().message()});
+  } else {
+    out.push_back({"--llc-ways", rc->l3,
+                   rc->l3 ? "resctrl L3 CAT, " + std::to_string(rc->cbm_bits) + " ways"
+                          : "no info/L3 in " + rc->mount});
+    out.push_back({"--mem-bw", rc->mb,
+                   rc->mb ? "resctrl MBA, min " + std::to_string(rc->min_bandwidth) + " of " +
+                                std::to_string(rc->mb_max)
+                          : "no info/MB in " + rc->mount});
+  }
+  return out;
+}
+
+}  // namespace ream

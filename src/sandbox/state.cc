@@ -1,0 +1,170 @@
+// State files and the removal of recorded objects.
+#include "sandbox/state.h"
+
+#include <algorithm>
+
+#include "partition/cgroup.h"
+#include "partition/resctrl.h"
+
+namespace ream {
+namespace {
+
+constexpr auto kCmdTimeout = std::chrono::milliseconds(10000);
+
+// "Cannot find device", "No such file": the object is gone, which is what removal wants.
+bool Gone(const CommandResult& r) {
+  const std::string& e = r.err;
+  return e.find("Cannot find device") != std::string::npos ||
+         e.find("No such file") != std::string::npos ||
+         e.find("does not exist") != std::string::npos ||
+         e.find("Cannot delete qdisc with handle of zero") != std::string::npos ||
+         e.find("Invalid handle") != std::string::npos ||
+         e.find("Cannot open network namespace") != std::string::npos;
+}
+
+Status RunRemoval(Platform& p, const std::vector<std::string>& argv) {
+  auto r = p.Run(argv, kCmdTimeout);
+  if (!r.ok()) return r.status();
+  if (r->exit_code == 0 || Gone(*r)) return Status::Ok();
+  std::string cmd;
+  for (const auto& a : argv) cmd += (cmd.empty() ? "" : " ") + a;
+  return IoError("'" + cmd + "': " + r->Describe());
+}
+
+int KindOrder(const std::string& kind) {
+  // Removal order: shaping first, then links, namespaces, resctrl, cgroups.
+  if (kind == "qdisc") return 0;
+  if (kind == "veth") return 1;
+  if (kind == "netns") return 2;
+  if (kind == "resctrl") return 3;
+  if (kind == "cgroup") return 4;
+  return 5;
+}
+
+}  // namespace
+
+Result<std::string> OwnerLine(Platform& p, int pid) {
+  auto stat = p.ReadFile("/proc/" + std::to_string(pid) + "/stat");
+  if (!stat.ok()) return stat.status();
+  // Field 22 (starttime) counts from after the ")" that closes the command name.
+  auto close = stat->rfind(')');
+  if (close == std::string::npos) return Corrupt("unexpected /proc/" + std::to_string(pid) + "/stat");
+  auto f = Split(stat->substr(close + 1), ' ');
+  if (f.size() < 20) return Corrupt("unexpected /proc/" + std::to_string(pid) + "/stat");
+  return "owner " + std::to_string(pid) + " " + f[19];
+}
+
+bool OwnerAlive(Platform& p, const std::string& owner_line) {
+  auto f = Split(Trim(owner_line), ' ');
+  if (f.size() != 3 || f[0] != "owner") return false;
+  auto now = OwnerLine(p, std::atoi(f[1].c_str()));
+  return now.ok() && *now == Trim(owner_line);
+}
+
+Result<std::unique_ptr<StateFile>> StateFile::Create(Platform& p, const std::string& dir,
+                                                     const std::string& name) {
+  if (!p.IsDirectory(dir)) {
+    Status s = p.MakeDir(dir);
+    if (!s.ok() && s.code() != StatusCode::kAlreadyExists) {
+      return s.Annotate("creating ream's state directory");
+    }
+  }
+  REAM_ASSIGN_OR_RETURN(std::string owner, OwnerLine(p, p.ProcessId()));
+  std::string path = dir + "/" + name + ".state";
+  REAM_RETURN_IF_ERROR(p.WriteFile(path, owner + "\n").Annotate("writing the state file"));
+  return std::unique_ptr<StateFile>(new StateFile(p, path));
+}
+
+Status StateFile::Record(const std::string& kind, const std::string& id) {
+  REAM_RETURN_IF_ERROR(p_.AppendFile(path_, kind + " " + id + "\n").Annotate("recording " + kind));
+  entries_.push_back({kind, id});
+  return Status::Ok();
+}
+
+Status StateFile::Remove() {
+  Status s = p_.RemoveFile(path_);
+  if (s.code() == StatusCode::kNotFound) return Status::Ok();
+  return s;
+}
+
+Status RemoveStateObject(Platform& p, const StateEntry& e) {
+  if (e.kind == "cgroup") {
+    if (e.id.find("/ream-") == std::string::npos) {
+      return InvalidArgument("refusing to remove cgroup '" + e.id + "' (not named ream-*)");
+    }
+    return RemoveCgroupDir(p, e.id);
+  }
+  if (e.kind == "resctrl") {
+    if (e.id.find("/ream-") == std::string::npos) {
+      return InvalidArgument("refusing to remove resctrl group '" + e.id + "'");
+    }
+    return RemoveResctrlDir(p, e.id);
+  }
+  if (e.id.rfind("ream", 0) != 0) {
+    return InvalidArgument("refusing to remove " + e.kind + " '" + e.id + "' (not named ream*)");
+  }
+  if (e.kind == "netns") return RunRemoval(p, {"ip", "netns", "delete", e.id});
+  if (e.kind == "veth") return RunRemoval(p, {"ip", "link", "delete", e.id});
+  if (e.kind == "qdisc") {
+    auto slash = e.id.find('/');
+    if (slash == std::string::npos) return RunRemoval(p, {"tc", "qdisc", "del", "dev", e.id, "root"});
+    return RunRemoval(p, {"tc", "-n", e.id.substr(0, slash), "qdisc", "del", "dev",
+                          e.id.substr(slash + 1), "root"});
+  }
+  return InvalidArgument("unknown object kind '" + e.kind + "' in a state file");
+}
+
+std::vector<Status> RemoveStateObjects(Platform& p, const std::vector<StateEntry>& entries) {
+  std::vector<Status> errors;
+  // Kill every process first so nothing holds a namespace or respawns into a group.
+  for (const auto& e : entries) {
+    if (e.kind != "cgroup" || !p.IsDirectory(e.id)) continue;
+    for (const auto& l : Split(p.ReadFile(e.id + "/cgroup.procs").value_or(""), '\n')) {
+      int pid = std::atoi(l.c_str());
+      if (pid > 0) (void)p.Kill(pid, 9);
+    }
+  }
+  std::vector<StateEntry> order(entries.rbegin(), entries.rend());
+  std::stable_sort(order.begin(), order.end(), [](const StateEntry& a, const StateEntry& b) {
+    return KindOrder(a.kind) < KindOrder(b.kind);
+  });
+  for (const auto& e : order) {
+    Status s = RemoveStateObject(p, e);
+    if (!s.ok()) errors.push_back(s);
+  }
+  return errors;
+}
+
+CleanupReport CleanupDeadRuns(Platform& p, const std::string& dir) {
+  CleanupReport report;
+  auto files = p.ListDir(dir);
+  if (!files.ok()) return report;
+  for (const auto& f : *files) {
+    if (f.is_dir || f.name.size() < 7 || f.name.substr(f.name.size() - 6) != ".state") continue;
+    std::string path = dir + "/" + f.name;
+    auto text = p.ReadFile(path);
+    if (!text.ok()) continue;
+    auto lines = Split(*text, '\n');
+    if (!lines.empty() && OwnerAlive(p, lines[0])) {
+      ++report.live_runs;
+      continue;
+    }
+    ++report.dead_runs;
+    std::vector<StateEntry> entries;
+    for (size_t i = 1; i < lines.size(); ++i) {
+      auto sp = lines[i].find(' ');
+      if (sp == std::string::npos) continue;
+      entries.push_back({lines[i].substr(0, sp), Trim(lines[i].substr(sp + 1))});
+    }
+    auto errors = RemoveStateObjects(p, entries);
+    for (const auto& e : entries) report.removed.push_back(e.kind + " " + e.id);
+    for (const auto& e : errors) report.errors.push_back(e.message());
+    if (errors.empty()) {
+      Status s = p.RemoveFile(path);
+      if (!s.ok()) report.errors.push_back(s.message());
+    }
+  }
+  return report;
+}
+
+}  // namespace ream

@@ -1,0 +1,78 @@
+// State files: the owner line, liveness by pid + start time, and the cleanup of dead runs'
+// records (on a fake tree, so no kernel object is touched).
+#include "sandbox/state.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+namespace ream {
+namespace {
+
+TEST(StateFile, RecordsBeforeCreationAndRemovesItself) {
+  auto p = MakePosixPlatform();
+  std::string dir = "/tmp/ream-state-test-" + std::to_string(::getpid());
+  {
+    auto f = StateFile::Create(*p, dir, "run-1");
+    ASSERT_TRUE(f.ok()) << f.status().ToString();
+    ASSERT_TRUE((*f)->Record("netns", "ream-1-1").ok());
+    auto text = p->ReadFile(dir + "/run-1.state");
+    ASSERT_TRUE(text.ok());
+    auto owner = OwnerLine(*p, ::getpid());
+    ASSERT_TRUE(owner.ok());
+    EXPECT_EQ(*text, *owner + "\nnetns ream-1-1\n");
+    EXPECT_TRUE(OwnerAlive(*p, *owner));
+    ASSERT_TRUE((*f)->Remove().ok());
+    EXPECT_FALSE(p->Exists(dir + "/run-1.state"));
+  }
+  std::filesystem::remove_all(dir);
+}
+
+TEST(StateFile, OwnerWithAnotherStartTimeIsDead) {
+  auto p = MakePosixPlatform();
+  auto owner = OwnerLine(*p, ::getpid());
+  ASSERT_TRUE(owner.ok());
+  EXPECT_FALSE(OwnerAlive(*p, "owner " + std::to_string(::getpid()) + " 1"));
+  EXPECT_FALSE(OwnerAlive(*p, "owner 999999999 1"));
+  EXPECT_FALSE(OwnerAlive(*p, "garbage"));
+}
+
+TEST(Cleanup, RemovesDeadRunsAndKeepsLiveOnes) {
+  std::string root = "/tmp/ream-cleanup-test-" + std::to_string(::getpid());
+  std::filesystem::create_directories(root + "/run/ream");
+  std::filesystem::create_directories(root + "/sys/fs/cgroup/cpu/ream-99-1");
+  std::filesystem::create_directories(root + "/sys/fs/cgroup/cpu/ream-98-1");
+  auto host = MakePosixPlatform();
+  std::string live_owner = *OwnerLine(*host, ::getpid());
+  // The fake maps /proc too: give it this process's stat so the live owner is alive.
+  std::filesystem::create_directories(root + "/proc/" + std::to_string(::getpid()));
+  ASSERT_TRUE(host->WriteFile(root + "/proc/" + std::to_string(::getpid()) + "/stat",
+                              *host->ReadFile("/proc/self/stat")).ok());
+  ASSERT_TRUE(host->WriteFile(root + "/run/ream/99-1.state",
+                              "owner 99 12345\ncgroup /sys/fs/cgroup/cpu/ream-99-1\n").ok());
+  ASSERT_TRUE(host->WriteFile(root + "/run/ream/98-1.state",
+                              live_owner + "\ncgroup /sys/fs/cgroup/cpu/ream-98-1\n").ok());
+  RootedPlatform p(root);
+  CleanupReport r = CleanupDeadRuns(p, "/run/ream");
+  EXPECT_EQ(r.dead_runs, 1);
+  EXPECT_EQ(r.live_runs, 1);
+  EXPECT_TRUE(r.errors.empty()) << r.errors.front();
+  EXPECT_EQ(r.removed, std::vector<std::string>{"cgroup /sys/fs/cgroup/cpu/ream-99-1"});
+  EXPECT_FALSE(std::filesystem::exists(root + "/sys/fs/cgroup/cpu/ream-99-1"));
+  EXPECT_FALSE(std::filesystem::exists(root + "/run/ream/99-1.state"));
+  EXPECT_TRUE(std::filesystem::exists(root + "/sys/fs/cgroup/cpu/ream-98-1"));
+  EXPECT_TRUE(std::filesystem::exists(root + "/run/ream/98-1.state"));
+  std::filesystem::remove_all(root);
+}
+
+TEST(Cleanup, RefusesObjectsNotNamedReam) {
+  auto p = MakePosixPlatform();
+  EXPECT_EQ(RemoveStateObject(*p, {"cgroup", "/sys/fs/cgroup/cpu/system.slice"}).code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_EQ(RemoveStateObject(*p, {"veth", "eth0"}).code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(RemoveStateObject(*p, {"bogus", "ream-1"}).code(), StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace ream
