@@ -16,5 +16,7 @@ struct Command {
 using CommandList = std::vector<Command>;
 
 void AddDoctorCommand(CLI::App& app, CommandList& commands);
+void AddLoadCommand(CLI::App& app, CommandList& commands);
+void AddServeCommand(CLI::App& app, CommandList& commands);
 
 }  // namespace ream::cli

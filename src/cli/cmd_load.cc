@@ -1,0 +1,148 @@
+// `ream load`: drive a server with the open-loop generator and print (and save) the result.
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <memory>
+
+#include "cli/commands.h"
+#include "load/generator.h"
+#include "platform/platform.h"
+#include "protocol/net.h"
+#include "workloads/service_time.h"
+
+namespace ream::cli {
+namespace {
+
+struct LoadFlags {
+  std::string target;
+  std::string protocol = "ream";
+  std::string qps;
+  std::string duration = "10s";
+  std::string warmup = "2s";
+  std::string arrival = "exponential";
+  uint64_t keys = 100000;
+  std::string key_dist = "zipf:0.99";
+  double get_ratio = 0.9;
+  int connections = 1;
+  int threads = 1;
+  std::string tolerance = "20us";
+  uint64_t seed = 1;
+  std::string json;
+  size_t value_bytes = 64;
+  double min_timely = 0.975;
+  double max_rate_error = 0.02;
+  std::string response_timeout = "2s";
+};
+
+Result<double> ParseQps(const std::string& text) {
+  double v = 0;
+  auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (text.empty() || ec != std::errc() || p != text.data() + text.size() || !std::isfinite(v)) {
+    return InvalidArgument("--qps '" + text + "' is not a number (requests per second, e.g. 10000)");
+  }
+  if (v <= 0) return InvalidArgument("--qps must be > 0 (got " + text + ")");
+  return v;
+}
+
+Result<LoadOptions> BuildOptions(const LoadFlags& f) {
+  LoadOptions o;
+  if (f.target.empty()) return InvalidArgument("--target HOST:PORT is required");
+  REAM_ASSIGN_OR_RETURN(net::HostPort hp, net::ParseHostPort(f.target));
+  o.host = hp.host;
+  o.port = hp.port;
+  o.protocol = f.protocol;
+  REAM_ASSIGN_OR_RETURN(o.qps, ParseQps(f.qps));
+  REAM_ASSIGN_OR_RETURN(o.duration_ns, ParseDurationNs(f.duration, "--duration"));
+  REAM_ASSIGN_OR_RETURN(o.warmup_ns, ParseDurationNs(f.warmup, "--warmup"));
+  REAM_ASSIGN_OR_RETURN(o.timely_tolerance_ns, ParseDurationNs(f.tolerance, "--timely-tolerance"));
+  REAM_ASSIGN_OR_RETURN(o.response_timeout_ns, ParseDurationNs(f.response_timeout, "--response-timeout"));
+  std::string trace_text;
+  if (f.arrival.rfind("trace:", 0) == 0) {
+    std::string path = f.arrival.substr(6);
+    auto text = MakePosixPlatform()->ReadFile(path);
+    if (!text.ok()) return InvalidArgument("--arrival " + f.arrival + ": " + text.status().message());
+    trace_text = std::move(text).value();
+  }
+  REAM_ASSIGN_OR_RETURN(o.arrival, ParseArrival(f.arrival, trace_text));
+  REAM_ASSIGN_OR_RETURN(o.key_dist, ParseKeyDist(f.key_dist));
+  o.keys = f.keys;
+  o.get_ratio = f.get_ratio;
+  o.connections = f.connections;
+  o.threads = f.threads;
+  o.seed = f.seed;
+  o.codec.value_bytes = f.value_bytes;
+  o.min_timely_ratio = f.min_timely;
+  o.max_rate_error = f.max_rate_error;
+  REAM_RETURN_IF_ERROR(ValidateLoadOptions(o));
+  return o;
+}
+
+int RunLoadCommand(const LoadFlags& f) {
+  auto options = BuildOptions(f);
+  if (!options.ok()) {
+    std::cerr << "ream load: " << options.status().message() << "\n";
+    return 2;
+  }
+  auto signals = net::BlockTerminationSignals();
+  if (signals.ok()) options->cancel_fd = signals->get();
+  auto result = RunLoad(*options);
+  if (!result.ok()) {
+    std::cerr << "ream load: " << result.status().message() << "\n";
+    return result.status().code() == StatusCode::kInvalidArgument ? 2 : 1;
+  }
+  bool json_to_stdout = f.json == "-";
+  (json_to_stdout ? std::cerr : std::cout) << result->Summary();
+  if (!f.json.empty()) {
+    std::string text = result->ToJson().dump(2) + "\n";
+    if (json_to_stdout) {
+      std::cout << text;
+    } else {
+      std::ofstream out(f.json);
+      out << text;
+      if (!out) {
+        std::cerr << "ream load: cannot write " << f.json << "\n";
+        return 1;
+      }
+    }
+  }
+  if (result->cancelled) return 130;
+  // The measurement happened; requests that failed mid-run make it an error exit.
+  return result->errors > 0 ? 3 : 0;
+}
+
+}  // namespace
+
+void AddLoadCommand(CLI::App& app, CommandList& commands) {
+  auto f = std::make_shared<LoadFlags>();
+  CLI::App* sub = app.add_subcommand(
+      "load", "Open-loop load generator: drive HOST:PORT at --qps, report latency and validity");
+  sub->add_option("--target", f->target, "HOST:PORT of the server")->required();
+  sub->add_option("--protocol", f->protocol, "Wire protocol")->capture_default_str();
+  sub->add_option("--qps", f->qps, "Target requests per second (over all threads)")->required();
+  sub->add_option("--duration", f->duration, "Measured window (e.g. 10s)")->capture_default_str();
+  sub->add_option("--warmup", f->warmup, "Warm-up before the window, not measured")->capture_default_str();
+  sub->add_option("--arrival", f->arrival,
+                  "exponential | constant | trace:FILE (one gap in us per line, rescaled to --qps)")
+      ->capture_default_str();
+  sub->add_option("--keys", f->keys, "Number of distinct keys")->capture_default_str();
+  sub->add_option("--key-dist", f->key_dist, "zipf:THETA | uniform")->capture_default_str();
+  sub->add_option("--get-ratio", f->get_ratio, "Fraction of gets (the rest are sets)")->capture_default_str();
+  sub->add_option("--connections", f->connections, "TCP connections (>= --threads)")->capture_default_str();
+  sub->add_option("--threads", f->threads, "Generator threads")->capture_default_str();
+  sub->add_option("--timely-tolerance", f->tolerance, "Lateness above which a request is non-timely")
+      ->capture_default_str();
+  sub->add_option("--seed", f->seed, "Seed of arrivals, keys and operations")->capture_default_str();
+  sub->add_option("--json", f->json, "Write the result as JSON to FILE, or '-' for stdout");
+  sub->add_option("--value-bytes", f->value_bytes, "Payload bytes of sets")->capture_default_str();
+  sub->add_option("--min-timely", f->min_timely, "Validity: lowest timely ratio")->capture_default_str();
+  sub->add_option("--max-rate-error", f->max_rate_error, "Validity: largest relative rate error")
+      ->capture_default_str();
+  sub->add_option("--response-timeout", f->response_timeout,
+                  "Wait this long after the window for outstanding responses")
+      ->capture_default_str();
+  commands.push_back({sub, [f] { return RunLoadCommand(*f); }});
+}
+
+}  // namespace ream::cli

@@ -1,0 +1,716 @@
+// The generator's threads: schedule, send, receive, record; then merge and judge.
+#include "load/generator.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <thread>
+
+#include "load/anderson_darling.h"
+#include "protocol/keyspace.h"
+#include "protocol/net.h"
+
+namespace ream {
+namespace {
+
+constexpr int64_t kMinSpinNs = 5'000;
+constexpr int64_t kMaxSpinNs = 300'000;
+constexpr size_t kDirectPollMaxConns = 4;
+
+struct Slot {
+  uint64_t id = 0;
+  int64_t sched_ns = 0;
+  int64_t send_ns = 0;
+  bool outstanding = false;
+  bool measured = false;
+};
+
+struct Conn {
+  net::Fd fd;
+  net::Buffer in;
+  std::string out;
+  size_t out_off = 0;
+  std::vector<Slot> ring;
+  uint64_t mask = 0;
+  uint64_t next_id = 1;
+  uint64_t oldest = 1;  // smallest id that may still be outstanding (FIFO matching)
+  uint64_t outstanding = 0;
+  bool dead = false;
+  bool dirty = false;
+  bool want_write = false;
+};
+
+// Everything one generator thread owns; nothing here is shared while the run is on.
+struct ThreadState {
+  int index = 0;
+  std::vector<std::unique_ptr<Conn>> conns;
+  std::unique_ptr<ClientCodec> codec;
+  CodecCapabilities caps;
+  net::Poller poller;
+  std::mt19937_64 rng;
+  std::unique_ptr<ArrivalProcess> arrival;
+  std::unique_ptr<KeyChooser> keys;
+  std::string value;
+  double rate_per_s = 0;
+  size_t rr = 0;
+
+  // Results.
+  Histogram latency, latency_from_send, service, queue, lateness;
+  uint64_t issued = 0, completed = 0, errors = 0, timely = 0;
+  uint64_t issued_total = 0, completed_total = 0;
+  std::map<std::string, uint64_t> error_reasons;
+  std::vector<std::string> connection_failures;
+  std::vector<double> gap_sample;  // normalized send gaps (Exp(1) under the null)
+  uint64_t gap_stride = 1;
+  size_t gap_capacity = 0;
+  int64_t prev_send_ns = -1;
+  int64_t cpu_begin_ns = -1, cpu_end_ns = -1;
+  bool has_server_times = false;
+};
+
+class ThreadRunner {
+ public:
+  ThreadRunner(const LoadOptions& o, ThreadState& s, int64_t start_ns, std::atomic<bool>& cancel)
+      : o_(o), s_(s), start_ns_(start_ns), cancel_(cancel) {}
+
+  void Run();
+
+ private:
+  void Issue(int64_t sched_ns, bool measured);
+  void FlushDirty();
+  void Flush(Conn* c);
+  void OnReadable(Conn* c);
+  void Fail(Conn* c, const std::string& reason);
+  void CountError(bool measured, const std::string& reason) {
+    if (!measured) return;
+    ++s_.errors;
+    ++s_.error_reasons[reason];
+  }
+  void Poll(int64_t timeout_ns);
+  void HandleEvents(int n);
+  void BusyPoll();
+  void NoteOversleep(int64_t over_ns);
+  uint64_t Outstanding() const {
+    uint64_t n = 0;
+    for (const auto& c : s_.conns) n += c->dead ? 0 : c->outstanding;
+    return n;
+  }
+
+  const LoadOptions& o_;
+  ThreadState& s_;
+  int64_t start_ns_;
+  std::atomic<bool>& cancel_;
+  // Starts generous; after every kOversleepWindow timed waits it becomes their 97th
+  // percentile of oversleep plus kMinSpinNs.
+  int64_t spin_ns_ = 100'000;
+  static constexpr size_t kOversleepWindow = 64;
+  int64_t oversleep_[kOversleepWindow] = {};
+  size_t oversleep_count_ = 0;
+  epoll_event events_[256];
+};
+
+void ThreadRunner::Issue(int64_t sched_ns, bool measured) {
+  Conn* c = nullptr;
+  for (size_t tries = 0; tries < s_.conns.size(); ++tries) {
+    Conn* cand = s_.conns[s_.rr++ % s_.conns.size()].get();
+    if (!cand->dead) {
+      c = cand;
+      break;
+    }
+  }
+  if (c == nullptr) {
+    CountError(measured, "not sent: every connection was closed");
+    return;
+  }
+  uint64_t id = c->next_id++;
+  Slot& slot = c->ring[id & c->mask];
+  if (slot.outstanding) {
+    // The request that used this slot ring-size requests ago never got an answer.
+    slot.outstanding = false;
+    --c->outstanding;
+    CountError(slot.measured, "no response (request overtaken by " + std::to_string(c->ring.size()) +
+                                  " newer ones on its connection)");
+  }
+  char key[kKeyBytes];
+  FormatKey(s_.keys->Next(s_.rng), key);
+  bool get = std::uniform_real_distribution<double>(0, 1)(s_.rng) < o_.get_ratio;
+  Request req{.id = id, .op = get ? Op::kGet : Op::kSet, .key = std::string_view(key, kKeyBytes),
+              .value = get ? std::string_view() : std::string_view(s_.value)};
+  if (Status st = s_.codec->EncodeRequest(req, &c->out); !st.ok()) {
+    CountError(measured, "not sent: " + st.message());
+    return;
+  }
+  int64_t now = net::NowNs();
+  slot = {.id = id, .sched_ns = sched_ns, .send_ns = now, .outstanding = true, .measured = measured};
+  ++c->outstanding;
+  ++s_.issued_total;
+  if (!c->dirty) c->dirty = true;
+  if (measured) {
+    int64_t late = now - sched_ns;
+    ++s_.issued;
+    s_.lateness.Record(late);
+    if (late <= o_.timely_tolerance_ns) ++s_.timely;
+    if (s_.prev_send_ns >= 0 && s_.issued % s_.gap_stride == 0 &&
+        s_.gap_sample.size() < s_.gap_capacity) {
+      s_.gap_sample.push_back(static_cast<double>(now - s_.prev_send_ns) * s_.rate_per_s / 1e9);
+    }
+  }
+  s_.prev_send_ns = now;
+}
+
+void ThreadRunner::Flush(Conn* c) {
+  c->dirty = false;
+  if (c->dead) return;
+  while (c->out_off < c->out.size()) {
+    net::IoResult r = net::WriteSome(c->fd.get(), c->out.data() + c->out_off, c->out.size() - c->out_off);
+    c->out_off += r.bytes;
+    if (r.closed || r.error != 0) {
+      Fail(c, "sending: " + net::DescribeIo(r));
+      return;
+    }
+    if (r.would_block && c->out_off < c->out.size()) {
+      if (!c->want_write) {
+        c->want_write = true;
+        (void)s_.poller.Modify(c->fd.get(), EPOLLIN | EPOLLOUT | EPOLLRDHUP, reinterpret_cast<uint64_t>(c));
+      }
+      return;
+    }
+  }
+  c->out.clear();
+  c->out_off = 0;
+  if (c->want_write) {
+    c->want_write = false;
+    (void)s_.poller.Modify(c->fd.get(), EPOLLIN | EPOLLRDHUP, reinterpret_cast<uint64_t>(c));
+  }
+}
+
+void ThreadRunner::FlushDirty() {
+  for (auto& c : s_.conns) {
+    if (c->dirty) Flush(c.get());
+  }
+}
+
+void ThreadRunner::Fail(Conn* c, const std::string& reason) {
+  if (c->dead) return;
+  c->dead = true;
+  char when[64];
+  std::snprintf(when, sizeof when, " (%.3f s into the run)",
+                static_cast<double>(net::NowNs() - start_ns_) / 1e9);
+  s_.connection_failures.push_back(reason + when);
+  s_.poller.Remove(c->fd.get());
+  c->fd.reset();
+  for (auto& slot : c->ring) {
+    if (!slot.outstanding) continue;
+    slot.outstanding = false;
+    CountError(slot.measured, "connection lost: " + reason);
+  }
+  c->outstanding = 0;
+  c->out.clear();
+  c->out_off = 0;
+}
+
+void ThreadRunner::OnReadable(Conn* c) {
+  net::IoResult r = net::ReadAvailable(c->fd.get(), &c->in);
+  int64_t now = net::NowNs();
+  Response resp;
+  for (;;) {
+    auto n = s_.codec->ParseResponse(c->in.view(), &resp);
+    if (!n.ok()) {
+      Fail(c, "garbage from the server (" + n.status().message() + ")");
+      return;
+    }
+    if (*n == 0) break;
+    c->in.Consume(*n);
+    uint64_t id = s_.caps.matches_by_id ? resp.id : c->oldest;
+    Slot* slot = id >= 1 && id < c->next_id ? &c->ring[id & c->mask] : nullptr;
+    if (slot == nullptr || !slot->outstanding || slot->id != id) {
+      if (!resp.ok) {
+        Fail(c, "the server answered with an error: " + resp.error);
+      } else {
+        Fail(c, "response for unknown request id " + std::to_string(resp.id));
+      }
+      return;
+    }
+    slot->outstanding = false;
+    --c->outstanding;
+    while (c->oldest < c->next_id && !c->ring[c->oldest & c->mask].outstanding) ++c->oldest;
+    ++s_.completed_total;
+    if (!slot->measured) continue;
+    if (!resp.ok) {
+      CountError(true, "server error: " + resp.error.substr(0, 120));
+      continue;
+    }
+    ++s_.completed;
+    s_.latency.Record(now - slot->sched_ns);
+    s_.latency_from_send.Record(now - slot->send_ns);
+    if (resp.has_server_times) {
+      s_.has_server_times = true;
+      s_.service.Record(resp.service_ns);
+      s_.queue.Record(resp.queue_ns);
+    }
+  }
+  if (r.closed || r.error != 0) Fail(c, net::DescribeIo(r));
+}
+
+void ThreadRunner::NoteOversleep(int64_t over_ns) {
+  oversleep_[oversleep_count_++ % kOversleepWindow] = over_ns;
+  if (oversleep_count_ % kOversleepWindow != 0) return;
+  std::vector<int64_t> v(oversleep_, oversleep_ + kOversleepWindow);
+  auto at = v.begin() + (kOversleepWindow * 97) / 100;
+  std::nth_element(v.begin(), at, v.end());
+  spin_ns_ = std::clamp(*at + kMinSpinNs, kMinSpinNs, kMaxSpinNs);
+}
+
+void ThreadRunner::BusyPoll() {
+  if (s_.conns.size() > kDirectPollMaxConns) {
+    Poll(0);
+    return;
+  }
+  // With few connections, reading each one directly costs one syscall instead of
+  // epoll_wait plus a read.
+  for (auto& c : s_.conns) {
+    if (c->dead) continue;
+    if (c->out_off < c->out.size()) Flush(c.get());
+    if (!c->dead) OnReadable(c.get());
+  }
+}
+
+void ThreadRunner::Poll(int64_t timeout_ns) {
+  auto n = s_.poller.Wait(events_, 256, timeout_ns);
+  if (!n.ok()) return;
+  HandleEvents(*n);
+}
+
+void ThreadRunner::HandleEvents(int n) {
+  for (int i = 0; i < n; ++i) {
+    auto* c = reinterpret_cast<Conn*>(events_[i].data.u64);
+    if (c->dead) continue;
+    if (events_[i].events & EPOLLOUT) Flush(c);
+    if (events_[i].events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) OnReadable(c);
+  }
+}
+
+void ThreadRunner::Run() {
+  (void)net::UseTightTimerSlack();
+  const int64_t measure_begin = start_ns_ + o_.warmup_ns;
+  const int64_t measure_end = measure_begin + o_.duration_ns;
+  // The schedule starts at a random phase of the first gap so threads do not send in lockstep.
+  double sched = static_cast<double>(start_ns_) + s_.arrival->NextGapNs();
+  while (net::NowNs() < start_ns_) {
+  }
+  for (;;) {
+    int64_t now = net::NowNs();
+    if (s_.cpu_begin_ns < 0 && now >= measure_begin) s_.cpu_begin_ns = net::ThreadCpuNs();
+    if (cancel_.load(std::memory_order_relaxed)) break;
+    bool sent = false;
+    while (sched <= static_cast<double>(now) && sched < static_cast<double>(measure_end)) {
+      auto sched_ns = static_cast<int64_t>(sched);
+      Issue(sched_ns, sched_ns >= measure_begin);
+      sched += s_.arrival->NextGapNs();
+      sent = true;
+      now = net::NowNs();
+    }
+    if (sent) FlushDirty();
+    if (sched >= static_cast<double>(measure_end)) break;
+    if (Outstanding() == 0 && std::all_of(s_.conns.begin(), s_.conns.end(), [](auto& c) { return c->dead; })) {
+      // Nothing can be sent any more; count the rest of the window as not sent.
+      while (sched < static_cast<double>(measure_end)) {
+        CountError(static_cast<int64_t>(sched) >= measure_begin, "not sent: every connection was closed");
+        sched += s_.arrival->NextGapNs();
+      }
+      break;
+    }
+    // Sleep until a response arrives or until shortly before the next send, then spin the
+    // last stretch (spin_ns_: a high percentile of how late this machine's timed waits
+    // wake up) so the send is on time. Spinning polls the sockets for responses, so a
+    // response is timestamped when it arrives, not when the spin ends.
+    int64_t wait = static_cast<int64_t>(sched) - net::NowNs();
+    int64_t sleep = wait - spin_ns_;
+    if (sleep > 0) {
+      int64_t before = net::NowNs();
+      auto n = s_.poller.Wait(events_, 256, sleep);
+      int64_t after = net::NowNs();
+      if (n.ok() && *n == 0) {
+        NoteOversleep(after - (before + sleep));
+      } else if (n.ok()) {
+        HandleEvents(*n);
+      }
+    } else {
+      BusyPoll();
+    }
+  }
+  s_.cpu_end_ns = net::ThreadCpuNs();
+  if (s_.cpu_begin_ns < 0) s_.cpu_begin_ns = s_.cpu_end_ns;
+  // Drain: collect outstanding responses until the response timeout.
+  int64_t deadline = std::max(net::NowNs(), measure_end) + o_.response_timeout_ns;
+  while (Outstanding() > 0 && !cancel_.load(std::memory_order_relaxed)) {
+    int64_t left = deadline - net::NowNs();
+    if (left <= 0) break;
+    Poll(std::min<int64_t>(left, 10'000'000));
+  }
+  for (auto& c : s_.conns) {
+    if (c->dead) continue;
+    for (auto& slot : c->ring) {
+      if (!slot.outstanding) continue;
+      slot.outstanding = false;
+      CountError(slot.measured, cancel_.load() ? "cancelled before its response"
+                                               : "no response within the response timeout");
+    }
+    c->outstanding = 0;
+  }
+}
+
+nlohmann::json Stats(const Histogram& h, bool full) {
+  auto us = [](double ns) { return std::round(ns / 10.0) / 100.0; };  // µs, 2 decimals
+  nlohmann::json j;
+  if (full) {
+    j["mean"] = us(h.mean());
+    j["stddev"] = us(h.stddev());
+  }
+  j["p50"] = us(static_cast<double>(h.ValueAtQuantile(0.50)));
+  if (full) j["p95"] = us(static_cast<double>(h.ValueAtQuantile(0.95)));
+  j["p99"] = us(static_cast<double>(h.ValueAtQuantile(0.99)));
+  if (full) j["p999"] = us(static_cast<double>(h.ValueAtQuantile(0.999)));
+  j["max"] = us(static_cast<double>(h.max()));
+  if (full) j["count"] = h.count();
+  return j;
+}
+
+std::string FormatUs(double ns) {
+  char b[32];
+  if (ns >= 1e6) {
+    std::snprintf(b, sizeof b, "%.2f ms", ns / 1e6);
+  } else {
+    std::snprintf(b, sizeof b, "%.1f us", ns / 1e3);
+  }
+  return b;
+}
+
+}  // namespace
+
+Status ValidateLoadOptions(const LoadOptions& o) {
+  if (o.port < 1 || o.port > 65535) return InvalidArgument("--target: the port must be in 1..65535");
+  if (!(o.qps > 0) || !std::isfinite(o.qps)) return InvalidArgument("--qps must be a number > 0");
+  if (o.qps > 50e6) return InvalidArgument("--qps above 50 000 000 is not something one host can send");
+  if (o.duration_ns <= 0) return InvalidArgument("--duration must be > 0");
+  if (o.warmup_ns < 0) return InvalidArgument("--warmup must be >= 0");
+  if (o.threads < 1 || o.threads > 256) return InvalidArgument("--threads must be in 1..256");
+  if (o.connections < o.threads || o.connections > 65536) {
+    return InvalidArgument("--connections must be >= --threads (each thread needs one) and <= 65536");
+  }
+  if (o.keys < 1) return InvalidArgument("--keys must be >= 1");
+  if (!(o.get_ratio >= 0 && o.get_ratio <= 1)) return InvalidArgument("--get-ratio must be in [0, 1]");
+  if (o.timely_tolerance_ns < 0) return InvalidArgument("--timely-tolerance must be >= 0");
+  if (!(o.min_timely_ratio >= 0 && o.min_timely_ratio <= 1)) {
+    return InvalidArgument("the timely-ratio threshold must be in [0, 1]");
+  }
+  if (!(o.max_rate_error >= 0)) return InvalidArgument("the rate-error threshold must be >= 0");
+  if (o.arrival.kind == ArrivalSpec::Kind::kTrace && o.arrival.trace_gaps.empty()) {
+    return InvalidArgument("--arrival trace: the trace holds no gaps");
+  }
+  return Status::Ok();
+}
+
+void JudgeValidity(LoadResult* r) {
+  const LoadOptions& o = r->options;
+  double window_s = static_cast<double>(o.duration_ns) / 1e9;
+  r->achieved_qps = static_cast<double>(r->issued) / window_s;
+  r->throughput_qps = static_cast<double>(r->completed) / window_s;
+  r->timely_ratio = r->issued ? static_cast<double>(r->timely) / static_cast<double>(r->issued) : 0;
+  r->invalid_reasons.clear();
+  char b[512];
+  if (r->cancelled) r->invalid_reasons.push_back("the run was cancelled before its end");
+  if (r->issued == 0) {
+    r->invalid_reasons.push_back("no request was sent in the measured window");
+  } else if (r->timely_ratio < o.min_timely_ratio) {
+    std::snprintf(b, sizeof b, "timely ratio %.2f %% is below %.2f %% (tolerance %.0f us): the generator could not keep its schedule",
+                  100 * r->timely_ratio, 100 * o.min_timely_ratio, static_cast<double>(o.timely_tolerance_ns) / 1e3);
+    r->invalid_reasons.push_back(b);
+  }
+  double rate_err = std::abs(r->achieved_qps - o.qps) / o.qps;
+  if (rate_err > o.max_rate_error) {
+    std::snprintf(b, sizeof b, "achieved rate %.1f QPS is %.2f %% off the target %.1f QPS (limit %.2f %%)",
+                  r->achieved_qps, 100 * rate_err, o.qps, 100 * o.max_rate_error);
+    r->invalid_reasons.push_back(b);
+  }
+  if (r->interarrival.applicable && !r->interarrival.passed) {
+    std::snprintf(b, sizeof b, "send gaps fail the %s (A2 = %.3f > critical %.3f, n = %zu)",
+                  r->interarrival.method.c_str(), r->interarrival.statistic, r->interarrival.critical,
+                  r->interarrival.sample_size);
+    r->invalid_reasons.push_back(b);
+  }
+  if (!r->connection_failures.empty()) {
+    std::string all;
+    for (const auto& f : r->connection_failures) all += (all.empty() ? "" : "; ") + f;
+    r->invalid_reasons.push_back(std::to_string(r->connection_failures.size()) +
+                                 " connection(s) failed: " + all);
+  }
+  if (r->errors > 0) {
+    std::string top;
+    for (const auto& [reason, n] : r->error_reasons) {
+      if (!top.empty()) top += "; ";
+      top += std::to_string(n) + " × " + reason;
+    }
+    std::snprintf(b, sizeof b, "%llu requests failed (%llu were sent): ",
+                  static_cast<unsigned long long>(r->errors), static_cast<unsigned long long>(r->issued));
+    r->invalid_reasons.push_back(b + top);
+  }
+  r->valid = r->invalid_reasons.empty();
+}
+
+Result<LoadResult> RunLoad(const LoadOptions& o) {
+  REAM_RETURN_IF_ERROR(ValidateLoadOptions(o));
+  REAM_ASSIGN_OR_RETURN(auto probe_codec, MakeClientCodec(o.protocol, o.codec));
+  CodecCapabilities caps = probe_codec->capabilities();
+  if (!caps.supports_set && o.get_ratio < 1) {
+    return InvalidArgument("protocol '" + o.protocol + "' cannot send sets; use --get-ratio 1");
+  }
+  KeyChooser keys(o.key_dist, o.keys);
+  std::vector<std::unique_ptr<ThreadState>> states;
+  double rate_per_thread = o.qps / o.threads;
+  double expected_per_thread = rate_per_thread * static_cast<double>(o.duration_ns) / 1e9;
+  // Every request unanswered for longer than the response timeout may have its slot reused.
+  double per_conn_rate = o.qps / o.connections;
+  size_t ring = 1024;
+  while (static_cast<double>(ring) < per_conn_rate * static_cast<double>(o.response_timeout_ns) / 1e9 &&
+         ring < (size_t{1} << 22)) {
+    ring <<= 1;
+  }
+  for (int t = 0; t < o.threads; ++t) {
+    auto s = std::make_unique<ThreadState>();
+    s->index = t;
+    REAM_ASSIGN_OR_RETURN(s->codec, MakeClientCodec(o.protocol, o.codec));
+    s->caps = caps;
+    REAM_ASSIGN_OR_RETURN(s->poller, net::Poller::Create());
+    s->rng.seed(o.seed * 0x9E3779B97F4A7C15ULL + static_cast<uint64_t>(t) * 7919 + 1);
+    s->arrival = std::make_unique<ArrivalProcess>(o.arrival, rate_per_thread, s->rng(),
+                                                  static_cast<size_t>(t) * 7919);
+    s->keys = std::make_unique<KeyChooser>(keys);
+    s->value.assign(o.codec.value_bytes, 'x');
+    s->rate_per_s = rate_per_thread;
+    size_t want = (o.interarrival_sample + static_cast<size_t>(o.threads) - 1) / static_cast<size_t>(o.threads) * 2;
+    s->gap_capacity = want;
+    s->gap_sample.reserve(want);
+    s->gap_stride = std::max<uint64_t>(1, static_cast<uint64_t>(expected_per_thread / static_cast<double>(want)));
+    states.push_back(std::move(s));
+  }
+  for (int i = 0; i < o.connections; ++i) {
+    auto c = std::make_unique<Conn>();
+    REAM_ASSIGN_OR_RETURN(c->fd, net::Connect(o.host, o.port, o.connect_timeout_ns));
+    c->ring.resize(ring);
+    c->mask = ring - 1;
+    ThreadState& s = *states[static_cast<size_t>(i % o.threads)];
+    REAM_RETURN_IF_ERROR(s.poller.Add(c->fd.get(), EPOLLIN | EPOLLRDHUP, reinterpret_cast<uint64_t>(c.get())));
+    s.conns.push_back(std::move(c));
+  }
+
+  std::atomic<bool> cancel{false};
+  const int64_t start_ns = net::NowNs() + 5'000'000;
+  std::vector<std::thread> threads;
+  for (auto& s : states) {
+    ThreadState* sp = s.get();
+    threads.emplace_back([&o, sp, start_ns, &cancel] {
+      ThreadRunner runner(o, *sp, start_ns, cancel);
+      runner.Run();
+    });
+  }
+  bool cancelled = false;
+  if (o.cancel_fd >= 0) {
+    // Watch for cancellation while the threads run; wake every 50 ms to see if they are done.
+    auto poller = net::Poller::Create();
+    if (poller.ok() && poller->Add(o.cancel_fd, EPOLLIN, 1).ok()) {
+      const int64_t end = start_ns + o.warmup_ns + o.duration_ns + o.response_timeout_ns + 1'000'000'000;
+      epoll_event ev;
+      while (net::NowNs() < end) {
+        auto n = poller->Wait(&ev, 1, 50'000'000);
+        if (n.ok() && *n > 0) {
+          cancelled = true;
+          cancel.store(true);
+          break;
+        }
+      }
+    }
+  }
+  for (auto& t : threads) t.join();
+
+  LoadResult r;
+  r.options = o;
+  r.protocol = o.protocol;
+  r.cancelled = cancelled;
+  std::vector<double> gaps;
+  double cpu_ns = 0;
+  for (auto& s : states) {
+    r.latency.Merge(s->latency);
+    r.latency_from_send.Merge(s->latency_from_send);
+    r.service.Merge(s->service);
+    r.queue.Merge(s->queue);
+    r.lateness.Merge(s->lateness);
+    r.issued += s->issued;
+    r.completed += s->completed;
+    r.errors += s->errors;
+    r.timely += s->timely;
+    r.issued_total += s->issued_total;
+    r.completed_total += s->completed_total;
+    r.has_server_times = r.has_server_times || s->has_server_times;
+    for (const auto& [k, v] : s->error_reasons) r.error_reasons[k] += v;
+    r.connection_failures.insert(r.connection_failures.end(), s->connection_failures.begin(),
+                                 s->connection_failures.end());
+    gaps.insert(gaps.end(), s->gap_sample.begin(), s->gap_sample.end());
+    cpu_ns += static_cast<double>(s->cpu_end_ns - s->cpu_begin_ns);
+  }
+  r.generator_cpu_s = cpu_ns / 1e9;
+  r.measured_s = static_cast<double>(o.duration_ns) / 1e9;
+
+  InterarrivalTest& ad = r.interarrival;
+  if (o.arrival.kind != ArrivalSpec::Kind::kExponential) {
+    ad.not_applicable_reason = "the test checks exponential (Poisson) arrivals; " + o.arrival.name +
+                               " arrivals have no continuous reference distribution to test against";
+  } else if (gaps.size() < 20) {
+    ad.not_applicable_reason = "too few send gaps sampled (" + std::to_string(gaps.size()) + ")";
+  } else {
+    if (gaps.size() > o.interarrival_sample) {
+      std::vector<double> even;
+      double step = static_cast<double>(gaps.size()) / static_cast<double>(o.interarrival_sample);
+      for (size_t i = 0; i < o.interarrival_sample; ++i) even.push_back(gaps[static_cast<size_t>(i * step)]);
+      gaps.swap(even);
+    }
+    ad.applicable = true;
+    ad.method = "Anderson-Darling test vs exponential, alpha = 0.01";
+    ad.sample_size = gaps.size();
+    ad.statistic = AndersonDarlingStatistic(gaps, [](double x) { return x <= 0 ? 0.0 : -std::expm1(-x); });
+    ad.critical = kAndersonDarlingCritical1;
+    ad.passed = ad.statistic <= ad.critical;
+  }
+  JudgeValidity(&r);
+  return r;
+}
+
+nlohmann::json LoadResult::ToJson() const {
+  const LoadOptions& o = options;
+  nlohmann::json j;
+  j["target"] = o.host + ":" + std::to_string(o.port);
+  j["protocol"] = protocol;
+  j["target_qps"] = o.qps;
+  j["achieved_qps"] = achieved_qps;
+  j["throughput_qps"] = throughput_qps;
+  j["issued"] = issued;
+  j["completed"] = completed;
+  j["errors"] = errors;
+  j["error_reasons"] = error_reasons;
+  j["connection_failures"] = connection_failures;
+  j["issued_total"] = issued_total;
+  j["completed_total"] = completed_total;
+  j["timely_ratio"] = timely_ratio;
+  j["timely_tolerance_us"] = static_cast<double>(o.timely_tolerance_ns) / 1e3;
+  j["valid"] = valid;
+  j["invalid_reasons"] = invalid_reasons;
+  j["cancelled"] = cancelled;
+  j["lateness_us"] = Stats(lateness, false);
+  j["latency_us"] = Stats(latency, true);
+  j["latency_from_send_us"] = Stats(latency_from_send, true);
+  if (has_server_times) {
+    j["service_us"] = Stats(service, true);
+    j["queue_us"] = Stats(queue, true);
+  } else {
+    j["service_us"] = nullptr;
+    j["queue_us"] = nullptr;
+    j["server_times_unavailable"] = "protocol '" + protocol + "' does not report server service time";
+  }
+  nlohmann::json ad;
+  if (interarrival.applicable) {
+    ad["statistic"] = interarrival.statistic;
+    ad["critical"] = interarrival.critical;
+    ad["passed"] = interarrival.passed;
+    ad["sample_size"] = interarrival.sample_size;
+    ad["method"] = interarrival.method;
+  } else {
+    ad["statistic"] = nullptr;
+    ad["critical"] = nullptr;
+    ad["passed"] = nullptr;
+    ad["not_applicable"] = interarrival.not_applicable_reason;
+  }
+  j["interarrival_test"] = ad;
+  j["generator_cpu_s"] = generator_cpu_s;
+  j["generator_cpu_us_per_request"] =
+      issued ? nlohmann::json(generator_cpu_s * 1e6 / static_cast<double>(issued)) : nlohmann::json(nullptr);
+  j["duration_s"] = static_cast<double>(o.duration_ns) / 1e9;
+  j["warmup_s"] = static_cast<double>(o.warmup_ns) / 1e9;
+  j["connections"] = o.connections;
+  j["threads"] = o.threads;
+  j["arrival"] = o.arrival.name;
+  j["key_dist"] = o.key_dist.name;
+  j["keys"] = o.keys;
+  j["get_ratio"] = o.get_ratio;
+  j["value_bytes"] = o.codec.value_bytes;
+  j["seed"] = o.seed;
+  // Each histogram in full, for the results store (Histogram::Decode reads it back).
+  j["histograms"] = {{"latency_ns", latency.Encode()},
+                     {"latency_from_send_ns", latency_from_send.Encode()},
+                     {"service_ns", service.Encode()},
+                     {"queue_ns", queue.Encode()},
+                     {"lateness_ns", lateness.Encode()}};
+  return j;
+}
+
+std::string LoadResult::Summary() const {
+  const LoadOptions& o = options;
+  std::string s;
+  char b[512];
+  std::snprintf(b, sizeof b, "target %s:%d (%s), %s arrivals, keys %s over %llu, %d thread(s), %d connection(s)\n",
+                o.host.c_str(), o.port, protocol.c_str(), o.arrival.name.c_str(), o.key_dist.name.c_str(),
+                static_cast<unsigned long long>(o.keys), o.threads, o.connections);
+  s += b;
+  std::snprintf(b, sizeof b, "rate:      target %.1f QPS, achieved %.1f QPS, throughput %.1f QPS over %.1f s (+%.1f s warm-up)\n",
+                o.qps, achieved_qps, throughput_qps, static_cast<double>(o.duration_ns) / 1e9,
+                static_cast<double>(o.warmup_ns) / 1e9);
+  s += b;
+  std::snprintf(b, sizeof b, "requests:  %llu issued, %llu completed, %llu errors\n",
+                static_cast<unsigned long long>(issued), static_cast<unsigned long long>(completed),
+                static_cast<unsigned long long>(errors));
+  s += b;
+  std::snprintf(b, sizeof b, "timely:    %.2f %% within %.0f us; lateness p50 %s, p99 %s, max %s\n",
+                100 * timely_ratio, static_cast<double>(o.timely_tolerance_ns) / 1e3,
+                FormatUs(static_cast<double>(lateness.ValueAtQuantile(0.5))).c_str(),
+                FormatUs(static_cast<double>(lateness.ValueAtQuantile(0.99))).c_str(),
+                FormatUs(static_cast<double>(lateness.max())).c_str());
+  s += b;
+  auto line = [&](const char* name, const Histogram& h) {
+    std::snprintf(b, sizeof b, "%-10s mean %s, p50 %s, p95 %s, p99 %s, p99.9 %s, max %s\n", name,
+                  FormatUs(h.mean()).c_str(), FormatUs(static_cast<double>(h.ValueAtQuantile(0.5))).c_str(),
+                  FormatUs(static_cast<double>(h.ValueAtQuantile(0.95))).c_str(),
+                  FormatUs(static_cast<double>(h.ValueAtQuantile(0.99))).c_str(),
+                  FormatUs(static_cast<double>(h.ValueAtQuantile(0.999))).c_str(),
+                  FormatUs(static_cast<double>(h.max())).c_str());
+    s += b;
+  };
+  line("latency:", latency);
+  line("from send:", latency_from_send);
+  if (has_server_times) {
+    line("service:", service);
+    line("queue:", queue);
+  } else {
+    s += "service:   unavailable (protocol '" + protocol + "' does not report server times)\n";
+  }
+  if (interarrival.applicable) {
+    std::snprintf(b, sizeof b, "arrivals:  %s: A2 = %.3f, critical %.3f, n = %zu: %s\n", interarrival.method.c_str(),
+                  interarrival.statistic, interarrival.critical, interarrival.sample_size,
+                  interarrival.passed ? "passed" : "FAILED");
+  } else {
+    std::snprintf(b, sizeof b, "arrivals:  not tested (%s)\n", interarrival.not_applicable_reason.c_str());
+  }
+  s += b;
+  std::snprintf(b, sizeof b, "generator: %.3f CPU s, %.2f CPU us per request\n", generator_cpu_s,
+                issued ? generator_cpu_s * 1e6 / static_cast<double>(issued) : 0.0);
+  s += b;
+  if (valid) {
+    s += "valid:     yes\n";
+  } else {
+    s += "valid:     NO\n";
+    for (const auto& reason : invalid_reasons) s += "  - " + reason + "\n";
+  }
+  return s;
+}
+
+}  // namespace ream

@@ -1,0 +1,105 @@
+// The open-loop load generator (DESIGN.md, "Open-loop load", "Timely requests ratio",
+// "Latency"): each thread follows its own absolute schedule, sends whether or not responses
+// have come back (pipelined, matched by id), and times every response from its *scheduled*
+// send time. Threads own their connections and histograms; results merge after the run.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "load/arrival.h"
+#include "load/histogram.h"
+#include "load/key_chooser.h"
+#include "platform/status.h"
+#include "protocol/registry.h"
+
+namespace ream {
+
+struct LoadOptions {
+  std::string host = "127.0.0.1";
+  int port = 0;                          // required, 1..65535
+  std::string protocol = "ream";         // a name from ClientCodecNames()
+  CodecOptions codec;                    // value size of sets, HTTP path, ...
+  double qps = 0;                        // target rate over all threads, required, > 0
+  int64_t duration_ns = 10'000'000'000;  // the measured window
+  int64_t warmup_ns = 2'000'000'000;     // sent before the window, not measured
+  ArrivalSpec arrival;                   // default exponential (Poisson)
+  uint64_t keys = 100000;                // key indices 0..keys-1 (see protocol/keyspace.h)
+  KeyDistSpec key_dist;                  // default zipf:0.99
+  double get_ratio = 0.9;                // the rest are sets
+  int connections = 1;                   // >= threads; split round-robin over threads
+  int threads = 1;
+  int64_t timely_tolerance_ns = 20000;   // a request issued later than this is non-timely
+  double min_timely_ratio = 0.975;       // validity thresholds (DESIGN.md)
+  double max_rate_error = 0.02;
+  uint64_t seed = 1;
+  int64_t connect_timeout_ns = 2'000'000'000;
+  // After the window, how long to wait for outstanding responses; those still missing count
+  // as errors. Also the age past which an unanswered request is declared lost.
+  int64_t response_timeout_ns = 2'000'000'000;
+  size_t interarrival_sample = 500;      // send gaps tested with Anderson–Darling
+  // A file descriptor (e.g. a signalfd) that, once readable, stops the run early (Cancelled).
+  int cancel_fd = -1;
+};
+
+// InvalidArgument naming the first bad field.
+Status ValidateLoadOptions(const LoadOptions& options);
+
+struct InterarrivalTest {
+  bool applicable = false;
+  std::string method;         // e.g. "Anderson-Darling vs exponential, alpha = 0.01"
+  std::string not_applicable_reason;
+  size_t sample_size = 0;
+  double statistic = 0;
+  double critical = 0;
+  bool passed = false;
+};
+
+struct LoadResult {
+  LoadOptions options;
+  std::string protocol;
+  bool has_server_times = false;
+  // Counted over requests scheduled inside the measured window.
+  uint64_t issued = 0;     // sent
+  uint64_t completed = 0;  // answered without error
+  uint64_t errors = 0;     // answered with an error, lost with a connection, or never answered
+  uint64_t timely = 0;
+  std::map<std::string, uint64_t> error_reasons;
+  // Every connection that failed during the run (warm-up included), with the cause.
+  std::vector<std::string> connection_failures;
+  // Over the whole run (warm-up and drain included), for per-request cost accounting.
+  uint64_t issued_total = 0;
+  uint64_t completed_total = 0;
+  double achieved_qps = 0;
+  double throughput_qps = 0;
+  double timely_ratio = 0;
+  Histogram latency;            // completion − scheduled time (ns)
+  Histogram latency_from_send;  // completion − actual send time
+  Histogram service;            // server-reported service time
+  Histogram queue;              // server-reported queue time
+  Histogram lateness;           // actual send − scheduled time
+  InterarrivalTest interarrival;
+  double generator_cpu_s = 0;   // CPU of the generator threads over the measured window
+  double measured_s = 0;        // wall time of the measured window as it happened
+  bool cancelled = false;
+  bool valid = false;
+  std::vector<std::string> invalid_reasons;
+
+  nlohmann::json ToJson() const;
+  std::string Summary() const;
+};
+
+// Connects (Unavailable/Timeout when the target does not answer), runs the schedule, drains,
+// and returns the merged result. Mid-run failures (connections closed, garbage from the
+// server) are counted as errors and make the result invalid rather than failing the call.
+Result<LoadResult> RunLoad(const LoadOptions& options);
+
+// Computes achieved/throughput/timely ratios, the validity verdict and its reasons from the
+// counters and the interarrival test. Exposed for tests.
+void JudgeValidity(LoadResult* result);
+
+}  // namespace ream

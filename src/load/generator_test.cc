@@ -1,0 +1,251 @@
+#include "load/generator.h"
+
+#include <atomic>
+#include <cmath>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "load/anderson_darling.h"
+#include "protocol/net.h"
+#include "workloads/server.h"
+#include "workloads/synthetic.h"
+
+namespace ream {
+namespace {
+
+LoadOptions Quick(int port, double qps) {
+  LoadOptions o;
+  o.port = port;
+  o.qps = qps;
+  o.duration_ns = 1'000'000'000;
+  o.warmup_ns = 200'000'000;
+  o.response_timeout_ns = 500'000'000;
+  return o;
+}
+
+TEST(Generator, MeasuresEveryRequestAgainstTheSyntheticServer) {
+  auto server = Server::Start({.threads = 1}, MakeSyntheticHandlers(*ServiceTime::Parse("const:20us"), 1));
+  ASSERT_TRUE(server.ok()) << server.status().ToString();
+  auto r = RunLoad(Quick((*server)->port(), 2000));
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->errors, 0u);
+  EXPECT_GT(r->issued, 1500u);
+  EXPECT_EQ(r->completed, r->issued);
+  EXPECT_EQ(r->latency.count(), r->completed);
+  EXPECT_EQ(r->service.count(), r->completed);
+  EXPECT_TRUE(r->has_server_times);
+  // The server spins 20 µs per request; it reports that (plus a little encoding).
+  // (The median: a preempted spin on this shared machine stretches the mean, not the median.)
+  EXPECT_NEAR(static_cast<double>(r->service.ValueAtQuantile(0.5)), 20000, 1500);
+  // Sojourn is measured from the scheduled time, so it includes the service time.
+  EXPECT_GE(r->latency.ValueAtQuantile(0.5), 20000);
+  EXPECT_GE((*server)->served(), r->completed_total);
+  nlohmann::json j = r->ToJson();
+  for (const char* k : {"target_qps", "achieved_qps", "throughput_qps", "issued", "completed", "errors",
+                        "timely_ratio", "timely_tolerance_us", "valid", "invalid_reasons", "lateness_us",
+                        "latency_us", "latency_from_send_us", "service_us", "queue_us", "interarrival_test",
+                        "generator_cpu_s", "duration_s", "warmup_s", "connections", "threads", "arrival",
+                        "key_dist", "seed"}) {
+    EXPECT_TRUE(j.contains(k)) << k;
+  }
+  for (const char* k : {"mean", "stddev", "p50", "p95", "p99", "p999", "max"}) {
+    EXPECT_TRUE(j["latency_us"].contains(k)) << k;
+  }
+  EXPECT_TRUE(j["interarrival_test"]["passed"].is_boolean());
+}
+
+TEST(Generator, SeveralThreadsAndConnectionsSplitTheRate) {
+  auto server = Server::Start({.threads = 2}, MakeSyntheticHandlers(*ServiceTime::Parse("const:0"), 1));
+  ASSERT_TRUE(server.ok());
+  LoadOptions o = Quick((*server)->port(), 4000);
+  o.threads = 2;
+  o.connections = 4;
+  auto r = RunLoad(o);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->errors, 0u);
+  EXPECT_NEAR(r->achieved_qps, 4000, 400);
+  EXPECT_EQ(r->completed, r->issued);
+}
+
+TEST(Generator, NothingListeningIsUnavailable) {
+  int port;
+  {
+    auto l = net::Listen("127.0.0.1", 0);
+    ASSERT_TRUE(l.ok());
+    port = *net::LocalPort(l->get());
+  }  // closed: nothing listens there now
+  auto r = RunLoad(Quick(port, 1000));
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kUnavailable);
+  EXPECT_NE(r.status().message().find("refused"), std::string::npos) << r.status().message();
+}
+
+TEST(Generator, RejectsBadOptions) {
+  LoadOptions o = Quick(1234, 0);
+  EXPECT_EQ(RunLoad(o).status().code(), StatusCode::kInvalidArgument);
+  o.qps = 100;
+  o.threads = 2;
+  o.connections = 1;
+  EXPECT_EQ(ValidateLoadOptions(o).code(), StatusCode::kInvalidArgument);
+  o = Quick(1234, 100);
+  o.protocol = "gopher";
+  EXPECT_EQ(RunLoad(o).status().code(), StatusCode::kInvalidArgument);
+}
+
+// A raw server for failure cases: accepts one connection and runs `behave` on it.
+class RawServer {
+ public:
+  explicit RawServer(std::function<void(int fd)> behave) {
+    auto l = net::Listen("127.0.0.1", 0);
+    EXPECT_TRUE(l.ok());
+    listener_ = std::move(l).value();
+    port_ = *net::LocalPort(listener_.get());
+    thread_ = std::thread([this, behave] {
+      int64_t deadline = net::NowNs() + 3'000'000'000;
+      while (net::NowNs() < deadline) {
+        auto fd = net::Accept(listener_.get());
+        if (fd.ok() && fd->valid()) {
+          behave(fd->get());
+          return;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      }
+    });
+  }
+  ~RawServer() { thread_.join(); }
+  int port() const { return port_; }
+
+ private:
+  net::Fd listener_;
+  int port_ = 0;
+  std::thread thread_;
+};
+
+TEST(Generator, ServerClosingMidRunIsCountedAndInvalid) {
+  RawServer raw([](int fd) {
+    // Read (and never answer) for 400 ms, then close.
+    char buf[65536];
+    int64_t end = net::NowNs() + 400'000'000;
+    while (net::NowNs() < end) {
+      net::ReadSome(fd, buf, sizeof buf);
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  });
+  int64_t begin = net::NowNs();
+  auto r = RunLoad(Quick(raw.port(), 1000));
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_LT(net::NowNs() - begin, 4'000'000'000);  // no hang
+  EXPECT_GT(r->errors, 0u);
+  EXPECT_FALSE(r->valid);
+  std::string reasons = nlohmann::json(r->invalid_reasons).dump();
+  EXPECT_NE(reasons.find("connection lost"), std::string::npos) << reasons;
+  EXPECT_NE(reasons.find("not sent: every connection was closed"), std::string::npos) << reasons;
+}
+
+TEST(Generator, GarbageFromTheServerIsCountedAndInvalid) {
+  RawServer raw([](int fd) {
+    char buf[4096];
+    for (int i = 0; i < 1000; ++i) {
+      if (net::ReadSome(fd, buf, sizeof buf).bytes > 0) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    const char junk[] = "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n";
+    net::WriteSome(fd, junk, sizeof junk - 1);
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  });
+  auto r = RunLoad(Quick(raw.port(), 1000));
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_GT(r->errors, 0u);
+  EXPECT_FALSE(r->valid);
+  std::string reasons = nlohmann::json(r->invalid_reasons).dump();
+  EXPECT_NE(reasons.find("garbage from the server"), std::string::npos) << reasons;
+}
+
+TEST(ArrivalProcess, ExponentialAndConstantHaveTheRequestedMean) {
+  ArrivalSpec exp;
+  ArrivalProcess e(exp, 10000, 3);
+  double sum = 0;
+  std::vector<double> sample;
+  for (int i = 0; i < 200000; ++i) {
+    double g = e.NextGapNs();
+    sum += g;
+    if (i < 1000) sample.push_back(g / 100000.0);
+  }
+  EXPECT_NEAR(sum / 200000, 100000, 1000);
+  EXPECT_LT(AndersonDarlingStatistic(sample, [](double x) { return -std::expm1(-x); }),
+            kAndersonDarlingCritical1);
+  ArrivalSpec c = *ParseArrival("constant");
+  ArrivalProcess k(c, 4000, 3);
+  EXPECT_DOUBLE_EQ(k.NextGapNs(), 250000);
+}
+
+TEST(ArrivalProcess, TraceIsReplayedAtTheRequestedRate) {
+  auto spec = ParseArrival("trace:x", "# gaps in us\n10\n30\n\n20\n");
+  ASSERT_TRUE(spec.ok());
+  ArrivalProcess t(*spec, 1000, 1);  // mean gap 1 ms; the trace's mean is 20 us
+  EXPECT_DOUBLE_EQ(t.NextGapNs(), 500000);
+  EXPECT_DOUBLE_EQ(t.NextGapNs(), 1500000);
+  EXPECT_DOUBLE_EQ(t.NextGapNs(), 1000000);
+  EXPECT_DOUBLE_EQ(t.NextGapNs(), 500000);
+  auto bad = ParseArrival("trace:x", "10\nabc\n");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("line 2"), std::string::npos);
+  EXPECT_FALSE(ParseArrival("bursty").ok());
+}
+
+TEST(AndersonDarling, RejectsTheWrongDistribution) {
+  std::mt19937_64 rng(5);
+  std::vector<double> uniform;
+  for (int i = 0; i < 500; ++i) uniform.push_back(std::uniform_real_distribution<double>(0, 2)(rng));
+  EXPECT_GT(AndersonDarlingStatistic(uniform, [](double x) { return -std::expm1(-x); }),
+            kAndersonDarlingCritical1);
+}
+
+TEST(KeyChooser, ZipfHeadMatchesTheory) {
+  KeyDistSpec z = *ParseKeyDist("zipf:0.99");
+  KeyChooser k(z, 1000);
+  std::mt19937_64 rng(11);
+  const int n = 400000;
+  int zero = 0, one = 0;
+  uint64_t max = 0;
+  for (int i = 0; i < n; ++i) {
+    uint64_t v = k.Next(rng);
+    zero += v == 0;
+    one += v == 1;
+    max = std::max(max, v);
+  }
+  double zeta = KeyChooser::Zeta(1000, 0.99);
+  EXPECT_NEAR(static_cast<double>(zero) / n, 1 / zeta, 0.01);
+  EXPECT_NEAR(static_cast<double>(one) / n, 1 / std::pow(2, 0.99) / zeta, 0.01);
+  EXPECT_LT(max, 1000u);
+  KeyChooser u(*ParseKeyDist("uniform"), 1000);
+  double sum = 0;
+  for (int i = 0; i < n; ++i) sum += static_cast<double>(u.Next(rng));
+  EXPECT_NEAR(sum / n, 499.5, 5);
+  EXPECT_FALSE(ParseKeyDist("zipf:1.5").ok());
+  EXPECT_FALSE(ParseKeyDist("pareto").ok());
+}
+
+TEST(JudgeValidity, NamesEveryFailedCheckWithItsFigure) {
+  LoadResult r;
+  r.options.qps = 1000;
+  r.options.duration_ns = 1'000'000'000;
+  r.issued = 900;
+  r.timely = 850;
+  r.completed = 900;
+  JudgeValidity(&r);
+  EXPECT_FALSE(r.valid);
+  ASSERT_EQ(r.invalid_reasons.size(), 2u);
+  EXPECT_NE(r.invalid_reasons[0].find("94.44 %"), std::string::npos) << r.invalid_reasons[0];
+  EXPECT_NE(r.invalid_reasons[1].find("900.0 QPS"), std::string::npos) << r.invalid_reasons[1];
+  r.issued = 1000;
+  r.timely = 1000;
+  r.completed = 1000;
+  JudgeValidity(&r);
+  EXPECT_TRUE(r.valid);
+  EXPECT_DOUBLE_EQ(r.achieved_qps, 1000);
+}
+
+}  // namespace
+}  // namespace ream

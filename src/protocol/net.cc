@@ -1,0 +1,306 @@
+// The generator's and servers' direct OS calls; errno becomes a Status here only.
+#include "protocol/net.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <charconv>
+#include <csignal>
+#include <cstring>
+#include <ctime>
+
+namespace ream::net {
+namespace {
+
+int64_t ClockNs(clockid_t id) {
+  timespec ts{};
+  clock_gettime(id, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+
+Result<sockaddr_in> MakeAddress(const std::string& host, int port) {
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  std::string h = host == "localhost" ? "127.0.0.1" : host;
+  if (inet_pton(AF_INET, h.c_str(), &addr.sin_addr) != 1) {
+    return InvalidArgument("'" + host + "' is not an IPv4 address (use e.g. 127.0.0.1)");
+  }
+  return addr;
+}
+
+Status SetSocketFlags(int fd) {
+  int flags = fcntl(fd, F_GETFL, 0);
+  if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0) {
+    return ErrnoStatus(errno, "making a socket non-blocking");
+  }
+  int one = 1;
+  if (setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one) < 0) {
+    return ErrnoStatus(errno, "setting TCP_NODELAY");
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+int64_t NowNs() { return ClockNs(CLOCK_MONOTONIC); }
+int64_t ThreadCpuNs() { return ClockNs(CLOCK_THREAD_CPUTIME_ID); }
+int64_t ProcessCpuNs() { return ClockNs(CLOCK_PROCESS_CPUTIME_ID); }
+
+Status UseTightTimerSlack() {
+  if (prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0) != 0) return ErrnoStatus(errno, "prctl(PR_SET_TIMERSLACK)");
+  return Status::Ok();
+}
+
+Fd& Fd::operator=(Fd&& o) noexcept {
+  if (this != &o) reset(o.release());
+  return *this;
+}
+
+void Fd::reset(int fd) {
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = fd;
+}
+
+Result<HostPort> ParseHostPort(std::string_view text) {
+  size_t colon = text.rfind(':');
+  if (colon == std::string_view::npos || colon == 0) {
+    return InvalidArgument("'" + std::string(text) + "' is not HOST:PORT (e.g. 127.0.0.1:7000)");
+  }
+  std::string_view port_text = text.substr(colon + 1);
+  int port = 0;
+  auto [p, ec] = std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
+  if (ec != std::errc() || p != port_text.data() + port_text.size() || port < 1 || port > 65535) {
+    return InvalidArgument("'" + std::string(text) + "': the port must be a number in 1..65535");
+  }
+  HostPort hp{std::string(text.substr(0, colon)), port};
+  auto addr = MakeAddress(hp.host, port);
+  if (!addr.ok()) return addr.status();
+  return hp;
+}
+
+Result<Fd> Listen(const std::string& host, int port, int backlog) {
+  if (port < 0 || port > 65535) return InvalidArgument("port " + std::to_string(port) + " is not in 0..65535");
+  REAM_ASSIGN_OR_RETURN(sockaddr_in addr, MakeAddress(host, port));
+  Fd fd(socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+  if (!fd.valid()) return ErrnoStatus(errno, "socket()");
+  int one = 1;
+  setsockopt(fd.get(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  if (bind(fd.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    return ErrnoStatus(errno, "binding " + host + ":" + std::to_string(port));
+  }
+  if (listen(fd.get(), backlog) != 0) return ErrnoStatus(errno, "listen()");
+  return fd;
+}
+
+Result<int> LocalPort(int fd) {
+  sockaddr_in addr{};
+  socklen_t len = sizeof addr;
+  if (getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
+    return ErrnoStatus(errno, "getsockname()");
+  }
+  return static_cast<int>(ntohs(addr.sin_port));
+}
+
+Result<Fd> Accept(int listen_fd) {
+  Fd fd(accept4(listen_fd, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC));
+  if (!fd.valid()) {
+    if (errno == EAGAIN || errno == EWOULDBLOCK || errno == ECONNABORTED || errno == EINTR) {
+      return Fd();
+    }
+    return ErrnoStatus(errno, "accept()");
+  }
+  int one = 1;
+  setsockopt(fd.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  return fd;
+}
+
+Result<Fd> Connect(const std::string& host, int port, int64_t timeout_ns) {
+  REAM_ASSIGN_OR_RETURN(sockaddr_in addr, MakeAddress(host, port));
+  std::string where = host + ":" + std::to_string(port);
+  Fd fd(socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+  if (!fd.valid()) return ErrnoStatus(errno, "socket()");
+  if (connect(fd.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    if (errno != EINPROGRESS) {
+      return Unavailable("connecting to " + where + ": " + std::strerror(errno) +
+                         " (is the server running?)");
+    }
+    pollfd p{fd.get(), POLLOUT, 0};
+    int n = poll(&p, 1, static_cast<int>(timeout_ns / 1000000));
+    if (n == 0) return Timeout("connecting to " + where + ": no answer within " +
+                               std::to_string(timeout_ns / 1000000) + " ms");
+    if (n < 0) return ErrnoStatus(errno, "connecting to " + where);
+    int err = 0;
+    socklen_t len = sizeof err;
+    getsockopt(fd.get(), SOL_SOCKET, SO_ERROR, &err, &len);
+    if (err != 0) {
+      return Unavailable("connecting to " + where + ": " + std::strerror(err) +
+                         " (is the server running?)");
+    }
+  }
+  REAM_RETURN_IF_ERROR(SetSocketFlags(fd.get()));
+  return fd;
+}
+
+IoResult ReadSome(int fd, char* data, size_t capacity) {
+  IoResult r;
+  ssize_t n = ::recv(fd, data, capacity, 0);
+  if (n > 0) {
+    r.bytes = static_cast<size_t>(n);
+  } else if (n == 0) {
+    r.closed = true;
+  } else if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) {
+    r.would_block = true;
+  } else if (errno == ECONNRESET || errno == EPIPE) {
+    r.closed = true;
+    r.error = errno;
+  } else {
+    r.error = errno;
+  }
+  return r;
+}
+
+IoResult WriteSome(int fd, const char* data, size_t size) {
+  IoResult r;
+  ssize_t n = ::send(fd, data, size, MSG_NOSIGNAL);
+  if (n >= 0) {
+    r.bytes = static_cast<size_t>(n);
+    r.would_block = static_cast<size_t>(n) < size;
+  } else if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) {
+    r.would_block = true;
+  } else if (errno == ECONNRESET || errno == EPIPE) {
+    r.closed = true;
+    r.error = errno;
+  } else {
+    r.error = errno;
+  }
+  return r;
+}
+
+std::string DescribeIo(const IoResult& r) {
+  if (r.error != 0) return std::strerror(r.error);
+  if (r.closed) return "the server closed the connection";
+  return "ok";
+}
+
+void Buffer::Consume(size_t n) {
+  begin_ += n;
+  if (begin_ == end_) begin_ = end_ = 0;
+}
+
+char* Buffer::PrepareWrite(size_t n) {
+  if (data_.size() - end_ < n) {
+    if (begin_ > 0) {
+      std::memmove(data_.data(), data_.data() + begin_, end_ - begin_);
+      end_ -= begin_;
+      begin_ = 0;
+    }
+    if (data_.size() - end_ < n) data_.resize(std::max(data_.size() * 2, end_ + n));
+  }
+  return data_.data() + end_;
+}
+
+IoResult ReadAvailable(int fd, Buffer* buf) {
+  IoResult total;
+  for (;;) {
+    char* dst = buf->PrepareWrite(16 * 1024);
+    size_t capacity = buf->writable();
+    IoResult r = ReadSome(fd, dst, capacity);
+    buf->Commit(r.bytes);
+    total.bytes += r.bytes;
+    if (r.bytes == capacity) continue;  // the socket may hold more
+    if (r.bytes > 0) {
+      // A short read drained the socket; skip the extra EAGAIN syscall.
+      total.would_block = true;
+      return total;
+    }
+    total.would_block = r.would_block;
+    total.closed = r.closed;
+    total.error = r.error;
+    return total;
+  }
+}
+
+Result<Poller> Poller::Create() {
+  Poller p;
+  p.fd_.reset(epoll_create1(EPOLL_CLOEXEC));
+  if (!p.fd_.valid()) return ErrnoStatus(errno, "epoll_create1()");
+  return p;
+}
+
+Status Poller::Add(int fd, uint32_t events, uint64_t tag) {
+  epoll_event ev{};
+  ev.events = events;
+  ev.data.u64 = tag;
+  if (epoll_ctl(fd_.get(), EPOLL_CTL_ADD, fd, &ev) != 0) return ErrnoStatus(errno, "epoll_ctl(ADD)");
+  return Status::Ok();
+}
+
+Status Poller::Modify(int fd, uint32_t events, uint64_t tag) {
+  epoll_event ev{};
+  ev.events = events;
+  ev.data.u64 = tag;
+  if (epoll_ctl(fd_.get(), EPOLL_CTL_MOD, fd, &ev) != 0) return ErrnoStatus(errno, "epoll_ctl(MOD)");
+  return Status::Ok();
+}
+
+void Poller::Remove(int fd) { epoll_ctl(fd_.get(), EPOLL_CTL_DEL, fd, nullptr); }
+
+Result<int> Poller::Wait(epoll_event* events, int max_events, int64_t timeout_ns) {
+  int n;
+  if (timeout_ns < 0) {
+    n = epoll_wait(fd_.get(), events, max_events, -1);
+  } else if (timeout_ns == 0) {
+    n = epoll_wait(fd_.get(), events, max_events, 0);
+  } else {
+    timespec ts{static_cast<time_t>(timeout_ns / 1000000000), static_cast<long>(timeout_ns % 1000000000)};
+    n = epoll_pwait2(fd_.get(), events, max_events, &ts, nullptr);
+    if (n < 0 && errno == ENOSYS) {
+      n = epoll_wait(fd_.get(), events, max_events, static_cast<int>((timeout_ns + 999999) / 1000000));
+    }
+  }
+  if (n < 0) {
+    if (errno == EINTR) return 0;
+    return ErrnoStatus(errno, "epoll_wait()");
+  }
+  return n;
+}
+
+Result<Notifier> Notifier::Create() {
+  Notifier n;
+  n.fd_.reset(eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC));
+  if (!n.fd_.valid()) return ErrnoStatus(errno, "eventfd()");
+  return n;
+}
+
+void Notifier::Notify() {
+  uint64_t one = 1;
+  [[maybe_unused]] ssize_t n = ::write(fd_.get(), &one, sizeof one);
+}
+
+void Notifier::Drain() {
+  uint64_t v;
+  [[maybe_unused]] ssize_t n = ::read(fd_.get(), &v, sizeof v);
+}
+
+Result<Fd> BlockTerminationSignals() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  if (pthread_sigmask(SIG_BLOCK, &set, nullptr) != 0) return Internal("pthread_sigmask failed");
+  Fd fd(signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC));
+  if (!fd.valid()) return ErrnoStatus(errno, "signalfd()");
+  return fd;
+}
+
+}  // namespace ream::net

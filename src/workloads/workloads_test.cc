@@ -1,0 +1,158 @@
+#include <cmath>
+#include <random>
+
+#include <gtest/gtest.h>
+
+#include "protocol/keyspace.h"
+#include "protocol/net.h"
+#include "protocol/ream_frame.h"
+#include "workloads/kv.h"
+#include "workloads/server.h"
+#include "workloads/service_time.h"
+#include "workloads/synthetic.h"
+
+namespace ream {
+namespace {
+
+TEST(ServiceTime, ParsesEveryFormWithItsMoments) {
+  auto c = ServiceTime::Parse("const:20us");
+  ASSERT_TRUE(c.ok());
+  EXPECT_DOUBLE_EQ(c->mean_ns(), 20000);
+  EXPECT_DOUBLE_EQ(c->variance_ns2(), 0);
+  auto e = ServiceTime::Parse("exp:100us");
+  ASSERT_TRUE(e.ok());
+  EXPECT_DOUBLE_EQ(e->variance_ns2(), 1e10);
+  auto l = ServiceTime::Parse("lognormal:mean=100us,sigma=1");
+  ASSERT_TRUE(l.ok());
+  auto b = ServiceTime::Parse("bimodal:10us,1ms,p=0.01");
+  ASSERT_TRUE(b.ok());
+  EXPECT_NEAR(b->mean_ns(), 0.99 * 10000 + 0.01 * 1e6, 1e-6);
+  std::mt19937_64 rng(3);
+  for (const ServiceTime* s : {&*e, &*l, &*b}) {
+    double sum = 0;
+    const int n = 400000;
+    for (int i = 0; i < n; ++i) sum += static_cast<double>(s->Sample(rng));
+    EXPECT_NEAR(sum / n, s->mean_ns(), 0.02 * s->mean_ns()) << s->spec();
+  }
+  EXPECT_TRUE(ServiceTime::Parse("const:0").ok());
+  for (const char* bad : {"exp", "exp:fast", "const:10", "gauss:1us", "lognormal:mean=1us",
+                          "bimodal:1us,2us", "bimodal:1us,2us,p=2"}) {
+    auto r = ServiceTime::Parse(bad);
+    EXPECT_FALSE(r.ok()) << bad;
+    EXPECT_NE(r.status().message().find("forms:"), std::string::npos) << bad;
+  }
+}
+
+TEST(KvStore, GetSetDeleteScan) {
+  KvStore kv(100, 8);
+  EXPECT_EQ(kv.size(), 100u);
+  std::string v;
+  ASSERT_TRUE(kv.Get(KeyString(42), &v));
+  EXPECT_EQ(v, KeyString(42).substr(0, 8));
+  kv.Set(KeyString(42), "new");
+  v.clear();
+  ASSERT_TRUE(kv.Get(KeyString(42), &v));
+  EXPECT_EQ(v, "new");
+  EXPECT_TRUE(kv.Delete(KeyString(42)));
+  EXPECT_FALSE(kv.Delete(KeyString(42)));
+  v.clear();
+  EXPECT_FALSE(kv.Get(KeyString(42), &v));
+  std::string out;
+  EXPECT_EQ(kv.Scan(KeyString(40), 5, 1 << 20, &out), 5u);
+  // Records 40, 41, 43, 44, 45 (42 was deleted), each 6 + 16 + 8 bytes.
+  ASSERT_EQ(out.size(), 5u * 30);
+  EXPECT_EQ(out.substr(6, 16), KeyString(40));
+  EXPECT_EQ(out.substr(30 + 6, 16), KeyString(41));
+  EXPECT_EQ(out.substr(60 + 6, 16), KeyString(43));
+  EXPECT_EQ(kv.Scan(KeyString(98), 5, 1 << 20, &out), 2u);
+}
+
+// Sends one request over a real socket to a running server and returns the response.
+frame::ResponseFrame RoundTrip(int port, const frame::RequestFrame& req, std::string* storage) {
+  auto fd = net::Connect("127.0.0.1", port, 1'000'000'000);
+  EXPECT_TRUE(fd.ok());
+  std::string wire;
+  EXPECT_TRUE(frame::AppendRequest(req, &wire).ok());
+  net::WriteSome(fd->get(), wire.data(), wire.size());
+  net::Buffer in;
+  frame::ResponseFrame resp;
+  int64_t deadline = net::NowNs() + 2'000'000'000;
+  while (net::NowNs() < deadline) {
+    net::ReadAvailable(fd->get(), &in);
+    auto n = frame::ParseResponse(in.view(), &resp);
+    EXPECT_TRUE(n.ok());
+    if (n.ok() && *n > 0) {
+      storage->assign(resp.payload);
+      resp.payload = *storage;
+      return resp;
+    }
+  }
+  ADD_FAILURE() << "no response";
+  return resp;
+}
+
+TEST(KvServer, ServesRequestsOverTheWire) {
+  auto store = std::make_shared<KvStore>(1000, 32);
+  auto server = Server::Start({.threads = 2}, MakeKvHandlers(store));
+  ASSERT_TRUE(server.ok());
+  int port = (*server)->port();
+  std::string key = KeyString(7), payload;
+  auto r = RoundTrip(port, {.id = 5, .op = Op::kGet, .key = key}, &payload);
+  EXPECT_EQ(r.id, 5u);
+  EXPECT_EQ(r.status, frame::ResponseStatus::kOk);
+  EXPECT_EQ(payload.size(), 32u);
+  r = RoundTrip(port, {.id = 6, .op = Op::kSet, .key = "zzz", .value = "hello"}, &payload);
+  EXPECT_EQ(r.status, frame::ResponseStatus::kOk);
+  r = RoundTrip(port, {.id = 7, .op = Op::kGet, .key = "zzz"}, &payload);
+  EXPECT_EQ(payload, "hello");
+  r = RoundTrip(port, {.id = 8, .op = Op::kDelete, .key = "nope"}, &payload);
+  EXPECT_EQ(r.status, frame::ResponseStatus::kNotFound);
+  r = RoundTrip(port, {.id = 9, .op = Op::kScan, .arg = 3, .key = KeyString(0)}, &payload);
+  EXPECT_EQ(payload.size(), 3u * (6 + 16 + 32));
+}
+
+TEST(Server, ReportsServiceAndQueueTimeAndRejectsGarbage) {
+  auto server = Server::Start({.threads = 1}, MakeSyntheticHandlers(*ServiceTime::Parse("const:200us"), 1));
+  ASSERT_TRUE(server.ok());
+  int port = (*server)->port();
+  // Three pipelined requests: the third waits for the first two (~400 us of queue).
+  auto fd = net::Connect("127.0.0.1", port, 1'000'000'000);
+  ASSERT_TRUE(fd.ok());
+  std::string wire;
+  for (uint64_t id = 1; id <= 3; ++id) ASSERT_TRUE(frame::AppendRequest({.id = id, .key = "k"}, &wire).ok());
+  net::WriteSome(fd->get(), wire.data(), wire.size());
+  net::Buffer in;
+  std::vector<frame::ResponseFrame> got;
+  int64_t deadline = net::NowNs() + 2'000'000'000;
+  while (got.size() < 3 && net::NowNs() < deadline) {
+    net::ReadAvailable(fd->get(), &in);
+    frame::ResponseFrame f;
+    auto n = frame::ParseResponse(in.view(), &f);
+    ASSERT_TRUE(n.ok());
+    if (*n == 0) continue;
+    got.push_back(f);
+    in.Consume(*n);
+  }
+  ASSERT_EQ(got.size(), 3u);
+  for (const auto& f : got) EXPECT_NEAR(static_cast<double>(f.service_ns), 200000, 30000);
+  EXPECT_GT(got[2].queue_ns, 350000);
+  EXPECT_LT(got[0].queue_ns, 100000);
+  // Garbage: an error frame naming the defect, then the connection is closed.
+  auto bad = net::Connect("127.0.0.1", port, 1'000'000'000);
+  ASSERT_TRUE(bad.ok());
+  const char junk[] = "GET / HTTP/1.1\r\n\r\n";
+  net::WriteSome(bad->get(), junk, sizeof junk - 1);
+  net::Buffer bin;
+  bool closed = false;
+  deadline = net::NowNs() + 2'000'000'000;
+  while (!closed && net::NowNs() < deadline) closed = net::ReadAvailable(bad->get(), &bin).closed;
+  EXPECT_TRUE(closed);
+  frame::ResponseFrame err;
+  ASSERT_GT(*frame::ParseResponse(bin.view(), &err), 0u);
+  EXPECT_EQ(err.status, frame::ResponseStatus::kError);
+  EXPECT_FALSE(err.payload.empty());
+  (*server)->Stop();
+}
+
+}  // namespace
+}  // namespace ream
