@@ -16,6 +16,9 @@ struct Command {
 using CommandList = std::vector<Command>;
 
 void AddDoctorCommand(CLI::App& app, CommandList& commands);
+void AddExportCommand(CLI::App& app, CommandList& commands);
+void AddListCommand(CLI::App& app, CommandList& commands);
+void AddRunCommand(CLI::App& app, CommandList& commands);
 void AddLoadCommand(CLI::App& app, CommandList& commands);
 void AddServeCommand(CLI::App& app, CommandList& commands);
 

@@ -15,6 +15,9 @@ int main(int argc, char** argv) {
   app.fallthrough(false);
   ream::cli::CommandList commands;
   ream::cli::AddDoctorCommand(app, commands);
+  ream::cli::AddRunCommand(app, commands);
+  ream::cli::AddListCommand(app, commands);
+  ream::cli::AddExportCommand(app, commands);
   ream::cli::AddLoadCommand(app, commands);
   ream::cli::AddServeCommand(app, commands);
   // CLI11 reports an unknown subcommand only as "a subcommand is required"; name it.
