@@ -1,0 +1,607 @@
+// Tests against the real servers (CTest label `peers`): memcached, redis-server and nginx from
+// the distribution, each started on a free loopback port with a throwaway config and
+// directory, driven by the `ream load` binary, and checked for the work it really did. Every
+// server is stopped and its directory removed by a destructor, so a failing assertion leaves
+// nothing behind; servers also get SIGKILL if this test process dies (PR_SET_PDEATHSIG).
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <iterator>
+#include <map>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace ream {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+int FreePort() {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  a.sin_port = 0;
+  socklen_t len = sizeof a;
+  int port = -1;
+  if (bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 &&
+      getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0) {
+    port = ntohs(a.sin_port);
+  }
+  close(fd);
+  return port;
+}
+
+int ConnectLoopback(int port) {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  a.sin_port = htons(static_cast<uint16_t>(port));
+  if (connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+// Sends `request` and reads until the reply ends with `terminator` (or 5 s pass).
+std::string Exchange(int port, const std::string& request, const std::string& terminator) {
+  int fd = ConnectLoopback(port);
+  if (fd < 0) return "";
+  std::string reply;
+  if (write(fd, request.data(), request.size()) == static_cast<ssize_t>(request.size())) {
+    auto deadline = Clock::now() + std::chrono::seconds(5);
+    char buf[4096];
+    while (Clock::now() < deadline &&
+           (reply.size() < terminator.size() ||
+            reply.compare(reply.size() - terminator.size(), terminator.size(), terminator) != 0)) {
+      pollfd p{fd, POLLIN, 0};
+      if (poll(&p, 1, 100) <= 0) continue;
+      ssize_t n = read(fd, buf, sizeof buf);
+      if (n <= 0) break;
+      reply.append(buf, static_cast<size_t>(n));
+    }
+  }
+  close(fd);
+  return reply;
+}
+
+// A directory removed with everything in it when the test ends.
+class TempDir {
+ public:
+  TempDir() {
+    char tmpl[] = "/tmp/ream-peers-XXXXXX";
+    char* d = mkdtemp(tmpl);
+    if (d != nullptr) {
+      path_ = d;
+      // nginx and memcached may drop privileges; let them read it.
+      std::filesystem::permissions(path_, std::filesystem::perms(0755));
+    }
+  }
+  ~TempDir() {
+    std::error_code ec;
+    if (!path_.empty()) std::filesystem::remove_all(path_, ec);
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+// A child process, killed (and reaped) when this object goes away.
+class Process {
+ public:
+  Process(const std::vector<std::string>& argv, const std::string& log_path) {
+    pid_ = fork();
+    if (pid_ == 0) {
+      prctl(PR_SET_PDEATHSIG, SIGKILL);
+      int log = open(log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      if (log >= 0) {
+        dup2(log, 1);
+        dup2(log, 2);
+      }
+      std::vector<char*> args;
+      for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+      args.push_back(nullptr);
+      execvp(args[0], args.data());
+      std::fprintf(stderr, "exec %s: %s\n", args[0], std::strerror(errno));
+      _exit(127);
+    }
+  }
+  ~Process() { Stop(); }
+
+  bool Running() {
+    if (pid_ <= 0) return false;
+    int status = 0;
+    if (waitpid(pid_, &status, WNOHANG) == pid_) {
+      pid_ = -1;
+      return false;
+    }
+    return true;
+  }
+  void Kill() {
+    if (pid_ > 0) {
+      kill(pid_, SIGKILL);
+      waitpid(pid_, nullptr, 0);
+      pid_ = -1;
+    }
+  }
+  // SIGTERM, then SIGKILL after 3 s.
+  void Stop() {
+    if (pid_ <= 0) return;
+    kill(pid_, SIGTERM);
+    auto deadline = Clock::now() + std::chrono::seconds(3);
+    while (Clock::now() < deadline) {
+      if (waitpid(pid_, nullptr, WNOHANG) == pid_) {
+        pid_ = -1;
+        return;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    Kill();
+  }
+
+ private:
+  pid_t pid_ = -1;
+};
+
+struct CommandOutput {
+  int exit_code = -1;  // 128 + signal when killed
+  bool timed_out = false;
+  std::string out, err;
+  double seconds = 0;
+};
+
+// Runs argv to completion, killing it after `timeout` (a hang is a failure, not a stuck test).
+// `during` runs once, `during_after` into the run.
+CommandOutput RunCommand(const std::vector<std::string>& argv, std::chrono::milliseconds timeout,
+                         std::chrono::milliseconds during_after = std::chrono::milliseconds(0),
+                         const std::function<void()>& during = nullptr) {
+  CommandOutput result;
+  int out_pipe[2], err_pipe[2];
+  if (pipe(out_pipe) != 0 || pipe(err_pipe) != 0) return result;
+  auto start = Clock::now();
+  pid_t pid = fork();
+  if (pid == 0) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    dup2(out_pipe[1], 1);
+    dup2(err_pipe[1], 2);
+    close(out_pipe[0]);
+    close(err_pipe[0]);
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    execvp(args[0], args.data());
+    _exit(127);
+  }
+  close(out_pipe[1]);
+  close(err_pipe[1]);
+  bool did_during = during == nullptr;
+  pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
+  int open_fds = 2;
+  char buf[65536];
+  while (open_fds > 0) {
+    auto now = Clock::now();
+    if (!did_during && now - start >= during_after) {
+      during();
+      did_during = true;
+    }
+    if (now - start > timeout) {
+      result.timed_out = true;
+      kill(pid, SIGKILL);
+      break;
+    }
+    if (poll(fds, 2, 20) <= 0) continue;
+    for (int i = 0; i < 2; ++i) {
+      if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP))) continue;
+      ssize_t n = read(fds[i].fd, buf, sizeof buf);
+      if (n <= 0) {
+        close(fds[i].fd);
+        fds[i].fd = -1;
+        --open_fds;
+      } else {
+        (i == 0 ? result.out : result.err).append(buf, static_cast<size_t>(n));
+      }
+    }
+  }
+  for (auto& f : fds) {
+    if (f.fd >= 0) close(f.fd);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  result.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  return result;
+}
+
+bool WaitListening(int port, Process& p, std::chrono::milliseconds timeout) {
+  auto deadline = Clock::now() + timeout;
+  while (Clock::now() < deadline) {
+    if (!p.Running()) return false;
+    int fd = ConnectLoopback(port);
+    if (fd >= 0) {
+      close(fd);
+      return true;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return false;
+}
+
+std::string ReadFileOrEmpty(const std::string& path) {
+  std::ifstream in(path);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+// One real server on a free loopback port in its own throwaway directory.
+struct Peer {
+  TempDir dir;
+  int port = FreePort();
+  std::unique_ptr<Process> process;
+  std::string log_path() const { return dir.path() + "/server.log"; }
+  std::string Log() const { return ReadFileOrEmpty(log_path()); }
+};
+
+void StartRedis(Peer* p) {
+  p->process = std::make_unique<Process>(
+      std::vector<std::string>{"redis-server", "--port", std::to_string(p->port), "--bind",
+                               "127.0.0.1", "--dir", p->dir.path(), "--save", "",
+                               "--appendonly", "no", "--daemonize", "no"},
+      p->log_path());
+}
+
+void StartMemcached(Peer* p) {
+  p->process = std::make_unique<Process>(
+      std::vector<std::string>{"memcached", "-l", "127.0.0.1", "-p", std::to_string(p->port),
+                               "-U", "0", "-m", "64", "-t", "1", "-u", "nobody"},
+      p->log_path());
+}
+
+// nginx answering /item/<key> with a small body and logging every request.
+void StartNginx(Peer* p) {
+  const std::string& d = p->dir.path();
+  std::filesystem::create_directories(d + "/html");
+  std::ofstream(d + "/html/index.html") << "hello\n";
+  std::ofstream conf(d + "/nginx.conf");
+  conf << "daemon off; master_process off; worker_processes 1;\n"
+       << "error_log " << d << "/error.log; pid " << d << "/nginx.pid;\n"
+       << "events { worker_connections 256; }\n"
+       << "http {\n"
+       << "  access_log " << d << "/access.log;\n"
+       << "  keepalive_requests 100000000; keepalive_timeout 60s;\n"
+       << "  client_body_temp_path " << d << "/body; proxy_temp_path " << d << "/proxy;\n"
+       << "  fastcgi_temp_path " << d << "/fcgi; uwsgi_temp_path " << d << "/uwsgi;\n"
+       << "  scgi_temp_path " << d << "/scgi;\n"
+       << "  server {\n"
+       << "    listen 127.0.0.1:" << p->port << ";\n"
+       << "    root " << d << "/html;\n"
+       << "    location /item/ { return 200 \"item\\n\"; }\n"
+       << "  }\n"
+       << "}\n";
+  conf.close();
+  p->process = std::make_unique<Process>(
+      std::vector<std::string>{"nginx", "-p", d, "-c", d + "/nginx.conf"}, p->log_path());
+}
+
+struct LoadRun {
+  CommandOutput cmd;
+  nlohmann::json json;  // null when the output held none
+};
+
+LoadRun RunReamLoad(int port, const std::vector<std::string>& extra,
+                    std::chrono::milliseconds timeout,
+                    std::chrono::milliseconds during_after = std::chrono::milliseconds(0),
+                    const std::function<void()>& during = nullptr) {
+  std::vector<std::string> argv = {REAM_BINARY, "load", "--target",
+                                   "127.0.0.1:" + std::to_string(port), "--json", "-"};
+  argv.insert(argv.end(), extra.begin(), extra.end());
+  LoadRun run;
+  run.cmd = RunCommand(argv, timeout, during_after, during);
+  size_t brace = run.cmd.out.find('{');
+  if (brace != std::string::npos) {
+    run.json = nlohmann::json::parse(run.cmd.out.substr(brace), nullptr, false);
+    if (run.json.is_discarded()) run.json = nullptr;
+  }
+  return run;
+}
+
+std::string Describe(const LoadRun& r) {
+  return "exit " + std::to_string(r.cmd.exit_code) + (r.cmd.timed_out ? " (timed out)" : "") +
+         "\nstderr: " + r.cmd.err + "\nstdout: " + r.cmd.out.substr(0, 3000);
+}
+
+// memcached `stats` as a name → value map.
+std::map<std::string, uint64_t> MemcachedStats(int port) {
+  std::map<std::string, uint64_t> stats;
+  std::string reply = Exchange(port, "stats\r\n", "END\r\n");
+  size_t pos = 0;
+  while ((pos = reply.find("STAT ", pos)) != std::string::npos) {
+    size_t sp = reply.find(' ', pos + 5);
+    size_t eol = reply.find("\r\n", pos);
+    if (sp == std::string::npos || eol == std::string::npos || sp > eol) break;
+    stats[reply.substr(pos + 5, sp - pos - 5)] =
+        std::strtoull(reply.substr(sp + 1, eol - sp - 1).c_str(), nullptr, 10);
+    pos = eol;
+  }
+  return stats;
+}
+
+// A Redis command's integer reply (":N"), via redis-cli's raw output.
+int64_t RedisInteger(int port, const std::vector<std::string>& command) {
+  std::vector<std::string> argv = {"redis-cli", "-h", "127.0.0.1", "-p", std::to_string(port)};
+  argv.insert(argv.end(), command.begin(), command.end());
+  CommandOutput r = RunCommand(argv, std::chrono::seconds(5));
+  if (r.exit_code != 0) return -1;
+  return std::strtoll(r.out.c_str(), nullptr, 10);
+}
+
+// "cmdstat_set:calls=123,..." from INFO commandstats.
+uint64_t RedisCalls(int port, const std::string& command) {
+  CommandOutput r = RunCommand({"redis-cli", "-h", "127.0.0.1", "-p", std::to_string(port),
+                                "INFO", "commandstats"},
+                               std::chrono::seconds(5));
+  std::string key = "cmdstat_" + command + ":calls=";
+  size_t at = r.out.find(key);
+  if (at == std::string::npos) return 0;
+  return std::strtoull(r.out.c_str() + at + key.size(), nullptr, 10);
+}
+
+constexpr auto kRunTimeout = std::chrono::seconds(30);
+
+TEST(Peers, RedisHoldsTheKeysOfASetHeavyRun) {
+  Peer redis;
+  StartRedis(&redis);
+  ASSERT_TRUE(WaitListening(redis.port, *redis.process, std::chrono::seconds(5))) << redis.Log();
+  // 2 000 distinct keys, 90 % sets, uniform: a run of ~7 500 requests sets nearly all keys.
+  LoadRun run = RunReamLoad(redis.port,
+                            {"--protocol", "redis", "--qps", "2500", "--duration", "2s",
+                             "--warmup", "1s", "--get-ratio", "0.1", "--keys", "2000",
+                             "--key-dist", "uniform", "--value-bytes", "32", "--connections", "2"},
+                            kRunTimeout);
+  ASSERT_TRUE(run.json.is_object()) << Describe(run);
+  EXPECT_EQ(run.cmd.exit_code, 0) << Describe(run);
+  EXPECT_EQ(run.json["protocol"], "redis");
+  EXPECT_EQ(run.json["errors"], 0) << Describe(run);
+  EXPECT_TRUE(run.json["valid"].get<bool>()) << run.json["invalid_reasons"].dump();
+  // No server-side time from Redis: ream reports sojourn only.
+  EXPECT_TRUE(!run.json.contains("service_us") || run.json["service_us"].is_null());
+  EXPECT_TRUE(!run.json.contains("queue_us") || run.json["queue_us"].is_null());
+  EXPECT_GT(run.json["latency_us"]["p50"].get<double>(), 0);
+
+  uint64_t sent = run.json["issued_total"].get<uint64_t>();
+  uint64_t sets = RedisCalls(redis.port, "set");
+  uint64_t gets = RedisCalls(redis.port, "get");
+  // Redis executed every command ream sent, and about 90 % of them were sets.
+  EXPECT_EQ(sets + gets, sent);
+  EXPECT_NEAR(static_cast<double>(sets) / static_cast<double>(sent), 0.9, 0.03);
+  // The keys are there: with S uniform sets over 2 000 keys, 2000·(1 − (1 − 1/2000)^S) of
+  // them are expected to exist.
+  int64_t dbsize = RedisInteger(redis.port, {"DBSIZE"});
+  double expected = 2000.0 * (1.0 - std::pow(1.0 - 1.0 / 2000.0, static_cast<double>(sets)));
+  EXPECT_LE(dbsize, 2000);
+  EXPECT_NEAR(static_cast<double>(dbsize), expected, 0.03 * expected) << "sets " << sets;
+  EXPECT_EQ(RedisInteger(redis.port, {"STRLEN", "key0000000000000"}), 32);
+}
+
+TEST(Peers, MemcachedStatsCountTheGetsAndSetsReamSent) {
+  Peer mc;
+  StartMemcached(&mc);
+  ASSERT_TRUE(WaitListening(mc.port, *mc.process, std::chrono::seconds(5))) << mc.Log();
+  // Three runs: only gets, only sets, then a mix; memcached's counters must follow each.
+  struct Step {
+    const char* get_ratio;
+    double expect_get_share;
+  };
+  uint64_t prev_get = 0, prev_set = 0;
+  for (Step step : {Step{"1", 1.0}, Step{"0", 0.0}, Step{"0.7", 0.7}}) {
+    LoadRun run = RunReamLoad(mc.port,
+                              {"--protocol", "memcached", "--qps", "3000", "--duration", "1.5s",
+                               "--warmup", "0.5s", "--get-ratio", step.get_ratio, "--keys",
+                               "5000", "--value-bytes", "100", "--connections", "2"},
+                              kRunTimeout);
+    ASSERT_TRUE(run.json.is_object()) << Describe(run);
+    EXPECT_EQ(run.cmd.exit_code, 0) << Describe(run);
+    EXPECT_EQ(run.json["errors"], 0) << Describe(run);
+    EXPECT_TRUE(run.json["valid"].get<bool>()) << run.json["invalid_reasons"].dump();
+    auto stats = MemcachedStats(mc.port);
+    ASSERT_TRUE(stats.count("cmd_get") && stats.count("cmd_set")) << "no stats from memcached";
+    double gets = static_cast<double>(stats["cmd_get"] - prev_get);
+    double sets = static_cast<double>(stats["cmd_set"] - prev_set);
+    prev_get = stats["cmd_get"];
+    prev_set = stats["cmd_set"];
+    double sent = run.json["issued_total"].get<double>();
+    ASSERT_GT(sent, 4000);
+    // memcached counted what ream sent, within 1 %: in total, and per operation where the
+    // mix is fixed (all gets, all sets); the mixed run's share is random (binomial, 3.5 σ).
+    EXPECT_NEAR(gets + sets, sent, 0.01 * sent) << "get ratio " << step.get_ratio;
+    bool mixed = step.expect_get_share > 0 && step.expect_get_share < 1;
+    EXPECT_NEAR(gets / sent, step.expect_get_share, mixed ? 0.02 : 0.01)
+        << "get ratio " << step.get_ratio;
+  }
+  // After sets of 100 bytes, a key holds exactly that.
+  std::string reply;
+  for (int i = 0; i < 5000 && reply.find("VALUE") == std::string::npos; ++i) {
+    char key[32];
+    std::snprintf(key, sizeof key, "key%013d", i);
+    reply = Exchange(mc.port, std::string("get ") + key + "\r\n", "END\r\n");
+  }
+  EXPECT_NE(reply.find(" 0 100\r\n"), std::string::npos) << reply;
+}
+
+TEST(Peers, NginxAccessLogCountsTheRequests) {
+  Peer nginx;
+  StartNginx(&nginx);
+  ASSERT_TRUE(WaitListening(nginx.port, *nginx.process, std::chrono::seconds(5)))
+      << nginx.Log() << ReadFileOrEmpty(nginx.dir.path() + "/error.log");
+  LoadRun run = RunReamLoad(nginx.port,
+                            {"--protocol", "http", "--http-path", "/item/{key}", "--qps", "2000",
+                             "--duration", "2s", "--warmup", "0.5s", "--get-ratio", "1",
+                             "--connections", "4"},
+                            kRunTimeout);
+  ASSERT_TRUE(run.json.is_object()) << Describe(run);
+  EXPECT_EQ(run.cmd.exit_code, 0) << Describe(run);
+  EXPECT_EQ(run.json["errors"], 0) << Describe(run);
+  EXPECT_TRUE(run.json["valid"].get<bool>()) << run.json["invalid_reasons"].dump();
+  EXPECT_TRUE(!run.json.contains("service_us") || run.json["service_us"].is_null());
+  nginx.process->Stop();  // the log is complete once nginx has exited
+  std::string log = ReadFileOrEmpty(nginx.dir.path() + "/access.log");
+  size_t lines = static_cast<size_t>(std::count(log.begin(), log.end(), '\n'));
+  size_t item_lines = 0;
+  for (size_t at = 0; (at = log.find("\"GET /item/key", at)) != std::string::npos; ++at) {
+    ++item_lines;
+  }
+  uint64_t sent = run.json["issued_total"].get<uint64_t>();
+  EXPECT_GT(sent, 4000u);
+  EXPECT_EQ(lines, sent);
+  EXPECT_EQ(item_lines, sent);
+  EXPECT_EQ(log.find("\" 200 ") == std::string::npos, false);
+}
+
+TEST(Peers, NginxNon2xxStatusesAreErrorsByCode) {
+  Peer nginx;
+  StartNginx(&nginx);
+  ASSERT_TRUE(WaitListening(nginx.port, *nginx.process, std::chrono::seconds(5))) << nginx.Log();
+  LoadRun run = RunReamLoad(nginx.port,
+                            {"--protocol", "http", "--http-path", "/missing/{key}", "--qps", "500",
+                             "--duration", "1s", "--warmup", "0.2s", "--get-ratio", "1"},
+                            kRunTimeout);
+  ASSERT_TRUE(run.json.is_object()) << Describe(run);
+  EXPECT_NE(run.cmd.exit_code, 0);
+  EXPECT_FALSE(run.json["valid"].get<bool>());
+  EXPECT_EQ(run.json["errors"], run.json["issued"]) << Describe(run);
+  EXPECT_NE(run.json["error_reasons"].dump().find("HTTP 404"), std::string::npos)
+      << run.json["error_reasons"].dump();
+}
+
+TEST(Peers, RedisErrorRepliesKeepTheirText) {
+  Peer redis;
+  StartRedis(&redis);
+  ASSERT_TRUE(WaitListening(redis.port, *redis.process, std::chrono::seconds(5))) << redis.Log();
+  // Every key holds a list, so each GET is answered "-WRONGTYPE ...".
+  for (int i = 0; i < 10; ++i) {
+    char key[32];
+    std::snprintf(key, sizeof key, "key%013d", i);
+    ASSERT_EQ(RedisInteger(redis.port, {"RPUSH", key, "x"}), 1);
+  }
+  LoadRun run = RunReamLoad(redis.port,
+                            {"--protocol", "redis", "--qps", "500", "--duration", "1s",
+                             "--warmup", "0.2s", "--get-ratio", "1", "--keys", "10"},
+                            kRunTimeout);
+  ASSERT_TRUE(run.json.is_object()) << Describe(run);
+  EXPECT_FALSE(run.json["valid"].get<bool>());
+  EXPECT_EQ(run.json["errors"], run.json["issued"]);
+  std::string reasons = run.json["error_reasons"].dump();
+  EXPECT_NE(reasons.find("WRONGTYPE Operation against a key holding the wrong kind of value"),
+            std::string::npos)
+      << reasons;
+  EXPECT_NE(run.json["invalid_reasons"].dump().find("WRONGTYPE"), std::string::npos);
+}
+
+// A server killed mid-run: the run ends on time with a clear reason and valid:false.
+void ExpectKilledMidRunIsReported(Peer& peer, const std::string& protocol,
+                                  const std::vector<std::string>& extra) {
+  std::vector<std::string> args = {"--protocol", protocol, "--qps", "1000", "--duration", "3s",
+                                   "--warmup", "0.5s", "--response-timeout", "1s"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  LoadRun run = RunReamLoad(peer.port, args, kRunTimeout, std::chrono::milliseconds(1500),
+                            [&] { peer.process->Kill(); });
+  ASSERT_FALSE(run.cmd.timed_out) << Describe(run);
+  // 0.5 s warm-up + 3 s window + 1 s drain, plus start-up: anything near the timeout is a hang.
+  EXPECT_LT(run.cmd.seconds, 10.0) << Describe(run);
+  EXPECT_NE(run.cmd.exit_code, 0) << Describe(run);
+  ASSERT_TRUE(run.json.is_object()) << Describe(run);
+  EXPECT_FALSE(run.json["valid"].get<bool>());
+  EXPECT_GT(run.json["errors"].get<uint64_t>(), 0u);
+  EXPECT_GT(run.json["completed"].get<uint64_t>(), 0u);  // it did work before the kill
+  std::string reasons = run.json["invalid_reasons"].dump();
+  EXPECT_NE(reasons.find("requests failed"), std::string::npos) << reasons;
+  EXPECT_TRUE(reasons.find("connection") != std::string::npos ||
+              reasons.find("closed") != std::string::npos)
+      << reasons;
+}
+
+TEST(Peers, RedisKilledMidRunEndsInvalidNotHung) {
+  Peer redis;
+  StartRedis(&redis);
+  ASSERT_TRUE(WaitListening(redis.port, *redis.process, std::chrono::seconds(5))) << redis.Log();
+  ExpectKilledMidRunIsReported(redis, "redis", {});
+}
+
+TEST(Peers, MemcachedKilledMidRunEndsInvalidNotHung) {
+  Peer mc;
+  StartMemcached(&mc);
+  ASSERT_TRUE(WaitListening(mc.port, *mc.process, std::chrono::seconds(5))) << mc.Log();
+  ExpectKilledMidRunIsReported(mc, "memcached", {});
+}
+
+TEST(Peers, NginxKilledMidRunEndsInvalidNotHung) {
+  Peer nginx;
+  StartNginx(&nginx);
+  ASSERT_TRUE(WaitListening(nginx.port, *nginx.process, std::chrono::seconds(5))) << nginx.Log();
+  ExpectKilledMidRunIsReported(nginx, "http", {"--http-path", "/item/{key}", "--get-ratio", "1"});
+}
+
+// A port that speaks another protocol: the parser's message names what it got.
+void ExpectWrongProtocolIsReported(int port, const std::string& protocol,
+                                   const std::vector<std::string>& extra,
+                                   const std::string& expected_text) {
+  SCOPED_TRACE(protocol + " against port " + std::to_string(port));
+  std::vector<std::string> args = {"--protocol", protocol, "--qps", "200", "--duration", "1s",
+                                   "--warmup", "0.2s", "--response-timeout", "1s"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  LoadRun run = RunReamLoad(port, args, kRunTimeout);
+  ASSERT_FALSE(run.cmd.timed_out) << Describe(run);
+  EXPECT_LT(run.cmd.seconds, 8.0) << Describe(run);
+  EXPECT_NE(run.cmd.exit_code, 0) << Describe(run);
+  ASSERT_TRUE(run.json.is_object()) << Describe(run);
+  EXPECT_FALSE(run.json["valid"].get<bool>());
+  EXPECT_EQ(run.json["completed"], 0);
+  std::string reasons = run.json["invalid_reasons"].dump() + run.json["error_reasons"].dump();
+  EXPECT_NE(reasons.find(expected_text), std::string::npos) << reasons;
+}
+
+TEST(Peers, WrongProtocolOnThePortEndsInvalidWithTheReason) {
+  Peer redis, mc, nginx;
+  StartRedis(&redis);
+  StartMemcached(&mc);
+  StartNginx(&nginx);
+  ASSERT_TRUE(WaitListening(redis.port, *redis.process, std::chrono::seconds(5)));
+  ASSERT_TRUE(WaitListening(mc.port, *mc.process, std::chrono::seconds(5)));
+  ASSERT_TRUE(WaitListening(nginx.port, *nginx.process, std::chrono::seconds(5)));
+  // RESP to memcached: it answers ERROR, which no RESP reply starts with.
+  ExpectWrongProtocolIsReported(mc.port, "redis", {}, "not a RESP reply");
+  // memcached text to Redis: a RESP reply is not a memcached reply line.
+  ExpectWrongProtocolIsReported(redis.port, "memcached", {}, "unexpected memcached reply");
+  // memcached text to nginx: an HTTP 400 response is not a memcached reply line either.
+  ExpectWrongProtocolIsReported(nginx.port, "memcached", {}, "unexpected memcached reply");
+  // HTTP to memcached: ERROR lines, not a status line.
+  ExpectWrongProtocolIsReported(mc.port, "http", {"--get-ratio", "1"}, "not an HTTP/1.x status line");
+  // HTTP to Redis: Redis answers the request line with "-ERR ...".
+  ExpectWrongProtocolIsReported(redis.port, "http", {"--get-ratio", "1"},
+                                "not an HTTP/1.x status line");
+}
+
+}  // namespace
+}  // namespace ream
