@@ -530,6 +530,7 @@ Result<PointData> Runner::MeasureLevel(Workload& wl, const PlannedRun& run, int6
       "--value-bytes", std::to_string(l.value_bytes),
       "--min-timely", Fmt("%.6g", spec_.qos.min_timely_ratio),
       "--max-rate-error", Fmt("%.6g", spec_.qos.max_rate_error),
+      "--response-timeout", ms(l.response_timeout),
       "--json", "/dev/stdout"};
   // The generator runs in a sandbox of its own whose cpuset is the generator's CPUs: it never
   // competes with the workload for a CPU.
@@ -554,7 +555,7 @@ Result<PointData> Runner::MeasureLevel(Workload& wl, const PlannedRun& run, int6
   bool monitoring = false;
   std::optional<MonitorReport> report;
   std::optional<ProcessExit> gen_exit;
-  auto give_up = window_end + milliseconds(2000 + 15000);
+  auto give_up = window_end + l.response_timeout + milliseconds(15000);
   while (true) {
     auto now = Clock::now();
     if (Interrupted()) {
@@ -583,7 +584,7 @@ Result<PointData> Runner::MeasureLevel(Workload& wl, const PlannedRun& run, int6
     if (now > give_up) {
       (void)gen->Stop();
       p.status = "failed";
-      p.failure = "the generator did not finish within 17 s of the end of its window";
+      p.failure = "the generator did not finish within 15 s of its response timeout after its window";
       break;
     }
     std::this_thread::sleep_for(milliseconds(10));
@@ -627,7 +628,8 @@ void Runner::Progress(const PlannedRun& run, const PointRecord& p, double pct_la
   ++done_points_;
   int left = std::max(planned_points_ - done_points_, 0);
   double per = measured_points_ ? measured_seconds_ / measured_points_
-                                : std::chrono::duration<double>(spec_.load.warmup + spec_.load.duration).count() + 0.5;
+                                : std::chrono::duration<double>(spec_.load.warmup + spec_.load.duration +
+                                                                spec_.load.response_timeout).count() + 1.5;
   std::string line = "[" + std::to_string(done_points_) + "/" + std::to_string(planned_points_) +
                      (spec_.sweep.mode == "knee" ? " max" : "") + "] " + run.scenario + " " +
                      run.partition.Label() + " rep" + std::to_string(run.repetition) + "  " +
@@ -635,7 +637,8 @@ void Runner::Progress(const PlannedRun& run, const PointRecord& p, double pct_la
   if (p.status != "ok") {
     line += "FAILED: " + p.failure;
   } else {
-    line += "p" + Fmt("%g", spec_.qos.percentile) + " " + Fmt("%.0f", pct_latency_us) + " us  timely " +
+    line += "p" + Fmt("%g", spec_.qos.percentile) + " " +
+            (pct_latency_us > 0 ? Fmt("%.0f", pct_latency_us) + " us" : std::string("n/a (no response)")) + "  timely " +
             (p.timely_ratio ? Fmt("%.1f%%", *p.timely_ratio * 100) : std::string("n/a")) + "  cpu " +
             (p.cpu_util ? Fmt("%.0f%%", *p.cpu_util * 100) : std::string("n/a")) + "  " +
             (p.valid.value_or(false) ? "valid" : "INVALID (" + Join(p.invalid_reasons, "; ") + ")");
@@ -705,6 +708,7 @@ Status Runner::RunOne(const PlannedRun& run, RunRecord& rec, RunOutcome& outcome
   Status result;
   if (spec_.sweep.mode == "grid") {
     int invalid_streak = 0;
+    bool seen_valid = false;
     for (double qps : run.grid_qps) {
       auto d = level(qps);
       if (!d.ok()) {
@@ -717,13 +721,18 @@ Status Runner::RunOne(const PlannedRun& run, RunRecord& rec, RunOutcome& outcome
         run_failure = "stopped at " + Fmt("%.6g", qps) + " QPS (sweep.on_failure = \"stop\"): " + d->point.failure;
         break;
       }
-      invalid_streak = (ok && d->point.valid.value_or(false)) ? 0 : invalid_streak + 1;
+      // Invalid points count towards the stop rule only after a valid one: invalid points
+      // from the first level on say the generator or the machine cannot hold the schedule,
+      // not that the workload saturated, and the sweep goes on.
+      bool valid = ok && d->point.valid.value_or(false);
+      seen_valid = seen_valid || valid;
+      invalid_streak = valid ? 0 : (seen_valid ? invalid_streak + 1 : 0);
       if (spec_.sweep.stop_after_invalid > 0 && invalid_streak >= spec_.sweep.stop_after_invalid) {
         int skipped = 0;
         for (double q : run.grid_qps) skipped += q > qps && !have.count(q);
         planned_points_ -= skipped;
-        out_ << "  " << invalid_streak << " invalid point(s) in a row: the load is past saturation, "
-             << skipped << " higher level(s) skipped (sweep.stop_after_invalid)\n";
+        out_ << "  " << invalid_streak << " invalid point(s) in a row after valid ones: the workload is "
+             << "past saturation; " << skipped << " higher level(s) skipped (sweep.stop_after_invalid)\n";
         break;
       }
     }
@@ -841,7 +850,9 @@ Result<RunOutcome> RunExperiment(Platform& p, const ExperimentSpec& spec, const 
   std::ostream& out = o.out ? *o.out : std::cerr;
   REAM_ASSIGN_OR_RETURN(Plan plan, MakePlan(spec, o.only));
   REAM_ASSIGN_OR_RETURN(Prepared prep, Validate(p, spec, plan, o));
-  double per_point = std::chrono::duration<double>(spec.load.warmup + spec.load.duration).count() + 0.5;
+  // `ream load` spends its response timeout and about a second more after every window.
+  double per_point =
+      std::chrono::duration<double>(spec.load.warmup + spec.load.duration + spec.load.response_timeout).count() + 1.5;
   int max_points = plan.knee ? static_cast<int>(plan.runs.size()) * spec.sweep.max_points : plan.MaxPoints();
   if (o.dry_run) {
     out << "spec " << spec.source << " is valid: experiment '" << spec.name << "', workload "

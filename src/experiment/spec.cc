@@ -256,6 +256,8 @@ Status ParseLoad(const Section& s, LoadSpec* l) {
                                   std::chrono::milliseconds(24 * 3600000)));
   REAM_RETURN_IF_ERROR(s.Duration("timely_tolerance", &l->timely_tolerance,
                                   std::chrono::microseconds(0), std::chrono::microseconds(10000000)));
+  REAM_RETURN_IF_ERROR(s.Duration("response_timeout", &l->response_timeout, std::chrono::milliseconds(10),
+                                  std::chrono::milliseconds(600000)));
   return Status::Ok();
 }
 
@@ -559,7 +561,7 @@ Result<ExperimentSpec> ParseSpec(const std::string& text, const std::string& sou
     REAM_RETURN_IF_ERROR(ParseLoad(Section(*l, "load", source,
                                            {"arrival", "key_dist", "keys", "get_ratio", "value_bytes",
                                             "connections", "threads", "warmup", "duration",
-                                            "timely_tolerance"}),
+                                            "timely_tolerance", "response_timeout"}),
                                    &spec.load));
   }
   REAM_RETURN_IF_ERROR(err);
@@ -622,7 +624,8 @@ nlohmann::json ExperimentSpec::ToJson() const {
                {"value_bytes", load.value_bytes}, {"connections", load.connections},
                {"threads", load.threads},     {"warmup_ms", ms(load.warmup)},
                {"duration_ms", ms(load.duration)},
-               {"timely_tolerance_us", std::chrono::duration<double, std::micro>(load.timely_tolerance).count()}};
+               {"timely_tolerance_us", std::chrono::duration<double, std::micro>(load.timely_tolerance).count()},
+               {"response_timeout_ms", ms(load.response_timeout)}};
   j["sweep"] = {{"mode", sweep.mode},           {"qps", sweep.qps},
                 {"low", sweep.low},             {"high", sweep.high},
                 {"precision", sweep.precision}, {"max_points", sweep.max_points},

@@ -45,6 +45,10 @@ struct LoadSpec {
   std::chrono::milliseconds warmup{1000};
   std::chrono::milliseconds duration{5000};
   std::chrono::microseconds timely_tolerance{20};
+  // After the window: how long the generator waits for outstanding responses (those still
+  // missing count as errors). `ream load` spends it even when nothing is outstanding, so it
+  // adds to every point's wall time.
+  std::chrono::milliseconds response_timeout{2000};
 };
 
 struct SweepSpec {

@@ -1,0 +1,323 @@
+// The runner end to end on this machine (root, real cgroups, real servers): a SIGKILL
+// mid-sweep then --resume, a workload crashing at one load level, specs that must fail before
+// any load, and the knee search against a fine grid on the synthetic server.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "store/store.h"
+
+namespace ream {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+struct Exec {
+  int code = -1;
+  std::string output;
+  double seconds = 0;
+};
+
+// Runs `ream ARGS` to completion, stdout and stderr together.
+Exec Ream(const std::string& args) {
+  Exec e;
+  auto t0 = Clock::now();
+  std::string cmd = std::string(REAM_BINARY) + " " + args + " 2>&1";
+  FILE* f = popen(cmd.c_str(), "r");
+  if (!f) return e;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, f)) > 0) e.output.append(buf, n);
+  int st = pclose(f);
+  e.code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+  e.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+  return e;
+}
+
+class RunnerIntegration : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (geteuid() != 0) GTEST_SKIP() << "needs root (cgroups)";
+    dir_ = fs::temp_directory_path() /
+           ("ream-runner-it-" + std::to_string(getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    db_ = (dir_ / "r.db").string();
+  }
+  void TearDown() override {
+    if (!dir_.empty()) fs::remove_all(dir_);
+  }
+  std::string Spec(const std::string& name, const std::string& text) {
+    std::string path = (dir_ / (name + ".toml")).string();
+    std::ofstream(path) << text;
+    return path;
+  }
+  std::filesystem::path dir_;
+  std::string db_;
+};
+
+// Every cgroup directory named for ream process `pid`, in every hierarchy.
+std::vector<std::string> CgroupsOf(int pid) {
+  std::vector<std::string> out;
+  std::string prefix = "ream-" + std::to_string(pid) + "-";
+  std::error_code ec;
+  for (const auto& h : fs::directory_iterator("/sys/fs/cgroup", ec)) {
+    std::error_code ec2;
+    for (const auto& d : fs::directory_iterator(h.path(), ec2)) {
+      if (d.is_directory() && d.path().filename().string().rfind(prefix, 0) == 0) out.push_back(d.path());
+    }
+  }
+  return out;
+}
+
+// Pids of processes whose command line contains `marker`.
+std::vector<int> ProcessesWith(const std::string& marker) {
+  std::vector<int> out;
+  for (const auto& d : fs::directory_iterator("/proc")) {
+    std::string name = d.path().filename();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream f(d.path() / "cmdline");
+    std::string cmd((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    for (char& c : cmd) c = c ? c : ' ';
+    if (cmd.find(marker) != std::string::npos && std::stoi(name) != getpid()) out.push_back(std::stoi(name));
+  }
+  return out;
+}
+
+int CountPoints(const std::string& db) {
+  auto s = Store::OpenReadOnly(db);
+  if (!s.ok()) return 0;
+  auto st = s->db().Prepare("SELECT count(*) FROM points");
+  if (!st.ok() || !st->Step().value_or(false)) return 0;
+  return static_cast<int>(st->Int(0));
+}
+
+TEST_F(RunnerIntegration, SigkillMidSweepThenResumeStoresEveryPointExactlyOnce) {
+  // A unique seed marks this test's workload processes in /proc.
+  std::string marker = std::to_string(900000 + getpid() % 100000);
+  std::string spec = Spec("kill", R"(name = "kill"
+[workload]
+builtin = "synthetic"
+args = ["--service", "const:20us", "--seed", ")" + marker + R"("]
+[load]
+warmup = "200ms"
+duration = "800ms"
+response_timeout = "200ms"
+[sweep]
+qps = [1000, 1500, 2000, 2500, 3000, 3500]
+[qos]
+target = "5ms"
+)");
+  std::string log = (dir_ / "first.log").string();
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    freopen(log.c_str(), "w", stderr);
+    freopen(log.c_str(), "a", stdout);
+    execl(REAM_BINARY, REAM_BINARY, "run", spec.c_str(), "--db", db_.c_str(), nullptr);
+    _exit(127);
+  }
+  // Kill it once two points are stored, i.e. mid-sweep.
+  auto deadline = Clock::now() + std::chrono::seconds(60);
+  while (CountPoints(db_) < 2 && Clock::now() < deadline) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  int before_kill = CountPoints(db_);
+  ASSERT_GE(before_kill, 2) << "the first run stored too few points; its log:\n" << std::ifstream(log).rdbuf();
+  ASSERT_EQ(kill(pid, SIGKILL), 0);
+  int st = 0;
+  waitpid(pid, &st, 0);
+  ASSERT_TRUE(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
+  ASSERT_LT(before_kill, 6) << "the sweep finished before the kill; the test proves nothing";
+  // The killed ream could not clean up: its workload's cgroup is still there (the next ream
+  // start must remove it).
+  EXPECT_FALSE(CgroupsOf(pid).empty());
+
+  Exec resume = Ream("run " + spec + " --db " + db_ + " --resume");
+  ASSERT_EQ(resume.code, 0) << resume.output;
+  EXPECT_NE(resume.output.find("resuming"), std::string::npos) << resume.output;
+
+  auto s = Store::Open(db_, false);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_TRUE(s->IntegrityCheck().ok());
+  auto e = s->FindExperiment("kill");
+  ASSERT_TRUE(e.ok() && e->has_value());
+  EXPECT_EQ((*e)->status, "complete");
+  auto runs = s->ListRuns((*e)->id);
+  ASSERT_TRUE(runs.ok());
+  ASSERT_EQ(runs->size(), 1u);
+  auto points = s->ListPoints((*runs)[0].id);
+  ASSERT_TRUE(points.ok());
+  std::multiset<double> levels;
+  for (const auto& p : *points) levels.insert(p.target_qps);
+  EXPECT_EQ(levels, (std::multiset<double>{1000, 1500, 2000, 2500, 3000, 3500}));
+  auto dup = s->db().Prepare("SELECT count(*) FROM (SELECT run_id, target_qps FROM points "
+                             "GROUP BY run_id, target_qps HAVING count(*) > 1)");
+  ASSERT_TRUE(dup.ok());
+  ASSERT_TRUE(dup->Step().value_or(false));
+  EXPECT_EQ(dup->Int(0), 0);
+  // The points stored before the kill were not measured again.
+  EXPECT_NE(resume.output.find(std::to_string(before_kill) + " point(s) already stored"), std::string::npos)
+      << resume.output;
+  // Nothing of the killed run is left: no cgroup, no state record, no workload process.
+  EXPECT_TRUE(CgroupsOf(pid).empty());
+  EXPECT_FALSE(fs::exists("/run/ream/" + std::to_string(pid) + "-1.state"));
+  EXPECT_TRUE(ProcessesWith("--seed " + marker).empty());
+}
+
+TEST_F(RunnerIntegration, WorkloadCrashingAtOneLevelIsStoredAsFailedAndTheRunGoesOn) {
+  // The workload is a shell that runs the synthetic server and, 6.5 s after it started (in
+  // the middle of the second level's 3 s window), kills it and exits with status 42.
+  std::string spec = Spec("crash", std::string(R"(name = "crash"
+[workload]
+command = ["sh", "-c", ")") + REAM_BINARY + R"( serve synthetic --service const:20us --port {port} & sleep 6.5; kill -9 $!; exit 42"]
+ready = "port"
+ready_timeout = "10s"
+[load]
+warmup = "200ms"
+duration = "3s"
+response_timeout = "200ms"
+[sweep]
+qps = [1000, 1500, 2000]
+)");
+  Exec r = Ream("run " + spec + " --db " + db_);
+  ASSERT_EQ(r.code, 0) << r.output;
+  auto s = Store::OpenReadOnly(db_);
+  ASSERT_TRUE(s.ok());
+  auto e = s->FindExperiment("crash");
+  ASSERT_TRUE(e.ok() && e->has_value());
+  EXPECT_EQ((*e)->status, "complete");
+  auto runs = s->ListRuns((*e)->id);
+  ASSERT_TRUE(runs.ok() && runs->size() == 1u);
+  auto points = s->ListPoints((*runs)[0].id);
+  ASSERT_TRUE(points.ok());
+  ASSERT_EQ(points->size(), 3u) << r.output;
+  const PointRecord& crashed = (*points)[1];
+  EXPECT_EQ(crashed.target_qps, 1500);
+  EXPECT_EQ(crashed.status, "failed") << r.output;
+  EXPECT_EQ(crashed.workload_exit_code.value_or(-1), 42);
+  EXPECT_NE(crashed.workload_exit.find("exited with status 42"), std::string::npos) << crashed.workload_exit;
+  EXPECT_NE(crashed.failure.find("status 42"), std::string::npos) << crashed.failure;
+  EXPECT_FALSE(crashed.valid.has_value());
+  // The levels before and after were measured: the runner restarted the workload and went on.
+  EXPECT_EQ((*points)[0].status, "ok");
+  EXPECT_EQ((*points)[2].status, "ok") << r.output;
+  EXPECT_TRUE((*points)[2].issued.value_or(0) > 0);
+}
+
+TEST_F(RunnerIntegration, BadSpecsFailFastNamingTheCause) {
+  const std::string base = "[workload]\nbuiltin = \"synthetic\"\n[load]\nduration = \"1s\"\n[sweep]\nqps = [1000]\n";
+  Exec typo = Ream("run " + Spec("typo", "name = \"t\"\n[workload]\nbuiltin = \"synthetic\"\n[load]\nduraton = \"1s\"\n[sweep]\nqps = [1000]\n") +
+                   " --db " + db_);
+  EXPECT_EQ(typo.code, 2) << typo.output;
+  EXPECT_NE(typo.output.find("typo.toml:5: unknown key 'load.duraton' (did you mean 'load.duration'?)"),
+            std::string::npos)
+      << typo.output;
+
+  Exec negative = Ream("run " + Spec("neg", "name = \"t\"\n[workload]\nbuiltin = \"synthetic\"\n[sweep]\nqps = [1000, -200]\n") +
+                       " --db " + db_);
+  EXPECT_EQ(negative.code, 2) << negative.output;
+  EXPECT_NE(negative.output.find("neg.toml:5: sweep.qps is -200; a load level must be a rate > 0"), std::string::npos)
+      << negative.output;
+
+  // 2-SMT needs SMT siblings; where the machine has them, ask for more cores than exist.
+  std::ifstream sib("/sys/devices/system/cpu/cpu0/topology/thread_siblings_list");
+  std::string siblings;
+  sib >> siblings;
+  bool smt = siblings.find_first_of(",-") != std::string::npos;
+  std::string scenario = smt ? "4096-ST" : "2-SMT";
+  Exec place = Ream("run " + Spec("place", "name = \"t\"\nscenarios = [\"1-ST\",\n  \"" + scenario + "\"]\n" + base) +
+                    " --db " + db_);
+  EXPECT_EQ(place.code, 2) << place.output;
+  EXPECT_NE(place.output.find("place.toml:3: scenario \"" + scenario + "\" cannot run on this machine"),
+            std::string::npos)
+      << place.output;
+  if (!smt) EXPECT_NE(place.output.find("SMT"), std::string::npos) << place.output;
+
+  // None of these created a database: they failed before anything was run or stored.
+  EXPECT_FALSE(fs::exists(db_));
+
+  // A command that never becomes ready: fails after its ready_timeout, before any load, and
+  // leaves no process behind.
+  std::string marker = std::to_string(777000 + getpid() % 1000) + ".5";
+  Exec never = Ream("run " + Spec("never", "name = \"t\"\n[workload]\ncommand = [\"sleep\", \"" + marker +
+                                                "\"]\nport = 1\nready_timeout = \"1s\"\n[sweep]\nqps = [1000]\n") +
+                    " --db " + db_);
+  EXPECT_NE(never.code, 0) << never.output;
+  EXPECT_NE(never.output.find("never became ready within 1s"), std::string::npos) << never.output;
+  EXPECT_LT(never.seconds, 10.0);
+  EXPECT_EQ(CountPoints(db_), 0);
+  EXPECT_TRUE(ProcessesWith("sleep " + marker).empty());
+}
+
+// The knee search finds the same highest load under QoS as a fine grid, within its stated
+// precision, with at most half the points. Synthetic server, exponential service 100 µs.
+TEST_F(RunnerIntegration, KneeSearchMatchesAFineGridWithAtMostHalfThePoints) {
+  const std::string common = R"(
+[workload]
+builtin = "synthetic"
+args = ["--service", "exp:100us"]
+threads = 1
+[load]
+warmup = "300ms"
+duration = "1500ms"
+response_timeout = "200ms"
+connections = 2
+[qos]
+target = "1ms"
+)";
+  const double kLow = 1000, kHigh = 8000, kPrecision = 0.05, kStep = 250;
+  std::string grid = Spec("grid", "name = \"grid\"\n" + common +
+                                      "[sweep]\nstart = 1000\nstop = 8000\nstep = 250\nstop_after_invalid = 2\n");
+  std::string knee = Spec("knee", "name = \"knee\"\n" + common +
+                                      "[sweep]\nmode = \"knee\"\nlow = 1000\nhigh = 8000\nprecision = 0.05\nmax_points = 12\n");
+  Exec g = Ream("run " + grid + " --db " + db_);
+  ASSERT_EQ(g.code, 0) << g.output;
+  Exec k = Ream("run " + knee + " --db " + db_);
+  ASSERT_EQ(k.code, 0) << k.output;
+  auto s = Store::OpenReadOnly(db_);
+  ASSERT_TRUE(s.ok());
+  auto summarize = [&](const std::string& name, int* count) {
+    auto e = s->FindExperiment(name);
+    EXPECT_TRUE(e.ok() && e->has_value());
+    auto runs = s->ListRuns((*e)->id);
+    auto pts = s->ListPoints((*runs)[0].id);
+    *count = static_cast<int>(pts->size());
+    double best = 0;
+    for (const auto& p : *pts) {
+      bool meets = p.status == "ok" && p.valid.value_or(false) && p.latency_p95_us.value_or(1e18) <= 1000;
+      if (meets) best = std::max(best, p.target_qps);
+    }
+    return best;
+  };
+  int grid_points = 0, knee_points = 0;
+  double grid_best = summarize("grid", &grid_points);
+  double knee_best = summarize("knee", &knee_points);
+  // A fine grid at this precision needs one level per precision × knee across [low, high];
+  // the grid here (step 250) is at least that fine near the knee.
+  int fine_grid_points = static_cast<int>((kHigh - kLow) / kStep) + 1;
+  ASSERT_GT(grid_best, 0) << "no grid level met QoS with a valid measurement; if every point says the "
+                             "generator could not keep its schedule, the machine was too busy to measure:\n"
+                          << g.output;
+  ASSERT_GT(knee_best, 0) << k.output;
+  EXPECT_NEAR(knee_best, grid_best, kPrecision * grid_best + kStep) << g.output << k.output;
+  EXPECT_LE(2 * knee_points, fine_grid_points) << k.output;
+  RecordProperty("grid_best_qps", std::to_string(grid_best));
+  RecordProperty("knee_best_qps", std::to_string(knee_best));
+  RecordProperty("knee_points", std::to_string(knee_points));
+  std::printf("knee: %d points -> %.0f QPS; grid: %d levels planned (%d measured) -> %.0f QPS\n", knee_points,
+              knee_best, fine_grid_points, grid_points, grid_best);
+}
+
+}  // namespace
+}  // namespace ream
