@@ -59,7 +59,11 @@ std::string EncodeHdrV2(const Histogram& h) {
   for (size_t i = 0; i < Histogram::kBucketCount; ++i) {
     uint64_t c = h.bucket(i);
     if (c == 0) continue;
-    int64_t v = std::max<int64_t>(Histogram::BucketMid(i), 0);
+    // ream's bucket [low, low + w) holds exactly two HdrHistogram sub-buckets of width w/2
+    // (one above 255, where HdrHistogram is exact). Recording at `low` lands in the first,
+    // whose highest equivalent value — what HdrHistogram reports — is low + w/2 − 1, i.e.
+    // ream's bucket midpoint: both tools then report the same values.
+    int64_t v = std::max<int64_t>(Histogram::BucketLow(i), 0);
     size_t idx = HdrCountsIndex(v);
     if (counts.size() <= idx) counts.resize(idx + 1, 0);
     counts[idx] += static_cast<int64_t>(c);

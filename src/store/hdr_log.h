@@ -4,8 +4,8 @@
 // zero runs), base64, in the text log format version 1.3.
 //
 // ream's buckets (64 per octave) are coarser than an HdrHistogram with 2 significant digits
-// (128 per octave), so each bucket maps wholly into one HdrHistogram bucket: its count is
-// recorded at ream's bucket midpoint. Values stay in nanoseconds.
+// (128 per octave), so each bucket's count goes into one HdrHistogram sub-bucket, chosen so
+// that HdrHistogram reports ream's bucket midpoint for it. Values stay in nanoseconds.
 #pragma once
 
 #include <cstdint>
