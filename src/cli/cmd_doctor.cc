@@ -4,6 +4,7 @@
 #include "cli/commands.h"
 #include "cli/table.h"
 #include "platform/capabilities.h"
+#include "sandbox/sandbox.h"
 #include "topology/topology.h"
 
 namespace ream::cli {
@@ -36,6 +37,10 @@ int RunDoctor(const DoctorOptions& o) {
     j["capabilities"] = CapabilitiesToJson(caps);
     j["topology"] = topo.ok() ? topo->ToJson() : nlohmann::json(nullptr);
     if (!topo.ok()) j["topology_error"] = topo.status().message();
+    nlohmann::json parts = nlohmann::json::array();
+    for (const auto& k : PartitionSupport(*platform, &caps))
+      parts.push_back({{"flag", k.flag}, {"enforceable", k.enforceable}, {"detail", k.detail}});
+    j["partitions"] = parts;
     std::cout << j.dump(2) << "\n";
     return 0;
   }
@@ -58,6 +63,11 @@ int RunDoctor(const DoctorOptions& o) {
   Table t({"CAPABILITY", "STATUS", "DETAIL"});
   for (const auto& c : caps) t.AddRow({c.name, std::string(SupportName(c.status)), c.detail});
   t.Print(std::cout);
+  std::cout << "\nPartitions `ream exec` can enforce here:\n";
+  Table pt({"FLAG", "ENFORCEABLE", "HOW / WHY NOT"});
+  for (const auto& k : PartitionSupport(*platform, &caps))
+    pt.AddRow({k.flag, k.enforceable ? "yes" : "no", k.detail});
+  pt.Print(std::cout);
   return 0;
 }
 

@@ -300,7 +300,7 @@ Status Sandbox::RemoveObjects() {
   return s;
 }
 
-std::vector<KnobSupport> PartitionSupport(Platform& p) {
+std::vector<KnobSupport> PartitionSupport(Platform& p, const std::vector<Capability>* probed) {
   std::vector<KnobSupport> out;
   CgroupLayout layout = DetectCgroups(p);
   auto cg = [&](const char* flag, const char* v1ctl, const char* v1file, const char* v2ctl,
@@ -339,6 +339,22 @@ std::vector<KnobSupport> PartitionSupport(Platform& p) {
   out.push_back({"--net-rate", netns_ok && tc.ok(),
                  !tc.ok() ? "the 'tc' tool is missing"
                           : "tc htb on both ends of the node's veth ('ream doctor' tries htb)"});
+  if (probed) {
+    // What was tried beats what is installed.
+    for (auto& k : out) {
+      if (k.flag != "--node" && k.flag != "--net-rate") continue;
+      std::vector<const char*> needs = {"net.namespace", "net.veth"};
+      if (k.flag == "--net-rate") needs.push_back("tc.htb");
+      for (const char* n : needs) {
+        const Capability* c = FindCapability(*probed, n);
+        if (c && c->status != Support::kSupported) {
+          k.enforceable = false;
+          k.detail = std::string(n) + " " + std::string(SupportName(c->status)) + ": " + c->detail;
+          break;
+        }
+      }
+    }
+  }
   auto rc = ReadResctrl(p);
   if (!rc.ok()) {
     out.push_back({"--llc-ways", false, rc.status().message()});

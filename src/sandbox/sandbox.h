@@ -137,6 +137,9 @@ struct KnobSupport {
   bool enforceable = false;
   std::string detail;  // the interface used, or why not
 };
-std::vector<KnobSupport> PartitionSupport(Platform& platform);
+// With `probed` (ream doctor's capabilities, established by trying), the node and net-rate
+// verdicts come from the probes (net.namespace, net.veth, tc.htb) instead of tool presence.
+std::vector<KnobSupport> PartitionSupport(Platform& platform,
+                                          const std::vector<Capability>* probed = nullptr);
 
 }  // namespace ream

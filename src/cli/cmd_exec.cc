@@ -1,0 +1,281 @@
+// `ream exec`: run a user's command in a sandbox with a partition of the machine, sample
+// what it consumes, and remove every kernel object afterwards (also on ^C and SIGTERM).
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+#include "cli/commands.h"
+#include "monitor/monitor.h"
+#include "partition/placement.h"
+#include "partition/spec.h"
+#include "platform/signals.h"
+#include "sandbox/sandbox.h"
+#include "topology/topology.h"
+
+namespace ream::cli {
+namespace {
+
+struct ExecFlags {
+  std::string cpus, reserve_cpus = "default", cpu_quota, memory;
+  std::string disk_read_bps, disk_write_bps, disk_device;
+  int64_t disk_read_iops = 0, disk_write_iops = 0;
+  bool node = false;
+  std::string net_rate;
+  int llc_ways = 0;
+  int cpu_weight = 0;
+  std::string mem_bw;
+  std::string sample_interval = "250ms";
+  std::string samples;
+  std::string state_dir = kDefaultStateDir;
+  std::vector<std::string> command;
+};
+
+std::string Human(double v, const char* unit) {
+  const char* prefixes[] = {"", "Ki", "Mi", "Gi", "Ti"};
+  int i = 0;
+  while (v >= 1024 && i < 4) {
+    v /= 1024;
+    ++i;
+  }
+  char b[64];
+  std::snprintf(b, sizeof b, "%.1f %s%s", v, prefixes[i], unit);
+  return b;
+}
+
+// Builds the PartitionSpec from the flags; InvalidArgument naming the flag.
+Result<PartitionSpec> ToSpec(const ExecFlags& f) {
+  PartitionSpec s;
+  s.cpus = f.cpus;
+  if (!f.cpu_quota.empty()) {
+    REAM_ASSIGN_OR_RETURN(double q, ParsePercent(f.cpu_quota, "--cpu-quota"));
+    s.cpu_quota = q;
+  }
+  if (f.cpu_weight != 0) s.cpu_weight = f.cpu_weight;
+  auto bytes = [](const std::string& v, const char* flag,
+                  std::optional<int64_t>* out, bool rate) -> Status {
+    if (v.empty()) return Status::Ok();
+    auto r = rate ? ParseBytesPerSecond(v) : ParseBytes(v);
+    if (!r.ok()) return InvalidArgument(std::string(flag) + ": " + r.status().message());
+    *out = *r;
+    return Status::Ok();
+  };
+  REAM_RETURN_IF_ERROR(bytes(f.memory, "--memory", &s.memory_bytes, false));
+  REAM_RETURN_IF_ERROR(bytes(f.disk_read_bps, "--disk-read-bps", &s.disk_read_bps, true));
+  REAM_RETURN_IF_ERROR(bytes(f.disk_write_bps, "--disk-write-bps", &s.disk_write_bps, true));
+  if (f.disk_read_iops < 0 || f.disk_write_iops < 0) {
+    return InvalidArgument("--disk-read-iops/--disk-write-iops must be > 0");
+  }
+  if (f.disk_read_iops > 0) s.disk_read_iops = f.disk_read_iops;
+  if (f.disk_write_iops > 0) s.disk_write_iops = f.disk_write_iops;
+  s.disk_device = f.disk_device;
+  if (!f.disk_device.empty() && !s.disk_read_bps && !s.disk_write_bps && !s.disk_read_iops &&
+      !s.disk_write_iops) {
+    return InvalidArgument("--disk-device names the disk to throttle: give a --disk-* limit too");
+  }
+  s.node = f.node;
+  if (!f.net_rate.empty()) {
+    auto r = ParseBitRate(f.net_rate);
+    if (!r.ok()) return InvalidArgument("--net-rate: " + r.status().message());
+    s.net_rate_bps = *r;
+  }
+  if (f.llc_ways != 0) s.llc_ways = f.llc_ways;
+  if (!f.mem_bw.empty()) {
+    REAM_ASSIGN_OR_RETURN(double m, ParsePercent(f.mem_bw, "--mem-bw"));
+    s.mem_bw_fraction = m;
+  }
+  REAM_RETURN_IF_ERROR(s.Validate());
+  return s;
+}
+
+int ExitCodeFor(const Status& s) {
+  return s.code() == StatusCode::kInvalidArgument || s.code() == StatusCode::kUnsupported ? 2 : 1;
+}
+
+std::string SummaryLine(const MonitorReport& r) {
+  std::ostringstream o;
+  auto mean = [&](const char* k) { return r.Mean(k); };
+  if (auto c = mean("cpu_used")) {
+    char b[96];
+    std::snprintf(b, sizeof b, "cpu %.3f CPUs (%.0f%% of %.2f allotted)", *c,
+                  100.0 * mean("cpu_utilization").value_or(0), r.allotted_cpus);
+    o << b;
+  } else {
+    o << "cpu unavailable";
+  }
+  auto it = r.summary.find("memory_bytes");
+  if (it != r.summary.end() && it->second.max) o << ", memory max " << Human(*it->second.max, "B");
+  if (auto v = mean("disk_read_bytes_per_s")) o << ", disk read " << Human(*v, "B/s");
+  if (auto v = mean("disk_write_bytes_per_s")) o << ", disk write " << Human(*v, "B/s");
+  if (auto v = mean("net_rx_bytes_per_s")) {
+    char b[64];
+    std::snprintf(b, sizeof b, ", net rx %.1f Mbit/s", *v * 8 / 1e6);
+    o << b;
+  }
+  if (auto v = mean("net_tx_bytes_per_s")) {
+    char b[64];
+    std::snprintf(b, sizeof b, " tx %.1f Mbit/s", *v * 8 / 1e6);
+    o << b;
+  }
+  return o.str();
+}
+
+int RunExec(const ExecFlags& f) {
+  if (f.command.empty()) {
+    std::cerr << "ream exec: no command given (usage: ream exec [flags] -- COMMAND [ARGS...])\n";
+    return 2;
+  }
+  auto spec = ToSpec(f);
+  if (!spec.ok()) {
+    std::cerr << "ream exec: " << spec.status().message() << "\n";
+    return 2;
+  }
+  auto interval = ParseDuration(f.sample_interval);
+  if (!interval.ok() || *interval < std::chrono::milliseconds(10)) {
+    std::cerr << "ream exec: --sample-interval: "
+              << (interval.ok() ? "must be at least 10ms" : interval.status().message()) << "\n";
+    return 2;
+  }
+  auto platform = MakePosixPlatform();
+  SandboxOptions o;
+  o.partition = *spec;
+  o.state_dir = f.state_dir;
+  if (!spec->cpus.empty() || f.reserve_cpus != "default") {
+    auto topo = ReadTopology(*platform);
+    if (!topo.ok()) {
+      std::cerr << "ream exec: reading the CPU topology: " << topo.status().message() << "\n";
+      return 1;
+    }
+    auto reserved = ParseReservedCpus(*topo, f.reserve_cpus);
+    if (!reserved.ok()) {
+      std::cerr << "ream exec: " << reserved.status().message() << "\n";
+      return 2;
+    }
+    o.reserved_cpus = *reserved;
+  }
+  if (::geteuid() != 0) {
+    std::cerr << "ream exec: needs root (it creates cgroups"
+              << (spec->node ? ", a network namespace and a veth pair" : "") << ")\n";
+    return 2;
+  }
+  // From here on a signal must not kill ream before it removes what it created.
+  TerminationSignals::Install();
+  auto sb = StartSandbox(*platform, o, f.command);
+  if (!sb.ok()) {
+    std::cerr << "ream exec: " << sb.status().message() << "\n";
+    return ExitCodeFor(sb.status());
+  }
+  Sandbox& box = **sb;
+  std::cerr << "ream exec: sandbox " << box.name() << ", pid " << box.pid() << ", cpus "
+            << FormatCpuList(box.cpus());
+  if (spec->node) std::cerr << ", node address " << box.address() << " (host " << box.host_address() << ")";
+  std::cerr << "\n";
+
+  MonitorOptions mo;
+  mo.interval = *interval;
+  Monitor monitor(*platform, TargetOf(box), mo);
+  Status ms = monitor.Start();
+  if (!ms.ok()) std::cerr << "ream exec: monitor: " << ms.message() << "\n";
+
+  int signal_received = 0;
+  std::optional<ProcessExit> exit;
+  while (!exit) {
+    auto w = box.Wait(std::chrono::milliseconds(100));
+    if (w.ok()) {
+      exit = *w;
+      break;
+    }
+    if ((signal_received = TerminationSignals::Received()) != 0) break;
+  }
+  MonitorReport report = monitor.Stop();
+  if (signal_received) {
+    std::cerr << "ream exec: " << strsignal(signal_received) << ": stopping the sandbox\n";
+  }
+  Status stop = box.Stop();  // SIGTERM/SIGKILL if still running; removes every object
+  std::string how = box.ExitDescription();
+  bool oom = box.OomKilled();
+  auto final_exit = box.Wait(std::chrono::milliseconds(0));
+
+  if (!f.samples.empty()) {
+    nlohmann::json j = report.ToJson();
+    j["sandbox"] = {{"name", box.name()},
+                    {"cpus", box.cpus()},
+                    {"address", box.address()},
+                    {"partition", spec->ToJson()},
+                    {"command", f.command}};
+    j["exit"] = {{"description", how},
+                 {"oom_killed", oom},
+                 {"code", final_exit.ok() ? nlohmann::json(final_exit->ShellCode()) : nlohmann::json(nullptr)}};
+    std::ofstream out(f.samples);
+    out << j.dump(2) << "\n";
+    if (!out) std::cerr << "ream exec: could not write --samples file " << f.samples << "\n";
+  }
+  std::cerr << "ream exec: " << how << "; " << SummaryLine(report) << "\n";
+  if (!stop.ok()) std::cerr << "ream exec: " << stop.message() << "\n";
+  TerminationSignals::Restore();
+  if (signal_received) return 128 + signal_received;
+  if (!final_exit.ok()) return 1;
+  return final_exit->ShellCode();
+}
+
+std::string EnforceableFooter() {
+  auto platform = MakePosixPlatform();
+  std::string out = "Partitions enforceable on this machine:\n";
+  for (const auto& k : PartitionSupport(*platform)) {
+    char b[64];
+    std::snprintf(b, sizeof b, "  %-12s %-4s ", k.flag.c_str(), k.enforceable ? "yes" : "NO");
+    out += b + k.detail + "\n";
+  }
+  auto topo = ReadTopology(*platform);
+  if (topo.ok()) {
+    out += "Generator CPUs reserved by default (--reserve-cpus): " +
+           FormatCpuList(DefaultGeneratorCpus(*topo)) + "; SMT: " +
+           (topo->has_smt() ? "yes" : "no (N-SMT scenarios are not available)") + "\n";
+  }
+  out += "Sizes use binary units (128M = 128 MiB); --cpu-quota is in percent of one CPU.\n"
+         "Node links use " + std::string(kNodeNetwork) + " (/30 per node); objects are recorded "
+         "in " + kDefaultStateDir + " and removed on exit, ^C, SIGTERM or by 'ream cleanup'.";
+  return out;
+}
+
+}  // namespace
+
+void AddExecCommand(CLI::App& app, CommandList& commands) {
+  auto f = std::make_shared<ExecFlags>();
+  CLI::App* sub = app.add_subcommand(
+      "exec", "Run COMMAND in a sandbox with a partition of the machine, and monitor it");
+  sub->add_option("--cpus", f->cpus,
+                  "Placement: 1-ST, 2-ST, 2-SMT, N-ST, N-SMT (avoiding the generator's CPUs) or "
+                  "a CPU list such as 0,2-3");
+  sub->add_option("--reserve-cpus", f->reserve_cpus,
+                  "CPUs kept for ream's load generator: default (the last online CPU and its "
+                  "siblings), none, or a CPU list");
+  sub->add_option("--cpu-quota", f->cpu_quota, "CPU time in percent of one CPU (50%, 150%)");
+  sub->add_option("--cpu-weight", f->cpu_weight,
+                  "Relative CPU weight under contention, 1..10000 (default: the kernel's 100)");
+  sub->add_option("--memory", f->memory, "Memory limit (512M, 1G); exceeding it is an OOM kill");
+  sub->add_option("--disk-read-bps", f->disk_read_bps, "Disk read bandwidth limit (20M = 20 MiB/s)");
+  sub->add_option("--disk-write-bps", f->disk_write_bps, "Disk write bandwidth limit");
+  sub->add_option("--disk-read-iops", f->disk_read_iops, "Disk read IOPS limit");
+  sub->add_option("--disk-write-iops", f->disk_write_iops, "Disk write IOPS limit");
+  sub->add_option("--disk-device", f->disk_device,
+                  "Disk to throttle: MAJ:MIN, /dev/NAME or a path on it (default: the disk of "
+                  "the current directory)");
+  sub->add_flag("--node", f->node,
+                "Own network namespace joined to the host by a veth pair (address printed)");
+  sub->add_option("--net-rate", f->net_rate, "Shape the node's link, both directions (100mbit)");
+  sub->add_option("--llc-ways", f->llc_ways, "Last-level-cache ways (resctrl L3 CAT)");
+  sub->add_option("--mem-bw", f->mem_bw, "Memory bandwidth in percent (resctrl MBA)");
+  sub->add_option("--sample-interval", f->sample_interval, "Monitor interval (default 250ms)");
+  sub->add_option("--samples", f->samples, "Write the monitor's timeline and summary (JSON) here");
+  sub->add_option("--state-dir", f->state_dir, "Where created objects are recorded")
+      ->capture_default_str();
+  sub->add_option("command", f->command, "-- COMMAND [ARGS...]")->expected(-1);
+  sub->footer([] { return EnforceableFooter(); });
+  commands.push_back({sub, [f] { return RunExec(*f); }});
+}
+
+}  // namespace ream::cli

@@ -1,0 +1,342 @@
+// `ream exec` on the real kernel (root, cgroup v1 here): each partition is enforced, the
+// monitor reports what an independent measurement sees, and nothing ream created is left
+// behind — after normal runs, failures, and a SIGKILL of ream followed by `ream cleanup`.
+// The workloads are ream_test_workload (workload_helper.cc), which measure themselves.
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <thread>
+
+#include "partition/placement.h"
+#include "platform/platform.h"
+#include "topology/topology.h"
+
+namespace ream {
+namespace {
+
+using std::chrono::milliseconds;
+using std::chrono::seconds;
+
+std::unique_ptr<Platform> host = MakePosixPlatform();
+
+std::string Sh(const std::string& script) {
+  auto r = host->Run({"sh", "-c", script}, seconds(30));
+  return r.ok() ? r->out : "<sh failed: " + r.status().message() + ">";
+}
+
+// Every kernel object whose name carries ream's pid `pid`, one per line ("" when none).
+std::string Leftovers(int pid) {
+  std::string p = std::to_string(pid);
+  return Sh("ls -d /sys/fs/cgroup/*/ream-" + p + "-* /sys/fs/cgroup/ream-" + p + "-* "
+            "/sys/fs/resctrl/ream-" + p + "-* /run/ream/" + p + "-*.state 2>/dev/null; "
+            "ip netns list 2>/dev/null | grep -w 'ream-" + p + "-[0-9]*'; "
+            "ip -o link show 2>/dev/null | grep -o 'ream" + p + "[hn][0-9]*'; "
+            "tc qdisc show 2>/dev/null | grep 'ream" + p + "[hn]'; true");
+}
+
+struct ReamRun {
+  int pid = 0;
+  std::unique_ptr<ChildProcess> child;
+  std::string Output() const {
+    std::string out;
+    for (const auto& l : child->Lines()) out += l + "\n";
+    return out;
+  }
+};
+
+// Starts `ream <args>` with stdout and stderr captured together (line by line).
+ReamRun StartReam(const std::vector<std::string>& args) {
+  SpawnOptions o;
+  o.argv = {"sh", "-c", "exec \"$0\" \"$@\" 2>&1", REAM_BINARY};
+  o.argv.insert(o.argv.end(), args.begin(), args.end());
+  o.capture_stdout = true;
+  auto c = host->Spawn(o);
+  EXPECT_TRUE(c.ok()) << c.status().ToString();
+  ReamRun r;
+  if (c.ok()) {
+    r.pid = (*c)->pid();
+    r.child = std::move(c).value();
+  }
+  return r;
+}
+
+std::string Workload() { return REAM_TEST_WORKLOAD; }
+
+class ReamExec : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (::geteuid() != 0) GTEST_SKIP() << "needs root to create cgroups and namespaces";
+    samples_ = "/tmp/ream-exec-test-" + std::to_string(::getpid()) + "-" +
+               ::testing::UnitTest::GetInstance()->current_test_info()->name() + ".json";
+  }
+  void TearDown() override {
+    // Whatever happened, no ream we started may leave anything: kill stragglers, let
+    // `ream cleanup` remove dead runs' objects, then list what is left.
+    for (auto& r : runs_) r.child.reset();
+    if (!runs_.empty()) (void)host->Run({REAM_BINARY, "cleanup"}, seconds(60));
+    for (auto& r : runs_) EXPECT_EQ(Leftovers(r.pid), "") << "ream pid " << r.pid;
+    std::filesystem::remove(samples_);
+    for (const auto& f : files_) std::filesystem::remove(f);
+  }
+  // Runs ream to completion (timeout `limit`), keeping it for the leftover check.
+  ReamRun& Run(const std::vector<std::string>& args, milliseconds limit, ProcessExit* exit) {
+    runs_.push_back(StartReam(args));
+    ReamRun& r = runs_.back();
+    if (!r.child) return r;
+    auto e = r.child->Wait(limit);
+    EXPECT_TRUE(e.ok()) << "ream did not finish: " << r.Output();
+    if (e.ok() && exit) *exit = *e;
+    // Let the stdout reader drain the last lines.
+    (void)r.child->WaitForLine([](const std::string&) { return false; }, milliseconds(2000));
+    return r;
+  }
+  nlohmann::json Samples() {
+    std::ifstream f(samples_);
+    if (!f) return nullptr;
+    return nlohmann::json::parse(f, nullptr, false);
+  }
+  std::string samples_;
+  std::vector<ReamRun> runs_;
+  std::vector<std::string> files_;
+};
+
+TEST_F(ReamExec, AllowedCpusEqualTheResolvedScenario) {
+  auto topo = ReadTopology(*host);
+  ASSERT_TRUE(topo.ok());
+  auto want = ResolvePlacement(*topo, "1-ST", DefaultGeneratorCpus(*topo));
+  ASSERT_TRUE(want.ok()) << want.status().ToString();
+  ProcessExit e;
+  ReamRun& r = Run({"exec", "--cpus", "1-ST", "--", "grep", "Cpus_allowed_list", "/proc/self/status"},
+                   milliseconds(30000), &e);
+  EXPECT_EQ(e.exit_code, 0) << r.Output();
+  std::smatch m;
+  std::string out = r.Output();
+  ASSERT_TRUE(std::regex_search(out, m, std::regex("Cpus_allowed_list:\\s*(\\S+)"))) << out;
+  EXPECT_EQ(m[1].str(), FormatCpuList(*want));
+}
+
+TEST_F(ReamExec, SmtScenarioWithoutSiblingsFailsWithTheReason) {
+  auto topo = ReadTopology(*host);
+  ASSERT_TRUE(topo.ok());
+  if (topo->has_smt()) GTEST_SKIP() << "this machine has SMT siblings";
+  ProcessExit e;
+  ReamRun& r = Run({"exec", "--cpus", "2-SMT", "--", "true"}, milliseconds(30000), &e);
+  EXPECT_EQ(e.exit_code, 2);
+  EXPECT_NE(r.Output().find("needs SMT siblings"), std::string::npos) << r.Output();
+  if (topo->cores.size() == 2) {
+    // Two cores, one kept for the generator: 2-ST cannot be honoured unless lifted.
+    ReamRun& st = Run({"exec", "--cpus", "2-ST", "--", "true"}, milliseconds(30000), &e);
+    EXPECT_EQ(e.exit_code, 2);
+    EXPECT_NE(st.Output().find("--reserve-cpus none"), std::string::npos) << st.Output();
+    Run({"exec", "--cpus", "2-ST", "--reserve-cpus", "none", "--", "true"}, milliseconds(30000), &e);
+    EXPECT_EQ(e.exit_code, 0);
+  }
+}
+
+// The quota caps a busy loop at half a CPU. The loop runs alone on the 1-ST CPU with a high
+// CPU weight so that other processes on that CPU (compilers, other tests) cannot push it
+// *below* its allotment; the weight never lets it above the quota.
+TEST_F(ReamExec, CpuQuotaCapsABusyLoopAtHalfACpu) {
+  ProcessExit e;
+  ReamRun& r = Run({"exec", "--cpus", "1-ST", "--cpu-quota", "50%", "--cpu-weight", "10000",
+                    "--sample-interval", "250ms", "--samples", samples_, "--", Workload(), "spin",
+                    "4"},
+                   milliseconds(60000), &e);
+  ASSERT_EQ(e.exit_code, 0) << r.Output();
+  std::smatch m;
+  std::string out = r.Output();
+  ASSERT_TRUE(std::regex_search(out, m, std::regex("cpu_s=([0-9.]+) wall_s=([0-9.]+)"))) << out;
+  double proc_share = std::stod(m[1]) / std::stod(m[2]);
+  EXPECT_NEAR(proc_share, 0.5, 0.05) << "from /proc/self/stat: " << out;
+  auto j = Samples();
+  ASSERT_TRUE(j.is_object());
+  double monitor_share = j["summary"]["cpu_used"]["mean"].get<double>();
+  // The monitor's window includes ream's start-up and the exit, a few ms of idle.
+  EXPECT_NEAR(monitor_share, 0.5, 0.05) << j["summary"].dump();
+  EXPECT_NEAR(j["summary"]["cpu_utilization"]["mean"].get<double>(), 1.0, 0.1);
+  EXPECT_GE(j["timeline"].size(), 12u);
+  std::cout << "[measured] cpu share: /proc " << proc_share << ", monitor " << monitor_share << "\n";
+}
+
+TEST_F(ReamExec, ProcessPastTheMemoryLimitIsKilledAndReamSaysSo) {
+  ProcessExit e;
+  ReamRun& r = Run({"exec", "--memory", "128M", "--samples", samples_, "--", Workload(), "alloc", "512"},
+                   milliseconds(60000), &e);
+  EXPECT_EQ(e.exit_code, 128 + SIGKILL) << r.Output();
+  EXPECT_NE(r.Output().find("killed by the memory limit (OOM) of 128.0 MiB"), std::string::npos)
+      << r.Output();
+  EXPECT_EQ(r.Output().find("allocated"), std::string::npos);
+  auto j = Samples();
+  ASSERT_TRUE(j.is_object());
+  EXPECT_TRUE(j["exit"]["oom_killed"].get<bool>());
+  // Memory in use approached the limit before the kill.
+  EXPECT_GT(j["summary"]["memory_bytes"]["max"].get<double>(), 64.0 * (1 << 20));
+  EXPECT_LE(j["summary"]["memory_bytes"]["max"].get<double>(), 128.0 * (1 << 20) + 1);
+}
+
+TEST_F(ReamExec, DirectReadsRunAtTheDiskLimitAndTheMonitorSeesIt) {
+  // A file on a real disk (not tmpfs), written outside the sandbox.
+  std::string dir = "/var/tmp";
+  std::string file = dir + "/ream-disk-test-" + std::to_string(::getpid());
+  files_.push_back(file);
+  std::string made = Sh("dd if=/dev/zero of=" + file +
+                        " bs=1M count=40 oflag=direct 2>&1 >/dev/null && sync && echo made");
+  ASSERT_NE(made.find("made"), std::string::npos) << made;
+  ProcessExit e;
+  ReamRun& r = Run({"exec", "--disk-read-bps", "10M", "--disk-device", file, "--samples", samples_,
+                    "--", "dd", "if=" + file, "of=/dev/null", "bs=1M", "iflag=direct"},
+                   milliseconds(60000), &e);
+  ASSERT_EQ(e.exit_code, 0) << r.Output();
+  std::smatch m;
+  std::string out = r.Output();
+  ASSERT_TRUE(std::regex_search(out, m, std::regex("(\\d+) bytes .* copied, ([0-9.]+) s"))) << out;
+  double bytes = std::stod(m[1]), secs = std::stod(m[2]);
+  double rate = bytes / secs;
+  const double kLimit = 10.0 * 1024 * 1024;
+  EXPECT_NEAR(rate / kLimit, 1.0, 0.15) << "dd: " << out;
+  auto j = Samples();
+  ASSERT_TRUE(j.is_object());
+  double mon_bytes = j["summary"]["disk_read_bytes_per_s"]["mean"].get<double>() * j["duration_s"].get<double>();
+  // The cgroup accounted every byte dd read, and its rate over dd's own duration matches.
+  EXPECT_NEAR(mon_bytes / bytes, 1.0, 0.02) << j["summary"].dump();
+  double mon_rate_during = mon_bytes / secs;
+  EXPECT_NEAR(mon_rate_during / kLimit, 1.0, 0.15);
+  // Samples taken while dd ran show the limit too.
+  std::vector<double> busy;
+  for (const auto& s : j["timeline"])
+    if (!s["disk_read_bytes_per_s"].is_null() && s["disk_read_bytes_per_s"].get<double>() > 0)
+      busy.push_back(s["disk_read_bytes_per_s"].get<double>());
+  ASSERT_GE(busy.size(), 8u);
+  double sum = 0;
+  for (double b : busy) sum += b;
+  EXPECT_NEAR(sum / busy.size() / kLimit, 1.0, 0.15);
+  std::cout << "[measured] direct read: dd " << rate / (1 << 20) << " MiB/s, monitor "
+            << mon_rate_during / (1 << 20) << " MiB/s\n";
+}
+
+TEST_F(ReamExec, TrafficIntoANodeRunsAtTheShapedRate) {
+  const int kPort = 5701;
+  runs_.push_back(StartReam({"exec", "--node", "--net-rate", "100mbit", "--samples", samples_,
+                             "--sample-interval", "250ms", "--", Workload(), "sink",
+                             std::to_string(kPort)}));
+  ReamRun& r = runs_.back();
+  ASSERT_TRUE(r.child);
+  auto ready = r.child->WaitForLine(
+      [](const std::string& l) { return l.rfind("ready addr=", 0) == 0; }, milliseconds(30000));
+  ASSERT_TRUE(ready.ok()) << ready.status().ToString() << "\n" << r.Output();
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(*ready, m, std::regex("addr=(10\\.213\\.[0-9.]+) port=")));
+  std::string addr = m[1];
+  // Send as fast as TCP allows for 3 s from the host to the node.
+  int s = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(kPort);
+  ::inet_pton(AF_INET, addr.c_str(), &a.sin_addr);
+  ASSERT_EQ(::connect(s, reinterpret_cast<sockaddr*>(&a), sizeof a), 0) << std::strerror(errno);
+  std::vector<char> buf(64 * 1024, 'x');
+  auto end = std::chrono::steady_clock::now() + seconds(3);
+  long long sent = 0;
+  while (std::chrono::steady_clock::now() < end) {
+    ssize_t n = ::send(s, buf.data(), buf.size(), MSG_NOSIGNAL);
+    if (n <= 0) break;
+    sent += n;
+  }
+  ::close(s);
+  auto got = r.child->WaitForLine(
+      [](const std::string& l) { return l.rfind("received=", 0) == 0; }, milliseconds(30000));
+  ASSERT_TRUE(got.ok()) << r.Output();
+  auto e = r.child->Wait(milliseconds(30000));
+  ASSERT_TRUE(e.ok());
+  EXPECT_EQ(e->exit_code, 0) << r.Output();
+  ASSERT_TRUE(std::regex_search(*got, m, std::regex("received=(\\d+) seconds=([0-9.]+)")));
+  double goodput_bps = std::stod(m[1]) * 8 / std::stod(m[2]);
+  EXPECT_NEAR(goodput_bps / 100e6, 1.0, 0.10) << *got;
+  auto j = Samples();
+  ASSERT_TRUE(j.is_object());
+  EXPECT_NE(j["sources"]["net"].get<std::string>().find("node veth"), std::string::npos);
+  // The monitor's busy samples (link bytes, headers included) show the shaped rate.
+  std::vector<double> busy;
+  for (const auto& smp : j["timeline"])
+    if (!smp["net_rx_bytes_per_s"].is_null() && smp["net_rx_bytes_per_s"].get<double>() * 8 > 50e6)
+      busy.push_back(smp["net_rx_bytes_per_s"].get<double>() * 8);
+  ASSERT_GE(busy.size(), 8u) << j["timeline"].dump();
+  double sum = 0;
+  for (double b : busy) sum += b;
+  double monitor_bps = sum / busy.size();
+  EXPECT_NEAR(monitor_bps / 100e6, 1.0, 0.10);
+  std::cout << "[measured] into the node: goodput " << goodput_bps / 1e6 << " Mbit/s, monitor "
+            << monitor_bps / 1e6 << " Mbit/s (link bytes)\n";
+}
+
+TEST_F(ReamExec, KilledReamLeavesObjectsThatCleanupRemoves) {
+  runs_.push_back(StartReam({"exec", "--node", "--net-rate", "10mbit", "--memory", "64M",
+                             "--cpus", "1-ST", "--", "sleep", "60"}));
+  ReamRun& r = runs_.back();
+  ASSERT_TRUE(r.child);
+  auto line = r.child->WaitForLine(
+      [](const std::string& l) { return l.find("node address") != std::string::npos; },
+      milliseconds(30000));
+  ASSERT_TRUE(line.ok()) << r.Output();
+  std::string before = Leftovers(r.pid);
+  // The run's cgroups, namespace, veth, qdisc and state file all exist now.
+  EXPECT_NE(before.find("/sys/fs/cgroup/memory/ream-"), std::string::npos) << before;
+  EXPECT_NE(Sh("ip netns list | grep -c 'ream-" + std::to_string(r.pid) + "-1'"), "0\n") << before;
+  EXPECT_NE(before.find("ream" + std::to_string(r.pid) + "h1"), std::string::npos) << before;
+  EXPECT_NE(before.find("qdisc htb"), std::string::npos) << before;
+  EXPECT_NE(before.find(".state"), std::string::npos) << before;
+  ASSERT_EQ(::kill(r.pid, SIGKILL), 0);
+  ASSERT_TRUE(r.child->Wait(milliseconds(10000)).ok());
+  EXPECT_EQ(Leftovers(r.pid), before) << "SIGKILL cannot clean up; cleanup must";
+  auto c = host->Run({REAM_BINARY, "cleanup"}, seconds(60));
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->exit_code, 0) << c->out << c->err;
+  EXPECT_NE(c->out.find("netns ream-" + std::to_string(r.pid) + "-1"), std::string::npos) << c->out;
+  EXPECT_EQ(Leftovers(r.pid), "");
+}
+
+TEST_F(ReamExec, InterruptedReamRemovesEverything) {
+  runs_.push_back(StartReam({"exec", "--node", "--memory", "64M", "--", "sleep", "60"}));
+  ReamRun& r = runs_.back();
+  ASSERT_TRUE(r.child);
+  ASSERT_TRUE(r.child
+                  ->WaitForLine([](const std::string& l) { return l.find("node address") != std::string::npos; },
+                                milliseconds(30000))
+                  .ok())
+      << r.Output();
+  EXPECT_NE(Leftovers(r.pid), "");
+  ASSERT_EQ(::kill(r.pid, SIGTERM), 0);
+  auto e = r.child->Wait(milliseconds(15000));
+  ASSERT_TRUE(e.ok());
+  EXPECT_EQ(e->exit_code, 128 + SIGTERM) << r.Output();
+  EXPECT_EQ(Leftovers(r.pid), "") << "without ream cleanup";
+}
+
+TEST_F(ReamExec, BadInputIsRefusedWithTheCauseAndLeavesNothing) {
+  ProcessExit e;
+  ReamRun& a = Run({"exec", "--memory", "lots", "--", "true"}, milliseconds(30000), &e);
+  EXPECT_EQ(e.exit_code, 2);
+  EXPECT_NE(a.Output().find("--memory"), std::string::npos) << a.Output();
+  ReamRun& b = Run({"exec", "--net-rate", "100mbit", "--", "true"}, milliseconds(30000), &e);
+  EXPECT_EQ(e.exit_code, 2);
+  EXPECT_NE(b.Output().find("needs --node"), std::string::npos) << b.Output();
+  ReamRun& c = Run({"exec", "--llc-ways", "2", "--", "true"}, milliseconds(30000), &e);
+  if (!std::filesystem::exists("/sys/fs/resctrl/info")) {
+    EXPECT_EQ(e.exit_code, 2);
+    EXPECT_NE(c.Output().find("--llc-ways: resctrl"), std::string::npos) << c.Output();
+  }
+  ReamRun& d = Run({"exec", "--", "/nonexistent/program"}, milliseconds(30000), &e);
+  EXPECT_NE(e.exit_code, 0);
+  EXPECT_NE(d.Output().find("/nonexistent/program"), std::string::npos) << d.Output();
+}
+
+}  // namespace
+}  // namespace ream
