@@ -4,7 +4,7 @@
 #     --samples JSON), over the run's duration;
 #  2. independently, the whole `ream exec` process's CPU time (getrusage of the finished
 #     child: user+sys, including ream's start-up and teardown) with a 100 ms interval, minus
-#     the same run with a 1-hour interval (no sampling at all), over the duration.
+#     the same run with a 60-minute interval (no sampling at all), over the duration.
 # The workload is `sleep`, which uses no CPU, in a sandbox with a node, a memory limit and a
 # disk limit so every sampler family (cgroup cpu/memory/blkio, veth) is read each time.
 # Usage: bench/monitor.sh [BUILD_DIR] [SECONDS]   (root)
@@ -17,28 +17,22 @@ REAM=$BUILD/ream
 TMP=$(mktemp -d /tmp/ream-bench-monitor.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
 
-# Runs ream exec with interval $1; prints "<cpu seconds of ream and its children>".
+# Runs ream exec with interval $1 (in the $(...) subshell, so ream is that shell's only
+# child); prints the CPU seconds (user+sys) of ream and the children it waited for.
 run() {
   local interval=$1 json=$2
-  # Pin ream to the last CPU, away from the (idle) workload's; the figures are CPU time,
-  # not wall time, so other load on the machine does not inflate them.
-  local before after
-  before=$(children_cpu)
-  taskset -c "$(nproc --all | awk '{print $1-1}')" "$REAM" exec --node --memory 256M \
+  # Pin ream to the last CPU. The figures are CPU time, not wall time, so other load on the
+  # machine does not inflate them.
+  taskset -c "$(( $(nproc --all) - 1 ))" "$REAM" exec --node --memory 256M \
     --disk-read-bps 100M --sample-interval "$interval" --samples "$json" -- sleep "$SECS" \
     2>"$TMP/stderr" || { cat "$TMP/stderr" >&2; exit 1; }
-  after=$(children_cpu)
-  awk -v a="$after" -v b="$before" 'BEGIN { printf "%.4f\n", a - b }'
-}
-# user+sys CPU seconds of this shell's finished children so far.
-children_cpu() {
-  times | awk 'NR == 2 {
-    split($1, u, "m"); split($2, s, "m");
-    printf "%.4f\n", u[1] * 60 + u[2] + s[1] * 60 + s[2] }'
+  times > "$TMP/times.$interval"
+  awk 'NR == 2 { split($1, u, "m"); split($2, s, "m");
+                 printf "%.4f\n", u[1] * 60 + u[2] + s[1] * 60 + s[2] }' "$TMP/times.$interval"
 }
 
 with=$(run 100ms "$TMP/with.json")
-without=$(run 1h "$TMP/without.json")
+without=$(run 60m "$TMP/without.json")
 python3 - "$TMP/with.json" "$with" "$without" "$SECS" <<'PY'
 import json, sys
 j = json.load(open(sys.argv[1]))
