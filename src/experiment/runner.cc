@@ -928,6 +928,10 @@ Result<RunOutcome> RunExperiment(Platform& p, const ExperimentSpec& spec, const 
       (void)s2->SetExperimentStatus(id, "interrupted", "interrupted by signal " +
                                                            std::to_string(TerminationSignals::Received()) +
                                                            "; continue with --resume", std::nullopt);
+    } else if (!o.only.empty() && spec.scenarios.size() > 1) {
+      (void)s2->SetExperimentStatus(id, "partial", "only scenario " + o.only +
+                                                       " was run (--only); run the rest with --resume",
+                                    std::nullopt);
     } else {
       (void)s2->SetExperimentStatus(id, "complete", "", p.WallNanos());
     }

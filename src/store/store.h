@@ -41,7 +41,7 @@ struct ExperimentRecord {
   std::string spec_text;    // the TOML exactly as given
   nlohmann::json spec;      // the parsed spec with every default filled in
   std::string spec_hash;    // of spec_text; --resume refuses a changed spec
-  std::string status;       // "running", "complete", "interrupted", "failed"
+  std::string status;       // "running", "complete", "interrupted", "failed", "partial" (--only)
   std::string failure;      // why, when status is "failed" or "interrupted"
   int64_t created_ns = 0;   // wall clock, ns since the epoch
   std::optional<int64_t> finished_ns;
@@ -74,7 +74,7 @@ struct RunRecord {
   nlohmann::json partition;     // the partition's knobs, {} for none
   std::string workload_cpus;    // resolved CPU list, "0"
   std::string generator_cpus;   // "1"
-  std::string status;           // "pending", "running", "complete", "failed", "unavailable"
+  std::string status;           // "pending", "running", "complete", "failed", "interrupted"
   std::string failure;          // reason when failed/unavailable
   int64_t ordinal = 0;          // position in the plan
   std::optional<int64_t> started_ns;
