@@ -417,7 +417,7 @@ std::vector<Knob> Knobs() {
 int KnobsSet(const Partition& p) {
   int n = 0;
   for (const auto& k : Knobs()) n += k.get(p).has_value() ? 1 : 0;
-  return n;
+  return n + static_cast<int>(p.other.size());
 }
 
 std::vector<Sensitivity> ComputeSensitivity(const std::vector<GroupAnalysis>& groups) {
@@ -568,10 +568,10 @@ Category Classify(const GroupAnalysis* ref, const std::vector<GroupAnalysis>& gr
 
   // Network / streaming.
   bool tx_big = ev("network-streaming", "peak network transmit", peak_tx, "B/s",
-                   "≥ " + Fmt(kStreamingTxBytesPerSec) + " B/s",
+                   "≥ " + Fmt(kStreamingTxBytesPerSec / 1e6) + " MB/s",
                    peak_tx && *peak_tx >= kStreamingTxBytesPerSec, tx_why);
   bool tx_req = ev("network-streaming", "transmit per request", tx_per_req, "B/req",
-                   "≥ " + Fmt(kStreamingTxBytesPerReq) + " B/req",
+                   "≥ " + Fmt(kStreamingTxBytesPerReq / 1e3) + " kB/req",
                    tx_per_req && *tx_per_req >= kStreamingTxBytesPerReq, tx_why);
   std::optional<double> tx_rx;
   if (peak_tx && peak_rx && *peak_rx > 0) tx_rx = *peak_tx / *peak_rx;
@@ -581,16 +581,18 @@ Category Classify(const GroupAnalysis* ref, const std::vector<GroupAnalysis>& gr
 
   // Disk-bound.
   bool disk_req = ev("disk-bound", "disk I/O per request", disk_per_req, "B/req",
-                     "≥ " + Fmt(kDiskBytesPerReq) + " B/req",
+                     "≥ " + Fmt(kDiskBytesPerReq / 1024) + " KiB/req",
                      disk_per_req && *disk_per_req >= kDiskBytesPerReq, disk_why);
   auto disk_r = corr(disk_vs_qps);
   bool disk_grows = ev("disk-bound", "disk bandwidth vs QPS correlation", disk_r, "r",
                        "≥ " + Fmt(kDiskLoadCorrelation), disk_r && *disk_r >= kDiskLoadCorrelation,
                        disk_vs_qps.size() < 2 ? "fewer than two points with disk I/O"
                                               : "no variation");
-  bool cpu_moderate = ev("disk-bound", "peak CPU utilization", peak_cpu, "fraction",
-                         "< " + Fmt(kDiskBoundMaxCpu), peak_cpu && *peak_cpu < kDiskBoundMaxCpu,
-                         cpu_why);
+  std::optional<double> peak_cpu_pct;
+  if (peak_cpu) peak_cpu_pct = *peak_cpu * 100;
+  bool cpu_moderate = ev("disk-bound", "peak CPU utilization", peak_cpu_pct, "%",
+                         "< " + Fmt(kDiskBoundMaxCpu * 100) + " %",
+                         peak_cpu && *peak_cpu < kDiskBoundMaxCpu, cpu_why);
   bool disk_bound = disk_req && disk_grows && cpu_moderate;
 
   // CPU-intensive.
@@ -600,15 +602,16 @@ Category Classify(const GroupAnalysis* ref, const std::vector<GroupAnalysis>& gr
   bool few = ev("cpu-intensive", "QPS under QoS", qos_qps, "QPS",
                 "< " + Fmt(kCpuIntensiveMaxQps) + " QPS",
                 qos_qps && *qos_qps < kCpuIntensiveMaxQps, "no capacity");
-  bool cpu_sat = ev("cpu-intensive", "peak CPU utilization", peak_cpu, "fraction",
-                    "≥ " + Fmt(kCpuSaturated), peak_cpu && *peak_cpu >= kCpuSaturated, cpu_why);
+  bool cpu_sat = ev("cpu-intensive", "peak CPU utilization", peak_cpu_pct, "%",
+                    "≥ " + Fmt(kCpuSaturated * 100) + " %", peak_cpu && *peak_cpu >= kCpuSaturated,
+                    cpu_why);
   bool cpu_intensive = slow || (few && cpu_sat);
 
   // Fast / latency-critical.
   bool quick = ev("fast", "low-load tail latency", low_load_tail, "s",
                   "≤ " + Fmt(kFastMaxLatencyS) + " s",
                   low_load_tail && *low_load_tail <= kFastMaxLatencyS, "no valid point");
-  bool many = ev("fast", "QPS under QoS", qos_qps, "QPS", "≥ " + Fmt(kFastMinQps) + " QPS",
+  bool many = ev("fast", "QPS under QoS", qos_qps, "QPS", "≥ " + Fmt(kFastMinQps, 6) + " QPS",
                  qos_qps && *qos_qps >= kFastMinQps, "no capacity");
   auto cpu_r = corr(cpu_vs_qps);
   bool follows = ev("fast", "CPU utilization vs QPS correlation", cpu_r, "r",
@@ -741,6 +744,7 @@ std::string Partition::Label() const {
   if (net_overhead_us) add("o=" + Fmt(*net_overhead_us) + "us");
   if (net_gap_us) add("g=" + Fmt(*net_gap_us) + "us");
   if (net_gap_per_byte_us) add("G=" + Fmt(*net_gap_per_byte_us) + "us");
+  for (const auto& [k, v] : other) add(k + "=" + v);
   return s;
 }
 

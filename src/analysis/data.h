@@ -72,12 +72,14 @@ struct Partition {
   std::optional<double> net_overhead_us;  // o
   std::optional<double> net_gap_us;       // g
   std::optional<double> net_gap_per_byte_us;  // G
-  std::string label;  // as the spec named it ("llc=4,membw=50%"); empty when unlimited
+  // Limits without a field above (IOPS limits, ...): knob → value text.
+  std::map<std::string, std::string> other;
+  std::string label;  // as the spec named it ("llc_ways=4,mem_bw=50%"); empty when unlimited
 
   bool unlimited() const {
     return !llc_ways && !mem_bw_percent && !disk_bps && !net_bps && !cpu_quota &&
            !memory_bytes && !net_latency_us && !net_overhead_us && !net_gap_us &&
-           !net_gap_per_byte_us;
+           !net_gap_per_byte_us && other.empty();
   }
   std::string Label() const;  // label, or a generated one, "unlimited" when none
 };

@@ -16,6 +16,8 @@ struct Command {
 using CommandList = std::vector<Command>;
 
 void AddDoctorCommand(CLI::App& app, CommandList& commands);
+void AddAnalyzeCommand(CLI::App& app, CommandList& commands);
+void AddReportCommand(CLI::App& app, CommandList& commands);
 void AddExecCommand(CLI::App& app, CommandList& commands);
 void AddCleanupCommand(CLI::App& app, CommandList& commands);
 void AddExportCommand(CLI::App& app, CommandList& commands);

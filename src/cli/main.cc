@@ -15,6 +15,8 @@ int main(int argc, char** argv) {
   app.fallthrough(false);
   ream::cli::CommandList commands;
   ream::cli::AddDoctorCommand(app, commands);
+  ream::cli::AddAnalyzeCommand(app, commands);
+  ream::cli::AddReportCommand(app, commands);
   ream::cli::AddExecCommand(app, commands);
   ream::cli::AddCleanupCommand(app, commands);
   ream::cli::AddRunCommand(app, commands);

@@ -1,0 +1,271 @@
+#include "analysis/store_loader.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <ctime>
+#include <set>
+
+#include "platform/platform.h"
+
+namespace ream::analysis {
+namespace {
+
+std::string Lower(std::string s) {
+  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// "512M", "1.5G", "20MB", "100k" → bytes (binary multiples, as cgroup tools read them).
+std::optional<double> ParseBytes(const std::string& text) {
+  std::string s = Lower(text);
+  char* end = nullptr;
+  double v = std::strtod(s.c_str(), &end);
+  if (end == s.c_str()) return std::nullopt;
+  std::string unit = end;
+  if (unit.size() > 1 && unit.back() == 'b') unit.pop_back();
+  if (unit.size() > 1 && unit.back() == 'i') unit.pop_back();
+  if (unit.empty() || unit == "b") return v;
+  if (unit == "k") return v * 1024;
+  if (unit == "m") return v * 1024 * 1024;
+  if (unit == "g") return v * 1024 * 1024 * 1024;
+  return std::nullopt;
+}
+
+// "100mbit", "1gbit", "500kbit", "12500000" (bytes/s), "10MB" → bytes per second.
+std::optional<double> ParseRate(const std::string& text) {
+  std::string s = Lower(text);
+  char* end = nullptr;
+  double v = std::strtod(s.c_str(), &end);
+  if (end == s.c_str()) return std::nullopt;
+  std::string unit = end;
+  if (unit == "bit" || unit == "bps") return v / 8;
+  if (unit == "kbit") return v * 1e3 / 8;
+  if (unit == "mbit") return v * 1e6 / 8;
+  if (unit == "gbit") return v * 1e9 / 8;
+  return ParseBytes(text);
+}
+
+// "50%" → 50, "0.5" → 50 (a fraction), "50" → 50.
+std::optional<double> ParsePercent(const std::string& text) {
+  char* end = nullptr;
+  double v = std::strtod(text.c_str(), &end);
+  if (end == text.c_str()) return std::nullopt;
+  std::string rest = end;
+  if (rest == "%") return v;
+  if (rest.empty()) return v <= 1 ? v * 100 : v;
+  return std::nullopt;
+}
+
+std::string Iso8601(int64_t ns) {
+  std::time_t t = static_cast<std::time_t>(ns / 1000000000);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char b[32];
+  std::strftime(b, sizeof b, "%Y-%m-%d %H:%M:%S UTC", &tm);
+  return b;
+}
+
+Metric FromColumn(const std::optional<double>& v, const PointRecord& p, const std::string& col) {
+  if (v) return Metric::Of(*v);
+  auto it = p.unavailable.find(col);
+  return Metric::Unavailable(it != p.unavailable.end() ? it->second : "not recorded");
+}
+
+// Threads and distinct physical cores of a run, from its CPU list and the topology.
+void Placement(const RunRecord& r, const nlohmann::json& topology, RunData* out) {
+  auto cpus = ParseCpuList(r.workload_cpus);
+  if (cpus.ok() && !cpus->empty()) {
+    out->cpus = *cpus;
+    out->threads = static_cast<int>(cpus->size());
+    std::set<size_t> cores;
+    bool all_known = true;
+    for (int cpu : *cpus) {
+      bool found = false;
+      if (topology.contains("cores") && topology["cores"].is_array()) {
+        for (size_t i = 0; i < topology["cores"].size(); ++i) {
+          const auto& c = topology["cores"][i];
+          if (!c.contains("cpus")) continue;
+          for (const auto& id : c["cpus"]) {
+            if (id.is_number_integer() && id.get<int>() == cpu) {
+              cores.insert(i);
+              found = true;
+            }
+          }
+        }
+      }
+      all_known = all_known && found;
+    }
+    if (all_known) {
+      out->physical_cores = static_cast<int>(cores.size());
+      return;
+    }
+  }
+  // From the scenario's name: "N-ST" spreads over N cores, "N-SMT" packs siblings.
+  int n = 0;
+  char kind[8] = {0};
+  if (std::sscanf(r.key.scenario.c_str(), "%d-%7s", &n, kind) == 2 && n > 0) {
+    if (out->cpus.empty()) out->threads = n;
+    out->physical_cores = std::string(kind) == "SMT" ? (n + 1) / 2 : n;
+  } else {
+    out->physical_cores = out->threads;
+  }
+}
+
+}  // namespace
+
+Result<Partition> PartitionFromKnobs(const nlohmann::json& knobs, const std::string& label) {
+  Partition p;
+  p.label = label == "default" || label.empty() ? "" : label;
+  if (!knobs.is_object()) return p;
+  for (const auto& [k, v] : knobs.items()) {
+    std::string text = v.is_string() ? v.get<std::string>() : v.dump();
+    auto bad = [&]() {
+      return InvalidArgument("partition knob " + k + " = '" + text + "' cannot be read");
+    };
+    if (k == "llc_ways") {
+      char* end = nullptr;
+      long w = std::strtol(text.c_str(), &end, 10);
+      if (end == text.c_str() || *end) return bad();
+      p.llc_ways = static_cast<int>(w);
+    } else if (k == "mem_bw") {
+      auto x = ParsePercent(text);
+      if (!x) return bad();
+      p.mem_bw_percent = *x;
+    } else if (k == "cpu_quota") {
+      auto x = ParsePercent(text);
+      if (!x) return bad();
+      p.cpu_quota = *x / 100;
+    } else if (k == "memory") {
+      auto x = ParseBytes(text);
+      if (!x) return bad();
+      p.memory_bytes = *x;
+    } else if (k == "disk_read_bps" || k == "disk_write_bps") {
+      auto x = ParseRate(text);
+      if (!x) return bad();
+      p.disk_bps = p.disk_bps ? std::min(*p.disk_bps, *x) : *x;
+    } else if (k == "net_rate") {
+      auto x = ParseRate(text);
+      if (!x) return bad();
+      p.net_bps = *x;
+    } else if (k == "disk_device") {
+      // Which device the disk limits apply to: not a limit itself.
+    } else {
+      // Knobs without a numeric field here (IOPS limits, ...) still make the run limited.
+      p.other[k] = text;
+    }
+  }
+  return p;
+}
+
+Result<ExperimentData> LoadExperiment(Store& store, const std::string& name) {
+  REAM_ASSIGN_OR_RETURN(auto all, store.ListExperiments());
+  if (all.empty()) {
+    return NotFound("the database " + store.path() +
+                    " holds no experiment; run one with 'ream run SPEC.toml --db " +
+                    store.path() + "'");
+  }
+  const ExperimentRecord* e = nullptr;
+  if (name.empty()) {
+    for (const auto& x : all) {
+      if (!e || x.created_ns > e->created_ns || (x.created_ns == e->created_ns && x.id > e->id)) {
+        e = &x;
+      }
+    }
+  } else {
+    for (const auto& x : all) {
+      if (x.name == name) e = &x;
+    }
+    if (!e) {
+      std::string names;
+      for (const auto& x : all) names += (names.empty() ? "" : ", ") + x.name;
+      return NotFound("no experiment named '" + name + "' in " + store.path() +
+                      " (it has: " + names + ")");
+    }
+  }
+  ExperimentData d;
+  d.id = e->id;
+  d.name = e->name;
+  d.workload = e->workload;
+  d.protocol = e->protocol;
+  d.created = Iso8601(e->created_ns);
+  d.status = e->status;
+  d.spec_text = e->spec_text;
+  d.qos.percentile = e->qos.percentile;
+  d.qos.fixed_target_us = e->qos.fixed_target_us;
+  d.qos.service_multiple = e->qos.service_multiplier;
+  d.qos.at_utilization = e->qos.at_utilization;
+  d.timely_threshold = e->qos.min_timely_ratio;
+  d.rate_tolerance = e->qos.max_rate_error;
+  REAM_ASSIGN_OR_RETURN(auto env, store.GetEnvironment(e->id));
+  if (env) {
+    d.environment = {{"ream_version", env->ream_version}, {"ream_commit", env->ream_commit},
+                     {"hostname", env->hostname},         {"kernel", env->kernel},
+                     {"cpu_model", env->cpu_model},       {"topology", env->topology},
+                     {"doctor", env->doctor}};
+  }
+  nlohmann::json topology = env ? env->topology : nlohmann::json();
+  REAM_ASSIGN_OR_RETURN(auto runs, store.ListRuns(e->id));
+  for (const auto& r : runs) {
+    RunData run;
+    run.id = r.id;
+    run.scenario = r.key.scenario;
+    run.repetition = r.key.repetition;
+    auto part = PartitionFromKnobs(r.partition, r.key.partition_label);
+    if (!part.ok()) return part.status().Annotate("experiment '" + d.name + "'");
+    run.partition = *part;
+    Placement(r, topology, &run);
+    REAM_ASSIGN_OR_RETURN(auto points, store.ListPoints(r.id));
+    for (const auto& p : points) {
+      PointData pd;
+      pd.id = p.id;
+      pd.target_qps = p.target_qps;
+      pd.achieved_qps = p.achieved_qps.value_or(0);
+      pd.throughput_qps = p.throughput_qps.value_or(0);
+      pd.failed = p.status == "failed";
+      pd.valid = !pd.failed && p.valid.value_or(false);
+      pd.invalid_reasons = p.invalid_reasons;
+      if (pd.failed) {
+        pd.invalid_reasons.insert(pd.invalid_reasons.begin(),
+                                  "failed: " + (p.failure.empty() ? p.workload_exit : p.failure));
+      }
+      pd.timely_ratio = p.timely_ratio.value_or(0);
+      pd.completed = static_cast<uint64_t>(p.completed.value_or(0));
+      pd.errors = static_cast<uint64_t>(p.errors.value_or(0));
+      pd.latency_mean_us = p.latency_mean_us.value_or(0);
+      pd.p50_us = p.latency_p50_us.value_or(0);
+      pd.p95_us = p.latency_p95_us.value_or(0);
+      pd.p99_us = p.latency_p99_us.value_or(0);
+      pd.p999_us = p.latency_p999_us.value_or(0);
+      if (p.service_reported.value_or(false) && p.service_mean_us) {
+        pd.service_mean_us = p.service_mean_us;
+      }
+      pd.cpu_util = FromColumn(p.cpu_util, p, "cpu_util");
+      pd.net_rx_bps = FromColumn(p.net_rx_bps, p, "net_rx_bps");
+      pd.net_tx_bps = FromColumn(p.net_tx_bps, p, "net_tx_bps");
+      pd.disk_read_bps = FromColumn(p.disk_read_bps, p, "disk_read_bps");
+      pd.disk_write_bps = FromColumn(p.disk_write_bps, p, "disk_write_bps");
+      pd.membw_bps = FromColumn(p.mem_bw_bps, p, "mem_bw_bps");
+      pd.llc_bytes = FromColumn(p.llc_occupancy_bytes, p, "llc_occupancy_bytes");
+      pd.memory_bytes = FromColumn(p.mem_bytes, p, "mem_bytes");
+      if (p.generator.is_object() && p.generator.contains("connections") &&
+          p.generator["connections"].is_number_integer()) {
+        pd.clients = p.generator["connections"].get<int>();
+      }
+      if (!pd.failed) {
+        REAM_ASSIGN_OR_RETURN(auto hists, store.GetHistograms(p.id));
+        auto it = hists.find(kHistSojourn);
+        if (it != hists.end() && it->second.count() > 0) pd.latency_hist_ns = it->second;
+      }
+      run.points.push_back(std::move(pd));
+    }
+    if ((r.status == "failed" || r.status == "unavailable") && run.points.empty()) {
+      run.failed = true;
+      run.failure = r.failure.empty() ? r.status : r.failure;
+    }
+    d.runs.push_back(std::move(run));
+  }
+  return d;
+}
+
+}  // namespace ream::analysis

@@ -1,0 +1,157 @@
+#include "analysis/store_loader.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+
+#include <gtest/gtest.h>
+
+#include "analysis/analysis.h"
+
+namespace ream::analysis {
+namespace {
+
+class StoreLoaderTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("ream-loader-test-" + std::to_string(::getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+    path_ = (dir_ / "r.db").string();
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  int64_t AddExperiment(Store& s, const std::string& name, int64_t created) {
+    ExperimentRecord e;
+    e.name = name;
+    e.spec_text = "name = \"" + name + "\"\n";
+    e.spec = {{"name", name}};
+    e.spec_hash = "h";
+    e.status = "complete";
+    e.created_ns = created;
+    e.qos.percentile = 95;
+    e.workload = "synthetic exp:100us";
+    e.protocol = "ream";
+    auto id = s.CreateExperiment(e);
+    EXPECT_TRUE(id.ok()) << id.status().ToString();
+    return *id;
+  }
+
+  std::filesystem::path dir_;
+  std::string path_;
+};
+
+TEST_F(StoreLoaderTest, LoadsRunsPointsMetricsAndHistograms) {
+  auto s = Store::Open(path_);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  int64_t eid = AddExperiment(*s, "old", 100);
+  AddExperiment(*s, "other", 50);
+  EnvironmentRecord env;
+  env.kernel = "6.1.0-test";
+  env.topology = {{"cores", {{{"cpus", {0, 2}}}, {{"cpus", {1, 3}}}}}};
+  ASSERT_TRUE(s->RecordEnvironment(eid, env).ok());
+
+  RunRecord r;
+  r.experiment_id = eid;
+  r.key = {"2-SMT", "llc_ways=4,mem_bw=50%", 0};
+  r.partition = {{"llc_ways", "4"}, {"mem_bw", "50%"}};
+  r.workload_cpus = "0,2";
+  r.status = "complete";
+  auto run = s->EnsureRun(r);
+  ASSERT_TRUE(run.ok()) << run.status().ToString();
+
+  Histogram h;
+  for (int i = 1; i <= 1000; ++i) h.Record(i * 1000);
+  for (double qps : {1000.0, 2000.0}) {
+    ream::PointData pd;
+    pd.point.run_id = run->id;
+    pd.point.target_qps = qps;
+    pd.point.valid = qps == 1000;
+    if (qps != 1000) pd.point.invalid_reasons = {"timely ratio 80 % < 97.5 %"};
+    pd.point.service_reported = true;
+    pd.point.achieved_qps = qps;
+    pd.point.throughput_qps = qps;
+    pd.point.timely_ratio = 0.99;
+    pd.point.latency_mean_us = 300;
+    pd.point.latency_p95_us = 950;
+    pd.point.service_mean_us = 101;
+    pd.point.cpu_util = qps / 10000;
+    pd.point.net_tx_bps = 1e6;
+    pd.point.unavailable["llc_occupancy_bytes"] = "resctrl is not mounted";
+    pd.point.generator = {{"connections", 4}};
+    pd.histograms[kHistSojourn] = h;
+    ASSERT_TRUE(s->InsertPoint(pd).ok());
+  }
+  RunRecord smt_fail;
+  smt_fail.experiment_id = eid;
+  smt_fail.key = {"2-SMT", "default", 0};
+  smt_fail.partition = nlohmann::json::object();
+  smt_fail.status = "unavailable";
+  smt_fail.failure = "no SMT siblings on this machine";
+  ASSERT_TRUE(s->EnsureRun(smt_fail).ok());
+
+  // An empty name takes the most recent experiment: "old" (created at 100 > 50).
+  auto d = LoadExperiment(*s, "");
+  ASSERT_TRUE(d.ok()) << d.status().ToString();
+  EXPECT_EQ(d->name, "old");
+  EXPECT_EQ(d->environment["kernel"], "6.1.0-test");
+  ASSERT_EQ(d->runs.size(), 2u);
+  const RunData& a = d->runs[0];
+  EXPECT_EQ(a.scenario, "2-SMT");
+  EXPECT_EQ(a.threads, 2);
+  EXPECT_EQ(a.physical_cores, 1);  // CPUs 0 and 2 are siblings of one core
+  EXPECT_EQ(*a.partition.llc_ways, 4);
+  EXPECT_DOUBLE_EQ(*a.partition.mem_bw_percent, 50);
+  EXPECT_FALSE(a.partition.unlimited());
+  ASSERT_EQ(a.points.size(), 2u);
+  EXPECT_TRUE(a.points[0].valid);
+  EXPECT_FALSE(a.points[1].valid);
+  EXPECT_EQ(a.points[1].invalid_reasons.at(0), "timely ratio 80 % < 97.5 %");
+  EXPECT_DOUBLE_EQ(*a.points[0].service_mean_us, 101);
+  EXPECT_DOUBLE_EQ(*a.points[0].cpu_util.value, 0.1);
+  EXPECT_EQ(a.points[0].llc_bytes.unavailable, "resctrl is not mounted");
+  EXPECT_FALSE(a.points[0].membw_bps.has());
+  EXPECT_EQ(a.points[0].clients, 4);
+  ASSERT_TRUE(a.points[0].latency_hist_ns.has_value());
+  EXPECT_EQ(a.points[0].latency_hist_ns->count(), 1000u);
+  EXPECT_TRUE(d->runs[1].failed);
+  EXPECT_EQ(d->runs[1].failure, "no SMT siblings on this machine");
+  EXPECT_TRUE(d->runs[1].partition.unlimited());
+
+  auto missing = LoadExperiment(*s, "nope");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.status().code(), StatusCode::kNotFound);
+  EXPECT_NE(missing.status().message().find("old, other"), std::string::npos);
+}
+
+TEST_F(StoreLoaderTest, EmptyDatabaseSaysHowToFillIt) {
+  auto s = Store::Open(path_);
+  ASSERT_TRUE(s.ok());
+  auto d = LoadExperiment(*s, "");
+  ASSERT_FALSE(d.ok());
+  EXPECT_NE(d.status().message().find("holds no experiment"), std::string::npos);
+}
+
+TEST(PartitionFromKnobs, Units) {
+  auto p = PartitionFromKnobs({{"cpu_quota", "50%"},
+                               {"memory", "512M"},
+                               {"disk_read_bps", "20M"},
+                               {"net_rate", "100mbit"},
+                               {"disk_read_iops", "100"}},
+                              "x");
+  ASSERT_TRUE(p.ok());
+  EXPECT_DOUBLE_EQ(*p->cpu_quota, 0.5);
+  EXPECT_DOUBLE_EQ(*p->memory_bytes, 512.0 * 1024 * 1024);
+  EXPECT_DOUBLE_EQ(*p->disk_bps, 20.0 * 1024 * 1024);
+  EXPECT_DOUBLE_EQ(*p->net_bps, 12.5e6);
+  EXPECT_EQ(p->other.at("disk_read_iops"), "100");
+  EXPECT_FALSE(PartitionFromKnobs({{"llc_ways", "four"}}, "x").ok());
+  auto none = PartitionFromKnobs(nlohmann::json::object(), "default");
+  EXPECT_TRUE(none->unlimited());
+  EXPECT_EQ(none->Label(), "unlimited");
+}
+
+}  // namespace
+}  // namespace ream::analysis

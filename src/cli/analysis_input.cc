@@ -1,0 +1,62 @@
+#include "cli/analysis_input.h"
+
+#include <iostream>
+
+#include "analysis/store_loader.h"
+#include "store/store.h"
+
+namespace ream::cli {
+
+std::unique_ptr<Loaded> LoadAndAnalyze(const char* cmd, const AnalyzeOptions& o,
+                                       Platform& platform) {
+  if (!platform.Exists(o.db)) {
+    std::cerr << "ream " << cmd << ": no results database at " << o.db
+              << "; run an experiment first ('ream run SPEC.toml --db " << o.db << "')\n";
+    return nullptr;
+  }
+  auto store = Store::OpenReadOnly(o.db);
+  if (!store.ok()) {
+    std::cerr << "ream " << cmd << ": " << store.status().message() << "\n";
+    return nullptr;
+  }
+  auto l = std::make_unique<Loaded>();
+  auto data = analysis::LoadExperiment(*store, o.experiment);
+  if (!data.ok()) {
+    std::cerr << "ream " << cmd << ": " << data.status().message() << "\n";
+    return nullptr;
+  }
+  l->data = std::move(data).value();
+  analysis::AnalysisOptions ao;
+  if (o.target_qps > 0) ao.target_qps = o.target_qps;
+  if (!o.baseline.empty()) {
+    auto base = analysis::LoadExperiment(*store, o.baseline);
+    if (!base.ok()) {
+      std::cerr << "ream " << cmd << ": --baseline: " << base.status().message() << "\n";
+      return nullptr;
+    }
+    l->baseline = std::move(base).value();
+    ao.baseline = &l->baseline;
+  }
+  auto a = analysis::Analyze(l->data, ao);
+  if (!a.ok()) {
+    std::cerr << "ream " << cmd << ": " << a.status().message() << "\n";
+    return nullptr;
+  }
+  l->analysis = std::move(a).value();
+  return l;
+}
+
+void AddAnalysisInputOptions(CLI::App* sub, AnalyzeOptions* o) {
+  sub->add_option("--db", o->db, "Results database")->capture_default_str();
+  sub->add_option("--experiment", o->experiment,
+                  "Experiment name (default: the most recent in the database)");
+  sub->add_option("--target-qps", o->target_qps,
+                  "Recommend the cheapest measured allocation meeting QoS at this load")
+      ->check(CLI::PositiveNumber);
+  sub->add_option("--baseline", o->baseline,
+                  "A zero-work baseline experiment (e.g. synthetic --service const:0 over the "
+                  "same rates) whose mean round trip is the queueing model's delay center");
+}
+
+
+}  // namespace ream::cli

@@ -1,0 +1,134 @@
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+#include "report/reporter.h"
+
+namespace ream::report {
+namespace {
+
+using analysis::ExperimentData;
+using analysis::Metric;
+using analysis::PointData;
+using analysis::RunData;
+
+ExperimentData Sample() {
+  ExperimentData d;
+  d.name = "sample";
+  d.workload = "synthetic exp:100us";
+  RunData r;
+  r.scenario = "1-ST";
+  for (double l = 500; l <= 6000; l += 500) {
+    PointData p;
+    p.target_qps = p.achieved_qps = p.throughput_qps = l;
+    p.valid = l != 5500;
+    if (!p.valid) p.invalid_reasons = {"timely ratio 90.1 % < 97.5 %"};
+    p.timely_ratio = p.valid ? 0.999 : 0.901;
+    p.p95_us = 50 + 2995.7 / (10000 - l) * 1000;
+    p.latency_mean_us = 50 + 1e6 / (10000 - l);
+    p.service_mean_us = 100;
+    p.cpu_util = Metric::Of(l * 100e-6);
+    p.net_rx_bps = Metric::Of(l * 64);
+    p.net_tx_bps = Metric::Of(l * 80);
+    p.disk_read_bps = Metric::Of(0);
+    p.disk_write_bps = Metric::Of(0);
+    p.membw_bps = Metric::Unavailable("no resctrl MBM and no hardware counters on this host");
+    p.llc_bytes = Metric::Unavailable("no resctrl CMT and no hardware counters on this host");
+    p.clients = 8;
+    r.points.push_back(p);
+  }
+  d.runs.push_back(r);
+  d.environment = {{"kernel", "6.1.0"}, {"cpu_model", "Test CPU <fast>"}};
+  return d;
+}
+
+TEST(TextReporter, PrintsTheTablesWithTheAnalysisNumbers) {
+  auto d = Sample();
+  auto a = analysis::Analyze(d, {});
+  ASSERT_TRUE(a.ok());
+  std::ostringstream os;
+  ASSERT_TRUE(MakeTextReporter()->Report({&d, &*a}, os).ok());
+  std::string out = os.str();
+  EXPECT_NE(out.find("QoS target (LQoS): 500 us"), std::string::npos) << out;
+  EXPECT_NE(out.find("Table 1"), std::string::npos);
+  EXPECT_NE(out.find("500–6000"), std::string::npos);
+  EXPECT_NE(out.find("Table 2"), std::string::npos);
+  EXPECT_NE(out.find(FormatNumber(*a->groups[0].capacity.qps)), std::string::npos);
+  EXPECT_NE(out.find("not measured: no unlimited 2-ST run"), std::string::npos);
+  EXPECT_NE(out.find("Category: fast"), std::string::npos);
+}
+
+TEST(JsonReporter, IsTheAnalysisJson) {
+  auto d = Sample();
+  auto a = analysis::Analyze(d, {});
+  std::ostringstream os;
+  ASSERT_TRUE(MakeJsonReporter()->Report({&d, &*a}, os).ok());
+  auto j = nlohmann::json::parse(os.str());
+  EXPECT_EQ(j["qos"]["target_us"].get<double>(), *a->qos.target_us);
+}
+
+HtmlAssets FakeAssets() {
+  HtmlAssets s;
+  s.vega = "window.vega={};//# sourceMappingURL=vega.min.js.map\n";
+  s.vega_lite = "var t='</script>';";
+  s.vega_embed = "window.vegaEmbed=function(){return Promise.resolve()};";
+  s.versions = "fake";
+  return s;
+}
+
+TEST(HtmlReporter, SelfContainedPageWithFindableNumbers) {
+  auto d = Sample();
+  auto a = analysis::Analyze(d, {});
+  ASSERT_TRUE(a.ok());
+  std::ostringstream os;
+  ASSERT_TRUE(MakeHtmlReporter(FakeAssets())->Report({&d, &*a}, os).ok());
+  std::string html = os.str();
+  // The assets are inlined, their source-map comment dropped and "</script" defused.
+  EXPECT_NE(html.find("window.vega={};"), std::string::npos);
+  EXPECT_EQ(html.find("sourceMappingURL"), std::string::npos);
+  EXPECT_NE(html.find("var t='<\\/script>';"), std::string::npos);
+  // Nothing is loaded from elsewhere.
+  EXPECT_EQ(html.find("<script src"), std::string::npos);
+  EXPECT_EQ(html.find("<link"), std::string::npos);
+  // The numbers carry the exact JSON value.
+  std::string lqos = nlohmann::json(*a->qos.target_us).dump();
+  EXPECT_NE(html.find("data-metric=\"lqos_us\" data-value=\"" + lqos + "\""), std::string::npos);
+  std::string cap = nlohmann::json(*a->groups[0].capacity.qps).dump();
+  EXPECT_NE(html.find("data-metric=\"capacity_qps\" data-group=\"1-ST / unlimited\" data-value=\"" +
+                      cap + "\""),
+            std::string::npos);
+  // Charts for what was measured; an explanation, not a zero line, for what was not.
+  for (const char* id : {"tail", "cpu", "net", "disk"}) {
+    EXPECT_NE(html.find(std::string("data-chart=\"") + id + "\""), std::string::npos) << id;
+  }
+  EXPECT_NE(html.find("data-chart-unavailable=\"llc\""), std::string::npos);
+  EXPECT_NE(html.find("no resctrl CMT and no hardware counters"), std::string::npos);
+  EXPECT_NE(html.find("data-chart-unavailable=\"membw\""), std::string::npos);
+  // The invalid point is marked, with its reason.
+  EXPECT_NE(html.find("invalid: timely ratio 90.1 %"), std::string::npos);
+  // Text from the environment is escaped.
+  EXPECT_NE(html.find("Test CPU &lt;fast&gt;"), std::string::npos);
+  // The inlined JSON cannot close its script element.
+  size_t start = html.find("id=\"ream-analysis\">");
+  size_t end = html.find("</script>", start);
+  EXPECT_EQ(html.substr(start, end - start).find('<'), std::string::npos);
+}
+
+TEST(LoadHtmlAssets, NamesTheMissingFile) {
+  auto platform = MakePosixPlatform();
+  auto r = LoadHtmlAssets(*platform, "/nonexistent/node_modules");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("/nonexistent/node_modules/vega/build/vega.min.js"),
+            std::string::npos);
+  EXPECT_NE(r.status().message().find("install-deps"), std::string::npos);
+}
+
+TEST(FormatNumber, SignificantDigits) {
+  EXPECT_EQ(FormatNumber(3343.4), "3343");
+  EXPECT_EQ(FormatNumber(512.34), "512");
+  EXPECT_EQ(FormatNumber(0.87345), "0.873");
+  EXPECT_EQ(FormatNumber(12.345), "12.3");
+}
+
+}  // namespace
+}  // namespace ream::report

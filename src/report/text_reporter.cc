@@ -1,0 +1,239 @@
+// `ream analyze`: the analysis as aligned console tables, in the order of the seed's
+// findings: the QoS target, Table 1 (load range), Table 2 (QPS under QoS), scaling, the
+// category with its evidence, sensitivity, the queueing model (Table 5.1) and the
+// recommendation.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <vector>
+
+#include "report/reporter.h"
+
+namespace ream::report {
+namespace {
+
+using analysis::ExperimentAnalysis;
+using analysis::GroupAnalysis;
+
+class AlignedTable {
+ public:
+  explicit AlignedTable(std::vector<std::string> header) { rows_.push_back(std::move(header)); }
+  void Add(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
+  void Print(std::ostream& os) const {
+    std::vector<size_t> w;
+    for (const auto& r : rows_) {
+      if (w.size() < r.size()) w.resize(r.size(), 0);
+      for (size_t i = 0; i < r.size(); ++i) w[i] = std::max(w[i], Width(r[i]));
+    }
+    for (const auto& r : rows_) {
+      std::string line = "  ";
+      for (size_t i = 0; i < r.size(); ++i) {
+        line += r[i];
+        if (i + 1 < r.size()) line += std::string(w[i] - Width(r[i]) + 2, ' ');
+      }
+      os << line << "\n";
+    }
+  }
+
+ private:
+  // Display width: UTF-8 continuation bytes take no column.
+  static size_t Width(const std::string& s) {
+    size_t n = 0;
+    for (unsigned char c : s) n += (c & 0xC0) != 0x80;
+    return n;
+  }
+  std::vector<std::vector<std::string>> rows_;
+};
+
+std::string Opt(const std::optional<double>& v, const std::string& unit = "") {
+  return v ? FormatNumber(*v) + unit : "—";
+}
+
+std::string CapacityText(const analysis::Capacity& c) {
+  if (c.qps) return (c.lower_bound ? "≥ " : "") + FormatNumber(*c.qps);
+  if (c.upper_bound) return "< " + FormatNumber(*c.upper_bound);
+  return "—";
+}
+
+std::string RangeText(const analysis::Capacity& c) {
+  if (c.low && c.high) return "[" + FormatNumber(*c.low) + ", " + FormatNumber(*c.high) + "]";
+  if (c.low) return "[" + FormatNumber(*c.low) + ", —]";
+  return "—";
+}
+
+std::string RatioText(const analysis::Ratio& r) {
+  if (r.value) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%.2f×", *r.value);
+    return b;
+  }
+  return r.status;
+}
+
+class TextReporter : public Reporter {
+ public:
+  std::string_view name() const override { return "text"; }
+  Status Report(const ReportInput& in, std::ostream& os) override {
+    const ExperimentAnalysis& a = *in.analysis;
+    std::string pct = "p" + FormatNumber(a.percentile);
+    os << "Experiment " << a.experiment;
+    if (!a.workload.empty()) os << " — workload: " << a.workload;
+    os << "\n\n";
+    os << "QoS target (LQoS): ";
+    if (a.qos.target_us) {
+      os << FormatNumber(*a.qos.target_us) << " us — " << a.qos.method;
+      if (a.qos.service_time_us) {
+        os << "; mean service time " << FormatNumber(*a.qos.service_time_us) << " us";
+      }
+    } else {
+      os << "unavailable — " << a.qos.unavailable;
+    }
+    os << "\n";
+    if (!a.qos.note.empty()) os << "  note: " << a.qos.note << "\n";
+    os << "A point meets QoS when its " << pct << " latency ≤ LQoS and it is valid.\n\n";
+
+    os << "Table 1 — load range per scenario × partition\n";
+    AlignedTable t1({"SCENARIO / PARTITION", "QPS RANGE", "CLIENTS", "POINTS", "VALID",
+                     "INVALID"});
+    for (const auto& g : a.groups) {
+      if (g.failed) {
+        t1.Add({g.key, "not run: " + g.failure, "", "", "", ""});
+        continue;
+      }
+      t1.Add({g.key, FormatNumber(g.min_qps) + "–" + FormatNumber(g.max_qps),
+              g.min_clients == g.max_clients
+                  ? std::to_string(g.min_clients)
+                  : std::to_string(g.min_clients) + "–" + std::to_string(g.max_clients),
+              std::to_string(g.points.size()), std::to_string(g.valid_points),
+              std::to_string(g.invalid_points)});
+    }
+    t1.Print(os);
+    os << "\n";
+
+    os << "Table 2 — QPS under QoS (LQoS " << Opt(a.qos.target_us, " us") << ", " << pct
+       << ", " << FormatNumber(a.confidence * 100) << " % intervals)\n";
+    AlignedTable t2({"SCENARIO / PARTITION", "QPS UNDER QoS", "INTERVAL", "QPS @20% CPU",
+                     "QPS @50% CPU", "SATURATION QPS"});
+    for (const auto& g : a.groups) {
+      if (g.failed) continue;
+      t2.Add({g.key, CapacityText(g.capacity), RangeText(g.capacity), Opt(g.qps_at_20),
+              Opt(g.qps_at_50), Opt(g.saturation_qps)});
+    }
+    t2.Print(os);
+    for (const auto& g : a.groups) {
+      if (g.failed) continue;
+      os << "  " << g.key << ": capacity " << g.capacity.status << "; saturation "
+         << g.saturation_note;
+      if (!g.qps_at_20) os << "; QPS @20% " << g.qps_at_20_note;
+      if (!g.qps_at_50) os << "; QPS @50% " << g.qps_at_50_note;
+      os << "\n";
+    }
+    os << "\n";
+
+    os << "Scaling (ratios to 1-ST)\n";
+    AlignedTable ts({"", "QPS UNDER QoS", "QPS @20% CPU", "QPS @50% CPU"});
+    ts.Add({"2-ST / 1-ST", RatioText(a.scaling.capacity_2st), RatioText(a.scaling.qps20_2st),
+            RatioText(a.scaling.qps50_2st)});
+    ts.Add({"2-SMT / 1-ST", RatioText(a.scaling.capacity_2smt),
+            RatioText(a.scaling.qps20_2smt), RatioText(a.scaling.qps50_2smt)});
+    ts.Print(os);
+    os << "\n";
+
+    os << "Category: " << a.category.name << " — " << a.category.explanation << "\n";
+    AlignedTable tc({"CATEGORY", "MEASURED", "VALUE", "RULE", "HOLDS"});
+    for (const auto& e : a.category.evidence) {
+      tc.Add({e.category, e.name, e.value ? FormatNumber(*e.value) + " " + e.unit : e.note,
+              e.rule, e.holds ? "yes" : "no"});
+    }
+    tc.Print(os);
+    os << "\n";
+
+    os << "Sensitivity (QPS under QoS across partitions)\n";
+    AlignedTable tsen({"RESOURCE", "SCENARIO", "STATUS", "DETAIL"});
+    for (const auto& s : a.sensitivity) {
+      std::string detail = s.explanation;
+      for (const auto& p : s.points) {
+        detail += "; " + p.value + ": " +
+                  (p.capacity_qps ? (p.lower_bound ? "≥ " : "") + FormatNumber(*p.capacity_qps)
+                                  : std::string("—"));
+        if (p.relative_change) {
+          char b[32];
+          std::snprintf(b, sizeof b, " (%+.1f %%)", *p.relative_change * 100);
+          detail += b;
+        }
+      }
+      tsen.Add({s.resource, s.scenario.empty() ? "—" : s.scenario, s.status, detail});
+    }
+    tsen.Print(os);
+    os << "\n";
+
+    os << "Queueing model (delay center + M/M/c; regressions of " << pct
+       << " response time against load, as the second seed's Table 5.1)\n";
+    AlignedTable tm({"SCENARIO / PARTITION", "S0 us", "X_sat QPS", "CURVE", "SLOPE us/QPS",
+                     "INTERCEPT us", "BASE us", "R²", "MAX |REL ERR|"});
+    for (const auto& g : a.groups) {
+      if (g.failed) continue;
+      if (!g.model) {
+        tm.Add({g.key, "unavailable: " + g.model_unavailable, "", "", "", "", "", "", ""});
+        continue;
+      }
+      const auto& m = *g.model;
+      auto row = [&](const char* curve, const std::optional<analysis::CurveRegression>& r,
+                     bool first) {
+        std::vector<std::string> cells = {first ? g.key : "", first ? FormatNumber(m.s0_s * 1e6) : "",
+                                          first ? FormatNumber(m.saturation_qps) : "", curve};
+        if (r) {
+          cells.push_back(FormatNumber(r->fit.slope * 1e6));
+          cells.push_back(FormatNumber(r->fit.intercept * 1e6));
+          cells.push_back(FormatNumber(r->base_s * 1e6));
+          cells.push_back(FormatNumber(r->fit.r2));
+        } else {
+          cells.insert(cells.end(), {"—", "—", "—", "—"});
+        }
+        cells.push_back(first ? "" : Opt(m.max_abs_relative_error));
+        tm.Add(cells);
+      };
+      row("measured", m.measured_regression, true);
+      row("model", m.predicted_regression, false);
+    }
+    tm.Print(os);
+    os << "\n";
+
+    if (a.recommendation) {
+      os << "Recommendation for " << FormatNumber(a.recommendation->target_qps)
+         << " QPS: " << a.recommendation->explanation << "\n\n";
+    }
+    for (const auto& w : a.warnings) os << "warning: " << w << "\n";
+    if (!os) return IoError("writing the analysis failed");
+    return Status::Ok();
+  }
+};
+
+class JsonReporter : public Reporter {
+ public:
+  std::string_view name() const override { return "json"; }
+  Status Report(const ReportInput& in, std::ostream& os) override {
+    os << analysis::ToJson(*in.analysis).dump(2) << "\n";
+    if (!os) return IoError("writing the analysis JSON failed");
+    return Status::Ok();
+  }
+};
+
+}  // namespace
+
+std::string FormatNumber(double v) {
+  char b[64];
+  if (!std::isfinite(v)) return "—";
+  double av = std::abs(v);
+  if (av >= 1000 || (av >= 100 && std::abs(v - std::round(v)) < 1e-9)) {
+    std::snprintf(b, sizeof b, "%.0f", v);
+  } else {
+    std::snprintf(b, sizeof b, "%.3g", v);
+  }
+  return b;
+}
+
+std::unique_ptr<Reporter> MakeTextReporter() { return std::make_unique<TextReporter>(); }
+std::unique_ptr<Reporter> MakeJsonReporter() { return std::make_unique<JsonReporter>(); }
+
+}  // namespace ream::report
