@@ -1,0 +1,176 @@
+#!/usr/bin/env bash
+# ream's open-loop generator against the real servers, side by side with their own closed-loop
+# load tools, in one run: Redis (redis-benchmark) and nginx (wrk), the server pinned to one
+# CPU and every load generator to another, the same connection count for both tools.
+#
+# For each server it prints the peer tool's closed-loop maximum (requests/s), the highest rate
+# at which `ream load` stays valid (ream's own verdict: timely >= 97.5 %, achieved rate within
+# 2 %, Poisson send gaps, no errors) *and keeps up* (p99 sojourn <= $REAM_P99_LIMIT_US, since
+# an overloaded server's queue grows for the whole run, which a few-second window could
+# otherwise hide behind a still-valid send schedule), and their ratio. Target: ratio >= 0.9.
+#
+#   bench/peers.sh [BUILD_DIR]     (default: build; needs BUILD_DIR/ream)
+# Environment: SERVER_CPU (0), LOAD_CPU (1), CONNECTIONS (8), PEER_SECONDS (10),
+#   TRIAL_SECONDS (4), REAM_P99_LIMIT_US (5000).
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-$here/build}
+ream=$build/ream
+server_cpu=${SERVER_CPU:-0}
+load_cpu=${LOAD_CPU:-1}
+conns=${CONNECTIONS:-8}
+peer_s=${PEER_SECONDS:-10}
+trial_s=${TRIAL_SECONDS:-4}
+p99_limit_us=${REAM_P99_LIMIT_US:-5000}
+
+die() { echo "peers.sh: $*" >&2; exit 1; }
+[ -x "$ream" ] || die "no ream binary at $ream; build first (cmake --build $build)"
+for tool in redis-server redis-benchmark redis-cli nginx wrk taskset python3; do
+  command -v "$tool" >/dev/null 2>&1 || [ -x "/usr/sbin/$tool" ] ||
+    die "$tool is missing; run scripts/install-deps"
+done
+ncpu=$(nproc)
+[ "$server_cpu" -lt "$ncpu" ] && [ "$load_cpu" -lt "$ncpu" ] ||
+  die "SERVER_CPU=$server_cpu / LOAD_CPU=$load_cpu: this machine has $ncpu CPUs"
+
+tmp=$(mktemp -d /tmp/ream-peers-bench-XXXXXX)
+chmod 755 "$tmp"
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+free_port() {
+  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
+}
+wait_port() {
+  for _ in $(seq 100); do
+    if (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; then return 0; fi
+    sleep 0.05
+  done
+  die "server on port $1 did not start"
+}
+
+# One `ream load` trial at rate $2 against port $1 (protocol args follow); prints
+# "valid p99_us achieved_qps reasons".
+ream_trial() {
+  local port=$1 qps=$2
+  shift 2
+  local out=$tmp/trial.json
+  taskset -c "$load_cpu" "$ream" load --target "127.0.0.1:$port" --qps "$qps" \
+    --duration "${trial_s}s" --warmup 1s --connections "$conns" --threads 1 \
+    --json "$out" "$@" >/dev/null 2>&1 || true
+  [ -s "$out" ] || { echo "false 0 0 no-json"; return; }
+  python3 - "$out" "$p99_limit_us" <<'EOF'
+import json, sys
+j = json.load(open(sys.argv[1]))
+p99 = (j.get("latency_us") or {}).get("p99") or 0
+ok = bool(j["valid"]) and p99 <= float(sys.argv[2])
+why = "; ".join(j.get("invalid_reasons") or []) or ("p99 %.0f us over the limit" % p99 if not ok else "")
+print("true" if ok else "false", "%.0f" % p99, "%.0f" % j["achieved_qps"], why.replace(" ", "_")[:160])
+EOF
+}
+
+# Highest passing rate: step up from a fraction of the peer's maximum until a trial fails,
+# then bisect to 2 %. Prints the rate; the trials go to stderr.
+search_rate() {
+  local port=$1 peer_max=$2
+  shift 2
+  local lo=0 hi=0 rate verdict
+  rate=$(python3 -c "print(int($peer_max * 0.8))")
+  while :; do
+    read -r verdict p99 achieved why < <(ream_trial "$port" "$rate" "$@")
+    echo "  ream at $rate QPS: pass=$verdict p99=${p99}us achieved=$achieved $why" >&2
+    if [ "$verdict" = true ]; then
+      lo=$rate
+      rate=$(python3 -c "print(int($rate * 1.1))")
+      if python3 -c "import sys; sys.exit(0 if $rate > 3 * $peer_max else 1)"; then break; fi
+    else
+      hi=$rate
+      [ "$lo" -gt 0 ] && break
+      rate=$(python3 -c "print(int($rate * 0.8))")
+      [ "$rate" -lt 100 ] && break
+    fi
+  done
+  while [ "$lo" -gt 0 ] && [ "$hi" -gt 0 ] &&
+    python3 -c "import sys; sys.exit(0 if $hi > $lo * 1.02 else 1)"; do
+    rate=$(( (lo + hi) / 2 ))
+    read -r verdict p99 achieved why < <(ream_trial "$port" "$rate" "$@")
+    echo "  ream at $rate QPS: pass=$verdict p99=${p99}us achieved=$achieved $why" >&2
+    if [ "$verdict" = true ]; then lo=$rate; else hi=$rate; fi
+  done
+  echo "$lo"
+}
+
+echo "bench/peers.sh: server on CPU $server_cpu, load generators on CPU $load_cpu," \
+  "$conns connections, peer runs ${peer_s}s, ream trials ${trial_s}s (+1s warm-up)," \
+  "ream pass = valid and p99 <= ${p99_limit_us}us"
+echo "$(date -u +%FT%TZ) $(uname -r), $(nproc) CPUs, ream $("$ream" --version 2>/dev/null | head -1)"
+
+# --- Redis ------------------------------------------------------------------------------
+rport=$(free_port)
+mkdir "$tmp/redis"
+taskset -c "$server_cpu" redis-server --port "$rport" --bind 127.0.0.1 --dir "$tmp/redis" \
+  --save "" --appendonly no --daemonize no >"$tmp/redis/log" 2>&1 &
+pids+=($!)
+wait_port "$rport"
+# Both tools read existing 64-byte values: preload redis-benchmark's keys (key:NNNNNNNNNNNN)
+# and ream's (key0000000000000..) alike.
+taskset -c "$load_cpu" redis-benchmark -p "$rport" -c "$conns" -n 200000 -r 100000 -d 64 \
+  -t set -q >/dev/null
+taskset -c "$load_cpu" "$ream" load --target "127.0.0.1:$rport" --protocol redis --qps 20000 \
+  --duration 5s --warmup 0s --get-ratio 0 --keys 100000 --key-dist uniform --value-bytes 64 \
+  --connections "$conns" >/dev/null 2>&1 || true
+requests=$(( peer_s * 100000 ))
+redis_peer=$(taskset -c "$load_cpu" redis-benchmark -p "$rport" -c "$conns" -n "$requests" \
+  -r 100000 -d 64 -t get --csv 2>/dev/null | python3 -c '
+import csv, sys
+rows = [r for r in csv.reader(sys.stdin) if r and r[0].upper().startswith("GET")]
+print(int(float(rows[-1][1])))')
+echo "redis-benchmark GET, $conns connections, closed loop: $redis_peer requests/s"
+redis_ream=$(search_rate "$rport" "$redis_peer" --protocol redis --get-ratio 1 --keys 100000 \
+  --key-dist uniform --value-bytes 64)
+
+# --- nginx ------------------------------------------------------------------------------
+nport=$(free_port)
+nd=$tmp/nginx
+mkdir -p "$nd/html"
+cat >"$nd/nginx.conf" <<EOF
+daemon off; master_process off; worker_processes 1;
+error_log $nd/error.log; pid $nd/nginx.pid;
+events { worker_connections 1024; }
+http {
+  access_log off;
+  keepalive_requests 1000000000; keepalive_timeout 60s;
+  client_body_temp_path $nd/body; proxy_temp_path $nd/proxy; fastcgi_temp_path $nd/fcgi;
+  uwsgi_temp_path $nd/uwsgi; scgi_temp_path $nd/scgi;
+  server {
+    listen 127.0.0.1:$nport;
+    root $nd/html;
+    location / { return 200 "0123456789012345678901234567890123456789012345678901234567890123"; }
+  }
+}
+EOF
+taskset -c "$server_cpu" nginx -p "$nd" -c "$nd/nginx.conf" >"$nd/log" 2>&1 &
+pids+=($!)
+wait_port "$nport"
+nginx_peer=$(taskset -c "$load_cpu" wrk -t 1 -c "$conns" -d "${peer_s}s" \
+  "http://127.0.0.1:$nport/" | awk '/^Requests\/sec:/ {printf "%d", $2}')
+echo "wrk, $conns connections, closed loop: $nginx_peer requests/s"
+nginx_ream=$(search_rate "$nport" "$nginx_peer" --protocol http --get-ratio 1)
+
+echo
+printf '%-8s %-16s %14s %18s %7s\n' server peer "peer max/s" "ream valid QPS" ratio
+python3 - "$redis_peer" "$redis_ream" "$nginx_peer" "$nginx_ream" <<'EOF'
+import sys
+rp, rr, np_, nr = map(float, sys.argv[1:])
+for name, tool, peer, ream in (("redis", "redis-benchmark", rp, rr), ("nginx", "wrk", np_, nr)):
+    ratio = ream / peer if peer else 0
+    print("%-8s %-16s %14.0f %18.0f %7.2f %s" % (name, tool, peer, ream, ratio,
+          "(>= 0.9)" if ratio >= 0.9 else "(below the 0.9 target)"))
+EOF
