@@ -251,7 +251,7 @@ void ThreadRunner::OnReadable(Conn* c) {
       s_.queue.Record(resp.queue_ns);
     }
   }
-  if (r.closed || r.error != 0) Fail(c, net::DescribeIo(r));
+  if (r.closed || r.error != 0) Fail(c, "receiving: " + net::DescribeIo(r));
 }
 
 void ThreadRunner::NoteOversleep(int64_t over_ns) {
@@ -362,7 +362,10 @@ void ThreadRunner::Run() {
   }
 }
 
+// Percentiles in µs; null (not zeros) when nothing was recorded, so an unmeasured figure is
+// never mistaken for a measured 0.
 nlohmann::json Stats(const Histogram& h, bool full) {
+  if (h.count() == 0) return nullptr;
   auto us = [](double ns) { return std::round(ns / 10.0) / 100.0; };  // µs, 2 decimals
   nlohmann::json j;
   if (full) {
@@ -670,13 +673,22 @@ std::string LoadResult::Summary() const {
                 static_cast<unsigned long long>(issued), static_cast<unsigned long long>(completed),
                 static_cast<unsigned long long>(errors));
   s += b;
+  if (issued == 0) {
+    s += "timely:    unavailable (no request was sent in the measured window)\n";
+  } else {
   std::snprintf(b, sizeof b, "timely:    %.2f %% within %.0f us; lateness p50 %s, p99 %s, max %s\n",
                 100 * timely_ratio, static_cast<double>(o.timely_tolerance_ns) / 1e3,
                 FormatUs(static_cast<double>(lateness.ValueAtQuantile(0.5))).c_str(),
                 FormatUs(static_cast<double>(lateness.ValueAtQuantile(0.99))).c_str(),
                 FormatUs(static_cast<double>(lateness.max())).c_str());
   s += b;
+  }
   auto line = [&](const char* name, const Histogram& h) {
+    if (h.count() == 0) {
+      std::snprintf(b, sizeof b, "%-10s unavailable (nothing was recorded)\n", name);
+      s += b;
+      return;
+    }
     std::snprintf(b, sizeof b, "%-10s mean %s, p50 %s, p95 %s, p99 %s, p99.9 %s, max %s\n", name,
                   FormatUs(h.mean()).c_str(), FormatUs(static_cast<double>(h.ValueAtQuantile(0.5))).c_str(),
                   FormatUs(static_cast<double>(h.ValueAtQuantile(0.95))).c_str(),
