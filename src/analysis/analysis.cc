@@ -442,11 +442,18 @@ std::vector<Sensitivity> ComputeSensitivity(const std::vector<GroupAnalysis>& gr
       std::sort(varied.begin(), varied.end(), [&](auto* a, auto* b) {
         return *knob.get(a->partition) < *knob.get(b->partition);
       });
+      // Without an unlimited run, the most generous setting measured is the reference.
+      std::string ref_label = "unlimited";
+      if (!ref && knob.lower_is_tighter && varied.size() >= 2) {
+        ref = varied.back();
+        varied.pop_back();
+        ref_label = Fmt(*knob.get(ref->partition), 4) + " " + knob.unit + " (reference)";
+      }
       std::optional<double> ref_cap;
       if (ref) ref_cap = ref->capacity.qps;
       const double ref_qps = ref_cap.value_or(0);
       if (ref) {
-        s.points.push_back({"unlimited", ref->key, ref->capacity.qps, ref->capacity.lower_bound,
+        s.points.push_back({ref_label, ref->key, ref->capacity.qps, ref->capacity.lower_bound,
                             ref_cap ? std::optional<double>(0.0) : std::nullopt});
       }
       double worst = 0;
@@ -480,7 +487,7 @@ std::vector<Sensitivity> ComputeSensitivity(const std::vector<GroupAnalysis>& gr
       }
       if (!ref) {
         s.status = "undetermined";
-        s.explanation = "no unlimited " + sc + " run to compare with";
+        s.explanation = "no unlimited " + sc + " run, nor two settings, to compare with";
       } else if (-worst > kSensitivityThreshold) {
         s.status = "sensitive";
         s.explanation = "QPS under QoS drops by " + Pct(-worst) + " at " + worst_at +

@@ -379,3 +379,31 @@ TEST(ToJson, CarriesTheNumbersAndUnavailableReasons) {
 
 }  // namespace
 }  // namespace ream::analysis
+
+namespace ream::analysis {
+namespace {
+
+TEST(Analyze, SensitivityWithoutAnUnlimitedRunUsesTheMostGenerousSetting) {
+  // The quickstart's shape: cpu_quota 100 % and 50 %, no unlimited run.
+  ExperimentData d;
+  d.name = "quota";
+  RunData full = ModelRun("1-ST", 1, 100e-6, 500, 9000, 500);
+  full.partition.cpu_quota = 1.0;
+  RunData half = ModelRun("1-ST", 1, 200e-6, 250, 4500, 250);  // half the CPU: twice as slow
+  half.partition.cpu_quota = 0.5;
+  d.runs = {full, half};
+  auto a = Analyze(d, {});
+  ASSERT_TRUE(a.ok()) << a.status().ToString();
+  const Sensitivity* q = nullptr;
+  for (const auto& s : a->sensitivity) {
+    if (s.resource == "cpu_quota") q = &s;
+  }
+  ASSERT_NE(q, nullptr);
+  EXPECT_EQ(q->status, "sensitive");
+  ASSERT_EQ(q->points.size(), 2u);
+  EXPECT_NE(q->points[0].value.find("(reference)"), std::string::npos);
+  EXPECT_LT(*q->points[1].relative_change, -0.4);
+}
+
+}  // namespace
+}  // namespace ream::analysis

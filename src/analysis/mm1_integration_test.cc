@@ -1,0 +1,103 @@
+// The whole chain against queueing theory: ream's synthetic server with exponential service
+// of 100 µs on one CPU (1-ST) is an M/M/1 queue. Swept with `ream run` and analyzed with
+// `ream analyze --json`: LQoS must be within 10 % of 5 × 100 µs, and at every valid point up
+// to 70 % CPU utilization the measured p95 must be within 15 % of base + ln 20 / (μ − λ),
+// where base is the mean round trip against `--service const:0` at the same rate (a second
+// experiment) and 1/μ the server's measured CPU time per request (U / X, from the monitor).
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "platform/platform.h"
+
+namespace ream {
+namespace {
+
+using nlohmann::json;
+using namespace std::chrono_literals;
+
+std::string Spec(const std::string& name, const std::string& service) {
+  return "name = \"" + name + R"("
+scenarios = ["1-ST"]
+[workload]
+builtin = "synthetic"
+args = ["--service", ")" + service + R"("]
+threads = 1
+[load]
+warmup = "500ms"
+duration = "2s"
+response_timeout = "200ms"
+connections = 2
+[sweep]
+qps = [1000, 2000, 3000, 4000, 5000, 6000, 7000]
+)";
+}
+
+TEST(Mm1Calibration, LqosAndTailMatchTheMM1Prediction) {
+  auto dir = std::filesystem::temp_directory_path() / ("ream-mm1-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "mm1.toml") << Spec("mm1", "exp:100us");
+  std::ofstream(dir / "base.toml") << Spec("base", "const:0");
+  std::string db = (dir / "r.db").string();
+  auto p = MakePosixPlatform();
+  for (const char* spec : {"mm1.toml", "base.toml"}) {
+    auto r = p->Run({REAM_BINARY, "run", (dir / spec).string(), "--db", db}, 300s);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    ASSERT_EQ(r->exit_code, 0) << r->out << r->err;
+  }
+  auto an = p->Run({REAM_BINARY, "analyze", "--db", db, "--experiment", "mm1", "--baseline",
+                    "base", "--json"},
+                   60s);
+  auto bn = p->Run({REAM_BINARY, "analyze", "--db", db, "--experiment", "base", "--json"}, 60s);
+  ASSERT_TRUE(an.ok() && bn.ok());
+  ASSERT_EQ(an->exit_code, 0) << an->err;
+  ASSERT_EQ(bn->exit_code, 0) << bn->err;
+  std::filesystem::remove_all(dir);
+  json a = json::parse(an->out);
+  json b = json::parse(bn->out);
+
+  ASSERT_FALSE(a["qos"]["target_us"].is_null()) << a["qos"].dump();
+  double lqos = a["qos"]["target_us"];
+  RecordProperty("lqos_us", std::to_string(lqos));
+  EXPECT_NEAR(lqos, 500, 50) << a["qos"]["method"];
+
+  const json& g = a["groups"][0];
+  const json& base_points = b["groups"][0]["points"];
+  int checked = 0;
+  for (const auto& pt : g["points"]) {
+    if (!pt["valid"].get<bool>() || !pt["cpu_util"].is_number()) continue;
+    double u = pt["cpu_util"];
+    if (u > 0.70) continue;
+    double x = pt["throughput_qps"];
+    double lambda = pt["achieved_qps"];
+    double service_s = u / x;  // 1-ST: one CPU, so U / X is the CPU time per request
+    double mu = 1 / service_s;
+    const json* base = nullptr;
+    for (const auto& bp : base_points) {
+      if (bp["target_qps"] == pt["target_qps"]) base = &bp;
+    }
+    ASSERT_NE(base, nullptr) << "no baseline point at " << pt["target_qps"];
+    ASSERT_TRUE((*base)["valid"].get<bool>()) << "baseline point invalid at "
+                                              << pt["target_qps"] << ": " << (*base)["reasons"];
+    double predicted_us = (*base)["mean_us"].get<double>() + std::log(20.0) / (mu - lambda) * 1e6;
+    double measured_us = pt["p95_us"];
+    double err = (measured_us - predicted_us) / predicted_us;
+    std::printf("  %5.0f QPS: U %.1f %%, 1/mu %.1f us, base %.1f us, p95 %.1f us, M/M/1 %.1f us, "
+                "error %+.1f %%\n",
+                lambda, u * 100, service_s * 1e6, (*base)["mean_us"].get<double>(), measured_us,
+                predicted_us, err * 100);
+    EXPECT_LE(std::abs(err), 0.15) << "at " << pt["target_qps"] << " QPS";
+    ++checked;
+  }
+  // Points from 10 % to 70 % utilization: a pass needs most of them measured and valid.
+  EXPECT_GE(checked, 4) << "too few valid points up to 70 % utilization";
+}
+
+}  // namespace
+}  // namespace ream
