@@ -842,9 +842,19 @@ Result<ExperimentAnalysis> Analyze(const ExperimentData& d, const AnalysisOption
     a.groups.push_back(std::move(g));
   }
   if (valid_points == 0) {
+    // The most frequent reasons first, a few of them: enough to say what went wrong.
+    std::vector<std::pair<int, std::string>> ranked;
+    for (const auto& [r, n] : reasons) ranked.push_back({n, r});
+    std::stable_sort(ranked.begin(), ranked.end(),
+                     [](const auto& x, const auto& y) { return x.first > y.first; });
     std::string why;
-    for (const auto& [r, n] : reasons) {
-      why += (why.empty() ? "" : "; ") + r + " (" + std::to_string(n) + ")";
+    constexpr size_t kShown = 4;
+    for (size_t i = 0; i < ranked.size() && i < kShown; ++i) {
+      why += (why.empty() ? "" : "; ") + ranked[i].second + " (" +
+             std::to_string(ranked[i].first) + " point(s))";
+    }
+    if (ranked.size() > kShown) {
+      why += "; and " + std::to_string(ranked.size() - kShown) + " other reason(s)";
     }
     std::string failures;
     for (const auto& r : d.runs) {
