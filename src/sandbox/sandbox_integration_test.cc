@@ -9,6 +9,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <deque>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -104,7 +105,7 @@ class ReamExec : public ::testing::Test {
     return nlohmann::json::parse(f, nullptr, false);
   }
   std::string samples_;
-  std::vector<ReamRun> runs_;
+  std::deque<ReamRun> runs_;  // a deque: references stay valid as runs are added
   std::vector<std::string> files_;
 };
 
@@ -304,20 +305,24 @@ TEST_F(ReamExec, KilledReamLeavesObjectsThatCleanupRemoves) {
 }
 
 TEST_F(ReamExec, InterruptedReamRemovesEverything) {
-  runs_.push_back(StartReam({"exec", "--node", "--memory", "64M", "--", "sleep", "60"}));
-  ReamRun& r = runs_.back();
-  ASSERT_TRUE(r.child);
-  ASSERT_TRUE(r.child
-                  ->WaitForLine([](const std::string& l) { return l.find("node address") != std::string::npos; },
-                                milliseconds(30000))
-                  .ok())
-      << r.Output();
-  EXPECT_NE(Leftovers(r.pid), "");
-  ASSERT_EQ(::kill(r.pid, SIGTERM), 0);
-  auto e = r.child->Wait(milliseconds(15000));
-  ASSERT_TRUE(e.ok());
-  EXPECT_EQ(e->exit_code, 128 + SIGTERM) << r.Output();
-  EXPECT_EQ(Leftovers(r.pid), "") << "without ream cleanup";
+  for (int sig : {SIGINT, SIGTERM}) {
+    runs_.push_back(StartReam({"exec", "--node", "--net-rate", "50mbit", "--memory", "64M", "--",
+                               "sleep", "60"}));
+    ReamRun& r = runs_.back();
+    ASSERT_TRUE(r.child);
+    ASSERT_TRUE(r.child
+                    ->WaitForLine(
+                        [](const std::string& l) { return l.find("node address") != std::string::npos; },
+                        milliseconds(30000))
+                    .ok())
+        << r.Output();
+    EXPECT_NE(Leftovers(r.pid), "");
+    ASSERT_EQ(::kill(r.pid, sig), 0);
+    auto e = r.child->Wait(milliseconds(15000));
+    ASSERT_TRUE(e.ok());
+    EXPECT_EQ(e->exit_code, 128 + sig) << r.Output();
+    EXPECT_EQ(Leftovers(r.pid), "") << "after signal " << sig << ", without ream cleanup";
+  }
 }
 
 TEST_F(ReamExec, BadInputIsRefusedWithTheCauseAndLeavesNothing) {
