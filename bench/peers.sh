@@ -26,7 +26,9 @@ peer_s=${PEER_SECONDS:-10}
 trial_s=${TRIAL_SECONDS:-4}
 p99_limit_us=${REAM_P99_LIMIT_US:-5000}
 bench_nice=${BENCH_NICE:-0}
-# Every server and load generator runs through this: pinned, at the chosen priority.
+# Every load generator runs through this: pinned, at the chosen priority. (Servers are started
+# with the same nice/taskset prefix written out, so that $! is the server itself: nice and
+# taskset exec, a shell function would not.)
 on_cpu() { local cpu=$1; shift; nice -n "$bench_nice" taskset -c "$cpu" "$@"; }
 
 die() { echo "peers.sh: $*" >&2; exit 1; }
@@ -120,7 +122,7 @@ echo "$(date -u +%FT%TZ) $(uname -r), $(nproc) CPUs, ream $("$ream" --version 2>
 # --- Redis ------------------------------------------------------------------------------
 rport=$(free_port)
 mkdir "$tmp/redis"
-on_cpu "$server_cpu" redis-server --port "$rport" --bind 127.0.0.1 --dir "$tmp/redis" \
+nice -n "$bench_nice" taskset -c "$server_cpu" redis-server --port "$rport" --bind 127.0.0.1 --dir "$tmp/redis" \
   --save "" --appendonly no --daemonize no >"$tmp/redis/log" 2>&1 &
 pids+=($!)
 wait_port "$rport"
@@ -161,7 +163,7 @@ http {
   }
 }
 EOF
-on_cpu "$server_cpu" nginx -p "$nd" -c "$nd/nginx.conf" >"$nd/log" 2>&1 &
+nice -n "$bench_nice" taskset -c "$server_cpu" nginx -p "$nd" -c "$nd/nginx.conf" >"$nd/log" 2>&1 &
 pids+=($!)
 wait_port "$nport"
 nginx_peer=$(on_cpu "$load_cpu" wrk -t 1 -c "$conns" -d "${peer_s}s" \
