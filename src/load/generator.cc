@@ -433,16 +433,30 @@ void JudgeValidity(LoadResult* r) {
     r->invalid_reasons.push_back(b);
   }
   double rate_err = std::abs(r->achieved_qps - o.qps) / o.qps;
-  if (rate_err > o.max_rate_error) {
+  // A Poisson schedule's own count in a window of T seconds has a standard deviation of
+  // sqrt(qps * T): at 2 000 QPS for 2 s that is 1.6 %, so a fixed 2 % limit would reject
+  // a perfect generator one time in five. The limit is therefore widened to three of those
+  // standard deviations when that is larger; the figure and the limit used are reported.
+  double rate_limit = o.max_rate_error;
+  if (o.arrival.kind == ArrivalSpec::Kind::kExponential && o.qps * window_s > 0) {
+    rate_limit = std::max(rate_limit, 3.0 / std::sqrt(o.qps * window_s));
+  }
+  r->rate_error_limit = rate_limit;
+  if (rate_err > rate_limit) {
     std::snprintf(b, sizeof b, "achieved rate %.1f QPS is %.2f %% off the target %.1f QPS (limit %.2f %%)",
-                  r->achieved_qps, 100 * rate_err, o.qps, 100 * o.max_rate_error);
+                  r->achieved_qps, 100 * rate_err, o.qps, 100 * rate_limit);
     r->invalid_reasons.push_back(b);
   }
+  r->warnings.clear();
   if (r->interarrival.applicable && !r->interarrival.passed) {
+    // Reported with its figure, not a validity criterion: DESIGN.md defines a valid point by
+    // its timely ratio and its rate. On a VM whose vCPU stalls (bench/loadgen.sh measures
+    // how often) the gaps bunch after each stall and the test rejects them even when the
+    // schedule is kept within the tolerance.
     std::snprintf(b, sizeof b, "send gaps fail the %s (A2 = %.3f > critical %.3f, n = %zu)",
                   r->interarrival.method.c_str(), r->interarrival.statistic, r->interarrival.critical,
                   r->interarrival.sample_size);
-    r->invalid_reasons.push_back(b);
+    r->warnings.push_back(b);
   }
   if (!r->connection_failures.empty()) {
     std::string all;
@@ -609,6 +623,8 @@ nlohmann::json LoadResult::ToJson() const {
   j["timely_tolerance_us"] = static_cast<double>(o.timely_tolerance_ns) / 1e3;
   j["valid"] = valid;
   j["invalid_reasons"] = invalid_reasons;
+  j["warnings"] = warnings;
+  j["rate_error_limit"] = rate_error_limit;
   j["cancelled"] = cancelled;
   j["lateness_us"] = Stats(lateness, false);
   j["latency_us"] = Stats(latency, true);
@@ -722,6 +738,7 @@ std::string LoadResult::Summary() const {
     s += "valid:     NO\n";
     for (const auto& reason : invalid_reasons) s += "  - " + reason + "\n";
   }
+  for (const auto& w : warnings) s += "warning:   " + w + "\n";
   return s;
 }
 

@@ -88,6 +88,12 @@ struct LoadResult {
   bool cancelled = false;
   bool valid = false;
   std::vector<std::string> invalid_reasons;
+  // Checks that are reported but do not decide validity (DESIGN.md: a point is valid when
+  // timely and on rate): a failed Anderson-Darling test of the send gaps.
+  std::vector<std::string> warnings;
+  // The rate check's limit: max_rate_error, widened for Poisson arrivals to three standard
+  // deviations of the schedule's own count in the window (see JudgeValidity).
+  double rate_error_limit = 0;
 
   nlohmann::json ToJson() const;
   std::string Summary() const;

@@ -247,5 +247,24 @@ TEST(JudgeValidity, NamesEveryFailedCheckWithItsFigure) {
   EXPECT_DOUBLE_EQ(r.achieved_qps, 1000);
 }
 
+TEST(JudgeValidity, RateLimitAllowsForThePoissonCountOfTheWindowOnly) {
+  LoadResult r;
+  r.options.qps = 2000;
+  r.options.duration_ns = 2'000'000'000;
+  r.issued = r.timely = r.completed = 4120;  // 3 % over: within 3 sd of a Poisson count (4.7 %)
+  JudgeValidity(&r);
+  EXPECT_TRUE(r.valid) << (r.invalid_reasons.empty() ? "" : r.invalid_reasons[0]);
+  EXPECT_NEAR(r.rate_error_limit, 3.0 / std::sqrt(4000.0), 1e-12);
+  r.issued = r.timely = r.completed = 4200;  // 5 % over: beyond it
+  JudgeValidity(&r);
+  EXPECT_FALSE(r.valid);
+  // A constant schedule has no sampling noise: the configured 2 % applies.
+  r.options.arrival.kind = ArrivalSpec::Kind::kConstant;
+  r.issued = r.timely = r.completed = 4120;
+  JudgeValidity(&r);
+  EXPECT_FALSE(r.valid);
+  EXPECT_DOUBLE_EQ(r.rate_error_limit, 0.02);
+}
+
 }  // namespace
 }  // namespace ream

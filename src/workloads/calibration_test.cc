@@ -4,12 +4,14 @@
 // const:0) is subtracted. A disagreement points at the measurement, not at the theory.
 #include <cstdio>
 #include <string>
+#include <thread>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include "platform/platform.h"
 #include "platform/process.h"
+#include "platform/stall_probe.h"
 
 namespace ream {
 namespace {
@@ -96,12 +98,26 @@ nlohmann::json Load(Platform& p, int port, int qps, const char* duration) {
   return j;
 }
 
+
 TEST(Calibration, SojournMatchesTheMG1PredictionAtThreeRates) {
   auto platform = MakePosixPlatform();
   if (!platform->FindExecutable("taskset").ok()) GTEST_SKIP() << "taskset (util-linux) is not installed";
   auto online = platform->ReadFile("/sys/devices/system/cpu/online");
   if (!online.ok() || ParseCpuList(Trim(*online)).value_or({}).size() < 2) {
     GTEST_SKIP() << "needs two CPUs (server on CPU 0, generator on CPU 1)";
+  }
+  // A precondition, measured: the calibration compares means to within 10 %, which a CPU
+  // that is away 5 % of the time in 20-250 us pieces cannot support. Such a machine is
+  // reported as unable to calibrate (with its figure), not as a failed calibration.
+  for (int cpu : {0, 1}) {
+    double stalled = StalledFraction(cpu);
+    std::printf("CPU %d: a pinned spin loop loses %.2f %% of its time to stalls > 20 us\n", cpu,
+                100 * stalled);
+    if (stalled > 0.01) {
+      GTEST_SKIP() << "CPU " << cpu << " is stalled " << 100 * stalled
+                   << " % of the time in pieces > 20 us (a busy or virtualized CPU); the M/G/1 "
+                      "calibration needs < 1 %. Run it on a quiet machine: ctest -R Calibration";
+    }
   }
   SyntheticServer base(*platform, "const:0");
   SyntheticServer exp(*platform, "exp:100us");
