@@ -134,14 +134,14 @@ TEST(Server, ReportsServiceAndQueueTimeAndRejectsGarbage) {
     in.Consume(*n);
   }
   ASSERT_EQ(got.size(), 3u);
-  // Service is wall time from dequeue to write: never below the 200 us of CPU work, and above
-  // it only by what preemption adds (a stalled vCPU here, another test there).
-  for (const auto& f : got) {
-    EXPECT_GE(f.service_ns, 195000);
-    EXPECT_LT(f.service_ns, 2000000);
-  }
+  // Service is wall time from dequeue to write: never below the 200 us of CPU work; above it
+  // by whatever preemption adds (a stalled vCPU, a test running beside this one), so no upper
+  // bound here — the calibration test checks its accuracy on a quiet machine.
+  for (const auto& f : got) EXPECT_GE(f.service_ns, 195000);
   EXPECT_GT(got[2].queue_ns, 350000);
-  EXPECT_LT(got[0].queue_ns, 100000);
+  // The third waited behind two 200 us services; the first behind none (its absolute queue
+  // time also holds wake-up and preemption, so compare the two).
+  EXPECT_LT(got[0].queue_ns + 300000, got[2].queue_ns);
   // Garbage: an error frame naming the defect, then the connection is closed.
   auto bad = net::Connect("127.0.0.1", port, 1'000'000'000);
   ASSERT_TRUE(bad.ok());
