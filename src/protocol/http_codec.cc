@@ -2,6 +2,7 @@
 // appends only; the response parser walks status line, headers and body in place, checking
 // every line and length against HttpLimits.
 #include "protocol/http_codec.h"
+#include "protocol/printable.h"
 
 #include <charconv>
 #include <cstring>
@@ -11,23 +12,6 @@
 
 namespace ream {
 namespace {
-
-std::string Printable(std::string_view s, size_t max = 64) {
-  std::string out;
-  for (size_t i = 0; i < s.size() && i < max; ++i) {
-    unsigned char c = static_cast<unsigned char>(s[i]);
-    if (c >= 0x20 && c < 0x7f) {
-      out.push_back(static_cast<char>(c));
-    } else {
-      static const char kHex[] = "0123456789abcdef";
-      out += "\\x";
-      out.push_back(kHex[c >> 4]);
-      out.push_back(kHex[c & 15]);
-    }
-  }
-  if (s.size() > max) out += "...";
-  return out;
-}
 
 char Lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
 

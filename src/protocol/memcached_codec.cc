@@ -1,6 +1,7 @@
 // memcached text protocol client codec. Replies are parsed from the front of the buffer
 // without copying; every length is checked against MemcachedLimits before it is used.
 #include "protocol/memcached_codec.h"
+#include "protocol/printable.h"
 
 #include <charconv>
 #include <cstring>
@@ -9,24 +10,6 @@
 
 namespace ream {
 namespace {
-
-// A reply fragment made safe to print in a message: control bytes escaped, at most `max`.
-std::string Printable(std::string_view s, size_t max = 64) {
-  std::string out;
-  for (size_t i = 0; i < s.size() && i < max; ++i) {
-    unsigned char c = static_cast<unsigned char>(s[i]);
-    if (c >= 0x20 && c < 0x7f) {
-      out.push_back(static_cast<char>(c));
-    } else {
-      static const char kHex[] = "0123456789abcdef";
-      out += "\\x";
-      out.push_back(kHex[c >> 4]);
-      out.push_back(kHex[c & 15]);
-    }
-  }
-  if (s.size() > max) out += "...";
-  return out;
-}
 
 enum class LineState { kNeedMore, kOk, kCorrupt };
 

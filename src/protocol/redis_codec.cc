@@ -2,6 +2,7 @@
 // copies the reply, checks every declared length against RedisLimits before using it, and
 // answers "need more" until the whole reply is in the buffer.
 #include "protocol/redis_codec.h"
+#include "protocol/printable.h"
 
 #include <charconv>
 #include <cstring>
@@ -10,23 +11,6 @@
 
 namespace ream {
 namespace {
-
-std::string Printable(std::string_view s, size_t max = 64) {
-  std::string out;
-  for (size_t i = 0; i < s.size() && i < max; ++i) {
-    unsigned char c = static_cast<unsigned char>(s[i]);
-    if (c >= 0x20 && c < 0x7f) {
-      out.push_back(static_cast<char>(c));
-    } else {
-      static const char kHex[] = "0123456789abcdef";
-      out += "\\x";
-      out.push_back(kHex[c >> 4]);
-      out.push_back(kHex[c & 15]);
-    }
-  }
-  if (s.size() > max) out += "...";
-  return out;
-}
 
 bool ParseInt(std::string_view s, int64_t* v) {
   if (s.empty() || s.size() > 20) return false;
