@@ -74,13 +74,7 @@ TEST(Mm1Calibration, LqosAndTailMatchTheMM1Prediction) {
   // The tail comparison needs a machine whose CPUs are not away in 20-250 us pieces (a
   // busy or virtualized CPU adds exactly such pieces to the tail); it is measured, and the
   // figures are printed either way.
-  bool quiet = true;
-  for (int cpu : {0, 1}) {
-    double stalled = StalledFraction(cpu);
-    std::printf("CPU %d: a pinned spin loop loses %.2f %% of its time to stalls > 20 us\n", cpu,
-                100 * stalled);
-    quiet = quiet && stalled >= 0 && stalled <= 0.01;
-  }
+  const bool quiet = MachineIsQuiet();
   // LQoS is 5 x a mean service time, which a stalled CPU inflates by its stall fraction and
   // more (seen here: 562 us); asserted on a quiet machine, printed always.
   std::printf("LQoS %.1f us (%s)\n", lqos, a["qos"]["method"].dump().c_str());

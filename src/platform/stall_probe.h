@@ -10,6 +10,8 @@
 #include <time.h>
 
 #include <cstdint>
+#include <cstdio>
+#include <initializer_list>
 #include <thread>
 
 namespace ream {
@@ -39,6 +41,19 @@ inline double StalledFraction(int cpu, int64_t duration_ns = 1'000'000'000,
   });
   t.join();
   return fraction;
+}
+
+// True when every one of `cpus` loses at most `max_fraction` of a second to stalls > 20 us.
+// Prints each CPU's measured fraction, so a test's output carries the figure it acted on.
+inline bool MachineIsQuiet(std::initializer_list<int> cpus = {0, 1}, double max_fraction = 0.01) {
+  bool quiet = true;
+  for (int cpu : cpus) {
+    double stalled = StalledFraction(cpu);
+    std::printf("CPU %d: a pinned spin loop loses %.2f %% of its time to stalls > 20 us\n", cpu,
+                100 * stalled);
+    quiet = quiet && stalled >= 0 && stalled <= max_fraction;
+  }
+  return quiet;
 }
 
 }  // namespace ream
