@@ -32,51 +32,49 @@ std::optional<double> FirstUpCrossing(const std::vector<XY>& s, double threshold
   return std::nullopt;
 }
 
+namespace {
+// Means and centred sums of squares and products of a series: what a least-squares line and a
+// correlation coefficient are both made of.
+struct CentredSums {
+  double mx = 0, my = 0, sxx = 0, sxy = 0, syy = 0;
+};
+CentredSums Centre(const std::vector<XY>& s) {
+  CentredSums c;
+  double n = static_cast<double>(s.size());
+  for (const auto& p : s) {
+    c.mx += p.x;
+    c.my += p.y;
+  }
+  c.mx /= n;
+  c.my /= n;
+  for (const auto& p : s) {
+    c.sxx += (p.x - c.mx) * (p.x - c.mx);
+    c.sxy += (p.x - c.mx) * (p.y - c.my);
+    c.syy += (p.y - c.my) * (p.y - c.my);
+  }
+  return c;
+}
+}  // namespace
+
 std::optional<LinearFit> FitLine(const std::vector<XY>& s) {
   if (s.size() < 2) return std::nullopt;
-  double n = static_cast<double>(s.size());
-  double mx = 0, my = 0;
-  for (const auto& p : s) {
-    mx += p.x;
-    my += p.y;
-  }
-  mx /= n;
-  my /= n;
-  double sxx = 0, sxy = 0, syy = 0;
-  for (const auto& p : s) {
-    sxx += (p.x - mx) * (p.x - mx);
-    sxy += (p.x - mx) * (p.y - my);
-    syy += (p.y - my) * (p.y - my);
-  }
-  if (sxx <= 0) return std::nullopt;
+  CentredSums c = Centre(s);
+  if (c.sxx <= 0) return std::nullopt;
   LinearFit f;
   f.n = static_cast<int>(s.size());
-  f.slope = sxy / sxx;
-  f.intercept = my - f.slope * mx;
+  f.slope = c.sxy / c.sxx;
+  f.intercept = c.my - f.slope * c.mx;
   double ss_res = 0;
   for (const auto& p : s) ss_res += (p.y - f.At(p.x)) * (p.y - f.At(p.x));
-  f.r2 = syy > 0 ? 1.0 - ss_res / syy : 1.0;
+  f.r2 = c.syy > 0 ? 1.0 - ss_res / c.syy : 1.0;
   return f;
 }
 
 std::optional<double> Correlation(const std::vector<XY>& s) {
   if (s.size() < 2) return std::nullopt;
-  double n = static_cast<double>(s.size());
-  double mx = 0, my = 0;
-  for (const auto& p : s) {
-    mx += p.x;
-    my += p.y;
-  }
-  mx /= n;
-  my /= n;
-  double sxx = 0, sxy = 0, syy = 0;
-  for (const auto& p : s) {
-    sxx += (p.x - mx) * (p.x - mx);
-    sxy += (p.x - mx) * (p.y - my);
-    syy += (p.y - my) * (p.y - my);
-  }
-  if (sxx <= 0 || syy <= 0) return std::nullopt;
-  return sxy / std::sqrt(sxx * syy);
+  CentredSums c = Centre(s);
+  if (c.sxx <= 0 || c.syy <= 0) return std::nullopt;
+  return c.sxy / std::sqrt(c.sxx * c.syy);
 }
 
 double NormalQuantileTwoSided(double confidence) {
