@@ -34,6 +34,8 @@ struct LoadFlags {
   double min_timely = 0.975;
   double max_rate_error = 0.02;
   std::string response_timeout = "2s";
+  std::string http_path = "/";
+  std::string http_method = "auto";
 };
 
 Result<double> ParseQps(const std::string& text) {
@@ -73,6 +75,8 @@ Result<LoadOptions> BuildOptions(const LoadFlags& f) {
   o.threads = f.threads;
   o.seed = f.seed;
   o.codec.value_bytes = f.value_bytes;
+  o.codec.http_path = f.http_path;
+  o.codec.http_method = f.http_method;
   o.min_timely_ratio = f.min_timely;
   o.max_rate_error = f.max_rate_error;
   REAM_RETURN_IF_ERROR(ValidateLoadOptions(o));
@@ -141,6 +145,12 @@ void AddLoadCommand(CLI::App& app, CommandList& commands) {
       ->capture_default_str();
   sub->add_option("--response-timeout", f->response_timeout,
                   "Wait this long after the window for outstanding responses")
+      ->capture_default_str();
+  sub->add_option("--http-path", f->http_path,
+                  "HTTP: request path; {key} is replaced by the key (e.g. /item/{key})")
+      ->capture_default_str();
+  sub->add_option("--http-method", f->http_method,
+                  "HTTP: auto (gets as GET, sets as POST with --value-bytes of body), GET or POST")
       ->capture_default_str();
   commands.push_back({sub, [f] { return RunLoadCommand(*f); }});
 }

@@ -482,7 +482,10 @@ Result<LoadResult> RunLoad(const LoadOptions& o) {
   REAM_ASSIGN_OR_RETURN(auto probe_codec, MakeClientCodec(o.protocol, o.codec));
   CodecCapabilities caps = probe_codec->capabilities();
   if (!caps.supports_set && o.get_ratio < 1) {
-    return InvalidArgument("protocol '" + o.protocol + "' cannot send sets; use --get-ratio 1");
+    return InvalidArgument("protocol '" + o.protocol + "' with these options cannot send sets (" +
+                           (o.protocol == "http" ? "--http-method " + o.codec.http_method + " fixes the method"
+                                                 : "it has no set operation") +
+                           "); use --get-ratio 1");
   }
   KeyChooser keys(o.key_dist, o.keys);
   std::vector<std::unique_ptr<ThreadState>> states;
@@ -524,23 +527,26 @@ Result<LoadResult> RunLoad(const LoadOptions& o) {
   }
 
   std::atomic<bool> cancel{false};
+  std::atomic<int> running{o.threads};
   const int64_t start_ns = net::NowNs() + 5'000'000;
   std::vector<std::thread> threads;
   for (auto& s : states) {
     ThreadState* sp = s.get();
-    threads.emplace_back([&o, sp, start_ns, &cancel] {
+    threads.emplace_back([&o, sp, start_ns, &cancel, &running] {
       ThreadRunner runner(o, *sp, start_ns, cancel);
       runner.Run();
+      running.fetch_sub(1, std::memory_order_release);
     });
   }
   bool cancelled = false;
   if (o.cancel_fd >= 0) {
-    // Watch for cancellation while the threads run; wake every 50 ms to see if they are done.
+    // Watch for cancellation while the threads run; wake every 50 ms to see if they are done,
+    // so a run whose responses all arrived ends then, not after the response timeout.
     auto poller = net::Poller::Create();
     if (poller.ok() && poller->Add(o.cancel_fd, EPOLLIN, 1).ok()) {
       const int64_t end = start_ns + o.warmup_ns + o.duration_ns + o.response_timeout_ns + 1'000'000'000;
       epoll_event ev;
-      while (net::NowNs() < end) {
+      while (net::NowNs() < end && running.load(std::memory_order_acquire) > 0) {
         auto n = poller->Wait(&ev, 1, 50'000'000);
         if (n.ok() && *n > 0) {
           cancelled = true;
@@ -555,6 +561,7 @@ Result<LoadResult> RunLoad(const LoadOptions& o) {
   LoadResult r;
   r.options = o;
   r.protocol = o.protocol;
+  r.server_times_supported = caps.reports_service_time;
   r.cancelled = cancelled;
   std::vector<double> gaps;
   double cpu_ns = 0;
@@ -633,9 +640,11 @@ nlohmann::json LoadResult::ToJson() const {
     j["service_us"] = Stats(service, true);
     j["queue_us"] = Stats(queue, true);
   } else {
-    j["service_us"] = nullptr;
-    j["queue_us"] = nullptr;
-    j["server_times_unavailable"] = "protocol '" + protocol + "' does not report server service time";
+    // Absent, not null or zero: these figures were not measured (DESIGN: never print an
+    // unmeasured metric as a number). The reason says why.
+    j["server_times_unavailable"] =
+        server_times_supported ? "no response carried server times (nothing completed in the window)"
+                               : "protocol '" + protocol + "' does not report server service time";
   }
   nlohmann::json ad;
   if (interarrival.applicable) {

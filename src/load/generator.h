@@ -62,7 +62,8 @@ struct InterarrivalTest {
 struct LoadResult {
   LoadOptions options;
   std::string protocol;
-  bool has_server_times = false;
+  bool has_server_times = false;        // some response carried server times
+  bool server_times_supported = false;  // the protocol reports them at all
   // Counted over requests scheduled inside the measured window.
   uint64_t issued = 0;     // sent
   uint64_t completed = 0;  // answered without error

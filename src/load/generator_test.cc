@@ -4,6 +4,8 @@
 #include <cmath>
 #include <thread>
 
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
 #include "load/anderson_darling.h"
@@ -66,6 +68,30 @@ TEST(Generator, SeveralThreadsAndConnectionsSplitTheRate) {
   EXPECT_EQ(r->errors, 0u);
   EXPECT_NEAR(r->achieved_qps, 4000, 400);
   EXPECT_EQ(r->completed, r->issued);
+}
+
+// With a cancel descriptor to watch (as `ream load` has), the run still ends once every
+// response is in, not after the response timeout: each point of a sweep would otherwise cost
+// that timeout again.
+TEST(Generator, EndsWhenEveryResponseIsInNotAfterTheResponseTimeout) {
+  auto server = Server::Start({.threads = 1}, MakeSyntheticHandlers(*ServiceTime::Parse("const:0"), 1));
+  ASSERT_TRUE(server.ok());
+  int pipe_fds[2];
+  ASSERT_EQ(pipe(pipe_fds), 0);
+  LoadOptions o = Quick((*server)->port(), 1000);
+  o.duration_ns = 200'000'000;
+  o.warmup_ns = 0;
+  o.response_timeout_ns = 20'000'000'000;  // 20 s: waiting it out would be unmistakable
+  o.cancel_fd = pipe_fds[0];
+  int64_t before = net::NowNs();
+  auto r = RunLoad(o);
+  double seconds = static_cast<double>(net::NowNs() - before) / 1e9;
+  close(pipe_fds[0]);
+  close(pipe_fds[1]);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->completed, r->issued);
+  EXPECT_FALSE(r->cancelled);
+  EXPECT_LT(seconds, 10.0) << "the run waited out the response timeout";
 }
 
 TEST(Generator, NothingListeningIsUnavailable) {

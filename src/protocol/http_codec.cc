@@ -276,12 +276,11 @@ bool Unreserved(char c) {
 
 class HttpCodec final : public ClientCodec {
  public:
-  HttpCodec(std::vector<std::string> path_parts, bool post, const CodecOptions& options)
-      : path_parts_(std::move(path_parts)), post_(post), body_(options.value_bytes, 'v') {
-    request_prefix_ = post_ ? "POST " : "GET ";
-    request_prefix_ += path_parts_[0];
+  // `method`: what every request is sent as, or kByOperation (gets as GET, sets as POST).
+  enum class Method { kGet, kPost, kByOperation };
+  HttpCodec(std::vector<std::string> path_parts, Method method, const CodecOptions& options)
+      : path_parts_(std::move(path_parts)), method_(method), body_(options.value_bytes, 'v') {
     head_suffix_ = " HTTP/1.1\r\nHost: " + options.http_host + "\r\n";
-    if (post_) head_suffix_ += "Content-Type: application/octet-stream\r\n";
   }
 
   std::string_view name() const override { return "http"; }
@@ -290,13 +289,15 @@ class HttpCodec final : public ClientCodec {
     CodecCapabilities caps;
     caps.matches_by_id = false;
     caps.reports_service_time = false;
-    caps.supports_set = false;  // the method is fixed by the options, not by the op
+    // With a fixed method every request is sent the same way, so a get/set mix means nothing.
+    caps.supports_set = method_ == Method::kByOperation;
     return caps;
   }
 
   Status EncodeRequest(const Request& request, std::string* out) override {
     size_t start = out->size();
-    out->append(request_prefix_);
+    const bool post = method_ == Method::kPost || (method_ == Method::kByOperation && request.op == Op::kSet);
+    out->append(post ? "POST " : "GET ").append(path_parts_[0]);
     for (size_t i = 1; i < path_parts_.size(); ++i) {
       for (char c : request.key) {
         if (Unreserved(c)) {
@@ -317,13 +318,16 @@ class HttpCodec final : public ClientCodec {
                              std::to_string(HttpLimits::kMaxPathBytes) + " bytes");
     }
     out->append(head_suffix_);
-    if (post_) {
+    if (post) {
       std::string_view body =
           (request.op == Op::kSet && !request.value.empty()) ? request.value : body_;
       char len[24];
       auto [e, ec] = std::to_chars(len, len + sizeof(len), body.size());
       (void)ec;
-      out->append("Content-Length: ").append(len, e).append("\r\n\r\n").append(body);
+      out->append("Content-Type: application/octet-stream\r\nContent-Length: ")
+          .append(len, e)
+          .append("\r\n\r\n")
+          .append(body);
     } else {
       out->append("\r\n");
     }
@@ -352,20 +356,23 @@ class HttpCodec final : public ClientCodec {
 
  private:
   std::vector<std::string> path_parts_;  // the template split at each "{key}"
-  bool post_;
+  Method method_;
   std::string body_;  // POST body of value_bytes
-  std::string request_prefix_;
   std::string head_suffix_;
 };
 
 }  // namespace
 
 Result<std::unique_ptr<ClientCodec>> MakeHttpCodec(const CodecOptions& options) {
-  bool post = false;
-  if (options.http_method == "POST") {
-    post = true;
-  } else if (options.http_method != "GET") {
-    return InvalidArgument("--http-method must be GET or POST, got '" +
+  HttpCodec::Method method;
+  if (options.http_method == "GET") {
+    method = HttpCodec::Method::kGet;
+  } else if (options.http_method == "POST") {
+    method = HttpCodec::Method::kPost;
+  } else if (options.http_method == "auto") {
+    method = HttpCodec::Method::kByOperation;
+  } else {
+    return InvalidArgument("--http-method must be GET, POST or auto (gets as GET, sets as POST), got '" +
                            Printable(options.http_method) + "'");
   }
   const std::string& path = options.http_path;
@@ -397,7 +404,7 @@ Result<std::unique_ptr<ClientCodec>> MakeHttpCodec(const CodecOptions& options) 
     if (at == std::string::npos) break;
     from = at + 5;
   }
-  return std::unique_ptr<ClientCodec>(new HttpCodec(std::move(parts), post, options));
+  return std::unique_ptr<ClientCodec>(new HttpCodec(std::move(parts), method, options));
 }
 
 }  // namespace ream

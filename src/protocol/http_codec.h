@@ -1,7 +1,7 @@
 // HTTP/1.1, client side: keep-alive, pipelined requests to a path template that may embed the
-// key ("/item/{key}"), responses matched in order. Every request uses the configured method:
-// GET, or POST with a body of value_bytes (so the generator's get/set mix does not apply:
-// supports_set is false). Responses are delimited by Content-Length or chunked encoding;
+// key ("/item/{key}"), responses matched in order. The method follows the operation by default
+// ("auto": gets are GET, sets are POST with a body of value_bytes), or is fixed to GET or POST
+// for every request (then the get/set mix does not apply: supports_set is false). Responses are delimited by Content-Length or chunked encoding;
 // interim 1xx responses are skipped; a non-2xx status is a failed request ("HTTP 404").
 #pragma once
 

@@ -24,7 +24,24 @@ TEST(HttpCodec, CapabilitiesSayInOrderWithoutServerTimes) {
   EXPECT_EQ(c->name(), "http");
   EXPECT_FALSE(c->capabilities().matches_by_id);
   EXPECT_FALSE(c->capabilities().reports_service_time);
-  EXPECT_FALSE(c->capabilities().supports_set);
+  EXPECT_FALSE(c->capabilities().supports_set);  // a fixed method: the mix means nothing
+  EXPECT_TRUE(Codec("/", "auto")->capabilities().supports_set);
+}
+
+TEST(HttpCodec, AutoMethodSendsGetsAsGetAndSetsAsPost) {
+  auto c = Codec("/item/{key}", "auto", 3);
+  std::string out;
+  Request r;
+  r.key = "k1";
+  ASSERT_TRUE(c->EncodeRequest(r, &out).ok());
+  EXPECT_EQ(out, "GET /item/k1 HTTP/1.1\r\nHost: localhost\r\n\r\n");
+  out.clear();
+  r.op = Op::kSet;
+  r.value = "abcd";
+  ASSERT_TRUE(c->EncodeRequest(r, &out).ok());
+  EXPECT_EQ(out,
+            "POST /item/k1 HTTP/1.1\r\nHost: localhost\r\n"
+            "Content-Type: application/octet-stream\r\nContent-Length: 4\r\n\r\nabcd");
 }
 
 TEST(HttpCodec, EncodesGetWithKeyInPath) {

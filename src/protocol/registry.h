@@ -13,7 +13,8 @@ namespace ream {
 struct CodecOptions {
   size_t value_bytes = 64;          // payload size of set requests
   std::string http_path = "/";      // HTTP path template; "{key}" is replaced by the key
-  std::string http_method = "GET";  // GET or POST (POST sends value_bytes of body)
+  // "auto" (gets as GET, sets as POST with value_bytes of body), or GET / POST for every request
+  std::string http_method = "auto";
   std::string http_host = "localhost";
 };
 
