@@ -66,6 +66,19 @@ std::optional<double> StoredPercentile(const PointData& p, double pct) {
 
 bool SameLoad(double a, double b) { return std::abs(a - b) <= 1e-6 * std::max(1.0, std::abs(a)); }
 
+// The point that stands for `load` in run `r`. A knee search measures a load again when its
+// point was invalid (sweep.remeasure_invalid) and the first valid attempt decides; when no
+// attempt was valid, the last one stands for the load (invalid, with its reasons).
+const PointData* DecidingPoint(const RunData& r, double load) {
+  const PointData* last = nullptr;
+  for (const auto& p : r.points) {
+    if (!SameLoad(p.target_qps, load)) continue;
+    if (p.valid && !p.failed) return &p;
+    last = &p;
+  }
+  return last;
+}
+
 PointAnalysis MergePoints(const std::vector<const PointData*>& reps, const RunData& run,
                           double pct, double confidence) {
   PointAnalysis out;
@@ -815,9 +828,7 @@ Result<ExperimentAnalysis> Analyze(const ExperimentData& d, const AnalysisOption
     for (double load : loads) {
       std::vector<const PointData*> reps;
       for (const RunData* r : runs) {
-        for (const auto& p : r->points) {
-          if (SameLoad(p.target_qps, load)) reps.push_back(&p);
-        }
+        if (const PointData* p = DecidingPoint(*r, load)) reps.push_back(p);
       }
       PointAnalysis pa = MergePoints(reps, *runs[0], pct, o.confidence);
       ++total_points;

@@ -129,6 +129,42 @@ TEST(Analyze, InvalidPointsAreShownButNeverUsedForCapacity) {
   EXPECT_TRUE(shown);
 }
 
+TEST(Analyze, AReMeasuredLoadIsDecidedByItsValidAttempt) {
+  auto d = Mm1Experiment();
+  auto& points = d.runs[0].points;
+  // A knee search measured 3000 QPS twice: invalid (it would look like a miss), then valid;
+  // and 3500 QPS twice, invalid both times.
+  for (size_t i = 0; i < points.size(); ++i) {
+    if (points[i].target_qps != 3000 && points[i].target_qps != 3500) continue;
+    PointData late = points[i];
+    late.valid = false;
+    late.p95_us = 5000;
+    late.invalid_reasons = {"timely ratio 96.6 % < 97.5 %"};
+    if (points[i].target_qps == 3500) points[i] = late;
+    points.insert(points.begin() + static_cast<long>(i), late);
+    ++i;
+  }
+  auto a = Analyze(d, {});
+  ASSERT_TRUE(a.ok()) << a.status().ToString();
+  const auto& g = a->groups.at(0);
+  auto clean = Analyze(Mm1Experiment(), {});
+  ASSERT_TRUE(clean.ok());
+  EXPECT_EQ(g.points.size(), clean->groups[0].points.size());
+  EXPECT_EQ(g.invalid_points, 1);
+  EXPECT_DOUBLE_EQ(*g.capacity.last_pass_qps, 3000);
+  EXPECT_DOUBLE_EQ(*g.capacity.first_fail_qps, 4000);
+  for (const auto& p : g.points) {
+    if (p.target_qps == 3000) {
+      EXPECT_TRUE(p.valid);
+      EXPECT_EQ(p.repetitions, 1);
+      EXPECT_EQ(p.p95_us, clean->groups[0].points[5].p95_us);
+    }
+    if (p.target_qps == 3500) {
+      EXPECT_FALSE(p.valid);
+    }
+  }
+}
+
 TEST(Analyze, CapacityBoundsWhenTheSweepNeverCrosses) {
   ExperimentData d;
   d.name = "light";

@@ -69,6 +69,11 @@ std::string Join(const std::vector<std::string>& v, const std::string& sep = " "
   return s;
 }
 
+// Why a point is invalid, as the generator said.
+std::string InvalidWhy(const PointRecord& p) {
+  return p.invalid_reasons.empty() ? std::string("the generator gave no reason") : Join(p.invalid_reasons, "; ");
+}
+
 // The `ream exec` flag whose enforceability covers a spec knob (sandbox/PartitionSupport).
 std::string FlagOfKnob(const std::string& knob) {
   if (knob == "cpu_quota") return "--cpu-quota";
@@ -633,7 +638,8 @@ void Runner::Progress(const PlannedRun& run, const PointRecord& p, double pct_la
   std::string line = "[" + std::to_string(done_points_) + "/" + std::to_string(planned_points_) +
                      (spec_.sweep.mode == "knee" ? " max" : "") + "] " + run.scenario + " " +
                      run.partition.Label() + " rep" + std::to_string(run.repetition) + "  " +
-                     Fmt("%.0f", p.target_qps) + " QPS  ";
+                     Fmt("%.0f", p.target_qps) + " QPS  " +
+                     (p.attempt > 0 ? "(attempt " + std::to_string(p.attempt + 1) + ")  " : "");
   if (p.status != "ok") {
     line += "FAILED: " + p.failure;
   } else {
@@ -641,7 +647,7 @@ void Runner::Progress(const PlannedRun& run, const PointRecord& p, double pct_la
             (pct_latency_us > 0 ? Fmt("%.0f", pct_latency_us) + " us" : std::string("n/a (no response)")) + "  timely " +
             (p.timely_ratio ? Fmt("%.1f%%", *p.timely_ratio * 100) : std::string("n/a")) + "  cpu " +
             (p.cpu_util ? Fmt("%.0f%%", *p.cpu_util * 100) : std::string("n/a")) + "  " +
-            (p.valid.value_or(false) ? "valid" : "INVALID (" + Join(p.invalid_reasons, "; ") + ")");
+            (p.valid.value_or(false) ? "valid" : "INVALID (" + InvalidWhy(p) + ")");
   }
   line += "  | " + std::to_string(left) + " left, ETA " + HumanSeconds(left * per);
   out_ << line << std::endl;
@@ -649,13 +655,16 @@ void Runner::Progress(const PlannedRun& run, const PointRecord& p, double pct_la
 
 Status Runner::RunOne(const PlannedRun& run, RunRecord& rec, RunOutcome& outcome) {
   REAM_ASSIGN_OR_RETURN(auto stored, store_.ListPoints(rec.id));
-  std::map<double, PointData> have;  // target → stored point (with its sojourn histogram)
+  // (target, attempt) → stored point (with its sojourn histogram). A knee search measures a
+  // level again when its point was invalid; on --resume it asks for the same (level,
+  // attempt) pairs in the same order, so every stored attempt is reused, none repeated.
+  std::map<std::pair<double, int64_t>, PointData> have;
   for (auto& sp : stored) {
     PointData d;
     d.point = sp;
     auto hs = store_.GetHistograms(sp.id);
     if (hs.ok()) d.histograms = std::move(hs).value();
-    have.emplace(sp.target_qps, std::move(d));
+    have.emplace(std::make_pair(sp.target_qps, sp.attempt), std::move(d));
   }
   int64_t next_seq = 0;
   for (const auto& [q, d] : have) next_seq = std::max(next_seq, d.point.seq + 1);
@@ -674,8 +683,8 @@ Status Runner::RunOne(const PlannedRun& run, RunRecord& rec, RunOutcome& outcome
   bool run_failed = false;
   std::string run_failure;
   // Measures one level (or returns the stored one), keeping the workload up as the spec says.
-  auto level = [&](double qps) -> Result<PointData> {
-    if (auto it = have.find(qps); it != have.end()) {
+  auto level = [&](double qps, int attempt) -> Result<PointData> {
+    if (auto it = have.find({qps, attempt}); it != have.end()) {
       ++outcome.points_skipped;
       return it->second;
     }
@@ -692,6 +701,7 @@ Status Runner::RunOne(const PlannedRun& run, RunRecord& rec, RunOutcome& outcome
     }
     auto started = Clock::now();
     REAM_ASSIGN_OR_RETURN(PointData d, MeasureLevel(*wl, run, rec.id, qps, next_seq));
+    d.point.attempt = attempt;
     auto id = store_.InsertPoint(d);
     if (!id.ok()) return id.status();
     d.point.id = *id;
@@ -701,7 +711,7 @@ Status Runner::RunOne(const PlannedRun& run, RunRecord& rec, RunOutcome& outcome
     ++outcome.points_stored;
     if (d.point.status != "ok") ++outcome.points_failed;
     Progress(run, d.point, PercentileUs(d));
-    have.emplace(qps, d);
+    have.emplace(std::make_pair(qps, int64_t{attempt}), d);
     return d;
   };
 
@@ -710,7 +720,7 @@ Status Runner::RunOne(const PlannedRun& run, RunRecord& rec, RunOutcome& outcome
     int invalid_streak = 0;
     bool seen_valid = false;
     for (double qps : run.grid_qps) {
-      auto d = level(qps);
+      auto d = level(qps, 0);
       if (!d.ok()) {
         result = d.status();
         break;
@@ -729,7 +739,7 @@ Status Runner::RunOne(const PlannedRun& run, RunRecord& rec, RunOutcome& outcome
       invalid_streak = valid ? 0 : (seen_valid ? invalid_streak + 1 : 0);
       if (spec_.sweep.stop_after_invalid > 0 && invalid_streak >= spec_.sweep.stop_after_invalid) {
         int skipped = 0;
-        for (double q : run.grid_qps) skipped += q > qps && !have.count(q);
+        for (double q : run.grid_qps) skipped += q > qps && !have.count({q, 0});
         planned_points_ -= skipped;
         out_ << "  " << invalid_streak << " invalid point(s) in a row after valid ones: the workload is "
              << "past saturation; " << skipped << " higher level(s) skipped (sweep.stop_after_invalid)\n";
@@ -738,9 +748,25 @@ Status Runner::RunOne(const PlannedRun& run, RunRecord& rec, RunOutcome& outcome
     }
   } else {
     std::optional<double> target;
-    KneeOptions ko{spec_.sweep.low, spec_.sweep.high, spec_.sweep.precision, spec_.sweep.max_points};
-    auto measure = [&](double qps) -> Result<KneeProbe> {
-      REAM_ASSIGN_OR_RETURN(PointData d, level(qps));
+    KneeOptions ko{spec_.sweep.low, spec_.sweep.high, spec_.sweep.precision, spec_.sweep.max_points,
+                   spec_.sweep.remeasure_invalid};
+    // The reasons the last attempt at a level was invalid.
+    auto why_invalid = [&](double qps, int attempt) {
+      auto it = have.find({qps, attempt});
+      return it == have.end() ? std::string("no point stored") : InvalidWhy(it->second.point);
+    };
+    auto measure = [&](double qps, int attempt) -> Result<KneeProbe> {
+      if (attempt > 0 && !have.count({qps, attempt})) {
+        out_ << "  measuring " << Fmt("%.6g", qps) << " QPS again (attempt " << attempt + 1 << " of at most "
+             << ko.remeasure_invalid + 1 << "): the last point there was invalid (" << why_invalid(qps, attempt - 1)
+             << "), a failed measurement that says nothing about QoS (sweep.remeasure_invalid)\n";
+      }
+      REAM_ASSIGN_OR_RETURN(PointData d, level(qps, attempt));
+      // Invalid: the generator could not keep its schedule. A failed point (the workload
+      // died) is an answer, not a failed measurement: it misses QoS and is not measured again.
+      if (d.point.status == "ok" && !d.point.valid.value_or(false)) {
+        return KneeProbe{qps, false, PercentileUs(d), /*valid=*/false};
+      }
       if (!target) {
         REAM_ASSIGN_OR_RETURN(double t, DeriveTarget(d, run));
         target = t;
@@ -758,13 +784,30 @@ Status Runner::RunOne(const PlannedRun& run, RunRecord& rec, RunOutcome& outcome
       // Interpolate now that the target is known.
       const KneeResult& k = *knee;
       planned_points_ -= spec_.sweep.max_points - static_cast<int>(k.probes.size());
-      if (k.below_range) {
+      bool low_unmeasured = false;
+      for (const auto& l : k.invalid_levels) {
+        low_unmeasured = low_unmeasured || l.qps == spec_.sweep.low;
+        out_ << "  knee: " << Fmt("%.6g", l.qps) << " QPS could not be measured validly after " << l.attempts
+             << " attempt(s) (last: " << why_invalid(l.qps, l.attempts - 1)
+             << "); counted as not meeting QoS, so no capacity is claimed from it\n";
+      }
+      int again = 0;
+      for (const auto& p : k.probes) again += p.attempt > 0;
+      std::string points = std::to_string(k.probes.size()) + " points" +
+                           (again ? ", " + std::to_string(again) + " of them re-measurements of invalid ones" : "");
+      if (k.below_range && low_unmeasured) {
+        out_ << "  knee: not found: sweep.low (" << Fmt("%.6g", spec_.sweep.low)
+             << " QPS) was never measured validly, so no load in range is claimed to meet QoS\n";
+      } else if (k.below_range) {
         out_ << "  knee: even " << Fmt("%.6g", spec_.sweep.low) << " QPS misses QoS (below sweep.low)\n";
       } else if (k.above_range) {
         out_ << "  knee: " << Fmt("%.6g", spec_.sweep.high) << " QPS still meets QoS (above sweep.high)\n";
+      } else if (!k.first_fail) {
+        out_ << "  knee: " << Fmt("%.6g", *k.last_pass) << " QPS meets QoS; max_points reached before sweep.high "
+             << "was measured (" << points << ")\n";
       } else {
         out_ << "  knee: highest load meeting QoS " << Fmt("%.6g", *k.last_pass) << " QPS, first failing "
-             << Fmt("%.6g", *k.first_fail) << " QPS (" << k.probes.size() << " points"
+             << Fmt("%.6g", *k.first_fail) << " QPS (" << points
              << (k.converged ? ", within " + Fmt("%g", spec_.sweep.precision * 100) + " %" : ", max_points reached")
              << ")\n";
       }
@@ -863,7 +906,9 @@ Result<RunOutcome> RunExperiment(Platform& p, const ExperimentSpec& spec, const 
           << "), partition " << r.partition.Label() << ", repetition " << r.repetition << ": ";
       if (plan.knee) {
         out << "knee search in [" << spec.sweep.low << ", " << spec.sweep.high << "] QPS to "
-            << spec.sweep.precision * 100 << " %, at most " << spec.sweep.max_points << " points\n";
+            << spec.sweep.precision * 100 << " %, at most " << spec.sweep.max_points
+            << " points (an invalid point's load measured again up to " << spec.sweep.remeasure_invalid
+            << " time(s))\n";
       } else {
         std::vector<std::string> q;
         for (double v : r.grid_qps) q.push_back(Fmt("%.6g", v));

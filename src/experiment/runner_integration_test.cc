@@ -65,6 +65,14 @@ class RunnerIntegration : public ::testing::Test {
     std::ofstream(path) << text;
     return path;
   }
+  // Runs `ream run SPEC --db DB` in the background and SIGKILLs it once `points` points are
+  // stored, i.e. mid-sweep. Returns its pid and how many points were stored at the kill; a
+  // test failure (with the run's log) when it stored fewer or was not killed by the signal.
+  struct Killed {
+    pid_t pid = -1;
+    int stored = 0;
+  };
+  Killed RunAndKillAfter(const std::string& spec, int points);
   std::filesystem::path dir_;
   std::string db_;
 };
@@ -105,6 +113,54 @@ int CountPoints(const std::string& db) {
   return static_cast<int>(st->Int(0));
 }
 
+RunnerIntegration::Killed RunnerIntegration::RunAndKillAfter(const std::string& spec, int points) {
+  std::string log = (dir_ / "first.log").string();
+  Killed k;
+  k.pid = fork();
+  if (k.pid < 0) {
+    ADD_FAILURE() << "fork failed";
+    return k;
+  }
+  if (k.pid == 0) {
+    freopen(log.c_str(), "w", stderr);
+    freopen(log.c_str(), "a", stdout);
+    execl(REAM_BINARY, REAM_BINARY, "run", spec.c_str(), "--db", db_.c_str(), nullptr);
+    _exit(127);
+  }
+  auto deadline = Clock::now() + std::chrono::seconds(60);
+  while (CountPoints(db_) < points && Clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  k.stored = CountPoints(db_);
+  if (k.stored < points) ADD_FAILURE() << "the first run stored too few points; its log:\n" << std::ifstream(log).rdbuf();
+  kill(k.pid, SIGKILL);
+  int st = 0;
+  waitpid(k.pid, &st, 0);
+  if (!WIFSIGNALED(st) || WTERMSIG(st) != SIGKILL) {
+    ADD_FAILURE() << "the first run was not killed mid-sweep; its log:\n" << std::ifstream(log).rdbuf();
+  }
+  return k;
+}
+
+// An experiment's status and the points of its only run; an empty status when it or that
+// run is not found.
+struct OnlyRun {
+  std::string status;
+  std::vector<PointRecord> points;
+};
+OnlyRun StoredOnlyRun(Store& s, const std::string& experiment) {
+  OnlyRun out;
+  auto e = s.FindExperiment(experiment);
+  if (!e.ok() || !e->has_value()) return out;
+  auto runs = s.ListRuns((*e)->id);
+  if (!runs.ok() || runs->size() != 1u) return out;
+  auto points = s.ListPoints((*runs)[0].id);
+  if (!points.ok()) return out;
+  out.status = (*e)->status;
+  out.points = std::move(points).value();
+  return out;
+}
+
 TEST_F(RunnerIntegration, SigkillMidSweepThenResumeStoresEveryPointExactlyOnce) {
   // A unique seed marks this test's workload processes in /proc.
   std::string marker = std::to_string(900000 + getpid() % 100000);
@@ -121,24 +177,8 @@ qps = [1000, 1500, 2000, 2500, 3000, 3500]
 [qos]
 target = "5ms"
 )");
-  std::string log = (dir_ / "first.log").string();
-  pid_t pid = fork();
-  ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    freopen(log.c_str(), "w", stderr);
-    freopen(log.c_str(), "a", stdout);
-    execl(REAM_BINARY, REAM_BINARY, "run", spec.c_str(), "--db", db_.c_str(), nullptr);
-    _exit(127);
-  }
-  // Kill it once two points are stored, i.e. mid-sweep.
-  auto deadline = Clock::now() + std::chrono::seconds(60);
-  while (CountPoints(db_) < 2 && Clock::now() < deadline) std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  int before_kill = CountPoints(db_);
-  ASSERT_GE(before_kill, 2) << "the first run stored too few points; its log:\n" << std::ifstream(log).rdbuf();
-  ASSERT_EQ(kill(pid, SIGKILL), 0);
-  int st = 0;
-  waitpid(pid, &st, 0);
-  ASSERT_TRUE(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
+  auto [pid, before_kill] = RunAndKillAfter(spec, 2);
+  ASSERT_FALSE(HasFailure());
   ASSERT_LT(before_kill, 6) << "the sweep finished before the kill; the test proves nothing";
   // The killed ream could not clean up: its workload's cgroup is still there (the next ream
   // start must remove it).
@@ -174,6 +214,59 @@ target = "5ms"
   EXPECT_TRUE(CgroupsOf(pid).empty());
   EXPECT_FALSE(fs::exists("/run/ream/" + std::to_string(pid) + "-1.state"));
   EXPECT_TRUE(ProcessesWith("--seed " + marker).empty());
+}
+
+// A knee search whose every point is invalid (no request is issued with zero lateness, and
+// 100 % must be timely): `low` is measured again twice (sweep.remeasure_invalid's default) and
+// the run says it could not be measured validly instead of that QoS was missed. Killed after
+// two attempts, --resume makes only the third: each (level, attempt) is stored exactly once.
+TEST_F(RunnerIntegration, KneeReMeasuresAnInvalidLevelAndResumeContinuesItsAttempts) {
+  std::string spec = Spec("remeasure", R"(name = "remeasure"
+[workload]
+builtin = "synthetic"
+args = ["--service", "const:20us"]
+[load]
+warmup = "200ms"
+duration = "600ms"
+response_timeout = "200ms"
+timely_tolerance = "0us"
+[sweep]
+mode = "knee"
+low = 1000
+high = 2000
+max_points = 6
+[qos]
+target = "5ms"
+min_timely_ratio = 1.0
+)");
+  auto [pid, before_kill] = RunAndKillAfter(spec, 2);
+  ASSERT_FALSE(HasFailure());
+  ASSERT_EQ(before_kill, 2) << "the kill came too late; the test proves nothing";
+
+  Exec resume = Ream("run " + spec + " --db " + db_ + " --resume");
+  ASSERT_EQ(resume.code, 0) << resume.output;
+  const auto npos = std::string::npos;
+  EXPECT_NE(resume.output.find("2 point(s) already stored"), npos) << resume.output;
+  EXPECT_NE(resume.output.find("measuring 1000 QPS again (attempt 3 of at most 3): the last point there was "
+                               "invalid (timely ratio"),
+            npos)
+      << resume.output;
+  EXPECT_NE(resume.output.find("knee: 1000 QPS could not be measured validly after 3 attempt(s)"), npos)
+      << resume.output;
+  EXPECT_NE(resume.output.find("knee: not found"), npos) << resume.output;
+  EXPECT_EQ(resume.output.find("misses QoS"), npos) << resume.output;
+
+  auto s = Store::Open(db_, false);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  OnlyRun run = StoredOnlyRun(*s, "remeasure");
+  EXPECT_EQ(run.status, "complete");
+  std::multiset<std::pair<double, int64_t>> levels;
+  for (const auto& p : run.points) {
+    levels.insert({p.target_qps, p.attempt});
+    EXPECT_EQ(p.status, "ok");
+    EXPECT_FALSE(p.valid.value_or(true));
+  }
+  EXPECT_EQ(levels, (std::multiset<std::pair<double, int64_t>>{{1000, 0}, {1000, 1}, {1000, 2}}));
 }
 
 TEST_F(RunnerIntegration, WorkloadCrashingAtOneLevelIsStoredAsFailedAndTheRunGoesOn) {

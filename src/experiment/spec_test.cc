@@ -70,6 +70,28 @@ TEST(Spec, WrongTypesAndImpossibleValues) {
   EXPECT_NE(Err("name = \"t\"\n[workload\n").find("x.toml:2"), std::string::npos);
 }
 
+TEST(Spec, RemeasureInvalidIsAKneeKeyDefaultingToTwo) {
+  const std::string knee = "name = \"t\"\n[workload]\nbuiltin = \"kv\"\n[sweep]\nmode = \"knee\"\nlow = 1000\nhigh = 5000\n";
+  auto d = ParseSpec(knee, "x.toml");
+  ASSERT_TRUE(d.ok()) << d.status().ToString();
+  EXPECT_EQ(d->sweep.remeasure_invalid, 2);
+  auto r = ParseSpec(knee + "remeasure_invalid = 0\n", "x.toml");
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->sweep.remeasure_invalid, 0);
+  EXPECT_EQ(r->ToJson()["sweep"]["remeasure_invalid"], 0);
+  auto five = ParseSpec(knee + "remeasure_invalid = 5\n", "x.toml");
+  ASSERT_TRUE(five.ok()) << five.status().ToString();
+  EXPECT_EQ(five->sweep.remeasure_invalid, 5);
+
+  std::string negative = Err(knee + "remeasure_invalid = -1\n");
+  EXPECT_NE(negative.find("x.toml:8: sweep.remeasure_invalid is -1"), std::string::npos) << negative;
+  std::string type = Err(knee + "\nremeasure_invalid = \"twice\"\n");
+  EXPECT_NE(type.find("x.toml:9: sweep.remeasure_invalid must be an integer"), std::string::npos) << type;
+  std::string grid = Err(std::string(kMinimal) + "remeasure_invalid = 2\n");
+  EXPECT_NE(grid.find("x.toml:6: sweep.remeasure_invalid applies to mode = \"knee\" only"), std::string::npos)
+      << grid;
+}
+
 TEST(Spec, RangeExpandsToItsLevels) {
   auto r = ParseSpec("name = \"t\"\n[workload]\nbuiltin = \"kv\"\n[sweep]\nstart = 1000\nstop = 5000\nsteps = 5\n",
                      "x.toml");

@@ -98,6 +98,46 @@ CREATE TABLE timelines (
   timeline_json TEXT NOT NULL
 );
 )sql",
+    // 1 -> 2: a knee search measures a load again when its point was invalid, so a run may
+    // hold several points at one load, told apart by `attempt` (0 for every existing point).
+    // SQLite cannot change a table's UNIQUE constraint: the table is rebuilt (Migrate turns
+    // foreign keys off meanwhile, so the histograms and timelines keep their points).
+    R"sql(
+CREATE TABLE points_v2 (
+  id INTEGER PRIMARY KEY,
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  seq INTEGER NOT NULL,
+  target_qps REAL NOT NULL,
+  status TEXT NOT NULL,
+  failure TEXT NOT NULL DEFAULT '',
+  workload_exit_code INTEGER,
+  workload_exit TEXT NOT NULL DEFAULT '',
+  valid INTEGER,
+  invalid_reasons TEXT NOT NULL DEFAULT '[]',
+  service_reported INTEGER,
+  issued INTEGER, completed INTEGER, errors INTEGER,
+  achieved_qps REAL, throughput_qps REAL, timely_ratio REAL, timely_tolerance_us REAL,
+  latency_mean_us REAL, latency_stddev_us REAL, latency_p50_us REAL, latency_p95_us REAL,
+  latency_p99_us REAL, latency_p999_us REAL, latency_max_us REAL,
+  service_mean_us REAL, service_p50_us REAL, service_p95_us REAL, service_p99_us REAL,
+  queue_mean_us REAL, queue_p95_us REAL,
+  lateness_p50_us REAL, lateness_p99_us REAL, lateness_max_us REAL,
+  generator_cpu_s REAL, duration_s REAL,
+  cpu_util REAL, server_cpu_s REAL, net_rx_bps REAL, net_tx_bps REAL,
+  disk_read_bps REAL, disk_write_bps REAL, disk_read_iops REAL, disk_write_iops REAL,
+  mem_bytes REAL, mem_bw_bps REAL, llc_occupancy_bytes REAL,
+  unavailable_json TEXT NOT NULL DEFAULT '{}',
+  generator_json TEXT NOT NULL DEFAULT 'null',
+  monitor_json TEXT NOT NULL DEFAULT 'null',
+  started_ns INTEGER NOT NULL,
+  attempt INTEGER NOT NULL DEFAULT 0,
+  UNIQUE (run_id, target_qps, attempt)
+);
+INSERT INTO points_v2 SELECT *, 0 FROM points;
+DROP TABLE points;
+ALTER TABLE points_v2 RENAME TO points;
+CREATE INDEX points_by_run ON points(run_id, seq);
+)sql",
 };
 constexpr int kMigrationCount = sizeof(kMigrations) / sizeof(kMigrations[0]);
 static_assert(kMigrationCount == kStoreSchemaVersion);
@@ -157,8 +197,8 @@ const DoubleColumn kDoubleColumns[] = {
 };
 
 // The fixed columns of `points` before the metric columns, in SELECT order.
-const char* const kPointHead[] = {"id",    "run_id",           "seq",          "target_qps",
-                                  "status", "failure",         "workload_exit_code",
+const char* const kPointHead[] = {"id",     "run_id",  "seq",                "target_qps",
+                                  "attempt", "status", "failure", "workload_exit_code",
                                   "workload_exit", "valid",    "invalid_reasons",
                                   "service_reported"};
 const char* const kPointTail[] = {"unavailable_json", "generator_json", "monitor_json",
@@ -243,6 +283,7 @@ nlohmann::json PointToJson(const PointRecord& p) {
   j["run_id"] = p.run_id;
   j["seq"] = p.seq;
   j["target_qps"] = p.target_qps;
+  j["attempt"] = p.attempt;
   j["status"] = p.status;
   j["failure"] = p.failure;
   j["workload_exit_code"] = p.workload_exit_code ? nlohmann::json(*p.workload_exit_code) : nlohmann::json(nullptr);
@@ -264,6 +305,14 @@ nlohmann::json PointToJson(const PointRecord& p) {
 }
 
 Result<Store> Store::Open(const std::string& path, bool create) {
+  return OpenMigrated(path, create, kStoreSchemaVersion);
+}
+
+Result<Store> Store::CreateAtSchemaVersionForTesting(const std::string& path, int version) {
+  return OpenMigrated(path, true, version);
+}
+
+Result<Store> Store::OpenMigrated(const std::string& path, bool create, int version) {
   REAM_ASSIGN_OR_RETURN(sql::Database db, sql::Database::Open(path, create, false));
   Store s;
   s.db_ = std::move(db);
@@ -272,7 +321,7 @@ Result<Store> Store::Open(const std::string& path, bool create) {
   REAM_RETURN_IF_ERROR(s.db_.Exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; "
                                   "PRAGMA foreign_keys=ON;")
                            .Annotate("opening results database"));
-  REAM_RETURN_IF_ERROR(s.Migrate());
+  REAM_RETURN_IF_ERROR(s.Migrate(version));
   return s;
 }
 
@@ -294,10 +343,13 @@ Result<Store> Store::OpenReadOnly(const std::string& path) {
   return s;
 }
 
-Status Store::Migrate() {
-  REAM_ASSIGN_OR_RETURN(auto st, db_.Prepare("PRAGMA user_version"));
-  REAM_ASSIGN_OR_RETURN(bool row, st.Step());
-  int version = row ? static_cast<int>(st.Int(0)) : 0;
+Status Store::Migrate(int target) {
+  int version = 0;
+  {
+    REAM_ASSIGN_OR_RETURN(auto st, db_.Prepare("PRAGMA user_version"));
+    REAM_ASSIGN_OR_RETURN(bool row, st.Step());
+    version = row ? static_cast<int>(st.Int(0)) : 0;
+  }
   if (version > kStoreSchemaVersion) {
     return Corrupt(db_.path() + " has results schema version " + std::to_string(version) +
                    ", newer than this ream's " + std::to_string(kStoreSchemaVersion) +
@@ -311,16 +363,32 @@ Status Store::Migrate() {
       return Corrupt(db_.path() + " is an SQLite database but not a ream results store");
     }
   }
-  while (version < kStoreSchemaVersion) {
-    sql::Transaction tx(db_);
-    REAM_RETURN_IF_ERROR(tx.begin_status());
-    REAM_RETURN_IF_ERROR(db_.Exec(kMigrations[version])
-                             .Annotate("migrating results schema to version " +
-                                       std::to_string(version + 1)));
-    REAM_RETURN_IF_ERROR(db_.Exec("PRAGMA user_version = " + std::to_string(version + 1)));
-    REAM_RETURN_IF_ERROR(tx.Commit());
-    ++version;
+  if (version >= target) {
+    schema_version_ = version;
+    return Status::Ok();
   }
+  // A migration may rebuild a table that others reference: with foreign keys on, dropping the
+  // old table would cascade into them. Off for the migrations (it cannot change inside a
+  // transaction), checked before each commit, and on again after.
+  REAM_RETURN_IF_ERROR(db_.Exec("PRAGMA foreign_keys=OFF"));
+  Status migrated = [&]() -> Status {
+    for (; version < target; ++version) {
+      std::string to = "migrating results schema to version " + std::to_string(version + 1);
+      sql::Transaction tx(db_);
+      REAM_RETURN_IF_ERROR(tx.begin_status());
+      REAM_RETURN_IF_ERROR(db_.Exec(kMigrations[version]).Annotate(to));
+      {
+        REAM_ASSIGN_OR_RETURN(auto check, db_.Prepare("PRAGMA foreign_key_check"));
+        REAM_ASSIGN_OR_RETURN(bool dangling, check.Step());
+        if (dangling) return Corrupt(to + ": a row of table " + check.Text(0) + " lost its reference");
+      }
+      REAM_RETURN_IF_ERROR(db_.Exec("PRAGMA user_version = " + std::to_string(version + 1)));
+      REAM_RETURN_IF_ERROR(tx.Commit());
+    }
+    return Status::Ok();
+  }();
+  REAM_RETURN_IF_ERROR(db_.Exec("PRAGMA foreign_keys=ON"));
+  REAM_RETURN_IF_ERROR(migrated);
   schema_version_ = version;
   return Status::Ok();
 }
@@ -488,6 +556,7 @@ Result<int64_t> Store::InsertPoint(const PointData& data) {
   st.Bind(i++, p.run_id);
   st.Bind(i++, p.seq);
   st.Bind(i++, p.target_qps);
+  st.Bind(i++, p.attempt);
   st.Bind(i++, p.status);
   st.Bind(i++, p.failure);
   st.Bind(i++, p.workload_exit_code);
@@ -506,7 +575,8 @@ Result<int64_t> Store::InsertPoint(const PointData& data) {
   if (s.code() == StatusCode::kAlreadyExists) {
     return Status(StatusCode::kAlreadyExists,
                   "run " + std::to_string(p.run_id) + " already has a point at " +
-                      std::to_string(p.target_qps) + " QPS in " + db_.path());
+                      std::to_string(p.target_qps) + " QPS (attempt " + std::to_string(p.attempt) +
+                      ") in " + db_.path());
   }
   REAM_RETURN_IF_ERROR(s);
   int64_t point_id = db_.LastInsertId();
@@ -543,6 +613,7 @@ Result<std::vector<PointRecord>> Store::ListPoints(int64_t run_id) {
     p.run_id = st.Int(c++);
     p.seq = st.Int(c++);
     p.target_qps = st.Double(c++);
+    p.attempt = st.Int(c++);
     p.status = st.Text(c++);
     p.failure = st.Text(c++);
     p.workload_exit_code = st.OptInt(c++);

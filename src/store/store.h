@@ -23,7 +23,7 @@
 namespace ream {
 
 // The schema version this build writes; older databases are migrated on open.
-inline constexpr int kStoreSchemaVersion = 1;
+inline constexpr int kStoreSchemaVersion = 2;
 
 // The QoS rule and validity thresholds of an experiment, as its spec set them.
 struct QosSettings {
@@ -88,6 +88,9 @@ struct PointRecord {
   int64_t run_id = 0;
   int64_t seq = 0;            // order of measurement within the run
   double target_qps = 0;
+  // 0: the level's first measurement; 1, 2, …: a knee search measuring the level again
+  // because the attempt before was invalid (sweep.remeasure_invalid).
+  int64_t attempt = 0;
   std::string status = "ok";  // "ok": measured; "failed": the run of this level failed
   std::string failure;        // why it failed ("workload exited with status 139 (SIGSEGV)")
   std::optional<int64_t> workload_exit_code;  // the workload's exit status when it died
@@ -144,6 +147,10 @@ class Store {
   // Read-only: no migration; fails with InvalidArgument if the schema is older/newer.
   static Result<Store> OpenReadOnly(const std::string& path);
 
+  // A new database migrated only up to `version` (≤ kStoreSchemaVersion), to test the
+  // migrations after it on a database as an older ream left it.
+  static Result<Store> CreateAtSchemaVersionForTesting(const std::string& path, int version);
+
   int schema_version() const { return schema_version_; }
   const std::string& path() const { return db_.path(); }
 
@@ -164,7 +171,8 @@ class Store {
   Result<std::vector<RunRecord>> ListRuns(int64_t experiment_id);
 
   // Points. InsertPoint writes the point, its histograms and its timeline in one
-  // transaction; AlreadyExists when the run already has a point at that target_qps.
+  // transaction; AlreadyExists when the run already has a point at that target_qps and
+  // attempt.
   Result<int64_t> InsertPoint(const PointData& data);
   Result<std::vector<PointRecord>> ListPoints(int64_t run_id);
   Result<std::map<std::string, Histogram>> GetHistograms(int64_t point_id);
@@ -176,7 +184,8 @@ class Store {
   sql::Database& db() { return db_; }
 
  private:
-  Status Migrate();
+  static Result<Store> OpenMigrated(const std::string& path, bool create, int version);
+  Status Migrate(int target);
   sql::Database db_;
   int schema_version_ = 0;
 };

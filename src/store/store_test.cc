@@ -34,6 +34,18 @@ class StoreTest : public ::testing::Test {
     return e;
   }
 
+  // A new experiment `name` with one run in `s`; the run's id (0 after a test failure).
+  int64_t NewRun(Store& s, const std::string& name) {
+    auto id = s.CreateExperiment(Exp(name));
+    EXPECT_TRUE(id.ok()) << id.status().ToString();
+    RunRecord r;
+    r.experiment_id = id.value_or(0);
+    r.key = {"1-ST", "default", 0};
+    auto run = s.EnsureRun(r);
+    EXPECT_TRUE(run.ok()) << run.status().ToString();
+    return run.ok() ? run->id : 0;
+  }
+
   std::filesystem::path dir_;
   std::string path_;
 };
@@ -117,6 +129,84 @@ TEST_F(StoreTest, RoundTripsExperimentRunPointHistogramTimeline) {
   auto tl = s->GetTimeline(point_id);
   ASSERT_TRUE(tl.ok());
   EXPECT_EQ((*tl)["interval_ms"], 250);
+}
+
+TEST_F(StoreTest, ALoadLevelMayBeMeasuredAgainAsAFurtherAttempt) {
+  auto s = Store::Open(path_);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  int64_t run_id = NewRun(*s, "e");
+  ASSERT_FALSE(HasFailure());
+  PointData d;
+  d.point.run_id = run_id;
+  d.point.target_qps = 1000;
+  d.point.valid = false;
+  d.point.invalid_reasons = {"timely ratio 96.6 % < 97.5 %"};
+  ASSERT_TRUE(s->InsertPoint(d).ok());
+  d.point.seq = 1;
+  d.point.attempt = 1;
+  d.point.valid = true;
+  d.point.invalid_reasons.clear();
+  ASSERT_TRUE(s->InsertPoint(d).ok());
+  auto again = s->InsertPoint(d);
+  EXPECT_EQ(again.status().code(), StatusCode::kAlreadyExists);
+  EXPECT_NE(again.status().message().find("attempt 1"), std::string::npos) << again.status().message();
+  auto points = s->ListPoints(run_id);
+  ASSERT_TRUE(points.ok());
+  ASSERT_EQ(points->size(), 2u);
+  EXPECT_EQ((*points)[0].attempt, 0);
+  EXPECT_FALSE((*points)[0].valid.value_or(true));
+  EXPECT_EQ((*points)[1].attempt, 1);
+  EXPECT_TRUE((*points)[1].valid.value_or(false));
+  EXPECT_EQ(PointToJson((*points)[1])["attempt"], 1);
+}
+
+// A database as ream left it before points had attempts (schema 1): the migration rebuilds
+// `points` and keeps every point with its histograms and timeline.
+TEST_F(StoreTest, MigratesSchemaOneKeepingPointsHistogramsAndTimelines) {
+  int64_t run_id = 0;
+  {
+    auto s = Store::CreateAtSchemaVersionForTesting(path_, 1);
+    ASSERT_TRUE(s.ok()) << s.status().ToString();
+    EXPECT_EQ(s->schema_version(), 1);
+    run_id = NewRun(*s, "old");
+    ASSERT_FALSE(HasFailure());
+    ASSERT_TRUE(s->db()
+                    .Exec("INSERT INTO points (id, run_id, seq, target_qps, status, valid, latency_p95_us, "
+                          "started_ns) VALUES (7, " + std::to_string(run_id) + ", 0, 1000, 'ok', 1, 250, 1);"
+                          "INSERT INTO histograms (point_id, kind, encoded) VALUES (7, 'sojourn', 'x');"
+                          "INSERT INTO timelines (point_id, timeline_json) VALUES (7, '{\"interval_s\":0.25}');")
+                    .ok());
+  }
+  auto s = Store::Open(path_);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_EQ(s->schema_version(), kStoreSchemaVersion);
+  EXPECT_TRUE(s->IntegrityCheck().ok());
+  auto points = s->ListPoints(run_id);
+  ASSERT_TRUE(points.ok()) << points.status().ToString();
+  ASSERT_EQ(points->size(), 1u);
+  EXPECT_EQ((*points)[0].id, 7);
+  EXPECT_EQ((*points)[0].attempt, 0);
+  EXPECT_EQ((*points)[0].latency_p95_us.value_or(0), 250);
+  auto count = [&](const std::string& table) {
+    auto st = s->db().Prepare("SELECT count(*) FROM " + table);
+    return st.ok() && st->Step().value_or(false) ? st->Int(0) : -1;
+  };
+  EXPECT_EQ(count("histograms"), 1);
+  auto tl = s->GetTimeline(7);
+  ASSERT_TRUE(tl.ok());
+  EXPECT_EQ((*tl)["interval_s"], 0.25);
+  // The rebuilt table keeps its constraints: a second attempt at the level is a new point,
+  // and removing the run still removes its points and their histograms.
+  PointData d;
+  d.point.run_id = run_id;
+  d.point.target_qps = 1000;
+  EXPECT_EQ(s->InsertPoint(d).status().code(), StatusCode::kAlreadyExists);
+  d.point.attempt = 1;
+  EXPECT_TRUE(s->InsertPoint(d).ok());
+  ASSERT_TRUE(s->db().Exec("DELETE FROM runs").ok());
+  EXPECT_EQ(count("points"), 0);
+  EXPECT_EQ(count("histograms"), 0);
+  EXPECT_EQ(count("timelines"), 0);
 }
 
 TEST_F(StoreTest, DuplicateExperimentNameIsRefusedWithAHint) {
