@@ -205,6 +205,21 @@ Result<Prepared> Validate(Platform& p, const ExperimentSpec& spec, const Plan& p
   lo.get_ratio = spec.load.get_ratio;
   Status ls = ValidateLoadOptions(lo);
   if (!ls.ok()) return InvalidArgument(SpecAt(spec, 0) + "[load]: " + ls.message());
+  // The client codec, as `ream load` will build it: an unknown protocol, a malformed HTTP
+  // path, or a get/set mix the protocol cannot send fails here, before any workload starts.
+  lo.codec.value_bytes = static_cast<size_t>(spec.load.value_bytes);
+  lo.codec.http_path = spec.load.http_path;
+  lo.codec.http_method = spec.load.http_method;
+  auto codec = MakeClientCodec(spec.workload.protocol, lo.codec);
+  if (!codec.ok()) {
+    return InvalidArgument(SpecAt(spec, spec.workload.line) + "workload.protocol / [load]: " + codec.status().message());
+  }
+  if (!(*codec)->capabilities().supports_set && spec.load.get_ratio < 1) {
+    return InvalidArgument(SpecAt(spec, 0) + "load.get_ratio = " + Fmt("%g", spec.load.get_ratio) + ": protocol \"" +
+                           spec.workload.protocol + "\" with load.http_method = \"" + spec.load.http_method +
+                           "\" sends every request the same way, so there are no sets; use get_ratio = 1 or "
+                           "http_method = \"auto\"");
+  }
   if (!spec.workload.command.empty()) {
     const std::string& prog = spec.workload.command[0];
     bool found = prog.find('/') != std::string::npos ? p.Exists(prog) : p.FindExecutable(prog).ok();
@@ -536,6 +551,7 @@ Result<PointData> Runner::MeasureLevel(Workload& wl, const PlannedRun& run, int6
       "--min-timely", Fmt("%.6g", spec_.qos.min_timely_ratio),
       "--max-rate-error", Fmt("%.6g", spec_.qos.max_rate_error),
       "--response-timeout", ms(l.response_timeout),
+      "--http-path", l.http_path, "--http-method", l.http_method,
       "--json", "/dev/stdout"};
   // The generator runs in a sandbox of its own whose cpuset is the generator's CPUs: it never
   // competes with the workload for a CPU.

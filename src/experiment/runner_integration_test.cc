@@ -338,6 +338,17 @@ TEST_F(RunnerIntegration, BadSpecsFailFastNamingTheCause) {
       << place.output;
   if (!smt) EXPECT_NE(place.output.find("SMT"), std::string::npos) << place.output;
 
+  // A protocol ream cannot speak, and an HTTP method that leaves no way to send the mix's sets.
+  const std::string http = "name = \"t\"\n[workload]\ncommand = [\"sleep\", \"60\"]\nport = 1\nprotocol = ";
+  Exec gopher = Ream("run " + Spec("gopher", http + "\"gopher\"\n[sweep]\nqps = [1000]\n") + " --db " + db_);
+  EXPECT_EQ(gopher.code, 2) << gopher.output;
+  EXPECT_NE(gopher.output.find("gopher"), std::string::npos) << gopher.output;
+  EXPECT_NE(gopher.output.find("memcached"), std::string::npos) << gopher.output;  // the known ones
+  Exec get_only = Ream("run " + Spec("getonly", http + "\"http\"\n[load]\nhttp_method = \"GET\"\n[sweep]\nqps = [1000]\n") +
+                       " --db " + db_);
+  EXPECT_EQ(get_only.code, 2) << get_only.output;
+  EXPECT_NE(get_only.output.find("load.get_ratio = 0.9"), std::string::npos) << get_only.output;
+
   // None of these created a database: they failed before anything was run or stored.
   EXPECT_FALSE(fs::exists(db_));
 

@@ -258,6 +258,11 @@ Status ParseLoad(const Section& s, LoadSpec* l) {
                                   std::chrono::microseconds(0), std::chrono::microseconds(10000000)));
   REAM_RETURN_IF_ERROR(s.Duration("response_timeout", &l->response_timeout, std::chrono::milliseconds(10),
                                   std::chrono::milliseconds(600000)));
+  REAM_RETURN_IF_ERROR(s.String("http_path", &l->http_path));
+  if (auto* n = s.Get("http_path"); n && (l->http_path.empty() || l->http_path[0] != '/')) {
+    return s.Error(*n, "http_path", "is \"" + l->http_path + "\"; it must start with '/' (e.g. \"/item/{key}\")");
+  }
+  REAM_RETURN_IF_ERROR(s.OneOf("http_method", &l->http_method, {"auto", "GET", "POST"}));
   return Status::Ok();
 }
 
@@ -562,7 +567,8 @@ Result<ExperimentSpec> ParseSpec(const std::string& text, const std::string& sou
     REAM_RETURN_IF_ERROR(ParseLoad(Section(*l, "load", source,
                                            {"arrival", "key_dist", "keys", "get_ratio", "value_bytes",
                                             "connections", "threads", "warmup", "duration",
-                                            "timely_tolerance", "response_timeout"}),
+                                            "timely_tolerance", "response_timeout", "http_path",
+                                            "http_method"}),
                                    &spec.load));
   }
   REAM_RETURN_IF_ERROR(err);
@@ -627,7 +633,8 @@ nlohmann::json ExperimentSpec::ToJson() const {
                {"threads", load.threads},     {"warmup_ms", ms(load.warmup)},
                {"duration_ms", ms(load.duration)},
                {"timely_tolerance_us", std::chrono::duration<double, std::micro>(load.timely_tolerance).count()},
-               {"response_timeout_ms", ms(load.response_timeout)}};
+               {"response_timeout_ms", ms(load.response_timeout)},
+               {"http_path", load.http_path},  {"http_method", load.http_method}};
   j["sweep"] = {{"mode", sweep.mode},           {"qps", sweep.qps},
                 {"low", sweep.low},             {"high", sweep.high},
                 {"precision", sweep.precision}, {"max_points", sweep.max_points},

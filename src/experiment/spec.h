@@ -46,9 +46,12 @@ struct LoadSpec {
   std::chrono::milliseconds duration{5000};
   std::chrono::microseconds timely_tolerance{20};
   // After the window: how long the generator waits for outstanding responses (those still
-  // missing count as errors). `ream load` spends it even when nothing is outstanding, so it
-  // adds to every point's wall time.
+  // missing count as errors). A level ends as soon as every response is in.
   std::chrono::milliseconds response_timeout{2000};
+  // protocol "http" only: the path template ("{key}" becomes the key) and the method ("auto":
+  // gets as GET, sets as POST; or GET / POST for every request).
+  std::string http_path = "/";
+  std::string http_method = "auto";
 };
 
 struct SweepSpec {

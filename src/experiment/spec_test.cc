@@ -52,6 +52,18 @@ TEST(Spec, NegativeRateIsRejectedWithItsLine) {
   EXPECT_NE(knee.find("sweep.low"), std::string::npos) << knee;
 }
 
+TEST(Spec, HttpPathAndMethod) {
+  auto r = ParseSpec(std::string(kMinimal) + "[load]\nhttp_path = \"/item/{key}\"\nhttp_method = \"POST\"\n", "x.toml");
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->load.http_path, "/item/{key}");
+  EXPECT_EQ(r->load.http_method, "POST");
+  EXPECT_EQ(ParseSpec(kMinimal, "x.toml")->load.http_method, "auto");
+  std::string path = Err(std::string(kMinimal) + "[load]\nhttp_path = \"item\"\n");
+  EXPECT_NE(path.find("x.toml:7: load.http_path"), std::string::npos) << path;
+  std::string method = Err(std::string(kMinimal) + "[load]\nhttp_method = \"PUT\"\n");
+  EXPECT_NE(method.find("load.http_method is \"PUT\""), std::string::npos) << method;
+}
+
 TEST(Spec, WrongTypesAndImpossibleValues) {
   EXPECT_NE(Err(std::string(kMinimal) + "[load]\nconnections = \"four\"\n").find("load.connections must be an integer"),
             std::string::npos);
