@@ -5,7 +5,7 @@
 #
 # For each server it prints the peer tool's closed-loop maximum (requests/s), the highest rate
 # at which `ream load` stays valid (ream's own verdict: timely >= 97.5 %, achieved rate within
-# 2 %, Poisson send gaps, no errors) *and keeps up* (p99 sojourn <= $REAM_P99_LIMIT_US, since
+# 2 %, no errors) *and keeps up* (p99 sojourn <= $REAM_P99_LIMIT_US, since
 # an overloaded server's queue grows for the whole run, which a few-second window could
 # otherwise hide behind a still-valid send schedule), and their ratio. Target: ratio >= 0.9.
 #
@@ -13,7 +13,9 @@
 # Environment: SERVER_CPU (0), LOAD_CPU (1), CONNECTIONS (8), PEER_SECONDS (10),
 #   TRIAL_SECONDS (4), REAM_P99_LIMIT_US (5000), BENCH_NICE (0; e.g. -20 as root so that other
 #   work on a shared machine does not take the pinned CPUs from the servers and generators —
-#   it applies to both sides alike).
+#   it applies to both sides alike), TIMELY_TOLERANCE (ream's default, 20us; a machine whose
+#   own timer noise exceeds it — see bench/stalls.sh — needs a wider one, and the figure is
+#   only meaningful with the tolerance stated next to it, as this script prints it).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -26,6 +28,7 @@ peer_s=${PEER_SECONDS:-10}
 trial_s=${TRIAL_SECONDS:-4}
 p99_limit_us=${REAM_P99_LIMIT_US:-5000}
 bench_nice=${BENCH_NICE:-0}
+tolerance=${TIMELY_TOLERANCE:-20us}
 # Every load generator runs through this: pinned, at the chosen priority. (Servers are started
 # with the same nice/taskset prefix written out, so that $! is the server itself: nice and
 # taskset exec, a shell function would not.)
@@ -71,7 +74,7 @@ ream_trial() {
   local out=$tmp/trial.json
   on_cpu "$load_cpu" "$ream" load --target "127.0.0.1:$port" --qps "$qps" \
     --duration "${trial_s}s" --warmup 1s --connections "$conns" --threads 1 \
-    --json "$out" "$@" >/dev/null 2>&1 || true
+    --timely-tolerance "$tolerance" --json "$out" "$@" >/dev/null 2>&1 || true
   [ -s "$out" ] || { echo "false 0 0 no-json"; return; }
   python3 - "$out" "$p99_limit_us" <<'EOF'
 import json, sys
@@ -116,7 +119,7 @@ search_rate() {
 
 echo "bench/peers.sh: server on CPU $server_cpu, load generators on CPU $load_cpu," \
   "$conns connections, peer runs ${peer_s}s, ream trials ${trial_s}s (+1s warm-up)," \
-  "ream pass = valid and p99 <= ${p99_limit_us}us, nice $bench_nice"
+  "ream pass = valid (timely tolerance $tolerance) and p99 <= ${p99_limit_us}us, nice $bench_nice"
 echo "$(date -u +%FT%TZ) $(uname -r), $(nproc) CPUs, ream $("$ream" --version 2>/dev/null | head -1)"
 
 # --- Redis ------------------------------------------------------------------------------

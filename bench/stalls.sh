@@ -1,39 +1,155 @@
 #!/usr/bin/env bash
-# How much of its time a pinned, otherwise idle spin loop loses to stalls (gaps between two
-# clock reads) longer than 20 us, per CPU: the machine's own timing noise (hypervisor steal,
-# interrupts), which bounds how timely any open-loop generator can be here.
-# Usage: bench/stalls.sh [SECONDS]
+# The machine's own timing noise, which bounds how timely any open-loop generator can be here.
+# Three probes, each pinned:
+#   1. an otherwise idle spin loop per CPU: gaps between two clock reads longer than 20 us
+#      (hypervisor exits, interrupts), and the share of random instants that fall late by more
+#      than 20 / 50 / 100 us into such a gap -- the best timely ratio a perfect spinning
+#      generator could reach at that tolerance;
+#   2. the same after a sleep: sleep 800 us, then spin 250 us (what a generator does between
+#      sparse sends), on CPU 1;
+#   3. the cost of one write() of a request to a loopback TCP peer pinned to CPU 0 that answers
+#      it (an echo server), from CPU 1, every 1 ms and every 100 us: writing to a peer whose CPU
+#      is idle wakes that CPU, and on a virtual machine the wake-up (an IPI) can be slow. The
+#      time spent in write() delays the next send.
+# Usage: bench/stalls.sh [SECONDS]   (per spin probe; default 2)
 set -euo pipefail
 secs=${1:-2}
+case $secs in '' | *[!0-9]*) echo "stalls.sh: SECONDS must be a whole number, got '$secs'" >&2; exit 2 ;; esac
+[ "$(nproc)" -ge 2 ] || { echo "stalls.sh: needs 2 CPUs" >&2; exit 2; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cat > "$tmp/stalls.c" <<'C'
+#define _GNU_SOURCE
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
+
 static long long now(void) {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
   return t.tv_sec * 1000000000LL + t.tv_nsec;
 }
-int main(int argc, char** argv) {
-  long long dur = atoll(argv[1]) * 1000000000LL, s = now(), p = s, n20 = 0, n100 = 0, tot = 0, mx = 0;
+static void pin(int cpu) {
+  cpu_set_t s;
+  CPU_ZERO(&s);
+  CPU_SET(cpu, &s);
+  sched_setaffinity(0, sizeof s, &s);
+}
+
+// Continuous spin for `secs` seconds.
+static void spin(long long secs) {
+  long long dur = secs * 1000000000LL, s = now(), p = s, n20 = 0, n100 = 0, tot = 0, mx = 0;
+  double e20 = 0, e50 = 0, e100 = 0;
   for (;;) {
     long long t = now(), d = t - p;
-    if (d > 20000) { n20++; tot += d; }
-    if (d > 100000) n100++;
+    if (d > 20000) { n20++; tot += d; e20 += d - 20000; }
+    if (d > 50000) e50 += d - 50000;
+    if (d > 100000) { n100++; e100 += d - 100000; }
     if (d > mx) mx = d;
     p = t;
     if (t - s > dur) break;
   }
-  double secs = (p - s) / 1e9;
-  printf("stalls > 20 us: %.0f/s, > 100 us: %.0f/s, time lost: %.2f %%, longest: %lld us\n",
-         n20 / secs, n100 / secs, 100.0 * tot / (p - s), mx / 1000);
+  double T = p - s, secs_d = T / 1e9;
+  printf("stalls > 20 us: %.0f/s, > 100 us: %.0f/s, time lost: %.2f %%, longest: %lld us; "
+         "instants late by > 20 / 50 / 100 us: %.2f / %.2f / %.3f %%\n",
+         n20 / secs_d, n100 / secs_d, 100.0 * tot / T, mx / 1000, 100 * e20 / T, 100 * e50 / T,
+         100 * e100 / T);
+}
+
+// Sleep `sleep_us`, spin `spin_us`, `n` times: stalls inside the spins.
+static void sleep_then_spin(long sleep_us, long spin_us, int n) {
+  prctl(PR_SET_TIMERSLACK, 1);
+  double spun = 0, e20 = 0;
+  long long n20 = 0;
+  for (int i = 0; i < n; i++) {
+    struct timespec d = {0, sleep_us * 1000};
+    clock_nanosleep(CLOCK_MONOTONIC, 0, &d, 0);
+    long long s = now(), p = s;
+    for (;;) {
+      long long t = now(), dd = t - p;
+      p = t;
+      if (dd > 20000) { n20++; e20 += dd - 20000; }
+      if (t - s > spin_us * 1000) break;
+    }
+    spun += p - s;
+  }
+  printf("stalls > 20 us: %.0f per spun second; instants late by > 20 us: %.2f %%\n",
+         n20 / (spun / 1e9), 100 * e20 / spun);
+}
+
+// write() cost to an echo peer on CPU 0, one request every gap_us, from CPU 1.
+static void write_cost(long gap_us, int n) {
+  int ls = socket(AF_INET, SOCK_STREAM, 0), one = 1;
+  struct sockaddr_in a;
+  memset(&a, 0, sizeof a);
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(0x7f000001);
+  socklen_t al = sizeof a;
+  if (bind(ls, (void*)&a, sizeof a) || listen(ls, 1) || getsockname(ls, (void*)&a, &al)) {
+    perror("stalls: listen");
+    exit(1);
+  }
+  pid_t child = fork();
+  if (child == 0) {
+    pin(0);
+    int f = accept(ls, 0, 0);
+    char b[64];
+    setsockopt(f, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    for (;;) {
+      ssize_t r = read(f, b, sizeof b);
+      if (r <= 0 || write(f, b, (size_t)r) != r) _exit(0);
+    }
+  }
+  close(ls);
+  pin(1);
+  int f = socket(AF_INET, SOCK_STREAM, 0);
+  if (connect(f, (void*)&a, sizeof a)) { perror("stalls: connect"); exit(1); }
+  setsockopt(f, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  long long next = now() + gap_us * 1000, sum = 0, mx = 0;
+  int slow = 0;
+  char b[64];
+  for (int i = 0; i < n; i++) {
+    while (now() < next) (void)recv(f, b, sizeof b, MSG_DONTWAIT);
+    long long t = now();
+    if (write(f, "x", 1) != 1) { perror("stalls: write"); exit(1); }
+    long long d = now() - t;
+    sum += d;
+    slow += d > 20000;
+    if (d > mx) mx = d;
+    next += gap_us * 1000;
+  }
+  close(f);
+  waitpid(child, 0, 0);
+  printf("write() mean %.1f us, > 20 us in %.1f %% of sends, longest %lld us\n", sum / 1e3 / n,
+         100.0 * slow / n, mx / 1000);
+}
+
+int main(int argc, char** argv) {
+  if (argc == 3 && strcmp(argv[1], "spin") == 0) spin(atoll(argv[2]));
+  else if (argc == 3 && strcmp(argv[1], "sleepspin") == 0) sleep_then_spin(800, 250, atoi(argv[2]));
+  else if (argc == 4 && strcmp(argv[1], "write") == 0) write_cost(atol(argv[2]), atoi(argv[3]));
+  else return 2;
   return 0;
 }
 C
 cc -O2 -o "$tmp/stalls" "$tmp/stalls.c"
+echo "# $(date -u +%FT%TZ) $(uname -r), $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "1. continuous spin, ${secs} s per CPU:"
 for cpu in $(seq 0 $(($(nproc) - 1))); do
-  printf 'CPU %s: ' "$cpu"
-  taskset -c "$cpu" "$tmp/stalls" "$secs"
+  printf '   CPU %s: ' "$cpu"
+  taskset -c "$cpu" "$tmp/stalls" spin "$secs"
+done
+printf '2. sleep 800 us then spin 250 us, CPU 1, %s times: ' $((secs * 1000))
+taskset -c 1 "$tmp/stalls" sleepspin $((secs * 1000))
+for gap in 1000 100; do
+  printf '3. write() to an echo peer on CPU 0 every %s us, from CPU 1: ' "$gap"
+  "$tmp/stalls" write "$gap" $((secs * 1000000 / gap))
 done
