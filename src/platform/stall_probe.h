@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <initializer_list>
 #include <thread>
 
@@ -45,7 +46,14 @@ inline double StalledFraction(int cpu, int64_t duration_ns = 1'000'000'000,
 
 // True when every one of `cpus` loses at most `max_fraction` of a second to stalls > 20 us.
 // Prints each CPU's measured fraction, so a test's output carries the figure it acted on.
+// REAM_MAX_STALL_FRACTION (e.g. 1) raises the limit, so the theory comparisons assert on a
+// noisy machine too: it can turn a skip into a failure, never a failure into a pass.
 inline bool MachineIsQuiet(std::initializer_list<int> cpus = {0, 1}, double max_fraction = 0.01) {
+  if (const char* env = std::getenv("REAM_MAX_STALL_FRACTION")) {
+    char* end = nullptr;
+    double v = std::strtod(env, &end);
+    if (end != env && *end == '\0' && v > max_fraction) max_fraction = v;
+  }
   bool quiet = true;
   for (int cpu : cpus) {
     double stalled = StalledFraction(cpu);
