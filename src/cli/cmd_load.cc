@@ -36,6 +36,7 @@ struct LoadFlags {
   std::string response_timeout = "2s";
   std::string http_path = "/";
   std::string http_method = "auto";
+  std::string response_timing = "kernel";
 };
 
 Result<double> ParseQps(const std::string& text) {
@@ -77,6 +78,10 @@ Result<LoadOptions> BuildOptions(const LoadFlags& f) {
   o.codec.value_bytes = f.value_bytes;
   o.codec.http_path = f.http_path;
   o.codec.http_method = f.http_method;
+  if (f.response_timing != "kernel" && f.response_timing != "user") {
+    return InvalidArgument("--response-timing must be kernel or user, got '" + f.response_timing + "'");
+  }
+  o.kernel_rx_timestamps = f.response_timing == "kernel";
   o.min_timely_ratio = f.min_timely;
   o.max_rate_error = f.max_rate_error;
   REAM_RETURN_IF_ERROR(ValidateLoadOptions(o));
@@ -151,6 +156,10 @@ void AddLoadCommand(CLI::App& app, CommandList& commands) {
       ->capture_default_str();
   sub->add_option("--http-method", f->http_method,
                   "HTTP: auto (gets as GET, sets as POST with --value-bytes of body), GET or POST")
+      ->capture_default_str();
+  sub->add_option("--response-timing", f->response_timing,
+                  "kernel: time responses by the kernel's arrival stamps (SO_TIMESTAMPNS); user: by "
+                  "the clock after the generator reads them (adds its own wake-up)")
       ->capture_default_str();
   commands.push_back({sub, [f] { return RunLoadCommand(*f); }});
 }

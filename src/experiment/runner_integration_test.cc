@@ -336,7 +336,9 @@ TEST_F(RunnerIntegration, BadSpecsFailFastNamingTheCause) {
   EXPECT_NE(place.output.find("place.toml:3: scenario \"" + scenario + "\" cannot run on this machine"),
             std::string::npos)
       << place.output;
-  if (!smt) EXPECT_NE(place.output.find("SMT"), std::string::npos) << place.output;
+  if (!smt) {
+    EXPECT_NE(place.output.find("SMT"), std::string::npos) << place.output;
+  }
 
   // A protocol ream cannot speak, and an HTTP method that leaves no way to send the mix's sets.
   const std::string http = "name = \"t\"\n[workload]\ncommand = [\"sleep\", \"60\"]\nport = 1\nprotocol = ";

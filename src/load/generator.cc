@@ -68,6 +68,10 @@ struct ThreadState {
   int64_t prev_send_ns = -1;
   int64_t cpu_begin_ns = -1, cpu_end_ns = -1;
   bool has_server_times = false;
+  // Responses timed by the kernel's arrival stamps (see LoadOptions::kernel_rx_timestamps).
+  bool rx_stamps = false;
+  int64_t mono_minus_real_ns = 0;
+  uint64_t reads_stamped = 0, reads_unstamped = 0;
 };
 
 class ThreadRunner {
@@ -212,8 +216,25 @@ void ThreadRunner::Fail(Conn* c, const std::string& reason) {
 }
 
 void ThreadRunner::OnReadable(Conn* c) {
-  net::IoResult r = net::ReadAvailable(c->fd.get(), &c->in);
-  int64_t now = net::NowNs();
+  net::IoResult r;
+  int64_t now;
+  if (s_.rx_stamps) {
+    int64_t stamp = 0;
+    r = net::ReadAvailableStamped(c->fd.get(), &c->in, &stamp);
+    now = net::NowNs();
+    // The kernel's stamp of the last segment read: when the data arrived. A stamp that does
+    // not fit (in the future, or older than a second) is not trusted; the clock is used.
+    int64_t arrived = stamp + s_.mono_minus_real_ns;
+    if (stamp > 0 && arrived <= now && arrived > now - 1'000'000'000) {
+      now = arrived;
+      ++s_.reads_stamped;
+    } else if (r.bytes > 0) {
+      ++s_.reads_unstamped;
+    }
+  } else {
+    r = net::ReadAvailable(c->fd.get(), &c->in);
+    now = net::NowNs();
+  }
   Response resp;
   for (;;) {
     auto n = s_.codec->ParseResponse(c->in.view(), &resp);
@@ -243,8 +264,10 @@ void ThreadRunner::OnReadable(Conn* c) {
       continue;
     }
     ++s_.completed;
-    s_.latency.Record(now - slot->sched_ns);
-    s_.latency_from_send.Record(now - slot->send_ns);
+    // (A stamp can precede the send by the clocks' conversion error, never by more.)
+    int64_t at = std::max(now, slot->send_ns);
+    s_.latency.Record(at - slot->sched_ns);
+    s_.latency_from_send.Record(at - slot->send_ns);
     if (resp.has_server_times) {
       s_.has_server_times = true;
       s_.service.Record(resp.service_ns);
@@ -516,9 +539,13 @@ Result<LoadResult> RunLoad(const LoadOptions& o) {
     s->gap_stride = std::max<uint64_t>(1, static_cast<uint64_t>(expected_per_thread / static_cast<double>(want)));
     states.push_back(std::move(s));
   }
+  std::string stamps_refused;
   for (int i = 0; i < o.connections; ++i) {
     auto c = std::make_unique<Conn>();
     REAM_ASSIGN_OR_RETURN(c->fd, net::Connect(o.host, o.port, o.connect_timeout_ns));
+    if (o.kernel_rx_timestamps && stamps_refused.empty()) {
+      if (Status st = net::EnableReceiveTimestamps(c->fd.get()); !st.ok()) stamps_refused = st.message();
+    }
     c->ring.resize(ring);
     c->mask = ring - 1;
     ThreadState& s = *states[static_cast<size_t>(i % o.threads)];
@@ -526,6 +553,12 @@ Result<LoadResult> RunLoad(const LoadOptions& o) {
     s.conns.push_back(std::move(c));
   }
 
+  const bool rx_stamps = o.kernel_rx_timestamps && stamps_refused.empty();
+  const int64_t mono_minus_real = net::MonotonicMinusRealtimeNs();
+  for (auto& s : states) {
+    s->rx_stamps = rx_stamps;
+    s->mono_minus_real_ns = mono_minus_real;
+  }
   std::atomic<bool> cancel{false};
   std::atomic<int> running{o.threads};
   const int64_t start_ns = net::NowNs() + 5'000'000;
@@ -585,6 +618,23 @@ Result<LoadResult> RunLoad(const LoadOptions& o) {
     cpu_ns += static_cast<double>(s->cpu_end_ns - s->cpu_begin_ns);
   }
   r.generator_cpu_s = cpu_ns / 1e9;
+  uint64_t stamped = 0, unstamped = 0;
+  for (auto& s : states) {
+    stamped += s->reads_stamped;
+    unstamped += s->reads_unstamped;
+  }
+  if (!o.kernel_rx_timestamps) {
+    r.response_timing = "user (clock read after each read; kernel stamps not asked for)";
+  } else if (!stamps_refused.empty()) {
+    r.response_timing = "user (clock read after each read): kernel stamps refused: " + stamps_refused;
+  } else if (stamped == 0 && unstamped > 0) {
+    r.response_timing = "user (clock read after each read): no read carried a kernel stamp";
+  } else {
+    char b[160];
+    std::snprintf(b, sizeof b, "kernel (arrival stamps, SO_TIMESTAMPNS; %.2f %% of reads stamped)",
+                  stamped + unstamped > 0 ? 100.0 * static_cast<double>(stamped) / static_cast<double>(stamped + unstamped) : 0.0);
+    r.response_timing = b;
+  }
   r.measured_s = static_cast<double>(o.duration_ns) / 1e9;
 
   InterarrivalTest& ad = r.interarrival;
@@ -633,6 +683,7 @@ nlohmann::json LoadResult::ToJson() const {
   j["warnings"] = warnings;
   j["rate_error_limit"] = rate_error_limit;
   j["cancelled"] = cancelled;
+  j["response_timing"] = response_timing;
   j["lateness_us"] = Stats(lateness, false);
   j["latency_us"] = Stats(latency, true);
   j["latency_from_send_us"] = Stats(latency_from_send, true);
@@ -741,6 +792,7 @@ std::string LoadResult::Summary() const {
   std::snprintf(b, sizeof b, "generator: %.3f CPU s, %.2f CPU us per request\n", generator_cpu_s,
                 issued ? generator_cpu_s * 1e6 / static_cast<double>(issued) : 0.0);
   s += b;
+  s += "timing:    responses timed by " + response_timing + "\n";
   if (valid) {
     s += "valid:     yes\n";
   } else {

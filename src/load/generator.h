@@ -42,6 +42,11 @@ struct LoadOptions {
   // as errors. Also the age past which an unanswered request is declared lost.
   int64_t response_timeout_ns = 2'000'000'000;
   size_t interarrival_sample = 500;      // send gaps tested with Anderson–Darling
+  // Time a response by the kernel's arrival stamp of its data (SO_TIMESTAMPNS) rather than
+  // by the clock read after the generator got around to reading it: a thread that was asleep
+  // when the response came (its wake-up costs tens of microseconds on a VM) then does not add
+  // its own wake-up to the measured latency. Falls back to the clock where refused.
+  bool kernel_rx_timestamps = true;
   // A file descriptor (e.g. a signalfd) that, once readable, stops the run early (Cancelled).
   int cancel_fd = -1;
 };
@@ -64,6 +69,9 @@ struct LoadResult {
   std::string protocol;
   bool has_server_times = false;        // some response carried server times
   bool server_times_supported = false;  // the protocol reports them at all
+  // How responses were timed: "kernel" (arrival stamps) or "user" (clock after the read),
+  // with the reason when kernel stamps were asked for but not had.
+  std::string response_timing = "user";
   // Counted over requests scheduled inside the measured window.
   uint64_t issued = 0;     // sent
   uint64_t completed = 0;  // answered without error

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <charconv>
 #include <csignal>
 #include <cstring>
@@ -228,6 +229,78 @@ IoResult ReadAvailable(int fd, Buffer* buf) {
     total.error = r.error;
     return total;
   }
+}
+
+Status EnableReceiveTimestamps(int fd) {
+  int on = 1;
+  if (setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof on) != 0) {
+    return ErrnoStatus(errno, "setsockopt(SO_TIMESTAMPNS)");
+  }
+  return Status::Ok();
+}
+
+IoResult ReadAvailableStamped(int fd, Buffer* buf, int64_t* arrival_realtime_ns) {
+  *arrival_realtime_ns = 0;
+  IoResult total;
+  for (;;) {
+    char* dst = buf->PrepareWrite(16 * 1024);
+    size_t capacity = buf->writable();
+    iovec iov{dst, capacity};
+    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(timespec))];
+    msghdr msg{};
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control;
+    msg.msg_controllen = sizeof control;
+    ssize_t n = ::recvmsg(fd, &msg, 0);
+    IoResult r;
+    if (n > 0) {
+      r.bytes = static_cast<size_t>(n);
+      for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c != nullptr; c = CMSG_NXTHDR(&msg, c)) {
+        if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS) {
+          timespec ts;
+          std::memcpy(&ts, CMSG_DATA(c), sizeof ts);
+          *arrival_realtime_ns = static_cast<int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+        }
+      }
+    } else if (n == 0) {
+      r.closed = true;
+    } else if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) {
+      r.would_block = true;
+    } else {
+      r.closed = errno == ECONNRESET || errno == EPIPE;
+      r.error = errno;
+    }
+    buf->Commit(r.bytes);
+    total.bytes += r.bytes;
+    if (r.bytes == capacity) continue;  // the socket may hold more
+    if (r.bytes > 0) {
+      total.would_block = true;  // a short read drained the socket
+      return total;
+    }
+    total.would_block = r.would_block;
+    total.closed = r.closed;
+    total.error = r.error;
+    return total;
+  }
+}
+
+int64_t MonotonicMinusRealtimeNs() {
+  int64_t best_width = INT64_MAX, offset = 0;
+  for (int i = 0; i < 5; ++i) {
+    timespec a, r, b;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    clock_gettime(CLOCK_REALTIME, &r);
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    int64_t ma = static_cast<int64_t>(a.tv_sec) * 1'000'000'000 + a.tv_nsec;
+    int64_t mb = static_cast<int64_t>(b.tv_sec) * 1'000'000'000 + b.tv_nsec;
+    int64_t rr = static_cast<int64_t>(r.tv_sec) * 1'000'000'000 + r.tv_nsec;
+    if (mb - ma < best_width) {
+      best_width = mb - ma;
+      offset = ma + (mb - ma) / 2 - rr;
+    }
+  }
+  return offset;
 }
 
 Result<Poller> Poller::Create() {

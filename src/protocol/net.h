@@ -105,6 +105,16 @@ class Buffer {
 // closed or failed; `bytes` is the total read.
 IoResult ReadAvailable(int fd, Buffer* buf);
 
+// Asks the kernel to stamp every segment this socket receives with the time it arrived
+// (SO_TIMESTAMPNS), so a reader can tell when data came in, not when it got around to reading.
+Status EnableReceiveTimestamps(int fd);
+// ReadAvailable that also returns the kernel's arrival stamp of the last segment it read
+// (CLOCK_REALTIME, ns), or 0 when no stamp came with the data.
+IoResult ReadAvailableStamped(int fd, Buffer* buf, int64_t* arrival_realtime_ns);
+// CLOCK_MONOTONIC minus CLOCK_REALTIME, in ns, from the tightest of a few paired reads:
+// converts a kernel arrival stamp to the monotonic clock the generator schedules with.
+int64_t MonotonicMinusRealtimeNs();
+
 // An epoll instance. Events carry a caller-chosen 64-bit tag.
 class Poller {
  public:
