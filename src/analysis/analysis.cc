@@ -29,6 +29,11 @@ std::string Qps(double v) {
   std::snprintf(b, sizeof b, "%.0f QPS", v);
   return b;
 }
+std::string Us(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.3g us", v);
+  return b;
+}
 
 // Averages a metric over repetitions; unavailable when no repetition measured it (the
 // first reason given is kept).
@@ -360,6 +365,21 @@ QosTarget ComputeQos(const ExperimentData& d, const std::vector<GroupAnalysis>& 
   q.target_us = d.qos.service_multiple * *q.service_time_us;
   q.method = std::string(rule) + " (" + q.service_method + "), interpolated along the sweep of " +
              ref->key;
+  // A server whose own work per request is far shorter than a round trip over the network
+  // gets a target no request can meet: say so instead of leaving "capacity below the sweep"
+  // unexplained.
+  const PointAnalysis* floor = nullptr;
+  for (const auto& p : ref->points) {
+    if (p.valid && (!floor || p.tail_us < floor->tail_us)) floor = &p;
+  }
+  if (floor && *q.target_us < floor->tail_us) {
+    if (!q.note.empty()) q.note += "; ";
+    q.note += "the target (" + Us(*q.target_us) + ") is below the lowest p" + Fmt(d.qos.percentile) +
+              " measured at any valid load of " + ref->key + " (" + Us(floor->tail_us) + " at " +
+              Qps(floor->target_qps) + "): the service time excludes the network and the server's I/O, "
+              "so no load can meet it. The seed set a fixed LQoS where its rule did not apply (shore); "
+              "set [qos] target in the spec";
+  }
   return q;
 }
 

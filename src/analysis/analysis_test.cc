@@ -75,6 +75,25 @@ TEST(Analyze, QosTargetIsFiveServiceTimesAt20PercentUtilization) {
   EXPECT_EQ(a->qos.reference, "1-ST / unlimited");
 }
 
+// A server whose work per request (1 µs) is far below the network round trip (here every p95
+// is raised by 300 µs of it): the rule's target cannot be met at any load, and the analysis
+// says so, naming the lowest p95 measured. The M/M/1 experiment above gets no such note.
+TEST(Analyze, TargetBelowTheLatencyFloorIsExplained) {
+  ExperimentData d;
+  d.name = "fast";
+  d.runs.push_back(ModelRun("1-ST", 1, 1e-6, 20000, 400000, 20000));
+  for (auto& p : d.runs[0].points) p.p95_us += 300;
+  auto a = Analyze(d, {});
+  ASSERT_TRUE(a.ok()) << a.status().ToString();
+  ASSERT_TRUE(a->qos.target_us.has_value());
+  EXPECT_NEAR(*a->qos.target_us, 5, 1e-6);
+  EXPECT_NE(a->qos.note.find("below the lowest p95"), std::string::npos) << a->qos.note;
+  EXPECT_NE(a->qos.note.find("set [qos] target"), std::string::npos) << a->qos.note;
+  auto mm1 = Analyze(Mm1Experiment(), {});
+  ASSERT_TRUE(mm1.ok());
+  EXPECT_EQ(mm1->qos.note.find("below the lowest"), std::string::npos) << mm1->qos.note;
+}
+
 TEST(Analyze, ServiceDemandLawWhenTheServerReportsNothing) {
   ExperimentData d;
   d.name = "blackbox";

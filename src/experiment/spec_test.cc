@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
 #include "experiment/plan.h"
 
 namespace ream {
@@ -50,6 +54,31 @@ TEST(Spec, NegativeRateIsRejectedWithItsLine) {
   EXPECT_NE(m.find("> 0"), std::string::npos) << m;
   std::string knee = Err("name = \"t\"\n[workload]\nbuiltin = \"kv\"\n[sweep]\nmode = \"knee\"\nlow = -1\nhigh = 5\n");
   EXPECT_NE(knee.find("sweep.low"), std::string::npos) << knee;
+}
+
+// Every shipped example parses and plans: a spec users copy from must not be broken.
+TEST(Spec, EveryShippedExampleParses) {
+  int seen = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(std::string(REAM_SOURCE_DIR) + "/examples")) {
+    if (entry.path().extension() != ".toml") continue;
+    ++seen;
+    std::ifstream in(entry.path());
+    std::stringstream text;
+    text << in.rdbuf();
+    auto spec = ParseSpec(text.str(), entry.path().filename().string());
+    EXPECT_TRUE(spec.ok()) << spec.status().ToString();
+  }
+  EXPECT_GE(seen, 3);
+  auto quick = ParseSpec(R"(name = "q"
+[workload]
+builtin = "kv"
+[sweep]
+qps = [1]
+[qos]
+target = "500us"
+)", "q.toml");
+  ASSERT_TRUE(quick.ok()) << quick.status().ToString();
+  EXPECT_EQ(quick->qos.target_us.value_or(0), 500);
 }
 
 TEST(Spec, HttpPathAndMethod) {
