@@ -106,8 +106,19 @@ json LineSpec(const std::string& title, const json& rows, const std::string& y_t
               bool log_y, const std::string& dash_field = "",
               std::optional<double> rule_y = std::nullopt, const std::string& rule_label = "") {
   json x = Enc("qps", "quantitative", "offered load (QPS)");
+  x["axis"] = {{"format", "~s"}};  // 20k, 100k: long rates would overlap on a 300-px axis
   json y = Enc("y", "quantitative", y_title);
-  if (log_y) y["scale"] = {{"type", "log"}};
+  if (log_y) {
+    y["scale"] = {{"type", "log"}};
+  } else {
+    // A metric measured as exactly zero everywhere (no disk I/O, say) still gets a readable
+    // axis, 0 to 1, instead of a collapsed one labelled "0.000000".
+    double top = 0;
+    for (const auto& r : rows) {
+      if (r.contains("y") && r["y"].is_number()) top = std::max(top, r["y"].get<double>());
+    }
+    if (top <= 0) y["scale"] = {{"domain", {0, 1}}};
+  }
   json color = Enc("series", "nominal", "scenario / partition");
   json line_enc = {{"x", x}, {"y", y}, {"color", color}, {"order", {{"field", "qps"}}}};
   if (!dash_field.empty()) line_enc["strokeDash"] = Enc(dash_field, "nominal", dash_field);
