@@ -216,12 +216,10 @@ void ThreadRunner::Fail(Conn* c, const std::string& reason) {
 }
 
 void ThreadRunner::OnReadable(Conn* c) {
-  net::IoResult r;
-  int64_t now;
+  int64_t stamp = 0;
+  net::IoResult r = net::ReadAvailable(c->fd.get(), &c->in, s_.rx_stamps ? &stamp : nullptr);
+  int64_t now = net::NowNs();
   if (s_.rx_stamps) {
-    int64_t stamp = 0;
-    r = net::ReadAvailableStamped(c->fd.get(), &c->in, &stamp);
-    now = net::NowNs();
     // The kernel's stamp of the last segment read: when the data arrived. A stamp that does
     // not fit (in the future, or older than a second) is not trusted; the clock is used.
     int64_t arrived = stamp + s_.mono_minus_real_ns;
@@ -231,9 +229,6 @@ void ThreadRunner::OnReadable(Conn* c) {
     } else if (r.bytes > 0) {
       ++s_.reads_unstamped;
     }
-  } else {
-    r = net::ReadAvailable(c->fd.get(), &c->in);
-    now = net::NowNs();
   }
   Response resp;
   for (;;) {

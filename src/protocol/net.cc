@@ -152,11 +152,32 @@ Result<Fd> Connect(const std::string& host, int port, int64_t timeout_ns) {
   return fd;
 }
 
-IoResult ReadSome(int fd, char* data, size_t capacity) {
+IoResult ReadSome(int fd, char* data, size_t capacity, int64_t* arrival_realtime_ns) {
   IoResult r;
-  ssize_t n = ::recv(fd, data, capacity, 0);
+  ssize_t n;
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(timespec))];
+  msghdr msg{};
+  iovec iov{data, capacity};
+  if (arrival_realtime_ns == nullptr) {
+    n = ::recv(fd, data, capacity, 0);
+  } else {
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control;
+    msg.msg_controllen = sizeof control;
+    n = ::recvmsg(fd, &msg, 0);
+  }
   if (n > 0) {
     r.bytes = static_cast<size_t>(n);
+    if (arrival_realtime_ns != nullptr) {
+      for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c != nullptr; c = CMSG_NXTHDR(&msg, c)) {
+        if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS) {
+          timespec ts;
+          std::memcpy(&ts, CMSG_DATA(c), sizeof ts);
+          *arrival_realtime_ns = static_cast<int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+        }
+      }
+    }
   } else if (n == 0) {
     r.closed = true;
   } else if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) {
@@ -210,12 +231,13 @@ char* Buffer::PrepareWrite(size_t n) {
   return data_.data() + end_;
 }
 
-IoResult ReadAvailable(int fd, Buffer* buf) {
+IoResult ReadAvailable(int fd, Buffer* buf, int64_t* arrival_realtime_ns) {
+  if (arrival_realtime_ns != nullptr) *arrival_realtime_ns = 0;
   IoResult total;
   for (;;) {
     char* dst = buf->PrepareWrite(16 * 1024);
     size_t capacity = buf->writable();
-    IoResult r = ReadSome(fd, dst, capacity);
+    IoResult r = ReadSome(fd, dst, capacity, arrival_realtime_ns);
     buf->Commit(r.bytes);
     total.bytes += r.bytes;
     if (r.bytes == capacity) continue;  // the socket may hold more
@@ -237,52 +259,6 @@ Status EnableReceiveTimestamps(int fd) {
     return ErrnoStatus(errno, "setsockopt(SO_TIMESTAMPNS)");
   }
   return Status::Ok();
-}
-
-IoResult ReadAvailableStamped(int fd, Buffer* buf, int64_t* arrival_realtime_ns) {
-  *arrival_realtime_ns = 0;
-  IoResult total;
-  for (;;) {
-    char* dst = buf->PrepareWrite(16 * 1024);
-    size_t capacity = buf->writable();
-    iovec iov{dst, capacity};
-    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(timespec))];
-    msghdr msg{};
-    msg.msg_iov = &iov;
-    msg.msg_iovlen = 1;
-    msg.msg_control = control;
-    msg.msg_controllen = sizeof control;
-    ssize_t n = ::recvmsg(fd, &msg, 0);
-    IoResult r;
-    if (n > 0) {
-      r.bytes = static_cast<size_t>(n);
-      for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c != nullptr; c = CMSG_NXTHDR(&msg, c)) {
-        if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS) {
-          timespec ts;
-          std::memcpy(&ts, CMSG_DATA(c), sizeof ts);
-          *arrival_realtime_ns = static_cast<int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
-        }
-      }
-    } else if (n == 0) {
-      r.closed = true;
-    } else if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) {
-      r.would_block = true;
-    } else {
-      r.closed = errno == ECONNRESET || errno == EPIPE;
-      r.error = errno;
-    }
-    buf->Commit(r.bytes);
-    total.bytes += r.bytes;
-    if (r.bytes == capacity) continue;  // the socket may hold more
-    if (r.bytes > 0) {
-      total.would_block = true;  // a short read drained the socket
-      return total;
-    }
-    total.would_block = r.would_block;
-    total.closed = r.closed;
-    total.error = r.error;
-    return total;
-  }
 }
 
 int64_t MonotonicMinusRealtimeNs() {

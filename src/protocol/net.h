@@ -75,7 +75,9 @@ struct IoResult {
   bool closed = false;       // the peer closed (read returned 0, EPIPE, ECONNRESET)
   int error = 0;             // any other errno
 };
-IoResult ReadSome(int fd, char* data, size_t capacity);
+// With `arrival_realtime_ns`, the kernel's arrival stamp of the data read (CLOCK_REALTIME, ns;
+// see EnableReceiveTimestamps) is stored there when one came with it, and left alone otherwise.
+IoResult ReadSome(int fd, char* data, size_t capacity, int64_t* arrival_realtime_ns = nullptr);
 IoResult WriteSome(int fd, const char* data, size_t size);
 // "connection reset by peer" etc. for an IoResult that failed.
 std::string DescribeIo(const IoResult& r);
@@ -103,14 +105,13 @@ class Buffer {
 
 // Reads everything the socket holds now into `buf`. The last IoResult tells whether the peer
 // closed or failed; `bytes` is the total read.
-IoResult ReadAvailable(int fd, Buffer* buf);
+// With `arrival_realtime_ns`: the kernel's arrival stamp of the last segment read, or 0 when no
+// stamp came with the data.
+IoResult ReadAvailable(int fd, Buffer* buf, int64_t* arrival_realtime_ns = nullptr);
 
 // Asks the kernel to stamp every segment this socket receives with the time it arrived
 // (SO_TIMESTAMPNS), so a reader can tell when data came in, not when it got around to reading.
 Status EnableReceiveTimestamps(int fd);
-// ReadAvailable that also returns the kernel's arrival stamp of the last segment it read
-// (CLOCK_REALTIME, ns), or 0 when no stamp came with the data.
-IoResult ReadAvailableStamped(int fd, Buffer* buf, int64_t* arrival_realtime_ns);
 // CLOCK_MONOTONIC minus CLOCK_REALTIME, in ns, from the tightest of a few paired reads:
 // converts a kernel arrival stamp to the monotonic clock the generator schedules with.
 int64_t MonotonicMinusRealtimeNs();

@@ -30,7 +30,7 @@ TEST(ReceiveTimestamps, StampTheArrivalOnTheMonotonicClock) {
   for (int64_t begin = NowNs(); stamp == 0 && NowNs() - begin < 2'000'000'000;) {
     ASSERT_EQ(::send(server.get(), "w", 1, 0), 1);
     IoResult w{};
-    while (w.bytes == 0 && !w.closed && w.error == 0) w = ReadAvailableStamped(client->get(), &warm, &stamp);
+    while (w.bytes == 0 && !w.closed && w.error == 0) w = ReadAvailable(client->get(), &warm, &stamp);
   }
   ASSERT_GT(stamp, 0) << "no read carried SCM_TIMESTAMPNS within 2 s";
 
@@ -40,7 +40,7 @@ TEST(ReceiveTimestamps, StampTheArrivalOnTheMonotonicClock) {
   while (NowNs() - sent < 20'000'000) {
   }
   Buffer in;
-  IoResult r = ReadAvailableStamped(client->get(), &in, &stamp);
+  IoResult r = ReadAvailable(client->get(), &in, &stamp);
   int64_t read_at = NowNs();
   ASSERT_EQ(r.bytes, 4u);
   EXPECT_EQ(in.view(), "pong");
@@ -58,7 +58,7 @@ TEST(ReceiveTimestamps, StampTheArrivalOnTheMonotonicClock) {
   ASSERT_EQ(::send(peer->get(), "x", 1, 0), 1);
   Buffer in2;
   IoResult r2{};
-  for (int i = 0; i < 100000 && r2.bytes == 0; ++i) r2 = ReadAvailableStamped(plain->get(), &in2, &stamp);
+  for (int i = 0; i < 100000 && r2.bytes == 0; ++i) r2 = ReadAvailable(plain->get(), &in2, &stamp);
   EXPECT_EQ(r2.bytes, 1u);
   EXPECT_EQ(stamp, 0);
 }
