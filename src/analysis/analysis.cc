@@ -29,11 +29,6 @@ std::string Qps(double v) {
   std::snprintf(b, sizeof b, "%.0f QPS", v);
   return b;
 }
-std::string Us(double v) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%.3g us", v);
-  return b;
-}
 
 // Averages a metric over repetitions; unavailable when no repetition measured it (the
 // first reason given is kept).
@@ -374,8 +369,8 @@ QosTarget ComputeQos(const ExperimentData& d, const std::vector<GroupAnalysis>& 
   }
   if (floor && *q.target_us < floor->tail_us) {
     if (!q.note.empty()) q.note += "; ";
-    q.note += "the target (" + Us(*q.target_us) + ") is below the lowest p" + Fmt(d.qos.percentile) +
-              " measured at any valid load of " + ref->key + " (" + Us(floor->tail_us) + " at " +
+    q.note += "the target (" + Fmt(*q.target_us) + " us" + ") is below the lowest p" + Fmt(d.qos.percentile) +
+              " measured at any valid load of " + ref->key + " (" + Fmt(floor->tail_us) + " us" + " at " +
               Qps(floor->target_qps) + "): the service time excludes the network and the server's I/O, "
               "so no load can meet it. The seed set a fixed LQoS where its rule did not apply (shore); "
               "set [qos] target in the spec";

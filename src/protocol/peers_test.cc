@@ -255,6 +255,13 @@ std::string ReadFileOrEmpty(const std::string& path) {
   return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
 
+// How many times `needle` occurs in `text` (a server log, say).
+size_t Occurrences(const std::string& text, const std::string& needle) {
+  size_t n = 0;
+  for (size_t at = 0; (at = text.find(needle, at)) != std::string::npos; ++at) ++n;
+  return n;
+}
+
 // One real server on a free loopback port in its own throwaway directory.
 struct Peer {
   TempDir dir;
@@ -480,10 +487,7 @@ TEST(Peers, NginxAccessLogCountsTheRequests) {
   nginx.process->Stop();  // the log is complete once nginx has exited
   std::string log = ReadFileOrEmpty(nginx.dir.path() + "/access.log");
   size_t lines = static_cast<size_t>(std::count(log.begin(), log.end(), '\n'));
-  size_t item_lines = 0;
-  for (size_t at = 0; (at = log.find("\"GET / HTTP/1.1\" 200 ", at)) != std::string::npos; ++at) {
-    ++item_lines;
-  }
+  size_t item_lines = Occurrences(log, "\"GET / HTTP/1.1\" 200 ");
   uint64_t sent = run.json["issued_total"].get<uint64_t>();
   EXPECT_GT(sent, 4000u);
   EXPECT_EQ(lines, sent);
@@ -507,18 +511,13 @@ TEST(Peers, NginxSeesKeyedPathsAndTheGetPostMix) {
   ExpectNoFailedRequests(run);
   nginx.process->Stop();
   std::string log = ReadFileOrEmpty(nginx.dir.path() + "/access.log");
-  auto count = [&](const std::string& what) {
-    size_t n = 0;
-    for (size_t at = 0; (at = log.find(what, at)) != std::string::npos; ++at) ++n;
-    return n;
-  };
-  size_t gets = count("\"GET /item/"), posts = count("\"POST /item/");
+  size_t gets = Occurrences(log, "\"GET /item/"), posts = Occurrences(log, "\"POST /item/");
   uint64_t sent = run.json["issued_total"].get<uint64_t>();
   EXPECT_EQ(gets + posts, sent) << log.substr(0, 2000);
   // Half of them sets: 2 200 draws of a fair coin stay within 40-60 % but for 1 in 10^20.
   EXPECT_GT(posts, sent * 4 / 10);
   EXPECT_LT(posts, sent * 6 / 10);
-  EXPECT_EQ(count(" 200 "), sent);  // every one answered 200, the POST bodies consumed
+  EXPECT_EQ(Occurrences(log, " 200 "), sent);  // every one answered 200, the POST bodies consumed
 }
 
 TEST(Peers, NginxNon2xxStatusesAreErrorsByCode) {
