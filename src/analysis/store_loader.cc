@@ -1,61 +1,15 @@
 #include "analysis/store_loader.h"
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <ctime>
 #include <set>
 
+#include "partition/spec.h"
 #include "platform/platform.h"
 
 namespace ream::analysis {
 namespace {
-
-std::string Lower(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
-// "512M", "1.5G", "20MB", "100k" → bytes (binary multiples, as cgroup tools read them).
-std::optional<double> ParseBytes(const std::string& text) {
-  std::string s = Lower(text);
-  char* end = nullptr;
-  double v = std::strtod(s.c_str(), &end);
-  if (end == s.c_str()) return std::nullopt;
-  std::string unit = end;
-  if (unit.size() > 1 && unit.back() == 'b') unit.pop_back();
-  if (unit.size() > 1 && unit.back() == 'i') unit.pop_back();
-  if (unit.empty() || unit == "b") return v;
-  if (unit == "k") return v * 1024;
-  if (unit == "m") return v * 1024 * 1024;
-  if (unit == "g") return v * 1024 * 1024 * 1024;
-  return std::nullopt;
-}
-
-// "100mbit", "1gbit", "500kbit", "12500000" (bytes/s), "10MB" → bytes per second.
-std::optional<double> ParseRate(const std::string& text) {
-  std::string s = Lower(text);
-  char* end = nullptr;
-  double v = std::strtod(s.c_str(), &end);
-  if (end == s.c_str()) return std::nullopt;
-  std::string unit = end;
-  if (unit == "bit" || unit == "bps") return v / 8;
-  if (unit == "kbit") return v * 1e3 / 8;
-  if (unit == "mbit") return v * 1e6 / 8;
-  if (unit == "gbit") return v * 1e9 / 8;
-  return ParseBytes(text);
-}
-
-// "50%" → 50, "0.5" → 50 (a fraction), "50" → 50.
-std::optional<double> ParsePercent(const std::string& text) {
-  char* end = nullptr;
-  double v = std::strtod(text.c_str(), &end);
-  if (end == text.c_str()) return std::nullopt;
-  std::string rest = end;
-  if (rest == "%") return v;
-  if (rest.empty()) return v <= 1 ? v * 100 : v;
-  return std::nullopt;
-}
 
 std::string Iso8601(int64_t ns) {
   std::time_t t = static_cast<std::time_t>(ns / 1000000000);
@@ -129,25 +83,27 @@ Result<Partition> PartitionFromKnobs(const nlohmann::json& knobs, const std::str
       if (end == text.c_str() || *end) return bad();
       p.llc_ways = static_cast<int>(w);
     } else if (k == "mem_bw") {
-      auto x = ParsePercent(text);
-      if (!x) return bad();
-      p.mem_bw_percent = *x;
+      // Read with the parsers that enforced the partition, so the analysis sees the same value.
+      auto x = ParsePercent(text, k);
+      if (!x.ok()) return bad();
+      p.mem_bw_percent = *x * 100;
     } else if (k == "cpu_quota") {
-      auto x = ParsePercent(text);
-      if (!x) return bad();
-      p.cpu_quota = *x / 100;
+      auto x = ParsePercent(text, k);
+      if (!x.ok()) return bad();
+      p.cpu_quota = *x;
     } else if (k == "memory") {
       auto x = ParseBytes(text);
-      if (!x) return bad();
-      p.memory_bytes = *x;
+      if (!x.ok()) return bad();
+      p.memory_bytes = static_cast<double>(*x);
     } else if (k == "disk_read_bps" || k == "disk_write_bps") {
-      auto x = ParseRate(text);
-      if (!x) return bad();
-      p.disk_bps = p.disk_bps ? std::min(*p.disk_bps, *x) : *x;
+      auto x = ParseBytesPerSecond(text);
+      if (!x.ok()) return bad();
+      double bps = static_cast<double>(*x);
+      p.disk_bps = p.disk_bps ? std::min(*p.disk_bps, bps) : bps;
     } else if (k == "net_rate") {
-      auto x = ParseRate(text);
-      if (!x) return bad();
-      p.net_bps = *x;
+      auto x = ParseBitRate(text);
+      if (!x.ok()) return bad();
+      p.net_bps = static_cast<double>(*x) / 8;
     } else if (k == "disk_device") {
       // Which device the disk limits apply to: not a limit itself.
     } else {
