@@ -1,12 +1,20 @@
 // `ream`: characterize server workloads under controlled load and resources.
 #include <cstdio>
 #include <exception>
+#include <iostream>
 #include <string>
 
 #include "cli/commands.h"
 #include "cli/version.h"
 
 int main(int argc, char** argv) {
+  // ream's messages share the terminal (or a pipe) with the workloads it runs. An unbuffered
+  // std::cerr writes each `<<` piece on its own, so a workload's line could land in the middle
+  // of one of ream's. Line-buffered stderr writes each line whole (one write, atomic on a pipe
+  // up to PIPE_BUF); stdio flushes what is left at exit, and exec drops no complete line.
+  static char stderr_buffer[BUFSIZ];
+  std::setvbuf(stderr, stderr_buffer, _IOLBF, sizeof stderr_buffer);
+  std::cerr.unsetf(std::ios_base::unitbuf);
   CLI::App app{"ream — characterize server workloads under controlled load and resources",
                "ream"};
   app.set_version_flag("--version", std::string("ream ") + ream::kVersion + " (" +
