@@ -2,9 +2,11 @@
 // (one worker, pinned to CPU 0; the generator pinned to CPU 1) must agree with the M/G/1
 // Pollaczek–Khinchine mean sojourn once the base round trip (the same rate against
 // const:0) is subtracted. A disagreement points at the measurement, not at the theory.
+#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -76,13 +78,13 @@ class SyntheticServer {
   int port_ = 0;
 };
 
-nlohmann::json Load(Platform& p, int port, int qps, const char* duration) {
+nlohmann::json Load(Platform& p, int port, int qps, const char* duration, const char* warmup) {
   // The JSON goes through a file (removed afterwards): its histogram lines are long.
   std::string path = "/tmp/ream-calibration-" + std::to_string(p.ProcessId()) + "-" +
                      std::to_string(port) + "-" + std::to_string(qps) + ".json";
   SpawnOptions o;
   o.argv = Pinned(p, "1", {REAM_BINARY, "load", "--target", "127.0.0.1:" + std::to_string(port),
-                           "--qps", std::to_string(qps), "--duration", duration, "--warmup", "1s",
+                           "--qps", std::to_string(qps), "--duration", duration, "--warmup", warmup,
                            "--json", path});
   auto child = p.Spawn(o);
   EXPECT_TRUE(child.ok()) << child.status().ToString();
@@ -118,25 +120,59 @@ TEST(Calibration, SojournMatchesTheMG1PredictionAtThreeRates) {
   SyntheticServer exp(*platform, "exp:100us");
   ASSERT_GT(base.port(), 0);
   ASSERT_GT(exp.port(), 0);
+  // The base round trip drifts on a virtualized host: against const:0 at 2 000 QPS its mean
+  // was 85 us in most 1.5 s windows here and 110-198 us in some, while the exp server's
+  // sojourn stayed within 3 %. One such window is as large as the whole queueing delay at
+  // 2 000 QPS. So base and exp are measured in alternating rounds (both see the same drift),
+  // each round gives the difference of the two means, and the median of the rounds' differences
+  // is compared with the prediction: a disturbed round is outvoted, not averaged in.
+  constexpr int kRounds = 5;
   for (int qps : {2000, 4000, 6000}) {
-    nlohmann::json b = Load(*platform, base.port(), qps, "3s");
-    double cpu0 = exp.CpuNs();
-    nlohmann::json m = Load(*platform, exp.port(), qps, "5s");
-    double cpu1 = exp.CpuNs();
-    ASSERT_TRUE(b.contains("latency_us") && m.contains("latency_us"));
-    EXPECT_EQ(m["errors"].get<uint64_t>(), 0u);
-    double lambda = m["achieved_qps"].get<double>() / 1e6;             // per µs
-    double s = (cpu1 - cpu0) / 1e3 / m["completed_total"].get<double>();  // server CPU µs per request
-    double mean_service = m["service_us"]["mean"].get<double>();
-    double var_service = std::pow(m["service_us"]["stddev"].get<double>(), 2);
+    std::vector<double> diffs, bases;
+    double n = 0, svc_sum = 0, svc_sq = 0;  // service time: count, sum, sum of squares
+    double issued = 0, window_s = 0, cpu_ns = 0, completed_total = 0;
+    int valid = 0;
+    for (int round = 0; round < kRounds; ++round) {
+      nlohmann::json b = Load(*platform, base.port(), qps, "1s", "300ms");
+      double cpu0 = exp.CpuNs();
+      nlohmann::json m = Load(*platform, exp.port(), qps, "1500ms", "300ms");
+      double cpu1 = exp.CpuNs();
+      ASSERT_TRUE(b.contains("latency_us") && m.contains("latency_us"));
+      EXPECT_EQ(m["errors"].get<uint64_t>(), 0u);
+      double mn = m["completed"].get<double>();
+      double base_mean = b["latency_us"]["mean"].get<double>();
+      double exp_mean = m["latency_us"]["mean"].get<double>();
+      bases.push_back(base_mean);
+      diffs.push_back(exp_mean - base_mean);
+      double sm = m["service_us"]["mean"].get<double>(), sd = m["service_us"]["stddev"].get<double>();
+      n += mn;
+      svc_sum += sm * mn;
+      svc_sq += (sd * sd + sm * sm) * mn;
+      issued += m["achieved_qps"].get<double>() * m["duration_s"].get<double>();
+      window_s += m["duration_s"].get<double>();
+      cpu_ns += cpu1 - cpu0;
+      completed_total += m["completed_total"].get<double>();
+      valid += m["valid"].get<bool>() ? 1 : 0;
+      std::printf("  round %d at %d QPS: base mean %.1f us; exp mean %.1f p50 %.1f p99 %.1f us, "
+                  "service %.1f us\n", round, qps, base_mean, exp_mean,
+                  m["latency_us"]["p50"].get<double>(), m["latency_us"]["p99"].get<double>(), sm);
+    }
+    auto median = [](std::vector<double> v) {
+      std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+      return v[v.size() / 2];
+    };
+    double lambda = issued / window_s / 1e6;    // per µs
+    double s = cpu_ns / 1e3 / completed_total;  // server CPU µs per request (warm-ups included)
+    double mean_service = svc_sum / n;
+    double var_service = svc_sq / n - mean_service * mean_service;
     double predicted = lambda * (var_service + s * s) / (2 * (1 - lambda * s)) + mean_service;
-    double base_rtt = b["latency_us"]["mean"].get<double>();
-    double measured = m["latency_us"]["mean"].get<double>() - base_rtt;
+    double measured = median(diffs);
     double error = (measured - predicted) / predicted;
-    std::printf("qps %d: rho %.3f, s %.1f us, service mean %.1f us sd %.1f us, base %.1f us, "
-                "sojourn-base %.1f us, M/G/1 %.1f us, error %+.1f %% (timely %.2f %%, valid %s)\n",
-                qps, lambda * s, s, mean_service, std::sqrt(var_service), base_rtt, measured, predicted,
-                100 * error, 100 * m["timely_ratio"].get<double>(), m["valid"].dump().c_str());
+    std::printf("qps %d: rho %.3f, s %.1f us, service mean %.1f us sd %.1f us, base median %.1f us, "
+                "sojourn-base %.1f us (median of %d rounds), M/G/1 %.1f us, error %+.1f %% "
+                "(%d of %d rounds valid)\n",
+                qps, lambda * s, s, mean_service, std::sqrt(var_service), median(bases), measured,
+                kRounds, predicted, 100 * error, valid, kRounds);
     EXPECT_LE(std::abs(error), 0.10) << "at " << qps << " QPS";
     EXPECT_NEAR(mean_service, 100, 5) << "at " << qps << " QPS";
   }
