@@ -736,7 +736,20 @@ Status Runner::RunOne(const PlannedRun& run, RunRecord& rec, RunOutcome& outcome
     int invalid_streak = 0;
     bool seen_valid = false;
     for (double qps : run.grid_qps) {
-      auto d = level(qps, 0);
+      // An invalid point is a failed measurement (as in the knee search): the level is measured
+      // again, up to sweep.remeasure_invalid more times, and the first valid attempt stands.
+      // Without this, two late bursts of a noisy machine in a row end the sweep as "past
+      // saturation" far below it.
+      Result<PointData> d = level(qps, 0);
+      for (int attempt = 1; d.ok() && attempt <= spec_.sweep.remeasure_invalid; ++attempt) {
+        if (d->point.status != "ok" || d->point.valid.value_or(false)) break;
+        if (!have.count({qps, attempt})) {
+          out_ << "  measuring " << Fmt("%.6g", qps) << " QPS again (attempt " << attempt + 1 << " of at most "
+               << spec_.sweep.remeasure_invalid + 1 << "): the point was invalid (" << InvalidWhy(d->point)
+               << "), a failed measurement (sweep.remeasure_invalid)\n";
+        }
+        d = level(qps, attempt);
+      }
       if (!d.ok()) {
         result = d.status();
         break;

@@ -269,6 +269,43 @@ min_timely_ratio = 1.0
   EXPECT_EQ(levels, (std::multiset<std::pair<double, int64_t>>{{1000, 0}, {1000, 1}, {1000, 2}}));
 }
 
+// A grid re-measures an invalid level when the spec asks (remeasure_invalid), says so, and
+// stores each attempt as a point of its own; a grid that does not ask measures each level once.
+TEST_F(RunnerIntegration, GridReMeasuresAnInvalidLevelWhenAsked) {
+  auto spec_with = [&](const std::string& name, const std::string& extra) {
+    return Spec(name, "name = \"" + name + R"("
+[workload]
+builtin = "synthetic"
+args = ["--service", "const:20us"]
+[load]
+warmup = "200ms"
+duration = "500ms"
+response_timeout = "200ms"
+timely_tolerance = "0us"
+[sweep]
+qps = [1000]
+)" + extra + R"([qos]
+target = "5ms"
+min_timely_ratio = 1.0
+)");
+  };
+  Exec again = Ream("run " + spec_with("again", "remeasure_invalid = 1\n") + " --db " + db_);
+  ASSERT_EQ(again.code, 0) << again.output;
+  EXPECT_NE(again.output.find("measuring 1000 QPS again (attempt 2 of at most 2): the point was invalid "
+                              "(timely ratio"),
+            std::string::npos)
+      << again.output;
+  Exec once = Ream("run " + spec_with("once", "") + " --db " + db_);
+  ASSERT_EQ(once.code, 0) << once.output;
+  EXPECT_EQ(once.output.find("again"), std::string::npos) << once.output;
+  auto s = Store::Open(db_, false);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  std::multiset<std::pair<double, int64_t>> levels;
+  for (const auto& p : StoredOnlyRun(*s, "again").points) levels.insert({p.target_qps, p.attempt});
+  EXPECT_EQ(levels, (std::multiset<std::pair<double, int64_t>>{{1000, 0}, {1000, 1}}));
+  EXPECT_EQ(StoredOnlyRun(*s, "once").points.size(), 1u);
+}
+
 TEST_F(RunnerIntegration, WorkloadCrashingAtOneLevelIsStoredAsFailedAndTheRunGoesOn) {
   // The workload is a shell that runs the synthetic server and, 6.5 s after it started (in
   // the middle of the second level's 3 s window), kills it and exits with status 42.
@@ -389,7 +426,10 @@ target = "1ms"
 )";
   const double kLow = 1000, kHigh = 8000, kPrecision = 0.05, kStep = 250;
   std::string grid = Spec("grid", "name = \"grid\"\n" + common +
-                                      "[sweep]\nstart = 1000\nstop = 8000\nstep = 250\nstop_after_invalid = 2\n");
+                                      "[sweep]\nstart = 1000\nstop = 8000\nstep = 250\nstop_after_invalid = 2\n"
+                                      // as careful as the knee: an invalid level is measured
+                                      // again (the knee's default), not taken as saturation
+                                      "remeasure_invalid = 2\n");
   std::string knee = Spec("knee", "name = \"knee\"\n" + common +
                                       "[sweep]\nmode = \"knee\"\nlow = 1000\nhigh = 8000\nprecision = 0.05\nmax_points = 12\n");
   Exec g = Ream("run " + grid + " --db " + db_);

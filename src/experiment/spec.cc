@@ -288,9 +288,13 @@ Status ParseSweep(const Section& s, SweepSpec* w) {
   REAM_RETURN_IF_ERROR(s.Int("stop_after_invalid", &w->stop_after_invalid, 0, 1000));
   const std::string where = s.source() + ":" + std::to_string(s.table().source().begin.line) + ": [sweep] ";
   if (w->mode == "grid") {
-    for (const char* k : {"low", "high", "precision", "max_points", "remeasure_invalid"}) {
+    for (const char* k : {"low", "high", "precision", "max_points"}) {
       if (auto* n = s.Get(k)) return s.Error(*n, k, "applies to mode = \"knee\" only");
     }
+    // A grid measures every level it lists; re-measuring an invalid one is asked for, not
+    // assumed (past saturation every level is invalid, and each attempt costs a point).
+    w->remeasure_invalid = 0;
+    REAM_RETURN_IF_ERROR(s.Int("remeasure_invalid", &w->remeasure_invalid, 0, 1000));
     const toml::node* list = s.Get("qps");
     bool range = s.Get("start") || s.Get("stop") || s.Get("steps") || s.Get("step");
     if (list && range) {

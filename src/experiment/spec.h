@@ -61,9 +61,9 @@ struct SweepSpec {
   double low = 0, high = 0;
   double precision = 0.05;
   int max_points = 16;
-  // knee: an invalid point (the generator could not keep its schedule) says nothing about QoS;
-  // its load is measured again up to this many times (each attempt a point of its own,
-  // counted in max_points), and the first valid one decides.
+  // An invalid point (the generator could not keep its schedule) says nothing about QoS; its
+  // load is measured again up to this many times (each attempt a point of its own, counted in
+  // a knee's max_points), and the first valid one decides. Default 2 for a knee, 0 for a grid.
   int remeasure_invalid = 2;
   // grid: stop the sweep after this many consecutive points that are invalid or fail
   // (0: never); the load is past saturation and further points only cost time.

@@ -128,9 +128,13 @@ TEST(Spec, RemeasureInvalidIsAKneeKeyDefaultingToTwo) {
   EXPECT_NE(negative.find("x.toml:8: sweep.remeasure_invalid is -1"), std::string::npos) << negative;
   std::string type = Err(knee + "\nremeasure_invalid = \"twice\"\n");
   EXPECT_NE(type.find("x.toml:9: sweep.remeasure_invalid must be an integer"), std::string::npos) << type;
-  std::string grid = Err(std::string(kMinimal) + "remeasure_invalid = 2\n");
-  EXPECT_NE(grid.find("x.toml:6: sweep.remeasure_invalid applies to mode = \"knee\" only"), std::string::npos)
-      << grid;
+  // A grid re-measures only when asked.
+  auto grid = ParseSpec(kMinimal, "x.toml");
+  ASSERT_TRUE(grid.ok()) << grid.status().message();
+  EXPECT_EQ(grid->sweep.remeasure_invalid, 0);
+  auto grid2 = ParseSpec(std::string(kMinimal) + "remeasure_invalid = 2\n", "x.toml");
+  ASSERT_TRUE(grid2.ok()) << grid2.status().message();
+  EXPECT_EQ(grid2->sweep.remeasure_invalid, 2);
 }
 
 TEST(Spec, RangeExpandsToItsLevels) {
