@@ -744,6 +744,7 @@ Status Runner::RunOne(const PlannedRun& run, RunRecord& rec, RunOutcome& outcome
       for (int attempt = 1; d.ok() && attempt <= spec_.sweep.remeasure_invalid; ++attempt) {
         if (d->point.status != "ok" || d->point.valid.value_or(false)) break;
         if (!have.count({qps, attempt})) {
+          ++planned_points_;  // one more point than the grid's levels
           out_ << "  measuring " << Fmt("%.6g", qps) << " QPS again (attempt " << attempt + 1 << " of at most "
                << spec_.sweep.remeasure_invalid + 1 << "): the point was invalid (" << InvalidWhy(d->point)
                << "), a failed measurement (sweep.remeasure_invalid)\n";
@@ -879,7 +880,9 @@ Result<RunOutcome> Runner::Run(const Plan& plan, int64_t experiment_id) {
     int stored = 0;
     REAM_ASSIGN_OR_RETURN(auto pts, store_.ListPoints(rec.id));
     stored = static_cast<int>(pts.size());
-    planned_points_ += plan.knee ? spec_.sweep.max_points : static_cast<int>(run.grid_qps.size());
+    int remeasured = 0;  // a grid's stored extra attempts at invalid levels
+    for (const auto& p : pts) remeasured += p.attempt > 0;
+    planned_points_ += plan.knee ? spec_.sweep.max_points : static_cast<int>(run.grid_qps.size()) + remeasured;
     done_points_ += plan.knee ? 0 : stored;
     todo.push_back({&run, rec});
   }
