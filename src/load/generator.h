@@ -45,7 +45,9 @@ struct LoadOptions {
   // Time a response by the kernel's arrival stamp of its data (SO_TIMESTAMPNS) rather than
   // by the clock read after the generator got around to reading it: a thread that was asleep
   // when the response came (its wake-up costs tens of microseconds on a VM) then does not add
-  // its own wake-up to the measured latency. Falls back to the clock where refused.
+  // its own wake-up to the measured latency. Falls back to the clock where refused. TCP merges
+  // segments that wait unread into one, stamped when the last arrived, so a response read late
+  // behind a later one is timed at that later arrival: never later than the clock would time it.
   bool kernel_rx_timestamps = true;
   // A file descriptor (e.g. a signalfd) that, once readable, stops the run early (Cancelled).
   int cancel_fd = -1;

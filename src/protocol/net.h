@@ -106,7 +106,8 @@ class Buffer {
 // Reads everything the socket holds now into `buf`. The last IoResult tells whether the peer
 // closed or failed; `bytes` is the total read.
 // With `arrival_realtime_ns`: the kernel's arrival stamp of the last segment read, or 0 when no
-// stamp came with the data.
+// stamp came with the data. Segments that waited unread may have been merged by TCP into one
+// carrying the latest arrival's stamp.
 IoResult ReadAvailable(int fd, Buffer* buf, int64_t* arrival_realtime_ns = nullptr);
 
 // Asks the kernel to stamp every segment this socket receives with the time it arrived
