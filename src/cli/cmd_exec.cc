@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <optional>
 #include <iostream>
 #include <memory>
 #include <sstream>
@@ -161,10 +162,21 @@ int RunExec(const ExecFlags& f) {
               << (spec->node ? ", a network namespace and a veth pair" : "") << ")\n";
     return 2;
   }
+  // The monitor's first reading is taken once the command is in its cgroup and before it
+  // execs, so its figures cover the command's whole life, however short.
+  MonitorOptions mo;
+  mo.interval = *interval;
+  std::optional<Monitor> monitor;
+  Status baseline;
+  o.before_exec = [&](Sandbox& b) {
+    monitor.emplace(*platform, TargetOf(b), mo);
+    baseline = monitor->Baseline();
+  };
   // From here on a signal must not kill ream before it removes what it created.
   TerminationSignals::Install();
   auto sb = StartSandbox(*platform, o, f.command);
   if (!sb.ok()) {
+    monitor.reset();
     std::cerr << "ream exec: " << sb.status().message() << "\n";
     return ExitCodeFor(sb.status());
   }
@@ -174,10 +186,8 @@ int RunExec(const ExecFlags& f) {
   if (spec->node) std::cerr << ", node address " << box.address() << " (host " << box.host_address() << ")";
   std::cerr << "\n";
 
-  MonitorOptions mo;
-  mo.interval = *interval;
-  Monitor monitor(*platform, TargetOf(box), mo);
-  Status ms = monitor.Start();
+  if (!monitor) monitor.emplace(*platform, TargetOf(box), mo);  // a platform without the hook
+  Status ms = baseline.ok() ? monitor->Start() : baseline;
   if (!ms.ok()) std::cerr << "ream exec: monitor: " << ms.message() << "\n";
 
   int signal_received = 0;
@@ -190,7 +200,7 @@ int RunExec(const ExecFlags& f) {
     }
     if ((signal_received = TerminationSignals::Received()) != 0) break;
   }
-  MonitorReport report = monitor.Stop();
+  MonitorReport report = monitor->Stop();
   if (signal_received) {
     std::cerr << "ream exec: " << strsignal(signal_received) << ": stopping the sandbox\n";
   }

@@ -280,15 +280,22 @@ Sample Monitor::Between(const Counters& a, const Counters& b) const {
   return s;
 }
 
-Status Monitor::Start() {
-  if (started_) return Internal("monitor already started");
+Status Monitor::Baseline() {
+  if (started_ || has_baseline_) return Internal("monitor already started");
   if (options_.interval < std::chrono::milliseconds(10)) {
     return InvalidArgument("the sample interval must be at least 10 ms");
   }
-  started_ = true;
   first_ = Read();
   start_ns_ = first_.t_ns;
   last_ = first_;
+  has_baseline_ = true;
+  return Status::Ok();
+}
+
+Status Monitor::Start() {
+  if (started_) return Internal("monitor already started");
+  if (!has_baseline_) REAM_RETURN_IF_ERROR(Baseline());
+  started_ = true;
   thread_ = std::thread([this] { Loop(); });
   return Status::Ok();
 }

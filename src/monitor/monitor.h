@@ -100,6 +100,11 @@ class Monitor {
   // Takes the first reading and starts the sampling thread. InvalidArgument for a bad
   // interval; Internal when already started.
   Status Start();
+  // Optional, before Start(): takes the reading the timeline starts from now, without starting
+  // the sampling thread (Start() continues from it). For a whole process's life, call it from
+  // SandboxOptions::before_exec: a command that runs for a few milliseconds is otherwise
+  // partly over (its CPU time, a disk's first burst) before the monitor's first reading.
+  Status Baseline();
   // Takes the last reading, stops the thread, and returns the timeline and summary.
   MonitorReport Stop();
 
@@ -136,6 +141,7 @@ class Monitor {
   std::condition_variable cv_;
   bool stop_ = false;
   bool started_ = false;
+  bool has_baseline_ = false;  // Baseline() (or Start()) has taken the first reading
   int64_t start_ns_ = 0;
   Counters first_, last_;
   std::vector<Sample> timeline_;

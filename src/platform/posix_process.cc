@@ -303,6 +303,7 @@ Result<std::unique_ptr<ChildProcess>> PosixSpawn(const SpawnOptions& o,
     if (n < 0) return abort_child(ErrnoStatus(e, "write pid " + spid + " to " + f));
   }
   int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+  if (o.before_exec) o.before_exec();
   if (::write(go[1], "g", 1) != 1) return abort_child(ErrnoStatus(errno, "releasing the child"));
   CloseFd(go[1]);
   // exec succeeded when the error pipe closes with nothing in it.

@@ -33,6 +33,9 @@ struct SpawnOptions {
   bool kill_with_parent = true;
   // Extra environment variables (NAME, value) on top of ream's own environment.
   std::vector<std::pair<std::string, std::string>> env;
+  // Called in the parent once the child has joined `join_files`, just before it is let go to
+  // exec: what is read here (a cgroup's counters, say) precedes everything the child runs.
+  std::function<void()> before_exec;
 };
 
 // How a process ended.

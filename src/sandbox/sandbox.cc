@@ -215,6 +215,7 @@ Status Sandbox::CreateObjects(const SandboxOptions& o, const std::vector<std::st
   so.env = o.env;
   so.env.emplace_back("REAM_SANDBOX", name_);
   so.env.emplace_back("REAM_NODE_ADDRESS", address());
+  if (o.before_exec) so.before_exec = [this, &o] { o.before_exec(*this); };
   REAM_ASSIGN_OR_RETURN(child_, p_.Spawn(so));
   return Status::Ok();
 }

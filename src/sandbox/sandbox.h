@@ -35,6 +35,8 @@ namespace ream {
 // and namespaces ream created; nothing is routed or NATed beyond them.
 inline constexpr char kNodeNetwork[] = "10.213.0.0/16";
 
+class Sandbox;
+
 struct SandboxOptions {
   PartitionSpec partition;
   // CPUs kept for ream's load generator when resolving a scenario. nullopt (default):
@@ -52,6 +54,11 @@ struct SandboxOptions {
   std::string state_dir = kDefaultStateDir;
   // Remove the leftovers of dead ream runs before creating anything.
   bool cleanup_dead_runs = true;
+  // Called once every object exists and the workload's process is in its cgroup, just
+  // before it execs: a monitor's baseline read here covers the workload's whole life (see
+  // Monitor::Baseline). Only reading is safe here; the sandbox is not returned yet and is
+  // destroyed if the exec then fails.
+  std::function<void(Sandbox&)> before_exec;
 };
 
 class Sandbox {
