@@ -500,10 +500,8 @@ Result<LoadResult> RunLoad(const LoadOptions& o) {
   REAM_ASSIGN_OR_RETURN(auto probe_codec, MakeClientCodec(o.protocol, o.codec));
   CodecCapabilities caps = probe_codec->capabilities();
   if (!caps.supports_set && o.get_ratio < 1) {
-    return InvalidArgument("protocol '" + o.protocol + "' with these options cannot send sets (" +
-                           (o.protocol == "http" ? "--http-method " + o.codec.http_method + " fixes the method"
-                                                 : "it has no set operation") +
-                           "); use --get-ratio 1");
+    return InvalidArgument("protocol '" + o.protocol + "' cannot send sets: " + caps.no_sets_because +
+                           "; use --get-ratio 1");
   }
   KeyChooser keys(o.key_dist, o.keys);
   std::vector<std::unique_ptr<ThreadState>> states;

@@ -36,6 +36,7 @@ struct CodecCapabilities {
   bool matches_by_id = false;         // responses carry the request id (may arrive out of order)
   bool reports_service_time = false;  // responses carry server service and queue time
   bool supports_set = true;
+  std::string no_sets_because;  // when !supports_set: why, for the user
 };
 
 class ClientCodec {

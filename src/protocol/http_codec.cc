@@ -291,6 +291,10 @@ class HttpCodec final : public ClientCodec {
     caps.reports_service_time = false;
     // With a fixed method every request is sent the same way, so a get/set mix means nothing.
     caps.supports_set = method_ == Method::kByOperation;
+    if (!caps.supports_set) {
+      caps.no_sets_because = std::string("its method is fixed to ") + (method_ == Method::kPost ? "POST" : "GET") +
+                             " for every request (method \"auto\" sends sets as POST)";
+    }
     return caps;
   }
 

@@ -25,6 +25,8 @@ TEST(HttpCodec, CapabilitiesSayInOrderWithoutServerTimes) {
   EXPECT_FALSE(c->capabilities().matches_by_id);
   EXPECT_FALSE(c->capabilities().reports_service_time);
   EXPECT_FALSE(c->capabilities().supports_set);  // a fixed method: the mix means nothing
+  EXPECT_EQ(c->capabilities().no_sets_because,
+            "its method is fixed to GET for every request (method \"auto\" sends sets as POST)");
   EXPECT_TRUE(Codec("/", "auto")->capabilities().supports_set);
 }
 
