@@ -69,6 +69,10 @@ std::string Join(const std::vector<std::string>& v, const std::string& sep = " "
   return s;
 }
 
+// A failed measurement: the generator could not keep its schedule. (A failed point, where the
+// workload died, is an answer: it misses QoS.) Such a load may be measured again.
+bool InvalidMeasurement(const PointRecord& p) { return p.status == "ok" && !p.valid.value_or(false); }
+
 // Why a point is invalid, as the generator said.
 std::string InvalidWhy(const PointRecord& p) {
   return p.invalid_reasons.empty() ? std::string("the generator gave no reason") : Join(p.invalid_reasons, "; ");
@@ -214,11 +218,10 @@ Result<Prepared> Validate(Platform& p, const ExperimentSpec& spec, const Plan& p
   if (!codec.ok()) {
     return InvalidArgument(SpecAt(spec, spec.workload.line) + "workload.protocol / [load]: " + codec.status().message());
   }
-  if (!(*codec)->capabilities().supports_set && spec.load.get_ratio < 1) {
+  if (CodecCapabilities caps = (*codec)->capabilities(); !caps.supports_set && spec.load.get_ratio < 1) {
     return InvalidArgument(SpecAt(spec, 0) + "load.get_ratio = " + Fmt("%g", spec.load.get_ratio) + ": protocol \"" +
-                           spec.workload.protocol + "\" with load.http_method = \"" + spec.load.http_method +
-                           "\" sends every request the same way, so there are no sets; use get_ratio = 1 or "
-                           "http_method = \"auto\"");
+                           spec.workload.protocol + "\" cannot send sets: " + caps.no_sets_because +
+                           "; use get_ratio = 1");
   }
   if (!spec.workload.command.empty()) {
     const std::string& prog = spec.workload.command[0];
@@ -731,6 +734,18 @@ Status Runner::RunOne(const PlannedRun& run, RunRecord& rec, RunOutcome& outcome
     return d;
   };
 
+  // The reasons the last attempt at a level was invalid.
+  auto why_invalid = [&](double qps, int attempt) {
+    auto it = have.find({qps, attempt});
+    return it == have.end() ? std::string("no point stored") : InvalidWhy(it->second.point);
+  };
+  // Says that a level is measured again (attempt ≥ 1), and why.
+  auto say_again = [&](double qps, int attempt) {
+    out_ << "  measuring " << Fmt("%.6g", qps) << " QPS again (attempt " << attempt + 1 << " of at most "
+         << spec_.sweep.remeasure_invalid + 1 << "): the last point there was invalid (" << why_invalid(qps, attempt - 1)
+         << "), a failed measurement that says nothing about QoS (sweep.remeasure_invalid)\n";
+  };
+
   Status result;
   if (spec_.sweep.mode == "grid") {
     int invalid_streak = 0;
@@ -741,13 +756,11 @@ Status Runner::RunOne(const PlannedRun& run, RunRecord& rec, RunOutcome& outcome
       // Without this, two late bursts of a noisy machine in a row end the sweep as "past
       // saturation" far below it.
       Result<PointData> d = level(qps, 0);
-      for (int attempt = 1; d.ok() && attempt <= spec_.sweep.remeasure_invalid; ++attempt) {
-        if (d->point.status != "ok" || d->point.valid.value_or(false)) break;
+      for (int attempt = 1; d.ok() && attempt <= spec_.sweep.remeasure_invalid && InvalidMeasurement(d->point);
+           ++attempt) {
         if (!have.count({qps, attempt})) {
           ++planned_points_;  // one more point than the grid's levels
-          out_ << "  measuring " << Fmt("%.6g", qps) << " QPS again (attempt " << attempt + 1 << " of at most "
-               << spec_.sweep.remeasure_invalid + 1 << "): the point was invalid (" << InvalidWhy(d->point)
-               << "), a failed measurement (sweep.remeasure_invalid)\n";
+          say_again(qps, attempt);
         }
         d = level(qps, attempt);
       }
@@ -780,21 +793,10 @@ Status Runner::RunOne(const PlannedRun& run, RunRecord& rec, RunOutcome& outcome
     std::optional<double> target;
     KneeOptions ko{spec_.sweep.low, spec_.sweep.high, spec_.sweep.precision, spec_.sweep.max_points,
                    spec_.sweep.remeasure_invalid};
-    // The reasons the last attempt at a level was invalid.
-    auto why_invalid = [&](double qps, int attempt) {
-      auto it = have.find({qps, attempt});
-      return it == have.end() ? std::string("no point stored") : InvalidWhy(it->second.point);
-    };
     auto measure = [&](double qps, int attempt) -> Result<KneeProbe> {
-      if (attempt > 0 && !have.count({qps, attempt})) {
-        out_ << "  measuring " << Fmt("%.6g", qps) << " QPS again (attempt " << attempt + 1 << " of at most "
-             << ko.remeasure_invalid + 1 << "): the last point there was invalid (" << why_invalid(qps, attempt - 1)
-             << "), a failed measurement that says nothing about QoS (sweep.remeasure_invalid)\n";
-      }
+      if (attempt > 0 && !have.count({qps, attempt})) say_again(qps, attempt);
       REAM_ASSIGN_OR_RETURN(PointData d, level(qps, attempt));
-      // Invalid: the generator could not keep its schedule. A failed point (the workload
-      // died) is an answer, not a failed measurement: it misses QoS and is not measured again.
-      if (d.point.status == "ok" && !d.point.valid.value_or(false)) {
+      if (InvalidMeasurement(d.point)) {
         return KneeProbe{qps, false, PercentileUs(d), /*valid=*/false};
       }
       if (!target) {

@@ -291,7 +291,7 @@ min_timely_ratio = 1.0
   };
   Exec again = Ream("run " + spec_with("again", "remeasure_invalid = 1\n") + " --db " + db_);
   ASSERT_EQ(again.code, 0) << again.output;
-  EXPECT_NE(again.output.find("measuring 1000 QPS again (attempt 2 of at most 2): the point was invalid "
+  EXPECT_NE(again.output.find("measuring 1000 QPS again (attempt 2 of at most 2): the last point there was invalid "
                               "(timely ratio"),
             std::string::npos)
       << again.output;
