@@ -22,10 +22,12 @@
 namespace ream::net {
 namespace {
 
+int64_t TimespecNs(const timespec& ts) { return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec; }
+
 int64_t ClockNs(clockid_t id) {
   timespec ts{};
   clock_gettime(id, &ts);
-  return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+  return TimespecNs(ts);
 }
 
 Result<sockaddr_in> MakeAddress(const std::string& host, int port) {
@@ -174,7 +176,7 @@ IoResult ReadSome(int fd, char* data, size_t capacity, int64_t* arrival_realtime
         if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS) {
           timespec ts;
           std::memcpy(&ts, CMSG_DATA(c), sizeof ts);
-          *arrival_realtime_ns = static_cast<int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+          *arrival_realtime_ns = TimespecNs(ts);
         }
       }
     }
@@ -264,13 +266,9 @@ Status EnableReceiveTimestamps(int fd) {
 int64_t MonotonicMinusRealtimeNs() {
   int64_t best_width = INT64_MAX, offset = 0;
   for (int i = 0; i < 5; ++i) {
-    timespec a, r, b;
-    clock_gettime(CLOCK_MONOTONIC, &a);
-    clock_gettime(CLOCK_REALTIME, &r);
-    clock_gettime(CLOCK_MONOTONIC, &b);
-    int64_t ma = static_cast<int64_t>(a.tv_sec) * 1'000'000'000 + a.tv_nsec;
-    int64_t mb = static_cast<int64_t>(b.tv_sec) * 1'000'000'000 + b.tv_nsec;
-    int64_t rr = static_cast<int64_t>(r.tv_sec) * 1'000'000'000 + r.tv_nsec;
+    int64_t ma = ClockNs(CLOCK_MONOTONIC);
+    int64_t rr = ClockNs(CLOCK_REALTIME);
+    int64_t mb = ClockNs(CLOCK_MONOTONIC);
     if (mb - ma < best_width) {
       best_width = mb - ma;
       offset = ma + (mb - ma) / 2 - rr;
