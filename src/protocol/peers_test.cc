@@ -269,6 +269,12 @@ struct Peer {
   std::unique_ptr<Process> process;
   std::string log_path() const { return dir.path() + "/server.log"; }
   std::string Log() const { return ReadFileOrEmpty(log_path()); }
+  // Whether the server accepts connections within 5 s; a failure carries its logs.
+  ::testing::AssertionResult Listening() {
+    if (WaitListening(port, *process, std::chrono::seconds(5))) return ::testing::AssertionSuccess();
+    return ::testing::AssertionFailure() << "nothing accepts on port " << port << "; its log:\n"
+                                         << Log() << ReadFileOrEmpty(dir.path() + "/error.log");
+  }
 };
 
 void StartRedis(Peer* p) {
@@ -393,7 +399,7 @@ void ExpectNoFailedRequests(const LoadRun& run) {
 TEST(Peers, RedisHoldsTheKeysOfASetHeavyRun) {
   Peer redis;
   StartRedis(&redis);
-  ASSERT_TRUE(WaitListening(redis.port, *redis.process, std::chrono::seconds(5))) << redis.Log();
+  ASSERT_TRUE(redis.Listening());
   // 2 000 distinct keys, 90 % sets, uniform: a run of ~7 500 requests sets nearly all keys.
   LoadRun run = RunReamLoad(redis.port,
                             {"--protocol", "redis", "--qps", "2500", "--duration", "2s",
@@ -428,7 +434,7 @@ TEST(Peers, RedisHoldsTheKeysOfASetHeavyRun) {
 TEST(Peers, MemcachedStatsCountTheGetsAndSetsReamSent) {
   Peer mc;
   StartMemcached(&mc);
-  ASSERT_TRUE(WaitListening(mc.port, *mc.process, std::chrono::seconds(5))) << mc.Log();
+  ASSERT_TRUE(mc.Listening());
   // Three runs: only gets, only sets, then a mix; memcached's counters must follow each.
   struct Step {
     const char* get_ratio;
@@ -473,8 +479,7 @@ TEST(Peers, MemcachedStatsCountTheGetsAndSetsReamSent) {
 TEST(Peers, NginxAccessLogCountsTheRequests) {
   Peer nginx;
   StartNginx(&nginx);
-  ASSERT_TRUE(WaitListening(nginx.port, *nginx.process, std::chrono::seconds(5)))
-      << nginx.Log() << ReadFileOrEmpty(nginx.dir.path() + "/error.log");
+  ASSERT_TRUE(nginx.Listening());
   LoadRun run = RunReamLoad(nginx.port,
                             {"--protocol", "http", "--qps", "2000", "--duration", "2s",
                              "--warmup", "0.5s", "--get-ratio", "1", "--connections", "4"},
@@ -499,8 +504,7 @@ TEST(Peers, NginxAccessLogCountsTheRequests) {
 TEST(Peers, NginxSeesKeyedPathsAndTheGetPostMix) {
   Peer nginx;
   StartNginx(&nginx);
-  ASSERT_TRUE(WaitListening(nginx.port, *nginx.process, std::chrono::seconds(5)))
-      << nginx.Log() << ReadFileOrEmpty(nginx.dir.path() + "/error.log");
+  ASSERT_TRUE(nginx.Listening());
   LoadRun run = RunReamLoad(nginx.port,
                             {"--protocol", "http", "--http-path", "/item/{key}", "--http-method", "auto",
                              "--qps", "1000", "--duration", "2s", "--warmup", "0.2s", "--get-ratio", "0.5",
@@ -523,7 +527,7 @@ TEST(Peers, NginxSeesKeyedPathsAndTheGetPostMix) {
 TEST(Peers, NginxNon2xxStatusesAreErrorsByCode) {
   Peer nginx;
   StartNginx(&nginx, 404);
-  ASSERT_TRUE(WaitListening(nginx.port, *nginx.process, std::chrono::seconds(5))) << nginx.Log();
+  ASSERT_TRUE(nginx.Listening());
   LoadRun run = RunReamLoad(nginx.port,
                             {"--protocol", "http", "--qps", "500", "--duration", "1s",
                              "--warmup", "0.2s", "--get-ratio", "1"},
@@ -539,7 +543,7 @@ TEST(Peers, NginxNon2xxStatusesAreErrorsByCode) {
 TEST(Peers, RedisErrorRepliesKeepTheirText) {
   Peer redis;
   StartRedis(&redis);
-  ASSERT_TRUE(WaitListening(redis.port, *redis.process, std::chrono::seconds(5))) << redis.Log();
+  ASSERT_TRUE(redis.Listening());
   // Every key holds a list, so each GET is answered "-WRONGTYPE ...".
   for (int i = 0; i < 10; ++i) {
     char key[32];
@@ -586,21 +590,21 @@ void ExpectKilledMidRunIsReported(Peer& peer, const std::string& protocol,
 TEST(Peers, RedisKilledMidRunEndsInvalidNotHung) {
   Peer redis;
   StartRedis(&redis);
-  ASSERT_TRUE(WaitListening(redis.port, *redis.process, std::chrono::seconds(5))) << redis.Log();
+  ASSERT_TRUE(redis.Listening());
   ExpectKilledMidRunIsReported(redis, "redis", {});
 }
 
 TEST(Peers, MemcachedKilledMidRunEndsInvalidNotHung) {
   Peer mc;
   StartMemcached(&mc);
-  ASSERT_TRUE(WaitListening(mc.port, *mc.process, std::chrono::seconds(5))) << mc.Log();
+  ASSERT_TRUE(mc.Listening());
   ExpectKilledMidRunIsReported(mc, "memcached", {});
 }
 
 TEST(Peers, NginxKilledMidRunEndsInvalidNotHung) {
   Peer nginx;
   StartNginx(&nginx);
-  ASSERT_TRUE(WaitListening(nginx.port, *nginx.process, std::chrono::seconds(5))) << nginx.Log();
+  ASSERT_TRUE(nginx.Listening());
   ExpectKilledMidRunIsReported(nginx, "http", {"--get-ratio", "1"});
 }
 
@@ -630,9 +634,9 @@ TEST(Peers, WrongProtocolOnThePortEndsInvalidWithTheReason) {
   StartRedis(&redis);
   StartMemcached(&mc);
   StartNginx(&nginx);
-  ASSERT_TRUE(WaitListening(redis.port, *redis.process, std::chrono::seconds(5)));
-  ASSERT_TRUE(WaitListening(mc.port, *mc.process, std::chrono::seconds(5)));
-  ASSERT_TRUE(WaitListening(nginx.port, *nginx.process, std::chrono::seconds(5)));
+  ASSERT_TRUE(redis.Listening());
+  ASSERT_TRUE(mc.Listening());
+  ASSERT_TRUE(nginx.Listening());
   // RESP to memcached: it answers ERROR, which no RESP reply starts with.
   ExpectWrongProtocolIsReported(mc.port, "redis", {}, {"not a RESP reply"});
   // memcached text to Redis: a RESP reply is not a memcached reply line.
