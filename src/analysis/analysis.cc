@@ -66,8 +66,8 @@ std::optional<double> StoredPercentile(const PointData& p, double pct) {
 
 bool SameLoad(double a, double b) { return std::abs(a - b) <= 1e-6 * std::max(1.0, std::abs(a)); }
 
-// The point that stands for `load` in run `r`. A knee search measures a load again when its
-// point was invalid (sweep.remeasure_invalid) and the first valid attempt decides; when no
+// The point that stands for `load` in run `r`. A sweep measures a load again when its point
+// was invalid (sweep.remeasure_invalid) and the first valid attempt decides; when no
 // attempt was valid, the last one stands for the load (invalid, with its reasons).
 const PointData* DecidingPoint(const RunData& r, double load) {
   const PointData* last = nullptr;
@@ -369,8 +369,8 @@ QosTarget ComputeQos(const ExperimentData& d, const std::vector<GroupAnalysis>& 
   }
   if (floor && *q.target_us < floor->tail_us) {
     if (!q.note.empty()) q.note += "; ";
-    q.note += "the target (" + Fmt(*q.target_us) + " us" + ") is below the lowest p" + Fmt(d.qos.percentile) +
-              " measured at any valid load of " + ref->key + " (" + Fmt(floor->tail_us) + " us" + " at " +
+    q.note += "the target (" + Fmt(*q.target_us) + " us) is below the lowest p" + Fmt(d.qos.percentile) +
+              " measured at any valid load of " + ref->key + " (" + Fmt(floor->tail_us) + " us at " +
               Qps(floor->target_qps) + "): the service time excludes the network and the server's I/O, "
               "so no load can meet it. The seed set a fixed LQoS where its rule did not apply (shore); "
               "set [qos] target in the spec";

@@ -95,8 +95,8 @@ struct RunData {
   int repetition = 0;
   bool failed = false;     // the run could not be carried out at all
   std::string failure;     // why (e.g. "2-SMT not available: no SMT siblings")
-  // In measurement order. A knee search may hold several points at one load: invalid
-  // attempts and the re-measurement that decided it.
+  // In measurement order. A sweep may hold several points at one load: invalid attempts and
+  // the re-measurement that decided it (sweep.remeasure_invalid).
   std::vector<PointData> points;
 };
 

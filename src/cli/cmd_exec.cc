@@ -186,7 +186,7 @@ int RunExec(const ExecFlags& f) {
   if (spec->node) std::cerr << ", node address " << box.address() << " (host " << box.host_address() << ")";
   std::cerr << "\n";
 
-  if (!monitor) monitor.emplace(*platform, TargetOf(box), mo);  // a platform without the hook
+  // StartSandbox ran before_exec before it returned the sandbox: the monitor exists.
   Status ms = baseline.ok() ? monitor->Start() : baseline;
   if (!ms.ok()) std::cerr << "ream exec: monitor: " << ms.message() << "\n";
 

@@ -88,8 +88,8 @@ struct PointRecord {
   int64_t run_id = 0;
   int64_t seq = 0;            // order of measurement within the run
   double target_qps = 0;
-  // 0: the level's first measurement; 1, 2, …: a knee search measuring the level again
-  // because the attempt before was invalid (sweep.remeasure_invalid).
+  // 0: the level's first measurement; 1, 2, …: the sweep measuring the level again because
+  // the attempt before was invalid (sweep.remeasure_invalid).
   int64_t attempt = 0;
   std::string status = "ok";  // "ok": measured; "failed": the run of this level failed
   std::string failure;        // why it failed ("workload exited with status 139 (SIGSEGV)")
