@@ -1,5 +1,6 @@
 // Test helper: a writable copy of a fixture tree under /tmp, removed when it goes out of
-// scope (sandbox code creates directories and writes files in it).
+// scope (sandbox code creates directories and writes files in it). Tests that write must use
+// a copy: ctest runs tests in parallel, and two writing into one source tree see each other.
 #pragma once
 
 #include <unistd.h>
@@ -11,11 +12,12 @@ namespace ream {
 
 class FixtureCopy {
  public:
-  explicit FixtureCopy(const std::string& name) {
+  // `name`: a fixture directory under `under` (relative to the source tree).
+  explicit FixtureCopy(const std::string& name, const std::string& under = "src/partition/testdata") {
     static int n = 0;
     dir_ = std::filesystem::temp_directory_path() /
            ("ream-fixture-" + std::to_string(::getpid()) + "-" + std::to_string(++n));
-    std::filesystem::copy(std::string(REAM_SOURCE_DIR) + "/src/partition/testdata/" + name, dir_,
+    std::filesystem::copy(std::string(REAM_SOURCE_DIR) + "/" + under + "/" + name, dir_,
                           std::filesystem::copy_options::recursive);
   }
   ~FixtureCopy() { std::filesystem::remove_all(dir_); }

@@ -2,12 +2,17 @@
 
 #include <gtest/gtest.h>
 
+#include "partition/testdata_copy.h"
+
 namespace ream {
 namespace {
 
 std::string Fixture(const std::string& name) {
   return std::string(REAM_SOURCE_DIR) + "/src/platform/testdata/" + name;
 }
+
+// A probe creates (and removes) cgroups in its tree: each probing test gets a copy of its own.
+FixtureCopy Writable(const std::string& name) { return FixtureCopy(name, "src/platform/testdata"); }
 
 std::string Join(const std::vector<std::string>& argv) {
   std::string s;
@@ -50,7 +55,8 @@ TEST(DetectCgroups, FindsUnifiedV2) {
 }
 
 TEST(ProbeCapabilities, V1ControllersAndTcQdiscsAsTheKernelAnswers) {
-  RootedPlatform p(Fixture("cgroup_v1"), KernelWithoutNetem);
+  FixtureCopy fx = Writable("cgroup_v1");
+  RootedPlatform p(fx.root(), KernelWithoutNetem);
   // The probe cgroup directories are created under the fixture and must be removed again.
   auto caps = ProbeCapabilities(p);
   EXPECT_EQ(StatusOf(caps, "cgroup.version"), Support::kSupported);
@@ -69,7 +75,8 @@ TEST(ProbeCapabilities, V1ControllersAndTcQdiscsAsTheKernelAnswers) {
 }
 
 TEST(ProbeCapabilities, RemovesEveryObjectItCreated) {
-  RootedPlatform p(Fixture("cgroup_v1"), KernelWithoutNetem);
+  FixtureCopy fx = Writable("cgroup_v1");
+  RootedPlatform p(fx.root(), KernelWithoutNetem);
   (void)ProbeCapabilities(p);
   int netns_added = 0, netns_deleted = 0, veth_added = 0, veth_deleted = 0, qdisc_added = 0,
       qdisc_deleted = 0;
@@ -91,7 +98,8 @@ TEST(ProbeCapabilities, RemovesEveryObjectItCreated) {
 }
 
 TEST(ProbeCapabilities, FailingVethMakesQdiscsUnknownNotUnsupported) {
-  RootedPlatform p(Fixture("cgroup_v1"), [](const std::vector<std::string>& argv)
+  FixtureCopy fx = Writable("cgroup_v1");
+  RootedPlatform p(fx.root(), [](const std::vector<std::string>& argv)
                                              -> Result<CommandResult> {
     if (argv.size() > 2 && argv[1] == "link") return CommandResult{2, "", "Operation not permitted"};
     return CommandResult{0, "", ""};
@@ -102,7 +110,8 @@ TEST(ProbeCapabilities, FailingVethMakesQdiscsUnknownNotUnsupported) {
 }
 
 TEST(ProbeCapabilities, V2WithoutIoController) {
-  RootedPlatform p(Fixture("cgroup_v2"), KernelWithoutNetem);
+  FixtureCopy fx = Writable("cgroup_v2");
+  RootedPlatform p(fx.root(), KernelWithoutNetem);
   p.SetFilesystemMagic(0x63677270);
   ASSERT_TRUE(p.WriteFile("/sys/fs/cgroup/cgroup.controllers", "cpuset cpu memory pids\n").ok());
   auto caps = ProbeCapabilities(p);
@@ -115,7 +124,8 @@ TEST(ProbeCapabilities, V2WithoutIoController) {
 }
 
 TEST(ProbeCapabilities, ReadsResctrlFeaturesFromAMountedTree) {
-  RootedPlatform p(Fixture("resctrl_intel"), KernelWithoutNetem);
+  FixtureCopy fx = Writable("resctrl_intel");
+  RootedPlatform p(fx.root(), KernelWithoutNetem);
   p.SetFilesystemMagic(0x63677270);
   auto caps = ProbeCapabilities(p);
   EXPECT_EQ(StatusOf(caps, "resctrl.cat_l3"), Support::kSupported);
@@ -126,7 +136,8 @@ TEST(ProbeCapabilities, ReadsResctrlFeaturesFromAMountedTree) {
 }
 
 TEST(ProbeCapabilities, WithoutTryingReportsUnknown) {
-  RootedPlatform p(Fixture("cgroup_v1"));
+  FixtureCopy fx = Writable("cgroup_v1");
+  RootedPlatform p(fx.root());
   ProbeOptions o;
   o.try_kernel_objects = false;
   auto caps = ProbeCapabilities(p, o);
