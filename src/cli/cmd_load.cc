@@ -37,6 +37,7 @@ struct LoadFlags {
   std::string http_path = "/";
   std::string http_method = "auto";
   std::string response_timing = "kernel";
+  std::string wait = "sleep";
 };
 
 Result<double> ParseQps(const std::string& text) {
@@ -82,6 +83,10 @@ Result<LoadOptions> BuildOptions(const LoadFlags& f) {
     return InvalidArgument("--response-timing must be kernel or user, got '" + f.response_timing + "'");
   }
   o.kernel_rx_timestamps = f.response_timing == "kernel";
+  if (f.wait != "sleep" && f.wait != "spin") {
+    return InvalidArgument("--wait must be sleep or spin, got '" + f.wait + "'");
+  }
+  o.spin_wait = f.wait == "spin";
   o.min_timely_ratio = f.min_timely;
   o.max_rate_error = f.max_rate_error;
   REAM_RETURN_IF_ERROR(ValidateLoadOptions(o));
@@ -160,6 +165,10 @@ void AddLoadCommand(CLI::App& app, CommandList& commands) {
   sub->add_option("--response-timing", f->response_timing,
                   "kernel: time responses by the kernel's arrival stamps (SO_TIMESTAMPNS); user: by "
                   "the clock after the generator reads them (adds its own wake-up)")
+      ->capture_default_str();
+  sub->add_option("--wait", f->wait,
+                  "sleep: sleep until shortly before each send, then spin; spin: never sleep (one CPU "
+                  "per thread busy; responses never have to wake the generator's CPU)")
       ->capture_default_str();
   commands.push_back({sub, [f] { return RunLoadCommand(*f); }});
 }

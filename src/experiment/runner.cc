@@ -554,7 +554,7 @@ Result<PointData> Runner::MeasureLevel(Workload& wl, const PlannedRun& run, int6
       "--min-timely", Fmt("%.6g", spec_.qos.min_timely_ratio),
       "--max-rate-error", Fmt("%.6g", spec_.qos.max_rate_error),
       "--response-timeout", ms(l.response_timeout),
-      "--http-path", l.http_path, "--http-method", l.http_method,
+      "--http-path", l.http_path, "--http-method", l.http_method, "--wait", l.wait,
       "--json", "/dev/stdout"};
   // The generator runs in a sandbox of its own whose cpuset is the generator's CPUs: it never
   // competes with the workload for a CPU.

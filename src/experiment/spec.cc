@@ -263,6 +263,7 @@ Status ParseLoad(const Section& s, LoadSpec* l) {
     return s.Error(*n, "http_path", "is \"" + l->http_path + "\"; it must start with '/' (e.g. \"/item/{key}\")");
   }
   REAM_RETURN_IF_ERROR(s.OneOf("http_method", &l->http_method, {"auto", "GET", "POST"}));
+  REAM_RETURN_IF_ERROR(s.OneOf("wait", &l->wait, {"sleep", "spin"}));
   return Status::Ok();
 }
 
@@ -572,7 +573,7 @@ Result<ExperimentSpec> ParseSpec(const std::string& text, const std::string& sou
                                            {"arrival", "key_dist", "keys", "get_ratio", "value_bytes",
                                             "connections", "threads", "warmup", "duration",
                                             "timely_tolerance", "response_timeout", "http_path",
-                                            "http_method"}),
+                                            "http_method", "wait"}),
                                    &spec.load));
   }
   REAM_RETURN_IF_ERROR(err);
@@ -638,7 +639,8 @@ nlohmann::json ExperimentSpec::ToJson() const {
                {"duration_ms", ms(load.duration)},
                {"timely_tolerance_us", std::chrono::duration<double, std::micro>(load.timely_tolerance).count()},
                {"response_timeout_ms", ms(load.response_timeout)},
-               {"http_path", load.http_path},  {"http_method", load.http_method}};
+               {"http_path", load.http_path},  {"http_method", load.http_method},
+               {"wait", load.wait}};
   j["sweep"] = {{"mode", sweep.mode},           {"qps", sweep.qps},
                 {"low", sweep.low},             {"high", sweep.high},
                 {"precision", sweep.precision}, {"max_points", sweep.max_points},

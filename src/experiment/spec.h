@@ -52,6 +52,9 @@ struct LoadSpec {
   // gets as GET, sets as POST; or GET / POST for every request).
   std::string http_path = "/";
   std::string http_method = "auto";
+  // How the generator waits between sends: "sleep" (then spin the last stretch) or "spin"
+  // (never sleep; see LoadOptions::spin_wait).
+  std::string wait = "sleep";
 };
 
 struct SweepSpec {

@@ -93,6 +93,16 @@ TEST(Spec, HttpPathAndMethod) {
   EXPECT_NE(method.find("load.http_method is \"PUT\""), std::string::npos) << method;
 }
 
+TEST(Spec, GeneratorWait) {
+  EXPECT_EQ(ParseSpec(kMinimal, "x.toml")->load.wait, "sleep");
+  auto r = ParseSpec(std::string(kMinimal) + "[load]\nwait = \"spin\"\n", "x.toml");
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->load.wait, "spin");
+  EXPECT_EQ(r->ToJson()["load"]["wait"], "spin");
+  std::string bad = Err(std::string(kMinimal) + "[load]\nwait = \"nap\"\n");
+  EXPECT_NE(bad.find("x.toml:7: load.wait is \"nap\""), std::string::npos) << bad;
+}
+
 TEST(Spec, WrongTypesAndImpossibleValues) {
   EXPECT_NE(Err(std::string(kMinimal) + "[load]\nconnections = \"four\"\n").find("load.connections must be an integer"),
             std::string::npos);

@@ -345,7 +345,7 @@ void ThreadRunner::Run() {
     // wake up) so the send is on time. Spinning polls the sockets for responses, so a
     // response is timestamped when it arrives, not when the spin ends.
     int64_t wait = static_cast<int64_t>(sched) - net::NowNs();
-    int64_t sleep = wait - spin_ns_;
+    int64_t sleep = o_.spin_wait ? 0 : wait - spin_ns_;
     if (sleep > 0) {
       int64_t before = net::NowNs();
       auto n = s_.poller.Wait(events_, 256, sleep);
@@ -711,6 +711,7 @@ nlohmann::json LoadResult::ToJson() const {
   j["warmup_s"] = static_cast<double>(o.warmup_ns) / 1e9;
   j["connections"] = o.connections;
   j["threads"] = o.threads;
+  j["wait"] = o.spin_wait ? "spin" : "sleep";
   j["arrival"] = o.arrival.name;
   j["key_dist"] = o.key_dist.name;
   j["keys"] = o.keys;
@@ -782,8 +783,9 @@ std::string LoadResult::Summary() const {
     std::snprintf(b, sizeof b, "arrivals:  not tested (%s)\n", interarrival.not_applicable_reason.c_str());
   }
   s += b;
-  std::snprintf(b, sizeof b, "generator: %.3f CPU s, %.2f CPU us per request\n", generator_cpu_s,
-                issued ? generator_cpu_s * 1e6 / static_cast<double>(issued) : 0.0);
+  std::snprintf(b, sizeof b, "generator: %.3f CPU s, %.2f CPU us per request (waits by %s)\n",
+                generator_cpu_s, issued ? generator_cpu_s * 1e6 / static_cast<double>(issued) : 0.0,
+                o.spin_wait ? "spinning" : "sleeping, then spinning");
   s += b;
   s += "timing:    responses timed by " + response_timing + "\n";
   if (valid) {

@@ -49,6 +49,13 @@ struct LoadOptions {
   // segments that wait unread into one, stamped when the last arrived, so a response read late
   // behind a later one is timed at that later arrival: never later than the clock would time it.
   bool kernel_rx_timestamps = true;
+  // How a thread waits for its next send. false (sleep): sleep until shortly before it, then
+  // spin the last stretch; a response that arrives meanwhile wakes the thread. true (spin):
+  // never sleep; poll the sockets and the clock, one CPU per thread busy all the time. The
+  // server's send then never has to wake the generator's CPU; on a VM an idle vCPU is woken by
+  // an IPI that costs the sender tens of microseconds, and that cost lands in the server's
+  // CPU time per request. The choice is reported.
+  bool spin_wait = false;
   // A file descriptor (e.g. a signalfd) that, once readable, stops the run early (Cancelled).
   int cancel_fd = -1;
 };

@@ -97,6 +97,28 @@ TEST(Generator, EndsWhenEveryResponseIsInNotAfterTheResponseTimeout) {
   EXPECT_LT(seconds, 10.0) << "the run waited out the response timeout";
 }
 
+// `spin` never sleeps: the thread burns its CPU for the whole window. `sleep` sleeps through
+// most of the gaps at a low rate. Both measure every request, and the JSON says which ran.
+TEST(Generator, SpinWaitKeepsItsCpuBusySleepWaitDoesNot) {
+  auto server = Server::Start({.threads = 1}, MakeSyntheticHandlers(*ServiceTime::Parse("const:0"), 1));
+  ASSERT_TRUE(server.ok());
+  double cpu_s[2] = {0, 0};
+  for (bool spin : {false, true}) {
+    LoadOptions o = Quick((*server)->port(), 500);
+    o.spin_wait = spin;
+    auto r = RunLoad(o);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    EXPECT_EQ(r->errors, 0u);
+    EXPECT_EQ(r->completed, r->issued);
+    EXPECT_EQ(r->ToJson()["wait"], spin ? "spin" : "sleep");
+    cpu_s[spin] = r->generator_cpu_s;
+  }
+  // A 1 s window: spinning costs most of a CPU (at least 0.4 s even when ctest shares the CPU
+  // with another test), sleeping a fraction of that (~0.1 s here: the spin before each send).
+  EXPECT_GE(cpu_s[1], 0.4) << "spin: " << cpu_s[1] << " CPU s";
+  EXPECT_GE(cpu_s[1], 3 * cpu_s[0]) << "spin " << cpu_s[1] << " vs sleep " << cpu_s[0] << " CPU s";
+}
+
 TEST(Generator, NothingListeningIsUnavailable) {
   int port;
   {

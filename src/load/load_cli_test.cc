@@ -42,6 +42,12 @@ TEST(LoadCli, BadTargetAndDurationAreRejected) {
   EXPECT_NE(r.err.find("needs a unit"), std::string::npos) << r.err;
 }
 
+TEST(LoadCli, UnknownWaitIsRejected) {
+  auto r = Ream({"load", "--target", "127.0.0.1:9", "--qps", "10", "--wait", "nap"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--wait must be sleep or spin, got 'nap'"), std::string::npos) << r.err;
+}
+
 TEST(LoadCli, NothingListeningFailsAtOnce) {
   auto r = Ream({"load", "--target", "127.0.0.1:" + std::to_string(FreePort()), "--qps", "100",
                  "--duration", "1s"});
