@@ -1,8 +1,9 @@
 // How much of its time a pinned, otherwise idle spin loop loses to stalls longer than a
 // threshold: the machine's own timing noise (hypervisor steal, interrupts), measured. Tests
 // that compare measured latency with queueing theory check it first: on bare metal it is ~0;
-// on the 2-vCPU Firecracker VMs this project runs on it is 5-6 % (~1 100 stalls a second of
-// up to ~250 us), which no generator or server can measure through.
+// on the 2-vCPU Firecracker VMs this project runs on it is 4-11 % (~1 100 stalls a second of
+// up to ~250 us, and some of milliseconds), which no generator or server can measure through
+// reliably.
 #pragma once
 
 #include <pthread.h>
