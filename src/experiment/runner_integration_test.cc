@@ -423,6 +423,9 @@ connections = 2
 # vCPUs stall >20us ~1100 times a second, up to ~250us (docs/performance.md); 200us can, and
 # is reported.
 timely_tolerance = "200us"
+# The generator spins: a response never has to wake its vCPU, which on this project's VMs
+# costs the server's send 15-25 us of CPU per request and drifts (docs/performance.md).
+wait = "spin"
 [qos]
 target = "1ms"
 )";
