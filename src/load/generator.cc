@@ -343,7 +343,8 @@ void ThreadRunner::Run() {
     // Sleep until a response arrives or until shortly before the next send, then spin the
     // last stretch (spin_ns_: a high percentile of how late this machine's timed waits
     // wake up) so the send is on time. Spinning polls the sockets for responses, so a
-    // response is timestamped when it arrives, not when the spin ends.
+    // response is timestamped when it arrives, not when the spin ends. With spin_wait the
+    // thread never sleeps: it spins through every gap.
     int64_t wait = static_cast<int64_t>(sched) - net::NowNs();
     int64_t sleep = o_.spin_wait ? 0 : wait - spin_ns_;
     if (sleep > 0) {
