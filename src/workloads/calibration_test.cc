@@ -117,7 +117,7 @@ TEST(Calibration, SojournMatchesTheMG1PredictionAtThreeRates) {
   // A precondition, measured: the calibration compares means to within 10 %, which a CPU
   // that is away 4-11 % of the time in 20-250 us pieces (this project's VMs) does not support
   // reliably: paired rounds and medians (below) hold it in most runs there, not in all (seen:
-  // 26 of 27; the miss was +10.6 % at 6 000 QPS, after rounds of +13..+39 % while s held
+  // 29 of 30; the miss was +10.6 % at 6 000 QPS, after rounds of +13..+39 % while s held
   // still: host stalls inside busy periods). Such a machine is reported as unable to calibrate
   // (with its figure), not as a failed calibration; REAM_MAX_STALL_FRACTION=1 asserts anyway.
   if (!MachineIsQuiet()) {
