@@ -32,10 +32,16 @@ printf "%-6s %-6s %22s %14s %12s %24s\n" QPS wait "server CPU/request" "RTT mean
 for qps in $RATES; do
   for _ in $(seq "$REPEAT"); do
     for wait in sleep spin; do
+      rm -f "$OUT/load.json"
       before=$(cpu_ns)
+      # Exit 3 (some requests failed) still writes the JSON; no JSON means no figures.
       taskset -c 1 "$REAM" load --target "127.0.0.1:$PORT" --qps "$qps" --duration "$DURATION" \
-        --warmup 300ms --wait "$wait" --json "$OUT/load.json" >/dev/null 2>&1 || true
+        --warmup 300ms --wait "$wait" --json "$OUT/load.json" >"$OUT/load.log" 2>&1 || true
       after=$(cpu_ns)
+      if [ ! -s "$OUT/load.json" ]; then
+        printf "%-6s %-6s unavailable: ream load wrote no result: %s\n" "$qps" "$wait" "$(tail -1 "$OUT/load.log")"
+        continue
+      fi
       python3 - "$qps" "$wait" "$before" "$after" "$OUT/load.json" <<'PY'
 import json, sys
 qps, wait, before, after, path = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
