@@ -4,9 +4,9 @@
 
 #include <cstdio>
 #include <fstream>
-#include <optional>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <sstream>
 
 #include "cli/commands.h"
@@ -176,7 +176,6 @@ int RunExec(const ExecFlags& f) {
   TerminationSignals::Install();
   auto sb = StartSandbox(*platform, o, f.command);
   if (!sb.ok()) {
-    monitor.reset();
     std::cerr << "ream exec: " << sb.status().message() << "\n";
     return ExitCodeFor(sb.status());
   }
