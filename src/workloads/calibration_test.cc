@@ -3,9 +3,9 @@
 // Pollaczek–Khinchine mean sojourn once the base round trip (the same rate against
 // const:0) is subtracted. A disagreement points at the measurement, not at the theory.
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -19,8 +19,9 @@ namespace ream {
 namespace {
 
 // On a machine shared with builds, a pinned process still shares its CPU with whatever else
-// the scheduler puts there; SCHED_FIFO (when allowed: root) keeps both sides of the
-// measurement from being preempted by them. The prefix is empty when chrt is refused.
+// the scheduler puts there; SCHED_FIFO (when allowed: root) keeps the servers from being
+// preempted by them (the generator, which spins, cannot have it: see Load). The prefix is
+// empty when chrt is refused.
 std::vector<std::string> Shield(Platform& p) {
   auto r = p.Run({"chrt", "-f", "10", "true"}, std::chrono::seconds(5));
   if (r.ok() && r->exit_code == 0) return {"chrt", "-f", "10"};
@@ -192,8 +193,11 @@ TEST(Calibration, SojournMatchesTheMG1PredictionAtThreeRates) {
     // host stall that straddles the end of a 100 us spin lengthens that service, and a round
     // that met a burst of stalls reports a mean a few us higher (seen: 105.8 us).
     double mean_service = median(services);
-    std::printf("qps %d: median of %d rounds: rho %.3f, s %.1f us, service mean %.1f us, base %.1f "
-                "us, sojourn-base %.1f us, M/G/1 %.1f us; error %+.1f %% (%d of %d rounds valid)\n",
+    // Each figure is the median of its own column over the rounds (so the error is not
+    // computed from the two medians beside it).
+    std::printf("qps %d, medians of %d rounds: rho %.3f, s %.1f us, service mean %.1f us, base "
+                "%.1f us, sojourn-base %.1f us, M/G/1 %.1f us, error %+.1f %% (%d of %d rounds "
+                "valid)\n",
                 qps, rounds, median(rhos), median(ss), mean_service, median(bases), median(diffs),
                 median(predictions), 100 * error, valid, rounds);
     EXPECT_LE(std::abs(error), 0.10) << "at " << qps << " QPS";
