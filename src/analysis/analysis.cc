@@ -30,23 +30,23 @@ std::string Qps(double v) {
   return b;
 }
 
-// Averages a metric over repetitions; unavailable when no repetition measured it (the
+// The median of a metric over repetitions; unavailable when no repetition measured it (the
 // first reason given is kept).
-Metric MeanMetric(const std::vector<const Metric*>& ms) {
-  double sum = 0;
-  int n = 0;
+Metric MedianMetric(const std::vector<const Metric*>& ms) {
+  std::vector<double> values;
   std::string reason;
   for (const Metric* m : ms) {
     if (m->has()) {
-      sum += *m->value;
-      ++n;
+      values.push_back(*m->value);
     } else if (reason.empty()) {
       reason = m->unavailable.empty() ? "not measured" : m->unavailable;
     }
   }
-  if (n == 0) return Metric::Unavailable(reason.empty() ? "not measured" : reason);
-  return Metric::Of(sum / n);
+  if (values.empty()) return Metric::Unavailable(reason.empty() ? "not measured" : reason);
+  return Metric::Of(MedianConfidence(values)->median);
 }
+
+double Median(const std::vector<double>& values) { return MedianConfidence(values)->median; }
 
 Metric SumMetric(const Metric& a, const Metric& b) {
   if (a.has() && b.has()) return Metric::Of(*a.value + *b.value);
@@ -66,40 +66,67 @@ std::optional<double> StoredPercentile(const PointData& p, double pct) {
 
 bool SameLoad(double a, double b) { return std::abs(a - b) <= 1e-6 * std::max(1.0, std::abs(a)); }
 
-// The point that stands for `load` in run `r`. A sweep measures a load again when its point
-// was invalid (sweep.remeasure_invalid) and the first valid attempt decides; when no
-// attempt was valid, the last one stands for the load (invalid, with its reasons).
-const PointData* DecidingPoint(const RunData& r, double load) {
+// The points that stand for `load` in run `r`: its valid measurements (a sweep measures a
+// load again when its point was invalid, sweep.remeasure_invalid, and a knee search measures
+// its bracket's ends again to confirm them, sweep.confirm). When no attempt was valid, the
+// last one stands for the load (invalid, with its reasons).
+std::vector<const PointData*> DecidingPoints(const RunData& r, double load) {
+  std::vector<const PointData*> valid;
   const PointData* last = nullptr;
   for (const auto& p : r.points) {
     if (!SameLoad(p.target_qps, load)) continue;
-    if (p.valid && !p.failed) return &p;
+    if (p.valid && !p.failed) valid.push_back(&p);
     last = &p;
   }
-  return last;
+  if (valid.empty() && last) valid.push_back(last);
+  return valid;
 }
 
-PointAnalysis MergePoints(const std::vector<const PointData*>& reps, const RunData& run,
+// One load level's measurements (its repetitions, and a knee's confirmations) merged into one
+// point. Every figure is the median of the measurements' figures: they were taken at
+// different times, and a median is not moved by one of them having been disturbed (a host
+// stall, a neighbour), where a mean is (measured: one disturbed 2 s window made a mean of
+// three p95s 79 % high, docs/performance.md). The tail's interval is then the median's
+// order-statistics interval across them, with its coverage stated; a single measurement's
+// comes from its histogram. An invalid measurement is a failed measurement, not an answer
+// (as a sweep's re-measurement treats it): while another is valid it is left out, and
+// counted. A measurement whose workload failed is an answer: the level failed.
+PointAnalysis MergePoints(const std::vector<const PointData*>& all, const RunData& run,
                           double pct, double confidence) {
   PointAnalysis out;
+  std::vector<const PointData*> reps;
+  bool any_failed = std::any_of(all.begin(), all.end(), [](const PointData* p) { return p->failed; });
+  if (!any_failed) {
+    for (const PointData* p : all) {
+      if (p->valid) reps.push_back(p);
+    }
+  }
+  if (reps.empty()) {
+    reps = all;  // no repetition is usable on its own: the point is invalid or failed
+  } else {
+    for (const PointData* p : all) {
+      if (p->valid) continue;
+      ++out.repetitions_left_out;
+      for (const auto& r : p->invalid_reasons) out.left_out_reasons.push_back(r);
+    }
+  }
   out.repetitions = static_cast<int>(reps.size());
   out.valid = true;
-  double n = static_cast<double>(reps.size());
-  std::vector<double> tails;
+  std::vector<double> achieved, throughput, timely, mean, p50, p95, p99, p999, tails;
   Histogram merged;
   bool all_hist = true;
   std::vector<const Metric*> cpu, rx, tx, dr, dw, mb, llc, mem;
   std::vector<double> services;
   for (const PointData* p : reps) {
     out.target_qps = p->target_qps;
-    out.achieved_qps += p->achieved_qps / n;
-    out.throughput_qps += p->throughput_qps / n;
-    out.timely_ratio += p->timely_ratio / n;
-    out.mean_us += p->latency_mean_us / n;
-    out.p50_us += p->p50_us / n;
-    out.p95_us += p->p95_us / n;
-    out.p99_us += p->p99_us / n;
-    out.p999_us += p->p999_us / n;
+    achieved.push_back(p->achieved_qps);
+    throughput.push_back(p->throughput_qps);
+    timely.push_back(p->timely_ratio);
+    mean.push_back(p->latency_mean_us);
+    p50.push_back(p->p50_us);
+    p95.push_back(p->p95_us);
+    p99.push_back(p->p99_us);
+    p999.push_back(p->p999_us);
     out.clients = std::max(out.clients, p->clients);
     out.valid = out.valid && p->valid && !p->failed;
     out.failed = out.failed || p->failed;
@@ -128,46 +155,50 @@ PointAnalysis MergePoints(const std::vector<const PointData*>& reps, const RunDa
     mem.push_back(&p->memory_bytes);
     if (p->service_mean_us) services.push_back(*p->service_mean_us);
   }
-  out.cpu_util = MeanMetric(cpu);
-  out.net_rx_bps = MeanMetric(rx);
-  out.net_tx_bps = MeanMetric(tx);
-  out.disk_bps = SumMetric(MeanMetric(dr), MeanMetric(dw));
-  out.membw_bps = MeanMetric(mb);
-  out.llc_bytes = MeanMetric(llc);
-  out.memory_bytes = MeanMetric(mem);
+  if (reps.empty()) return out;
+  out.achieved_qps = Median(achieved);
+  out.throughput_qps = Median(throughput);
+  out.timely_ratio = Median(timely);
+  out.mean_us = Median(mean);
+  out.p50_us = Median(p50);
+  out.p95_us = Median(p95);
+  out.p99_us = Median(p99);
+  out.p999_us = Median(p999);
+  out.cpu_util = MedianMetric(cpu);
+  out.net_rx_bps = MedianMetric(rx);
+  out.net_tx_bps = MedianMetric(tx);
+  out.disk_bps = SumMetric(MedianMetric(dr), MedianMetric(dw));
+  out.membw_bps = MedianMetric(mb);
+  out.llc_bytes = MedianMetric(llc);
+  out.memory_bytes = MedianMetric(mem);
 
-  if (all_hist && merged.count() > 0) {
-    if (reps.size() >= 2) {
-      // Across repetitions the run-to-run spread dominates the sampling error of one run.
-      auto ci = MeanConfidence(tails, confidence);
-      out.tail_us = ci->mean;
-      out.tail_low_us = ci->mean - ci->half_width;
-      out.tail_high_us = ci->mean + ci->half_width;
-      out.tail_ci_method = "Student t across " + std::to_string(reps.size()) + " repetitions";
-    } else {
-      auto ci = PercentileConfidence(merged, pct / 100, confidence);
-      out.tail_us = ci->value / 1e3;
-      out.tail_low_us = ci->low / 1e3;
-      out.tail_high_us = ci->high / 1e3;
-      out.tail_ci_method = "order statistics of " + std::to_string(ci->n) +
-                           " samples (ranks " + std::to_string(ci->rank_low) + ".." +
-                           std::to_string(ci->rank_high) + ")";
-    }
+  if (reps.size() >= 2 && !tails.empty()) {
+    // Across measurements the run-to-run spread dominates the sampling error of one.
+    auto ci = MedianConfidence(tails, confidence);
+    out.tail_us = ci->median;
+    out.tail_low_us = ci->low;
+    out.tail_high_us = ci->high;
+    char coverage[16];
+    std::snprintf(coverage, sizeof coverage, "%.1f", ci->coverage * 100);
+    out.tail_ci_method = "median of " + std::to_string(tails.size()) +
+                         " measurements, order statistics across them (covers " + coverage + " %)";
+  } else if (all_hist && merged.count() > 0) {
+    auto ci = PercentileConfidence(merged, pct / 100, confidence);
+    out.tail_us = ci->value / 1e3;
+    out.tail_low_us = ci->low / 1e3;
+    out.tail_high_us = ci->high / 1e3;
+    out.tail_ci_method = "order statistics of " + std::to_string(ci->n) + " samples (ranks " +
+                         std::to_string(ci->rank_low) + ".." + std::to_string(ci->rank_high) + ")";
   } else if (!tails.empty()) {
-    auto ci = MeanConfidence(tails, confidence);
-    out.tail_us = ci->mean;
-    if (reps.size() >= 2) {
-      out.tail_low_us = ci->mean - ci->half_width;
-      out.tail_high_us = ci->mean + ci->half_width;
-      out.tail_ci_method = "Student t across " + std::to_string(reps.size()) + " repetitions";
-    } else {
-      out.tail_ci_method = "unavailable: no histogram stored for this point";
-    }
+    out.tail_us = tails.front();
+    out.tail_ci_method = "unavailable: no histogram stored for this point";
+  }
+  if (out.repetitions_left_out > 0) {
+    out.tail_ci_method += "; " + std::to_string(out.repetitions_left_out) + " invalid measurement" +
+                          (out.repetitions_left_out > 1 ? "s" : "") + " left out";
   }
   if (!services.empty() && services.size() == reps.size()) {
-    double s = 0;
-    for (double v : services) s += v;
-    out.service_us = s / static_cast<double>(services.size());
+    out.service_us = Median(services);
     out.service_method = "server-reported";
   } else if (out.cpu_util.has() && out.throughput_qps > 0) {
     // Service demand law: U = X · S / c, so S = U · c / X.
@@ -843,7 +874,7 @@ Result<ExperimentAnalysis> Analyze(const ExperimentData& d, const AnalysisOption
     for (double load : loads) {
       std::vector<const PointData*> reps;
       for (const RunData* r : runs) {
-        if (const PointData* p = DecidingPoint(*r, load)) reps.push_back(p);
+        for (const PointData* p : DecidingPoints(*r, load)) reps.push_back(p);
       }
       PointAnalysis pa = MergePoints(reps, *runs[0], pct, o.confidence);
       ++total_points;

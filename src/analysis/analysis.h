@@ -63,10 +63,14 @@ struct PointAnalysis {
   double target_qps = 0;
   double achieved_qps = 0;
   double throughput_qps = 0;
-  int repetitions = 0;
+  int repetitions = 0;  // the measurements its figures come from (repetitions, confirmations)
   bool valid = false;
   bool failed = false;
   std::vector<std::string> reasons;  // why invalid or failed
+  // Measurements of a valid point that were invalid themselves (the generator could not keep
+  // its schedule): failed measurements, not answers, so their figures are left out.
+  int repetitions_left_out = 0;
+  std::vector<std::string> left_out_reasons;
   double timely_ratio = 0;
   double mean_us = 0, p50_us = 0, p95_us = 0, p99_us = 0, p999_us = 0;
   double tail_us = 0;  // the QoS percentile

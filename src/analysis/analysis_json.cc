@@ -96,6 +96,8 @@ nlohmann::json ToJson(const ExperimentAnalysis& a) {
                      {"valid", p.valid},
                      {"failed", p.failed},
                      {"reasons", p.reasons},
+                     {"repetitions_left_out", p.repetitions_left_out},
+                     {"left_out_reasons", p.left_out_reasons},
                      {"timely_ratio", p.timely_ratio},
                      {"mean_us", p.mean_us},
                      {"p50_us", p.p50_us},

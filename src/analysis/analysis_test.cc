@@ -392,19 +392,82 @@ TEST(Analyze, PercentileIntervalsFromHistogramsWidenCapacity) {
   EXPECT_NE(p.tail_ci_method.find("order statistics"), std::string::npos);
 }
 
-TEST(Analyze, RepetitionsMergeWithStudentInterval) {
+TEST(Analyze, RepetitionsMergeIntoTheirMedian) {
   auto d = Mm1Experiment();
-  RunData rep = d.runs[0];
-  rep.repetition = 1;
-  for (auto& p : rep.points) p.p95_us *= 1.1;
-  d.runs.push_back(rep);
+  RunData second = d.runs[0];
+  second.repetition = 1;
+  for (auto& p : second.points) p.p95_us *= 1.1;
+  RunData disturbed = d.runs[0];
+  disturbed.repetition = 2;
+  for (auto& p : disturbed.points) {
+    p.p95_us *= 3;  // one sweep a host stall got into
+    p.latency_mean_us *= 3;
+    p.cpu_util = Metric::Of(*p.cpu_util.value * 1.5);
+  }
+  d.runs.push_back(second);
+  d.runs.push_back(disturbed);
   auto a = Analyze(d, {});
   ASSERT_TRUE(a.ok());
   ASSERT_EQ(a->groups.size(), 1u);
   const auto& p = a->groups[0].points[0];
-  EXPECT_EQ(p.repetitions, 2);
-  EXPECT_NEAR(p.tail_us, d.runs[0].points[0].p95_us * 1.05, 1e-6);
-  EXPECT_NE(p.tail_ci_method.find("Student t across 2"), std::string::npos);
+  const auto& first = d.runs[0].points[0];
+  EXPECT_EQ(p.repetitions, 3);
+  // Without histograms the tail is the stored p95: the median of 1, 1.1 and 3 times it.
+  EXPECT_NEAR(p.tail_us, first.p95_us * 1.1, 1e-6);
+  EXPECT_NEAR(p.p95_us, first.p95_us * 1.1, 1e-6);
+  EXPECT_NEAR(p.mean_us, first.latency_mean_us, 1e-6);
+  EXPECT_NEAR(*p.cpu_util.value, *first.cpu_util.value, 1e-12);
+  // Three values bound their median with 75 %, and the method says so.
+  EXPECT_NEAR(*p.tail_low_us, first.p95_us, 1e-6);
+  EXPECT_NEAR(*p.tail_high_us, first.p95_us * 3, 1e-6);
+  EXPECT_NE(p.tail_ci_method.find("median of 3 measurements"), std::string::npos) << p.tail_ci_method;
+  EXPECT_NE(p.tail_ci_method.find("covers 75.0 %"), std::string::npos) << p.tail_ci_method;
+}
+
+TEST(Analyze, AnInvalidRepetitionIsLeftOutWhileAnotherIsValid) {
+  auto d = Mm1Experiment();
+  RunData late = d.runs[0];
+  late.repetition = 1;
+  for (auto& p : late.points) {
+    p.valid = false;
+    p.invalid_reasons = {"timely ratio 90.1 % < 97.5 %"};
+    p.p95_us *= 5;
+  }
+  d.runs.push_back(late);
+  auto a = Analyze(d, {});
+  ASSERT_TRUE(a.ok());
+  const auto& p = a->groups[0].points[0];
+  EXPECT_TRUE(p.valid);
+  EXPECT_EQ(p.repetitions, 1);
+  EXPECT_EQ(p.repetitions_left_out, 1);
+  EXPECT_EQ(p.left_out_reasons, std::vector<std::string>{"timely ratio 90.1 % < 97.5 %"});
+  EXPECT_NEAR(p.tail_us, d.runs[0].points[0].p95_us, 1e-6);
+  EXPECT_NE(p.tail_ci_method.find("1 invalid measurement left out"), std::string::npos) << p.tail_ci_method;
+
+  // Every repetition invalid: the point is invalid, with the reasons.
+  for (auto& q : d.runs[0].points) {
+    q.valid = false;
+    q.invalid_reasons = {"achieved rate 80 % of the target"};
+  }
+  auto b = Analyze(d, {});
+  if (b.ok()) {  // no valid point anywhere is an error of its own
+    EXPECT_FALSE(b->groups[0].points[0].valid);
+  } else {
+    EXPECT_NE(b.status().message().find("timely ratio"), std::string::npos) << b.status().message();
+  }
+
+  // A repetition whose workload failed makes the level failed, whatever the others say.
+  auto c = Mm1Experiment();
+  RunData died = c.runs[0];
+  died.repetition = 1;
+  died.points[0].failed = true;
+  died.points[0].valid = false;
+  died.points[0].invalid_reasons = {"workload exited with status 3"};
+  c.runs.push_back(died);
+  auto ca = Analyze(c, {});
+  ASSERT_TRUE(ca.ok());
+  EXPECT_TRUE(ca->groups[0].points[0].failed);
+  EXPECT_FALSE(ca->groups[0].points[0].valid);
 }
 
 TEST(Analyze, ModelComparisonOnAnMM1Sweep) {

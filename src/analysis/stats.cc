@@ -109,35 +109,34 @@ std::optional<PercentileCi> PercentileConfidence(const Histogram& h, double q,
   return ci;
 }
 
-namespace {
-// Two-sided 95 % Student t quantile for df degrees of freedom. Repetitions are few, so a
-// table up to 30 and the normal quantile beyond suffice.
-double TQuantile95(int df) {
-  static const double kT[] = {0,     12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365,
-                              2.306, 2.262,  2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
-                              2.120, 2.110,  2.101, 2.093, 2.086, 2.080, 2.074, 2.069,
-                              2.064, 2.060,  2.056, 2.052, 2.048, 2.045, 2.042};
-  if (df <= 0) return 0;
-  if (df <= 30) return kT[df];
-  return 1.96;
-}
-}  // namespace
-
-std::optional<MeanCi> MeanConfidence(const std::vector<double>& v, double confidence) {
+std::optional<MedianCi> MedianConfidence(std::vector<double> v, double confidence) {
   if (v.empty()) return std::nullopt;
-  MeanCi r;
+  std::sort(v.begin(), v.end());
+  MedianCi r;
   r.n = static_cast<int>(v.size());
-  for (double x : v) r.mean += x;
-  r.mean /= r.n;
-  if (r.n < 2) return r;
-  double ss = 0;
-  for (double x : v) ss += (x - r.mean) * (x - r.mean);
-  double sd = std::sqrt(ss / (r.n - 1));
-  // The table is for 95 %; other levels use the normal quantile scaled by the t/z ratio at
-  // 95 %, which keeps the small-sample widening.
-  double t = TQuantile95(r.n - 1);
-  if (std::abs(confidence - 0.95) > 1e-9) t *= NormalQuantileTwoSided(confidence) / 1.959964;
-  r.half_width = t * sd / std::sqrt(static_cast<double>(r.n));
+  size_t n = v.size();
+  r.median = n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+  r.low = v.front();
+  r.high = v.back();
+  if (n < 2) return r;
+  // P(Bin(n, ½) ≤ j) for j = 0, 1, …: the chance that fewer than j + 1 values lie below the
+  // median, which leaves [x_(j+1), x_(n−j)] on one side of it.
+  std::vector<double> cdf(n + 1);
+  double pmf = std::pow(0.5, static_cast<double>(n));  // P(= 0)
+  double acc = 0;
+  for (size_t j = 0; j <= n; ++j) {
+    acc += pmf;
+    cdf[j] = acc;
+    pmf = pmf * static_cast<double>(n - j) / static_cast<double>(j + 1);
+  }
+  r.coverage = 1 - 2 * cdf[0];
+  for (size_t k = 2; k <= n / 2; ++k) {
+    double coverage = 1 - 2 * cdf[k - 1];
+    if (coverage < confidence) break;
+    r.low = v[k - 1];
+    r.high = v[n - k];
+    r.coverage = coverage;
+  }
   return r;
 }
 

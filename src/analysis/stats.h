@@ -1,6 +1,7 @@
 // Statistics the analysis needs: linear interpolation along a sweep, threshold crossings,
 // least-squares lines with R², confidence intervals for percentiles (order statistics of
-// a stored histogram) and for means across repetitions (Student's t).
+// a stored histogram) and for medians across repetitions (order statistics of the
+// repetitions' values).
 #pragma once
 
 #include <cstdint>
@@ -55,13 +56,22 @@ struct PercentileCi {
 std::optional<PercentileCi> PercentileConfidence(const Histogram& h, double q,
                                                  double confidence = 0.95);
 
-// Mean of `values` and its two-sided Student-t confidence interval half-width.
-struct MeanCi {
-  double mean = 0;
-  double half_width = 0;  // 0 with a single value (no spread to estimate)
+// The median of `values` (repetitions of one measurement) and its distribution-free
+// confidence interval [x_(k), x_(n+1−k)]: the number of values below the true median is
+// Binomial(n, ½), so that interval covers it with probability 1 − 2·P(Bin(n, ½) ≤ k − 1)
+// whatever the values' distribution. k is the largest rank whose coverage reaches
+// `confidence`; with too few values for that (fewer than 6 at 95 %) the interval is the
+// whole range [min, max] and `coverage` says how much less it covers. A median, unlike a
+// mean, is not moved by one disturbed repetition (Hoefler & Belli, "Scientific
+// benchmarking of parallel computing systems", SC'15, rule 5).
+struct MedianCi {
+  double median = 0;
+  double low = 0;
+  double high = 0;
+  double coverage = 0;  // probability that [low, high] covers the true median (0 with n = 1)
   int n = 0;
 };
-std::optional<MeanCi> MeanConfidence(const std::vector<double>& values, double confidence = 0.95);
+std::optional<MedianCi> MedianConfidence(std::vector<double> values, double confidence = 0.95);
 
 // Two-sided standard normal quantile for a confidence level (0.95 → 1.96).
 double NormalQuantileTwoSided(double confidence);

@@ -89,14 +89,63 @@ TEST(PercentileConfidence, CoversTheTrueQuantileAboutAsOftenAsStated) {
   EXPECT_LT(coverage, 0.995);
 }
 
-TEST(MeanConfidence, StudentTHalfWidth) {
-  auto ci = MeanConfidence({10, 12, 14});
+TEST(MedianConfidence, SmallSamplesGiveTheirRangeWithItsCoverage) {
+  auto three = MedianConfidence({10, 30, 12});
+  ASSERT_TRUE(three.has_value());
+  EXPECT_DOUBLE_EQ(three->median, 12);
+  EXPECT_DOUBLE_EQ(three->low, 10);
+  EXPECT_DOUBLE_EQ(three->high, 30);
+  EXPECT_DOUBLE_EQ(three->coverage, 0.75);  // 1 − 2 / 2³
+  auto two = MedianConfidence({4, 6});
+  EXPECT_DOUBLE_EQ(two->median, 5);
+  EXPECT_DOUBLE_EQ(two->coverage, 0.5);
+  auto one = MedianConfidence({7});
+  EXPECT_DOUBLE_EQ(one->median, 7);
+  EXPECT_DOUBLE_EQ(one->low, 7);
+  EXPECT_DOUBLE_EQ(one->high, 7);
+  EXPECT_DOUBLE_EQ(one->coverage, 0);
+  EXPECT_FALSE(MedianConfidence({}).has_value());
+  // Five values: the range covers 1 − 2/32 = 93.75 %, short of 95 %, and says so.
+  EXPECT_DOUBLE_EQ(MedianConfidence({1, 2, 3, 4, 5})->coverage, 0.9375);
+}
+
+TEST(MedianConfidence, NarrowsToTheWidestRankPairThatStillCovers) {
+  // Ten values: [x_(1), x_(10)] covers 1 − 2/1024, [x_(2), x_(9)] 1 − 22/1024 = 97.9 %,
+  // [x_(3), x_(8)] only 1 − 112/1024 = 89 %; at 95 % the interval is [x_(2), x_(9)].
+  auto ci = MedianConfidence({9, 1, 8, 2, 7, 3, 6, 4, 5, 10});
   ASSERT_TRUE(ci.has_value());
-  EXPECT_DOUBLE_EQ(ci->mean, 12);
-  // sd = 2, t(2) = 4.303 → 4.303·2/sqrt(3)
-  EXPECT_NEAR(ci->half_width, 4.303 * 2 / std::sqrt(3.0), 1e-9);
-  EXPECT_DOUBLE_EQ(MeanConfidence({5})->half_width, 0);
-  EXPECT_FALSE(MeanConfidence({}).has_value());
+  EXPECT_DOUBLE_EQ(ci->median, 5.5);
+  EXPECT_DOUBLE_EQ(ci->low, 2);
+  EXPECT_DOUBLE_EQ(ci->high, 9);
+  EXPECT_DOUBLE_EQ(ci->coverage, 1 - 22.0 / 1024);
+  // At 80 % it narrows one rank further.
+  auto ci80 = MedianConfidence({9, 1, 8, 2, 7, 3, 6, 4, 5, 10}, 0.80);
+  EXPECT_DOUBLE_EQ(ci80->low, 3);
+  EXPECT_DOUBLE_EQ(ci80->high, 8);
+}
+
+TEST(MedianConfidence, OneDisturbedRepetitionDoesNotMoveIt) {
+  auto ci = MedianConfidence({500, 510, 1300});
+  EXPECT_DOUBLE_EQ(ci->median, 510);  // the mean would be 770
+}
+
+TEST(MedianConfidence, CoversTheTrueMedianAsOftenAsItSays) {
+  // Exponential values (skewed, like latencies): the interval must cover the true median
+  // (ln 2) in about `coverage` of the trials.
+  std::mt19937_64 rng(7);
+  std::exponential_distribution<double> exp(1.0);
+  const int trials = 4000;
+  int covered = 0;
+  double stated = 0;
+  for (int t = 0; t < trials; ++t) {
+    std::vector<double> v(12);
+    for (double& x : v) x = exp(rng);
+    auto ci = MedianConfidence(v);
+    stated = ci->coverage;
+    if (ci->low <= std::log(2.0) && std::log(2.0) <= ci->high) ++covered;
+  }
+  EXPECT_NEAR(double(covered) / trials, stated, 0.015);
+  EXPECT_GE(stated, 0.95);
 }
 
 }  // namespace
