@@ -1,6 +1,8 @@
 #include "experiment/knee.h"
 
+#include <algorithm>
 #include <cmath>
+#include <map>
 
 namespace ream {
 
@@ -13,21 +15,53 @@ Result<KneeResult> FindKnee(const KneeOptions& o, double target_us, const KneeMe
   if (o.remeasure_invalid < 0) return InvalidArgument("knee search needs remeasure_invalid >= 0");
   KneeResult r;
   auto points_left = [&] { return o.max_points - static_cast<int>(r.probes.size()); };
-  // Measures `qps` until a valid measurement decides it, or its attempts or the points run
-  // out; then it counts as a QoS miss with no latency (nothing is interpolated from it).
-  // nullopt: no point was left to measure it at all.
-  auto decide = [&](double qps) -> Result<std::optional<KneeProbe>> {
-    int attempts = 0;
-    while (points_left() > 0 && attempts <= o.remeasure_invalid) {
-      REAM_ASSIGN_OR_RETURN(KneeProbe p, measure(qps, attempts));
-      p.qps = qps;
-      p.attempt = attempts++;
-      r.probes.push_back(p);
-      if (p.valid) return std::optional<KneeProbe>(p);
+  std::map<double, int> attempts_at;                  // measurements made at each level
+  std::map<double, std::vector<KneeProbe>> valid_at;  // the valid ones among them
+  auto note_invalid_level = [&](double qps) {
+    for (auto& l : r.invalid_levels) {
+      if (l.qps == qps) {
+        l.attempts = attempts_at[qps];
+        return;
+      }
     }
-    if (attempts == 0) return std::optional<KneeProbe>();
-    r.invalid_levels.push_back({qps, attempts});
-    return std::optional<KneeProbe>(KneeProbe{qps, false, 0, false, attempts - 1});
+    r.invalid_levels.push_back({qps, attempts_at[qps]});
+  };
+  // Measures `qps` until a valid measurement decides it, or its attempts or the points run
+  // out; a level never measured validly counts as a QoS miss with no latency (nothing is
+  // interpolated from it). nullopt: no point was left to measure it at all.
+  auto decide = [&](double qps) -> Result<std::optional<KneeProbe>> {
+    int tries = 0;
+    while (points_left() > 0 && tries <= o.remeasure_invalid) {
+      int attempt = attempts_at[qps]++;
+      ++tries;
+      REAM_ASSIGN_OR_RETURN(KneeProbe p, measure(qps, attempt));
+      p.qps = qps;
+      p.attempt = attempt;
+      r.probes.push_back(p);
+      if (p.valid) {
+        valid_at[qps].push_back(p);
+        return std::optional<KneeProbe>(p);
+      }
+    }
+    if (tries == 0) return std::optional<KneeProbe>();
+    if (valid_at[qps].empty()) note_invalid_level(qps);
+    return std::optional<KneeProbe>(KneeProbe{qps, false, 0, false, attempts_at[qps] - 1});
+  };
+  // A level's verdict over its valid measurements: the majority, with the median latency; a
+  // level never measured validly is a miss. nullopt on a tie.
+  auto verdict = [&](double qps) -> std::optional<KneeProbe> {
+    const auto& v = valid_at[qps];
+    if (v.empty()) return KneeProbe{qps, false, 0, false, attempts_at[qps] - 1};
+    size_t pass = std::count_if(v.begin(), v.end(), [](const KneeProbe& p) { return p.meets_qos; });
+    if (2 * pass == v.size()) return std::nullopt;
+    std::vector<double> lat;
+    for (const auto& p : v) lat.push_back(p.latency_us);
+    std::sort(lat.begin(), lat.end());
+    size_t n = lat.size();
+    KneeProbe k = v.back();
+    k.meets_qos = 2 * pass > v.size();
+    k.latency_us = n % 2 == 1 ? lat[n / 2] : (lat[n / 2 - 1] + lat[n / 2]) / 2;
+    return k;
   };
 
   // max_points ≥ 2: `low` is always measured.
@@ -51,15 +85,83 @@ Result<KneeResult> FindKnee(const KneeOptions& o, double target_us, const KneeMe
     return r;
   }
   KneeProbe fail_probe = *hi;
-  while (points_left() > 0) {
-    double pass = pass_probe.qps, fail = fail_probe.qps;
-    if (fail - pass <= o.precision * pass) break;
-    // Bisect; round to a whole request rate so stored levels read well and never repeat.
-    double mid = std::round((pass + fail) / 2);
-    if (mid <= pass || mid >= fail) break;
-    REAM_ASSIGN_OR_RETURN(std::optional<KneeProbe> m, decide(mid));
-    (m->meets_qos ? pass_probe : fail_probe) = *m;
+  auto bisect = [&]() -> Status {
+    while (points_left() > 0) {
+      double pass = pass_probe.qps, fail = fail_probe.qps;
+      if (fail - pass <= o.precision * pass) break;
+      // Bisect; round to a whole request rate so stored levels read well and never repeat.
+      double mid = std::round((pass + fail) / 2);
+      if (mid <= pass || mid >= fail) break;
+      REAM_ASSIGN_OR_RETURN(std::optional<KneeProbe> m, decide(mid));
+      (m->meets_qos ? pass_probe : fail_probe) = *m;
+    }
+    return Status::Ok();
+  };
+  REAM_RETURN_IF_ERROR(bisect());
+
+  while (o.confirm) {
+    // Each end needs at least two valid measurements and a majority among them.
+    bool out_of_points = false;  // max_points spent
+    bool unconfirmable = false;  // an end could not be measured validly (again)
+    for (double end : {pass_probe.qps, fail_probe.qps}) {
+      while (true) {
+        const auto& v = valid_at[end];
+        if (v.empty()) {  // never measured validly: a miss, its attempts already spent
+          unconfirmable = true;
+          break;
+        }
+        if (v.size() >= 2 && verdict(end)) break;
+        if (points_left() == 0) {
+          out_of_points = true;
+          break;
+        }
+        size_t before = v.size();
+        REAM_RETURN_IF_ERROR(decide(end).status());
+        if (valid_at[end].size() == before) {
+          unconfirmable = true;
+          break;
+        }
+      }
+    }
+    // The bracket from every level's verdict: the lowest failing level and the highest
+    // passing one below it (a tie counts as a miss: capacity is not claimed from it).
+    std::optional<double> fail_at, pass_at;
+    for (const auto& [qps, n] : attempts_at) {
+      auto v = verdict(qps);
+      if (!v || !v->meets_qos) {
+        fail_at = qps;
+        break;
+      }
+    }
+    if (!fail_at) {  // every level passes now, `high` included
+      r.above_range = true;
+      r.last_pass = r.knee_qps = o.high;
+      return r;
+    }
+    for (const auto& [qps, n] : attempts_at) {
+      if (qps >= *fail_at) break;
+      pass_at = qps;
+    }
+    if (!pass_at) {  // `low` itself turned out to miss
+      r.below_range = true;
+      r.first_fail = *fail_at;
+      return r;
+    }
+    bool same = *pass_at == pass_probe.qps && *fail_at == fail_probe.qps;
+    auto fail_verdict = verdict(*fail_at);
+    pass_probe = *verdict(*pass_at);
+    fail_probe = fail_verdict ? *fail_verdict : KneeProbe{*fail_at, false, 0, false, attempts_at[*fail_at] - 1};
+    if (same) {
+      r.confirmed = !out_of_points && !unconfirmable && fail_verdict.has_value();
+      break;
+    }
+    // An end turned over: bisect the new bracket and confirm its ends in turn. Every turn
+    // either measures something or finds the same bracket, so this ends.
+    ++r.reopened;
+    if (points_left() == 0) break;
+    REAM_RETURN_IF_ERROR(bisect());
   }
+
   r.last_pass = pass_probe.qps;
   r.first_fail = fail_probe.qps;
   r.converged = (fail_probe.qps - pass_probe.qps) <= o.precision * pass_probe.qps;

@@ -13,6 +13,14 @@
 // first valid measurement decides. A load that is invalid on every attempt is treated as not
 // meeting QoS (capacity is never claimed from invalid data) and is listed in
 // `invalid_levels`, so the caller can say so instead of reporting a QoS miss.
+//
+// With `confirm`, a converged bracket is not taken on one measurement of each end: on a noisy
+// machine one disturbed window at a load below the knee fails it, and a bisection never looks
+// above its first fail again. Each end is measured once more; when the two measurements
+// disagree, a third decides (the majority; the level's latency is then the median of its
+// valid measurements). An end that turns out the other way re-opens the search: the bracket
+// becomes [highest pass below the lowest fail] again, with every level's majority verdict,
+// and is bisected and confirmed anew, within max_points.
 #pragma once
 
 #include <functional>
@@ -29,6 +37,7 @@ struct KneeOptions {
   double precision = 0.05;  // relative width of the final bracket
   int max_points = 16;      // every measurement counts, re-measurements included
   int remeasure_invalid = 2;  // extra attempts at a load whose measurement was invalid
+  bool confirm = false;       // measure the final bracket's ends again (see above)
 };
 
 struct KneeProbe {
@@ -55,6 +64,10 @@ struct KneeResult {
   bool below_range = false;              // `low` already fails QoS (or was never valid)
   bool above_range = false;              // `high` still meets QoS
   bool converged = false;                // bracket narrower than the precision
+  // Both ends of the final bracket have a majority of at least two agreeing valid
+  // measurements (only with KneeOptions::confirm).
+  bool confirmed = false;
+  int reopened = 0;  // how often a confirmation turned an end over and re-opened the search
   std::vector<KneeInvalidLevel> invalid_levels;  // in measurement order
   // The knee: last_pass, or interpolated (linearly in latency against the QoS target)
   // between last_pass and first_fail when both latencies are known (never from an invalid
@@ -62,9 +75,9 @@ struct KneeResult {
   std::optional<double> knee_qps;
 };
 
-// `measure(qps, attempt)` runs one load level (attempt 0 first, then 1, 2, … when a
-// measurement of it was invalid) and says whether it met QoS; an error aborts the search (its
-// Status is returned). `target_us` is used only for interpolating the knee.
+// `measure(qps, attempt)` runs one load level (attempt 0 first, then 1, 2, … for each further
+// measurement of it: after an invalid one, or to confirm an end) and says whether it met
+// QoS; an error aborts the search (its Status is returned). `target_us` is used only for interpolating the knee.
 using KneeMeasure = std::function<Result<KneeProbe>(double qps, int attempt)>;
 Result<KneeResult> FindKnee(const KneeOptions& options, double target_us,
                             const KneeMeasure& measure);

@@ -276,3 +276,134 @@ TEST(Knee, RefusesANegativeRemeasureCount) {
 
 }  // namespace
 }  // namespace ream
+
+namespace ream {
+namespace {
+
+KneeOptions Confirming() {
+  KneeOptions o = kMm1Search;
+  o.confirm = true;
+  return o;
+}
+
+TEST(KneeConfirm, ACleanSearchSpendsOneMorePointPerEnd) {
+  auto clean = FindKnee(kMm1Search, 1000, Mm1Measure([](double, int) { return false; }));
+  auto confirmed = FindKnee(Confirming(), 1000, Mm1Measure([](double, int) { return false; }));
+  ASSERT_TRUE(clean.ok() && confirmed.ok());
+  EXPECT_FALSE(clean->confirmed);
+  EXPECT_TRUE(confirmed->confirmed);
+  EXPECT_EQ(confirmed->reopened, 0);
+  EXPECT_EQ(confirmed->probes.size(), clean->probes.size() + 2);
+  EXPECT_EQ(confirmed->last_pass, clean->last_pass);
+  EXPECT_EQ(confirmed->first_fail, clean->first_fail);
+  EXPECT_EQ(confirmed->knee_qps, clean->knee_qps);
+  // The two extra points are the ends again, as their second attempts.
+  const auto& extra1 = confirmed->probes[confirmed->probes.size() - 2];
+  const auto& extra2 = confirmed->probes.back();
+  EXPECT_EQ(extra1.qps, *clean->last_pass);
+  EXPECT_EQ(extra1.attempt, 1);
+  EXPECT_EQ(extra2.qps, *clean->first_fail);
+  EXPECT_EQ(extra2.attempt, 1);
+}
+
+// One disturbed window below the knee (a host stall inside a busy period): the level's first
+// measurement is valid but misses QoS. A plain bisection never looks above its first fail
+// again; the confirmation measures it again, a third measurement breaks the tie, and the
+// search re-opens above it.
+TEST(KneeConfirm, ADisturbedMissBelowTheKneeIsOutvotedAndTheSearchReopens) {
+  const double exact = 10000.0 - std::log(20.0) / (950e-6);  // ≈ 6847 QPS
+  auto disturbed = [](double q, int attempt) -> Result<KneeProbe> {
+    if (q == 6500 && attempt == 0) return KneeProbe{q, false, 1400};  // valid, but a miss
+    double p95 = Mm1P95Us(q);
+    return KneeProbe{q, p95 <= 1000, p95};
+  };
+  auto plain = FindKnee(kMm1Search, 1000, disturbed);
+  ASSERT_TRUE(plain.ok());
+  EXPECT_LE(plain->first_fail.value_or(0), 6500);  // stuck below the disturbed level
+
+  auto r = FindKnee(Confirming(), 1000, disturbed);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->reopened, 1);
+  EXPECT_TRUE(r->confirmed);
+  EXPECT_TRUE(r->converged);
+  EXPECT_GE(r->last_pass.value_or(0), 6500);
+  EXPECT_LE(std::abs(r->knee_qps.value_or(0) - exact), 0.02 * exact);
+  int at_6500 = 0;
+  for (const auto& p : r->probes) at_6500 += p.qps == 6500;
+  EXPECT_EQ(at_6500, 3);  // the miss, the disagreeing pass, the deciding pass
+  EXPECT_LE(static_cast<int>(r->probes.size()), kMm1Search.max_points);
+}
+
+// Seen on the VM: the passing end's confirmations both missed (it turned over), and the
+// failing end could not be measured validly again. The search must still bisect the
+// re-opened bracket, not stop with it wide.
+TEST(KneeConfirm, AnEndThatCannotBeMeasuredAgainDoesNotStopAReopenedSearch) {
+  auto clean = FindKnee(kMm1Search, 1000, Mm1Measure([](double, int) { return false; }));
+  ASSERT_TRUE(clean.ok());
+  const double pass = *clean->last_pass, fail = *clean->first_fail;
+  auto noisy = [&](double q, int attempt) -> Result<KneeProbe> {
+    if (q == pass && attempt > 0) return KneeProbe{q, false, 1400};           // valid misses
+    if (q == fail && attempt > 0) return KneeProbe{q, false, 5000, false};    // invalid
+    double p95 = Mm1P95Us(q);
+    return KneeProbe{q, p95 <= 1000, p95};
+  };
+  KneeOptions o = Confirming();
+  o.max_points = 30;
+  auto r = FindKnee(o, 1000, noisy);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->reopened, 1);
+  EXPECT_EQ(r->first_fail.value_or(0), pass);  // the turned-over end is the new first fail
+  EXPECT_LT(r->last_pass.value_or(1e9), pass);
+  EXPECT_TRUE(r->converged);
+  EXPECT_TRUE(r->confirmed);  // both new ends: a majority of two or more valid measurements
+}
+
+TEST(KneeConfirm, RunningOutOfPointsLeavesTheBracketUnconfirmed) {
+  KneeOptions o = Confirming();
+  auto clean = FindKnee(kMm1Search, 1000, Mm1Measure([](double, int) { return false; }));
+  ASSERT_TRUE(clean.ok());
+  o.max_points = static_cast<int>(clean->probes.size()) + 1;  // one end only
+  auto r = FindKnee(o, 1000, Mm1Measure([](double, int) { return false; }));
+  ASSERT_TRUE(r.ok());
+  EXPECT_FALSE(r->confirmed);
+  EXPECT_EQ(r->probes.size(), clean->probes.size() + 1);
+  EXPECT_EQ(r->last_pass, clean->last_pass);
+}
+
+TEST(KneeConfirm, ResumingAsksForTheSameAttemptsInTheSameOrder) {
+  auto disturbed = [](double q, int attempt) -> Result<KneeProbe> {
+    if (q == 6500 && attempt == 0) return KneeProbe{q, false, 1400};
+    double p95 = Mm1P95Us(q);
+    return KneeProbe{q, p95 <= 1000, p95};
+  };
+  auto whole = FindKnee(Confirming(), 1000, disturbed);
+  ASSERT_TRUE(whole.ok());
+  std::map<std::pair<double, int>, KneeProbe> stored;
+  int measured = 0;
+  auto from_store = [&](int budget) -> KneeMeasure {
+    return [&, budget](double q, int attempt) -> Result<KneeProbe> {
+      if (auto it = stored.find({q, attempt}); it != stored.end()) return it->second;
+      if (measured == budget) return Cancelled("interrupted");
+      ++measured;
+      auto p = disturbed(q, attempt);
+      if (p.ok()) {
+        EXPECT_TRUE(stored.emplace(std::make_pair(q, attempt), *p).second);
+      }
+      return p;
+    };
+  };
+  // Killed in the middle of the tie-break at 6500.
+  const int budget = 5;
+  auto first = FindKnee(Confirming(), 1000, from_store(budget));
+  EXPECT_EQ(first.status().code(), StatusCode::kCancelled);
+  measured = 0;
+  auto resumed = FindKnee(Confirming(), 1000, from_store(1000));
+  ASSERT_TRUE(resumed.ok());
+  EXPECT_EQ(measured, static_cast<int>(whole->probes.size()) - budget);
+  EXPECT_EQ(Loads(*resumed), Loads(*whole));
+  EXPECT_EQ(resumed->knee_qps, whole->knee_qps);
+  EXPECT_EQ(resumed->confirmed, whole->confirmed);
+}
+
+}  // namespace
+}  // namespace ream

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <map>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -792,9 +793,19 @@ Status Runner::RunOne(const PlannedRun& run, RunRecord& rec, RunOutcome& outcome
   } else {
     std::optional<double> target;
     KneeOptions ko{spec_.sweep.low, spec_.sweep.high, spec_.sweep.precision, spec_.sweep.max_points,
-                   spec_.sweep.remeasure_invalid};
+                   spec_.sweep.remeasure_invalid, spec_.sweep.confirm};
     auto measure = [&](double qps, int attempt) -> Result<KneeProbe> {
-      if (attempt > 0 && !have.count({qps, attempt})) say_again(qps, attempt);
+      if (attempt > 0 && !have.count({qps, attempt})) {
+        auto last = have.find({qps, attempt - 1});
+        out_ << "  measuring " << Fmt("%.6g", qps) << " QPS again (attempt " << attempt + 1 << "): ";
+        if (last != have.end() && !InvalidMeasurement(last->second.point)) {
+          out_ << "an end of the knee's bracket is confirmed by a second valid measurement, a third "
+                  "when two disagree (sweep.confirm)\n";
+        } else {
+          out_ << "the last point there was invalid (" << why_invalid(qps, attempt - 1)
+               << "), a failed measurement that says nothing about QoS (sweep.remeasure_invalid)\n";
+        }
+      }
       REAM_ASSIGN_OR_RETURN(PointData d, level(qps, attempt));
       if (InvalidMeasurement(d.point)) {
         return KneeProbe{qps, false, PercentileUs(d), /*valid=*/false};
@@ -823,10 +834,17 @@ Status Runner::RunOne(const PlannedRun& run, RunRecord& rec, RunOutcome& outcome
              << " attempt(s) (last: " << why_invalid(l.qps, l.attempts - 1)
              << "); counted as not meeting QoS, so no capacity is claimed from it\n";
       }
-      int again = 0;
-      for (const auto& p : k.probes) again += p.attempt > 0;
+      // A repeat at a level follows either an invalid measurement there (a re-measurement) or
+      // a valid one (a confirmation of an end).
+      int again = 0, confirmations = 0;
+      std::map<double, bool> last_valid;
+      for (const auto& p : k.probes) {
+        if (p.attempt > 0) ++(last_valid[p.qps] ? confirmations : again);
+        last_valid[p.qps] = p.valid;
+      }
       std::string points = std::to_string(k.probes.size()) + " points" +
-                           (again ? ", " + std::to_string(again) + " of them re-measurements of invalid ones" : "");
+                           (again ? ", " + std::to_string(again) + " of them re-measurements of invalid ones" : "") +
+                           (confirmations ? ", " + std::to_string(confirmations) + " confirmations of the ends" : "");
       if (k.below_range && low_unmeasured) {
         out_ << "  knee: not found: sweep.low (" << Fmt("%.6g", spec_.sweep.low)
              << " QPS) was never measured validly, so no load in range is claimed to meet QoS\n";
@@ -841,6 +859,10 @@ Status Runner::RunOne(const PlannedRun& run, RunRecord& rec, RunOutcome& outcome
         out_ << "  knee: highest load meeting QoS " << Fmt("%.6g", *k.last_pass) << " QPS, first failing "
              << Fmt("%.6g", *k.first_fail) << " QPS (" << points
              << (k.converged ? ", within " + Fmt("%g", spec_.sweep.precision * 100) + " %" : ", max_points reached")
+             << (!spec_.sweep.confirm ? ""
+                 : k.confirmed        ? ", both ends confirmed"
+                                      : ", ends not confirmed: max_points reached or an end never measured validly again")
+             << (k.reopened ? ", re-opened " + std::to_string(k.reopened) + " time(s) by a confirmation" : "")
              << ")\n";
       }
     }

@@ -289,7 +289,7 @@ Status ParseSweep(const Section& s, SweepSpec* w) {
   REAM_RETURN_IF_ERROR(s.Int("stop_after_invalid", &w->stop_after_invalid, 0, 1000));
   const std::string where = s.source() + ":" + std::to_string(s.table().source().begin.line) + ": [sweep] ";
   if (w->mode == "grid") {
-    for (const char* k : {"low", "high", "precision", "max_points"}) {
+    for (const char* k : {"low", "high", "precision", "max_points", "confirm"}) {
       if (auto* n = s.Get(k)) return s.Error(*n, k, "applies to mode = \"knee\" only");
     }
     // A grid measures every level it lists; re-measuring an invalid one is asked for, not
@@ -359,6 +359,7 @@ Status ParseSweep(const Section& s, SweepSpec* w) {
     REAM_RETURN_IF_ERROR(s.Number("precision", &w->precision, 0.001, 0.5));
     REAM_RETURN_IF_ERROR(s.Int("max_points", &w->max_points, 3, 200));
     REAM_RETURN_IF_ERROR(s.Int("remeasure_invalid", &w->remeasure_invalid, 0, 1000));
+    REAM_RETURN_IF_ERROR(s.Bool("confirm", &w->confirm));
   }
   return Status::Ok();
 }
@@ -582,8 +583,8 @@ Result<ExperimentSpec> ParseSpec(const std::string& text, const std::string& sou
   if (!sw) return InvalidArgument(source + ": [sweep] is required (qps = [...], a range, or mode = \"knee\")");
   REAM_RETURN_IF_ERROR(ParseSweep(Section(*sw, "sweep", source,
                                           {"mode", "qps", "start", "stop", "steps", "step", "low", "high",
-                                           "precision", "max_points", "remeasure_invalid", "stop_after_invalid",
-                                           "on_failure"}),
+                                           "precision", "max_points", "confirm", "remeasure_invalid",
+                                           "stop_after_invalid", "on_failure"}),
                                   &spec.sweep));
   if (const toml::table* p = top.Table("partitions", &err)) {
     std::vector<std::string> known = PartitionKnobNames();
@@ -644,6 +645,7 @@ nlohmann::json ExperimentSpec::ToJson() const {
   j["sweep"] = {{"mode", sweep.mode},           {"qps", sweep.qps},
                 {"low", sweep.low},             {"high", sweep.high},
                 {"precision", sweep.precision}, {"max_points", sweep.max_points},
+                {"confirm", sweep.confirm},
                 {"remeasure_invalid", sweep.remeasure_invalid},
                 {"stop_after_invalid", sweep.stop_after_invalid},
                 {"on_failure", sweep.on_failure}};

@@ -64,6 +64,9 @@ struct SweepSpec {
   double low = 0, high = 0;
   double precision = 0.05;
   int max_points = 16;
+  // knee: measure the final bracket's ends again, a third time when the two disagree; an end
+  // that turns over re-opens the search (experiment/knee.h). Costs two points or more.
+  bool confirm = true;
   // An invalid point (the generator could not keep its schedule) says nothing about QoS; its
   // load is measured again up to this many times (each attempt a point of its own, counted in
   // a knee's max_points), and the first valid one decides. Default 2 for a knee, 0 for a grid.

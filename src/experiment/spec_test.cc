@@ -147,6 +147,22 @@ TEST(Spec, RemeasureInvalidIsAKneeKeyDefaultingToTwo) {
   EXPECT_EQ(grid2->sweep.remeasure_invalid, 2);
 }
 
+TEST(Spec, KneeConfirmIsOnByDefaultAndAKneeKeyOnly) {
+  const std::string knee = "name = \"t\"\n[workload]\nbuiltin = \"kv\"\n[sweep]\nmode = \"knee\"\nlow = 1000\nhigh = 5000\n";
+  auto d = ParseSpec(knee, "x.toml");
+  ASSERT_TRUE(d.ok()) << d.status().ToString();
+  EXPECT_TRUE(d->sweep.confirm);
+  auto off = ParseSpec(knee + "confirm = false\n", "x.toml");
+  ASSERT_TRUE(off.ok()) << off.status().ToString();
+  EXPECT_FALSE(off->sweep.confirm);
+  EXPECT_EQ(off->ToJson()["sweep"]["confirm"], false);
+  std::string type = Err(knee + "confirm = 2\n");
+  EXPECT_NE(type.find("x.toml:8: sweep.confirm"), std::string::npos) << type;
+  std::string grid = Err(std::string(kMinimal) + "confirm = true\n");
+  EXPECT_NE(grid.find("sweep.confirm"), std::string::npos) << grid;
+  EXPECT_NE(grid.find("knee"), std::string::npos) << grid;
+}
+
 TEST(Spec, RangeExpandsToItsLevels) {
   auto r = ParseSpec("name = \"t\"\n[workload]\nbuiltin = \"kv\"\n[sweep]\nstart = 1000\nstop = 5000\nsteps = 5\n",
                      "x.toml");
