@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -14,6 +15,7 @@
 #include <thread>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "platform/stall_probe.h"
 #include "store/store.h"
@@ -427,8 +429,11 @@ timely_tolerance = "200us"
 # costs the server's send 15-25 us of CPU per request and drifts (docs/performance.md).
 wait = "spin"
 [qos]
-target = "1ms"
+target = "2ms"
 )";
+  // The target (2 ms, ~80 % utilization) puts the knee where the p95 climbs ~1.2 us per QPS:
+  // at 1 ms (~60 %) it climbed ~0.3 us per QPS, and one sweep's tail noise on this project's
+  // VMs moved the crossing by up to 14 % (bench/grid_repeat.sh, docs/performance.md).
   const double kLow = 1000, kHigh = 8000, kPrecision = 0.05, kStep = 250;
   std::string grid = Spec("grid", "name = \"grid\"\n" + common +
                                       "[sweep]\nstart = 1000\nstop = 8000\nstep = 250\nstop_after_invalid = 2\n"
@@ -436,50 +441,63 @@ target = "1ms"
                                       // again (the knee's default), not taken as saturation
                                       "remeasure_invalid = 2\n");
   std::string knee = Spec("knee", "name = \"knee\"\n" + common +
-                                      "[sweep]\nmode = \"knee\"\nlow = 1000\nhigh = 8000\nprecision = 0.05\nmax_points = 12\n");
+                                      "[sweep]\nmode = \"knee\"\nlow = 1000\nhigh = 8000\nprecision = 0.05\nmax_points = 14\n");
   Exec g = Ream("run " + grid + " --db " + db_);
   ASSERT_EQ(g.code, 0) << g.output;
   Exec k = Ream("run " + knee + " --db " + db_);
   ASSERT_EQ(k.code, 0) << k.output;
   auto s = Store::OpenReadOnly(db_);
   ASSERT_TRUE(s.ok());
-  auto summarize = [&](const std::string& name, int* count) {
+  auto count_points = [&](const std::string& name) {
     auto e = s->FindExperiment(name);
     EXPECT_TRUE(e.ok() && e->has_value());
     auto runs = s->ListRuns((*e)->id);
-    auto pts = s->ListPoints((*runs)[0].id);
-    *count = static_cast<int>(pts->size());
-    double best = 0;
-    for (const auto& p : *pts) {
-      bool meets = p.status == "ok" && p.valid.value_or(false) && p.latency_p95_us.value_or(1e18) <= 1000;
-      if (meets) best = std::max(best, p.target_qps);
-    }
-    return best;
+    return static_cast<int>(s->ListPoints((*runs)[0].id)->size());
   };
-  int grid_points = 0, knee_points = 0;
-  double grid_best = summarize("grid", &grid_points);
-  double knee_best = summarize("knee", &knee_points);
+  // The highest load under QoS as ream reports it: `ream analyze` interpolates between the
+  // last passing and the first failing valid level, for the grid and the knee alike.
+  auto capacity = [&](const std::string& name, std::string* status) -> double {
+    Exec a = Ream("analyze --db " + db_ + " --experiment " + name + " --json");
+    EXPECT_EQ(a.code, 0) << a.output;
+    auto j = nlohmann::json::parse(a.output, nullptr, /*allow_exceptions=*/false);
+    if (j.is_discarded() || !j["groups"].is_array() || j["groups"].empty()) {
+      *status = "no analysis: " + a.output;
+      return 0;
+    }
+    const auto& c = j["groups"][0]["capacity"];
+    *status = c["status"].is_string() ? c["status"].get<std::string>() : "";
+    return c["qps"].is_number() ? c["qps"].get<double>() : 0;
+  };
+  int grid_points = count_points("grid");
+  int knee_points = count_points("knee");
+  std::string grid_status, knee_status;
+  double grid_best = capacity("grid", &grid_status);
+  double knee_best = capacity("knee", &knee_status);
   // A fine grid at this precision needs one level per precision × knee across [low, high];
-  // the grid here (step 250) is at least that fine near the knee.
+  // the grid here (step 250) is finer than that near the knee.
   int fine_grid_points = static_cast<int>((kHigh - kLow) / kStep) + 1;
   EXPECT_LE(2 * knee_points, fine_grid_points) << k.output;
   // Near the knee the p95-vs-load curve is flat against the target, so a CPU that is away in
-  // 20-250 us pieces moves where a single sweep crosses it by more than the precision (seen:
-  // grid 4250 vs knee 5375 QPS on this project's VMs). The agreement is asserted where the
-  // machine is quiet (measured), and printed either way.
+  // 20-250 us pieces moves where a single sweep crosses it (seen: grid 4250 vs knee 5375 QPS
+  // on this project's VMs). The agreement is asserted where the machine is quiet (measured),
+  // and printed either way.
   const bool quiet = MachineIsQuiet();
   if (quiet) {
-    ASSERT_GT(grid_best, 0) << "no grid level met QoS with a valid measurement; if every point says the "
-                               "generator could not keep its schedule, the machine was too busy to measure:\n"
+    ASSERT_GT(grid_best, 0) << "the grid found no capacity (" << grid_status
+                            << "); if every point says the generator could not keep its schedule, "
+                               "the machine was too busy to measure:\n"
                             << g.output;
-    ASSERT_GT(knee_best, 0) << k.output;
+    ASSERT_GT(knee_best, 0) << knee_status << "\n" << k.output;
+    // Within the knee's stated precision, plus the grid's own resolution (one step).
     EXPECT_NEAR(knee_best, grid_best, kPrecision * grid_best + kStep) << g.output << k.output;
   }
-  RecordProperty("grid_best_qps", std::to_string(grid_best));
-  RecordProperty("knee_best_qps", std::to_string(knee_best));
+  RecordProperty("grid_capacity_qps", std::to_string(grid_best));
+  RecordProperty("knee_capacity_qps", std::to_string(knee_best));
   RecordProperty("knee_points", std::to_string(knee_points));
-  std::printf("knee: %d points -> %.0f QPS; grid: %d levels planned (%d measured) -> %.0f QPS\n", knee_points,
-              knee_best, fine_grid_points, grid_points, grid_best);
+  std::printf("knee: %d points -> %.0f QPS under QoS; grid: %d levels planned (%d measured) -> %.0f QPS "
+              "(|difference| %.0f, allowed %.0f)\n",
+              knee_points, knee_best, fine_grid_points, grid_points, grid_best, std::abs(knee_best - grid_best),
+              kPrecision * grid_best + kStep);
   if (!quiet) {
     GTEST_SKIP() << "point count checked; knee vs grid agreement printed but not asserted: this "
                     "machine's CPUs stall > 1 % of the time (figures above)";
