@@ -227,6 +227,26 @@ TEST(Knee, RemeasureZeroTreatsAnInvalidProbeAsAMissAsBefore) {
   EXPECT_TRUE(before->invalid_levels.empty());
 }
 
+// The runner's store as a search sees it on --resume: answers a (load, attempt) it stored,
+// measures (with `truth`) and stores the rest, and is "killed" after `budget` measurements.
+struct StoredMeasurements {
+  KneeMeasure truth;
+  std::map<std::pair<double, int>, KneeProbe> stored;
+  int measured = 0;
+  KneeMeasure WithBudget(int budget) {
+    return [this, budget](double q, int attempt) -> Result<KneeProbe> {
+      if (auto it = stored.find({q, attempt}); it != stored.end()) return it->second;
+      if (measured == budget) return Cancelled("interrupted");
+      ++measured;
+      auto p = truth(q, attempt);
+      if (p.ok()) {
+        EXPECT_TRUE(stored.emplace(std::make_pair(q, attempt), *p).second);
+      }
+      return p;
+    };
+  }
+};
+
 // The runner resumes an interrupted search by answering from the points it stored, keyed by
 // (load, attempt): the search must ask for the same pairs in the same order, so every stored
 // attempt is reused (invalid ones and the valid re-measurement alike) and only the rest are
@@ -237,20 +257,10 @@ TEST(Knee, ResumingFromStoredAttemptsMeasuresOnlyTheRest) {
   });
   auto whole = FindKnee(kMm1Search, 1000, truth);
   ASSERT_TRUE(whole.ok());
-  std::map<std::pair<double, int>, KneeProbe> stored;
-  int measured = 0;
-  auto from_store = [&](int budget) -> KneeMeasure {
-    return [&, budget](double q, int attempt) -> Result<KneeProbe> {
-      if (auto it = stored.find({q, attempt}); it != stored.end()) return it->second;
-      if (measured == budget) return Cancelled("interrupted");
-      ++measured;
-      auto p = truth(q, attempt);
-      if (p.ok()) {
-        EXPECT_TRUE(stored.emplace(std::make_pair(q, attempt), *p).second);
-      }
-      return p;
-    };
-  };
+  StoredMeasurements store{truth};
+  auto& stored = store.stored;
+  int& measured = store.measured;
+  auto from_store = [&](int budget) { return store.WithBudget(budget); };
   // Killed after 1000 (invalid, then valid), 12000 and two invalid attempts at 6500.
   auto first = FindKnee(kMm1Search, 1000, from_store(5));
   EXPECT_EQ(first.status().code(), StatusCode::kCancelled);
@@ -306,17 +316,21 @@ TEST(KneeConfirm, ACleanSearchSpendsOneMorePointPerEnd) {
   EXPECT_EQ(extra2.attempt, 1);
 }
 
+// The M/M/1 curve with one disturbed window: 6500 QPS (under the ~6847 QPS knee for 1 ms)
+// is valid but misses QoS the first time it is measured.
+Result<KneeProbe> DisturbedAt6500(double q, int attempt) {
+  if (q == 6500 && attempt == 0) return KneeProbe{q, false, 1400};
+  double p95 = Mm1P95Us(q);
+  return KneeProbe{q, p95 <= 1000, p95};
+}
+
 // One disturbed window below the knee (a host stall inside a busy period): the level's first
 // measurement is valid but misses QoS. A plain bisection never looks above its first fail
 // again; the confirmation measures it again, a third measurement breaks the tie, and the
 // search re-opens above it.
 TEST(KneeConfirm, ADisturbedMissBelowTheKneeIsOutvotedAndTheSearchReopens) {
   const double exact = 10000.0 - std::log(20.0) / (950e-6);  // ≈ 6847 QPS
-  auto disturbed = [](double q, int attempt) -> Result<KneeProbe> {
-    if (q == 6500 && attempt == 0) return KneeProbe{q, false, 1400};  // valid, but a miss
-    double p95 = Mm1P95Us(q);
-    return KneeProbe{q, p95 <= 1000, p95};
-  };
+  const KneeMeasure disturbed = DisturbedAt6500;
   auto plain = FindKnee(kMm1Search, 1000, disturbed);
   ASSERT_TRUE(plain.ok());
   EXPECT_LE(plain->first_fail.value_or(0), 6500);  // stuck below the disturbed level
@@ -371,27 +385,11 @@ TEST(KneeConfirm, RunningOutOfPointsLeavesTheBracketUnconfirmed) {
 }
 
 TEST(KneeConfirm, ResumingAsksForTheSameAttemptsInTheSameOrder) {
-  auto disturbed = [](double q, int attempt) -> Result<KneeProbe> {
-    if (q == 6500 && attempt == 0) return KneeProbe{q, false, 1400};
-    double p95 = Mm1P95Us(q);
-    return KneeProbe{q, p95 <= 1000, p95};
-  };
-  auto whole = FindKnee(Confirming(), 1000, disturbed);
+  auto whole = FindKnee(Confirming(), 1000, DisturbedAt6500);
   ASSERT_TRUE(whole.ok());
-  std::map<std::pair<double, int>, KneeProbe> stored;
-  int measured = 0;
-  auto from_store = [&](int budget) -> KneeMeasure {
-    return [&, budget](double q, int attempt) -> Result<KneeProbe> {
-      if (auto it = stored.find({q, attempt}); it != stored.end()) return it->second;
-      if (measured == budget) return Cancelled("interrupted");
-      ++measured;
-      auto p = disturbed(q, attempt);
-      if (p.ok()) {
-        EXPECT_TRUE(stored.emplace(std::make_pair(q, attempt), *p).second);
-      }
-      return p;
-    };
-  };
+  StoredMeasurements store{DisturbedAt6500};
+  int& measured = store.measured;
+  auto from_store = [&](int budget) { return store.WithBudget(budget); };
   // Killed in the middle of the tie-break at 6500.
   const int budget = 5;
   auto first = FindKnee(Confirming(), 1000, from_store(budget));
