@@ -10,9 +10,11 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <thread>
+#include <vector>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -454,19 +456,40 @@ target = "2ms"
     auto runs = s->ListRuns((*e)->id);
     return static_cast<int>(s->ListPoints((*runs)[0].id)->size());
   };
-  // The highest load under QoS as ream reports it: `ream analyze` interpolates between the
-  // last passing and the first failing valid level, for the grid and the knee alike.
+  // The highest load under QoS, read the same way from both: over `ream analyze`'s levels
+  // (valid ones, a level's measurements merged into their median), the highest level that
+  // meets QoS, interpolated towards the next valid level above it. Not analyze's capacity,
+  // which keeps the *first* crossing: one disturbed window at 1 250 QPS once made a grid's
+  // 1 222 QPS (a knee confirms such a level; a grid measures it once).
   auto capacity = [&](const std::string& name, std::string* status) -> double {
     Exec a = Ream("analyze --db " + db_ + " --experiment " + name + " --json");
     EXPECT_EQ(a.code, 0) << a.output;
     auto j = nlohmann::json::parse(a.output, nullptr, /*allow_exceptions=*/false);
-    if (j.is_discarded() || !j["groups"].is_array() || j["groups"].empty()) {
+    if (j.is_discarded() || !j["groups"].is_array() || j["groups"].empty() || !j["qos"]["target_us"].is_number()) {
       *status = "no analysis: " + a.output;
       return 0;
     }
-    const auto& c = j["groups"][0]["capacity"];
-    *status = c["status"].is_string() ? c["status"].get<std::string>() : "";
-    return c["qps"].is_number() ? c["qps"].get<double>() : 0;
+    const double target = j["qos"]["target_us"];
+    std::vector<std::pair<double, double>> levels;  // (QPS, tail), valid, ascending
+    for (const auto& p : j["groups"][0]["points"]) {
+      if (p["valid"].get<bool>()) levels.emplace_back(p["target_qps"].get<double>(), p["tail_us"].get<double>());
+    }
+    int misses_below = 0;
+    std::optional<size_t> best;
+    for (size_t i = 0; i < levels.size(); ++i) {
+      if (levels[i].second <= target) best = i;
+    }
+    if (!best) {
+      *status = "no valid level meets QoS";
+      return 0;
+    }
+    for (size_t i = 0; i < *best; ++i) misses_below += levels[i].second > target;
+    *status = std::to_string(misses_below) + " lower level(s) missed QoS; analyze: " +
+              j["groups"][0]["capacity"]["status"].get<std::string>();
+    if (*best + 1 == levels.size()) return levels[*best].first;
+    auto [x0, y0] = levels[*best];
+    auto [x1, y1] = levels[*best + 1];
+    return x0 + (target - y0) / (y1 - y0) * (x1 - x0);
   };
   int grid_points = count_points("grid");
   int knee_points = count_points("knee");
@@ -494,10 +517,10 @@ target = "2ms"
   RecordProperty("grid_capacity_qps", std::to_string(grid_best));
   RecordProperty("knee_capacity_qps", std::to_string(knee_best));
   RecordProperty("knee_points", std::to_string(knee_points));
-  std::printf("knee: %d points -> %.0f QPS under QoS; grid: %d levels planned (%d measured) -> %.0f QPS "
-              "(|difference| %.0f, allowed %.0f)\n",
-              knee_points, knee_best, fine_grid_points, grid_points, grid_best, std::abs(knee_best - grid_best),
-              kPrecision * grid_best + kStep);
+  std::printf("knee: %d points -> %.0f QPS under QoS (%s); grid: %d levels planned (%d measured) -> %.0f QPS "
+              "(%s); |difference| %.0f, allowed %.0f\n",
+              knee_points, knee_best, knee_status.c_str(), fine_grid_points, grid_points, grid_best,
+              grid_status.c_str(), std::abs(knee_best - grid_best), kPrecision * grid_best + kStep);
   if (!quiet) {
     GTEST_SKIP() << "point count checked; knee vs grid agreement printed but not asserted: this "
                     "machine's CPUs stall > 1 % of the time (figures above)";
