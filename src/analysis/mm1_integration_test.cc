@@ -25,6 +25,10 @@ using namespace std::chrono_literals;
 std::string Spec(const std::string& name, const std::string& service) {
   return "name = \"" + name + R"("
 scenarios = ["1-ST"]
+# Three sweeps, a median of three at each level: on a shared host one 2 s window now and then
+# is disturbed (a stall inside a busy period delays everything queued behind it; seen +33 %
+# and +39 % at one level of one sweep), and a median is not moved by one of three.
+repetitions = 3
 [workload]
 builtin = "synthetic"
 args = ["--service", ")" + service + R"("]
@@ -83,12 +87,18 @@ TEST(Mm1Calibration, LqosAndTailMatchTheMM1Prediction) {
   // LQoS is 5 x a mean service time, which a stalled CPU inflates by its stall fraction and
   // more (seen here: 562 us); asserted on a quiet machine, printed always.
   std::printf("LQoS %.1f us (%s)\n", lqos, a["qos"]["method"].dump().c_str());
-  if (quiet) EXPECT_NEAR(lqos, 500, 50) << a["qos"]["method"];
+  if (quiet) {
+    EXPECT_NEAR(lqos, 500, 50) << a["qos"]["method"];
+  }
   const json& g = a["groups"][0];
   const json& base_points = b["groups"][0]["points"];
   int checked = 0;
   for (const auto& pt : g["points"]) {
-    if (!pt["valid"].get<bool>() || !pt["cpu_util"].is_number()) continue;
+    if (!pt["valid"].get<bool>() || !pt["cpu_util"].is_number()) {
+      std::printf("  %5.0f QPS: not compared: %s\n", pt["target_qps"].get<double>(),
+                  pt["valid"].get<bool>() ? "CPU utilization unavailable" : pt["reasons"].dump().c_str());
+      continue;
+    }
     double u = pt["cpu_util"];
     if (u > 0.70) continue;
     double x = pt["throughput_qps"];
@@ -118,12 +128,16 @@ TEST(Mm1Calibration, LqosAndTailMatchTheMM1Prediction) {
                 "error %+.1f %%\n",
                 lambda, u * 100, service_s * 1e6, (*base)["mean_us"].get<double>(), measured_us,
                 predicted_us, err * 100);
-    if (quiet) EXPECT_LE(std::abs(err), 0.15) << "at " << pt["target_qps"] << " QPS";
+    if (quiet) {
+      EXPECT_LE(std::abs(err), 0.15) << "at " << pt["target_qps"] << " QPS";
+    }
     ++checked;
   }
   // Points from 10 % to 70 % utilization: a pass needs most of them measured and valid.
   // How many points come out valid is itself the machine's timing noise (seen here: 2 of 6).
-  if (quiet) EXPECT_GE(checked, 4) << "too few valid points up to 70 % utilization";
+  if (quiet) {
+    EXPECT_GE(checked, 4) << "too few valid points up to 70 % utilization";
+  }
   if (!quiet) {
     GTEST_SKIP() << "LQoS and the p95 vs M/M/1 comparison were printed but not asserted: "
                     "this machine's CPUs stall > 1 % of the time (figures above). Run it on a "
