@@ -740,11 +740,19 @@ Status Runner::RunOne(const PlannedRun& run, RunRecord& rec, RunOutcome& outcome
     auto it = have.find({qps, attempt});
     return it == have.end() ? std::string("no point stored") : InvalidWhy(it->second.point);
   };
-  // Says that a level is measured again (attempt ≥ 1), and why.
+  // Says that a level is measured again (attempt ≥ 1) because its last point was invalid.
+  // The re-measurements follow the level's last valid measurement (a knee confirming an end
+  // measures a level again after a valid one), or its first attempt.
   auto say_again = [&](double qps, int attempt) {
+    int chain_start = attempt - 1;
+    while (chain_start > 0) {
+      auto it = have.find({qps, chain_start - 1});
+      if (it == have.end() || !InvalidMeasurement(it->second.point)) break;
+      --chain_start;
+    }
     out_ << "  measuring " << Fmt("%.6g", qps) << " QPS again (attempt " << attempt + 1 << " of at most "
-         << spec_.sweep.remeasure_invalid + 1 << "): the last point there was invalid (" << why_invalid(qps, attempt - 1)
-         << "), a failed measurement that says nothing about QoS (sweep.remeasure_invalid)\n";
+         << chain_start + spec_.sweep.remeasure_invalid + 1 << "): the last point there was invalid ("
+         << why_invalid(qps, attempt - 1) << "), a failed measurement that says nothing about QoS (sweep.remeasure_invalid)\n";
   };
 
   Status result;
@@ -797,13 +805,12 @@ Status Runner::RunOne(const PlannedRun& run, RunRecord& rec, RunOutcome& outcome
     auto measure = [&](double qps, int attempt) -> Result<KneeProbe> {
       if (attempt > 0 && !have.count({qps, attempt})) {
         auto last = have.find({qps, attempt - 1});
-        out_ << "  measuring " << Fmt("%.6g", qps) << " QPS again (attempt " << attempt + 1 << "): ";
         if (last != have.end() && !InvalidMeasurement(last->second.point)) {
-          out_ << "an end of the knee's bracket is confirmed by a second valid measurement, a third "
+          out_ << "  measuring " << Fmt("%.6g", qps) << " QPS again (attempt " << attempt + 1
+               << "): an end of the knee's bracket is confirmed by a second valid measurement, a third "
                   "when two disagree (sweep.confirm)\n";
         } else {
-          out_ << "the last point there was invalid (" << why_invalid(qps, attempt - 1)
-               << "), a failed measurement that says nothing about QoS (sweep.remeasure_invalid)\n";
+          say_again(qps, attempt);
         }
       }
       REAM_ASSIGN_OR_RETURN(PointData d, level(qps, attempt));
