@@ -14,7 +14,7 @@
 // meeting QoS (capacity is never claimed from invalid data) and is listed in
 // `invalid_levels`, so the caller can say so instead of reporting a QoS miss.
 //
-// With `confirm`, a converged bracket is not taken on one measurement of each end: on a noisy
+// With `confirm`, the final bracket is not taken on one measurement of each end: on a noisy
 // machine one disturbed window at a load below the knee fails it, and a bisection never looks
 // above its first fail again. Each end is measured once more; when the two measurements
 // disagree, a third decides (the majority; the level's latency is then the median of its

@@ -456,18 +456,24 @@ target = "2ms"
     auto runs = s->ListRuns((*e)->id);
     return static_cast<int>(s->ListPoints((*runs)[0].id)->size());
   };
-  // The highest load under QoS, read the same way from both: over `ream analyze`'s levels
-  // (valid ones, a level's measurements merged into their median), the highest level that
-  // meets QoS, interpolated towards the next valid level above it. Not analyze's capacity,
-  // which keeps the *first* crossing: one disturbed window at 1 250 QPS once made a grid's
+  // The highest load under QoS. For the knee, its own answer as `ream analyze` reports it:
+  // the first crossing of its levels (a level's measurements merged into their median, as
+  // the search's majority judges them), interpolated. For the grid, the highest valid level
+  // that meets QoS, interpolated towards the next valid level above it: analyze's capacity
+  // keeps the *first* crossing, and one disturbed window at 1 250 QPS once made a grid's
   // 1 222 QPS (a knee confirms such a level; a grid measures it once).
-  auto capacity = [&](const std::string& name, std::string* status) -> double {
+  auto capacity = [&](const std::string& name, bool first_crossing, std::string* status) -> double {
     Exec a = Ream("analyze --db " + db_ + " --experiment " + name + " --json");
     EXPECT_EQ(a.code, 0) << a.output;
     auto j = nlohmann::json::parse(a.output, nullptr, /*allow_exceptions=*/false);
     if (j.is_discarded() || !j["groups"].is_array() || j["groups"].empty() || !j["qos"]["target_us"].is_number()) {
       *status = "no analysis: " + a.output;
       return 0;
+    }
+    const auto& c = j["groups"][0]["capacity"];
+    if (first_crossing) {
+      *status = "analyze: " + c["status"].get<std::string>();
+      return c["qps"].is_number() ? c["qps"].get<double>() : 0;
     }
     const double target = j["qos"]["target_us"];
     std::vector<std::pair<double, double>> levels;  // (QPS, tail), valid, ascending
@@ -485,7 +491,7 @@ target = "2ms"
     }
     for (size_t i = 0; i < *best; ++i) misses_below += levels[i].second > target;
     *status = std::to_string(misses_below) + " lower level(s) missed QoS; analyze: " +
-              j["groups"][0]["capacity"]["status"].get<std::string>();
+              c["status"].get<std::string>();
     if (*best + 1 == levels.size()) return levels[*best].first;
     auto [x0, y0] = levels[*best];
     auto [x1, y1] = levels[*best + 1];
@@ -494,8 +500,8 @@ target = "2ms"
   int grid_points = count_points("grid");
   int knee_points = count_points("knee");
   std::string grid_status, knee_status;
-  double grid_best = capacity("grid", &grid_status);
-  double knee_best = capacity("knee", &knee_status);
+  double grid_best = capacity("grid", /*first_crossing=*/false, &grid_status);
+  double knee_best = capacity("knee", /*first_crossing=*/true, &knee_status);
   // A fine grid at this precision needs one level per precision × knee across [low, high];
   // the grid here (step 250) is finer than that near the knee.
   int fine_grid_points = static_cast<int>((kHigh - kLow) / kStep) + 1;
