@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "platform/median.h"
+
 namespace ream::analysis {
 
 std::optional<double> InterpolateY(const std::vector<XY>& s, double x) {
@@ -115,7 +117,7 @@ std::optional<MedianCi> MedianConfidence(std::vector<double> v, double confidenc
   MedianCi r;
   r.n = static_cast<int>(v.size());
   size_t n = v.size();
-  r.median = n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+  r.median = Median(v);
   r.low = v.front();
   r.high = v.back();
   if (n < 2) return r;

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <map>
 
+#include "platform/median.h"
+
 namespace ream {
 
 Result<KneeResult> FindKnee(const KneeOptions& o, double target_us, const KneeMeasure& measure) {
@@ -26,6 +28,9 @@ Result<KneeResult> FindKnee(const KneeOptions& o, double target_us, const KneeMe
     }
     r.invalid_levels.push_back({qps, attempts_at[qps]});
   };
+  // A level never measured validly: a QoS miss with no latency (nothing is interpolated
+  // from it), standing as its last attempt.
+  auto never_valid = [&](double qps) { return KneeProbe{qps, false, 0, false, attempts_at[qps] - 1}; };
   // Measures `qps` until a valid measurement decides it, or its attempts or the points run
   // out; a level never measured validly counts as a QoS miss with no latency (nothing is
   // interpolated from it). nullopt: no point was left to measure it at all.
@@ -45,22 +50,20 @@ Result<KneeResult> FindKnee(const KneeOptions& o, double target_us, const KneeMe
     }
     if (tries == 0) return std::optional<KneeProbe>();
     if (valid_at[qps].empty()) note_invalid_level(qps);
-    return std::optional<KneeProbe>(KneeProbe{qps, false, 0, false, attempts_at[qps] - 1});
+    return std::optional<KneeProbe>(never_valid(qps));
   };
   // A level's verdict over its valid measurements: the majority, with the median latency; a
   // level never measured validly is a miss. nullopt on a tie.
   auto verdict = [&](double qps) -> std::optional<KneeProbe> {
     const auto& v = valid_at[qps];
-    if (v.empty()) return KneeProbe{qps, false, 0, false, attempts_at[qps] - 1};
+    if (v.empty()) return never_valid(qps);
     size_t pass = std::count_if(v.begin(), v.end(), [](const KneeProbe& p) { return p.meets_qos; });
     if (2 * pass == v.size()) return std::nullopt;
     std::vector<double> lat;
     for (const auto& p : v) lat.push_back(p.latency_us);
-    std::sort(lat.begin(), lat.end());
-    size_t n = lat.size();
     KneeProbe k = v.back();
     k.meets_qos = 2 * pass > v.size();
-    k.latency_us = n % 2 == 1 ? lat[n / 2] : (lat[n / 2 - 1] + lat[n / 2]) / 2;
+    k.latency_us = Median(lat);
     return k;
   };
 
@@ -150,7 +153,7 @@ Result<KneeResult> FindKnee(const KneeOptions& o, double target_us, const KneeMe
     bool same = *pass_at == pass_probe.qps && *fail_at == fail_probe.qps;
     auto fail_verdict = verdict(*fail_at);
     pass_probe = *verdict(*pass_at);
-    fail_probe = fail_verdict ? *fail_verdict : KneeProbe{*fail_at, false, 0, false, attempts_at[*fail_at] - 1};
+    fail_probe = fail_verdict ? *fail_verdict : never_valid(*fail_at);
     if (same) {
       r.confirmed = !out_of_points && !unconfirmable && fail_verdict.has_value();
       break;

@@ -2,7 +2,6 @@
 // (one worker, pinned to CPU 0; the generator pinned to CPU 1) must agree with the M/G/1
 // Pollaczek–Khinchine mean sojourn once the base round trip (the same rate against
 // const:0) is subtracted. A disagreement points at the measurement, not at the theory.
-#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -11,6 +10,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "platform/median.h"
 #include "platform/platform.h"
 #include "platform/process.h"
 #include "platform/stall_probe.h"
@@ -142,11 +142,6 @@ TEST(Calibration, SojournMatchesTheMG1PredictionAtThreeRates) {
   // measured and the median of all of them decides. A real error of the chain (such as the
   // held-back responses of bb7be15, +6..+20 %) misses in both halves alike.
   constexpr int kRounds = 7;
-  auto median = [](std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    size_t h = v.size() / 2;
-    return v.size() % 2 ? v[h] : (v[h - 1] + v[h]) / 2;
-  };
   for (int qps : {2000, 4000, 6000}) {
     std::vector<double> errors, diffs, predictions, bases, rhos, ss, services;
     int valid = 0, rounds = kRounds;
@@ -181,25 +176,25 @@ TEST(Calibration, SojournMatchesTheMG1PredictionAtThreeRates) {
                   m["latency_us"]["p99"].get<double>(), sm, sd, s, lambda * s, diff, predicted,
                   100 * errors.back(), b["timely_ratio"].get<double>(), m["timely_ratio"].get<double>(),
                   b["lateness_us"]["p99"].get<double>(), m["lateness_us"]["p99"].get<double>());
-      if (round + 1 == kRounds && std::abs(median(errors)) > 0.10) {
+      if (round + 1 == kRounds && std::abs(Median(errors)) > 0.10) {
         std::printf("  median error of %d rounds at %d QPS is %+.1f %%: measuring %d more rounds, "
                     "the median of all %d decides\n",
-                    kRounds, qps, 100 * median(errors), kRounds, 2 * kRounds);
+                    kRounds, qps, 100 * Median(errors), kRounds, 2 * kRounds);
         rounds = 2 * kRounds;
       }
     }
-    double error = median(errors);
+    double error = Median(errors);
     // The reported service time's mean, as the median of the rounds' means like the error: a
     // host stall that straddles the end of a 100 us spin lengthens that service, and a round
     // that met a burst of stalls reports a mean a few us higher (seen: 105.8 us).
-    double mean_service = median(services);
+    double mean_service = Median(services);
     // Each figure is the median of its own column over the rounds (so the error is not
     // computed from the two medians beside it).
     std::printf("qps %d, medians of %d rounds: rho %.3f, s %.1f us, service mean %.1f us, base "
                 "%.1f us, sojourn-base %.1f us, M/G/1 %.1f us, error %+.1f %% (%d of %d rounds "
                 "valid)\n",
-                qps, rounds, median(rhos), median(ss), mean_service, median(bases), median(diffs),
-                median(predictions), 100 * error, valid, rounds);
+                qps, rounds, Median(rhos), Median(ss), mean_service, Median(bases), Median(diffs),
+                Median(predictions), 100 * error, valid, rounds);
     EXPECT_LE(std::abs(error), 0.10) << "at " << qps << " QPS";
     EXPECT_NEAR(mean_service, 100, 5) << "at " << qps << " QPS";
   }
