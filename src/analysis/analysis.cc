@@ -10,6 +10,7 @@
 #include <tuple>
 
 #include "analysis/stats.h"
+#include "platform/median.h"
 
 namespace ream::analysis {
 namespace {
@@ -43,10 +44,8 @@ Metric MedianMetric(const std::vector<const Metric*>& ms) {
     }
   }
   if (values.empty()) return Metric::Unavailable(reason.empty() ? "not measured" : reason);
-  return Metric::Of(MedianConfidence(values)->median);
+  return Metric::Of(Median(values));
 }
-
-double Median(const std::vector<double>& values) { return MedianConfidence(values)->median; }
 
 Metric SumMetric(const Metric& a, const Metric& b) {
   if (a.has() && b.has()) return Metric::Of(*a.value + *b.value);
@@ -94,6 +93,7 @@ std::vector<const PointData*> DecidingPoints(const RunData& r, double load) {
 PointAnalysis MergePoints(const std::vector<const PointData*>& all, const RunData& run,
                           double pct, double confidence) {
   PointAnalysis out;
+  if (all.empty()) return out;
   std::vector<const PointData*> reps;
   bool any_failed = std::any_of(all.begin(), all.end(), [](const PointData* p) { return p->failed; });
   if (!any_failed) {
@@ -113,8 +113,6 @@ PointAnalysis MergePoints(const std::vector<const PointData*>& all, const RunDat
   out.repetitions = static_cast<int>(reps.size());
   out.valid = true;
   std::vector<double> achieved, throughput, timely, mean, p50, p95, p99, p999, tails;
-  Histogram merged;
-  bool all_hist = true;
   std::vector<const Metric*> cpu, rx, tx, dr, dw, mb, llc, mem;
   std::vector<double> services;
   for (const PointData* p : reps) {
@@ -139,11 +137,9 @@ PointAnalysis MergePoints(const std::vector<const PointData*>& all, const RunDat
       out.reasons.push_back("marked invalid by the runner");
     }
     if (p->latency_hist_ns && p->latency_hist_ns->count() > 0) {
-      merged.Merge(*p->latency_hist_ns);
       tails.push_back(p->latency_hist_ns->ValueAtQuantile(pct / 100) / 1e3);
-    } else {
-      all_hist = false;
-      if (auto s = StoredPercentile(*p, pct)) tails.push_back(*s);
+    } else if (auto s = StoredPercentile(*p, pct)) {
+      tails.push_back(*s);
     }
     cpu.push_back(&p->cpu_util);
     rx.push_back(&p->net_rx_bps);
@@ -155,7 +151,6 @@ PointAnalysis MergePoints(const std::vector<const PointData*>& all, const RunDat
     mem.push_back(&p->memory_bytes);
     if (p->service_mean_us) services.push_back(*p->service_mean_us);
   }
-  if (reps.empty()) return out;
   out.achieved_qps = Median(achieved);
   out.throughput_qps = Median(throughput);
   out.timely_ratio = Median(timely);
@@ -182,8 +177,9 @@ PointAnalysis MergePoints(const std::vector<const PointData*>& all, const RunDat
     std::snprintf(coverage, sizeof coverage, "%.1f", ci->coverage * 100);
     out.tail_ci_method = "median of " + std::to_string(tails.size()) +
                          " measurements, order statistics across them (covers " + coverage + " %)";
-  } else if (all_hist && merged.count() > 0) {
-    auto ci = PercentileConfidence(merged, pct / 100, confidence);
+  } else if (const auto& h = reps[0]->latency_hist_ns; h && h->count() > 0) {
+    // One measurement: the percentile's own interval, from its histogram.
+    auto ci = PercentileConfidence(*h, pct / 100, confidence);
     out.tail_us = ci->value / 1e3;
     out.tail_low_us = ci->low / 1e3;
     out.tail_high_us = ci->high / 1e3;
