@@ -755,6 +755,13 @@ Status Runner::RunOne(const PlannedRun& run, RunRecord& rec, RunOutcome& outcome
          << why_invalid(qps, attempt - 1) << "), a failed measurement that says nothing about QoS (sweep.remeasure_invalid)\n";
   };
 
+  // A repeat at a level after a valid measurement there is a knee confirming an end of its
+  // bracket (sweep.confirm); after an invalid one, a re-measurement (sweep.remeasure_invalid).
+  auto confirms = [&](double qps, int attempt) {
+    auto last = have.find({qps, attempt - 1});
+    return attempt > 0 && last != have.end() && !InvalidMeasurement(last->second.point);
+  };
+
   Status result;
   if (spec_.sweep.mode == "grid") {
     int invalid_streak = 0;
@@ -804,8 +811,7 @@ Status Runner::RunOne(const PlannedRun& run, RunRecord& rec, RunOutcome& outcome
                    spec_.sweep.remeasure_invalid, spec_.sweep.confirm};
     auto measure = [&](double qps, int attempt) -> Result<KneeProbe> {
       if (attempt > 0 && !have.count({qps, attempt})) {
-        auto last = have.find({qps, attempt - 1});
-        if (last != have.end() && !InvalidMeasurement(last->second.point)) {
+        if (confirms(qps, attempt)) {
           out_ << "  measuring " << Fmt("%.6g", qps) << " QPS again (attempt " << attempt + 1
                << "): an end of the knee's bracket is confirmed by a second valid measurement, a third "
                   "when two disagree (sweep.confirm)\n";
@@ -841,13 +847,9 @@ Status Runner::RunOne(const PlannedRun& run, RunRecord& rec, RunOutcome& outcome
              << " attempt(s) (last: " << why_invalid(l.qps, l.attempts - 1)
              << "); counted as not meeting QoS, so no capacity is claimed from it\n";
       }
-      // A repeat at a level follows either an invalid measurement there (a re-measurement) or
-      // a valid one (a confirmation of an end).
       int again = 0, confirmations = 0;
-      std::map<double, bool> last_valid;
       for (const auto& p : k.probes) {
-        if (p.attempt > 0) ++(last_valid[p.qps] ? confirmations : again);
-        last_valid[p.qps] = p.valid;
+        if (p.attempt > 0) ++(confirms(p.qps, p.attempt) ? confirmations : again);
       }
       std::string points = std::to_string(k.probes.size()) + " points" +
                            (again ? ", " + std::to_string(again) + " of them re-measurements of invalid ones" : "") +
