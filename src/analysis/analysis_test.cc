@@ -444,17 +444,16 @@ TEST(Analyze, AnInvalidRepetitionIsLeftOutWhileAnotherIsValid) {
   EXPECT_NEAR(p.tail_us, d.runs[0].points[0].p95_us, 1e-6);
   EXPECT_NE(p.tail_ci_method.find("1 invalid measurement left out"), std::string::npos) << p.tail_ci_method;
 
-  // Every repetition invalid: the point is invalid, with the reasons.
+  // Every repetition invalid: no level is valid, and the analysis says why with both
+  // repetitions' reasons (nothing is left out of an invalid level).
   for (auto& q : d.runs[0].points) {
     q.valid = false;
     q.invalid_reasons = {"achieved rate 80 % of the target"};
   }
   auto b = Analyze(d, {});
-  if (b.ok()) {  // no valid point anywhere is an error of its own
-    EXPECT_FALSE(b->groups[0].points[0].valid);
-  } else {
-    EXPECT_NE(b.status().message().find("timely ratio"), std::string::npos) << b.status().message();
-  }
+  ASSERT_FALSE(b.ok());
+  EXPECT_NE(b.status().message().find("timely ratio 90.1 %"), std::string::npos) << b.status().message();
+  EXPECT_NE(b.status().message().find("achieved rate 80 %"), std::string::npos) << b.status().message();
 
   // A repetition whose workload failed makes the level failed, whatever the others say.
   auto c = Mm1Experiment();
