@@ -433,9 +433,10 @@ wait = "spin"
 [qos]
 target = "2ms"
 )";
-  // The target (2 ms, ~80 % utilization) puts the knee where the p95 climbs ~1.2 us per QPS:
-  // at 1 ms (~60 %) it climbed ~0.3 us per QPS, and one sweep's tail noise on this project's
-  // VMs moved the crossing by up to 14 % (bench/grid_repeat.sh, docs/performance.md).
+  // The target (2 ms, ~80 % utilization) puts the knee where the p95 climbs ~1.2 us per QPS by
+  // the M/M/1 formula: at 1 ms (~60 %) it climbed ~0.3 us per QPS, and one sweep's tail noise
+  // on this project's VMs moved the crossing by up to 14 % (bench/grid_repeat.sh,
+  // docs/performance.md).
   const double kLow = 1000, kHigh = 8000, kPrecision = 0.05, kStep = 250;
   std::string grid = Spec("grid", "name = \"grid\"\n" + common +
                                       "[sweep]\nstart = 1000\nstop = 8000\nstep = 250\nstop_after_invalid = 2\n"
