@@ -449,6 +449,7 @@ Result<Runner::Workload> Runner::StartWorkload(const PlannedRun& run) {
   std::string what = "'" + Join(argv) + "'";
   auto not_ready = [&](const std::string& why) -> Status {
     std::string tail;
+    if (!sb.Alive()) (void)sb.process().WaitForOutputEnd(milliseconds(500));
     auto lines = sb.process().Lines();
     for (size_t i = lines.size() > 5 ? lines.size() - 5 : 0; i < lines.size(); ++i) tail += "\n    " + lines[i];
     (void)sb.Stop();
@@ -618,6 +619,9 @@ Result<PointData> Runner::MeasureLevel(Workload& wl, const PlannedRun& run, int6
     report = monitor.Stop();
     monitoring = false;
   }
+  // The generator prints its JSON just before it exits; the pipe may still hold it when the
+  // exit is seen (seen: "printed no JSON result" from a generator that exited with status 0).
+  if (gen_exit) (void)gen->process().WaitForOutputEnd(milliseconds(2000));
   (void)gen->Stop();
   if (report) FillFromMonitor(*report, &d);
 

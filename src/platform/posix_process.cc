@@ -145,10 +145,23 @@ class PosixChild final : public ChildProcess {
     return {lines_.begin(), lines_.end()};
   }
 
+  bool WaitForOutputEnd(std::chrono::milliseconds timeout) override {
+    std::unique_lock<std::mutex> lock(mu_);
+    return cv_.wait_for(lock, timeout, [this] { return eof_; });
+  }
+
  private:
   void ReadLoop() {
     std::string partial;
     char buf[4096];
+    auto take = [&](ssize_t n) {
+      partial.append(buf, static_cast<size_t>(n));
+      size_t nl;
+      while ((nl = partial.find('\n')) != std::string::npos) {
+        AddLine(partial.substr(0, nl));
+        partial.erase(0, nl + 1);
+      }
+    };
     for (;;) {
       struct pollfd fds[2] = {{stdout_fd_, POLLIN, 0}, {wake_r_, POLLIN, 0}};
       int r = ::poll(fds, wake_r_ >= 0 ? 2 : 1, -1);
@@ -156,17 +169,22 @@ class PosixChild final : public ChildProcess {
         if (errno == EINTR) continue;
         break;
       }
-      if (wake_r_ >= 0 && (fds[1].revents & POLLIN)) break;
+      if (wake_r_ >= 0 && (fds[1].revents & POLLIN)) {
+        // Woken to stop: what is already in the pipe is still passed on, without waiting for
+        // an end that the process's own children may hold off.
+        int fl = ::fcntl(stdout_fd_, F_GETFL);
+        if (fl >= 0 && ::fcntl(stdout_fd_, F_SETFL, fl | O_NONBLOCK) == 0) {
+          for (ssize_t n; (n = ::read(stdout_fd_, buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR);) {
+            if (n > 0) take(n);
+          }
+        }
+        break;
+      }
       if ((fds[0].revents & (POLLIN | POLLHUP | POLLERR)) == 0) continue;
       ssize_t n = ::read(stdout_fd_, buf, sizeof buf);
       if (n < 0 && errno == EINTR) continue;
       if (n <= 0) break;
-      partial.append(buf, static_cast<size_t>(n));
-      size_t nl;
-      while ((nl = partial.find('\n')) != std::string::npos) {
-        AddLine(partial.substr(0, nl));
-        partial.erase(0, nl + 1);
-      }
+      take(n);
     }
     if (!partial.empty()) AddLine(partial);
     std::lock_guard<std::mutex> lock(mu_);

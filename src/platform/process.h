@@ -67,6 +67,10 @@ class ChildProcess {
                                           std::chrono::milliseconds timeout) = 0;
   // The stdout lines captured so far (the last 1000).
   virtual std::vector<std::string> Lines() const = 0;
+  // With capture_stdout: blocks until stdout has reached its end — every line written has been
+  // read and passed on — or `timeout` passes. true when it has. A process that has exited may
+  // still have lines in the pipe: read its output after this, not after Wait alone.
+  virtual bool WaitForOutputEnd(std::chrono::milliseconds timeout) = 0;
 };
 
 }  // namespace ream

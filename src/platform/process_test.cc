@@ -3,6 +3,10 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <atomic>
+#include <cstdlib>
+#include <memory>
+
 #include "platform/platform.h"
 
 namespace ream {
@@ -27,6 +31,59 @@ TEST(Spawn, ReportsExitCodeAndCapturesStdoutLines) {
   EXPECT_EQ(e->exit_code, 7);
   EXPECT_EQ(e->Describe(), "exited with status 7");
   EXPECT_EQ((*child)->Lines().front(), "starting");
+}
+
+// A process's last lines can still be in the pipe when its exit is seen: WaitForOutputEnd
+// waits until every line was passed on (the runner lost a generator's JSON to this).
+TEST(Spawn, EveryLineIsPassedOnAfterTheExit) {
+  auto p = MakePosixPlatform();
+  SpawnOptions o;
+  o.argv = {"sh", "-c", "seq 1 20000; echo last"};
+  o.capture_stdout = true;
+  auto seen = std::make_shared<std::atomic<int>>(0);
+  auto last = std::make_shared<std::atomic<bool>>(false);
+  o.on_stdout_line = [seen, last](const std::string& l) {
+    ++*seen;
+    if (l == "last") *last = true;
+  };
+  auto child = p->Spawn(o);
+  ASSERT_TRUE(child.ok()) << child.status().ToString();
+  auto e = (*child)->Wait(milliseconds(10000));
+  ASSERT_TRUE(e.ok());
+  EXPECT_TRUE((*child)->WaitForOutputEnd(milliseconds(10000)));
+  EXPECT_EQ(seen->load(), 20001);
+  EXPECT_TRUE(last->load());
+}
+
+// The destructor does not wait for the end of stdout (a child of the process may hold it open)
+// but still passes on every line already written.
+TEST(Spawn, DestructorPassesOnWhatIsAlreadyInThePipe) {
+  auto p = MakePosixPlatform();
+  SpawnOptions o;
+  // The grandchild holds stdout open for 30 s; its pid comes first, so the test can end it.
+  o.argv = {"sh", "-c", "sleep 30 & echo \"pid $!\"; seq 1 5000; echo last"};
+  o.capture_stdout = true;
+  auto seen = std::make_shared<std::atomic<int>>(0);
+  auto last = std::make_shared<std::atomic<bool>>(false);
+  auto grandchild = std::make_shared<std::atomic<int>>(0);
+  o.on_stdout_line = [seen, last, grandchild](const std::string& l) {
+    ++*seen;
+    if (l == "last") *last = true;
+    if (l.rfind("pid ", 0) == 0) *grandchild = std::atoi(l.c_str() + 4);
+  };
+  {
+    auto child = p->Spawn(o);
+    ASSERT_TRUE(child.ok()) << child.status().ToString();
+    ASSERT_TRUE((*child)->Wait(milliseconds(10000)).ok());
+    EXPECT_FALSE((*child)->WaitForOutputEnd(milliseconds(50))) << "the grandchild holds stdout open";
+    auto t0 = std::chrono::steady_clock::now();
+    child->reset();
+    EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(5));
+  }
+  EXPECT_EQ(seen->load(), 5002);
+  EXPECT_TRUE(last->load());
+  ASSERT_GT(grandchild->load(), 0);
+  ::kill(grandchild->load(), SIGKILL);
 }
 
 TEST(Spawn, MissingLineIsUnavailableOnceStdoutCloses) {
