@@ -11,17 +11,27 @@ namespace ream::cli {
 namespace {
 
 struct RunFlags {
-  std::string spec;
+  std::vector<std::string> specs;
   std::string db = "results.db";
   bool resume = false;
   bool dry_run = false;
   std::string only;
+  bool interleave = false;
+  uint64_t order_seed = 1;
 };
 
 int RunRun(const RunFlags& f) {
-  auto spec = LoadSpecFile(f.spec);
-  if (!spec.ok()) {
-    std::cerr << "ream run: " << spec.status().message() << "\n";
+  std::vector<ExperimentSpec> specs;
+  for (const auto& path : f.specs) {
+    auto spec = LoadSpecFile(path);
+    if (!spec.ok()) {
+      std::cerr << "ream run: " << spec.status().message() << "\n";
+      return 2;
+    }
+    specs.push_back(std::move(spec).value());
+  }
+  if (f.interleave && specs.size() < 2) {
+    std::cerr << "ream run: --interleave needs two or more specs (it alternates their runs)\n";
     return 2;
   }
   auto platform = MakePosixPlatform();
@@ -30,11 +40,13 @@ int RunRun(const RunFlags& f) {
   o.resume = f.resume;
   o.dry_run = f.dry_run;
   o.only = f.only;
+  o.interleave = f.interleave;
+  o.order_seed = f.order_seed;
   o.out = &std::cerr;
-  auto outcome = RunExperiment(*platform, *spec, o);
-  if (!outcome.ok()) {
-    std::cerr << "ream run: " << outcome.status().message() << "\n";
-    switch (outcome.status().code()) {
+  auto outcomes = RunExperiments(*platform, specs, o);
+  if (!outcomes.ok()) {
+    std::cerr << "ream run: " << outcomes.status().message() << "\n";
+    switch (outcomes.status().code()) {
       case StatusCode::kInvalidArgument:
       case StatusCode::kNotFound:
       case StatusCode::kUnsupported:
@@ -47,17 +59,27 @@ int RunRun(const RunFlags& f) {
     }
   }
   if (f.dry_run) return 0;
-  if (outcome->interrupted) {
-    std::cerr << "ream run: interrupted; " << outcome->points_stored
-              << " point(s) stored this time are kept. Continue with: ream run " << f.spec << " --db " << f.db
-              << " --resume\n";
+  bool interrupted = false;
+  int stored = 0;
+  for (const auto& oc : *outcomes) {
+    interrupted = interrupted || oc.interrupted;
+    stored += oc.points_stored;
+  }
+  if (interrupted) {
+    std::string again = "ream run";
+    for (const auto& s : f.specs) again += " " + s;
+    again += " --db " + f.db + (f.interleave ? " --interleave --order-seed " + std::to_string(f.order_seed) : "") +
+             (f.only.empty() ? "" : " --only " + f.only) + " --resume";
+    std::cerr << "ream run: interrupted; " << stored << " point(s) stored this time are kept. Continue with: " << again
+              << "\n";
     return 130;
   }
-  std::cerr << "ream run: experiment '" << spec->name << "' complete in " << f.db << ": "
-            << outcome->points_stored << " point(s) measured"
-            << (outcome->points_failed ? " (" + std::to_string(outcome->points_failed) + " failed, reasons stored)" : "")
-            << (outcome->points_skipped ? ", " + std::to_string(outcome->points_skipped) + " already stored" : "")
-            << "\n";
+  for (const auto& oc : *outcomes) {
+    std::cerr << "ream run: experiment '" << oc.experiment << "' complete in " << f.db << ": " << oc.points_stored
+              << " point(s) measured"
+              << (oc.points_failed ? " (" + std::to_string(oc.points_failed) + " failed, reasons stored)" : "")
+              << (oc.points_skipped ? ", " + std::to_string(oc.points_skipped) + " already stored" : "") << "\n";
+  }
   return 0;
 }
 
@@ -67,11 +89,17 @@ void AddRunCommand(CLI::App& app, CommandList& commands) {
   auto f = std::make_shared<RunFlags>();
   CLI::App* sub = app.add_subcommand(
       "run", "Run an experiment spec: sweep the load per scenario and partition, store every point");
-  sub->add_option("spec", f->spec, "Experiment spec (TOML; see docs/spec.md)")->required();
+  sub->add_option("spec", f->specs,
+                  "Experiment spec(s) (TOML; see docs/spec.md); several run into the same database")
+      ->required();
   sub->add_option("--db", f->db, "Results database (SQLite, created)")->capture_default_str();
   sub->add_flag("--resume", f->resume, "Continue an interrupted experiment without repeating its points");
   sub->add_flag("--dry-run", f->dry_run, "Validate the spec against this machine and print the plan");
   sub->add_option("--only", f->only, "Run only this scenario of the spec");
+  sub->add_flag("--interleave", f->interleave,
+                "Several specs: run them in rounds, one run of each per round in a shuffled order, instead of "
+                "one after another (for comparing them on a host whose speed drifts)");
+  sub->add_option("--order-seed", f->order_seed, "Seed of --interleave's shuffle")->capture_default_str();
   commands.push_back({sub, [f] { return RunRun(*f); }});
 }
 

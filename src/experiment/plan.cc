@@ -1,11 +1,38 @@
 #include "experiment/plan.h"
 
+#include <algorithm>
+#include <random>
+
 namespace ream {
 
 int Plan::MaxPoints() const {
   int n = 0;
   for (const auto& r : runs) n += static_cast<int>(r.grid_qps.size());
   return n;
+}
+
+std::vector<std::pair<int, int>> RunOrder(const std::vector<int>& runs, bool interleave, uint64_t seed) {
+  std::vector<std::pair<int, int>> order;
+  const int n = static_cast<int>(runs.size());
+  if (!interleave) {
+    for (int e = 0; e < n; ++e) {
+      for (int i = 0; i < runs[e]; ++i) order.emplace_back(e, i);
+    }
+    return order;
+  }
+  std::mt19937_64 rng(seed);
+  const int rounds = n ? *std::max_element(runs.begin(), runs.end()) : 0;
+  for (int k = 0; k < rounds; ++k) {
+    std::vector<std::pair<int, int>> round;
+    for (int e = 0; e < n; ++e) {
+      if (k < runs[e]) round.emplace_back(e, k);
+    }
+    // Fisher-Yates with the generator's raw output (std::shuffle's distribution is not fixed
+    // by the standard, and the order must be the same on every build).
+    for (size_t i = round.size(); i > 1; --i) std::swap(round[i - 1], round[rng() % i]);
+    order.insert(order.end(), round.begin(), round.end());
+  }
+  return order;
 }
 
 Result<Plan> MakePlan(const ExperimentSpec& spec, const std::string& only) {

@@ -2,7 +2,9 @@
 // its load levels (grid) or its search range (knee). Pure: no OS access.
 #pragma once
 
+#include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "experiment/spec.h"
@@ -23,6 +25,14 @@ struct Plan {
   // Points the plan measures at most (grid: exact; knee: runs × max_points).
   int MaxPoints() const;
 };
+
+// The order in which several experiments' runs are run: (experiment, index into its plan's
+// runs) pairs, given each plan's number of runs. Without `interleave`, each experiment's runs
+// in turn. With it, in rounds: round k holds the k-th run of every experiment that has one, in
+// an order shuffled
+// per round by `seed` (randomized multiple interleaved trials, Abedi & Brecht, ICPE'17: a
+// fixed alternation can fall into step with a periodic disturbance).
+std::vector<std::pair<int, int>> RunOrder(const std::vector<int>& runs, bool interleave, uint64_t seed);
 
 // Expands the spec into runs: for each scenario, each partition, each repetition. `only`
 // (non-empty) keeps the named scenario; InvalidArgument when the spec has no such scenario.

@@ -375,7 +375,15 @@ class Runner {
          std::ostream& out)
       : p_(p), spec_(spec), o_(o), prep_(std::move(prep)), store_(std::move(store)), out_(out) {}
 
-  Result<RunOutcome> Run(const Plan& plan, int64_t experiment_id);
+  // Finds the plan's runs still to do (--resume skips the complete ones).
+  Status Begin(const Plan& plan, int64_t experiment_id);
+  // Runs the plan's i-th run unless it is complete. Cancelled when interrupted.
+  Status RunPlanned(size_t i, RunOutcome& outcome) {
+    auto it = todo_.find(i);
+    return it == todo_.end() ? Status::Ok() : RunOne(*it->second.first, it->second.second, outcome);
+  }
+  // Prefixes the run headers and progress lines (several experiments in one call).
+  void SetLabel(std::string label) { label_ = std::move(label); }
 
  private:
   struct Workload {
@@ -405,6 +413,8 @@ class Runner {
   int done_points_ = 0;
   double measured_seconds_ = 0;
   int measured_points_ = 0;
+  std::map<size_t, std::pair<const PlannedRun*, RunRecord>> todo_;  // by plan index
+  std::string label_;
 };
 
 std::vector<std::string> Runner::WorkloadArgv(const PlannedRun& run, int port) const {
@@ -659,7 +669,7 @@ void Runner::Progress(const PlannedRun& run, const PointRecord& p, double pct_la
   double per = measured_points_ ? measured_seconds_ / measured_points_
                                 : std::chrono::duration<double>(spec_.load.warmup + spec_.load.duration +
                                                                 spec_.load.response_timeout).count() + 1.5;
-  std::string line = "[" + std::to_string(done_points_) + "/" + std::to_string(planned_points_) +
+  std::string line = label_ + "[" + std::to_string(done_points_) + "/" + std::to_string(planned_points_) +
                      (spec_.sweep.mode == "knee" ? " max" : "") + "] " + run.scenario + " " +
                      run.partition.Label() + " rep" + std::to_string(run.repetition) + "  " +
                      Fmt("%.0f", p.target_qps) + " QPS  " +
@@ -698,7 +708,7 @@ Status Runner::RunOne(const PlannedRun& run, RunRecord& rec, RunOutcome& outcome
   rec.status = "running";
   if (!rec.started_ns) rec.started_ns = p_.WallNanos();
   REAM_RETURN_IF_ERROR(store_.UpdateRun(rec));
-  out_ << "run " << run.ordinal + 1 << ": scenario " << run.scenario << " (workload on CPU "
+  out_ << label_ << "run " << run.ordinal + 1 << ": scenario " << run.scenario << " (workload on CPU "
        << rec.workload_cpus << ", generator on CPU " << (rec.generator_cpus.empty() ? "any" : rec.generator_cpus)
        << "), partition " << run.partition.Label() << ", repetition " << run.repetition
        << (have.empty() ? "" : " — resuming, " + std::to_string(have.size()) + " point(s) already stored") << "\n";
@@ -902,11 +912,10 @@ Status Runner::RunOne(const PlannedRun& run, RunRecord& rec, RunOutcome& outcome
   return Status::Ok();
 }
 
-Result<RunOutcome> Runner::Run(const Plan& plan, int64_t experiment_id) {
+Status Runner::Begin(const Plan& plan, int64_t experiment_id) {
   experiment_id_ = experiment_id;
-  RunOutcome outcome;
-  std::vector<std::pair<const PlannedRun*, RunRecord>> todo;
-  for (const auto& run : plan.runs) {
+  for (size_t i = 0; i < plan.runs.size(); ++i) {
+    const PlannedRun& run = plan.runs[i];
     RunRecord r;
     r.experiment_id = experiment_id;
     r.key = {run.scenario, run.partition.Label(), run.repetition};
@@ -914,24 +923,15 @@ Result<RunOutcome> Runner::Run(const Plan& plan, int64_t experiment_id) {
     r.ordinal = run.ordinal;
     REAM_ASSIGN_OR_RETURN(RunRecord rec, store_.EnsureRun(r));
     if (rec.status == "complete") continue;
-    int stored = 0;
     REAM_ASSIGN_OR_RETURN(auto pts, store_.ListPoints(rec.id));
-    stored = static_cast<int>(pts.size());
+    int stored = static_cast<int>(pts.size());
     int remeasured = 0;  // a grid's stored extra attempts at invalid levels
     for (const auto& p : pts) remeasured += p.attempt > 0;
     planned_points_ += plan.knee ? spec_.sweep.max_points : static_cast<int>(run.grid_qps.size()) + remeasured;
     done_points_ += plan.knee ? 0 : stored;
-    todo.push_back({&run, rec});
+    todo_[i] = {&run, rec};
   }
-  for (auto& [run, rec] : todo) {
-    Status s = RunOne(*run, rec, outcome);
-    if (s.code() == StatusCode::kCancelled) {
-      outcome.interrupted = true;
-      return outcome;
-    }
-    if (!s.ok()) return s;
-  }
-  return outcome;
+  return Status::Ok();
 }
 
 Status RecordEnvironment(Platform& p, Store& store, int64_t id, const Prepared& prep) {
@@ -958,100 +958,208 @@ std::string WorkloadLabel(const ExperimentSpec& spec) {
 
 }  // namespace
 
-Result<RunOutcome> RunExperiment(Platform& p, const ExperimentSpec& spec, const RunnerOptions& o) {
-  std::ostream& out = o.out ? *o.out : std::cerr;
-  REAM_ASSIGN_OR_RETURN(Plan plan, MakePlan(spec, o.only));
-  REAM_ASSIGN_OR_RETURN(Prepared prep, Validate(p, spec, plan, o));
+namespace {
+
+// One experiment of a RunExperiments call, from validation to its final status.
+struct Session {
+  const ExperimentSpec* spec = nullptr;
+  Plan plan;
+  std::optional<Prepared> prep;
+  int64_t id = 0;
+  bool resumed = false;
+  std::unique_ptr<Runner> runner;
+  RunOutcome outcome;
+};
+
+void PrintDryRun(std::ostream& out, const Session& s) {
+  const ExperimentSpec& spec = *s.spec;
+  const Prepared& prep = *s.prep;
+  out << "spec " << spec.source << " is valid: experiment '" << spec.name << "', workload " << WorkloadLabel(spec)
+      << " (" << spec.workload.protocol << "), generator on CPU "
+      << (prep.generator_cpus.empty() ? "any" : FormatCpuList(prep.generator_cpus)) << "\n";
+  for (const auto& r : s.plan.runs) {
+    out << "  run " << r.ordinal + 1 << ": " << r.scenario << " (CPU " << FormatCpuList(prep.scenario_cpus.at(r.scenario))
+        << "), partition " << r.partition.Label() << ", repetition " << r.repetition << ": ";
+    if (s.plan.knee) {
+      out << "knee search in [" << spec.sweep.low << ", " << spec.sweep.high << "] QPS to "
+          << spec.sweep.precision * 100 << " %, at most " << spec.sweep.max_points
+          << " points (an invalid point's load measured again up to " << spec.sweep.remeasure_invalid
+          << " time(s))\n";
+    } else {
+      std::vector<std::string> q;
+      for (double v : r.grid_qps) q.push_back(Fmt("%.6g", v));
+      out << q.size() << " levels: " << Join(q) << " QPS\n";
+    }
+  }
+}
+
+// How long the plan's load takes at most, and its points.
+std::pair<int, double> PlanSize(const Session& s) {
+  const LoadSpec& l = s.spec->load;
   // `ream load` spends its response timeout and about a second more after every window.
-  double per_point =
-      std::chrono::duration<double>(spec.load.warmup + spec.load.duration + spec.load.response_timeout).count() + 1.5;
-  int max_points = plan.knee ? static_cast<int>(plan.runs.size()) * spec.sweep.max_points : plan.MaxPoints();
+  double per_point = std::chrono::duration<double>(l.warmup + l.duration + l.response_timeout).count() + 1.5;
+  int points = s.plan.knee ? static_cast<int>(s.plan.runs.size()) * s.spec->sweep.max_points : s.plan.MaxPoints();
+  return {points, points * per_point};
+}
+
+}  // namespace
+
+Result<std::vector<RunOutcome>> RunExperiments(Platform& p, const std::vector<ExperimentSpec>& specs,
+                                               const RunnerOptions& o) {
+  std::ostream& out = o.out ? *o.out : std::cerr;
+  if (specs.empty()) return InvalidArgument("no experiment spec given");
+  const bool several = specs.size() > 1;
+  std::vector<Session> sessions(specs.size());
+  std::set<std::string> names;
+  // Every spec is validated before anything is stored or any load generated.
+  for (size_t i = 0; i < specs.size(); ++i) {
+    Session& s = sessions[i];
+    s.spec = &specs[i];
+    if (!names.insert(specs[i].name).second) {
+      return InvalidArgument(specs[i].source + ": experiment name '" + specs[i].name +
+                             "' is also another spec's; each experiment needs its own name");
+    }
+    REAM_ASSIGN_OR_RETURN(s.plan, MakePlan(specs[i], o.only));
+    REAM_ASSIGN_OR_RETURN(Prepared prep, Validate(p, specs[i], s.plan, o));
+    s.prep = std::move(prep);
+  }
   if (o.dry_run) {
-    out << "spec " << spec.source << " is valid: experiment '" << spec.name << "', workload "
-        << WorkloadLabel(spec) << " (" << spec.workload.protocol << "), generator on CPU "
-        << (prep.generator_cpus.empty() ? "any" : FormatCpuList(prep.generator_cpus)) << "\n";
-    for (const auto& r : plan.runs) {
-      out << "  run " << r.ordinal + 1 << ": " << r.scenario << " (CPU " << FormatCpuList(prep.scenario_cpus.at(r.scenario))
-          << "), partition " << r.partition.Label() << ", repetition " << r.repetition << ": ";
-      if (plan.knee) {
-        out << "knee search in [" << spec.sweep.low << ", " << spec.sweep.high << "] QPS to "
-            << spec.sweep.precision * 100 << " %, at most " << spec.sweep.max_points
-            << " points (an invalid point's load measured again up to " << spec.sweep.remeasure_invalid
-            << " time(s))\n";
-      } else {
-        std::vector<std::string> q;
-        for (double v : r.grid_qps) q.push_back(Fmt("%.6g", v));
-        out << q.size() << " levels: " << Join(q) << " QPS\n";
+    int points = 0;
+    double seconds = 0;
+    for (const auto& s : sessions) {
+      PrintDryRun(out, s);
+      auto [n, t] = PlanSize(s);
+      points += n;
+      seconds += t;
+    }
+    bool knee = false;
+    for (const auto& s : sessions) knee = knee || s.plan.knee;
+    if (several) {
+      std::vector<int> runs;
+      for (const auto& s : sessions) runs.push_back(static_cast<int>(s.plan.runs.size()));
+      out << (o.interleave ? "interleaved, in rounds shuffled with order seed " + std::to_string(o.order_seed) + ":"
+                           : "one after another:");
+      for (auto [e, i] : RunOrder(runs, o.interleave, o.order_seed)) {
+        out << " " << specs[e].name << "/" << sessions[e].plan.runs[i].ordinal + 1;
+      }
+      out << "\n";
+    }
+    out << (knee ? "at most " : "") << points << " points, about " << HumanSeconds(seconds) << " of load\n";
+    return std::vector<RunOutcome>{};
+  }
+
+  // Every name is checked against the database before any experiment is created.
+  {
+    REAM_ASSIGN_OR_RETURN(Store store, Store::Open(o.db_path, true));
+    for (auto& s : sessions) {
+      const ExperimentSpec& spec = *s.spec;
+      REAM_ASSIGN_OR_RETURN(auto existing, store.FindExperiment(spec.name));
+      if (!existing) continue;
+      if (!o.resume) {
+        return Status(StatusCode::kAlreadyExists,
+                      "experiment '" + spec.name + "' is already in " + o.db_path + " (status " + existing->status +
+                          "); use --resume to continue it, or another name or --db");
+      }
+      if (existing->spec_hash != HashText(spec.text)) {
+        return InvalidArgument("--resume: the spec of experiment '" + spec.name + "' changed since it started; "
+                               "resume with the same spec, or give the experiment a new name");
+      }
+      s.id = existing->id;
+      s.resumed = true;
+    }
+  }
+  for (auto& s : sessions) {
+    const ExperimentSpec& spec = *s.spec;
+    REAM_ASSIGN_OR_RETURN(Store store, Store::Open(o.db_path, true));
+    if (s.resumed) {
+      REAM_RETURN_IF_ERROR(store.SetExperimentStatus(s.id, "running", "", std::nullopt));
+      out << "resuming experiment '" << spec.name << "' in " << o.db_path << "\n";
+    } else {
+      ExperimentRecord e;
+      e.name = spec.name;
+      e.spec_text = spec.text;
+      e.spec = spec.ToJson();
+      e.spec_hash = HashText(spec.text);
+      e.status = "running";
+      e.created_ns = p.WallNanos();
+      e.workload = WorkloadLabel(spec);
+      e.protocol = spec.workload.protocol;
+      e.qos.percentile = spec.qos.percentile;
+      e.qos.fixed_target_us = spec.qos.target_us;
+      e.qos.service_multiplier = spec.qos.service_multiplier;
+      e.qos.at_utilization = spec.qos.at_utilization;
+      e.qos.min_timely_ratio = spec.qos.min_timely_ratio;
+      e.qos.max_rate_error = spec.qos.max_rate_error;
+      REAM_ASSIGN_OR_RETURN(s.id, store.CreateExperiment(e));
+      auto [points, seconds] = PlanSize(s);
+      out << "experiment '" << spec.name << "' in " << o.db_path << ": " << s.plan.runs.size() << " run(s), "
+          << (s.plan.knee ? "at most " : "") << points << " points, about " << HumanSeconds(seconds) << "\n";
+    }
+    REAM_ASSIGN_OR_RETURN(auto env, store.GetEnvironment(s.id));
+    if (!env) REAM_RETURN_IF_ERROR(RecordEnvironment(p, store, s.id, *s.prep));
+    s.outcome.experiment = spec.name;
+    s.runner = std::make_unique<Runner>(p, spec, o, std::move(*s.prep), std::move(store), out);
+    if (several) s.runner->SetLabel(spec.name + ": ");
+    REAM_RETURN_IF_ERROR(s.runner->Begin(s.plan, s.id));
+  }
+
+  // The order is the whole plans', so a resumed call keeps it; complete runs are skipped.
+  std::vector<int> runs;
+  for (const auto& s : sessions) runs.push_back(static_cast<int>(s.plan.runs.size()));
+  if (several) {
+    out << (o.interleave ? "running the experiments interleaved: in rounds of one run each, in an order "
+                           "shuffled per round (order seed " + std::to_string(o.order_seed) + ")\n"
+                         : "running the experiments one after another\n");
+  }
+  TerminationSignals::Install();
+  Status failure;
+  int failed = -1;
+  bool interrupted = false;
+  for (auto [e, i] : RunOrder(runs, o.interleave, o.order_seed)) {
+    Status st = sessions[e].runner->RunPlanned(static_cast<size_t>(i), sessions[e].outcome);
+    if (st.code() == StatusCode::kCancelled) {
+      interrupted = true;
+      break;
+    }
+    if (!st.ok()) {
+      failure = several ? Status(st.code(), "experiment '" + specs[e].name + "': " + st.message()) : st;
+      failed = e;
+      break;
+    }
+  }
+  // Record how each ended (a fresh connection: each runner's store was moved into it).
+  auto s2 = Store::Open(o.db_path, false);
+  std::vector<RunOutcome> outcomes;
+  for (int e = 0; e < static_cast<int>(sessions.size()); ++e) {
+    Session& s = sessions[e];
+    bool complete = true;
+    if (s2.ok()) {
+      auto runs = s2->ListRuns(s.id);
+      if (runs.ok()) {
+        for (const auto& r : *runs) complete = complete && (r.status == "complete" || r.status == "failed");
       }
     }
-    out << (plan.knee ? "at most " : "") << max_points << " points, about "
-        << HumanSeconds(max_points * per_point) << " of load\n";
-    return RunOutcome{};
-  }
-
-  REAM_ASSIGN_OR_RETURN(Store store, Store::Open(o.db_path, true));
-  REAM_ASSIGN_OR_RETURN(auto existing, store.FindExperiment(spec.name));
-  int64_t id = 0;
-  std::string hash = HashText(spec.text);
-  if (existing) {
-    if (!o.resume) {
-      return Status(StatusCode::kAlreadyExists,
-                    "experiment '" + spec.name + "' is already in " + o.db_path + " (status " + existing->status +
-                        "); use --resume to continue it, or another name or --db");
+    s.outcome.interrupted = !complete && failed != e && (interrupted || failed >= 0);
+    if (s2.ok()) {
+      if (failed == e) {
+        (void)s2->SetExperimentStatus(s.id, "failed", failure.message(), p.WallNanos());
+      } else if (s.outcome.interrupted) {
+        std::string why = interrupted ? "interrupted by signal " + std::to_string(TerminationSignals::Received())
+                                      : "stopped when experiment '" + specs[failed].name + "' failed";
+        (void)s2->SetExperimentStatus(s.id, "interrupted", why + "; continue with --resume", std::nullopt);
+      } else if (!o.only.empty() && s.spec->scenarios.size() > 1) {
+        (void)s2->SetExperimentStatus(s.id, "partial", "only scenario " + o.only +
+                                                           " was run (--only); run the rest with --resume",
+                                      std::nullopt);
+      } else {
+        (void)s2->SetExperimentStatus(s.id, "complete", "", p.WallNanos());
+      }
     }
-    if (existing->spec_hash != hash) {
-      return InvalidArgument("--resume: the spec of experiment '" + spec.name + "' changed since it started; "
-                             "resume with the same spec, or give the experiment a new name");
-    }
-    id = existing->id;
-    REAM_RETURN_IF_ERROR(store.SetExperimentStatus(id, "running", "", std::nullopt));
-    out << "resuming experiment '" << spec.name << "' in " << o.db_path << "\n";
-  } else {
-    ExperimentRecord e;
-    e.name = spec.name;
-    e.spec_text = spec.text;
-    e.spec = spec.ToJson();
-    e.spec_hash = hash;
-    e.status = "running";
-    e.created_ns = p.WallNanos();
-    e.workload = WorkloadLabel(spec);
-    e.protocol = spec.workload.protocol;
-    e.qos.percentile = spec.qos.percentile;
-    e.qos.fixed_target_us = spec.qos.target_us;
-    e.qos.service_multiplier = spec.qos.service_multiplier;
-    e.qos.at_utilization = spec.qos.at_utilization;
-    e.qos.min_timely_ratio = spec.qos.min_timely_ratio;
-    e.qos.max_rate_error = spec.qos.max_rate_error;
-    REAM_ASSIGN_OR_RETURN(id, store.CreateExperiment(e));
-    out << "experiment '" << spec.name << "' in " << o.db_path << ": " << plan.runs.size() << " run(s), "
-        << (plan.knee ? "at most " : "") << max_points << " points, about " << HumanSeconds(max_points * per_point)
-        << "\n";
-  }
-  REAM_ASSIGN_OR_RETURN(auto env, store.GetEnvironment(id));
-  if (!env) REAM_RETURN_IF_ERROR(RecordEnvironment(p, store, id, prep));
-
-  TerminationSignals::Install();
-  Runner runner(p, spec, o, std::move(prep), std::move(store), out);
-  auto outcome = runner.Run(plan, id);
-  // Record how it ended (a fresh connection: the runner's store was moved into it).
-  auto s2 = Store::Open(o.db_path, false);
-  if (s2.ok()) {
-    if (!outcome.ok()) {
-      (void)s2->SetExperimentStatus(id, "failed", outcome.status().message(), p.WallNanos());
-    } else if (outcome->interrupted) {
-      (void)s2->SetExperimentStatus(id, "interrupted", "interrupted by signal " +
-                                                           std::to_string(TerminationSignals::Received()) +
-                                                           "; continue with --resume", std::nullopt);
-    } else if (!o.only.empty() && spec.scenarios.size() > 1) {
-      (void)s2->SetExperimentStatus(id, "partial", "only scenario " + o.only +
-                                                       " was run (--only); run the rest with --resume",
-                                    std::nullopt);
-    } else {
-      (void)s2->SetExperimentStatus(id, "complete", "", p.WallNanos());
-    }
+    outcomes.push_back(s.outcome);
   }
   TerminationSignals::Restore();
-  return outcome;
+  if (failed >= 0) return failure;
+  return outcomes;
 }
 
 }  // namespace ream

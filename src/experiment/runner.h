@@ -4,10 +4,18 @@
 // the generator (`ream load`, in a sandbox of its own pinned to the generator's CPUs) drives
 // it, and stores the point in one transaction. Ctrl-C / SIGTERM stop it cleanly with every
 // finished point kept; --resume continues without repeating or duplicating a point.
+//
+// Several experiments can run in one call, one after another or interleaved: in rounds, round
+// k running the k-th run of every experiment in an order shuffled per round — randomized
+// multiple interleaved trials (Abedi & Brecht, ICPE'17). On a shared or virtualized host a
+// disturbance lasting minutes then reaches every experiment alike instead of one of them, which
+// is what a comparison between experiments (a baseline against a measurement) needs.
 #pragma once
 
+#include <cstdint>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "experiment/spec.h"
 #include "platform/platform.h"
@@ -19,24 +27,31 @@ struct RunnerOptions {
   bool resume = false;
   bool dry_run = false;      // validate and print the plan; no database, no load
   std::string only;          // run only this scenario
+  bool interleave = false;   // several experiments: in shuffled rounds, not one after another
+  uint64_t order_seed = 1;   // the shuffle's seed (interleave)
   // The ream executable for `ream serve` and `ream load`; "" = this process's own binary.
   std::string ream_binary;
   std::string state_dir;     // sandbox state directory; "" = the default (/run/ream)
   std::ostream* out = nullptr;  // progress and summary; nullptr = std::cerr
 };
 
-// Outcome of RunExperiment, for the exit code.
+// Outcome of one experiment of RunExperiments, for the exit code.
 struct RunOutcome {
+  std::string experiment;
   int points_stored = 0;
   int points_failed = 0;
   int points_skipped = 0;   // already in the database (resume)
   bool interrupted = false;
 };
 
+// Runs `specs` (distinct names) into one database, each experiment's outcome in spec order.
+// Every spec is validated, and every name checked against the database, before any load.
 // InvalidArgument (bad spec value, with the spec's line), Unsupported (a scenario or a knob
-// this machine cannot honour), Timeout/Unavailable (the workload never became ready),
-// Cancelled (interrupted: every finished point is stored), or the store's error.
-Result<RunOutcome> RunExperiment(Platform& platform, const ExperimentSpec& spec,
-                                 const RunnerOptions& options);
+// this machine cannot honour), AlreadyExists (a name already stored, without --resume),
+// Timeout/Unavailable (a workload never became ready: that experiment is marked failed, the
+// others interrupted), or the store's error. An interrupt is not an error: the outcomes say
+// `interrupted`, and every finished point is stored.
+Result<std::vector<RunOutcome>> RunExperiments(Platform& platform, const std::vector<ExperimentSpec>& specs,
+                                               const RunnerOptions& options);
 
 }  // namespace ream

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <algorithm>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -75,8 +76,14 @@ class RunnerIntegration : public ::testing::Test {
   struct Killed {
     pid_t pid = -1;
     int stored = 0;
+    std::string log;  // what it printed (SIGINT)
   };
-  Killed RunAndKillAfter(const std::string& spec, int points);
+  Killed RunAndKillAfter(const std::string& spec, int points) {
+    return RunAndSignalAfter({"run", spec, "--db", db_}, points, SIGKILL);
+  }
+  // The same for `ream ARGS` and any signal: SIGKILL must kill it, SIGINT must make it stop
+  // cleanly with exit status 130.
+  Killed RunAndSignalAfter(const std::vector<std::string>& args, int points, int sig);
   std::filesystem::path dir_;
   std::string db_;
 };
@@ -117,7 +124,8 @@ int CountPoints(const std::string& db) {
   return static_cast<int>(st->Int(0));
 }
 
-RunnerIntegration::Killed RunnerIntegration::RunAndKillAfter(const std::string& spec, int points) {
+RunnerIntegration::Killed RunnerIntegration::RunAndSignalAfter(const std::vector<std::string>& args, int points,
+                                                                int sig) {
   std::string log = (dir_ / "first.log").string();
   Killed k;
   k.pid = fork();
@@ -128,7 +136,10 @@ RunnerIntegration::Killed RunnerIntegration::RunAndKillAfter(const std::string& 
   if (k.pid == 0) {
     freopen(log.c_str(), "w", stderr);
     freopen(log.c_str(), "a", stdout);
-    execl(REAM_BINARY, REAM_BINARY, "run", spec.c_str(), "--db", db_.c_str(), nullptr);
+    std::vector<char*> argv = {const_cast<char*>(REAM_BINARY)};
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    execv(REAM_BINARY, argv.data());
     _exit(127);
   }
   auto deadline = Clock::now() + std::chrono::seconds(60);
@@ -137,12 +148,20 @@ RunnerIntegration::Killed RunnerIntegration::RunAndKillAfter(const std::string& 
   }
   k.stored = CountPoints(db_);
   if (k.stored < points) ADD_FAILURE() << "the first run stored too few points; its log:\n" << std::ifstream(log).rdbuf();
-  kill(k.pid, SIGKILL);
+  kill(k.pid, sig);
   int st = 0;
   waitpid(k.pid, &st, 0);
-  if (!WIFSIGNALED(st) || WTERMSIG(st) != SIGKILL) {
-    ADD_FAILURE() << "the first run was not killed mid-sweep; its log:\n" << std::ifstream(log).rdbuf();
+  std::stringstream printed;
+  printed << std::ifstream(log).rdbuf();
+  k.log = printed.str();
+  if (sig == SIGKILL && (!WIFSIGNALED(st) || WTERMSIG(st) != SIGKILL)) {
+    ADD_FAILURE() << "the first run was not killed mid-sweep; its log:\n" << k.log;
   }
+  if (sig != SIGKILL && (!WIFEXITED(st) || WEXITSTATUS(st) != 130)) {
+    ADD_FAILURE() << "the first run did not stop with status 130 on signal " << sig << "; its log:\n" << k.log;
+  }
+  // The stored count after it stopped (a clean stop finishes storing the point it measured).
+  k.stored = CountPoints(db_);
   return k;
 }
 
@@ -181,7 +200,9 @@ qps = [1000, 1500, 2000, 2500, 3000, 3500]
 [qos]
 target = "5ms"
 )");
-  auto [pid, before_kill] = RunAndKillAfter(spec, 2);
+  Killed killed = RunAndKillAfter(spec, 2);
+  const pid_t pid = killed.pid;
+  const int before_kill = killed.stored;
   ASSERT_FALSE(HasFailure());
   ASSERT_LT(before_kill, 6) << "the sweep finished before the kill; the test proves nothing";
   // The killed ream could not clean up: its workload's cgroup is still there (the next ream
@@ -243,7 +264,7 @@ max_points = 6
 target = "5ms"
 min_timely_ratio = 1.0
 )");
-  auto [pid, before_kill] = RunAndKillAfter(spec, 2);
+  const int before_kill = RunAndKillAfter(spec, 2).stored;
   ASSERT_FALSE(HasFailure());
   ASSERT_EQ(before_kill, 2) << "the kill came too late; the test proves nothing";
 
@@ -350,6 +371,108 @@ qps = [1000, 1500, 2000]
   EXPECT_EQ((*points)[0].status, "ok");
   EXPECT_EQ((*points)[2].status, "ok") << r.output;
   EXPECT_TRUE((*points)[2].issued.value_or(0) > 0);
+}
+
+// Two experiments interleaved (--interleave): the runs alternate in the rounds --dry-run
+// prints, an interrupt stops both with every finished point kept, and --resume finishes them in
+// the same order, each point stored once. A bad second spec or a name already stored stops the
+// call before anything of the first is created or run.
+TEST_F(RunnerIntegration, InterleavedExperimentsRunInShuffledRoundsAndResumeInTheSameOrder) {
+  auto spec_named = [&](const std::string& name) {
+    return Spec(name, "name = \"" + name + R"("
+repetitions = 3
+[workload]
+builtin = "synthetic"
+args = ["--service", "const:20us"]
+[load]
+warmup = "200ms"
+duration = "300ms"
+response_timeout = "200ms"
+[sweep]
+qps = [1000, 1500]
+[qos]
+target = "5ms"
+)");
+  };
+  std::string a = spec_named("alpha"), b = spec_named("beta");
+  const std::string both = a + " " + b + " --db " + db_ + " --interleave --order-seed 2";
+  Exec dry = Ream("run " + both + " --dry-run");
+  ASSERT_EQ(dry.code, 0) << dry.output;
+  // "interleaved, in rounds shuffled with order seed 3: alpha/1 beta/1 ..." (experiment/run).
+  std::vector<std::string> planned;
+  {
+    size_t at = dry.output.find("order seed 2:");
+    ASSERT_NE(at, std::string::npos) << dry.output;
+    std::istringstream line(dry.output.substr(at + 13, dry.output.find('\n', at) - at - 13));
+    for (std::string w; line >> w;) planned.push_back(w);
+  }
+  ASSERT_EQ(planned.size(), 6u) << dry.output;
+  for (size_t k = 0; k < 6; k += 2) {
+    // Each round is one run of each experiment, the k-th.
+    std::string round = std::to_string(k / 2 + 1);
+    EXPECT_EQ((std::set<std::string>{planned[k], planned[k + 1]}),
+              (std::set<std::string>{"alpha/" + round, "beta/" + round}))
+        << dry.output;
+  }
+
+  // Interrupted in the third run (each run is two points).
+  Killed first = RunAndSignalAfter({"run", a, b, "--db", db_, "--interleave", "--order-seed", "2"}, 5, SIGINT);
+  ASSERT_FALSE(HasFailure());
+  ASSERT_LT(first.stored, 12) << "both finished before the interrupt; the test proves nothing";
+  EXPECT_NE(first.log.find("Continue with: ream run " + both + " --resume"), std::string::npos) << first.log;
+  {
+    auto s = Store::OpenReadOnly(db_);
+    ASSERT_TRUE(s.ok()) << s.status().ToString();
+    for (const char* name : {"alpha", "beta"}) {
+      auto e = s->FindExperiment(name);
+      ASSERT_TRUE(e.ok() && e->has_value()) << name;
+      EXPECT_EQ((*e)->status, "interrupted") << name;
+    }
+  }
+
+  Exec resume = Ream("run " + both + " --resume");
+  ASSERT_EQ(resume.code, 0) << resume.output;
+  EXPECT_NE(resume.output.find("experiment 'alpha' complete"), std::string::npos) << resume.output;
+  EXPECT_NE(resume.output.find("experiment 'beta' complete"), std::string::npos) << resume.output;
+
+  auto s = Store::Open(db_, false);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_TRUE(s->IntegrityCheck().ok());
+  // The runs in the order they started are the planned order; each has its two points once.
+  std::vector<std::pair<int64_t, std::string>> started;
+  for (const char* name : {"alpha", "beta"}) {
+    auto e = s->FindExperiment(name);
+    ASSERT_TRUE(e.ok() && e->has_value()) << name;
+    EXPECT_EQ((*e)->status, "complete") << name;
+    auto runs = s->ListRuns((*e)->id);
+    ASSERT_TRUE(runs.ok());
+    ASSERT_EQ(runs->size(), 3u) << name;
+    for (const auto& r : *runs) {
+      started.push_back({r.started_ns.value_or(0), std::string(name) + "/" + std::to_string(r.ordinal + 1)});
+      auto points = s->ListPoints(r.id);
+      ASSERT_TRUE(points.ok());
+      std::multiset<double> levels;
+      for (const auto& p : *points) levels.insert(p.target_qps);
+      EXPECT_EQ(levels, (std::multiset<double>{1000, 1500})) << name << " run " << r.ordinal + 1;
+    }
+  }
+  std::sort(started.begin(), started.end());
+  std::vector<std::string> order;
+  for (const auto& [t, run] : started) order.push_back(run);
+  EXPECT_EQ(order, planned) << resume.output;
+
+  // A bad second spec: nothing of the first is created; a name already stored: the same.
+  std::string db2 = (dir_ / "r2.db").string();
+  Exec bad = Ream("run " + spec_named("gamma") + " " +
+                  Spec("broken", "name = \"broken\"\n[workload]\nbuiltin = \"synthetic\"\n[sweep]\nqps = [0]\n") +
+                  " --db " + db2 + " --interleave");
+  EXPECT_EQ(bad.code, 2) << bad.output;
+  EXPECT_NE(bad.output.find("broken.toml"), std::string::npos) << bad.output;
+  EXPECT_FALSE(fs::exists(db2));
+  Exec again = Ream("run " + spec_named("delta") + " " + a + " --db " + db_ + " --interleave");
+  EXPECT_EQ(again.code, 2) << again.output;
+  EXPECT_NE(again.output.find("experiment 'alpha' is already in"), std::string::npos) << again.output;
+  EXPECT_FALSE(s->FindExperiment("delta").value_or(std::nullopt).has_value()) << again.output;
 }
 
 TEST_F(RunnerIntegration, BadSpecsFailFastNamingTheCause) {
