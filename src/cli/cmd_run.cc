@@ -96,10 +96,12 @@ void AddRunCommand(CLI::App& app, CommandList& commands) {
   sub->add_flag("--resume", f->resume, "Continue an interrupted experiment without repeating its points");
   sub->add_flag("--dry-run", f->dry_run, "Validate the spec against this machine and print the plan");
   sub->add_option("--only", f->only, "Run only this scenario of the spec");
-  sub->add_flag("--interleave", f->interleave,
+  CLI::Option* interleave = sub->add_flag("--interleave", f->interleave,
                 "Several specs: run them in rounds, one run of each per round in a shuffled order, instead of "
                 "one after another (for comparing them on a host whose speed drifts)");
-  sub->add_option("--order-seed", f->order_seed, "Seed of --interleave's shuffle")->capture_default_str();
+  sub->add_option("--order-seed", f->order_seed, "Seed of --interleave's shuffle")
+      ->capture_default_str()
+      ->needs(interleave);
   commands.push_back({sub, [f] { return RunRun(*f); }});
 }
 
