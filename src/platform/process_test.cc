@@ -33,6 +33,23 @@ TEST(Spawn, ReportsExitCodeAndCapturesStdoutLines) {
   EXPECT_EQ((*child)->Lines().front(), "starting");
 }
 
+// What the stdout lines passed on to `on_stdout_line` said: how many there were, whether the
+// line "last" was among them, and the pid on a line "pid N".
+struct SeenLines {
+  std::atomic<int> lines{0};
+  std::atomic<bool> last{false};
+  std::atomic<int> pid{0};
+};
+std::shared_ptr<SeenLines> CountLines(SpawnOptions& o) {
+  auto seen = std::make_shared<SeenLines>();
+  o.on_stdout_line = [seen](const std::string& l) {
+    ++seen->lines;
+    if (l == "last") seen->last = true;
+    if (l.rfind("pid ", 0) == 0) seen->pid = std::atoi(l.c_str() + 4);
+  };
+  return seen;
+}
+
 // A process's last lines can still be in the pipe when its exit is seen: WaitForOutputEnd
 // waits until every line was passed on (the runner lost a generator's JSON to this).
 TEST(Spawn, EveryLineIsPassedOnAfterTheExit) {
@@ -40,19 +57,14 @@ TEST(Spawn, EveryLineIsPassedOnAfterTheExit) {
   SpawnOptions o;
   o.argv = {"sh", "-c", "seq 1 20000; echo last"};
   o.capture_stdout = true;
-  auto seen = std::make_shared<std::atomic<int>>(0);
-  auto last = std::make_shared<std::atomic<bool>>(false);
-  o.on_stdout_line = [seen, last](const std::string& l) {
-    ++*seen;
-    if (l == "last") *last = true;
-  };
+  auto seen = CountLines(o);
   auto child = p->Spawn(o);
   ASSERT_TRUE(child.ok()) << child.status().ToString();
   auto e = (*child)->Wait(milliseconds(10000));
   ASSERT_TRUE(e.ok());
   EXPECT_TRUE((*child)->WaitForOutputEnd(milliseconds(10000)));
-  EXPECT_EQ(seen->load(), 20001);
-  EXPECT_TRUE(last->load());
+  EXPECT_EQ(seen->lines.load(), 20001);
+  EXPECT_TRUE(seen->last.load());
 }
 
 // The destructor does not wait for the end of stdout (a child of the process may hold it open)
@@ -63,14 +75,7 @@ TEST(Spawn, DestructorPassesOnWhatIsAlreadyInThePipe) {
   // The grandchild holds stdout open for 30 s; its pid comes first, so the test can end it.
   o.argv = {"sh", "-c", "sleep 30 & echo \"pid $!\"; seq 1 5000; echo last"};
   o.capture_stdout = true;
-  auto seen = std::make_shared<std::atomic<int>>(0);
-  auto last = std::make_shared<std::atomic<bool>>(false);
-  auto grandchild = std::make_shared<std::atomic<int>>(0);
-  o.on_stdout_line = [seen, last, grandchild](const std::string& l) {
-    ++*seen;
-    if (l == "last") *last = true;
-    if (l.rfind("pid ", 0) == 0) *grandchild = std::atoi(l.c_str() + 4);
-  };
+  auto seen = CountLines(o);
   {
     auto child = p->Spawn(o);
     ASSERT_TRUE(child.ok()) << child.status().ToString();
@@ -80,10 +85,10 @@ TEST(Spawn, DestructorPassesOnWhatIsAlreadyInThePipe) {
     child->reset();
     EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(5));
   }
-  EXPECT_EQ(seen->load(), 5002);
-  EXPECT_TRUE(last->load());
-  ASSERT_GT(grandchild->load(), 0);
-  ::kill(grandchild->load(), SIGKILL);
+  EXPECT_EQ(seen->lines.load(), 5002);
+  EXPECT_TRUE(seen->last.load());
+  ASSERT_GT(seen->pid.load(), 0);
+  ::kill(seen->pid.load(), SIGKILL);
 }
 
 TEST(Spawn, MissingLineIsUnavailableOnceStdoutCloses) {
