@@ -48,6 +48,12 @@ std::string HumanSeconds(double s) {
   return b;
 }
 
+// Seconds one load level takes before any has been measured: `ream load` spends its response
+// timeout and about a second more after every window.
+double EstimatedSecondsPerPoint(const LoadSpec& l) {
+  return std::chrono::duration<double>(l.warmup + l.duration + l.response_timeout).count() + 1.5;
+}
+
 std::string SpecAt(const ExperimentSpec& spec, int line) {
   return spec.source + (line > 0 ? ":" + std::to_string(line) : "") + ": ";
 }
@@ -382,6 +388,12 @@ class Runner {
     auto it = todo_.find(i);
     return it == todo_.end() ? Status::Ok() : RunOne(*it->second.first, it->second.second, outcome);
   }
+  // Whether every run of Begin's list ended (complete, or failed), as RunOne recorded it.
+  bool Finished() const {
+    return std::all_of(todo_.begin(), todo_.end(), [](const auto& t) {
+      return t.second.second.status == "complete" || t.second.second.status == "failed";
+    });
+  }
   // Prefixes the run headers and progress lines (several experiments in one call).
   void SetLabel(std::string label) { label_ = std::move(label); }
 
@@ -408,7 +420,6 @@ class Runner {
   Prepared prep_;
   Store store_;
   std::ostream& out_;
-  int64_t experiment_id_ = 0;
   int planned_points_ = 0;
   int done_points_ = 0;
   double measured_seconds_ = 0;
@@ -666,9 +677,7 @@ Result<PointData> Runner::MeasureLevel(Workload& wl, const PlannedRun& run, int6
 void Runner::Progress(const PlannedRun& run, const PointRecord& p, double pct_latency_us) {
   ++done_points_;
   int left = std::max(planned_points_ - done_points_, 0);
-  double per = measured_points_ ? measured_seconds_ / measured_points_
-                                : std::chrono::duration<double>(spec_.load.warmup + spec_.load.duration +
-                                                                spec_.load.response_timeout).count() + 1.5;
+  double per = measured_points_ ? measured_seconds_ / measured_points_ : EstimatedSecondsPerPoint(spec_.load);
   std::string line = label_ + "[" + std::to_string(done_points_) + "/" + std::to_string(planned_points_) +
                      (spec_.sweep.mode == "knee" ? " max" : "") + "] " + run.scenario + " " +
                      run.partition.Label() + " rep" + std::to_string(run.repetition) + "  " +
@@ -913,7 +922,6 @@ Status Runner::RunOne(const PlannedRun& run, RunRecord& rec, RunOutcome& outcome
 }
 
 Status Runner::Begin(const Plan& plan, int64_t experiment_id) {
-  experiment_id_ = experiment_id;
   for (size_t i = 0; i < plan.runs.size(); ++i) {
     const PlannedRun& run = plan.runs[i];
     RunRecord r;
@@ -995,11 +1003,8 @@ void PrintDryRun(std::ostream& out, const Session& s) {
 
 // How long the plan's load takes at most, and its points.
 std::pair<int, double> PlanSize(const Session& s) {
-  const LoadSpec& l = s.spec->load;
-  // `ream load` spends its response timeout and about a second more after every window.
-  double per_point = std::chrono::duration<double>(l.warmup + l.duration + l.response_timeout).count() + 1.5;
   int points = s.plan.knee ? static_cast<int>(s.plan.runs.size()) * s.spec->sweep.max_points : s.plan.MaxPoints();
-  return {points, points * per_point};
+  return {points, points * EstimatedSecondsPerPoint(s.spec->load)};
 }
 
 }  // namespace
@@ -1023,6 +1028,8 @@ Result<std::vector<RunOutcome>> RunExperiments(Platform& p, const std::vector<Ex
     REAM_ASSIGN_OR_RETURN(Prepared prep, Validate(p, specs[i], s.plan, o));
     s.prep = std::move(prep);
   }
+  std::vector<int> runs;  // each plan's number of runs, for the order
+  for (const auto& s : sessions) runs.push_back(static_cast<int>(s.plan.runs.size()));
   if (o.dry_run) {
     int points = 0;
     double seconds = 0;
@@ -1035,8 +1042,6 @@ Result<std::vector<RunOutcome>> RunExperiments(Platform& p, const std::vector<Ex
     bool knee = false;
     for (const auto& s : sessions) knee = knee || s.plan.knee;
     if (several) {
-      std::vector<int> runs;
-      for (const auto& s : sessions) runs.push_back(static_cast<int>(s.plan.runs.size()));
       out << (o.interleave ? "interleaved, in rounds shuffled with order seed " + std::to_string(o.order_seed) + ":"
                            : "one after another:");
       for (auto [e, i] : RunOrder(runs, o.interleave, o.order_seed)) {
@@ -1104,8 +1109,6 @@ Result<std::vector<RunOutcome>> RunExperiments(Platform& p, const std::vector<Ex
   }
 
   // The order is the whole plans', so a resumed call keeps it; complete runs are skipped.
-  std::vector<int> runs;
-  for (const auto& s : sessions) runs.push_back(static_cast<int>(s.plan.runs.size()));
   if (several) {
     out << (o.interleave ? "running the experiments interleaved: in rounds of one run each, in an order "
                            "shuffled per round (order seed " + std::to_string(o.order_seed) + ")\n"
@@ -1132,14 +1135,7 @@ Result<std::vector<RunOutcome>> RunExperiments(Platform& p, const std::vector<Ex
   std::vector<RunOutcome> outcomes;
   for (int e = 0; e < static_cast<int>(sessions.size()); ++e) {
     Session& s = sessions[e];
-    bool complete = true;
-    if (s2.ok()) {
-      auto runs = s2->ListRuns(s.id);
-      if (runs.ok()) {
-        for (const auto& r : *runs) complete = complete && (r.status == "complete" || r.status == "failed");
-      }
-    }
-    s.outcome.interrupted = !complete && failed != e && (interrupted || failed >= 0);
+    s.outcome.interrupted = !s.runner->Finished() && failed != e && (interrupted || failed >= 0);
     if (s2.ok()) {
       if (failed == e) {
         (void)s2->SetExperimentStatus(s.id, "failed", failure.message(), p.WallNanos());
