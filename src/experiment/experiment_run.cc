@@ -56,7 +56,7 @@ class ExperimentRun::Context final : public SweepContext {
                                                               r_.o_.state_dir, Interrupted));
       wl_ = std::move(w);
     }
-    auto started = std::chrono::steady_clock::now();
+    const int64_t started_ns = r_.p_.MonotonicNanos();
     uint64_t seed = r_.spec_.seed + 7919ull * static_cast<uint64_t>(run_.ordinal) + static_cast<uint64_t>(next_seq_);
     LoadOptions lo = LevelLoadOptions(r_.spec_, r_.prep_, load, seed, wl_->sandbox->address(), wl_->port);
     REAM_ASSIGN_OR_RETURN(PointData d, MeasureLevel(r_.p_, r_.driver_, *wl_, lo, r_.spec_.sample_interval,
@@ -67,7 +67,7 @@ class ExperimentRun::Context final : public SweepContext {
     d.point.attempt = attempt;
     REAM_ASSIGN_OR_RETURN(d.point.id, r_.store_.InsertPoint(d));
     ++next_seq_;
-    r_.measured_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    r_.measured_seconds_ += static_cast<double>(r_.p_.MonotonicNanos() - started_ns) / 1e9;
     ++r_.measured_points_;
     ++outcome_.points_stored;
     if (d.point.status != "ok") ++outcome_.points_failed;

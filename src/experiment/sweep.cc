@@ -149,11 +149,11 @@ SweepEnd RunKnee(const SweepSpec& sweep, const QosSpec& qos, SweepContext& ctx) 
   e.high = sweep.high;
   e.precision = sweep.precision;
   for (const auto& l : k.invalid_levels) {
-    e.low_never_valid = e.low_never_valid || l.qps == sweep.low;
-    e.invalid_levels.push_back({l.qps, l.attempts, WhyInvalid(ctx, l.qps, l.attempts - 1)});
+    e.low_never_valid = e.low_never_valid || l.load == sweep.low;
+    e.invalid_levels.push_back({l.load, l.attempts, WhyInvalid(ctx, l.load, l.attempts - 1)});
   }
   for (const auto& p : k.probes) {
-    if (p.attempt > 0) ++(Confirms(ctx, p.qps, p.attempt) ? e.confirmations : e.remeasurements);
+    if (p.attempt > 0) ++(Confirms(ctx, p.load, p.attempt) ? e.confirmations : e.remeasurements);
   }
   e.points = static_cast<int>(k.probes.size());
   e.below_range = k.below_range;

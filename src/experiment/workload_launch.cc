@@ -9,7 +9,6 @@
 namespace ream {
 namespace {
 
-using Clock = std::chrono::steady_clock;
 using std::chrono::milliseconds;
 
 std::string Join(const std::vector<std::string>& v, const std::string& sep = " ") {
@@ -60,9 +59,8 @@ Result<LaunchedWorkload> StartWorkload(Platform& p, SandboxKind& sandboxes, cons
   if (!state_dir.empty()) so.state_dir = state_dir;
   std::vector<std::string> argv = WorkloadArgv(spec, prep, run, wl.port);
   REAM_ASSIGN_OR_RETURN(wl.sandbox, sandboxes.Start(so, argv));
-  (void)p;
   Sandbox& sb = *wl.sandbox;
-  auto deadline = Clock::now() + w.ready_timeout;
+  const int64_t deadline_ns = p.MonotonicNanos() + std::chrono::nanoseconds(w.ready_timeout).count();
   std::string what = "'" + Join(argv) + "'";
   auto not_ready = [&](const std::string& why) -> Status {
     std::string tail;
@@ -78,7 +76,7 @@ Result<LaunchedWorkload> StartWorkload(Platform& p, SandboxKind& sandboxes, cons
       return Cancelled("interrupted while waiting for the workload to become ready");
     }
     if (!sb.Alive()) return not_ready("exited before becoming ready: " + sb.ExitDescription());
-    auto left = std::chrono::duration_cast<milliseconds>(deadline - Clock::now());
+    auto left = std::chrono::duration_cast<milliseconds>(std::chrono::nanoseconds(deadline_ns - p.MonotonicNanos()));
     if (left <= milliseconds(0)) {
       std::string how = !w.builtin.empty() ? "printed no 'ready HOST:PORT' line"
                         : w.ready == "line" ? "printed no line containing \"" + w.ready_line + "\""
