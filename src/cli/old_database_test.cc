@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "platform/platform.h"
+#include "store/store.h"
 
 namespace ream {
 namespace {
@@ -71,9 +72,16 @@ class OldDatabase : public ::testing::Test {
     EXPECT_TRUE(r.out == want) << expected << " differs at " << FirstDifference(r.out, want);
   }
 
-  // Expects the file `got` to be the file `expected`.
-  void ExpectFile(const fs::path& got, const std::string& expected) {
+  // Expects the file `got` to be the file `expected`, with `from` in the expected text read
+  // as `to`.
+  void ExpectFile(const fs::path& got, const std::string& expected, const std::string& from = "",
+                  const std::string& to = "") {
     std::string g = ReadAll(got), want = ReadAll(kExpected / expected);
+    if (!from.empty()) {
+      size_t at = want.find(from);
+      ASSERT_NE(at, std::string::npos) << from << " not in " << expected;
+      want.replace(at, from.size(), to);
+    }
     EXPECT_TRUE(g == want) << expected << " differs at " << FirstDifference(g, want);
   }
 
@@ -102,7 +110,9 @@ TEST_F(OldDatabase, ExportKeepsItsColumnsAndValues) {
   for (std::string f : {"experiments.csv", "runs.csv", "points.csv"}) {
     ExpectFile(dir_ / "csv" / f, "csv/" + f);
   }
-  ExpectFile(dir_ / "json" / "experiments.json", "json/experiments.json");
+  // The JSON export says which schema its data has: the migrated one (the one change).
+  ExpectFile(dir_ / "json" / "experiments.json", "json/experiments.json", "\"schema_version\": 2\n",
+             "\"schema_version\": " + std::to_string(kStoreSchemaVersion) + "\n");
 }
 
 TEST_F(OldDatabase, ReportPageIsWhatTheOldReamWrote) {

@@ -78,7 +78,7 @@ std::string Join(const std::vector<std::string>& v, const std::string& sep = " "
 
 // A failed measurement: the generator could not keep its schedule. (A failed point, where the
 // workload died, is an answer: it misses QoS.) Such a load may be measured again.
-bool InvalidMeasurement(const PointRecord& p) { return p.status == "ok" && !p.valid.value_or(false); }
+bool InvalidMeasurement(const PointRecord& p) { return p.status == PointStatus::kOk && !p.valid.value_or(false); }
 
 // Why a point is invalid, as the generator said.
 std::string InvalidWhy(const PointRecord& p) {
@@ -391,7 +391,7 @@ class Runner {
   // Whether every run of Begin's list ended (complete, or failed), as RunOne recorded it.
   bool Finished() const {
     return std::all_of(todo_.begin(), todo_.end(), [](const auto& t) {
-      return t.second.second.status == "complete" || t.second.second.status == "failed";
+      return t.second.second.status == RunStatus::kComplete || t.second.second.status == RunStatus::kFailed;
     });
   }
   // Prefixes the run headers and progress lines (several experiments in one call).
@@ -529,7 +529,7 @@ double Runner::PercentileUs(const PointData& d) const {
 }
 
 bool Runner::MeetsQos(const PointData& d, double target_us) const {
-  if (d.point.status != "ok" || !d.point.valid.value_or(false)) return false;
+  if (d.point.status != PointStatus::kOk || !d.point.valid.value_or(false)) return false;
   double pct = PercentileUs(d);
   return pct > 0 && pct <= target_us;
 }
@@ -560,7 +560,7 @@ Result<PointData> Runner::MeasureLevel(Workload& wl, const PlannedRun& run, int6
   PointRecord& p = d.point;
   p.run_id = run_id;
   p.seq = seq;
-  p.target_qps = qps;
+  p.target_load = qps;
   p.started_ns = p_.WallNanos();
   const LoadSpec& l = spec_.load;
   auto ms = [](auto dur) { return std::to_string(std::chrono::duration_cast<milliseconds>(dur).count()) + "ms"; };
@@ -630,7 +630,7 @@ Result<PointData> Runner::MeasureLevel(Workload& wl, const PlannedRun& run, int6
     }
     if (now > give_up) {
       (void)gen->Stop();
-      p.status = "failed";
+      p.status = PointStatus::kFailed;
       p.failure = "the generator did not finish within 15 s of its response timeout after its window";
       break;
     }
@@ -657,20 +657,20 @@ Result<PointData> Runner::MeasureLevel(Workload& wl, const PlannedRun& run, int6
   // the generator measured.
   if (!wl.sandbox->Alive()) {
     auto e = wl.sandbox->Wait(milliseconds(0));
-    p.status = "failed";
+    p.status = PointStatus::kFailed;
     p.workload_exit = wl.sandbox->ExitDescription();
     if (e.ok()) p.workload_exit_code = e->ShellCode();
     p.failure = "the workload " + p.workload_exit + " during this load level";
-  } else if (p.status == "ok" && !gj.ok()) {
-    p.status = "failed";
+  } else if (p.status == PointStatus::kOk && !gj.ok()) {
+    p.status = PointStatus::kFailed;
     p.failure = "the generator failed (" + (gen_exit ? gen_exit->Describe() : std::string("no exit status")) +
                 "): " + gj.status().message();
-  } else if (p.status == "ok" && gen_exit && gen_exit->ShellCode() != 0 && gen_exit->ShellCode() != 3) {
+  } else if (p.status == PointStatus::kOk && gen_exit && gen_exit->ShellCode() != 0 && gen_exit->ShellCode() != 3) {
     // 3: the measurement happened but some requests failed (counted in `errors`).
-    p.status = "failed";
+    p.status = PointStatus::kFailed;
     p.failure = "the generator " + gen_exit->Describe();
   }
-  if (p.status != "ok") p.valid = std::nullopt;
+  if (p.status != PointStatus::kOk) p.valid = std::nullopt;
   return d;
 }
 
@@ -681,9 +681,9 @@ void Runner::Progress(const PlannedRun& run, const PointRecord& p, double pct_la
   std::string line = label_ + "[" + std::to_string(done_points_) + "/" + std::to_string(planned_points_) +
                      (spec_.sweep.mode == "knee" ? " max" : "") + "] " + run.scenario + " " +
                      run.partition.Label() + " rep" + std::to_string(run.repetition) + "  " +
-                     Fmt("%.0f", p.target_qps) + " QPS  " +
+                     Fmt("%.0f", p.target_load) + " QPS  " +
                      (p.attempt > 0 ? "(attempt " + std::to_string(p.attempt + 1) + ")  " : "");
-  if (p.status != "ok") {
+  if (p.status != PointStatus::kOk) {
     line += "FAILED: " + p.failure;
   } else {
     line += "p" + Fmt("%g", spec_.qos.percentile) + " " +
@@ -707,14 +707,14 @@ Status Runner::RunOne(const PlannedRun& run, RunRecord& rec, RunOutcome& outcome
     d.point = sp;
     auto hs = store_.GetHistograms(sp.id);
     if (hs.ok()) d.histograms = std::move(hs).value();
-    have.emplace(std::make_pair(sp.target_qps, sp.attempt), std::move(d));
+    have.emplace(std::make_pair(sp.target_load, sp.attempt), std::move(d));
   }
   int64_t next_seq = 0;
   for (const auto& [q, d] : have) next_seq = std::max(next_seq, d.point.seq + 1);
 
   rec.workload_cpus = FormatCpuList(prep_.scenario_cpus.at(run.scenario));
   rec.generator_cpus = FormatCpuList(prep_.generator_cpus);
-  rec.status = "running";
+  rec.status = RunStatus::kRunning;
   if (!rec.started_ns) rec.started_ns = p_.WallNanos();
   REAM_RETURN_IF_ERROR(store_.UpdateRun(rec));
   out_ << label_ << "run " << run.ordinal + 1 << ": scenario " << run.scenario << " (workload on CPU "
@@ -752,7 +752,7 @@ Status Runner::RunOne(const PlannedRun& run, RunRecord& rec, RunOutcome& outcome
     measured_seconds_ += std::chrono::duration<double>(Clock::now() - started).count();
     ++measured_points_;
     ++outcome.points_stored;
-    if (d.point.status != "ok") ++outcome.points_failed;
+    if (d.point.status != PointStatus::kOk) ++outcome.points_failed;
     Progress(run, d.point, PercentileUs(d));
     have.emplace(std::make_pair(qps, int64_t{attempt}), d);
     return d;
@@ -807,7 +807,7 @@ Status Runner::RunOne(const PlannedRun& run, RunRecord& rec, RunOutcome& outcome
         result = d.status();
         break;
       }
-      bool ok = d->point.status == "ok";
+      bool ok = d->point.status == PointStatus::kOk;
       if (!ok && spec_.sweep.on_failure == "stop") {
         run_failed = true;
         run_failure = "stopped at " + Fmt("%.6g", qps) + " QPS (sweep.on_failure = \"stop\"): " + d->point.failure;
@@ -906,14 +906,14 @@ Status Runner::RunOne(const PlannedRun& run, RunRecord& rec, RunOutcome& outcome
   }
   if (!result.ok()) {
     if (result.code() == StatusCode::kCancelled) {
-      rec.status = "interrupted";
+      rec.status = RunStatus::kInterrupted;
       (void)store_.UpdateRun(rec);
       return result;
     }
     run_failed = true;
     run_failure = result.message();
   }
-  rec.status = run_failed ? "failed" : "complete";
+  rec.status = run_failed ? RunStatus::kFailed : RunStatus::kComplete;
   rec.failure = run_failure;
   rec.finished_ns = p_.WallNanos();
   REAM_RETURN_IF_ERROR(store_.UpdateRun(rec));
@@ -930,7 +930,7 @@ Status Runner::Begin(const Plan& plan, int64_t experiment_id) {
     r.partition = run.partition.ToJson();
     r.ordinal = run.ordinal;
     REAM_ASSIGN_OR_RETURN(RunRecord rec, store_.EnsureRun(r));
-    if (rec.status == "complete") continue;
+    if (rec.status == RunStatus::kComplete) continue;
     REAM_ASSIGN_OR_RETURN(auto pts, store_.ListPoints(rec.id));
     int stored = static_cast<int>(pts.size());
     int remeasured = 0;  // a grid's stored extra attempts at invalid levels
@@ -1062,7 +1062,7 @@ Result<std::vector<RunOutcome>> RunExperiments(Platform& p, const std::vector<Ex
       if (!existing) continue;
       if (!o.resume) {
         return Status(StatusCode::kAlreadyExists,
-                      "experiment '" + spec.name + "' is already in " + o.db_path + " (status " + existing->status +
+                      "experiment '" + spec.name + "' is already in " + o.db_path + " (status " + std::string(StatusName(existing->status)) +
                           "); use --resume to continue it, or another name or --db");
       }
       if (existing->spec_hash != HashText(spec.text)) {
@@ -1077,7 +1077,7 @@ Result<std::vector<RunOutcome>> RunExperiments(Platform& p, const std::vector<Ex
     const ExperimentSpec& spec = *s.spec;
     REAM_ASSIGN_OR_RETURN(Store store, Store::Open(o.db_path, true));
     if (s.resumed) {
-      REAM_RETURN_IF_ERROR(store.SetExperimentStatus(s.id, "running", "", std::nullopt));
+      REAM_RETURN_IF_ERROR(store.SetExperimentStatus(s.id, ExperimentStatus::kRunning, "", std::nullopt));
       out << "resuming experiment '" << spec.name << "' in " << o.db_path << "\n";
     } else {
       ExperimentRecord e;
@@ -1085,7 +1085,7 @@ Result<std::vector<RunOutcome>> RunExperiments(Platform& p, const std::vector<Ex
       e.spec_text = spec.text;
       e.spec = spec.ToJson();
       e.spec_hash = HashText(spec.text);
-      e.status = "running";
+      e.status = ExperimentStatus::kRunning;
       e.created_ns = p.WallNanos();
       e.workload = WorkloadLabel(spec);
       e.protocol = spec.workload.protocol;
@@ -1138,17 +1138,17 @@ Result<std::vector<RunOutcome>> RunExperiments(Platform& p, const std::vector<Ex
     s.outcome.interrupted = !s.runner->Finished() && failed != e && (interrupted || failed >= 0);
     if (s2.ok()) {
       if (failed == e) {
-        (void)s2->SetExperimentStatus(s.id, "failed", failure.message(), p.WallNanos());
+        (void)s2->SetExperimentStatus(s.id, ExperimentStatus::kFailed, failure.message(), p.WallNanos());
       } else if (s.outcome.interrupted) {
         std::string why = interrupted ? "interrupted by signal " + std::to_string(TerminationSignals::Received())
                                       : "stopped when experiment '" + specs[failed].name + "' failed";
-        (void)s2->SetExperimentStatus(s.id, "interrupted", why + "; continue with --resume", std::nullopt);
+        (void)s2->SetExperimentStatus(s.id, ExperimentStatus::kInterrupted, why + "; continue with --resume", std::nullopt);
       } else if (!o.only.empty() && s.spec->scenarios.size() > 1) {
-        (void)s2->SetExperimentStatus(s.id, "partial", "only scenario " + o.only +
+        (void)s2->SetExperimentStatus(s.id, ExperimentStatus::kPartial, "only scenario " + o.only +
                                                            " was run (--only); run the rest with --resume",
                                       std::nullopt);
       } else {
-        (void)s2->SetExperimentStatus(s.id, "complete", "", p.WallNanos());
+        (void)s2->SetExperimentStatus(s.id, ExperimentStatus::kComplete, "", p.WallNanos());
       }
     }
     outcomes.push_back(s.outcome);
