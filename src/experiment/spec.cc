@@ -1,3 +1,4 @@
+// The experiment spec's parser: one function per section, over experiment/toml_section.h.
 #include "experiment/spec.h"
 
 #include <algorithm>
@@ -8,183 +9,12 @@
 
 #include <toml++/toml.h>
 
+#include "experiment/toml_section.h"
+
 namespace ream {
 namespace {
 
-size_t EditDistance(const std::string& a, const std::string& b) {
-  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    cur[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] != b[j - 1])});
-    }
-    std::swap(prev, cur);
-  }
-  return prev[b.size()];
-}
-
-// Reads one TOML table, remembering which keys were used so the rest can be reported as
-// unknown (with the closest known key as a suggestion).
-class Section {
- public:
-  Section(const toml::table& t, std::string name, std::string source, std::vector<std::string> known)
-      : t_(t), name_(std::move(name)), source_(std::move(source)), known_(std::move(known)) {}
-
-  std::string Where(const toml::node& n) const {
-    return source_ + ":" + std::to_string(n.source().begin.line);
-  }
-  std::string KeyName(const std::string& key) const {
-    return name_.empty() ? key : name_ + "." + key;
-  }
-  Status Error(const toml::node& n, const std::string& key, const std::string& what) const {
-    return InvalidArgument(Where(n) + ": " + KeyName(key) + " " + what);
-  }
-  const toml::node* Get(const std::string& key) const { return t_.get(key); }
-  int Line(const std::string& key) const {
-    auto* n = t_.get(key);
-    return n ? static_cast<int>(n->source().begin.line) : static_cast<int>(t_.source().begin.line);
-  }
-
-  Status Unknown() const {
-    for (auto&& [k, v] : t_) {
-      std::string key(k.str());
-      if (std::find(known_.begin(), known_.end(), key) != known_.end()) continue;
-      std::string best;
-      size_t best_d = 3;
-      for (const auto& cand : known_) {
-        size_t d = EditDistance(key, cand);
-        if (d < best_d) best_d = d, best = cand;
-      }
-      std::string msg = source_ + ":" + std::to_string(k.source().begin.line) +
-                        ": unknown key '" + KeyName(key) + "'";
-      msg += best.empty() ? " (known keys" + std::string(name_.empty() ? "" : " in [" + name_ + "]") + ": " + Join() + ")"
-                          : " (did you mean '" + KeyName(best) + "'?)";
-      return InvalidArgument(msg);
-    }
-    return Status::Ok();
-  }
-
-  Status String(const std::string& key, std::string* out) const {
-    auto* n = Get(key);
-    if (!n) return Status::Ok();
-    if (!n->is_string()) return Error(*n, key, "must be a string");
-    *out = n->value<std::string>().value();
-    return Status::Ok();
-  }
-  Status Int(const std::string& key, int64_t* out, int64_t min, int64_t max) const {
-    auto* n = Get(key);
-    if (!n) return Status::Ok();
-    if (!n->is_integer()) return Error(*n, key, "must be an integer");
-    int64_t v = n->value<int64_t>().value();
-    if (v < min || v > max) {
-      return Error(*n, key, "is " + std::to_string(v) + "; it must be between " +
-                                std::to_string(min) + " and " + std::to_string(max));
-    }
-    *out = v;
-    return Status::Ok();
-  }
-  Status Int(const std::string& key, int* out, int64_t min, int64_t max) const {
-    int64_t v = *out;
-    REAM_RETURN_IF_ERROR(Int(key, &v, min, max));
-    *out = static_cast<int>(v);
-    return Status::Ok();
-  }
-  // A number (integer or float) within [min, max] (max_open: strictly below max).
-  Status Number(const std::string& key, double* out, double min, double max) const {
-    auto* n = Get(key);
-    if (!n) return Status::Ok();
-    if (!n->is_number()) return Error(*n, key, "must be a number");
-    double v = n->is_integer() ? static_cast<double>(n->value<int64_t>().value())
-                               : n->value<double>().value();
-    if (!std::isfinite(v) || v < min || v > max) {
-      std::ostringstream m;
-      m << "is " << v << "; it must be between " << min << " and " << max;
-      return Error(*n, key, m.str());
-    }
-    *out = v;
-    return Status::Ok();
-  }
-  Status Bool(const std::string& key, bool* out) const {
-    auto* n = Get(key);
-    if (!n) return Status::Ok();
-    if (!n->is_boolean()) return Error(*n, key, "must be true or false");
-    *out = n->value<bool>().value();
-    return Status::Ok();
-  }
-  template <typename Dur>
-  Status Duration(const std::string& key, Dur* out, Dur min, Dur max) const {
-    auto* n = Get(key);
-    if (!n) return Status::Ok();
-    std::string text;
-    if (n->is_string()) {
-      text = n->value<std::string>().value();
-    } else if (n->is_number()) {
-      double s = n->is_integer() ? static_cast<double>(n->value<int64_t>().value())
-                                 : n->value<double>().value();
-      text = std::to_string(s);
-    } else {
-      return Error(*n, key, "must be a duration such as \"5s\", \"250ms\" or \"20us\"");
-    }
-    auto d = ParseSpecDuration(text);
-    if (!d.ok()) return Error(*n, key, d.status().message());
-    if (*d < min || *d > max) {
-      return Error(*n, key, "is " + text + "; it must be between " +
-                                std::to_string(std::chrono::duration<double>(min).count()) +
-                                " s and " +
-                                std::to_string(std::chrono::duration<double>(max).count()) + " s");
-    }
-    *out = std::chrono::duration_cast<Dur>(*d);
-    return Status::Ok();
-  }
-  Status StringList(const std::string& key, std::vector<std::string>* out,
-                    std::vector<int>* lines = nullptr) const {
-    auto* n = Get(key);
-    if (!n) return Status::Ok();
-    const toml::array* a = n->as_array();
-    if (!a) return Error(*n, key, "must be an array of strings");
-    out->clear();
-    for (const auto& e : *a) {
-      if (!e.is_string()) return Error(e, key, "must contain only strings");
-      out->push_back(e.value<std::string>().value());
-      if (lines) lines->push_back(static_cast<int>(e.source().begin.line));
-    }
-    return Status::Ok();
-  }
-  Status OneOf(const std::string& key, std::string* out, const std::vector<std::string>& options) const {
-    REAM_RETURN_IF_ERROR(String(key, out));
-    if (Get(key) && std::find(options.begin(), options.end(), *out) == options.end()) {
-      std::string o;
-      for (const auto& s : options) o += (o.empty() ? "" : ", ") + ("\"" + s + "\"");
-      return Error(*Get(key), key, "is \"" + *out + "\"; it must be one of " + o);
-    }
-    return Status::Ok();
-  }
-  const toml::table* Table(const std::string& key, Status* error) const {
-    auto* n = Get(key);
-    if (!n) return nullptr;
-    if (!n->is_table()) {
-      *error = Error(*n, key, "must be a table ([" + KeyName(key) + "])");
-      return nullptr;
-    }
-    return n->as_table();
-  }
-  const toml::table& table() const { return t_; }
-  const std::string& source() const { return source_; }
-
- private:
-  std::string Join() const {
-    std::string s;
-    for (const auto& k : known_) s += (s.empty() ? "" : ", ") + k;
-    return s;
-  }
-  const toml::table& t_;
-  std::string name_;
-  std::string source_;
-  std::vector<std::string> known_;
-};
-
-Status ParseWorkload(const Section& s, WorkloadSpec* w) {
+Status ParseWorkload(const TomlSection& s, WorkloadSpec* w) {
   REAM_RETURN_IF_ERROR(s.Unknown());
   w->line = static_cast<int>(s.table().source().begin.line);
   REAM_RETURN_IF_ERROR(s.OneOf("builtin", &w->builtin, {"kv", "synthetic"}));
@@ -226,7 +56,7 @@ Status ParseWorkload(const Section& s, WorkloadSpec* w) {
   return Status::Ok();
 }
 
-Status ParseLoad(const Section& s, LoadSpec* l) {
+Status ParseLoad(const TomlSection& s, LoadSpec* l) {
   REAM_RETURN_IF_ERROR(s.Unknown());
   REAM_RETURN_IF_ERROR(s.OneOf("arrival", &l->arrival, {"exponential", "constant"}));
   REAM_RETURN_IF_ERROR(s.String("key_dist", &l->key_dist));
@@ -268,7 +98,7 @@ Status ParseLoad(const Section& s, LoadSpec* l) {
 }
 
 // A load level must be a positive, finite rate.
-Status CheckRate(const Section& s, const toml::node& n, const std::string& key, double v) {
+Status CheckRate(const TomlSection& s, const toml::node& n, const std::string& key, double v) {
   if (!(v > 0) || !std::isfinite(v)) {
     std::ostringstream m;
     m << "is " << v << "; a load level must be a rate > 0 requests/s";
@@ -277,12 +107,12 @@ Status CheckRate(const Section& s, const toml::node& n, const std::string& key, 
   return Status::Ok();
 }
 
-Result<double> NumberOf(const Section& s, const toml::node& n, const std::string& key) {
+Result<double> NumberOf(const TomlSection& s, const toml::node& n, const std::string& key) {
   if (!n.is_number()) return s.Error(n, key, "must be a number (requests per second)");
   return n.is_integer() ? static_cast<double>(n.value<int64_t>().value()) : n.value<double>().value();
 }
 
-Status ParseSweep(const Section& s, SweepSpec* w) {
+Status ParseSweep(const TomlSection& s, SweepSpec* w) {
   REAM_RETURN_IF_ERROR(s.Unknown());
   REAM_RETURN_IF_ERROR(s.OneOf("mode", &w->mode, {"grid", "knee"}));
   REAM_RETURN_IF_ERROR(s.OneOf("on_failure", &w->on_failure, {"continue", "stop"}));
@@ -364,7 +194,7 @@ Status ParseSweep(const Section& s, SweepSpec* w) {
   return Status::Ok();
 }
 
-Status ParseQos(const Section& s, QosSpec* q) {
+Status ParseQos(const TomlSection& s, QosSpec* q) {
   REAM_RETURN_IF_ERROR(s.Unknown());
   REAM_RETURN_IF_ERROR(s.Number("percentile", &q->percentile, 1.0, 99.999));
   if (auto* n = s.Get("target")) {
@@ -381,7 +211,7 @@ Status ParseQos(const Section& s, QosSpec* q) {
   return Status::Ok();
 }
 
-Status ParsePartitionValues(const Section& s, PartitionValues* p) {
+Status ParsePartitionValues(const TomlSection& s, PartitionValues* p) {
   REAM_RETURN_IF_ERROR(s.Unknown());
   for (const auto& k : PartitionKnobNames()) {
     auto* n = s.Get(k);
@@ -401,10 +231,10 @@ Status ParsePartitionValues(const Section& s, PartitionValues* p) {
   return Status::Ok();
 }
 
-Status ParsePartitions(const Section& s, std::vector<PartitionValues>* out) {
+Status ParsePartitions(const TomlSection& s, std::vector<PartitionValues>* out) {
   std::vector<std::string> known = PartitionKnobNames();
   known.push_back("set");
-  Section check(s.table(), "partitions", s.source(), known);
+  TomlSection check(s.table(), "partitions", s.source(), known);
   REAM_RETURN_IF_ERROR(check.Unknown());
   out->clear();
   if (auto* sets = s.Get("set")) {
@@ -418,7 +248,7 @@ Status ParsePartitions(const Section& s, std::vector<PartitionValues>* out) {
       }
     }
     for (const auto& e : *a) {
-      Section one(*e.as_table(), "partitions.set", s.source(), PartitionKnobNames());
+      TomlSection one(*e.as_table(), "partitions.set", s.source(), PartitionKnobNames());
       PartitionValues p;
       REAM_RETURN_IF_ERROR(ParsePartitionValues(one, &p));
       out->push_back(std::move(p));
@@ -494,29 +324,6 @@ nlohmann::json PartitionValues::ToJson() const {
   return j;
 }
 
-Result<std::chrono::nanoseconds> ParseSpecDuration(const std::string& text) {
-  std::string s = text;
-  s.erase(0, s.find_first_not_of(" \t"));
-  s.erase(s.find_last_not_of(" \t") + 1);
-  if (s.empty()) return InvalidArgument("is an empty duration");
-  char* end = nullptr;
-  double v = std::strtod(s.c_str(), &end);
-  if (end == s.c_str() || !std::isfinite(v)) {
-    return InvalidArgument("'" + text + "' is not a duration (examples: \"5s\", \"250ms\", \"20us\")");
-  }
-  std::string unit(end);
-  double ns_per = 0;
-  if (unit.empty() || unit == "s") ns_per = 1e9;
-  else if (unit == "ms") ns_per = 1e6;
-  else if (unit == "us" || unit == "µs") ns_per = 1e3;
-  else if (unit == "ns") ns_per = 1;
-  else if (unit == "m" || unit == "min") ns_per = 60e9;
-  else if (unit == "h") ns_per = 3600e9;
-  else return InvalidArgument("'" + text + "' has an unknown unit '" + unit + "' (use ns, us, ms, s, m or h)");
-  if (v < 0) return InvalidArgument("'" + text + "' is negative");
-  return std::chrono::nanoseconds(static_cast<int64_t>(std::llround(v * ns_per)));
-}
-
 Result<ExperimentSpec> ParseSpec(const std::string& text, const std::string& source) {
   toml::table root;
   try {
@@ -529,7 +336,7 @@ Result<ExperimentSpec> ParseSpec(const std::string& text, const std::string& sou
   ExperimentSpec spec;
   spec.source = source;
   spec.text = text;
-  Section top(root, "", source,
+  TomlSection top(root, "", source,
               {"name", "description", "seed", "repetitions", "scenarios", "generator_cpus",
                "sample_interval", "node", "workload", "load", "sweep", "partitions", "qos"});
   REAM_RETURN_IF_ERROR(top.Unknown());
@@ -565,12 +372,12 @@ Result<ExperimentSpec> ParseSpec(const std::string& text, const std::string& sou
   const toml::table* w = top.Table("workload", &err);
   REAM_RETURN_IF_ERROR(err);
   if (!w) return InvalidArgument(source + ": [workload] is required (builtin = \"kv\", or command = [...])");
-  REAM_RETURN_IF_ERROR(ParseWorkload(Section(*w, "workload", source,
+  REAM_RETURN_IF_ERROR(ParseWorkload(TomlSection(*w, "workload", source,
                                              {"builtin", "args", "command", "protocol", "port", "ready",
                                               "ready_line", "ready_timeout", "threads", "restart"}),
                                      &spec.workload));
   if (const toml::table* l = top.Table("load", &err)) {
-    REAM_RETURN_IF_ERROR(ParseLoad(Section(*l, "load", source,
+    REAM_RETURN_IF_ERROR(ParseLoad(TomlSection(*l, "load", source,
                                            {"arrival", "key_dist", "keys", "get_ratio", "value_bytes",
                                             "connections", "threads", "warmup", "duration",
                                             "timely_tolerance", "response_timeout", "http_path",
@@ -581,7 +388,7 @@ Result<ExperimentSpec> ParseSpec(const std::string& text, const std::string& sou
   const toml::table* sw = top.Table("sweep", &err);
   REAM_RETURN_IF_ERROR(err);
   if (!sw) return InvalidArgument(source + ": [sweep] is required (qps = [...], a range, or mode = \"knee\")");
-  REAM_RETURN_IF_ERROR(ParseSweep(Section(*sw, "sweep", source,
+  REAM_RETURN_IF_ERROR(ParseSweep(TomlSection(*sw, "sweep", source,
                                           {"mode", "qps", "start", "stop", "steps", "step", "low", "high",
                                            "precision", "max_points", "confirm", "remeasure_invalid",
                                            "stop_after_invalid", "on_failure"}),
@@ -589,12 +396,12 @@ Result<ExperimentSpec> ParseSpec(const std::string& text, const std::string& sou
   if (const toml::table* p = top.Table("partitions", &err)) {
     std::vector<std::string> known = PartitionKnobNames();
     known.push_back("set");
-    REAM_RETURN_IF_ERROR(ParsePartitions(Section(*p, "partitions", source, known), &spec.partitions));
+    REAM_RETURN_IF_ERROR(ParsePartitions(TomlSection(*p, "partitions", source, known), &spec.partitions));
   }
   REAM_RETURN_IF_ERROR(err);
   if (spec.partitions.empty()) spec.partitions.push_back({});
   if (const toml::table* q = top.Table("qos", &err)) {
-    REAM_RETURN_IF_ERROR(ParseQos(Section(*q, "qos", source,
+    REAM_RETURN_IF_ERROR(ParseQos(TomlSection(*q, "qos", source,
                                           {"percentile", "target", "service_multiplier", "at_utilization",
                                            "min_timely_ratio", "max_rate_error"}),
                                   &spec.qos));

@@ -124,9 +124,6 @@ Result<ExperimentSpec> ParseSpec(const std::string& text, const std::string& sou
 // Reads and parses a file; NotFound / IoError when it cannot be read.
 Result<ExperimentSpec> LoadSpecFile(const std::string& path);
 
-// "5s", "250ms", "20us", "1m", or a bare number of seconds. InvalidArgument otherwise.
-Result<std::chrono::nanoseconds> ParseSpecDuration(const std::string& s);
-
 // The partition knobs a spec may name (the keys of [partitions]).
 const std::vector<std::string>& PartitionKnobNames();
 
