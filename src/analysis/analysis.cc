@@ -443,43 +443,18 @@ Ratio MakeRatio(const GroupAnalysis* num, const GroupAnalysis* den, const std::s
   return r;
 }
 
-struct Knob {
-  const char* name;
-  std::function<std::optional<double>(const Partition&)> get;
-  const char* unit;
-  bool lower_is_tighter;  // a smaller value gives the workload less
-};
-
-std::vector<Knob> Knobs() {
-  return {
-      {"llc_ways", [](const Partition& p) -> std::optional<double> {
-         if (p.llc_ways) return *p.llc_ways;
-         return std::nullopt;
-       }, "ways", true},
-      {"mem_bw", [](const Partition& p) { return p.mem_bw_percent; }, "%", true},
-      {"disk_bw", [](const Partition& p) { return p.disk_bps; }, "B/s", true},
-      {"net_bw", [](const Partition& p) { return p.net_bps; }, "B/s", true},
-      {"cpu_quota", [](const Partition& p) { return p.cpu_quota; }, "of the CPUs", true},
-      {"memory", [](const Partition& p) { return p.memory_bytes; }, "bytes", true},
-      {"net_latency_L", [](const Partition& p) { return p.net_latency_us; }, "us", false},
-      {"net_overhead_o", [](const Partition& p) { return p.net_overhead_us; }, "us", false},
-      {"net_gap_g", [](const Partition& p) { return p.net_gap_us; }, "us", false},
-      {"net_gap_per_byte_G", [](const Partition& p) { return p.net_gap_per_byte_us; }, "us",
-       false},
-  };
-}
-
 int KnobsSet(const Partition& p) {
-  int n = 0;
-  for (const auto& k : Knobs()) n += k.get(p).has_value() ? 1 : 0;
-  return n + static_cast<int>(p.other.size());
+  return static_cast<int>(p.limits.size()) + static_cast<int>(p.other.size());
 }
 
-std::vector<Sensitivity> ComputeSensitivity(const std::vector<GroupAnalysis>& groups) {
+// One entry per resource of the knob table (in its order) and scenario: how QPS under QoS
+// changes over the partitions that limit that resource alone.
+std::vector<Sensitivity> ComputeSensitivity(const std::vector<GroupAnalysis>& groups, const KnobTable& knobs) {
   std::vector<Sensitivity> out;
   std::set<std::string> scenarios;
   for (const auto& g : groups) scenarios.insert(g.scenario);
-  for (const auto& knob : Knobs()) {
+  for (const LimitedResource& knob : knobs.resources()) {
+    auto get = [&knob](const Partition& p) { return p.Limit(knob.name); };
     bool any = false;
     for (const auto& sc : scenarios) {
       const GroupAnalysis* ref = nullptr;
@@ -487,7 +462,7 @@ std::vector<Sensitivity> ComputeSensitivity(const std::vector<GroupAnalysis>& gr
       for (const auto& g : groups) {
         if (g.scenario != sc || g.failed) continue;
         if (g.partition.unlimited()) ref = &g;
-        if (knob.get(g.partition) && KnobsSet(g.partition) == 1) varied.push_back(&g);
+        if (get(g.partition) && KnobsSet(g.partition) == 1) varied.push_back(&g);
       }
       if (varied.empty()) continue;
       any = true;
@@ -495,14 +470,14 @@ std::vector<Sensitivity> ComputeSensitivity(const std::vector<GroupAnalysis>& gr
       s.resource = knob.name;
       s.scenario = sc;
       std::sort(varied.begin(), varied.end(), [&](auto* a, auto* b) {
-        return *knob.get(a->partition) < *knob.get(b->partition);
+        return *get(a->partition) < *get(b->partition);
       });
       // Without an unlimited run, the most generous setting measured is the reference.
       std::string ref_label = "unlimited";
       if (!ref && knob.lower_is_tighter && varied.size() >= 2) {
         ref = varied.back();
         varied.pop_back();
-        ref_label = Fmt(*knob.get(ref->partition), 4) + " " + knob.unit + " (reference)";
+        ref_label = Fmt(*get(ref->partition), 4) + " " + knob.unit + " (reference)";
       }
       std::optional<double> ref_cap;
       if (ref) ref_cap = ref->capacity.qps;
@@ -516,7 +491,7 @@ std::vector<Sensitivity> ComputeSensitivity(const std::vector<GroupAnalysis>& gr
       bool undetermined = !ref_cap;
       for (const auto* g : varied) {
         SensitivityPoint sp;
-        sp.value = Fmt(*knob.get(g->partition), 4) + " " + knob.unit;
+        sp.value = Fmt(*get(g->partition), 4) + " " + knob.unit;
         sp.group_key = g->key;
         sp.capacity_qps = g->capacity.qps;
         sp.lower_bound = g->capacity.lower_bound;
@@ -708,18 +683,21 @@ Category Classify(const GroupAnalysis* ref, const std::vector<GroupAnalysis>& gr
   return c;
 }
 
-// Resource cost of a group, cheapest first: physical cores, then logical CPUs, then cache
-// ways, then bandwidths (an unlimited resource costs the most).
-auto Cost(const GroupAnalysis& g) {
-  constexpr double kInf = std::numeric_limits<double>::infinity();
-  const Partition& p = g.partition;
-  return std::make_tuple(g.physical_cores, g.threads, p.cpu_quota.value_or(1.0),
-                         p.llc_ways ? static_cast<double>(*p.llc_ways) : kInf,
-                         p.mem_bw_percent.value_or(kInf), p.disk_bps.value_or(kInf),
-                         p.net_bps.value_or(kInf));
+// Resource cost of a group, cheapest first: physical cores, then logical CPUs, then the
+// knob table's resources in their cost rank (CPU quota, cache ways, then bandwidths; an
+// unlimited resource costs its LimitedResource::unlimited_cost, most often the most).
+std::vector<double> Cost(const GroupAnalysis& g, const KnobTable& knobs) {
+  std::vector<std::pair<int, double>> ranked;
+  for (const LimitedResource& r : knobs.resources()) {
+    if (r.cost_rank) ranked.push_back({*r.cost_rank, g.partition.Limit(r.name).value_or(r.unlimited_cost)});
+  }
+  std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<double> cost = {static_cast<double>(g.physical_cores), static_cast<double>(g.threads)};
+  for (const auto& [rank, amount] : ranked) cost.push_back(amount);
+  return cost;
 }
 
-Recommendation Recommend(const std::vector<GroupAnalysis>& groups, double q) {
+Recommendation Recommend(const std::vector<GroupAnalysis>& groups, double q, const KnobTable& knobs) {
   Recommendation r;
   r.target_qps = q;
   std::vector<const GroupAnalysis*> ok;
@@ -730,7 +708,7 @@ Recommendation Recommend(const std::vector<GroupAnalysis>& groups, double q) {
     if (*g.capacity.qps >= q) ok.push_back(&g);
   }
   std::stable_sort(ok.begin(), ok.end(),
-                   [](const auto* a, const auto* b) { return Cost(*a) < Cost(*b); });
+                   [&knobs](const auto* a, const auto* b) { return Cost(*a, knobs) < Cost(*b, knobs); });
   for (const auto* g : ok) r.candidates.push_back(g->key);
   if (ok.empty()) {
     r.explanation = "no measured allocation meets QoS at " + Qps(q);
@@ -783,7 +761,8 @@ void FitModel(GroupAnalysis& g, const ExperimentData& d, const AnalysisOptions& 
     loads.push_back(l);
   }
   std::string why;
-  double overhead_s = g.partition.net_overhead_us.value_or(0) / 1e6;
+  // The model's per-message CPU cost o is the LogGP overhead the partition added, if any.
+  double overhead_s = g.partition.Limit("net_overhead_o").value_or(0) / 1e6;
   g.model = CompareWithModel(loads, g.threads, pct, o.messages_per_op, overhead_s, &why);
   if (!g.model) g.model_unavailable = why;
   (void)d;
@@ -796,16 +775,17 @@ std::string Partition::Label() const {
   if (unlimited()) return "unlimited";
   std::string s;
   auto add = [&](const std::string& part) { s += (s.empty() ? "" : ",") + part; };
-  if (llc_ways) add("llc=" + std::to_string(*llc_ways));
-  if (mem_bw_percent) add("membw=" + Fmt(*mem_bw_percent) + "%");
-  if (disk_bps) add("disk=" + Fmt(*disk_bps) + "B/s");
-  if (net_bps) add("net=" + Fmt(*net_bps) + "B/s");
-  if (cpu_quota) add("quota=" + Fmt(*cpu_quota * 100) + "%");
-  if (memory_bytes) add("mem=" + Fmt(*memory_bytes) + "B");
-  if (net_latency_us) add("L=" + Fmt(*net_latency_us) + "us");
-  if (net_overhead_us) add("o=" + Fmt(*net_overhead_us) + "us");
-  if (net_gap_us) add("g=" + Fmt(*net_gap_us) + "us");
-  if (net_gap_per_byte_us) add("G=" + Fmt(*net_gap_per_byte_us) + "us");
+  // In the builtin table's resource order; a resource it does not know follows, by name.
+  const KnobTable& knobs = BuiltinKnobs();
+  for (const LimitedResource& r : knobs.resources()) {
+    auto v = Limit(r.name);
+    if (!v) continue;
+    add(r.label_prefix + (r.integral ? std::to_string(static_cast<int64_t>(*v)) : Fmt(*v * r.label_scale)) +
+        r.label_suffix);
+  }
+  for (const auto& [name, v] : limits) {
+    if (!knobs.FindResource(name)) add(name + "=" + Fmt(v));
+  }
   for (const auto& [k, v] : other) add(k + "=" + v);
   return s;
 }
@@ -954,8 +934,9 @@ Result<ExperimentAnalysis> Analyze(const ExperimentData& d, const AnalysisOption
   a.scaling.qps50_2smt = MakeRatio(smt2, st1, "2-SMT", &GroupAnalysis::qps_at_50, false);
 
   a.category = Classify(ReferenceGroup(a.groups), a.groups);
-  a.sensitivity = ComputeSensitivity(a.groups);
-  if (o.target_qps) a.recommendation = Recommend(a.groups, *o.target_qps);
+  const KnobTable& knobs = o.knobs ? *o.knobs : BuiltinKnobs();
+  a.sensitivity = ComputeSensitivity(a.groups, knobs);
+  if (o.target_qps) a.recommendation = Recommend(a.groups, *o.target_qps, knobs);
   for (const auto& g : a.groups) {
     if (g.failed) a.warnings.push_back(g.key + " failed: " + g.failure);
   }

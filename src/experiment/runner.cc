@@ -85,58 +85,9 @@ std::string InvalidWhy(const PointRecord& p) {
   return p.invalid_reasons.empty() ? std::string("the generator gave no reason") : Join(p.invalid_reasons, "; ");
 }
 
-// The `ream exec` flag whose enforceability covers a spec knob (sandbox/PartitionSupport).
-std::string FlagOfKnob(const std::string& knob) {
-  if (knob == "cpu_quota") return "--cpu-quota";
-  if (knob == "memory") return "--memory";
-  if (knob.rfind("disk_", 0) == 0) return "--disk-*";
-  if (knob == "net_rate") return "--net-rate";
-  if (knob == "llc_ways") return "--llc-ways";
-  if (knob == "mem_bw") return "--mem-bw";
-  return "";
-}
-
-// One partition's knobs as the sandbox takes them, each value parsed by partition/'s parsers.
+// One partition's knobs as the sandbox takes them: the spec parsed their values already.
 Result<PartitionSpec> BuildPartition(const ExperimentSpec& spec, const PartitionValues& pv) {
-  PartitionSpec p;
-  p.node = spec.node;
-  for (const auto& [knob, text] : pv.knobs) {
-    Status bad;
-    if (knob == "cpu_quota") {
-      auto v = ParsePercent(text, "cpu_quota");
-      if (!v.ok()) bad = v.status(); else p.cpu_quota = *v;
-    } else if (knob == "memory") {
-      auto v = ParseBytes(text);
-      if (!v.ok()) bad = v.status(); else p.memory_bytes = *v;
-    } else if (knob == "disk_read_bps" || knob == "disk_write_bps") {
-      auto v = ParseBytesPerSecond(text);
-      if (!v.ok()) bad = v.status();
-      else (knob == "disk_read_bps" ? p.disk_read_bps : p.disk_write_bps) = *v;
-    } else if (knob == "disk_read_iops" || knob == "disk_write_iops") {
-      char* end = nullptr;
-      long long v = std::strtoll(text.c_str(), &end, 10);
-      if (end == text.c_str() || *end != '\0' || v <= 0) bad = InvalidArgument("must be a positive integer");
-      else (knob == "disk_read_iops" ? p.disk_read_iops : p.disk_write_iops) = v;
-    } else if (knob == "disk_device") {
-      p.disk_device = text;
-    } else if (knob == "net_rate") {
-      auto v = ParseBitRate(text);
-      if (!v.ok()) bad = v.status(); else p.net_rate_bps = *v;
-      p.node = true;  // shaping acts on the node's veth
-    } else if (knob == "llc_ways") {
-      char* end = nullptr;
-      long v = std::strtol(text.c_str(), &end, 10);
-      if (end == text.c_str() || *end != '\0' || v <= 0) bad = InvalidArgument("must be a positive number of ways");
-      else p.llc_ways = static_cast<int>(v);
-    } else if (knob == "mem_bw") {
-      auto v = ParsePercent(text, "mem_bw");
-      if (!v.ok()) bad = v.status(); else p.mem_bw_fraction = *v;
-    }
-    if (!bad.ok()) {
-      int line = pv.lines.count(knob) ? pv.lines.at(knob) : 0;
-      return InvalidArgument(SpecAt(spec, line) + "partitions." + knob + " = \"" + text + "\": " + bad.message());
-    }
-  }
+  PartitionSpec p = pv.ToPartitionSpec(spec.node);
   Status s = p.Validate();
   if (!s.ok()) return InvalidArgument(SpecAt(spec, 0) + "partition " + pv.Label() + ": " + s.message());
   return p;
@@ -180,7 +131,7 @@ Result<Prepared> Validate(Platform& p, const ExperimentSpec& spec, const Plan& p
   for (const auto& pv : spec.partitions) {
     REAM_ASSIGN_OR_RETURN(PartitionSpec ps, BuildPartition(spec, pv));
     for (const auto& [knob, text] : pv.knobs) {
-      std::string flag = FlagOfKnob(knob);
+      std::string flag = pv.SupportOf(knob);
       const KnobSupport* k = flag.empty() ? nullptr : enforceable(flag);
       if (k && !k->enforceable) {
         int line = pv.lines.count(knob) ? pv.lines.at(knob) : 0;
@@ -194,42 +145,19 @@ Result<Prepared> Validate(Platform& p, const ExperimentSpec& spec, const Plan& p
     }
     out.partitions[pv.Label()] = ps;
   }
-  auto names = ClientCodecNames();
-  if (std::find(names.begin(), names.end(), spec.workload.protocol) == names.end()) {
-    return InvalidArgument(SpecAt(spec, spec.workload.line) + "workload.protocol \"" + spec.workload.protocol +
-                           "\" is not one ream speaks (" + Join(names, ", ") + ")");
-  }
   // The generator's own options, as `ream load` will check them.
   LoadOptions lo;
   lo.port = 1;
   lo.protocol = spec.workload.protocol;
   lo.qps = plan.knee ? spec.sweep.low : (spec.sweep.qps.empty() ? 1 : spec.sweep.qps.front());
-  auto arrival = ParseArrival(spec.load.arrival, "");
-  if (!arrival.ok()) return InvalidArgument(SpecAt(spec, 0) + "load.arrival: " + arrival.status().message());
-  lo.arrival = *arrival;
-  auto kd = ParseKeyDist(spec.load.key_dist);
-  if (!kd.ok()) return InvalidArgument(SpecAt(spec, 0) + "load.key_dist: " + kd.status().message());
-  lo.key_dist = *kd;
+  lo.arrival = spec.load.arrival_spec;
+  lo.key_dist = spec.load.key_dist_spec;
   lo.connections = spec.load.connections;
   lo.threads = spec.load.threads;
   lo.keys = static_cast<uint64_t>(spec.load.keys);
   lo.get_ratio = spec.load.get_ratio;
   Status ls = ValidateLoadOptions(lo);
   if (!ls.ok()) return InvalidArgument(SpecAt(spec, 0) + "[load]: " + ls.message());
-  // The client codec, as `ream load` will build it: an unknown protocol, a malformed HTTP
-  // path, or a get/set mix the protocol cannot send fails here, before any workload starts.
-  lo.codec.value_bytes = static_cast<size_t>(spec.load.value_bytes);
-  lo.codec.http_path = spec.load.http_path;
-  lo.codec.http_method = spec.load.http_method;
-  auto codec = MakeClientCodec(spec.workload.protocol, lo.codec);
-  if (!codec.ok()) {
-    return InvalidArgument(SpecAt(spec, spec.workload.line) + "workload.protocol / [load]: " + codec.status().message());
-  }
-  if (CodecCapabilities caps = (*codec)->capabilities(); !caps.supports_set && spec.load.get_ratio < 1) {
-    return InvalidArgument(SpecAt(spec, 0) + "load.get_ratio = " + Fmt("%g", spec.load.get_ratio) + ": protocol \"" +
-                           spec.workload.protocol + "\" cannot send sets: " + caps.no_sets_because +
-                           "; use get_ratio = 1");
-  }
   if (!spec.workload.command.empty()) {
     const std::string& prog = spec.workload.command[0];
     bool found = prog.find('/') != std::string::npos ? p.Exists(prog) : p.FindExecutable(prog).ok();
@@ -485,7 +413,7 @@ Result<Runner::Workload> Runner::StartWorkload(const PlannedRun& run) {
     auto left = std::chrono::duration_cast<milliseconds>(deadline - Clock::now());
     if (left <= milliseconds(0)) {
       std::string how = !w.builtin.empty() ? "printed no 'ready HOST:PORT' line"
-                        : w.ready == "line" ? "printed no line containing \"" + w.ready_line + "\""
+                        : w.ready == ReadyBy::kLine ? "printed no line containing \"" + w.ready_line + "\""
                                             : "accepted no connection on " + sb.address() + ":" + std::to_string(wl.port);
       (void)sb.Stop();
       return Timeout("workload " + what + " never became ready within " +
@@ -493,7 +421,7 @@ Result<Runner::Workload> Runner::StartWorkload(const PlannedRun& run) {
                      "; raise workload.ready_timeout if it is only slow)");
     }
     milliseconds step = std::min(left, milliseconds(100));
-    if (!w.builtin.empty() || w.ready == "line") {
+    if (!w.builtin.empty() || w.ready == ReadyBy::kLine) {
       std::string needle = w.builtin.empty() ? w.ready_line : "";
       auto line = sb.WaitForLine(
           [&](const std::string& l) {
@@ -679,7 +607,7 @@ void Runner::Progress(const PlannedRun& run, const PointRecord& p, double pct_la
   int left = std::max(planned_points_ - done_points_, 0);
   double per = measured_points_ ? measured_seconds_ / measured_points_ : EstimatedSecondsPerPoint(spec_.load);
   std::string line = label_ + "[" + std::to_string(done_points_) + "/" + std::to_string(planned_points_) +
-                     (spec_.sweep.mode == "knee" ? " max" : "") + "] " + run.scenario + " " +
+                     (spec_.sweep.mode == SweepMode::kKnee ? " max" : "") + "] " + run.scenario + " " +
                      run.partition.Label() + " rep" + std::to_string(run.repetition) + "  " +
                      Fmt("%.0f", p.target_qps) + " QPS  " +
                      (p.attempt > 0 ? "(attempt " + std::to_string(p.attempt + 1) + ")  " : "");
@@ -731,7 +659,7 @@ Status Runner::RunOne(const PlannedRun& run, RunRecord& rec, RunOutcome& outcome
       ++outcome.points_skipped;
       return it->second;
     }
-    if (wl && (spec_.workload.restart == "point" || !wl->sandbox->Alive())) {
+    if (wl && (spec_.workload.restart == RestartEvery::kPoint || !wl->sandbox->Alive())) {
       if (!wl->sandbox->Alive()) {
         out_ << "  workload " << wl->sandbox->ExitDescription() << " between load levels; restarting it\n";
       }
@@ -786,7 +714,7 @@ Status Runner::RunOne(const PlannedRun& run, RunRecord& rec, RunOutcome& outcome
   };
 
   Status result;
-  if (spec_.sweep.mode == "grid") {
+  if (spec_.sweep.mode == SweepMode::kGrid) {
     int invalid_streak = 0;
     bool seen_valid = false;
     for (double qps : run.grid_qps) {
