@@ -13,6 +13,7 @@
 
 #include "analysis/data.h"
 #include "analysis/queueing.h"
+#include "partition/knobs.h"
 #include "platform/status.h"
 
 namespace ream::analysis {
@@ -46,6 +47,9 @@ struct AnalysisOptions {
   // A zero-work baseline experiment (e.g. `ream serve synthetic --service const:0` swept
   // over the same rates): the model's delay center at each load. Optional.
   const ExperimentData* baseline = nullptr;
+  // The knobs and the resources they limit (sensitivity, cost of an allocation); nullptr:
+  // BuiltinKnobs(). It must outlive the call.
+  const KnobTable* knobs = nullptr;
 };
 
 struct QosTarget {

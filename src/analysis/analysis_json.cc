@@ -17,16 +17,17 @@ json MetricJson(const Metric& m) {
 json PartitionJson(const Partition& p) {
   json j = json::object();
   j["label"] = p.Label();
-  if (p.llc_ways) j["llc_ways"] = *p.llc_ways;
-  if (p.mem_bw_percent) j["mem_bw_percent"] = *p.mem_bw_percent;
-  if (p.disk_bps) j["disk_bps"] = *p.disk_bps;
-  if (p.net_bps) j["net_bps"] = *p.net_bps;
-  if (p.cpu_quota) j["cpu_quota"] = *p.cpu_quota;
-  if (p.memory_bytes) j["memory_bytes"] = *p.memory_bytes;
-  if (p.net_latency_us) j["net_latency_us"] = *p.net_latency_us;
-  if (p.net_overhead_us) j["net_overhead_us"] = *p.net_overhead_us;
-  if (p.net_gap_us) j["net_gap_us"] = *p.net_gap_us;
-  if (p.net_gap_per_byte_us) j["net_gap_per_byte_us"] = *p.net_gap_per_byte_us;
+  const KnobTable& knobs = BuiltinKnobs();
+  for (const auto& [name, v] : p.limits) {
+    const LimitedResource* r = knobs.FindResource(name);
+    if (!r) {
+      j[name] = v;
+    } else if (r->integral) {
+      j[r->json_field] = static_cast<int64_t>(v);
+    } else {
+      j[r->json_field] = v;
+    }
+  }
   return j;
 }
 

@@ -284,13 +284,13 @@ TEST(Analyze, RecommendationPicksTheCheapestAllocationThatMeetsTheLoad) {
 TEST(Analyze, CacheSensitivityAcrossPartitions) {
   auto d = Mm1Experiment();
   RunData two_ways = ModelRun("1-ST", 1, 120e-6, 500, 8000, 500);  // slower with 2 ways
-  two_ways.partition.llc_ways = 2;
+  two_ways.partition.limits["llc_ways"] = 2;
   RunData eight_ways = ModelRun("1-ST", 1, 100e-6, 500, 9000, 500);
-  eight_ways.partition.llc_ways = 8;
+  eight_ways.partition.limits["llc_ways"] = 8;
   d.runs.push_back(two_ways);
   d.runs.push_back(eight_ways);
   RunData disk = ModelRun("1-ST", 1, 101e-6, 500, 9000, 500);
-  disk.partition.disk_bps = 10e6;
+  disk.partition.limits["disk_bw"] = 10e6;
   d.runs.push_back(disk);
   auto a = Analyze(d, {});
   ASSERT_TRUE(a.ok());
@@ -505,9 +505,9 @@ TEST(Analyze, SensitivityWithoutAnUnlimitedRunUsesTheMostGenerousSetting) {
   ExperimentData d;
   d.name = "quota";
   RunData full = ModelRun("1-ST", 1, 100e-6, 500, 9000, 500);
-  full.partition.cpu_quota = 1.0;
+  full.partition.limits["cpu_quota"] = 1.0;
   RunData half = ModelRun("1-ST", 1, 200e-6, 250, 4500, 250);  // half the CPU: twice as slow
-  half.partition.cpu_quota = 0.5;
+  half.partition.limits["cpu_quota"] = 0.5;
   d.runs = {full, half};
   auto a = Analyze(d, {});
   ASSERT_TRUE(a.ok()) << a.status().ToString();

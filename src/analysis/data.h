@@ -62,25 +62,19 @@ struct PointData {
 
 // The resource limits a run was given. Absent = not limited.
 struct Partition {
-  std::optional<int> llc_ways;
-  std::optional<double> mem_bw_percent;   // MBA throttle, percent of the link
-  std::optional<double> disk_bps;         // disk bandwidth limit (read and write), bytes/s
-  std::optional<double> net_bps;          // network rate limit, bytes/s
-  std::optional<double> cpu_quota;        // fraction of the allotted CPUs, 0..1
-  std::optional<double> memory_bytes;
-  // LogGP network parameters (second seed), microseconds.
-  std::optional<double> net_latency_us;   // L
-  std::optional<double> net_overhead_us;  // o
-  std::optional<double> net_gap_us;       // g
-  std::optional<double> net_gap_per_byte_us;  // G
-  // Limits without a field above (IOPS limits, ...): knob → value text.
+  // Resource (partition/knobs.h LimitedResource::name: "llc_ways", "mem_bw", "disk_bw",
+  // "net_bw", "cpu_quota", "memory", the LogGP "net_latency_L", ...) -> the amount it was
+  // limited to, in the resource's unit (ways, percent, bytes/s, fraction of the allotted
+  // CPUs, bytes, microseconds).
+  std::map<std::string, double> limits;
+  // Limits without an amount (IOPS limits, ...): knob → value text.
   std::map<std::string, std::string> other;
   std::string label;  // as the spec named it ("llc_ways=4,mem_bw=50%"); empty when unlimited
 
-  bool unlimited() const {
-    return !llc_ways && !mem_bw_percent && !disk_bps && !net_bps && !cpu_quota &&
-           !memory_bytes && !net_latency_us && !net_overhead_us && !net_gap_us &&
-           !net_gap_per_byte_us && other.empty();
+  bool unlimited() const { return limits.empty() && other.empty(); }
+  std::optional<double> Limit(const std::string& resource) const {
+    auto it = limits.find(resource);
+    return it == limits.end() ? std::nullopt : std::optional<double>(it->second);
   }
   std::string Label() const;  // label, or a generated one, "unlimited" when none
 };

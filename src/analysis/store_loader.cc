@@ -68,48 +68,27 @@ void Placement(const RunRecord& r, const nlohmann::json& topology, RunData* out)
 
 }  // namespace
 
-Result<Partition> PartitionFromKnobs(const nlohmann::json& knobs, const std::string& label) {
+Result<Partition> PartitionFromKnobs(const nlohmann::json& knobs, const std::string& label,
+                                     const KnobTable& table) {
   Partition p;
   p.label = label == "default" || label.empty() ? "" : label;
   if (!knobs.is_object()) return p;
   for (const auto& [k, v] : knobs.items()) {
     std::string text = v.is_string() ? v.get<std::string>() : v.dump();
-    auto bad = [&]() {
-      return InvalidArgument("partition knob " + k + " = '" + text + "' cannot be read");
-    };
-    if (k == "llc_ways") {
-      char* end = nullptr;
-      long w = std::strtol(text.c_str(), &end, 10);
-      if (end == text.c_str() || *end) return bad();
-      p.llc_ways = static_cast<int>(w);
-    } else if (k == "mem_bw") {
-      // Read with the parsers that enforced the partition, so the analysis sees the same value.
-      auto x = ParsePercent(text, k);
-      if (!x.ok()) return bad();
-      p.mem_bw_percent = *x * 100;
-    } else if (k == "cpu_quota") {
-      auto x = ParsePercent(text, k);
-      if (!x.ok()) return bad();
-      p.cpu_quota = *x;
-    } else if (k == "memory") {
-      auto x = ParseBytes(text);
-      if (!x.ok()) return bad();
-      p.memory_bytes = static_cast<double>(*x);
-    } else if (k == "disk_read_bps" || k == "disk_write_bps") {
-      auto x = ParseBytesPerSecond(text);
-      if (!x.ok()) return bad();
-      double bps = static_cast<double>(*x);
-      p.disk_bps = p.disk_bps ? std::min(*p.disk_bps, bps) : bps;
-    } else if (k == "net_rate") {
-      auto x = ParseBitRate(text);
-      if (!x.ok()) return bad();
-      p.net_bps = static_cast<double>(*x) / 8;
-    } else if (k == "disk_device") {
-      // Which device the disk limits apply to: not a limit itself.
-    } else {
-      // Knobs without a numeric field here (IOPS limits, ...) still make the run limited.
+    const Knob* knob = table.Find(k);
+    if (knob && !knob->limits) continue;  // qualifies other knobs (the disk device): not a limit itself
+    if (!knob || knob->resource.empty()) {
+      // Knobs without an amount for the analysis (IOPS limits, ...) still make the run limited.
       p.other[k] = text;
+      continue;
     }
+    // Read with the parser that enforced the partition, so the analysis sees the same value.
+    auto x = knob->parse(text, k);
+    if (!x.ok()) return InvalidArgument("partition knob " + k + " = '" + text + "' cannot be read");
+    double amount = knob->amount(*x);
+    // Knobs limiting one resource (disk read and write rates): the tighter limit is the one.
+    auto [it, fresh] = p.limits.emplace(knob->resource, amount);
+    if (!fresh) it->second = std::min(it->second, amount);
   }
   return p;
 }

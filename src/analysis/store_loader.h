@@ -7,6 +7,7 @@
 #include <string>
 
 #include "analysis/data.h"
+#include "partition/knobs.h"
 #include "platform/status.h"
 #include "store/store.h"
 
@@ -17,8 +18,11 @@ namespace ream::analysis {
 // database holds none.
 Result<ExperimentData> LoadExperiment(Store& store, const std::string& name);
 
-// Partition knob text as specs write it ("50%", "512M", "100mbit", "4") into a Partition.
-// InvalidArgument naming the knob when a value cannot be read.
-Result<Partition> PartitionFromKnobs(const nlohmann::json& knobs, const std::string& label);
+// Partition knob text as specs write it ("50%", "512M", "100mbit", "4") into a Partition:
+// each knob of `table` that limits a resource gives its amount; a knob without one (or not
+// in the table) is kept as text in Partition::other. InvalidArgument naming the knob when a
+// value cannot be read.
+Result<Partition> PartitionFromKnobs(const nlohmann::json& knobs, const std::string& label,
+                                     const KnobTable& table = BuiltinKnobs());
 
 }  // namespace ream::analysis

@@ -102,8 +102,8 @@ TEST_F(StoreLoaderTest, LoadsRunsPointsMetricsAndHistograms) {
   EXPECT_EQ(a.scenario, "2-SMT");
   EXPECT_EQ(a.threads, 2);
   EXPECT_EQ(a.physical_cores, 1);  // CPUs 0 and 2 are siblings of one core
-  EXPECT_EQ(*a.partition.llc_ways, 4);
-  EXPECT_DOUBLE_EQ(*a.partition.mem_bw_percent, 50);
+  EXPECT_EQ(*a.partition.Limit("llc_ways"), 4);
+  EXPECT_DOUBLE_EQ(*a.partition.Limit("mem_bw"), 50);
   EXPECT_FALSE(a.partition.unlimited());
   ASSERT_EQ(a.points.size(), 2u);
   EXPECT_TRUE(a.points[0].valid);
@@ -198,10 +198,10 @@ TEST(PartitionFromKnobs, Units) {
                                {"disk_read_iops", "100"}},
                               "x");
   ASSERT_TRUE(p.ok());
-  EXPECT_DOUBLE_EQ(*p->cpu_quota, 0.5);
-  EXPECT_DOUBLE_EQ(*p->memory_bytes, 512.0 * 1024 * 1024);
-  EXPECT_DOUBLE_EQ(*p->disk_bps, 20.0 * 1024 * 1024);
-  EXPECT_DOUBLE_EQ(*p->net_bps, 12.5e6);
+  EXPECT_DOUBLE_EQ(*p->Limit("cpu_quota"), 0.5);
+  EXPECT_DOUBLE_EQ(*p->Limit("memory"), 512.0 * 1024 * 1024);
+  EXPECT_DOUBLE_EQ(*p->Limit("disk_bw"), 20.0 * 1024 * 1024);
+  EXPECT_DOUBLE_EQ(*p->Limit("net_bw"), 12.5e6);
   EXPECT_EQ(p->other.at("disk_read_iops"), "100");
   EXPECT_FALSE(PartitionFromKnobs({{"llc_ways", "four"}}, "x").ok());
   auto none = PartitionFromKnobs(nlohmann::json::object(), "default");

@@ -5,12 +5,14 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <optional>
 #include <sstream>
 
 #include "cli/commands.h"
 #include "monitor/monitor.h"
+#include "partition/knobs.h"
 #include "partition/placement.h"
 #include "partition/spec.h"
 #include "platform/signals.h"
@@ -20,15 +22,10 @@
 namespace ream::cli {
 namespace {
 
-struct ExecFlags {
-  std::string cpus, reserve_cpus = "default", cpu_quota, memory;
-  std::string disk_read_bps, disk_write_bps, disk_device;
-  int64_t disk_read_iops = 0, disk_write_iops = 0;
+struct ExecArgs {
+  std::string cpus, reserve_cpus = "default";
   bool node = false;
-  std::string net_rate;
-  int llc_ways = 0;
-  int cpu_weight = 0;
-  std::string mem_bw;
+  std::map<std::string, std::string> knobs;  // knob key -> flag text (partition/knobs.h)
   std::string sample_interval = "250ms";
   std::string samples;
   std::string state_dir = kDefaultStateDir;
@@ -48,46 +45,11 @@ std::string Human(double v, const char* unit) {
 }
 
 // Builds the PartitionSpec from the flags; InvalidArgument naming the flag.
-Result<PartitionSpec> ToSpec(const ExecFlags& f) {
+Result<PartitionSpec> ToSpec(const ExecArgs& f) {
   PartitionSpec s;
   s.cpus = f.cpus;
-  if (!f.cpu_quota.empty()) {
-    REAM_ASSIGN_OR_RETURN(double q, ParsePercent(f.cpu_quota, "--cpu-quota"));
-    s.cpu_quota = q;
-  }
-  if (f.cpu_weight != 0) s.cpu_weight = f.cpu_weight;
-  auto bytes = [](const std::string& v, const char* flag,
-                  std::optional<int64_t>* out, bool rate) -> Status {
-    if (v.empty()) return Status::Ok();
-    auto r = rate ? ParseBytesPerSecond(v) : ParseBytes(v);
-    if (!r.ok()) return InvalidArgument(std::string(flag) + ": " + r.status().message());
-    *out = *r;
-    return Status::Ok();
-  };
-  REAM_RETURN_IF_ERROR(bytes(f.memory, "--memory", &s.memory_bytes, false));
-  REAM_RETURN_IF_ERROR(bytes(f.disk_read_bps, "--disk-read-bps", &s.disk_read_bps, true));
-  REAM_RETURN_IF_ERROR(bytes(f.disk_write_bps, "--disk-write-bps", &s.disk_write_bps, true));
-  if (f.disk_read_iops < 0 || f.disk_write_iops < 0) {
-    return InvalidArgument("--disk-read-iops/--disk-write-iops must be > 0");
-  }
-  if (f.disk_read_iops > 0) s.disk_read_iops = f.disk_read_iops;
-  if (f.disk_write_iops > 0) s.disk_write_iops = f.disk_write_iops;
-  s.disk_device = f.disk_device;
-  if (!f.disk_device.empty() && !s.disk_read_bps && !s.disk_write_bps && !s.disk_read_iops &&
-      !s.disk_write_iops) {
-    return InvalidArgument("--disk-device names the disk to throttle: give a --disk-* limit too");
-  }
+  REAM_RETURN_IF_ERROR(ApplyFlagTexts(BuiltinKnobs(), f.knobs, &s));
   s.node = f.node;
-  if (!f.net_rate.empty()) {
-    auto r = ParseBitRate(f.net_rate);
-    if (!r.ok()) return InvalidArgument("--net-rate: " + r.status().message());
-    s.net_rate_bps = *r;
-  }
-  if (f.llc_ways != 0) s.llc_ways = f.llc_ways;
-  if (!f.mem_bw.empty()) {
-    REAM_ASSIGN_OR_RETURN(double m, ParsePercent(f.mem_bw, "--mem-bw"));
-    s.mem_bw_fraction = m;
-  }
   REAM_RETURN_IF_ERROR(s.Validate());
   return s;
 }
@@ -124,7 +86,7 @@ std::string SummaryLine(const MonitorReport& r) {
   return o.str();
 }
 
-int RunExec(const ExecFlags& f) {
+int RunExec(const ExecArgs& f) {
   if (f.command.empty()) {
     std::cerr << "ream exec: no command given (usage: ream exec [flags] -- COMMAND [ARGS...])\n";
     return 2;
@@ -253,7 +215,7 @@ std::string EnforceableFooter() {
 }  // namespace
 
 void AddExecCommand(CLI::App& app, CommandList& commands) {
-  auto f = std::make_shared<ExecFlags>();
+  auto f = std::make_shared<ExecArgs>();
   CLI::App* sub = app.add_subcommand(
       "exec", "Run COMMAND in a sandbox with a partition of the machine, and monitor it");
   sub->add_option("--cpus", f->cpus,
@@ -262,22 +224,18 @@ void AddExecCommand(CLI::App& app, CommandList& commands) {
   sub->add_option("--reserve-cpus", f->reserve_cpus,
                   "CPUs kept for ream's load generator: default (the last online CPU and its "
                   "siblings), none, or a CPU list");
-  sub->add_option("--cpu-quota", f->cpu_quota, "CPU time in percent of one CPU (50%, 150%)");
-  sub->add_option("--cpu-weight", f->cpu_weight,
-                  "Relative CPU weight under contention, 1..10000 (default: the kernel's 100)");
-  sub->add_option("--memory", f->memory, "Memory limit (512M, 1G); exceeding it is an OOM kill");
-  sub->add_option("--disk-read-bps", f->disk_read_bps, "Disk read bandwidth limit (20M = 20 MiB/s)");
-  sub->add_option("--disk-write-bps", f->disk_write_bps, "Disk write bandwidth limit");
-  sub->add_option("--disk-read-iops", f->disk_read_iops, "Disk read IOPS limit");
-  sub->add_option("--disk-write-iops", f->disk_write_iops, "Disk write IOPS limit");
-  sub->add_option("--disk-device", f->disk_device,
-                  "Disk to throttle: MAJ:MIN, /dev/NAME or a path on it (default: the disk of "
-                  "the current directory)");
-  sub->add_flag("--node", f->node,
-                "Own network namespace joined to the host by a veth pair (address printed)");
-  sub->add_option("--net-rate", f->net_rate, "Shape the node's link, both directions (100mbit)");
-  sub->add_option("--llc-ways", f->llc_ways, "Last-level-cache ways (resctrl L3 CAT)");
-  sub->add_option("--mem-bw", f->mem_bw, "Memory bandwidth in percent (resctrl MBA)");
+  // The knobs' flags, from the table; --node comes before the first knob that acts on the node.
+  bool node_added = false;
+  auto add_node = [&] {
+    if (node_added) return;
+    sub->add_flag("--node", f->node, "Own network namespace joined to the host by a veth pair (address printed)");
+    node_added = true;
+  };
+  for (const KnobFlag& k : ExecFlags(BuiltinKnobs())) {
+    if (k.needs_node) add_node();
+    sub->add_option(k.flag, f->knobs[k.key], k.help)->type_name(k.type);
+  }
+  add_node();
   sub->add_option("--sample-interval", f->sample_interval, "Monitor interval (default 250ms)");
   sub->add_option("--samples", f->samples, "Write the monitor's timeline and summary (JSON) here");
   sub->add_option("--state-dir", f->state_dir, "Where created objects are recorded")

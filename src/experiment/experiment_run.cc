@@ -46,7 +46,7 @@ class ExperimentRun::Context final : public SweepContext {
       ++outcome_.points_skipped;
       return it->second;
     }
-    if (wl_ && (r_.spec_.workload.restart == "point" || !wl_->sandbox->Alive())) {
+    if (wl_ && (r_.spec_.workload.restart == RestartEvery::kPoint || !wl_->sandbox->Alive())) {
       if (!wl_->sandbox->Alive()) Emit(WorkloadRestarted{Where(), wl_->sandbox->ExitDescription()});
       (void)wl_->sandbox->Stop();
       wl_.reset();
@@ -183,7 +183,7 @@ Status ExperimentRun::RunOne(const PlannedRun& run, RunRecord& rec, RunOutcome& 
   REAM_RETURN_IF_ERROR(store_.UpdateRun(rec));
   observer_.OnEvent(RunStarted{ctx.Where(), rec.workload_cpus, rec.generator_cpus, ctx.stored_points()});
 
-  SweepEnd end = spec_.sweep.mode == "grid" ? RunGrid(spec_.sweep, run.grid_qps, ctx)
+  SweepEnd end = spec_.sweep.mode == SweepMode::kGrid ? RunGrid(spec_.sweep, run.grid_qps, ctx)
                                             : RunKnee(spec_.sweep, spec_.qos, ctx);
   ctx.StopWorkload();
   Status result = end.status;

@@ -37,7 +37,7 @@ std::vector<std::pair<int, int>> RunOrder(const std::vector<int>& runs, bool int
 
 Result<Plan> MakePlan(const ExperimentSpec& spec, const std::string& only) {
   Plan plan;
-  plan.knee = spec.sweep.mode == "knee";
+  plan.knee = spec.sweep.mode == SweepMode::kKnee;
   bool found = only.empty();
   int ordinal = 0;
   for (const auto& scenario : spec.scenarios) {

@@ -28,58 +28,9 @@ std::string Join(const std::vector<std::string>& v, const std::string& sep = " "
   return s;
 }
 
-// The `ream exec` flag whose enforceability covers a spec knob (sandbox/PartitionSupport).
-std::string FlagOfKnob(const std::string& knob) {
-  if (knob == "cpu_quota") return "--cpu-quota";
-  if (knob == "memory") return "--memory";
-  if (knob.rfind("disk_", 0) == 0) return "--disk-*";
-  if (knob == "net_rate") return "--net-rate";
-  if (knob == "llc_ways") return "--llc-ways";
-  if (knob == "mem_bw") return "--mem-bw";
-  return "";
-}
-
-// One partition's knobs as the sandbox takes them, each value parsed by partition/'s parsers.
+// One partition's knobs as the sandbox takes them: the spec parsed their values already.
 Result<PartitionSpec> BuildPartition(const ExperimentSpec& spec, const PartitionValues& pv) {
-  PartitionSpec p;
-  p.node = spec.node;
-  for (const auto& [knob, text] : pv.knobs) {
-    Status bad;
-    if (knob == "cpu_quota") {
-      auto v = ParsePercent(text, "cpu_quota");
-      if (!v.ok()) bad = v.status(); else p.cpu_quota = *v;
-    } else if (knob == "memory") {
-      auto v = ParseBytes(text);
-      if (!v.ok()) bad = v.status(); else p.memory_bytes = *v;
-    } else if (knob == "disk_read_bps" || knob == "disk_write_bps") {
-      auto v = ParseBytesPerSecond(text);
-      if (!v.ok()) bad = v.status();
-      else (knob == "disk_read_bps" ? p.disk_read_bps : p.disk_write_bps) = *v;
-    } else if (knob == "disk_read_iops" || knob == "disk_write_iops") {
-      char* end = nullptr;
-      long long v = std::strtoll(text.c_str(), &end, 10);
-      if (end == text.c_str() || *end != '\0' || v <= 0) bad = InvalidArgument("must be a positive integer");
-      else (knob == "disk_read_iops" ? p.disk_read_iops : p.disk_write_iops) = v;
-    } else if (knob == "disk_device") {
-      p.disk_device = text;
-    } else if (knob == "net_rate") {
-      auto v = ParseBitRate(text);
-      if (!v.ok()) bad = v.status(); else p.net_rate_bps = *v;
-      p.node = true;  // shaping acts on the node's veth
-    } else if (knob == "llc_ways") {
-      char* end = nullptr;
-      long v = std::strtol(text.c_str(), &end, 10);
-      if (end == text.c_str() || *end != '\0' || v <= 0) bad = InvalidArgument("must be a positive number of ways");
-      else p.llc_ways = static_cast<int>(v);
-    } else if (knob == "mem_bw") {
-      auto v = ParsePercent(text, "mem_bw");
-      if (!v.ok()) bad = v.status(); else p.mem_bw_fraction = *v;
-    }
-    if (!bad.ok()) {
-      int line = pv.lines.count(knob) ? pv.lines.at(knob) : 0;
-      return InvalidArgument(SpecAt(spec, line) + "partitions." + knob + " = \"" + text + "\": " + bad.message());
-    }
-  }
+  PartitionSpec p = pv.ToPartitionSpec(spec.node);
   Status s = p.Validate();
   if (!s.ok()) return InvalidArgument(SpecAt(spec, 0) + "partition " + pv.Label() + ": " + s.message());
   return p;
@@ -114,7 +65,7 @@ Result<Prepared> Validate(Platform& p, SandboxKind& sandboxes, const ExperimentS
   for (const auto& pv : spec.partitions) {
     REAM_ASSIGN_OR_RETURN(PartitionSpec ps, BuildPartition(spec, pv));
     for (const auto& [knob, text] : pv.knobs) {
-      std::string flag = FlagOfKnob(knob);
+      std::string flag = pv.SupportOf(knob);
       const KnobSupport* k = flag.empty() ? nullptr : enforceable(flag);
       if (k && !k->enforceable) {
         int line = pv.lines.count(knob) ? pv.lines.at(knob) : 0;
@@ -128,34 +79,12 @@ Result<Prepared> Validate(Platform& p, SandboxKind& sandboxes, const ExperimentS
     }
     out.partitions[pv.Label()] = ps;
   }
-  auto names = ClientCodecNames();
-  if (std::find(names.begin(), names.end(), spec.workload.protocol) == names.end()) {
-    return InvalidArgument(SpecAt(spec, spec.workload.line) + "workload.protocol \"" + spec.workload.protocol +
-                           "\" is not one ream speaks (" + Join(names, ", ") + ")");
-  }
   // The generator's own options, as `ream load` will check them: the same options every level
   // runs with (LevelLoadOptions), at the first level.
-  auto arrival = ParseArrival(spec.load.arrival, "");
-  if (!arrival.ok()) return InvalidArgument(SpecAt(spec, 0) + "load.arrival: " + arrival.status().message());
-  out.arrival = *arrival;
-  auto kd = ParseKeyDist(spec.load.key_dist);
-  if (!kd.ok()) return InvalidArgument(SpecAt(spec, 0) + "load.key_dist: " + kd.status().message());
-  out.key_dist = *kd;
   double first = plan.knee ? spec.sweep.low : (spec.sweep.qps.empty() ? 1 : spec.sweep.qps.front());
   LoadOptions lo = LevelLoadOptions(spec, out, first, spec.seed, "127.0.0.1", 1);
   Status ls = ValidateLoadOptions(lo);
   if (!ls.ok()) return InvalidArgument(SpecAt(spec, 0) + "[load]: " + ls.message());
-  // The client codec, as `ream load` will build it: an unknown protocol, a malformed HTTP
-  // path, or a get/set mix the protocol cannot send fails here, before any workload starts.
-  auto codec = MakeClientCodec(spec.workload.protocol, lo.codec);
-  if (!codec.ok()) {
-    return InvalidArgument(SpecAt(spec, spec.workload.line) + "workload.protocol / [load]: " + codec.status().message());
-  }
-  if (CodecCapabilities caps = (*codec)->capabilities(); !caps.supports_set && spec.load.get_ratio < 1) {
-    return InvalidArgument(SpecAt(spec, 0) + "load.get_ratio = " + Fmt("%g", spec.load.get_ratio) + ": protocol \"" +
-                           spec.workload.protocol + "\" cannot send sets: " + caps.no_sets_because +
-                           "; use get_ratio = 1");
-  }
   if (!spec.workload.command.empty()) {
     const std::string& prog = spec.workload.command[0];
     bool found = prog.find('/') != std::string::npos ? p.Exists(prog) : p.FindExecutable(prog).ok();
@@ -187,9 +116,9 @@ LoadOptions LevelLoadOptions(const ExperimentSpec& spec, const Prepared& prep, d
   o.qps = load;
   o.duration_ns = ns(l.duration);
   o.warmup_ns = ns(l.warmup);
-  o.arrival = prep.arrival;
+  o.arrival = spec.load.arrival_spec;
   o.keys = static_cast<uint64_t>(l.keys);
-  o.key_dist = prep.key_dist;
+  o.key_dist = spec.load.key_dist_spec;
   o.get_ratio = l.get_ratio;
   o.connections = l.connections;
   o.threads = l.threads;

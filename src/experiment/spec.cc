@@ -1,190 +1,22 @@
+// The experiment spec's parser: one function per section, over experiment/toml_section.h.
 #include "experiment/spec.h"
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <set>
 #include <sstream>
 
 #include <toml++/toml.h>
 
+#include "experiment/toml_section.h"
+#include "protocol/registry.h"
+
 namespace ream {
 namespace {
 
-size_t EditDistance(const std::string& a, const std::string& b) {
-  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    cur[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] != b[j - 1])});
-    }
-    std::swap(prev, cur);
-  }
-  return prev[b.size()];
-}
-
-// Reads one TOML table, remembering which keys were used so the rest can be reported as
-// unknown (with the closest known key as a suggestion).
-class Section {
- public:
-  Section(const toml::table& t, std::string name, std::string source, std::vector<std::string> known)
-      : t_(t), name_(std::move(name)), source_(std::move(source)), known_(std::move(known)) {}
-
-  std::string Where(const toml::node& n) const {
-    return source_ + ":" + std::to_string(n.source().begin.line);
-  }
-  std::string KeyName(const std::string& key) const {
-    return name_.empty() ? key : name_ + "." + key;
-  }
-  Status Error(const toml::node& n, const std::string& key, const std::string& what) const {
-    return InvalidArgument(Where(n) + ": " + KeyName(key) + " " + what);
-  }
-  const toml::node* Get(const std::string& key) const { return t_.get(key); }
-  int Line(const std::string& key) const {
-    auto* n = t_.get(key);
-    return n ? static_cast<int>(n->source().begin.line) : static_cast<int>(t_.source().begin.line);
-  }
-
-  Status Unknown() const {
-    for (auto&& [k, v] : t_) {
-      std::string key(k.str());
-      if (std::find(known_.begin(), known_.end(), key) != known_.end()) continue;
-      std::string best;
-      size_t best_d = 3;
-      for (const auto& cand : known_) {
-        size_t d = EditDistance(key, cand);
-        if (d < best_d) best_d = d, best = cand;
-      }
-      std::string msg = source_ + ":" + std::to_string(k.source().begin.line) +
-                        ": unknown key '" + KeyName(key) + "'";
-      msg += best.empty() ? " (known keys" + std::string(name_.empty() ? "" : " in [" + name_ + "]") + ": " + Join() + ")"
-                          : " (did you mean '" + KeyName(best) + "'?)";
-      return InvalidArgument(msg);
-    }
-    return Status::Ok();
-  }
-
-  Status String(const std::string& key, std::string* out) const {
-    auto* n = Get(key);
-    if (!n) return Status::Ok();
-    if (!n->is_string()) return Error(*n, key, "must be a string");
-    *out = n->value<std::string>().value();
-    return Status::Ok();
-  }
-  Status Int(const std::string& key, int64_t* out, int64_t min, int64_t max) const {
-    auto* n = Get(key);
-    if (!n) return Status::Ok();
-    if (!n->is_integer()) return Error(*n, key, "must be an integer");
-    int64_t v = n->value<int64_t>().value();
-    if (v < min || v > max) {
-      return Error(*n, key, "is " + std::to_string(v) + "; it must be between " +
-                                std::to_string(min) + " and " + std::to_string(max));
-    }
-    *out = v;
-    return Status::Ok();
-  }
-  Status Int(const std::string& key, int* out, int64_t min, int64_t max) const {
-    int64_t v = *out;
-    REAM_RETURN_IF_ERROR(Int(key, &v, min, max));
-    *out = static_cast<int>(v);
-    return Status::Ok();
-  }
-  // A number (integer or float) within [min, max] (max_open: strictly below max).
-  Status Number(const std::string& key, double* out, double min, double max) const {
-    auto* n = Get(key);
-    if (!n) return Status::Ok();
-    if (!n->is_number()) return Error(*n, key, "must be a number");
-    double v = n->is_integer() ? static_cast<double>(n->value<int64_t>().value())
-                               : n->value<double>().value();
-    if (!std::isfinite(v) || v < min || v > max) {
-      std::ostringstream m;
-      m << "is " << v << "; it must be between " << min << " and " << max;
-      return Error(*n, key, m.str());
-    }
-    *out = v;
-    return Status::Ok();
-  }
-  Status Bool(const std::string& key, bool* out) const {
-    auto* n = Get(key);
-    if (!n) return Status::Ok();
-    if (!n->is_boolean()) return Error(*n, key, "must be true or false");
-    *out = n->value<bool>().value();
-    return Status::Ok();
-  }
-  template <typename Dur>
-  Status Duration(const std::string& key, Dur* out, Dur min, Dur max) const {
-    auto* n = Get(key);
-    if (!n) return Status::Ok();
-    std::string text;
-    if (n->is_string()) {
-      text = n->value<std::string>().value();
-    } else if (n->is_number()) {
-      double s = n->is_integer() ? static_cast<double>(n->value<int64_t>().value())
-                                 : n->value<double>().value();
-      text = std::to_string(s);
-    } else {
-      return Error(*n, key, "must be a duration such as \"5s\", \"250ms\" or \"20us\"");
-    }
-    auto d = ParseSpecDuration(text);
-    if (!d.ok()) return Error(*n, key, d.status().message());
-    if (*d < min || *d > max) {
-      return Error(*n, key, "is " + text + "; it must be between " +
-                                std::to_string(std::chrono::duration<double>(min).count()) +
-                                " s and " +
-                                std::to_string(std::chrono::duration<double>(max).count()) + " s");
-    }
-    *out = std::chrono::duration_cast<Dur>(*d);
-    return Status::Ok();
-  }
-  Status StringList(const std::string& key, std::vector<std::string>* out,
-                    std::vector<int>* lines = nullptr) const {
-    auto* n = Get(key);
-    if (!n) return Status::Ok();
-    const toml::array* a = n->as_array();
-    if (!a) return Error(*n, key, "must be an array of strings");
-    out->clear();
-    for (const auto& e : *a) {
-      if (!e.is_string()) return Error(e, key, "must contain only strings");
-      out->push_back(e.value<std::string>().value());
-      if (lines) lines->push_back(static_cast<int>(e.source().begin.line));
-    }
-    return Status::Ok();
-  }
-  Status OneOf(const std::string& key, std::string* out, const std::vector<std::string>& options) const {
-    REAM_RETURN_IF_ERROR(String(key, out));
-    if (Get(key) && std::find(options.begin(), options.end(), *out) == options.end()) {
-      std::string o;
-      for (const auto& s : options) o += (o.empty() ? "" : ", ") + ("\"" + s + "\"");
-      return Error(*Get(key), key, "is \"" + *out + "\"; it must be one of " + o);
-    }
-    return Status::Ok();
-  }
-  const toml::table* Table(const std::string& key, Status* error) const {
-    auto* n = Get(key);
-    if (!n) return nullptr;
-    if (!n->is_table()) {
-      *error = Error(*n, key, "must be a table ([" + KeyName(key) + "])");
-      return nullptr;
-    }
-    return n->as_table();
-  }
-  const toml::table& table() const { return t_; }
-  const std::string& source() const { return source_; }
-
- private:
-  std::string Join() const {
-    std::string s;
-    for (const auto& k : known_) s += (s.empty() ? "" : ", ") + k;
-    return s;
-  }
-  const toml::table& t_;
-  std::string name_;
-  std::string source_;
-  std::vector<std::string> known_;
-};
-
-Status ParseWorkload(const Section& s, WorkloadSpec* w) {
+Status ParseWorkload(const TomlSection& s, WorkloadSpec* w) {
   REAM_RETURN_IF_ERROR(s.Unknown());
   w->line = static_cast<int>(s.table().source().begin.line);
   REAM_RETURN_IF_ERROR(s.OneOf("builtin", &w->builtin, {"kv", "synthetic"}));
@@ -192,12 +24,16 @@ Status ParseWorkload(const Section& s, WorkloadSpec* w) {
   REAM_RETURN_IF_ERROR(s.StringList("command", &w->command));
   REAM_RETURN_IF_ERROR(s.String("protocol", &w->protocol));
   REAM_RETURN_IF_ERROR(s.Int("port", &w->port, 0, 65535));
-  REAM_RETURN_IF_ERROR(s.OneOf("ready", &w->ready, {"port", "line"}));
+  std::string ready = ToString(w->ready);
+  REAM_RETURN_IF_ERROR(s.OneOf("ready", &ready, {"port", "line"}));
+  w->ready = *ReadyByFromString(ready);
   REAM_RETURN_IF_ERROR(s.String("ready_line", &w->ready_line));
   REAM_RETURN_IF_ERROR(s.Duration("ready_timeout", &w->ready_timeout,
                                   std::chrono::milliseconds(100), std::chrono::milliseconds(600000)));
   REAM_RETURN_IF_ERROR(s.Int("threads", &w->threads, 0, 1024));
-  REAM_RETURN_IF_ERROR(s.OneOf("restart", &w->restart, {"sweep", "point"}));
+  std::string restart = ToString(w->restart);
+  REAM_RETURN_IF_ERROR(s.OneOf("restart", &restart, {"sweep", "point"}));
+  w->restart = *RestartEveryFromString(restart);
   const std::string where = s.source() + ":" + std::to_string(w->line) + ": [workload] ";
   if (w->builtin.empty() == w->command.empty()) {
     return InvalidArgument(where + "needs exactly one of 'builtin' (\"kv\" or \"synthetic\") "
@@ -218,7 +54,7 @@ Status ParseWorkload(const Section& s, WorkloadSpec* w) {
       return InvalidArgument(where + "an external command needs 'port' (where it listens) or a "
                                      "\"{port}\" placeholder in 'command'");
     }
-    if (w->ready == "line" && w->ready_line.empty()) {
+    if (w->ready == ReadyBy::kLine && w->ready_line.empty()) {
       return InvalidArgument(where + "ready = \"line\" needs 'ready_line' (text the command "
                                      "prints on stdout when it is ready)");
     }
@@ -226,9 +62,14 @@ Status ParseWorkload(const Section& s, WorkloadSpec* w) {
   return Status::Ok();
 }
 
-Status ParseLoad(const Section& s, LoadSpec* l) {
+Status ParseLoad(const TomlSection& s, LoadSpec* l) {
   REAM_RETURN_IF_ERROR(s.Unknown());
   REAM_RETURN_IF_ERROR(s.OneOf("arrival", &l->arrival, {"exponential", "constant"}));
+  if (auto arrival = ParseArrival(l->arrival); arrival.ok()) {
+    l->arrival_spec = *arrival;
+  } else {
+    return s.Error(*s.Get("arrival"), "arrival", arrival.status().message());
+  }
   REAM_RETURN_IF_ERROR(s.String("key_dist", &l->key_dist));
   if (auto* n = s.Get("key_dist")) {
     bool ok = l->key_dist == "uniform";
@@ -244,6 +85,13 @@ Status ParseLoad(const Section& s, LoadSpec* l) {
       return s.Error(*n, "key_dist", "is \"" + l->key_dist +
                                          "\"; it must be \"uniform\" or \"zipf:THETA\" with 0 < THETA < 1");
     }
+  }
+  if (auto kd = ParseKeyDist(l->key_dist); kd.ok()) {
+    l->key_dist_spec = *kd;
+  } else {
+    const toml::node* n = s.Get("key_dist");
+    if (!n) return kd.status();
+    return s.Error(*n, "key_dist", kd.status().message());
   }
   REAM_RETURN_IF_ERROR(s.Int("keys", &l->keys, 1, int64_t{1} << 40));
   REAM_RETURN_IF_ERROR(s.Number("get_ratio", &l->get_ratio, 0.0, 1.0));
@@ -268,7 +116,7 @@ Status ParseLoad(const Section& s, LoadSpec* l) {
 }
 
 // A load level must be a positive, finite rate.
-Status CheckRate(const Section& s, const toml::node& n, const std::string& key, double v) {
+Status CheckRate(const TomlSection& s, const toml::node& n, const std::string& key, double v) {
   if (!(v > 0) || !std::isfinite(v)) {
     std::ostringstream m;
     m << "is " << v << "; a load level must be a rate > 0 requests/s";
@@ -277,18 +125,20 @@ Status CheckRate(const Section& s, const toml::node& n, const std::string& key, 
   return Status::Ok();
 }
 
-Result<double> NumberOf(const Section& s, const toml::node& n, const std::string& key) {
+Result<double> NumberOf(const TomlSection& s, const toml::node& n, const std::string& key) {
   if (!n.is_number()) return s.Error(n, key, "must be a number (requests per second)");
   return n.is_integer() ? static_cast<double>(n.value<int64_t>().value()) : n.value<double>().value();
 }
 
-Status ParseSweep(const Section& s, SweepSpec* w) {
+Status ParseSweep(const TomlSection& s, SweepSpec* w) {
   REAM_RETURN_IF_ERROR(s.Unknown());
-  REAM_RETURN_IF_ERROR(s.OneOf("mode", &w->mode, {"grid", "knee"}));
+  std::string mode = ToString(w->mode);
+  REAM_RETURN_IF_ERROR(s.OneOf("mode", &mode, {"grid", "knee"}));
+  w->mode = *SweepModeFromString(mode);
   REAM_RETURN_IF_ERROR(s.OneOf("on_failure", &w->on_failure, {"continue", "stop"}));
   REAM_RETURN_IF_ERROR(s.Int("stop_after_invalid", &w->stop_after_invalid, 0, 1000));
   const std::string where = s.source() + ":" + std::to_string(s.table().source().begin.line) + ": [sweep] ";
-  if (w->mode == "grid") {
+  if (w->mode == SweepMode::kGrid) {
     for (const char* k : {"low", "high", "precision", "max_points", "confirm"}) {
       if (auto* n = s.Get(k)) return s.Error(*n, k, "applies to mode = \"knee\" only");
     }
@@ -364,7 +214,7 @@ Status ParseSweep(const Section& s, SweepSpec* w) {
   return Status::Ok();
 }
 
-Status ParseQos(const Section& s, QosSpec* q) {
+Status ParseQos(const TomlSection& s, QosSpec* q) {
   REAM_RETURN_IF_ERROR(s.Unknown());
   REAM_RETURN_IF_ERROR(s.Number("percentile", &q->percentile, 1.0, 99.999));
   if (auto* n = s.Get("target")) {
@@ -381,83 +231,97 @@ Status ParseQos(const Section& s, QosSpec* q) {
   return Status::Ok();
 }
 
-Status ParsePartitionValues(const Section& s, PartitionValues* p) {
+// Parses one value of knob `k` (as written at `line`) into `p`: the text, its line and the
+// typed value. InvalidArgument "x.toml:12: partitions.memory = \"lots\": ..." otherwise.
+Status AddKnobValue(const TomlSection& s, const Knob& k, const std::string& text, int line,
+                    PartitionValues* p) {
+  auto v = k.parse(text, k.key);
+  if (!v.ok()) {
+    return InvalidArgument(s.source() + ":" + std::to_string(line) + ": partitions." + k.key + " = \"" + text +
+                           "\": " + v.status().message());
+  }
+  p->knobs[k.key] = text;
+  p->lines[k.key] = line;
+  p->values[k.key] = {&k, *v};
+  return Status::Ok();
+}
+
+// A knob's value as TOML gives it: a string, or an integer taken as its decimal text.
+std::optional<std::string> KnobText(const toml::node& n) {
+  if (n.is_string()) return n.value<std::string>().value();
+  if (n.is_integer()) return std::to_string(n.value<int64_t>().value());
+  return std::nullopt;
+}
+
+Status ParsePartitionValues(const TomlSection& s, const KnobTable& knobs, PartitionValues* p) {
   REAM_RETURN_IF_ERROR(s.Unknown());
-  for (const auto& k : PartitionKnobNames()) {
-    auto* n = s.Get(k);
+  for (const auto& k : knobs.knobs()) {
+    if (!k.in_spec) continue;
+    auto* n = s.Get(k.key);
     if (!n) continue;
-    std::string text;
-    if (n->is_string()) {
-      text = n->value<std::string>().value();
-    } else if (n->is_integer()) {
-      text = std::to_string(n->value<int64_t>().value());
-    } else {
-      return s.Error(*n, k, "must be a string such as \"50%\" or \"512M\", or an integer");
-    }
-    if (text.empty()) return s.Error(*n, k, "is empty");
-    p->knobs[k] = text;
-    p->lines[k] = static_cast<int>(n->source().begin.line);
+    std::optional<std::string> text = KnobText(*n);
+    if (!text) return s.Error(*n, k.key, "must be a string such as \"50%\" or \"512M\", or an integer");
+    if (text->empty()) return s.Error(*n, k.key, "is empty");
+    REAM_RETURN_IF_ERROR(AddKnobValue(s, k, *text, static_cast<int>(n->source().begin.line), p));
   }
   return Status::Ok();
 }
 
-Status ParsePartitions(const Section& s, std::vector<PartitionValues>* out) {
-  std::vector<std::string> known = PartitionKnobNames();
-  known.push_back("set");
-  Section check(s.table(), "partitions", s.source(), known);
-  REAM_RETURN_IF_ERROR(check.Unknown());
+Status ParsePartitions(const TomlSection& s, const KnobTable& knobs, std::vector<PartitionValues>* out) {
+  const std::vector<std::string> keys = knobs.SpecKeys();
   out->clear();
   if (auto* sets = s.Get("set")) {
     const toml::array* a = sets->as_array();
     if (!a || !a->is_array_of_tables()) {
       return s.Error(*sets, "set", "must be an array of tables ([[partitions.set]])");
     }
-    for (const auto& k : PartitionKnobNames()) {
+    for (const auto& k : keys) {
       if (auto* n = s.Get(k)) {
         return s.Error(*n, k, "cannot be combined with [[partitions.set]]; put it in each set");
       }
     }
     for (const auto& e : *a) {
-      Section one(*e.as_table(), "partitions.set", s.source(), PartitionKnobNames());
+      TomlSection one(*e.as_table(), "partitions.set", s.source(), keys);
       PartitionValues p;
-      REAM_RETURN_IF_ERROR(ParsePartitionValues(one, &p));
+      REAM_RETURN_IF_ERROR(ParsePartitionValues(one, knobs, &p));
       out->push_back(std::move(p));
     }
   } else {
-    // Lists expand to their product; a single value is a list of one.
+    // Lists expand to their product; a single value is a list of one. Each value is parsed
+    // once, into a partition of its own, and the product merges them.
     std::vector<PartitionValues> acc(1);
-    for (const auto& k : PartitionKnobNames()) {
-      auto* n = s.Get(k);
+    for (const auto& k : knobs.knobs()) {
+      if (!k.in_spec) continue;
+      auto* n = s.Get(k.key);
       if (!n) continue;
-      std::vector<std::pair<std::string, int>> values;
+      std::vector<PartitionValues> values;
       auto add = [&](const toml::node& e) -> Status {
-        if (e.is_string()) {
-          values.push_back({e.value<std::string>().value(), static_cast<int>(e.source().begin.line)});
-        } else if (e.is_integer()) {
-          values.push_back({std::to_string(e.value<int64_t>().value()), static_cast<int>(e.source().begin.line)});
-        } else {
-          return s.Error(e, k, "values must be strings such as \"50%\" or \"512M\", or integers");
-        }
-        if (values.back().first.empty()) return s.Error(e, k, "has an empty value");
+        std::optional<std::string> text = KnobText(e);
+        if (!text) return s.Error(e, k.key, "values must be strings such as \"50%\" or \"512M\", or integers");
+        if (text->empty()) return s.Error(e, k.key, "has an empty value");
+        PartitionValues one;
+        REAM_RETURN_IF_ERROR(AddKnobValue(s, k, *text, static_cast<int>(e.source().begin.line), &one));
+        values.push_back(std::move(one));
         return Status::Ok();
       };
       if (const toml::array* a = n->as_array()) {
-        if (a->empty()) return s.Error(*n, k, "is an empty list");
+        if (a->empty()) return s.Error(*n, k.key, "is an empty list");
         for (const auto& e : *a) REAM_RETURN_IF_ERROR(add(e));
       } else {
         REAM_RETURN_IF_ERROR(add(*n));
       }
       std::vector<PartitionValues> next;
       for (const auto& base : acc) {
-        for (const auto& [v, line] : values) {
+        for (const auto& v : values) {
           PartitionValues p = base;
-          p.knobs[k] = v;
-          p.lines[k] = line;
+          p.knobs[k.key] = v.knobs.at(k.key);
+          p.lines[k.key] = v.lines.at(k.key);
+          p.values[k.key] = v.values.at(k.key);
           next.push_back(std::move(p));
         }
       }
       acc = std::move(next);
-      if (acc.size() > 10000) return s.Error(*n, k, "makes more than 10000 partitions");
+      if (acc.size() > 10000) return s.Error(*n, k.key, "makes more than 10000 partitions");
     }
     *out = std::move(acc);
   }
@@ -472,13 +336,73 @@ Status ParsePartitions(const Section& s, std::vector<PartitionValues>* out) {
   return Status::Ok();
 }
 
+// The workload's protocol against the codec table, with the [load] options its codec takes:
+// an unknown protocol, a malformed HTTP path, or a get/set mix the protocol cannot send is an
+// error here, before any workload starts.
+Status CheckProtocol(const ExperimentSpec& spec) {
+  const WorkloadSpec& w = spec.workload;
+  const std::string at = spec.source + ":" + std::to_string(w.line) + ": ";
+  std::vector<std::string> names = ClientCodecNames();
+  if (std::find(names.begin(), names.end(), w.protocol) == names.end()) {
+    std::string known;
+    for (const auto& n : names) known += (known.empty() ? "" : ", ") + n;
+    return InvalidArgument(at + "workload.protocol \"" + w.protocol + "\" is not one ream speaks (" + known + ")");
+  }
+  CodecOptions co;
+  co.value_bytes = static_cast<size_t>(spec.load.value_bytes);
+  co.http_path = spec.load.http_path;
+  co.http_method = spec.load.http_method;
+  auto codec = MakeClientCodec(w.protocol, co);
+  if (!codec.ok()) return InvalidArgument(at + "workload.protocol / [load]: " + codec.status().message());
+  if (CodecCapabilities caps = (*codec)->capabilities(); !caps.supports_set && spec.load.get_ratio < 1) {
+    char ratio[32];
+    std::snprintf(ratio, sizeof ratio, "%g", spec.load.get_ratio);
+    return InvalidArgument(spec.source + ": load.get_ratio = " + ratio + ": protocol \"" + w.protocol +
+                           "\" cannot send sets: " + caps.no_sets_because + "; use get_ratio = 1");
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
-const std::vector<std::string>& PartitionKnobNames() {
-  static const std::vector<std::string> k = {
-      "cpu_quota", "memory", "disk_read_bps", "disk_write_bps", "disk_read_iops",
-      "disk_write_iops", "disk_device", "net_rate", "llc_ways", "mem_bw"};
-  return k;
+std::string ToString(ReadyBy r) { return r == ReadyBy::kLine ? "line" : "port"; }
+std::string ToString(RestartEvery r) { return r == RestartEvery::kPoint ? "point" : "sweep"; }
+std::string ToString(SweepMode m) { return m == SweepMode::kKnee ? "knee" : "grid"; }
+
+std::optional<ReadyBy> ReadyByFromString(const std::string& s) {
+  for (ReadyBy r : {ReadyBy::kPort, ReadyBy::kLine}) {
+    if (ToString(r) == s) return r;
+  }
+  return std::nullopt;
+}
+
+std::optional<RestartEvery> RestartEveryFromString(const std::string& s) {
+  for (RestartEvery r : {RestartEvery::kSweep, RestartEvery::kPoint}) {
+    if (ToString(r) == s) return r;
+  }
+  return std::nullopt;
+}
+
+std::optional<SweepMode> SweepModeFromString(const std::string& s) {
+  for (SweepMode m : {SweepMode::kGrid, SweepMode::kKnee}) {
+    if (ToString(m) == s) return m;
+  }
+  return std::nullopt;
+}
+
+PartitionSpec PartitionValues::ToPartitionSpec(bool node) const {
+  PartitionSpec p;
+  p.node = node;
+  for (const auto& [key, parsed] : values) {
+    parsed.knob->apply(parsed.value, &p);
+    if (parsed.knob->needs_node) p.node = true;
+  }
+  return p;
+}
+
+std::string PartitionValues::SupportOf(const std::string& key) const {
+  auto it = values.find(key);
+  return it == values.end() ? "" : it->second.knob->support;
 }
 
 std::string PartitionValues::Label() const {
@@ -494,30 +418,7 @@ nlohmann::json PartitionValues::ToJson() const {
   return j;
 }
 
-Result<std::chrono::nanoseconds> ParseSpecDuration(const std::string& text) {
-  std::string s = text;
-  s.erase(0, s.find_first_not_of(" \t"));
-  s.erase(s.find_last_not_of(" \t") + 1);
-  if (s.empty()) return InvalidArgument("is an empty duration");
-  char* end = nullptr;
-  double v = std::strtod(s.c_str(), &end);
-  if (end == s.c_str() || !std::isfinite(v)) {
-    return InvalidArgument("'" + text + "' is not a duration (examples: \"5s\", \"250ms\", \"20us\")");
-  }
-  std::string unit(end);
-  double ns_per = 0;
-  if (unit.empty() || unit == "s") ns_per = 1e9;
-  else if (unit == "ms") ns_per = 1e6;
-  else if (unit == "us" || unit == "µs") ns_per = 1e3;
-  else if (unit == "ns") ns_per = 1;
-  else if (unit == "m" || unit == "min") ns_per = 60e9;
-  else if (unit == "h") ns_per = 3600e9;
-  else return InvalidArgument("'" + text + "' has an unknown unit '" + unit + "' (use ns, us, ms, s, m or h)");
-  if (v < 0) return InvalidArgument("'" + text + "' is negative");
-  return std::chrono::nanoseconds(static_cast<int64_t>(std::llround(v * ns_per)));
-}
-
-Result<ExperimentSpec> ParseSpec(const std::string& text, const std::string& source) {
+Result<ExperimentSpec> ParseSpec(const std::string& text, const std::string& source, const KnobTable& knobs) {
   toml::table root;
   try {
     root = toml::parse(text, source);
@@ -529,7 +430,7 @@ Result<ExperimentSpec> ParseSpec(const std::string& text, const std::string& sou
   ExperimentSpec spec;
   spec.source = source;
   spec.text = text;
-  Section top(root, "", source,
+  TomlSection top(root, "", source,
               {"name", "description", "seed", "repetitions", "scenarios", "generator_cpus",
                "sample_interval", "node", "workload", "load", "sweep", "partitions", "qos"});
   REAM_RETURN_IF_ERROR(top.Unknown());
@@ -565,12 +466,12 @@ Result<ExperimentSpec> ParseSpec(const std::string& text, const std::string& sou
   const toml::table* w = top.Table("workload", &err);
   REAM_RETURN_IF_ERROR(err);
   if (!w) return InvalidArgument(source + ": [workload] is required (builtin = \"kv\", or command = [...])");
-  REAM_RETURN_IF_ERROR(ParseWorkload(Section(*w, "workload", source,
+  REAM_RETURN_IF_ERROR(ParseWorkload(TomlSection(*w, "workload", source,
                                              {"builtin", "args", "command", "protocol", "port", "ready",
                                               "ready_line", "ready_timeout", "threads", "restart"}),
                                      &spec.workload));
   if (const toml::table* l = top.Table("load", &err)) {
-    REAM_RETURN_IF_ERROR(ParseLoad(Section(*l, "load", source,
+    REAM_RETURN_IF_ERROR(ParseLoad(TomlSection(*l, "load", source,
                                            {"arrival", "key_dist", "keys", "get_ratio", "value_bytes",
                                             "connections", "threads", "warmup", "duration",
                                             "timely_tolerance", "response_timeout", "http_path",
@@ -581,26 +482,29 @@ Result<ExperimentSpec> ParseSpec(const std::string& text, const std::string& sou
   const toml::table* sw = top.Table("sweep", &err);
   REAM_RETURN_IF_ERROR(err);
   if (!sw) return InvalidArgument(source + ": [sweep] is required (qps = [...], a range, or mode = \"knee\")");
-  REAM_RETURN_IF_ERROR(ParseSweep(Section(*sw, "sweep", source,
+  REAM_RETURN_IF_ERROR(ParseSweep(TomlSection(*sw, "sweep", source,
                                           {"mode", "qps", "start", "stop", "steps", "step", "low", "high",
                                            "precision", "max_points", "confirm", "remeasure_invalid",
                                            "stop_after_invalid", "on_failure"}),
                                   &spec.sweep));
   if (const toml::table* p = top.Table("partitions", &err)) {
-    std::vector<std::string> known = PartitionKnobNames();
+    std::vector<std::string> known = knobs.SpecKeys();
     known.push_back("set");
-    REAM_RETURN_IF_ERROR(ParsePartitions(Section(*p, "partitions", source, known), &spec.partitions));
+    TomlSection section(*p, "partitions", source, known);
+    REAM_RETURN_IF_ERROR(section.Unknown());
+    REAM_RETURN_IF_ERROR(ParsePartitions(section, knobs, &spec.partitions));
   }
   REAM_RETURN_IF_ERROR(err);
   if (spec.partitions.empty()) spec.partitions.push_back({});
   if (const toml::table* q = top.Table("qos", &err)) {
-    REAM_RETURN_IF_ERROR(ParseQos(Section(*q, "qos", source,
+    REAM_RETURN_IF_ERROR(ParseQos(TomlSection(*q, "qos", source,
                                           {"percentile", "target", "service_multiplier", "at_utilization",
                                            "min_timely_ratio", "max_rate_error"}),
                                   &spec.qos));
   }
   REAM_RETURN_IF_ERROR(err);
-  if (spec.sweep.mode == "knee" && spec.load.duration < std::chrono::milliseconds(500)) {
+  REAM_RETURN_IF_ERROR(CheckProtocol(spec));
+  if (spec.sweep.mode == SweepMode::kKnee && spec.load.duration < std::chrono::milliseconds(500)) {
     return InvalidArgument(source + ": [load] duration below 500ms is too short for a knee search's percentiles");
   }
   return spec;
@@ -629,10 +533,10 @@ nlohmann::json ExperimentSpec::ToJson() const {
   j["node"] = node;
   j["workload"] = {{"builtin", workload.builtin},   {"args", workload.args},
                    {"command", workload.command},   {"protocol", workload.protocol},
-                   {"port", workload.port},         {"ready", workload.ready},
+                   {"port", workload.port},         {"ready", ToString(workload.ready)},
                    {"ready_line", workload.ready_line},
                    {"ready_timeout_ms", ms(workload.ready_timeout)},
-                   {"threads", workload.threads},   {"restart", workload.restart}};
+                   {"threads", workload.threads},   {"restart", ToString(workload.restart)}};
   j["load"] = {{"arrival", load.arrival},     {"key_dist", load.key_dist},
                {"keys", load.keys},           {"get_ratio", load.get_ratio},
                {"value_bytes", load.value_bytes}, {"connections", load.connections},
@@ -642,7 +546,7 @@ nlohmann::json ExperimentSpec::ToJson() const {
                {"response_timeout_ms", ms(load.response_timeout)},
                {"http_path", load.http_path},  {"http_method", load.http_method},
                {"wait", load.wait}};
-  j["sweep"] = {{"mode", sweep.mode},           {"qps", sweep.qps},
+  j["sweep"] = {{"mode", ToString(sweep.mode)},           {"qps", sweep.qps},
                 {"low", sweep.low},             {"high", sweep.high},
                 {"precision", sweep.precision}, {"max_points", sweep.max_points},
                 {"confirm", sweep.confirm},

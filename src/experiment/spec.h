@@ -13,30 +13,53 @@
 
 #include <nlohmann/json.hpp>
 
+#include "load/arrival.h"
+#include "load/key_chooser.h"
+#include "partition/knobs.h"
 #include "platform/status.h"
 
 namespace ream {
+
+// How an external command says it is ready: it accepts a connection on its port, or prints a
+// line containing ready_line.
+enum class ReadyBy { kPort, kLine };
+// How often the workload starts: once per scenario × partition sweep, or afresh per level.
+enum class RestartEvery { kSweep, kPoint };
+// A grid of load levels, or the adaptive search for the QoS knee.
+enum class SweepMode { kGrid, kKnee };
+
+// The spec's words for them ("port", "line"; "sweep", "point"; "grid", "knee"), and back
+// (nullopt for a word that is not one of them).
+std::string ToString(ReadyBy r);
+std::string ToString(RestartEvery r);
+std::string ToString(SweepMode m);
+std::optional<ReadyBy> ReadyByFromString(const std::string& s);
+std::optional<RestartEvery> RestartEveryFromString(const std::string& s);
+std::optional<SweepMode> SweepModeFromString(const std::string& s);
 
 struct WorkloadSpec {
   // Exactly one of builtin / command.
   std::string builtin;                // "kv" or "synthetic": runs `ream serve <builtin>`
   std::vector<std::string> args;      // extra arguments for the builtin server
   std::vector<std::string> command;   // any external command; "{port}" is replaced by a free port
-  std::string protocol = "ream";      // the client codec
+  std::string protocol = "ream";      // the client codec, one of ClientCodecNames() (checked)
   int port = 0;                       // external command: the port it listens on (0: "{port}")
-  std::string ready = "port";         // external command: "port" (accepts) or "line"
+  ReadyBy ready = ReadyBy::kPort;     // external command: "port" (accepts) or "line"
   std::string ready_line;             // with ready = "line": a substring of a stdout line
   std::chrono::milliseconds ready_timeout{10000};
   // Server worker threads for a builtin: 0 = one per CPU of the scenario.
   int threads = 0;
   // "sweep": one start per scenario × partition sweep; "point": a fresh start per load level.
-  std::string restart = "sweep";
+  RestartEvery restart = RestartEvery::kSweep;
   int line = 0;  // line of [workload], for messages
 };
 
 struct LoadSpec {
+  // The texts as written (given to `ream load`, stored) and what they parse into.
   std::string arrival = "exponential";  // exponential | constant
+  ArrivalSpec arrival_spec;
   std::string key_dist = "zipf:0.99";   // zipf:THETA | uniform
+  KeyDistSpec key_dist_spec;
   int64_t keys = 100000;
   double get_ratio = 0.9;
   int64_t value_bytes = 64;
@@ -58,7 +81,7 @@ struct LoadSpec {
 };
 
 struct SweepSpec {
-  std::string mode = "grid";  // "grid" (a list or a range) | "knee"
+  SweepMode mode = SweepMode::kGrid;  // "grid" (a list or a range) | "knee"
   std::vector<double> qps;    // grid: the load levels, ascending
   // knee: search [low, high] for the highest load meeting QoS to `precision` (relative).
   double low = 0, high = 0;
@@ -77,13 +100,25 @@ struct SweepSpec {
   std::string on_failure = "continue";  // a failed point: "continue" | "stop" (the run)
 };
 
-// One partition: knob name -> value text as the user wrote it (units parsed by partition/),
-// with the line it came from. An empty map is the unpartitioned default.
+// One partition: knob key -> value text as the user wrote it (stored and shown), the line it
+// came from, and the value its knob (partition/knobs.h) parsed it into. An empty map is the
+// unpartitioned default.
 struct PartitionValues {
+  struct Parsed {
+    const Knob* knob = nullptr;  // in the table ParseSpec was given (it must outlive the spec)
+    KnobValue value;
+  };
   std::map<std::string, std::string> knobs;
   std::map<std::string, int> lines;
+  std::map<std::string, Parsed> values;
   std::string Label() const;  // "default" or "cpu_quota=50%,memory=512M" (sorted)
   nlohmann::json ToJson() const;
+  // The values applied to a PartitionSpec (in a node when `node` or a knob needs one). Not
+  // validated: PartitionSpec::Validate checks the ranges and the knobs together.
+  PartitionSpec ToPartitionSpec(bool node) const;
+  // The `ream doctor` row (KnobSupportRow::flag) that says whether `key` is enforceable; ""
+  // when none does.
+  std::string SupportOf(const std::string& key) const;
 };
 
 struct QosSpec {
@@ -119,15 +154,11 @@ struct ExperimentSpec {
 };
 
 // Parses `text` (from `source`, used in messages: "quickstart.toml:12: ..."). InvalidArgument
-// naming the key and its line for unknown keys, wrong types and impossible values.
-Result<ExperimentSpec> ParseSpec(const std::string& text, const std::string& source);
+// naming the key and its line for unknown keys, wrong types and impossible values. [partitions]
+// takes the knobs of `knobs`, which must outlive the spec.
+Result<ExperimentSpec> ParseSpec(const std::string& text, const std::string& source,
+                                 const KnobTable& knobs = BuiltinKnobs());
 // Reads and parses a file; NotFound / IoError when it cannot be read.
 Result<ExperimentSpec> LoadSpecFile(const std::string& path);
-
-// "5s", "250ms", "20us", "1m", or a bare number of seconds. InvalidArgument otherwise.
-Result<std::chrono::nanoseconds> ParseSpecDuration(const std::string& s);
-
-// The partition knobs a spec may name (the keys of [partitions]).
-const std::vector<std::string>& PartitionKnobNames();
 
 }  // namespace ream

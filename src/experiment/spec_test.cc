@@ -200,5 +200,72 @@ TEST(Spec, PartitionListsExpandToTheirProductAndSetsAreExplicit) {
             std::string::npos);
 }
 
+
+TEST(Spec, PartitionValuesAreParsedOnceAtTheBoundaryWithTheirLine) {
+  auto r = ParseSpec(std::string(kMinimal) + "[partitions]\nmemory = [\"256M\",\n \"1G\"]\nnet_rate = \"100mbit\"\n", "x.toml");
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_EQ(r->partitions.size(), 2u);
+  const PartitionValues& big = r->partitions[1];
+  EXPECT_EQ(big.knobs.at("memory"), "1G");  // the text, as stored and shown
+  EXPECT_EQ(big.lines.at("memory"), 8);
+  EXPECT_EQ(std::get<int64_t>(big.values.at("memory").value), int64_t{1} << 30);
+  PartitionSpec ps = big.ToPartitionSpec(false);
+  EXPECT_EQ(*ps.memory_bytes, int64_t{1} << 30);
+  EXPECT_EQ(*ps.net_rate_bps, 100000000);
+  EXPECT_TRUE(ps.node);  // shaping acts on the node's link
+  EXPECT_EQ(big.SupportOf("net_rate"), "--net-rate");
+  EXPECT_EQ(big.SupportOf("memory"), "--memory");
+  // A value its knob cannot read is the spec's error, with its line, before anything runs.
+  std::string m = Err(std::string(kMinimal) + "[partitions]\nllc_ways = [\"2\",\n \"four\"]\n");
+  EXPECT_NE(m.find("x.toml:8: partitions.llc_ways = \"four\": must be a positive number of ways"), std::string::npos) << m;
+  std::string pct = Err(std::string(kMinimal) + "[[partitions.set]]\ncpu_quota = \"half\"\n");
+  EXPECT_NE(pct.find("x.toml:7: partitions.cpu_quota = \"half\""), std::string::npos) << pct;
+  EXPECT_NE(pct.find("not a percentage"), std::string::npos) << pct;
+}
+
+TEST(Spec, ArrivalKeyDistributionAndProtocolAreResolvedInTheSpec) {
+  auto r = ParseSpec(std::string(kMinimal) + "[load]\narrival = \"constant\"\nkey_dist = \"uniform\"\n", "x.toml");
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->load.arrival_spec.kind, ArrivalSpec::Kind::kConstant);
+  EXPECT_EQ(r->load.arrival, "constant");
+  EXPECT_FALSE(r->load.key_dist_spec.zipf);
+  auto z = ParseSpec(std::string(kMinimal) + "[load]\nkey_dist = \"zipf:0.5\"\n", "x.toml");
+  ASSERT_TRUE(z.ok()) << z.status().ToString();
+  EXPECT_TRUE(z->load.key_dist_spec.zipf);
+  EXPECT_DOUBLE_EQ(z->load.key_dist_spec.theta, 0.5);
+  auto d = ParseSpec(kMinimal, "x.toml");
+  EXPECT_EQ(d->load.arrival_spec.kind, ArrivalSpec::Kind::kExponential);
+  EXPECT_DOUBLE_EQ(d->load.key_dist_spec.theta, 0.99);
+
+  const std::string cmd = "name = \"t\"\n[workload]\ncommand = [\"sleep\", \"60\"]\nport = 1\nprotocol = ";
+  std::string gopher = Err(cmd + "\"gopher\"\n[sweep]\nqps = [1]\n");
+  EXPECT_NE(gopher.find("x.toml:2: workload.protocol \"gopher\" is not one ream speaks ("), std::string::npos) << gopher;
+  EXPECT_NE(gopher.find("memcached"), std::string::npos) << gopher;
+  std::string get_only = Err(cmd + "\"http\"\n[load]\nhttp_method = \"GET\"\n[sweep]\nqps = [1]\n");
+  EXPECT_NE(get_only.find("x.toml: load.get_ratio = 0.9: protocol \"http\" cannot send sets"), std::string::npos)
+      << get_only;
+  EXPECT_TRUE(ParseSpec(cmd + "\"http\"\n[load]\nhttp_method = \"GET\"\nget_ratio = 1\n[sweep]\nqps = [1]\n", "x.toml").ok());
+}
+
+TEST(Spec, ModesAreEnumsWithOneSpellingEach) {
+  for (SweepMode m : {SweepMode::kGrid, SweepMode::kKnee}) EXPECT_EQ(SweepModeFromString(ToString(m)), m);
+  for (ReadyBy b : {ReadyBy::kPort, ReadyBy::kLine}) EXPECT_EQ(ReadyByFromString(ToString(b)), b);
+  for (RestartEvery e : {RestartEvery::kSweep, RestartEvery::kPoint}) EXPECT_EQ(RestartEveryFromString(ToString(e)), e);
+  EXPECT_FALSE(SweepModeFromString("Knee").has_value());
+  auto k = ParseSpec("name = \"t\"\n[workload]\ncommand = [\"x\", \"{port}\"]\nready = \"line\"\nready_line = \"up\"\n"
+                     "restart = \"point\"\n[sweep]\nmode = \"knee\"\nlow = 1\nhigh = 5\n",
+                     "x.toml");
+  ASSERT_TRUE(k.ok()) << k.status().ToString();
+  EXPECT_EQ(k->sweep.mode, SweepMode::kKnee);
+  EXPECT_EQ(k->workload.ready, ReadyBy::kLine);
+  EXPECT_EQ(k->workload.restart, RestartEvery::kPoint);
+  EXPECT_EQ(k->ToJson()["sweep"]["mode"], "knee");
+  EXPECT_EQ(k->ToJson()["workload"]["ready"], "line");
+  EXPECT_EQ(k->ToJson()["workload"]["restart"], "point");
+  EXPECT_EQ(ParseSpec(kMinimal, "x.toml")->ToJson()["sweep"]["mode"], "grid");
+  std::string bad = Err(std::string(kMinimal) + "mode = \"bisect\"\n");
+  EXPECT_NE(bad.find("sweep.mode is \"bisect\""), std::string::npos) << bad;
+}
+
 }  // namespace
 }  // namespace ream

@@ -79,7 +79,7 @@ Result<LaunchedWorkload> StartWorkload(Platform& p, SandboxKind& sandboxes, cons
     auto left = std::chrono::duration_cast<milliseconds>(std::chrono::nanoseconds(deadline_ns - p.MonotonicNanos()));
     if (left <= milliseconds(0)) {
       std::string how = !w.builtin.empty() ? "printed no 'ready HOST:PORT' line"
-                        : w.ready == "line" ? "printed no line containing \"" + w.ready_line + "\""
+                        : w.ready == ReadyBy::kLine ? "printed no line containing \"" + w.ready_line + "\""
                                             : "accepted no connection on " + sb.address() + ":" + std::to_string(wl.port);
       (void)sb.Stop();
       return Timeout("workload " + what + " never became ready within " +
@@ -87,7 +87,7 @@ Result<LaunchedWorkload> StartWorkload(Platform& p, SandboxKind& sandboxes, cons
                      "; raise workload.ready_timeout if it is only slow)");
     }
     milliseconds step = std::min(left, milliseconds(100));
-    if (!w.builtin.empty() || w.ready == "line") {
+    if (!w.builtin.empty() || w.ready == ReadyBy::kLine) {
       std::string needle = w.builtin.empty() ? w.ready_line : "";
       auto line = sb.WaitForLine(
           [&](const std::string& l) {

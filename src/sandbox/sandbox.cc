@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <thread>
 
+#include "partition/knobs.h"
 #include "partition/placement.h"
 #include "topology/topology.h"
 
@@ -337,50 +338,75 @@ std::unique_ptr<SandboxKind> MakeProcessSandboxKind(Platform& platform) {
 }
 
 std::vector<KnobSupport> PartitionSupport(Platform& p, const std::vector<Capability>* probed) {
+  // One verdict per row of the knob table's support list, by the row's kind of probe.
+  const KnobTable& knobs = BuiltinKnobs();
   std::vector<KnobSupport> out;
   CgroupLayout layout = DetectCgroups(p);
-  auto cg = [&](const char* flag, const char* v1ctl, const char* v1file, const char* v2ctl,
-                const char* v2file) {
-    KnobSupport k{flag, false, ""};
+  auto cg = [&](const KnobSupportRow& row) {
+    KnobSupport k{row.flag, false, ""};
     if (layout.version == 2) {
       std::string ctls = Trim(p.ReadFile(layout.v2_root + "/cgroup.controllers").value_or(""));
       bool has = false;
-      for (const auto& c : Split(ctls, ' ')) has = has || c == v2ctl;
+      for (const auto& c : Split(ctls, ' ')) has = has || c == row.v2_controller;
       k.enforceable = has;
-      k.detail = has ? std::string("cgroup v2 ") + v2file
-                     : std::string("cgroup v2 controller '") + v2ctl + "' is not available";
+      k.detail = has ? "cgroup v2 " + row.v2_file
+                     : "cgroup v2 controller '" + row.v2_controller + "' is not available";
     } else if (layout.version == 1) {
-      std::string m = layout.V1Mount(v1ctl);
-      k.enforceable = !m.empty() && p.Exists(m + "/" + v1file);
-      k.detail = k.enforceable ? "cgroup v1 " + m + "/" + v1file
-                               : std::string("cgroup v1 controller '") + v1ctl +
-                                     "' is not mounted or lacks " + v1file;
+      std::string m = layout.V1Mount(row.v1_controller);
+      k.enforceable = !m.empty() && p.Exists(m + "/" + row.v1_file);
+      k.detail = k.enforceable ? "cgroup v1 " + m + "/" + row.v1_file
+                               : "cgroup v1 controller '" + row.v1_controller + "' is not mounted or lacks " +
+                                     row.v1_file;
     } else {
       k.detail = "no cgroup hierarchy is mounted";
     }
-    out.push_back(k);
+    return k;
   };
-  cg("--cpus", "cpuset", "cpuset.cpus", "cpuset", "cpuset.cpus");
-  cg("--cpu-quota", "cpu", "cpu.cfs_quota_us", "cpu", "cpu.max");
-  cg("--memory", "memory", "memory.limit_in_bytes", "memory", "memory.max");
-  cg("--disk-*", "blkio", "blkio.throttle.read_bps_device", "io", "io.max");
   auto ip = p.FindExecutable("ip");
   auto tc = p.FindExecutable("tc");
   bool netns_ok = ip.ok() && p.IsDirectory("/proc/self/ns") && p.Exists("/proc/self/ns/net");
-  out.push_back({"--node", netns_ok,
-                 netns_ok ? "network namespace + veth pair (ip), addresses in " +
-                                std::string(kNodeNetwork)
-                          : (ip.ok() ? "no network namespaces in this kernel"
-                                     : "the 'ip' tool is missing: " + ip.status().message())});
-  out.push_back({"--net-rate", netns_ok && tc.ok(),
-                 !tc.ok() ? "the 'tc' tool is missing"
-                          : "tc htb on both ends of the node's veth ('ream doctor' tries htb)"});
-  if (probed) {
-    // What was tried beats what is installed.
-    for (auto& k : out) {
-      if (k.flag != "--node" && k.flag != "--net-rate") continue;
-      std::vector<const char*> needs = {"net.namespace", "net.veth"};
-      if (k.flag == "--net-rate") needs.push_back("tc.htb");
+  auto rc = ReadResctrl(p);
+  for (const KnobSupportRow& row : knobs.support_rows()) {
+    KnobSupport k{row.flag, false, ""};
+    // What ream doctor established by trying beats what is installed.
+    std::vector<const char*> needs;
+    switch (row.probe) {
+      case KnobProbe::kCgroup:
+        k = cg(row);
+        break;
+      case KnobProbe::kNode:
+        k.enforceable = netns_ok;
+        k.detail = netns_ok ? "network namespace + veth pair (ip), addresses in " + std::string(kNodeNetwork)
+                            : (ip.ok() ? "no network namespaces in this kernel"
+                                       : "the 'ip' tool is missing: " + ip.status().message());
+        needs = {"net.namespace", "net.veth"};
+        break;
+      case KnobProbe::kNodeShaping:
+        k.enforceable = netns_ok && tc.ok();
+        k.detail = !tc.ok() ? "the 'tc' tool is missing"
+                            : "tc htb on both ends of the node's veth ('ream doctor' tries htb)";
+        needs = {"net.namespace", "net.veth", "tc.htb"};
+        break;
+      case KnobProbe::kResctrlL3:
+        if (!rc.ok()) {
+          k.detail = rc.status().message();
+        } else {
+          k.enforceable = rc->l3;
+          k.detail = rc->l3 ? "resctrl L3 CAT, " + std::to_string(rc->cbm_bits) + " ways" : "no info/L3 in " + rc->mount;
+        }
+        break;
+      case KnobProbe::kResctrlMba:
+        if (!rc.ok()) {
+          k.detail = rc.status().message();
+        } else {
+          k.enforceable = rc->mb;
+          k.detail = rc->mb ? "resctrl MBA, min " + std::to_string(rc->min_bandwidth) + " of " +
+                                  std::to_string(rc->mb_max)
+                            : "no info/MB in " + rc->mount;
+        }
+        break;
+    }
+    if (probed) {
       for (const char* n : needs) {
         const Capability* c = FindCapability(*probed, n);
         if (c && c->status != Support::kSupported) {
@@ -390,19 +416,7 @@ std::vector<KnobSupport> PartitionSupport(Platform& p, const std::vector<Capabil
         }
       }
     }
-  }
-  auto rc = ReadResctrl(p);
-  if (!rc.ok()) {
-    out.push_back({"--llc-ways", false, rc.status().message()});
-    out.push_back({"--mem-bw", false, rc.status().message()});
-  } else {
-    out.push_back({"--llc-ways", rc->l3,
-                   rc->l3 ? "resctrl L3 CAT, " + std::to_string(rc->cbm_bits) + " ways"
-                          : "no info/L3 in " + rc->mount});
-    out.push_back({"--mem-bw", rc->mb,
-                   rc->mb ? "resctrl MBA, min " + std::to_string(rc->min_bandwidth) + " of " +
-                                std::to_string(rc->mb_max)
-                          : "no info/MB in " + rc->mount});
+    out.push_back(k);
   }
   return out;
 }

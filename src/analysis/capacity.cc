@@ -1,0 +1,181 @@
+// A group's capacity (the highest load meeting QoS, interpolated), the loads at 20 % and 50 %
+// CPU utilization, where it saturates, and the scaling ratios between scenarios.
+#include "analysis/capacity.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <limits>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include "analysis/format.h"
+#include "analysis/stats.h"
+#include "platform/median.h"
+
+namespace ream::analysis {
+
+// The highest load of the sweep meeting QoS ("max QPS under QoS" on a qps axis), in the
+// axis's unit, with how it was obtained in words that name the axis.
+Capacity ComputeCapacity(const std::vector<PointAnalysis>& points, std::optional<double> target,
+                         LoadAxis axis) {
+  Capacity c;
+  if (!target) {
+    c.status = "no QoS target";
+    return c;
+  }
+  std::vector<XY> mid, lo, hi;
+  for (const auto& p : points) {
+    if (!p.valid) continue;
+    mid.push_back({p.target_load, p.tail_us});
+    lo.push_back({p.target_load, p.tail_low_us.value_or(p.tail_us)});
+    hi.push_back({p.target_load, p.tail_high_us.value_or(p.tail_us)});
+  }
+  if (mid.empty()) {
+    c.status = "no valid points";
+    return c;
+  }
+  if (mid.front().y > *target) {
+    c.upper_bound = mid.front().x;
+    c.status = "below the sweep: the lowest valid load (" + Load(mid.front().x, axis) +
+               ") already misses QoS";
+    return c;
+  }
+  size_t fail = 0;
+  auto x = FirstUpCrossing(mid, *target, &fail);
+  if (!x) {
+    c.qps = mid.back().x;
+    c.lower_bound = true;
+    c.last_pass_qps = mid.back().x;
+    c.status = "not reached: every valid point meets QoS, so capacity is at least " +
+               Load(mid.back().x, axis);
+    // Still an uncertainty from the CI: the upper curve may cross inside the sweep.
+    if (auto l = FirstUpCrossing(hi, *target)) c.low = *l;
+    return c;
+  }
+  c.qps = *x;
+  c.last_pass_qps = mid[fail - 1].x;
+  c.first_fail_qps = mid[fail].x;
+  c.status = "interpolated between " + Load(mid[fail - 1].x, axis) + " (meets QoS) and " +
+             Load(mid[fail].x, axis) + " (misses it)";
+  // The percentile's confidence band moves the crossing: the upper curve crosses earlier,
+  // the lower one later. Where a band curve never crosses from below, the sweep's end
+  // bounds it.
+  auto l = FirstUpCrossing(hi, *target);
+  c.low = l ? *l : (hi.front().y > *target ? mid.front().x : *x);
+  auto h = FirstUpCrossing(lo, *target);
+  c.high = h ? *h : mid.back().x;
+  c.low = std::min(*c.low, *x);
+  c.high = std::max(*c.high, *x);
+  for (size_t i = fail + 1; i < mid.size(); ++i) {
+    if (mid[i].y <= *target) {
+      c.status += "; a higher load (" + Load(mid[i].x, axis) +
+                  ") meets QoS again — the curve is not monotonic, the first crossing is kept";
+      break;
+    }
+  }
+  return c;
+}
+
+// QPS at a CPU utilization, interpolated over valid points ordered by utilization.
+void QpsAtUtilization(const std::vector<PointAnalysis>& points, double u,
+                      std::optional<double>* out, std::string* note) {
+  std::vector<XY> s;
+  bool any_cpu = false;
+  std::string reason;
+  for (const auto& p : points) {
+    if (!p.cpu_util.has()) {
+      if (reason.empty()) reason = p.cpu_util.unavailable;
+      continue;
+    }
+    any_cpu = true;
+    if (p.valid) s.push_back({*p.cpu_util.value, p.target_load});
+  }
+  if (!any_cpu) {
+    *note = "unavailable: CPU utilization not measured (" + reason + ")";
+    return;
+  }
+  std::sort(s.begin(), s.end(), [](const XY& a, const XY& b) { return a.x < b.x; });
+  if (s.empty()) {
+    *note = "unavailable: no valid point";
+    return;
+  }
+  *out = InterpolateY(s, u);
+  if (*out) {
+    *note = "interpolated";
+  } else if (s.back().x < u) {
+    *note = "not reached: CPU utilization stays below " + Pct(u) + " (max " + Pct(s.back().x) +
+            ")";
+  } else {
+    *note = "below the sweep: the lowest valid load is already at " + Pct(s.front().x) +
+            " utilization";
+  }
+}
+
+void Saturation(GroupAnalysis& g) {
+  double best = 0;
+  bool saturated = false;
+  std::string why;
+  for (const auto& p : g.points) {
+    if (p.failed) continue;
+    best = std::max(best, p.throughput_qps);
+    if (!saturated && p.target_load > 0 && p.throughput_qps < 0.95 * p.target_load) {
+      saturated = true;
+      why = "throughput " + Qps(p.throughput_qps) + " fell below 95 % of the offered " +
+            Qps(p.target_load);
+    }
+    if (!saturated && p.cpu_util.has() && *p.cpu_util.value >= 0.95) {
+      saturated = true;
+      why = "CPU utilization reached " + Pct(*p.cpu_util.value) + " at " + Qps(p.target_load);
+    }
+  }
+  if (saturated) {
+    g.saturation_qps = best;
+    g.saturation_note = "highest throughput sustained; " + why;
+  } else {
+    g.saturation_note = "not reached: throughput followed the offered load up to " +
+                        Qps(g.max_qps);
+  }
+}
+
+Ratio MakeRatio(const GroupAnalysis* num, const GroupAnalysis* den, const std::string& num_name,
+                std::optional<double> GroupAnalysis::*field_ptr, bool capacity) {
+  Ratio r;
+  if (!den) {
+    r.status = "not measured: no unlimited 1-ST run";
+    return r;
+  }
+  if (!num) {
+    r.status = "not measured: no unlimited " + num_name + " run";
+    return r;
+  }
+  if (num->failed) {
+    r.status = "not available: " + num->failure;
+    return r;
+  }
+  std::optional<double> a, b;
+  if (capacity) {
+    if (num->capacity.lower_bound || den->capacity.lower_bound) {
+      r.status = "not available: capacity only bounded (" +
+                 (num->capacity.lower_bound ? num->key : den->key) +
+                 " meets QoS at every valid load)";
+      return r;
+    }
+    a = num->capacity.qps;
+    b = den->capacity.qps;
+  } else {
+    a = num->*field_ptr;
+    b = den->*field_ptr;
+  }
+  if (!a || !b || *b <= 0) {
+    r.status = "not available: " + std::string(!a ? num->key : den->key) + " has no value";
+    return r;
+  }
+  r.value = *a / *b;
+  r.status = "measured";
+  return r;
+}
+
+}  // namespace ream::analysis

@@ -1,0 +1,27 @@
+// A group's capacity (the highest load meeting QoS, interpolated), the loads at 20 % and 50 %
+// CPU utilization, where it saturates, and the scaling ratios between scenarios.
+// Internal to the analysis: Analyze (analysis.cc) calls it.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analysis/analysis.h"
+
+namespace ream::analysis {
+
+// Max QPS under QoS: the highest load meeting the target, interpolated between the last
+// passing and the first failing point; bounded (with the status saying so) otherwise.
+Capacity ComputeCapacity(const std::vector<PointAnalysis>& points, std::optional<double> target,
+                         LoadAxis axis);
+// The load at CPU utilization `u` (interpolated over valid points); `note` says why not.
+void QpsAtUtilization(const std::vector<PointAnalysis>& points, double u,
+                      std::optional<double>* out, std::string* note);
+// Where the group saturates (throughput falls behind the offered load, or the CPU fills).
+void Saturation(GroupAnalysis& g);
+// num / den of the capacity (`capacity`) or of a GroupAnalysis field, with its status.
+Ratio MakeRatio(const GroupAnalysis* num, const GroupAnalysis* den, const std::string& num_name,
+                std::optional<double> GroupAnalysis::*field_ptr, bool capacity);
+
+}  // namespace ream::analysis

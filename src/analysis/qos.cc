@@ -1,0 +1,101 @@
+// The QoS target (LQoS): 5 × the mean service time at 20 % CPU utilization of the reference
+// group, or the spec's fixed target (DESIGN.md).
+#include "analysis/qos.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <limits>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include "analysis/format.h"
+#include "analysis/stats.h"
+#include "platform/median.h"
+
+namespace ream::analysis {
+
+const GroupAnalysis* ReferenceGroup(const std::vector<GroupAnalysis>& groups) {
+  const GroupAnalysis* best = nullptr;
+  auto rank = [](const GroupAnalysis& g) {
+    return std::make_tuple(g.failed ? 1 : 0, g.partition.unlimited() ? 0 : 1,
+                           g.scenario == "1-ST" ? 0 : 1, g.threads, g.valid_points > 0 ? 0 : 1);
+  };
+  for (const auto& g : groups) {
+    if (!best || rank(g) < rank(*best)) best = &g;
+  }
+  return best;
+}
+
+QosTarget ComputeQos(const ExperimentData& d, const std::vector<GroupAnalysis>& groups) {
+  QosTarget q;
+  if (d.qos.fixed_target_us) {
+    q.target_us = *d.qos.fixed_target_us;
+    q.method = "fixed target from the experiment spec";
+    return q;
+  }
+  const GroupAnalysis* ref = ReferenceGroup(groups);
+  if (!ref) {
+    q.unavailable = "no run to derive it from";
+    return q;
+  }
+  q.reference = ref->key;
+  std::vector<XY> s;
+  bool reported = true;
+  for (const auto& p : ref->points) {
+    if (!p.valid || !p.cpu_util.has() || !p.service_us) continue;
+    s.push_back({*p.cpu_util.value, *p.service_us});
+    reported = reported && p.service_method == "server-reported";
+  }
+  std::sort(s.begin(), s.end(), [](const XY& a, const XY& b) { return a.x < b.x; });
+  double u = d.qos.at_utilization;
+  char rule[128];
+  std::snprintf(rule, sizeof rule, "%g × mean service time at %g %% CPU utilization",
+                d.qos.service_multiple, u * 100);
+  if (s.empty()) {
+    q.unavailable = std::string("cannot apply ") + rule + ": no valid point of " + ref->key +
+                    " has both CPU utilization and a service time (CPU utilization: " +
+                    (ref->points.empty() || ref->points[0].cpu_util.has()
+                         ? "measured"
+                         : ref->points[0].cpu_util.unavailable) +
+                    "); set a fixed target in the spec";
+    return q;
+  }
+  q.service_method = reported ? "server-reported" : "service demand law S = U·c/X";
+  auto svc = InterpolateY(s, u);
+  if (svc) {
+    q.service_time_us = *svc;
+  } else if (s.back().x < u) {
+    q.unavailable = std::string("cannot apply ") + rule + ": CPU utilization of " + ref->key +
+                    " stays below " + Pct(u) + " (max " + Pct(s.back().x) +
+                    "), as the seed found for shore; set a fixed target in the spec";
+    return q;
+  } else {
+    q.service_time_us = s.front().y;
+    q.note = "no valid point at or below " + Pct(u) + " utilization; the lowest (" +
+             Pct(s.front().x) + ") was used";
+  }
+  q.target_us = d.qos.service_multiple * *q.service_time_us;
+  q.method = std::string(rule) + " (" + q.service_method + "), interpolated along the sweep of " +
+             ref->key;
+  // A server whose own work per request is far shorter than a round trip over the network
+  // gets a target no request can meet: say so instead of leaving "capacity below the sweep"
+  // unexplained.
+  const PointAnalysis* floor = nullptr;
+  for (const auto& p : ref->points) {
+    if (p.valid && (!floor || p.tail_us < floor->tail_us)) floor = &p;
+  }
+  if (floor && *q.target_us < floor->tail_us) {
+    if (!q.note.empty()) q.note += "; ";
+    q.note += "the target (" + Fmt(*q.target_us) + " us) is below the lowest p" + Fmt(d.qos.percentile) +
+              " measured at any valid load of " + ref->key + " (" + Fmt(floor->tail_us) + " us at " +
+              Qps(floor->target_load) + "): the service time excludes the network and the server's I/O, "
+              "so no load can meet it. The seed set a fixed LQoS where its rule did not apply (shore); "
+              "set [qos] target in the spec";
+  }
+  return q;
+}
+
+}  // namespace ream::analysis

@@ -1,0 +1,222 @@
+// ream's partition knobs: one entry each (partition/knobs.h says what an entry holds).
+#include "partition/knobs.h"
+
+#include <cstdlib>
+
+namespace ream {
+namespace {
+
+// A whole positive number ("4"); `what_it_is` completes "must be a positive ...".
+Result<KnobValue> PositiveInteger(std::string_view text, const char* what_it_is) {
+  std::string t(text);
+  char* end = nullptr;
+  long long v = std::strtoll(t.c_str(), &end, 10);
+  if (end == t.c_str() || *end != '\0' || v <= 0) {
+    return InvalidArgument(std::string("must be a positive ") + what_it_is);
+  }
+  return KnobValue(static_cast<int64_t>(v));
+}
+
+Result<KnobValue> Percent(std::string_view text, std::string_view what) {
+  REAM_ASSIGN_OR_RETURN(double v, ParsePercent(text, what));
+  return KnobValue(v);
+}
+
+template <Result<int64_t> (*Parse)(std::string_view)>
+Result<KnobValue> Amount(std::string_view text, std::string_view) {
+  REAM_ASSIGN_OR_RETURN(int64_t v, Parse(text));
+  return KnobValue(v);
+}
+
+int64_t Int(const KnobValue& v) { return std::get<int64_t>(v); }
+double Real(const KnobValue& v) { return std::get<double>(v); }
+
+}  // namespace
+
+void KnobTable::Add(Knob knob) {
+  for (auto& k : knobs_) {
+    if (k.key == knob.key) {
+      k = std::move(knob);
+      return;
+    }
+  }
+  knobs_.push_back(std::move(knob));
+}
+
+void KnobTable::AddResource(LimitedResource resource) {
+  for (auto& r : resources_) {
+    if (r.name == resource.name) {
+      r = std::move(resource);
+      return;
+    }
+  }
+  resources_.push_back(std::move(resource));
+}
+
+void KnobTable::AddSupportRow(KnobSupportRow row) {
+  for (auto& r : support_) {
+    if (r.flag == row.flag) {
+      r = std::move(row);
+      return;
+    }
+  }
+  support_.push_back(std::move(row));
+}
+
+const Knob* KnobTable::Find(std::string_view key) const {
+  for (const auto& k : knobs_) {
+    if (k.key == key) return &k;
+  }
+  return nullptr;
+}
+
+const LimitedResource* KnobTable::FindResource(std::string_view name) const {
+  for (const auto& r : resources_) {
+    if (r.name == name) return &r;
+  }
+  return nullptr;
+}
+
+std::vector<std::string> KnobTable::SpecKeys() const {
+  std::vector<std::string> keys;
+  for (const auto& k : knobs_) {
+    if (k.in_spec) keys.push_back(k.key);
+  }
+  return keys;
+}
+
+void RegisterBuiltinKnobs(KnobTable& t) {
+  // The rows of `ream doctor`'s partition list, in the order it prints them.
+  t.AddSupportRow({"--cpus", KnobProbe::kCgroup, "cpuset", "cpuset.cpus", "cpuset", "cpuset.cpus"});
+  t.AddSupportRow({"--cpu-quota", KnobProbe::kCgroup, "cpu", "cpu.cfs_quota_us", "cpu", "cpu.max"});
+  t.AddSupportRow({"--memory", KnobProbe::kCgroup, "memory", "memory.limit_in_bytes", "memory", "memory.max"});
+  t.AddSupportRow({"--disk-*", KnobProbe::kCgroup, "blkio", "blkio.throttle.read_bps_device", "io", "io.max"});
+  t.AddSupportRow({"--node", KnobProbe::kNode});
+  t.AddSupportRow({"--net-rate", KnobProbe::kNodeShaping});
+  t.AddSupportRow({"--llc-ways", KnobProbe::kResctrlL3});
+  t.AddSupportRow({"--mem-bw", KnobProbe::kResctrlMba});
+
+  // The analysis's resources, in the order its sensitivity lists them. The LogGP ones (second
+  // seed) have no knob yet: they are listed as "not measured" until one limits them.
+  t.AddResource({.name = "llc_ways", .unit = "ways", .json_field = "llc_ways", .integral = true,
+                 .label_prefix = "llc=", .cost_rank = 1});
+  t.AddResource({.name = "mem_bw", .unit = "%", .json_field = "mem_bw_percent", .label_prefix = "membw=",
+                 .label_suffix = "%", .cost_rank = 2});
+  t.AddResource({.name = "disk_bw", .unit = "B/s", .json_field = "disk_bps", .label_prefix = "disk=",
+                 .label_suffix = "B/s", .cost_rank = 3});
+  t.AddResource({.name = "net_bw", .unit = "B/s", .json_field = "net_bps", .label_prefix = "net=",
+                 .label_suffix = "B/s", .cost_rank = 4});
+  // A partition without a quota has all of its CPUs: 1.0 of them.
+  t.AddResource({.name = "cpu_quota", .unit = "of the CPUs", .json_field = "cpu_quota", .label_prefix = "quota=",
+                 .label_scale = 100, .label_suffix = "%", .cost_rank = 0, .unlimited_cost = 1.0});
+  t.AddResource({.name = "memory", .unit = "bytes", .json_field = "memory_bytes", .label_prefix = "mem=",
+                 .label_suffix = "B"});
+  t.AddResource({.name = "net_latency_L", .unit = "us", .lower_is_tighter = false,
+                 .json_field = "net_latency_us", .label_prefix = "L=", .label_suffix = "us"});
+  t.AddResource({.name = "net_overhead_o", .unit = "us", .lower_is_tighter = false,
+                 .json_field = "net_overhead_us", .label_prefix = "o=", .label_suffix = "us"});
+  t.AddResource({.name = "net_gap_g", .unit = "us", .lower_is_tighter = false, .json_field = "net_gap_us",
+                 .label_prefix = "g=", .label_suffix = "us"});
+  t.AddResource({.name = "net_gap_per_byte_G", .unit = "us", .lower_is_tighter = false,
+                 .json_field = "net_gap_per_byte_us", .label_prefix = "G=", .label_suffix = "us"});
+
+  // The knobs, in the order `ream exec --help` and [partitions]' "known keys" list them.
+  t.Add({.key = "cpu_quota", .flag = "--cpu-quota", .help = "CPU time in percent of one CPU (50%, 150%)",
+         .parse = Percent,
+         .apply = [](const KnobValue& v, PartitionSpec* s) { s->cpu_quota = Real(v); },
+         .support = "--cpu-quota", .resource = "cpu_quota", .amount = Real});
+  t.Add({.key = "cpu_weight", .flag = "--cpu-weight",
+         .help = "Relative CPU weight under contention, 1..10000 (default: the kernel's 100)", .flag_type = "INT",
+         .in_spec = false,
+         .parse = [](std::string_view text, std::string_view) { return PositiveInteger(text, "integer"); },
+         .apply = [](const KnobValue& v, PartitionSpec* s) { s->cpu_weight = static_cast<int>(Int(v)); }});
+  t.Add({.key = "memory", .flag = "--memory", .help = "Memory limit (512M, 1G); exceeding it is an OOM kill",
+         .parse = Amount<ParseBytes>,
+         .apply = [](const KnobValue& v, PartitionSpec* s) { s->memory_bytes = Int(v); },
+         .support = "--memory", .resource = "memory",
+         .amount = [](const KnobValue& v) { return static_cast<double>(Int(v)); }});
+  auto disk_bps = [](std::optional<int64_t> PartitionSpec::*field) {
+    return [field](const KnobValue& v, PartitionSpec* s) { s->*field = Int(v); };
+  };
+  auto bytes_per_s = [](const KnobValue& v) { return static_cast<double>(Int(v)); };
+  t.Add({.key = "disk_read_bps", .flag = "--disk-read-bps", .help = "Disk read bandwidth limit (20M = 20 MiB/s)",
+         .parse = Amount<ParseBytesPerSecond>, .apply = disk_bps(&PartitionSpec::disk_read_bps),
+         .support = "--disk-*", .resource = "disk_bw", .amount = bytes_per_s});
+  t.Add({.key = "disk_write_bps", .flag = "--disk-write-bps", .help = "Disk write bandwidth limit",
+         .parse = Amount<ParseBytesPerSecond>, .apply = disk_bps(&PartitionSpec::disk_write_bps),
+         .support = "--disk-*", .resource = "disk_bw", .amount = bytes_per_s});
+  auto iops = [](std::string_view text, std::string_view) { return PositiveInteger(text, "integer"); };
+  t.Add({.key = "disk_read_iops", .flag = "--disk-read-iops", .help = "Disk read IOPS limit", .flag_type = "INT", .parse = iops,
+         .apply = disk_bps(&PartitionSpec::disk_read_iops), .support = "--disk-*"});
+  t.Add({.key = "disk_write_iops", .flag = "--disk-write-iops", .help = "Disk write IOPS limit", .flag_type = "INT", .parse = iops,
+         .apply = disk_bps(&PartitionSpec::disk_write_iops), .support = "--disk-*"});
+  t.Add({.key = "disk_device", .flag = "--disk-device",
+         .help = "Disk to throttle: MAJ:MIN, /dev/NAME or a path on it (default: the disk of the current "
+                 "directory)",
+         .parse = [](std::string_view text, std::string_view) -> Result<KnobValue> {
+           return KnobValue(std::string(text));
+         },
+         .apply = [](const KnobValue& v, PartitionSpec* s) { s->disk_device = std::get<std::string>(v); },
+         .support = "--disk-*", .limits = false,
+         .alone_error = "names the disk to throttle: give a --disk-* limit too"});
+  t.Add({.key = "net_rate", .flag = "--net-rate", .help = "Shape the node's link, both directions (100mbit)",
+         .parse = Amount<ParseBitRate>,
+         .apply = [](const KnobValue& v, PartitionSpec* s) { s->net_rate_bps = Int(v); },
+         .needs_node = true, .support = "--net-rate", .resource = "net_bw",
+         .amount = [](const KnobValue& v) { return static_cast<double>(Int(v)) / 8; }});
+  t.Add({.key = "llc_ways", .flag = "--llc-ways", .help = "Last-level-cache ways (resctrl L3 CAT)", .flag_type = "INT",
+         .parse = [](std::string_view text, std::string_view) { return PositiveInteger(text, "number of ways"); },
+         .apply = [](const KnobValue& v, PartitionSpec* s) { s->llc_ways = static_cast<int>(Int(v)); },
+         .support = "--llc-ways", .resource = "llc_ways",
+         .amount = [](const KnobValue& v) { return static_cast<double>(Int(v)); }});
+  t.Add({.key = "mem_bw", .flag = "--mem-bw", .help = "Memory bandwidth in percent (resctrl MBA)",
+         .parse = Percent,
+         .apply = [](const KnobValue& v, PartitionSpec* s) { s->mem_bw_fraction = Real(v); },
+         .support = "--mem-bw", .resource = "mem_bw",
+         .amount = [](const KnobValue& v) { return Real(v) * 100; }});
+}
+
+const KnobTable& BuiltinKnobs() {
+  // Built on first use and immutable afterwards: no static constructor, no mutable global.
+  static const KnobTable table = [] {
+    KnobTable t;
+    RegisterBuiltinKnobs(t);
+    return t;
+  }();
+  return table;
+}
+
+std::vector<KnobFlag> ExecFlags(const KnobTable& table) {
+  std::vector<KnobFlag> out;
+  for (const auto& k : table.knobs()) {
+    if (!k.flag.empty()) out.push_back({k.flag, k.help, k.flag_type, k.needs_node, k.key});
+  }
+  return out;
+}
+
+Status ApplyFlagTexts(const KnobTable& table, const std::map<std::string, std::string>& texts,
+                      PartitionSpec* spec) {
+  for (const auto& k : table.knobs()) {
+    auto it = texts.find(k.key);
+    if (k.flag.empty() || it == texts.end() || it->second.empty()) continue;
+    auto v = k.parse(it->second, k.flag);
+    if (!v.ok()) {
+      const std::string& m = v.status().message();
+      return InvalidArgument(m.rfind(k.flag, 0) == 0 ? m : k.flag + ": " + m);
+    }
+    k.apply(*v, spec);
+  }
+  auto given = [&](const Knob& k) {
+    auto it = texts.find(k.key);
+    return !k.flag.empty() && it != texts.end() && !it->second.empty();
+  };
+  for (const auto& k : table.knobs()) {
+    if (k.limits || !given(k)) continue;
+    bool qualifies_one = false;
+    for (const auto& o : table.knobs()) qualifies_one = qualifies_one || (o.limits && o.support == k.support && given(o));
+    if (!qualifies_one) return InvalidArgument(k.flag + " " + k.alone_error);
+  }
+  return Status::Ok();
+}
+
+}  // namespace ream

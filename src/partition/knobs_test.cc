@@ -1,0 +1,83 @@
+#include "partition/knobs.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+namespace ream {
+namespace {
+
+TEST(Knobs, EveryBuiltinKnobParsesAppliesAndNamesItsSupportRow) {
+  const KnobTable& t = BuiltinKnobs();
+  std::set<std::string> rows;
+  for (const auto& r : t.support_rows()) rows.insert(r.flag);
+  for (const auto& k : t.knobs()) {
+    ASSERT_TRUE(k.parse && k.apply) << k.key;
+    if (!k.support.empty()) EXPECT_TRUE(rows.count(k.support)) << k.key << " names row " << k.support;
+    if (!k.resource.empty()) {
+      EXPECT_NE(t.FindResource(k.resource), nullptr) << k.key;
+      EXPECT_TRUE(k.amount) << k.key;
+    }
+  }
+  EXPECT_EQ(t.SpecKeys(), (std::vector<std::string>{"cpu_quota", "memory", "disk_read_bps", "disk_write_bps",
+                                                    "disk_read_iops", "disk_write_iops", "disk_device",
+                                                    "net_rate", "llc_ways", "mem_bw"}));
+}
+
+TEST(Knobs, ParsedValuesLandInThePartitionSpecAndTheAnalysisAmounts) {
+  const KnobTable& t = BuiltinKnobs();
+  PartitionSpec s;
+  auto apply = [&](const char* key, const char* text) {
+    const Knob* k = t.Find(key);
+    ASSERT_NE(k, nullptr) << key;
+    auto v = k->parse(text, key);
+    ASSERT_TRUE(v.ok()) << key << ": " << v.status().ToString();
+    k->apply(*v, &s);
+  };
+  apply("cpu_quota", "50%");
+  apply("memory", "512M");
+  apply("net_rate", "100mbit");
+  apply("llc_ways", "4");
+  apply("mem_bw", "50%");
+  apply("disk_read_iops", "100");
+  EXPECT_DOUBLE_EQ(*s.cpu_quota, 0.5);
+  EXPECT_EQ(*s.memory_bytes, 512 << 20);
+  EXPECT_EQ(*s.net_rate_bps, 100000000);
+  EXPECT_EQ(*s.llc_ways, 4);
+  EXPECT_DOUBLE_EQ(*s.mem_bw_fraction, 0.5);
+  EXPECT_EQ(*s.disk_read_iops, 100);
+  EXPECT_DOUBLE_EQ(t.Find("net_rate")->amount(*t.Find("net_rate")->parse("100mbit", "")), 12.5e6);
+  EXPECT_DOUBLE_EQ(t.Find("mem_bw")->amount(*t.Find("mem_bw")->parse("50%", "")), 50);
+  EXPECT_TRUE(t.Find("net_rate")->needs_node);
+  EXPECT_FALSE(t.Find("llc_ways")->parse("four", "llc_ways").ok());
+  EXPECT_FALSE(t.Find("disk_read_iops")->parse("0", "x").ok());
+}
+
+TEST(Knobs, ExecFlagsListEveryFlagAndATestKnobAddedToACopy) {
+  KnobTable t = BuiltinKnobs();
+  size_t builtin = ExecFlags(t).size();
+  EXPECT_EQ(ExecFlags(t).front().flag, "--cpu-quota");
+  t.Add({.key = "test_knob", .flag = "--test-knob", .help = "a throwaway knob",
+         .parse = [](std::string_view text, std::string_view) -> Result<KnobValue> {
+           return KnobValue(static_cast<int64_t>(text.size()));
+         },
+         .apply = [](const KnobValue& v, PartitionSpec* s) { s->llc_ways = static_cast<int>(std::get<int64_t>(v)); }});
+  auto flags = ExecFlags(t);
+  ASSERT_EQ(flags.size(), builtin + 1);
+  EXPECT_EQ(flags.back().flag, "--test-knob");
+  EXPECT_EQ(flags.back().help, "a throwaway knob");
+  EXPECT_EQ(ExecFlags(BuiltinKnobs()).size(), builtin);  // the copy, not the builtins, grew
+
+  PartitionSpec s;
+  ASSERT_TRUE(ApplyFlagTexts(t, {{"test_knob", "abc"}, {"memory", "1G"}, {"cpu_quota", ""}}, &s).ok());
+  EXPECT_EQ(*s.llc_ways, 3);
+  EXPECT_EQ(*s.memory_bytes, int64_t{1} << 30);
+  EXPECT_FALSE(s.cpu_quota.has_value());  // an empty text is an unset flag
+  Status bad = ApplyFlagTexts(t, {{"memory", "lots"}}, &s);
+  EXPECT_EQ(bad.message().rfind("--memory: ", 0), 0u) << bad.message();
+  Status pct = ApplyFlagTexts(t, {{"cpu_quota", "half"}}, &s);
+  EXPECT_EQ(pct.message().rfind("--cpu-quota: 'half' is not a percentage", 0), 0u) << pct.message();
+}
+
+}  // namespace
+}  // namespace ream
