@@ -116,6 +116,22 @@ std::vector<int> ProcessesWith(const std::string& marker) {
   return out;
 }
 
+// The run events `ream run --events FILE` wrote, one JSON object per line; those named
+// `event` ("level_measured", ...) when given.
+std::vector<nlohmann::json> Events(const std::string& path, const std::string& event = "") {
+  std::vector<nlohmann::json> out;
+  std::ifstream f(path);
+  for (std::string line; std::getline(f, line);) {
+    auto j = nlohmann::json::parse(line, nullptr, false);
+    if (j.is_discarded()) {
+      ADD_FAILURE() << path << ": a line is not JSON: " << line;
+      continue;
+    }
+    if (event.empty() || j.value("event", "") == event) out.push_back(j);
+  }
+  return out;
+}
+
 int CountPoints(const std::string& db) {
   auto s = Store::OpenReadOnly(db);
   if (!s.ok()) return 0;
@@ -209,9 +225,12 @@ target = "5ms"
   // start must remove it).
   EXPECT_FALSE(CgroupsOf(pid).empty());
 
-  Exec resume = Ream("run " + spec + " --db " + db_ + " --resume");
+  const std::string events = (dir_ / "resume.events").string();
+  Exec resume = Ream("run " + spec + " --db " + db_ + " --resume --events " + events);
   ASSERT_EQ(resume.code, 0) << resume.output;
-  EXPECT_NE(resume.output.find("resuming"), std::string::npos) << resume.output;
+  auto started = Events(events, "experiment_started");
+  ASSERT_EQ(started.size(), 1u) << resume.output;
+  EXPECT_TRUE(started[0]["resumed"].get<bool>()) << started[0];
 
   auto s = Store::Open(db_, false);
   ASSERT_TRUE(s.ok()) << s.status().ToString();
@@ -233,8 +252,10 @@ target = "5ms"
   ASSERT_TRUE(dup->Step().value_or(false));
   EXPECT_EQ(dup->Int(0), 0);
   // The points stored before the kill were not measured again.
-  EXPECT_NE(resume.output.find(std::to_string(before_kill) + " point(s) already stored"), std::string::npos)
-      << resume.output;
+  auto run_started = Events(events, "run_started");
+  ASSERT_EQ(run_started.size(), 1u) << resume.output;
+  EXPECT_EQ(run_started[0]["points_already_stored"], before_kill) << run_started[0];
+  EXPECT_EQ(Events(events, "level_measured").size(), static_cast<size_t>(6 - before_kill)) << resume.output;
   // Nothing of the killed run is left: no cgroup, no state record, no workload process.
   EXPECT_TRUE(CgroupsOf(pid).empty());
   EXPECT_FALSE(fs::exists("/run/ream/" + std::to_string(pid) + "-1.state"));
@@ -268,18 +289,29 @@ min_timely_ratio = 1.0
   ASSERT_FALSE(HasFailure());
   ASSERT_EQ(before_kill, 2) << "the kill came too late; the test proves nothing";
 
-  Exec resume = Ream("run " + spec + " --db " + db_ + " --resume");
+  const std::string events = (dir_ / "resume.events").string();
+  Exec resume = Ream("run " + spec + " --db " + db_ + " --resume --events " + events);
   ASSERT_EQ(resume.code, 0) << resume.output;
-  const auto npos = std::string::npos;
-  EXPECT_NE(resume.output.find("2 point(s) already stored"), npos) << resume.output;
-  EXPECT_NE(resume.output.find("measuring 1000 QPS again (attempt 3 of at most 3): the last point there was "
-                               "invalid (timely ratio"),
-            npos)
-      << resume.output;
-  EXPECT_NE(resume.output.find("knee: 1000 QPS could not be measured validly after 3 attempt(s)"), npos)
-      << resume.output;
-  EXPECT_NE(resume.output.find("knee: not found"), npos) << resume.output;
-  EXPECT_EQ(resume.output.find("misses QoS"), npos) << resume.output;
+  auto run_started = Events(events, "run_started");
+  ASSERT_EQ(run_started.size(), 1u) << resume.output;
+  EXPECT_EQ(run_started[0]["points_already_stored"], 2);
+  // Only the third attempt is measured, and it says why.
+  auto again = Events(events, "measuring_again");
+  ASSERT_EQ(again.size(), 1u) << resume.output;
+  EXPECT_EQ(again[0]["load"], 1000);
+  EXPECT_EQ(again[0]["attempt"], 2);  // 0-based: the third
+  EXPECT_EQ(again[0]["max_attempts"], 3);
+  EXPECT_EQ(again[0]["why"], "invalid");
+  EXPECT_NE(again[0]["last_invalid_reason"].get<std::string>().find("timely ratio"), std::string::npos) << again[0];
+  // The knee says the level could not be measured validly, not that it missed QoS.
+  auto knee = Events(events, "knee_ended");
+  ASSERT_EQ(knee.size(), 1u) << resume.output;
+  ASSERT_EQ(knee[0]["invalid_levels"].size(), 1u) << knee[0];
+  EXPECT_EQ(knee[0]["invalid_levels"][0]["load"], 1000);
+  EXPECT_EQ(knee[0]["invalid_levels"][0]["attempts"], 3);
+  EXPECT_TRUE(knee[0]["below_range"].get<bool>()) << knee[0];
+  EXPECT_TRUE(knee[0]["low_never_valid"].get<bool>()) << knee[0];
+  EXPECT_TRUE(knee[0]["last_pass"].is_null()) << knee[0];
 
   auto s = Store::Open(db_, false);
   ASSERT_TRUE(s.ok()) << s.status().ToString();
@@ -314,17 +346,26 @@ target = "5ms"
 min_timely_ratio = 1.0
 )");
   };
-  Exec again = Ream("run " + spec_with("again", "remeasure_invalid = 1\n") + " --db " + db_);
+  const std::string again_events = (dir_ / "again.events").string();
+  Exec again = Ream("run " + spec_with("again", "remeasure_invalid = 1\n") + " --db " + db_ + " --events " +
+                    again_events);
   ASSERT_EQ(again.code, 0) << again.output;
-  EXPECT_NE(again.output.find("measuring 1000 QPS again (attempt 2 of at most 2): the last point there was invalid "
-                              "(timely ratio"),
-            std::string::npos)
-      << again.output;
+  auto said = Events(again_events, "measuring_again");
+  ASSERT_EQ(said.size(), 1u) << again.output;
+  EXPECT_EQ(said[0]["load"], 1000);
+  EXPECT_EQ(said[0]["attempt"], 1);
+  EXPECT_EQ(said[0]["max_attempts"], 2);
+  EXPECT_NE(said[0]["last_invalid_reason"].get<std::string>().find("timely ratio"), std::string::npos) << said[0];
   // The progress count grows by the extra attempt instead of running past its total.
-  EXPECT_NE(again.output.find("[2/2] "), std::string::npos) << again.output;
-  Exec once = Ream("run " + spec_with("once", "") + " --db " + db_);
+  auto measured = Events(again_events, "level_measured");
+  ASSERT_EQ(measured.size(), 2u) << again.output;
+  EXPECT_EQ(measured[1]["done_points"], 2);
+  EXPECT_EQ(measured[1]["planned_points"], 2);
+  const std::string once_events = (dir_ / "once.events").string();
+  Exec once = Ream("run " + spec_with("once", "") + " --db " + db_ + " --events " + once_events);
   ASSERT_EQ(once.code, 0) << once.output;
-  EXPECT_EQ(once.output.find("again"), std::string::npos) << once.output;
+  EXPECT_TRUE(Events(once_events, "measuring_again").empty()) << once.output;
+  EXPECT_EQ(Events(once_events, "level_measured").size(), 1u) << once.output;
   auto s = Store::Open(db_, false);
   ASSERT_TRUE(s.ok()) << s.status().ToString();
   std::multiset<std::pair<double, int64_t>> levels;

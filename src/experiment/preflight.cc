@@ -1,0 +1,125 @@
+#include "experiment/preflight.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "load/arrival.h"
+#include "load/key_chooser.h"
+#include "partition/placement.h"
+#include "protocol/registry.h"
+
+namespace ream {
+
+std::string SpecAt(const ExperimentSpec& spec, int line) {
+  return spec.source + (line > 0 ? ":" + std::to_string(line) : "") + ": ";
+}
+
+namespace {
+
+// One partition's knobs as the sandbox takes them: the spec parsed their values already.
+Result<PartitionSpec> BuildPartition(const ExperimentSpec& spec, const PartitionValues& pv) {
+  PartitionSpec p = pv.ToPartitionSpec(spec.node);
+  Status s = p.Validate();
+  if (!s.ok()) return InvalidArgument(SpecAt(spec, 0) + "partition " + pv.Label() + ": " + s.message());
+  return p;
+}
+
+}  // namespace
+
+Result<Prepared> Validate(Platform& p, SandboxKind& sandboxes, const ExperimentSpec& spec, const Plan& plan,
+                          const std::string& ream_binary) {
+  Prepared out;
+  REAM_ASSIGN_OR_RETURN(out.topology, ReadTopology(p));
+  auto gen = ParseReservedCpus(out.topology, spec.generator_cpus);
+  if (!gen.ok()) return InvalidArgument(SpecAt(spec, 0) + "generator_cpus: " + gen.status().message());
+  out.generator_cpus = *gen;
+  for (const auto& run : plan.runs) {
+    if (out.scenario_cpus.count(run.scenario)) continue;
+    auto cpus = ResolvePlacement(out.topology, run.scenario, out.generator_cpus);
+    int line = spec.scenario_lines.count(run.scenario) ? spec.scenario_lines.at(run.scenario) : 0;
+    if (!cpus.ok()) {
+      return Status(cpus.status().code(), SpecAt(spec, line) + "scenario \"" + run.scenario +
+                                              "\" cannot run on this machine: " + cpus.status().message());
+    }
+    out.scenario_cpus[run.scenario] = *cpus;
+  }
+  std::vector<KnobSupport> support = sandboxes.Support();
+  auto enforceable = [&](const std::string& flag) -> const KnobSupport* {
+    for (const auto& k : support) {
+      if (k.flag == flag) return &k;
+    }
+    return nullptr;
+  };
+  for (const auto& pv : spec.partitions) {
+    REAM_ASSIGN_OR_RETURN(PartitionSpec ps, BuildPartition(spec, pv));
+    for (const auto& [knob, text] : pv.knobs) {
+      std::string flag = pv.SupportOf(knob);
+      const KnobSupport* k = flag.empty() ? nullptr : enforceable(flag);
+      if (k && !k->enforceable) {
+        int line = pv.lines.count(knob) ? pv.lines.at(knob) : 0;
+        return Unsupported(SpecAt(spec, line) + "partitions." + knob + ": this machine cannot enforce it (" +
+                           k->detail + ")");
+      }
+    }
+    if (ps.node) {
+      const KnobSupport* k = enforceable("--node");
+      if (k && !k->enforceable) return Unsupported(SpecAt(spec, 0) + "node = true: " + k->detail);
+    }
+    out.partitions[pv.Label()] = ps;
+  }
+  // The generator's own options, as `ream load` will check them: the same options every level
+  // runs with (LevelLoadOptions), at the first level.
+  // (The spec parsed the arrival process, the key distribution and the protocol.)
+  out.arrival = spec.load.arrival_spec;
+  out.key_dist = spec.load.key_dist_spec;
+  double first = plan.knee ? spec.sweep.low : (spec.sweep.qps.empty() ? 1 : spec.sweep.qps.front());
+  LoadOptions lo = LevelLoadOptions(spec, out, first, spec.seed, "127.0.0.1", 1);
+  Status ls = ValidateLoadOptions(lo);
+  if (!ls.ok()) return InvalidArgument(SpecAt(spec, 0) + "[load]: " + ls.message());
+  if (!spec.workload.command.empty()) {
+    const std::string& prog = spec.workload.command[0];
+    bool found = prog.find('/') != std::string::npos ? p.Exists(prog) : p.FindExecutable(prog).ok();
+    if (!found) {
+      return NotFound(SpecAt(spec, spec.workload.line) + "workload.command: program '" + prog +
+                      "' is not found" + (prog.find('/') == std::string::npos ? " in PATH" : ""));
+    }
+  }
+  if (!ream_binary.empty()) {
+    out.ream = ream_binary;
+  } else {
+    REAM_ASSIGN_OR_RETURN(out.ream, p.RealPath("/proc/self/exe"));
+  }
+  return out;
+}
+
+
+LoadOptions LevelLoadOptions(const ExperimentSpec& spec, const Prepared& prep, double load, uint64_t seed,
+                             const std::string& host, int port) {
+  const LoadSpec& l = spec.load;
+  auto ns = [](auto d) { return static_cast<int64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(d).count()); };
+  LoadOptions o;
+  o.host = host;
+  o.port = port;
+  o.protocol = spec.workload.protocol;
+  o.codec.value_bytes = static_cast<size_t>(l.value_bytes);
+  o.codec.http_path = l.http_path;
+  o.codec.http_method = l.http_method;
+  o.qps = load;
+  o.duration_ns = ns(l.duration);
+  o.warmup_ns = ns(l.warmup);
+  o.arrival = prep.arrival;
+  o.keys = static_cast<uint64_t>(l.keys);
+  o.key_dist = prep.key_dist;
+  o.get_ratio = l.get_ratio;
+  o.connections = l.connections;
+  o.threads = l.threads;
+  o.timely_tolerance_ns = ns(l.timely_tolerance);
+  o.min_timely_ratio = spec.qos.min_timely_ratio;
+  o.max_rate_error = spec.qos.max_rate_error;
+  o.seed = seed;
+  o.response_timeout_ns = ns(l.response_timeout);
+  o.spin_wait = l.wait == "spin";
+  return o;
+}
+
+}  // namespace ream
