@@ -62,6 +62,7 @@ Result<ExperimentAnalysis> Analyze(const ExperimentData& d, const AnalysisOption
   a.workload = d.workload;
   a.percentile = d.qos.percentile;
   a.confidence = o.confidence;
+  a.load_axis = d.load_axis;
   double pct = d.qos.percentile;
 
   // Group runs by scenario × partition; repetitions merge point by point.
@@ -89,8 +90,8 @@ Result<ExperimentAnalysis> Analyze(const ExperimentData& d, const AnalysisOption
     for (const RunData* r : runs) {
       for (const auto& p : r->points) {
         if (std::none_of(loads.begin(), loads.end(),
-                         [&](double l) { return SameLoad(l, p.target_qps); })) {
-          loads.push_back(p.target_qps);
+                         [&](double l) { return SameLoad(l, p.target_load); })) {
+          loads.push_back(p.target_load);
         }
       }
     }
@@ -112,8 +113,8 @@ Result<ExperimentAnalysis> Analyze(const ExperimentData& d, const AnalysisOption
       g.points.push_back(std::move(pa));
     }
     if (!g.points.empty()) {
-      g.min_qps = g.points.front().target_qps;
-      g.max_qps = g.points.back().target_qps;
+      g.min_qps = g.points.front().target_load;
+      g.max_qps = g.points.back().target_load;
       g.min_clients = g.max_clients = g.points.front().clients;
       for (const auto& p : g.points) {
         g.min_clients = std::min(g.min_clients, p.clients);
@@ -157,7 +158,7 @@ Result<ExperimentAnalysis> Analyze(const ExperimentData& d, const AnalysisOption
     for (auto& p : g.points) {
       if (a.qos.target_us && p.valid) p.meets_qos = p.tail_us <= *a.qos.target_us;
     }
-    g.capacity = ComputeCapacity(g.points, a.qos.target_us);
+    g.capacity = ComputeCapacity(g.points, a.qos.target_us, d.load_axis);
     QpsAtUtilization(g.points, 0.20, &g.qps_at_20, &g.qps_at_20_note);
     QpsAtUtilization(g.points, 0.50, &g.qps_at_50, &g.qps_at_50_note);
     Saturation(g);

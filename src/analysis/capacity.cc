@@ -17,7 +17,10 @@
 
 namespace ream::analysis {
 
-Capacity ComputeCapacity(const std::vector<PointAnalysis>& points, std::optional<double> target) {
+// The highest load of the sweep meeting QoS ("max QPS under QoS" on a qps axis), in the
+// axis's unit, with how it was obtained in words that name the axis.
+Capacity ComputeCapacity(const std::vector<PointAnalysis>& points, std::optional<double> target,
+                         LoadAxis axis) {
   Capacity c;
   if (!target) {
     c.status = "no QoS target";
@@ -26,9 +29,9 @@ Capacity ComputeCapacity(const std::vector<PointAnalysis>& points, std::optional
   std::vector<XY> mid, lo, hi;
   for (const auto& p : points) {
     if (!p.valid) continue;
-    mid.push_back({p.target_qps, p.tail_us});
-    lo.push_back({p.target_qps, p.tail_low_us.value_or(p.tail_us)});
-    hi.push_back({p.target_qps, p.tail_high_us.value_or(p.tail_us)});
+    mid.push_back({p.target_load, p.tail_us});
+    lo.push_back({p.target_load, p.tail_low_us.value_or(p.tail_us)});
+    hi.push_back({p.target_load, p.tail_high_us.value_or(p.tail_us)});
   }
   if (mid.empty()) {
     c.status = "no valid points";
@@ -36,7 +39,7 @@ Capacity ComputeCapacity(const std::vector<PointAnalysis>& points, std::optional
   }
   if (mid.front().y > *target) {
     c.upper_bound = mid.front().x;
-    c.status = "below the sweep: the lowest valid load (" + Qps(mid.front().x) +
+    c.status = "below the sweep: the lowest valid load (" + Load(mid.front().x, axis) +
                ") already misses QoS";
     return c;
   }
@@ -47,7 +50,7 @@ Capacity ComputeCapacity(const std::vector<PointAnalysis>& points, std::optional
     c.lower_bound = true;
     c.last_pass_qps = mid.back().x;
     c.status = "not reached: every valid point meets QoS, so capacity is at least " +
-               Qps(mid.back().x);
+               Load(mid.back().x, axis);
     // Still an uncertainty from the CI: the upper curve may cross inside the sweep.
     if (auto l = FirstUpCrossing(hi, *target)) c.low = *l;
     return c;
@@ -55,8 +58,8 @@ Capacity ComputeCapacity(const std::vector<PointAnalysis>& points, std::optional
   c.qps = *x;
   c.last_pass_qps = mid[fail - 1].x;
   c.first_fail_qps = mid[fail].x;
-  c.status = "interpolated between " + Qps(mid[fail - 1].x) + " (meets QoS) and " +
-             Qps(mid[fail].x) + " (misses it)";
+  c.status = "interpolated between " + Load(mid[fail - 1].x, axis) + " (meets QoS) and " +
+             Load(mid[fail].x, axis) + " (misses it)";
   // The percentile's confidence band moves the crossing: the upper curve crosses earlier,
   // the lower one later. Where a band curve never crosses from below, the sweep's end
   // bounds it.
@@ -68,7 +71,7 @@ Capacity ComputeCapacity(const std::vector<PointAnalysis>& points, std::optional
   c.high = std::max(*c.high, *x);
   for (size_t i = fail + 1; i < mid.size(); ++i) {
     if (mid[i].y <= *target) {
-      c.status += "; a higher load (" + Qps(mid[i].x) +
+      c.status += "; a higher load (" + Load(mid[i].x, axis) +
                   ") meets QoS again — the curve is not monotonic, the first crossing is kept";
       break;
     }
@@ -88,7 +91,7 @@ void QpsAtUtilization(const std::vector<PointAnalysis>& points, double u,
       continue;
     }
     any_cpu = true;
-    if (p.valid) s.push_back({*p.cpu_util.value, p.target_qps});
+    if (p.valid) s.push_back({*p.cpu_util.value, p.target_load});
   }
   if (!any_cpu) {
     *note = "unavailable: CPU utilization not measured (" + reason + ")";
@@ -118,14 +121,14 @@ void Saturation(GroupAnalysis& g) {
   for (const auto& p : g.points) {
     if (p.failed) continue;
     best = std::max(best, p.throughput_qps);
-    if (!saturated && p.target_qps > 0 && p.throughput_qps < 0.95 * p.target_qps) {
+    if (!saturated && p.target_load > 0 && p.throughput_qps < 0.95 * p.target_load) {
       saturated = true;
       why = "throughput " + Qps(p.throughput_qps) + " fell below 95 % of the offered " +
-            Qps(p.target_qps);
+            Qps(p.target_load);
     }
     if (!saturated && p.cpu_util.has() && *p.cpu_util.value >= 0.95) {
       saturated = true;
-      why = "CPU utilization reached " + Pct(*p.cpu_util.value) + " at " + Qps(p.target_qps);
+      why = "CPU utilization reached " + Pct(*p.cpu_util.value) + " at " + Qps(p.target_load);
     }
   }
   if (saturated) {

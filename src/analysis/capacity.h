@@ -13,7 +13,8 @@ namespace ream::analysis {
 
 // Max QPS under QoS: the highest load meeting the target, interpolated between the last
 // passing and the first failing point; bounded (with the status saying so) otherwise.
-Capacity ComputeCapacity(const std::vector<PointAnalysis>& points, std::optional<double> target);
+Capacity ComputeCapacity(const std::vector<PointAnalysis>& points, std::optional<double> target,
+                         LoadAxis axis);
 // The load at CPU utilization `u` (interpolated over valid points); `note` says why not.
 void QpsAtUtilization(const std::vector<PointAnalysis>& points, double u,
                       std::optional<double>* out, std::string* note);

@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <string>
 
+#include "load/load_axis.h"
+
 namespace ream::analysis {
 
 inline std::string Fmt(double v, int prec = 3) {
@@ -19,6 +21,12 @@ inline std::string Pct(double v) {
 inline std::string Qps(double v) {
   char b[32];
   std::snprintf(b, sizeof b, "%.0f QPS", v);
+  return b;
+}
+// A load on `axis`, "5000 QPS" or "16 sessions".
+inline std::string Load(double v, LoadAxis axis) {
+  char b[48];
+  std::snprintf(b, sizeof b, "%.0f %s", v, std::string(LoadAxisUnit(axis)).c_str());
   return b;
 }
 

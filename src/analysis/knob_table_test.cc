@@ -36,7 +36,7 @@ RunData Sweep(double s, Partition partition) {
   r.partition = std::move(partition);
   for (double l = 500; l <= 9000; l += 500) {
     PointData p;
-    p.target_qps = p.achieved_qps = p.throughput_qps = l;
+    p.target_load = p.achieved_qps = p.throughput_qps = l;
     p.valid = true;
     p.timely_ratio = 1;
     QueueModel m{1, s, 50e-6};

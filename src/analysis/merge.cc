@@ -62,7 +62,7 @@ std::vector<const PointData*> DecidingPoints(const RunData& r, double load) {
   std::vector<const PointData*> valid;
   const PointData* last = nullptr;
   for (const auto& p : r.points) {
-    if (!SameLoad(p.target_qps, load)) continue;
+    if (!SameLoad(p.target_load, load)) continue;
     if (p.valid && !p.failed) valid.push_back(&p);
     last = &p;
   }
@@ -105,7 +105,7 @@ PointAnalysis MergePoints(const std::vector<const PointData*>& all, const RunDat
   std::vector<const Metric*> cpu, rx, tx, dr, dw, mb, llc, mem;
   std::vector<double> services;
   for (const PointData* p : reps) {
-    out.target_qps = p->target_qps;
+    out.target_load = p->target_load;
     achieved.push_back(p->achieved_qps);
     throughput.push_back(p->throughput_qps);
     timely.push_back(p->timely_ratio);

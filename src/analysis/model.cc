@@ -28,7 +28,7 @@ void FitModel(GroupAnalysis& g, const ExperimentData& d, const AnalysisOptions& 
     }
     if (best) {
       for (const auto& p : best->points) {
-        if (p.valid && !p.failed) base.push_back({p.target_qps, p.latency_mean_us / 1e6});
+        if (p.valid && !p.failed) base.push_back({p.target_load, p.latency_mean_us / 1e6});
       }
       std::sort(base.begin(), base.end(), [](const XY& a, const XY& b) { return a.x < b.x; });
     }
@@ -37,11 +37,11 @@ void FitModel(GroupAnalysis& g, const ExperimentData& d, const AnalysisOptions& 
   for (const auto& p : g.points) {
     if (!p.valid || !p.cpu_util.has()) continue;
     MeasuredLoad l;
-    l.qps = p.achieved_qps > 0 ? p.achieved_qps : p.target_qps;
+    l.qps = p.achieved_qps > 0 ? p.achieved_qps : p.target_load;
     l.mean_s = p.mean_us / 1e6;
     l.p_s = p.tail_us / 1e6;
     l.cpu_busy_cpus = *p.cpu_util.value * g.threads;
-    if (!base.empty()) l.base_mean_s = InterpolateY(base, p.target_qps);
+    if (!base.empty()) l.base_mean_s = InterpolateY(base, p.target_load);
     loads.push_back(l);
   }
   std::string why;

@@ -91,7 +91,7 @@ QosTarget ComputeQos(const ExperimentData& d, const std::vector<GroupAnalysis>& 
     if (!q.note.empty()) q.note += "; ";
     q.note += "the target (" + Fmt(*q.target_us) + " us) is below the lowest p" + Fmt(d.qos.percentile) +
               " measured at any valid load of " + ref->key + " (" + Fmt(floor->tail_us) + " us at " +
-              Qps(floor->target_qps) + "): the service time excludes the network and the server's I/O, "
+              Qps(floor->target_load) + "): the service time excludes the network and the server's I/O, "
               "so no load can meet it. The seed set a fixed LQoS where its rule did not apply (shore); "
               "set [qos] target in the spec";
   }

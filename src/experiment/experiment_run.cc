@@ -35,7 +35,7 @@ class ExperimentRun::Context final : public SweepContext {
       auto hs = r_.store_.GetHistograms(sp.id);
       if (hs.ok()) d.histograms = std::move(hs).value();
       next_seq_ = std::max(next_seq_, sp.seq + 1);
-      have_.emplace(std::make_pair(sp.target_qps, sp.attempt), std::move(d));
+      have_.emplace(std::make_pair(sp.target_load, sp.attempt), std::move(d));
     }
     return Status::Ok();
   }
@@ -63,14 +63,14 @@ class ExperimentRun::Context final : public SweepContext {
                                                     Interrupted));
     d.point.run_id = rec_.id;
     d.point.seq = next_seq_;
-    d.point.target_qps = load;
+    d.point.target_load = load;
     d.point.attempt = attempt;
     REAM_ASSIGN_OR_RETURN(d.point.id, r_.store_.InsertPoint(d));
     ++next_seq_;
     r_.measured_seconds_ += static_cast<double>(r_.p_.MonotonicNanos() - started_ns) / 1e9;
     ++r_.measured_points_;
     ++outcome_.points_stored;
-    if (d.point.status != "ok") ++outcome_.points_failed;
+    if (d.point.status != PointStatus::kOk) ++outcome_.points_failed;
     Progress(d);
     have_.emplace(std::make_pair(load, int64_t{attempt}), d);
     return d;
@@ -133,9 +133,9 @@ class ExperimentRun::Context final : public SweepContext {
                                      : EstimatedSecondsPerPoint(r_.spec_.load);
     LevelMeasured e;
     e.run = Where();
-    e.load = p.target_qps;
+    e.load = p.target_load;
     e.attempt = static_cast<int>(p.attempt);
-    e.status = p.status;
+    e.status = std::string(StatusName(p.status));
     e.failure = p.failure;
     e.valid = p.valid;
     e.invalid_reasons = p.invalid_reasons;
@@ -169,7 +169,7 @@ Status ExperimentRun::RunPlanned(size_t i, RunOutcome& outcome) {
 
 bool ExperimentRun::Finished() const {
   return std::all_of(todo_.begin(), todo_.end(), [](const auto& t) {
-    return t.second.second.status == "complete" || t.second.second.status == "failed";
+    return t.second.second.status == RunStatus::kComplete || t.second.second.status == RunStatus::kFailed;
   });
 }
 
@@ -178,7 +178,7 @@ Status ExperimentRun::RunOne(const PlannedRun& run, RunRecord& rec, RunOutcome& 
   REAM_RETURN_IF_ERROR(ctx.Load());
   rec.workload_cpus = FormatCpuList(prep_.scenario_cpus.at(run.scenario));
   rec.generator_cpus = FormatCpuList(prep_.generator_cpus);
-  rec.status = "running";
+  rec.status = RunStatus::kRunning;
   if (!rec.started_ns) rec.started_ns = p_.WallNanos();
   REAM_RETURN_IF_ERROR(store_.UpdateRun(rec));
   observer_.OnEvent(RunStarted{ctx.Where(), rec.workload_cpus, rec.generator_cpus, ctx.stored_points()});
@@ -191,19 +191,19 @@ Status ExperimentRun::RunOne(const PlannedRun& run, RunRecord& rec, RunOutcome& 
   std::string run_failure = end.failure;
   if (!result.ok()) {
     if (result.code() == StatusCode::kCancelled) {
-      rec.status = "interrupted";
+      rec.status = RunStatus::kInterrupted;
       (void)store_.UpdateRun(rec);
-      observer_.OnEvent(RunFinished{ctx.Where(), rec.status, result.message()});
+      observer_.OnEvent(RunFinished{ctx.Where(), std::string(StatusName(rec.status)), result.message()});
       return result;
     }
     run_failed = true;
     run_failure = result.message();
   }
-  rec.status = run_failed ? "failed" : "complete";
+  rec.status = run_failed ? RunStatus::kFailed : RunStatus::kComplete;
   rec.failure = run_failure;
   rec.finished_ns = p_.WallNanos();
   REAM_RETURN_IF_ERROR(store_.UpdateRun(rec));
-  observer_.OnEvent(RunFinished{ctx.Where(), rec.status, rec.failure});
+  observer_.OnEvent(RunFinished{ctx.Where(), std::string(StatusName(rec.status)), rec.failure});
   if (!result.ok()) return result;
   return Status::Ok();
 }
@@ -218,7 +218,7 @@ Status ExperimentRun::Begin(const Plan& plan, int64_t experiment_id) {
     r.partition = run.partition.ToJson();
     r.ordinal = run.ordinal;
     REAM_ASSIGN_OR_RETURN(RunRecord rec, store_.EnsureRun(r));
-    if (rec.status == "complete") continue;
+    if (rec.status == RunStatus::kComplete) continue;
     REAM_ASSIGN_OR_RETURN(auto pts, store_.ListPoints(rec.id));
     int stored = static_cast<int>(pts.size());
     int remeasured = 0;  // a grid's stored extra attempts at invalid levels

@@ -11,7 +11,7 @@ Result<PointData> MeasureLevel(Platform& p, LoadDriver& driver, LaunchedWorkload
                                std::chrono::nanoseconds sample_interval, const std::function<bool()>& interrupted) {
   PointData d;
   PointRecord& pt = d.point;
-  pt.target_qps = options.qps;
+  pt.target_load = options.qps;
   pt.started_ns = p.WallNanos();
 
   Monitor monitor(p, TargetOf(*wl.sandbox), {.interval = sample_interval});
@@ -40,27 +40,27 @@ Result<PointData> MeasureLevel(Platform& p, LoadDriver& driver, LaunchedWorkload
   if (!driven.ok()) return driven.status();
   const DriverResult& r = *driven;
   if (!r.failure.empty()) {
-    pt.status = "failed";
+    pt.status = PointStatus::kFailed;
     pt.failure = r.failure;
   }
   if (report) FillFromMonitor(*report, &d);
   if (r.generator) FillFromGenerator(*r.generator, &d);
   if (!wl.sandbox->Alive()) {
     auto e = wl.sandbox->Wait(std::chrono::milliseconds(0));
-    pt.status = "failed";
+    pt.status = PointStatus::kFailed;
     pt.workload_exit = wl.sandbox->ExitDescription();
     if (e.ok()) pt.workload_exit_code = e->ShellCode();
     pt.failure = "the workload " + pt.workload_exit + " during this load level";
-  } else if (pt.status == "ok" && !r.generator) {
-    pt.status = "failed";
+  } else if (pt.status == PointStatus::kOk && !r.generator) {
+    pt.status = PointStatus::kFailed;
     pt.failure = "the generator failed (" + (r.exit ? r.exit->Describe() : std::string("no exit status")) +
                  "): " + r.no_result.message();
-  } else if (pt.status == "ok" && r.exit && r.exit->ShellCode() != 0 && r.exit->ShellCode() != 3) {
+  } else if (pt.status == PointStatus::kOk && r.exit && r.exit->ShellCode() != 0 && r.exit->ShellCode() != 3) {
     // 3: the measurement happened but some requests failed (counted in `errors`).
-    pt.status = "failed";
+    pt.status = PointStatus::kFailed;
     pt.failure = "the generator " + r.exit->Describe();
   }
-  if (pt.status != "ok") pt.valid = std::nullopt;
+  if (pt.status != PointStatus::kOk) pt.valid = std::nullopt;
   return d;
 }
 

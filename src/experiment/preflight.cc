@@ -16,6 +16,18 @@ std::string SpecAt(const ExperimentSpec& spec, int line) {
 
 namespace {
 
+std::string Fmt(const char* f, double v) {
+  char b[64];
+  std::snprintf(b, sizeof b, f, v);
+  return b;
+}
+
+std::string Join(const std::vector<std::string>& v, const std::string& sep = " ") {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : sep) + x;
+  return s;
+}
+
 // One partition's knobs as the sandbox takes them: the spec parsed their values already.
 Result<PartitionSpec> BuildPartition(const ExperimentSpec& spec, const PartitionValues& pv) {
   PartitionSpec p = pv.ToPartitionSpec(spec.node);
@@ -69,9 +81,6 @@ Result<Prepared> Validate(Platform& p, SandboxKind& sandboxes, const ExperimentS
   }
   // The generator's own options, as `ream load` will check them: the same options every level
   // runs with (LevelLoadOptions), at the first level.
-  // (The spec parsed the arrival process, the key distribution and the protocol.)
-  out.arrival = spec.load.arrival_spec;
-  out.key_dist = spec.load.key_dist_spec;
   double first = plan.knee ? spec.sweep.low : (spec.sweep.qps.empty() ? 1 : spec.sweep.qps.front());
   LoadOptions lo = LevelLoadOptions(spec, out, first, spec.seed, "127.0.0.1", 1);
   Status ls = ValidateLoadOptions(lo);
@@ -107,9 +116,9 @@ LoadOptions LevelLoadOptions(const ExperimentSpec& spec, const Prepared& prep, d
   o.qps = load;
   o.duration_ns = ns(l.duration);
   o.warmup_ns = ns(l.warmup);
-  o.arrival = prep.arrival;
+  o.arrival = spec.load.arrival_spec;
   o.keys = static_cast<uint64_t>(l.keys);
-  o.key_dist = prep.key_dist;
+  o.key_dist = spec.load.key_dist_spec;
   o.get_ratio = l.get_ratio;
   o.connections = l.connections;
   o.threads = l.threads;

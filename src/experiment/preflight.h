@@ -10,9 +10,7 @@
 
 #include "experiment/plan.h"
 #include "experiment/spec.h"
-#include "load/arrival.h"
 #include "load/generator.h"
-#include "load/key_chooser.h"
 #include "partition/spec.h"
 #include "platform/platform.h"
 #include "sandbox/sandbox.h"
@@ -27,8 +25,6 @@ struct Prepared {
   std::map<std::string, std::vector<int>> scenario_cpus;
   std::map<std::string, PartitionSpec> partitions;  // by label
   std::string ream;                                 // the ream binary
-  ArrivalSpec arrival;                              // load.arrival, parsed
-  KeyDistSpec key_dist;                             // load.key_dist, parsed
 };
 
 // InvalidArgument (a bad value, with the spec's line), Unsupported (a scenario or a knob the

@@ -170,7 +170,7 @@ Result<std::vector<RunOutcome>> RunExperiments(Platform& p, const std::vector<Ex
       if (!existing) continue;
       if (!o.resume) {
         return Status(StatusCode::kAlreadyExists,
-                      "experiment '" + spec.name + "' is already in " + o.db_path + " (status " + existing->status +
+                      "experiment '" + spec.name + "' is already in " + o.db_path + " (status " + std::string(StatusName(existing->status)) +
                           "); use --resume to continue it, or another name or --db");
       }
       if (existing->spec_hash != HashText(spec.text)) {
@@ -186,7 +186,7 @@ Result<std::vector<RunOutcome>> RunExperiments(Platform& p, const std::vector<Ex
     REAM_ASSIGN_OR_RETURN(Store store, Store::Open(o.db_path, true));
     auto [points, seconds] = PlanSize(s);
     if (s.resumed) {
-      REAM_RETURN_IF_ERROR(store.SetExperimentStatus(s.id, "running", "", std::nullopt));
+      REAM_RETURN_IF_ERROR(store.SetExperimentStatus(s.id, ExperimentStatus::kRunning, "", std::nullopt));
       observer.OnEvent(ExperimentStarted{spec.name, o.db_path, true, static_cast<int>(s.plan.runs.size()), points,
                                          s.plan.knee, seconds});
     } else {
@@ -195,7 +195,7 @@ Result<std::vector<RunOutcome>> RunExperiments(Platform& p, const std::vector<Ex
       e.spec_text = spec.text;
       e.spec = spec.ToJson();
       e.spec_hash = HashText(spec.text);
-      e.status = "running";
+      e.status = ExperimentStatus::kRunning;
       e.created_ns = p.WallNanos();
       e.workload = WorkloadLabel(spec);
       e.protocol = spec.workload.protocol;
@@ -259,17 +259,17 @@ Result<std::vector<RunOutcome>> RunExperiments(Platform& p, const std::vector<Ex
     s.outcome.interrupted = !s.runner->Finished() && failed != e && (interrupted || failed >= 0);
     if (s2.ok()) {
       if (failed == e) {
-        (void)s2->SetExperimentStatus(s.id, "failed", failure.message(), p.WallNanos());
+        (void)s2->SetExperimentStatus(s.id, ExperimentStatus::kFailed, failure.message(), p.WallNanos());
       } else if (s.outcome.interrupted) {
         std::string why = interrupted ? "interrupted by signal " + std::to_string(TerminationSignals::Received())
                                       : "stopped when experiment '" + specs[failed].name + "' failed";
-        (void)s2->SetExperimentStatus(s.id, "interrupted", why + "; continue with --resume", std::nullopt);
+        (void)s2->SetExperimentStatus(s.id, ExperimentStatus::kInterrupted, why + "; continue with --resume", std::nullopt);
       } else if (!o.only.empty() && s.spec->scenarios.size() > 1) {
-        (void)s2->SetExperimentStatus(s.id, "partial", "only scenario " + o.only +
+        (void)s2->SetExperimentStatus(s.id, ExperimentStatus::kPartial, "only scenario " + o.only +
                                                            " was run (--only); run the rest with --resume",
                                       std::nullopt);
       } else {
-        (void)s2->SetExperimentStatus(s.id, "complete", "", p.WallNanos());
+        (void)s2->SetExperimentStatus(s.id, ExperimentStatus::kComplete, "", p.WallNanos());
       }
     }
     outcomes.push_back(s.outcome);

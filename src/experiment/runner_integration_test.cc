@@ -195,7 +195,7 @@ OnlyRun StoredOnlyRun(Store& s, const std::string& experiment) {
   if (!runs.ok() || runs->size() != 1u) return out;
   auto points = s.ListPoints((*runs)[0].id);
   if (!points.ok()) return out;
-  out.status = (*e)->status;
+  out.status = std::string(StatusName((*e)->status));
   out.points = std::move(points).value();
   return out;
 }
@@ -237,17 +237,17 @@ target = "5ms"
   EXPECT_TRUE(s->IntegrityCheck().ok());
   auto e = s->FindExperiment("kill");
   ASSERT_TRUE(e.ok() && e->has_value());
-  EXPECT_EQ((*e)->status, "complete");
+  EXPECT_EQ((*e)->status, ExperimentStatus::kComplete);
   auto runs = s->ListRuns((*e)->id);
   ASSERT_TRUE(runs.ok());
   ASSERT_EQ(runs->size(), 1u);
   auto points = s->ListPoints((*runs)[0].id);
   ASSERT_TRUE(points.ok());
   std::multiset<double> levels;
-  for (const auto& p : *points) levels.insert(p.target_qps);
+  for (const auto& p : *points) levels.insert(p.target_load);
   EXPECT_EQ(levels, (std::multiset<double>{1000, 1500, 2000, 2500, 3000, 3500}));
-  auto dup = s->db().Prepare("SELECT count(*) FROM (SELECT run_id, target_qps FROM points "
-                             "GROUP BY run_id, target_qps HAVING count(*) > 1)");
+  auto dup = s->db().Prepare("SELECT count(*) FROM (SELECT run_id, target_load FROM points "
+                             "GROUP BY run_id, target_load HAVING count(*) > 1)");
   ASSERT_TRUE(dup.ok());
   ASSERT_TRUE(dup->Step().value_or(false));
   EXPECT_EQ(dup->Int(0), 0);
@@ -319,8 +319,8 @@ min_timely_ratio = 1.0
   EXPECT_EQ(run.status, "complete");
   std::multiset<std::pair<double, int64_t>> levels;
   for (const auto& p : run.points) {
-    levels.insert({p.target_qps, p.attempt});
-    EXPECT_EQ(p.status, "ok");
+    levels.insert({p.target_load, p.attempt});
+    EXPECT_EQ(p.status, PointStatus::kOk);
     EXPECT_FALSE(p.valid.value_or(true));
   }
   EXPECT_EQ(levels, (std::multiset<std::pair<double, int64_t>>{{1000, 0}, {1000, 1}, {1000, 2}}));
@@ -369,7 +369,7 @@ min_timely_ratio = 1.0
   auto s = Store::Open(db_, false);
   ASSERT_TRUE(s.ok()) << s.status().ToString();
   std::multiset<std::pair<double, int64_t>> levels;
-  for (const auto& p : StoredOnlyRun(*s, "again").points) levels.insert({p.target_qps, p.attempt});
+  for (const auto& p : StoredOnlyRun(*s, "again").points) levels.insert({p.target_load, p.attempt});
   EXPECT_EQ(levels, (std::multiset<std::pair<double, int64_t>>{{1000, 0}, {1000, 1}}));
   EXPECT_EQ(StoredOnlyRun(*s, "once").points.size(), 1u);
 }
@@ -395,22 +395,22 @@ qps = [1000, 1500, 2000]
   ASSERT_TRUE(s.ok());
   auto e = s->FindExperiment("crash");
   ASSERT_TRUE(e.ok() && e->has_value());
-  EXPECT_EQ((*e)->status, "complete");
+  EXPECT_EQ((*e)->status, ExperimentStatus::kComplete);
   auto runs = s->ListRuns((*e)->id);
   ASSERT_TRUE(runs.ok() && runs->size() == 1u);
   auto points = s->ListPoints((*runs)[0].id);
   ASSERT_TRUE(points.ok());
   ASSERT_EQ(points->size(), 3u) << r.output;
   const PointRecord& crashed = (*points)[1];
-  EXPECT_EQ(crashed.target_qps, 1500);
-  EXPECT_EQ(crashed.status, "failed") << r.output;
+  EXPECT_EQ(crashed.target_load, 1500);
+  EXPECT_EQ(crashed.status, PointStatus::kFailed) << r.output;
   EXPECT_EQ(crashed.workload_exit_code.value_or(-1), 42);
   EXPECT_NE(crashed.workload_exit.find("exited with status 42"), std::string::npos) << crashed.workload_exit;
   EXPECT_NE(crashed.failure.find("status 42"), std::string::npos) << crashed.failure;
   EXPECT_FALSE(crashed.valid.has_value());
   // The levels before and after were measured: the runner restarted the workload and went on.
-  EXPECT_EQ((*points)[0].status, "ok");
-  EXPECT_EQ((*points)[2].status, "ok") << r.output;
+  EXPECT_EQ((*points)[0].status, PointStatus::kOk);
+  EXPECT_EQ((*points)[2].status, PointStatus::kOk) << r.output;
   EXPECT_TRUE((*points)[2].issued.value_or(0) > 0);
 }
 
@@ -467,7 +467,7 @@ target = "5ms"
     for (const char* name : {"alpha", "beta"}) {
       auto e = s->FindExperiment(name);
       ASSERT_TRUE(e.ok() && e->has_value()) << name;
-      EXPECT_EQ((*e)->status, "interrupted") << name;
+      EXPECT_EQ((*e)->status, ExperimentStatus::kInterrupted) << name;
     }
   }
 
@@ -484,7 +484,7 @@ target = "5ms"
   for (const char* name : {"alpha", "beta"}) {
     auto e = s->FindExperiment(name);
     ASSERT_TRUE(e.ok() && e->has_value()) << name;
-    EXPECT_EQ((*e)->status, "complete") << name;
+    EXPECT_EQ((*e)->status, ExperimentStatus::kComplete) << name;
     auto runs = s->ListRuns((*e)->id);
     ASSERT_TRUE(runs.ok());
     ASSERT_EQ(runs->size(), 3u) << name;
@@ -493,7 +493,7 @@ target = "5ms"
       auto points = s->ListPoints(r.id);
       ASSERT_TRUE(points.ok());
       std::multiset<double> levels;
-      for (const auto& p : *points) levels.insert(p.target_qps);
+      for (const auto& p : *points) levels.insert(p.target_load);
       EXPECT_EQ(levels, (std::multiset<double>{1000, 1500})) << name << " run " << r.ordinal + 1;
     }
   }

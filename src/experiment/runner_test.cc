@@ -166,7 +166,7 @@ TEST_F(RunnerTest, GridMeasuresEveryLevelOnceWithTheSpecsOptions) {
   EXPECT_EQ(finished[0].status, "complete");
   auto pts = Points();
   ASSERT_EQ(pts.size(), 3u);
-  EXPECT_EQ(pts[0].target_qps, 100);
+  EXPECT_EQ(pts[0].target_load, 100);
   EXPECT_TRUE(pts[2].valid.value_or(false));
   // The console observer printed the progress line for each level.
   EXPECT_NE(console_.str().find("[3/3] 1-ST default rep0  300 QPS"), std::string::npos) << console_.str();
@@ -187,7 +187,7 @@ TEST_F(RunnerTest, GridMeasuresAnInvalidLevelAgainAndTheFirstValidAttemptStands)
   EXPECT_NE(again[0].last_invalid_reason.find("fake"), std::string::npos);
   auto pts = Points();
   ASSERT_EQ(pts.size(), 4u);
-  EXPECT_EQ(pts[2].target_qps, 200);
+  EXPECT_EQ(pts[2].target_load, 200);
   EXPECT_EQ(pts[2].attempt, 1);
   EXPECT_TRUE(pts[2].valid.value_or(false));
 }
@@ -270,7 +270,7 @@ TEST_F(RunnerTest, ResumeMeasuresOnlyWhatIsMissingAndDuplicatesNothing) {
   auto pts = Points();
   ASSERT_EQ(pts.size(), 4u);
   std::map<double, int> per_level;
-  for (const auto& p : pts) ++per_level[p.target_qps];
+  for (const auto& p : pts) ++per_level[p.target_load];
   for (const auto& [q, n] : per_level) EXPECT_EQ(n, 1) << q;
   // A resumed run measures a level with the seed it would have had (its sequence number).
   EXPECT_EQ(second.seen[0].seed, 7 + 2u);

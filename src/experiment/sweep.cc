@@ -52,7 +52,7 @@ bool Confirms(const SweepContext& ctx, double load, int attempt) {
 
 }  // namespace
 
-bool InvalidMeasurement(const PointRecord& p) { return p.status == "ok" && !p.valid.value_or(false); }
+bool InvalidMeasurement(const PointRecord& p) { return p.status == PointStatus::kOk && !p.valid.value_or(false); }
 
 std::string InvalidWhy(const PointRecord& p) {
   if (p.invalid_reasons.empty()) return "the generator gave no reason";
@@ -62,7 +62,7 @@ std::string InvalidWhy(const PointRecord& p) {
 }
 
 bool MeetsQos(const PointData& d, double percentile_us, double target_us) {
-  if (d.point.status != "ok" || !d.point.valid.value_or(false)) return false;
+  if (d.point.status != PointStatus::kOk || !d.point.valid.value_or(false)) return false;
   return percentile_us > 0 && percentile_us <= target_us;
 }
 
@@ -92,7 +92,7 @@ SweepEnd RunGrid(const SweepSpec& sweep, const std::vector<double>& levels, Swee
       end.status = d.status();
       return end;
     }
-    bool ok = d->point.status == "ok";
+    bool ok = d->point.status == PointStatus::kOk;
     if (!ok && sweep.on_failure == "stop") {
       end.stopped = true;
       end.failure = "stopped at " + Fmt("%.6g", load) + " QPS (sweep.on_failure = \"stop\"): " + d->point.failure;
