@@ -2,6 +2,8 @@
 
 #include <csignal>
 
+#include "partition/knobs.h"
+
 namespace ream {
 namespace {
 
@@ -95,10 +97,11 @@ class NullSandboxKind final : public SandboxKind {
   }
   std::vector<KnobSupport> Support() override {
     std::vector<KnobSupport> out;
-    out.push_back({"--cpus", false, "the null sandbox records the CPUs it is given but does not pin to them"});
-    for (const char* flag : {"--cpu-quota", "--memory", "--disk-*", "--node", "--net-rate", "--llc-ways",
-                             "--mem-bw"}) {
-      out.push_back({flag, false, "the null sandbox enforces no partition"});
+    // Every row of the knob table's support list, none enforceable; the placement row says why.
+    for (const KnobSupportRow& row : BuiltinKnobs().support_rows()) {
+      out.push_back({row.flag, false,
+                     row.flag == "--cpus" ? "the null sandbox records the CPUs it is given but does not pin to them"
+                                          : "the null sandbox enforces no partition"});
     }
     return out;
   }
