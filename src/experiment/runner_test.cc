@@ -15,6 +15,7 @@
 #include "experiment/run_events.h"
 #include "experiment/spec.h"
 #include "experiment/sweep.h"
+#include "experiment/workload_launch.h"
 #include "sandbox/null_sandbox.h"
 #include "store/store.h"
 
@@ -325,6 +326,32 @@ TEST(LoadArgv, SpellsEveryOptionSoReamLoadParsesItBack) {
   EXPECT_EQ(after("--response-timeout"), "1234ns");
   EXPECT_EQ(after("--wait"), "spin");
   EXPECT_EQ(after("--json"), "/dev/stdout");
+}
+
+}  // namespace
+}  // namespace ream
+
+namespace ream {
+namespace {
+
+TEST(WorkloadArgv, FillsPortThreadsAndCpusFromTheScenario) {
+  auto spec = ParseSpec(R"(name = "m"
+scenarios = ["2-ST"]
+[workload]
+command = ["memcached", "-p", "{port}", "-t", "{threads}", "--cpus={cpus},{cpus}"]
+[sweep]
+qps = [1000]
+)", "m.toml");
+  ASSERT_TRUE(spec.ok()) << spec.status().message();
+  Prepared prep;
+  prep.scenario_cpus["2-ST"] = {0, 2, 3};
+  prep.partitions["default"] = PartitionSpec{};
+  PlannedRun run;
+  run.scenario = "2-ST";
+  EXPECT_EQ(WorkloadArgv(*spec, prep, run, 11311),
+            (std::vector<std::string>{"memcached", "-p", "11311", "-t", "3", "--cpus=0,2-3,0,2-3"}));
+  spec->workload.threads = 1;  // a fixed thread count wins over the scenario's
+  EXPECT_EQ(WorkloadArgv(*spec, prep, run, 11311)[4], "1");
 }
 
 }  // namespace

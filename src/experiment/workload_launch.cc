@@ -1,6 +1,8 @@
 #include "experiment/workload_launch.h"
 
+#include <algorithm>
 #include <chrono>
+#include <utility>
 #include <thread>
 
 #include "experiment/run_events.h"
@@ -22,10 +24,13 @@ std::string Join(const std::vector<std::string>& v, const std::string& sep = " "
 std::vector<std::string> WorkloadArgv(const ExperimentSpec& spec, const Prepared& prep, const PlannedRun& run,
                                       int port) {
   const WorkloadSpec& w = spec.workload;
+  const std::vector<int>& cpus = prep.scenario_cpus.at(run.scenario);
+  // The scenario's thread count: the seed's scenarios differ in "the number of threads spawned
+  // by the server application and the logical core where each thread is pinned".
+  const int threads = std::max(w.threads > 0 ? w.threads : static_cast<int>(cpus.size()), 1);
   std::vector<std::string> argv;
   if (!w.builtin.empty()) {
-    int threads = w.threads > 0 ? w.threads : static_cast<int>(prep.scenario_cpus.at(run.scenario).size());
-    argv = {prep.ream, "serve", w.builtin, "--port", "0", "--threads", std::to_string(std::max(threads, 1))};
+    argv = {prep.ream, "serve", w.builtin, "--port", "0", "--threads", std::to_string(threads)};
     if (prep.partitions.at(run.partition.Label()).node) {
       argv.push_back("--bind");
       argv.push_back("0.0.0.0");
@@ -33,8 +38,14 @@ std::vector<std::string> WorkloadArgv(const ExperimentSpec& spec, const Prepared
     argv.insert(argv.end(), w.args.begin(), w.args.end());
     return argv;
   }
+  // "{port}", "{threads}" and "{cpus}" follow the run: `memcached -t {threads}`,
+  // `nginx -g "worker_processes {threads};"`, `taskset -c {cpus} ...`.
+  const std::pair<std::string, std::string> fills[] = {
+      {"{port}", std::to_string(port)}, {"{threads}", std::to_string(threads)}, {"{cpus}", FormatCpuList(cpus)}};
   for (std::string a : w.command) {
-    for (size_t at; (at = a.find("{port}")) != std::string::npos;) a.replace(at, 6, std::to_string(port));
+    for (const auto& [key, value] : fills) {
+      for (size_t at = 0; (at = a.find(key, at)) != std::string::npos; at += value.size()) a.replace(at, key.size(), value);
+    }
     argv.push_back(a);
   }
   return argv;
