@@ -102,6 +102,11 @@ TEST_F(OldDatabase, AnalyzeTablesAreWhatTheOldReamPrinted) {
                "analyze-fixture-grid-target-qps-5000.txt");
 }
 
+TEST_F(OldDatabase, ListIsWhatTheOldReamPrinted) {
+  ExpectOutput({"list"}, "list.txt");
+  ExpectOutput({"list", "--json"}, "list.json");
+}
+
 TEST_F(OldDatabase, ExportKeepsItsColumnsAndValues) {
   for (std::string format : {"csv", "json"}) {
     auto r = Ream({"export", "--db", db_, "--format", format, "--out", (dir_ / format).string()});

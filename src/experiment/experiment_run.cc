@@ -133,6 +133,7 @@ class ExperimentRun::Context final : public SweepContext {
                                      : EstimatedSecondsPerPoint(r_.spec_.load);
     LevelMeasured e;
     e.run = Where();
+    e.axis = std::string(LoadAxisName(r_.axis_));
     e.load = p.target_load;
     e.attempt = static_cast<int>(p.attempt);
     e.status = std::string(StatusName(p.status));
@@ -183,7 +184,7 @@ Status ExperimentRun::RunOne(const PlannedRun& run, RunRecord& rec, RunOutcome& 
   REAM_RETURN_IF_ERROR(store_.UpdateRun(rec));
   observer_.OnEvent(RunStarted{ctx.Where(), rec.workload_cpus, rec.generator_cpus, ctx.stored_points()});
 
-  SweepEnd end = spec_.sweep.mode == SweepMode::kGrid ? RunGrid(spec_.sweep, run.grid_qps, ctx)
+  SweepEnd end = spec_.sweep.mode == SweepMode::kGrid ? RunGrid(spec_.sweep, run.grid_loads, ctx)
                                             : RunKnee(spec_.sweep, spec_.qos, ctx);
   ctx.StopWorkload();
   Status result = end.status;
@@ -209,7 +210,8 @@ Status ExperimentRun::RunOne(const PlannedRun& run, RunRecord& rec, RunOutcome& 
 }
 
 Status ExperimentRun::Begin(const Plan& plan, int64_t experiment_id) {
-  knee_ = plan.knee;
+  knee_ = plan.knee();
+  axis_ = plan.axis;
   for (size_t i = 0; i < plan.runs.size(); ++i) {
     const PlannedRun& run = plan.runs[i];
     RunRecord r;
@@ -223,8 +225,8 @@ Status ExperimentRun::Begin(const Plan& plan, int64_t experiment_id) {
     int stored = static_cast<int>(pts.size());
     int remeasured = 0;  // a grid's stored extra attempts at invalid levels
     for (const auto& p : pts) remeasured += p.attempt > 0;
-    planned_points_ += plan.knee ? spec_.sweep.max_points : static_cast<int>(run.grid_qps.size()) + remeasured;
-    done_points_ += plan.knee ? 0 : stored;
+    planned_points_ += plan.knee() ? spec_.sweep.max_points : static_cast<int>(run.grid_loads.size()) + remeasured;
+    done_points_ += plan.knee() ? 0 : stored;
     todo_[i] = {&run, rec};
   }
   return Status::Ok();

@@ -66,6 +66,7 @@ class ExperimentRun {
   int measured_points_ = 0;
   std::map<size_t, std::pair<const PlannedRun*, RunRecord>> todo_;  // by plan index
   bool knee_ = false;
+  LoadAxis axis_ = LoadAxis::kQps;
   std::string label_;
 };
 

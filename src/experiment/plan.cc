@@ -7,7 +7,7 @@ namespace ream {
 
 int Plan::MaxPoints() const {
   int n = 0;
-  for (const auto& r : runs) n += static_cast<int>(r.grid_qps.size());
+  for (const auto& r : runs) n += static_cast<int>(r.grid_loads.size());
   return n;
 }
 
@@ -37,7 +37,7 @@ std::vector<std::pair<int, int>> RunOrder(const std::vector<int>& runs, bool int
 
 Result<Plan> MakePlan(const ExperimentSpec& spec, const std::string& only) {
   Plan plan;
-  plan.knee = spec.sweep.mode == SweepMode::kKnee;
+  plan.mode = spec.sweep.mode;
   bool found = only.empty();
   int ordinal = 0;
   for (const auto& scenario : spec.scenarios) {
@@ -50,7 +50,7 @@ Result<Plan> MakePlan(const ExperimentSpec& spec, const std::string& only) {
         r.scenario = scenario;
         r.partition = partition;
         r.repetition = rep;
-        if (!plan.knee) r.grid_qps = spec.sweep.qps;
+        if (!plan.knee()) r.grid_loads = spec.sweep.qps;
         plan.runs.push_back(std::move(r));
       }
     }

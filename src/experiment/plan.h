@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "experiment/spec.h"
+#include "load/load_axis.h"
 
 namespace ream {
 
@@ -16,12 +17,14 @@ struct PlannedRun {
   std::string scenario;
   PartitionValues partition;
   int repetition = 0;
-  std::vector<double> grid_qps;  // grid mode: the levels, ascending; empty for knee
+  std::vector<double> grid_loads;  // grid mode: the levels on the plan's axis, ascending; empty for knee
 };
 
 struct Plan {
   std::vector<PlannedRun> runs;
-  bool knee = false;
+  SweepMode mode = SweepMode::kGrid;
+  LoadAxis axis = LoadAxis::kQps;  // what the levels are: a rate (QPS) or concurrent sessions
+  bool knee() const { return mode == SweepMode::kKnee; }
   // Points the plan measures at most (grid: exact; knee: runs × max_points).
   int MaxPoints() const;
 };

@@ -69,7 +69,7 @@ Result<Prepared> Validate(Platform& p, SandboxKind& sandboxes, const ExperimentS
   }
   // The generator's own options, as `ream load` will check them: the same options every level
   // runs with (LevelLoadOptions), at the first level.
-  double first = plan.knee ? spec.sweep.low : (spec.sweep.qps.empty() ? 1 : spec.sweep.qps.front());
+  double first = plan.knee() ? spec.sweep.low : (spec.sweep.qps.empty() ? 1 : spec.sweep.qps.front());
   LoadOptions lo = LevelLoadOptions(spec, out, first, spec.seed, "127.0.0.1", 1);
   Status ls = ValidateLoadOptions(lo);
   if (!ls.ok()) return InvalidArgument(SpecAt(spec, 0) + "[load]: " + ls.message());

@@ -87,14 +87,14 @@ void PrintDryRun(std::ostream& out, const Session& s) {
   for (const auto& r : s.plan.runs) {
     out << "  run " << r.ordinal + 1 << ": " << r.scenario << " (CPU " << FormatCpuList(prep.scenario_cpus.at(r.scenario))
         << "), partition " << r.partition.Label() << ", repetition " << r.repetition << ": ";
-    if (s.plan.knee) {
+    if (s.plan.knee()) {
       out << "knee search in [" << spec.sweep.low << ", " << spec.sweep.high << "] QPS to "
           << spec.sweep.precision * 100 << " %, at most " << spec.sweep.max_points
           << " points (an invalid point's load measured again up to " << spec.sweep.remeasure_invalid
           << " time(s))\n";
     } else {
       std::vector<std::string> q;
-      for (double v : r.grid_qps) q.push_back(Fmt("%.6g", v));
+      for (double v : r.grid_loads) q.push_back(Fmt("%.6g", v));
       out << q.size() << " levels: " << Join(q) << " QPS\n";
     }
   }
@@ -102,7 +102,7 @@ void PrintDryRun(std::ostream& out, const Session& s) {
 
 // How long the plan's load takes at most, and its points.
 std::pair<int, double> PlanSize(const Session& s) {
-  int points = s.plan.knee ? static_cast<int>(s.plan.runs.size()) * s.spec->sweep.max_points : s.plan.MaxPoints();
+  int points = s.plan.knee() ? static_cast<int>(s.plan.runs.size()) * s.spec->sweep.max_points : s.plan.MaxPoints();
   return {points, points * ExperimentRun::EstimatedSecondsPerPoint(s.spec->load)};
 }
 
@@ -148,7 +148,7 @@ Result<std::vector<RunOutcome>> RunExperiments(Platform& p, const std::vector<Ex
       seconds += t;
     }
     bool knee = false;
-    for (const auto& s : sessions) knee = knee || s.plan.knee;
+    for (const auto& s : sessions) knee = knee || s.plan.knee();
     if (several) {
       out << (o.interleave ? "interleaved, in rounds shuffled with order seed " + std::to_string(o.order_seed) + ":"
                            : "one after another:");
@@ -188,7 +188,7 @@ Result<std::vector<RunOutcome>> RunExperiments(Platform& p, const std::vector<Ex
     if (s.resumed) {
       REAM_RETURN_IF_ERROR(store.SetExperimentStatus(s.id, ExperimentStatus::kRunning, "", std::nullopt));
       observer.OnEvent(ExperimentStarted{spec.name, o.db_path, true, static_cast<int>(s.plan.runs.size()), points,
-                                         s.plan.knee, seconds});
+                                         s.plan.knee(), seconds});
     } else {
       ExperimentRecord e;
       e.name = spec.name;
@@ -199,6 +199,7 @@ Result<std::vector<RunOutcome>> RunExperiments(Platform& p, const std::vector<Ex
       e.created_ns = p.WallNanos();
       e.workload = WorkloadLabel(spec);
       e.protocol = spec.workload.protocol;
+      e.load_axis = s.plan.axis;
       e.qos.percentile = spec.qos.percentile;
       e.qos.fixed_target_us = spec.qos.target_us;
       e.qos.service_multiplier = spec.qos.service_multiplier;
@@ -207,7 +208,7 @@ Result<std::vector<RunOutcome>> RunExperiments(Platform& p, const std::vector<Ex
       e.qos.max_rate_error = spec.qos.max_rate_error;
       REAM_ASSIGN_OR_RETURN(s.id, store.CreateExperiment(e));
       observer.OnEvent(ExperimentStarted{spec.name, o.db_path, false, static_cast<int>(s.plan.runs.size()), points,
-                                         s.plan.knee, seconds});
+                                         s.plan.knee(), seconds});
     }
     for (const auto& sc : spec.scenarios) {
       if (!o.only.empty() && sc != o.only) {

@@ -114,6 +114,32 @@ TEST(HtmlReporter, SelfContainedPageWithFindableNumbers) {
   EXPECT_EQ(html.substr(start, end - start).find('<'), std::string::npos);
 }
 
+// A sessions sweep's page and tables name loads in sessions; a qps one's say QPS, as always.
+TEST(Reporters, NameLoadsByTheSweepsAxis) {
+  for (LoadAxis axis : kLoadAxes) {
+    auto d = Sample();
+    d.load_axis = axis;
+    auto a = analysis::Analyze(d, {});
+    ASSERT_TRUE(a.ok());
+    std::ostringstream html, text;
+    ASSERT_TRUE(MakeHtmlReporter(FakeAssets())->Report({&d, &*a}, html).ok());
+    ASSERT_TRUE(MakeTextReporter()->Report({&d, &*a}, text).ok());
+    bool sessions = axis == LoadAxis::kSessions;
+    auto has = [](const std::string& s, const std::string& what) {
+      return s.find(what) != std::string::npos;
+    };
+    EXPECT_EQ(has(html.str(), "offered load (sessions)"), sessions);
+    // (The queueing model's chart stays one of rates: its x is throughput, in QPS.)
+    EXPECT_TRUE(has(html.str(), "offered load (QPS)"));
+    EXPECT_EQ(has(html.str(), "Table 2 — sessions under QoS"), sessions);
+    EXPECT_EQ(has(html.str(), "<th>target sessions</th>"), sessions);
+    EXPECT_EQ(has(html.str(), "Table 2 — QPS under QoS"), !sessions);
+    EXPECT_EQ(has(text.str(), "SESSIONS RANGE"), sessions);
+    EXPECT_EQ(has(text.str(), "QPS RANGE"), !sessions);
+    EXPECT_EQ(has(text.str(), "Table 2 — sessions under QoS"), sessions);
+  }
+}
+
 TEST(LoadHtmlAssets, NamesTheMissingFile) {
   auto platform = MakePosixPlatform();
   auto r = LoadHtmlAssets(*platform, "/nonexistent/node_modules");

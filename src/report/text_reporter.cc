@@ -3,6 +3,7 @@
 // category with its evidence, sensitivity, the queueing model (Table 5.1) and the
 // recommendation.
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <vector>
@@ -92,8 +93,12 @@ class TextReporter : public Reporter {
     if (!a.qos.note.empty()) os << "  note: " << a.qos.note << "\n";
     os << "A point meets QoS when its " << pct << " latency ≤ LQoS and it is valid.\n\n";
 
+    // Loads are named by the sweep's axis: "QPS" (as always) or "sessions".
+    const std::string u(LoadAxisUnit(a.load_axis));
+    std::string upper = u;
+    for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
     os << "Table 1 — load range per scenario × partition\n";
-    AlignedTable t1({"SCENARIO / PARTITION", "QPS RANGE", "CLIENTS", "POINTS", "VALID",
+    AlignedTable t1({"SCENARIO / PARTITION", upper + " RANGE", "CLIENTS", "POINTS", "VALID",
                      "INVALID"});
     for (const auto& g : a.groups) {
       if (g.failed) {
@@ -110,10 +115,10 @@ class TextReporter : public Reporter {
     t1.Print(os);
     os << "\n";
 
-    os << "Table 2 — QPS under QoS (LQoS " << Opt(a.qos.target_us, " us") << ", " << pct
+    os << "Table 2 — " << u << " under QoS (LQoS " << Opt(a.qos.target_us, " us") << ", " << pct
        << ", " << FormatNumber(a.confidence * 100) << " % intervals)\n";
-    AlignedTable t2({"SCENARIO / PARTITION", "QPS UNDER QoS", "INTERVAL", "QPS @20% CPU",
-                     "QPS @50% CPU", "SATURATION QPS"});
+    AlignedTable t2({"SCENARIO / PARTITION", upper + " UNDER QoS", "INTERVAL", upper + " @20% CPU",
+                     upper + " @50% CPU", "SATURATION " + upper});
     for (const auto& g : a.groups) {
       if (g.failed) continue;
       t2.Add({g.key, CapacityText(g.capacity), RangeText(g.capacity), Opt(g.qps_at_20),
@@ -131,7 +136,7 @@ class TextReporter : public Reporter {
     os << "\n";
 
     os << "Scaling (ratios to 1-ST)\n";
-    AlignedTable ts({"", "QPS UNDER QoS", "QPS @20% CPU", "QPS @50% CPU"});
+    AlignedTable ts({"", upper + " UNDER QoS", upper + " @20% CPU", upper + " @50% CPU"});
     ts.Add({"2-ST / 1-ST", RatioText(a.scaling.capacity_2st), RatioText(a.scaling.qps20_2st),
             RatioText(a.scaling.qps50_2st)});
     ts.Add({"2-SMT / 1-ST", RatioText(a.scaling.capacity_2smt),
@@ -148,7 +153,7 @@ class TextReporter : public Reporter {
     tc.Print(os);
     os << "\n";
 
-    os << "Sensitivity (QPS under QoS across partitions)\n";
+    os << "Sensitivity (" << u << " under QoS across partitions)\n";
     AlignedTable tsen({"RESOURCE", "SCENARIO", "STATUS", "DETAIL"});
     for (const auto& s : a.sensitivity) {
       std::string detail = s.explanation;
@@ -201,7 +206,7 @@ class TextReporter : public Reporter {
 
     if (a.recommendation) {
       os << "Recommendation for " << FormatNumber(a.recommendation->target_qps)
-         << " QPS: " << a.recommendation->explanation << "\n\n";
+         << " " << u << ": " << a.recommendation->explanation << "\n\n";
     }
     for (const auto& w : a.warnings) os << "warning: " << w << "\n";
     if (!os) return IoError("writing the analysis failed");

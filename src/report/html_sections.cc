@@ -1,0 +1,351 @@
+// The sections of `ream report`'s page, one function each, in page order (html_reporter.cc
+// puts them together). Each writes its HTML to `body` and the specs of its charts to `specs`.
+#include "report/html_sections.h"
+
+#include <cstdio>
+
+#include "report/html_util.h"
+#include "report/reporter.h"
+
+namespace ream::report {
+
+using analysis::ExperimentAnalysis;
+using analysis::GroupAnalysis;
+using nlohmann::json;
+
+namespace {
+
+std::string RatioCell(const std::string& metric, const analysis::Ratio& r) {
+  if (r.value) return "<td>" + Fig(metric, r.value, "", "") + "×</td>";
+  return "<td data-metric=\"" + Esc(metric) + "\" data-value=\"null\">" + Esc(r.status) + "</td>";
+}
+
+}  // namespace
+
+// Title and what was measured.
+void HeaderSection(const Page& page, std::ostream& body) {
+  const analysis::ExperimentData& d = page.d;
+  const ExperimentAnalysis& a = page.a;
+  body << "<h1>ream report — " << Esc(a.experiment) << "</h1>\n";
+  body << "<p class=\"muted\">workload: " << Esc(d.workload.empty() ? "(unnamed)" : d.workload)
+       << (d.protocol.empty() ? "" : " · protocol: " + Esc(d.protocol))
+       << (d.created.empty() ? "" : " · created " + Esc(d.created))
+       << (d.status.empty() ? "" : " · status: " + Esc(d.status)) << "</p>\n";
+}
+
+// The QoS target and the rule a point is judged by.
+void QosSection(const Page& page, std::ostream& body) {
+  const ExperimentAnalysis& a = page.a;
+  const std::string& pct = page.pct;
+  body << "<h2>QoS target</h2>\n<p class=\"headline\">LQoS = " << Fig("lqos_us", a.qos.target_us)
+       << " µs";
+  if (a.qos.target_us) {
+    body << " — " << Esc(a.qos.method);
+    if (a.qos.service_time_us) {
+      body << "; mean service time at the reference utilization "
+           << Fig("service_time_us", a.qos.service_time_us) << " µs (" << Esc(a.qos.service_method)
+           << ")";
+    }
+  } else {
+    body << " — unavailable: " << Esc(a.qos.unavailable);
+  }
+  body << "</p>\n";
+  if (!a.qos.note.empty()) body << "<p class=\"muted\">" << Esc(a.qos.note) << "</p>\n";
+  body << "<p>A point meets QoS when it is valid and its " << pct
+       << " latency is at most LQoS. Invalid points (drawn as crosses) are shown but never "
+          "used for capacity.</p>\n";
+}
+
+// Table 1: the load range each scenario / partition was swept over.
+void LoadRangeSection(const Page& page, std::ostream& body) {
+  const ExperimentAnalysis& a = page.a;
+  body << "<h2>Table 1 — load range</h2>\n<table id=\"table1\"><tr><th>scenario / "
+          "partition</th><th>"
+       << page.load_unit
+       << " range</th><th>clients</th><th>points</th><th>valid</th>"
+          "<th>invalid</th></tr>\n";
+  for (const auto& g : a.groups) {
+    if (g.failed) {
+      body << "<tr><td>" << Esc(g.key)
+           << "</td><td colspan=\"5\" class=\"bad\">not run: " << Esc(g.failure) << "</td></tr>\n";
+      continue;
+    }
+    body << "<tr><td>" << Esc(g.key) << "</td><td>" << FormatNumber(g.min_qps) << "–"
+         << FormatNumber(g.max_qps) << "</td><td>" << g.min_clients
+         << (g.max_clients != g.min_clients ? "–" + std::to_string(g.max_clients) : "")
+         << "</td><td class=\"num\">" << g.points.size() << "</td><td class=\"num\">"
+         << g.valid_points << "</td><td class=\"num\">" << g.invalid_points << "</td></tr>\n";
+  }
+  body << "</table>\n";
+}
+
+// Table 2: the capacity under QoS ("max QPS under QoS" on a qps axis) and its neighbours.
+void CapacitySection(const Page& page, std::ostream& body) {
+  const ExperimentAnalysis& a = page.a;
+  const std::string& u = page.load_unit;
+  body << "<h2>Table 2 — " << u
+       << " under QoS</h2>\n<table id=\"table2\"><tr><th>scenario / "
+          "partition</th><th>LQoS (µs)</th><th>"
+       << u << " under QoS</th><th>" << FormatNumber(a.confidence * 100) << " % interval</th><th>"
+       << u << " at 20 % CPU</th><th>" << u << " at 50 % CPU</th><th>saturation " << u
+       << "</th><th>how</th></tr>\n";
+  for (const auto& g : a.groups) {
+    if (g.failed) continue;
+    const auto& c = g.capacity;
+    std::string cap = c.qps ? Fig("capacity_qps", c.qps, g.key, c.lower_bound ? "≥ " : "")
+                            : Fig("capacity_qps", std::nullopt, g.key);
+    body << "<tr><td>" << Esc(g.key) << "</td><td class=\"num\">"
+         << Fig("group_lqos_us", a.qos.target_us, g.key) << "</td><td class=\"num\">" << cap
+         << "</td><td>[" << Fig("capacity_low_qps", c.low, g.key) << ", "
+         << Fig("capacity_high_qps", c.high, g.key) << "]</td><td class=\"num\">"
+         << Fig("qps_at_20", g.qps_at_20, g.key) << "</td><td class=\"num\">"
+         << Fig("qps_at_50", g.qps_at_50, g.key) << "</td><td class=\"num\">"
+         << Fig("saturation_qps", g.saturation_qps, g.key) << "</td><td class=\"muted\">"
+         << Esc(c.status) << "; saturation " << Esc(g.saturation_note) << "</td></tr>\n";
+  }
+  body << "</table>\n";
+}
+
+// 2-ST and 2-SMT against 1-ST.
+void ScalingSection(const Page& page, std::ostream& body) {
+  const ExperimentAnalysis& a = page.a;
+  const std::string& u = page.load_unit;
+  body << "<h2>Scaling with threads and SMT</h2>\n<table id=\"scaling\"><tr><th></th><th>" << u
+       << " under QoS</th><th>" << u << " at 20 % CPU</th><th>" << u << " at 50 % CPU</th></tr>\n";
+  body << "<tr><td>2-ST / 1-ST</td>" << RatioCell("scaling_capacity_2st", a.scaling.capacity_2st)
+       << RatioCell("scaling_qps20_2st", a.scaling.qps20_2st)
+       << RatioCell("scaling_qps50_2st", a.scaling.qps50_2st) << "</tr>\n";
+  body << "<tr><td>2-SMT / 1-ST</td>" << RatioCell("scaling_capacity_2smt", a.scaling.capacity_2smt)
+       << RatioCell("scaling_qps20_2smt", a.scaling.qps20_2smt)
+       << RatioCell("scaling_qps50_2smt", a.scaling.qps50_2smt) << "</tr>\n</table>\n";
+}
+
+// The category and the evidence for and against each.
+void CategorySection(const Page& page, std::ostream& body) {
+  const ExperimentAnalysis& a = page.a;
+  body << "<h2>Category</h2>\n<p class=\"headline\" data-metric=\"category\" data-value=\""
+       << Esc(a.category.name) << "\"><b>" << Esc(a.category.name) << "</b> — "
+       << Esc(a.category.explanation) << "</p>\n";
+  body << "<table id=\"evidence\"><tr><th>category</th><th>measured</th><th>value</th>"
+          "<th>rule</th><th>holds</th></tr>\n";
+  for (const auto& e : a.category.evidence) {
+    body << "<tr><td>" << Esc(e.category) << "</td><td>" << Esc(e.name) << "</td><td>"
+         << (e.value ? FormatNumber(*e.value) + " " + Esc(e.unit) : Esc(e.note)) << "</td><td>"
+         << Esc(e.rule) << "</td><td>" << (e.holds ? "yes" : "no") << "</td></tr>\n";
+  }
+  body << "</table>\n";
+}
+
+// The cheapest measured allocation meeting QoS at the asked load, when one was asked.
+void RecommendationSection(const Page& page, std::ostream& body) {
+  const ExperimentAnalysis& a = page.a;
+  if (a.recommendation) {
+    body << "<h2>Recommendation</h2>\n<p class=\"headline\">For "
+         << Fig("recommendation_target_qps", a.recommendation->target_qps) << " " << page.load_unit
+         << ": <span data-metric=\"recommendation\" data-value=\""
+         << Esc(a.recommendation->group_key.value_or("none")) << "\">"
+         << Esc(a.recommendation->explanation) << "</span></p>\n";
+  }
+}
+
+// The first seed's six panels against load, one line per scenario (unlimited partitions;
+// all groups when none is).
+void ProfileSection(const Page& page, std::ostream& body, ChartSpecs* specs) {
+  const ExperimentAnalysis& a = page.a;
+  const std::string& pct = page.pct;
+  LatencyUnit unit = page.unit;
+  std::vector<const GroupAnalysis*> base;
+  for (const auto& g : a.groups) {
+    if (!g.failed && g.partition.unlimited()) base.push_back(&g);
+  }
+  if (base.empty()) {
+    for (const auto& g : a.groups) {
+      if (!g.failed) base.push_back(&g);
+    }
+  }
+  using PA = analysis::PointAnalysis;
+  body << "<h2>Resource profile against load</h2>\n<div class=\"panels\">\n";
+  body << PanelHtml(TailPanel(a, base, "tail", "(a) " + pct + " tail latency, LQoS dashed", unit),
+                    specs);
+  body << PanelHtml(MetricPanel("cpu", "(b) CPU utilization", "% of allotted CPUs", base,
+                                &PA::cpu_util, 100, a.load_axis),
+                    specs);
+  body << PanelHtml(NetworkPanel(base, "net", a.load_axis), specs);
+  body << PanelHtml(MetricPanel("disk", "(d) disk bandwidth", "MB/s (read + write)", base,
+                                &PA::disk_bps, 1e-6, a.load_axis),
+                    specs);
+  body << PanelHtml(
+      MetricPanel("membw", "(e) memory bandwidth", "MB/s", base, &PA::membw_bps, 1e-6, a.load_axis),
+      specs);
+  body << PanelHtml(
+      MetricPanel("llc", "(f) LLC occupancy", "MB", base, &PA::llc_bytes, 1e-6, a.load_axis),
+      specs);
+  body << "</div>\n";
+}
+
+// Capacity across each resource's partitions, and the latency curves behind it.
+void SensitivitySection(const Page& page, std::ostream& body, ChartSpecs* specs) {
+  const ExperimentAnalysis& a = page.a;
+  const std::string& pct = page.pct;
+  LatencyUnit unit = page.unit;
+  body << "<h2>Sensitivity to resource partitions</h2>\n<table id=\"sensitivity\"><tr><th>"
+          "resource</th><th>scenario</th><th>status</th><th>settings: "
+       << page.load_unit << " under QoS (change)</th><th>why</th></tr>\n";
+  int sens_chart = 0;
+  std::string sens_panels;
+  for (const auto& s : a.sensitivity) {
+    body << "<tr><td>" << Esc(s.resource) << "</td><td>" << Esc(s.scenario) << "</td><td>"
+         << Esc(s.status) << "</td><td>";
+    for (const auto& p : s.points) {
+      body << Esc(p.value) << ": "
+           << (p.capacity_qps ? (p.lower_bound ? "≥ " : "") + FormatNumber(*p.capacity_qps)
+                              : std::string("—"));
+      if (p.relative_change) {
+        char b[32];
+        std::snprintf(b, sizeof b, " (%+.1f %%)", *p.relative_change * 100);
+        body << b;
+      }
+      body << "<br>";
+    }
+    body << "</td><td>" << Esc(s.explanation) << "</td></tr>\n";
+    if (s.points.size() < 2) continue;
+    std::vector<const GroupAnalysis*> gs;
+    for (const auto& p : s.points) {
+      if (const auto* g = a.Find(p.group_key)) gs.push_back(g);
+    }
+    Panel p = TailPanel(a, gs, "sens" + std::to_string(sens_chart++),
+                        pct + " latency by " + s.resource + " (" + s.scenario + ")", unit);
+    sens_panels += PanelHtml(p, specs);
+  }
+  body << "</table>\n";
+  if (!sens_panels.empty()) body << "<div class=\"panels\">\n" << sens_panels << "</div>\n";
+}
+
+// The second seed's queueing model against the measured curve (its Table 5.1).
+void ModelSection(const Page& page, std::ostream& body, ChartSpecs* specs) {
+  const ExperimentAnalysis& a = page.a;
+  const std::string& pct = page.pct;
+  LatencyUnit unit = page.unit;
+  body << "<h2>Queueing model against measurement</h2>\n<p>Delay center D plus an M/M/c CPU "
+          "queue with per-operation demand S = S0 + k·o; X_sat = c / (S0 + k·o). Linear "
+          "regressions of the "
+       << pct << " response time against load, as the second seed's Table 5.1.</p>\n";
+  body << "<table id=\"model\"><tr><th>scenario / partition</th><th>S0 (µs)</th><th>X_sat "
+          "(QPS)</th><th>curve</th><th>slope (µs per QPS)</th><th>intercept (µs)</th><th>base "
+          "(µs)</th><th>R²</th><th>max |relative error|</th></tr>\n";
+  std::string model_panels;
+  int model_chart = 0;
+  for (const auto& g : a.groups) {
+    if (g.failed) continue;
+    if (!g.model) {
+      body << "<tr><td>" << Esc(g.key)
+           << "</td><td colspan=\"8\" class=\"muted\">unavailable: " << Esc(g.model_unavailable)
+           << "</td></tr>\n";
+      continue;
+    }
+    const auto& m = *g.model;
+    auto reg = [&](const char* name, const std::optional<analysis::CurveRegression>& r) {
+      std::string s = std::string("<td>") + name + "</td>";
+      if (!r) return s + "<td colspan=\"4\">—</td>";
+      return s + "<td class=\"num\">" + FormatNumber(r->fit.slope * 1e6) +
+             "</td><td class=\"num\">" + FormatNumber(r->fit.intercept * 1e6) +
+             "</td><td class=\"num\">" + FormatNumber(r->base_s * 1e6) + "</td><td class=\"num\">" +
+             FormatNumber(r->fit.r2) + "</td>";
+    };
+    body << "<tr><td rowspan=\"2\">" << Esc(g.key)
+         << "<br><span class=\"muted\">S0: " << Esc(m.s0_method) << "; D: " << Esc(m.delay_method)
+         << "</span></td><td rowspan=\"2\" "
+         << "class=\"num\">" << Fig("model_s0_us", m.s0_s * 1e6, g.key)
+         << "</td><td rowspan=\"2\" class=\"num\">"
+         << Fig("model_xsat_qps", m.saturation_qps, g.key) << "</td>"
+         << reg("measured", m.measured_regression) << "<td rowspan=\"2\" class=\"num\">"
+         << Fig("model_max_rel_error", m.max_abs_relative_error, g.key) << "</td></tr>\n<tr>"
+         << reg("model", m.predicted_regression) << "</tr>\n";
+    model_panels +=
+        PanelHtml(ModelPanel(g, "model" + std::to_string(model_chart++), pct, unit), specs);
+  }
+  body << "</table>\n";
+  if (!model_panels.empty()) body << "<div class=\"panels\">\n" << model_panels << "</div>\n";
+}
+
+// Every point, invalid ones marked.
+void PointsSection(const Page& page, std::ostream& body) {
+  const ExperimentAnalysis& a = page.a;
+  const std::string& pct = page.pct;
+  body << "<h2>Points</h2>\n";
+  for (const auto& g : a.groups) {
+    body << "<h3>" << Esc(g.key) << "</h3>\n";
+    if (g.failed) {
+      body << "<p class=\"bad\">not run: " << Esc(g.failure) << "</p>\n";
+      continue;
+    }
+    body << "<table class=\"points\"><tr><th>target " << page.load_unit
+         << "</th><th>achieved</th><th>timely</th>"
+            "<th>"
+         << pct
+         << " (µs)</th><th>interval (µs)</th><th>mean (µs)</th><th>meets QoS</th>"
+            "<th>CPU</th><th>service (µs)</th><th>valid</th></tr>\n";
+    for (const auto& p : g.points) {
+      std::string why;
+      for (const auto& r : p.reasons) why += (why.empty() ? "" : "; ") + r;
+      body << "<tr class=\"" << (p.valid ? "valid" : "invalid") << "\"><td class=\"num\">"
+           << FormatNumber(p.target_load) << "</td><td class=\"num\">"
+           << FormatNumber(p.achieved_qps) << "</td><td class=\"num\">"
+           << FormatNumber(p.timely_ratio * 100) << " %</td><td class=\"num\">"
+           << FormatNumber(p.tail_us) << "</td><td>"
+           << (p.tail_low_us ? "[" + FormatNumber(*p.tail_low_us) + ", " +
+                                   FormatNumber(p.tail_high_us.value_or(p.tail_us)) + "]"
+                             : "—")
+           << "</td><td class=\"num\">" << FormatNumber(p.mean_us) << "</td><td>"
+           << (p.meets_qos ? (*p.meets_qos ? "yes" : "no") : "—") << "</td><td class=\"num\">"
+           << (p.cpu_util.has() ? FormatNumber(*p.cpu_util.value * 100) + " %" : "unavailable")
+           << "</td><td class=\"num\">" << (p.service_us ? FormatNumber(*p.service_us) : "—")
+           << "</td><td>" << (p.valid ? "valid" : "invalid: " + Esc(why)) << "</td></tr>\n";
+    }
+    body << "</table>\n";
+  }
+}
+
+// Where it ran: the recorded environment and the `ream doctor` probes.
+void EnvironmentSection(const Page& page, std::ostream& body) {
+  const analysis::ExperimentData& d = page.d;
+  body << "<h2>Environment</h2>\n<table id=\"environment\">\n";
+  const json& env = d.environment;
+  for (const char* k : {"ream_version", "ream_commit", "hostname", "kernel", "cpu_model"}) {
+    if (env.contains(k) && env[k].is_string()) {
+      body << "<tr><th>" << k << "</th><td>" << Esc(env[k].get<std::string>()) << "</td></tr>\n";
+    }
+  }
+  if (env.contains("topology") && env["topology"].is_object()) {
+    const json& t = env["topology"];
+    auto num = [&](const char* key) {
+      return t.contains(key) && t[key].is_number() ? t[key].dump() : std::string("?");
+    };
+    body << "<tr><th>topology</th><td>" << num("logical_cpus") << " logical CPUs, "
+         << num("physical_cores") << " physical cores, " << num("threads_per_core")
+         << " thread(s) per core";
+    if (t.contains("llc") && t["llc"].is_object() && t["llc"].contains("size_bytes")) {
+      body << ", LLC " << t["llc"]["size_bytes"].dump() << " bytes, " << t["llc"].value("ways", 0)
+           << "-way";
+    }
+    body << "</td></tr>\n";
+  }
+  if (env.is_null() || env.empty()) {
+    body << "<tr><td>no environment was recorded with this experiment</td></tr>\n";
+  }
+  body << "</table>\n";
+  if (env.contains("doctor") && env["doctor"].is_array()) {
+    body << "<table id=\"capabilities\"><tr><th>capability</th><th>status</th><th>detail</th>"
+            "</tr>\n";
+    for (const auto& c : env["doctor"]) {
+      auto s = [&](const char* k) {
+        return c.contains(k) && c[k].is_string() ? c[k].get<std::string>() : std::string();
+      };
+      body << "<tr><td>" << Esc(s("name")) << "</td><td>" << Esc(s("status")) << "</td><td>"
+           << Esc(s("detail")) << "</td></tr>\n";
+    }
+    body << "</table>\n";
+  }
+}
+
+}  // namespace ream::report

@@ -1,0 +1,37 @@
+// The sections of `ream report`'s page, one function each, in the order the page shows them.
+// Loads are named by the experiment's axis ("QPS", "sessions"): a qps experiment's page is
+// what it was before sweeps had an axis.
+#pragma once
+
+#include <ostream>
+#include <string>
+
+#include "analysis/analysis.h"
+#include "analysis/data.h"
+#include "report/panels.h"
+
+namespace ream::report {
+
+// What every section reads.
+struct Page {
+  const analysis::ExperimentAnalysis& a;
+  const analysis::ExperimentData& d;
+  std::string pct;        // the QoS percentile's name, "p95"
+  LatencyUnit unit;       // of the latency charts
+  std::string load_unit;  // the load axis's unit, "QPS" or "sessions"
+};
+
+void HeaderSection(const Page& page, std::ostream& body);
+void QosSection(const Page& page, std::ostream& body);
+void LoadRangeSection(const Page& page, std::ostream& body);  // Table 1
+void CapacitySection(const Page& page, std::ostream& body);   // Table 2
+void ScalingSection(const Page& page, std::ostream& body);
+void CategorySection(const Page& page, std::ostream& body);
+void RecommendationSection(const Page& page, std::ostream& body);
+void ProfileSection(const Page& page, std::ostream& body, ChartSpecs* specs);
+void SensitivitySection(const Page& page, std::ostream& body, ChartSpecs* specs);
+void ModelSection(const Page& page, std::ostream& body, ChartSpecs* specs);
+void PointsSection(const Page& page, std::ostream& body);
+void EnvironmentSection(const Page& page, std::ostream& body);
+
+}  // namespace ream::report
