@@ -16,18 +16,6 @@ std::string SpecAt(const ExperimentSpec& spec, int line) {
 
 namespace {
 
-std::string Fmt(const char* f, double v) {
-  char b[64];
-  std::snprintf(b, sizeof b, f, v);
-  return b;
-}
-
-std::string Join(const std::vector<std::string>& v, const std::string& sep = " ") {
-  std::string s;
-  for (const auto& x : v) s += (s.empty() ? "" : sep) + x;
-  return s;
-}
-
 // One partition's knobs as the sandbox takes them: the spec parsed their values already.
 Result<PartitionSpec> BuildPartition(const ExperimentSpec& spec, const PartitionValues& pv) {
   PartitionSpec p = pv.ToPartitionSpec(spec.node);
