@@ -58,7 +58,7 @@ class ExperimentRun::Context final : public SweepContext {
     }
     const int64_t started_ns = r_.p_.MonotonicNanos();
     uint64_t seed = r_.spec_.seed + 7919ull * static_cast<uint64_t>(run_.ordinal) + static_cast<uint64_t>(next_seq_);
-    LoadOptions lo = LevelLoadOptions(r_.spec_, r_.prep_, load, seed, wl_->sandbox->address(), wl_->port);
+    LoadOptions lo = LevelLoadOptions(r_.spec_, load, seed, wl_->sandbox->address(), wl_->port);
     REAM_ASSIGN_OR_RETURN(PointData d, MeasureLevel(r_.p_, r_.driver_, *wl_, lo, r_.spec_.sample_interval,
                                                     Interrupted));
     d.point.run_id = rec_.id;

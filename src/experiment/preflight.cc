@@ -70,7 +70,7 @@ Result<Prepared> Validate(Platform& p, SandboxKind& sandboxes, const ExperimentS
   // The generator's own options, as `ream load` will check them: the same options every level
   // runs with (LevelLoadOptions), at the first level.
   double first = plan.knee() ? spec.sweep.low : (spec.sweep.qps.empty() ? 1 : spec.sweep.qps.front());
-  LoadOptions lo = LevelLoadOptions(spec, out, first, spec.seed, "127.0.0.1", 1);
+  LoadOptions lo = LevelLoadOptions(spec, first, spec.seed, "127.0.0.1", 1);
   Status ls = ValidateLoadOptions(lo);
   if (!ls.ok()) return InvalidArgument(SpecAt(spec, 0) + "[load]: " + ls.message());
   if (!spec.workload.command.empty()) {
@@ -90,8 +90,8 @@ Result<Prepared> Validate(Platform& p, SandboxKind& sandboxes, const ExperimentS
 }
 
 
-LoadOptions LevelLoadOptions(const ExperimentSpec& spec, const Prepared& prep, double load, uint64_t seed,
-                             const std::string& host, int port) {
+LoadOptions LevelLoadOptions(const ExperimentSpec& spec, double load, uint64_t seed, const std::string& host,
+                             int port) {
   const LoadSpec& l = spec.load;
   auto ns = [](auto d) { return static_cast<int64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(d).count()); };
   LoadOptions o;

@@ -38,7 +38,7 @@ std::string SpecAt(const ExperimentSpec& spec, int line);
 
 // The generator's options for one level of a run, built once from the parsed spec: the local
 // driver turns them into `ream load`'s argv, a remote one would send them.
-LoadOptions LevelLoadOptions(const ExperimentSpec& spec, const Prepared& prep, double load, uint64_t seed,
-                             const std::string& host, int port);
+LoadOptions LevelLoadOptions(const ExperimentSpec& spec, double load, uint64_t seed, const std::string& host,
+                             int port);
 
 }  // namespace ream
