@@ -161,7 +161,7 @@ Result<ExperimentAnalysis> Analyze(const ExperimentData& d, const AnalysisOption
     g.capacity = ComputeCapacity(g.points, a.qos.target_us, d.load_axis);
     QpsAtUtilization(g.points, 0.20, &g.qps_at_20, &g.qps_at_20_note);
     QpsAtUtilization(g.points, 0.50, &g.qps_at_50, &g.qps_at_50_note);
-    Saturation(g);
+    Saturation(g, d.load_axis);
     FitModel(g, d, o, pct);
   }
 

@@ -114,29 +114,32 @@ void QpsAtUtilization(const std::vector<PointAnalysis>& points, double u,
   }
 }
 
-void Saturation(GroupAnalysis& g) {
+void Saturation(GroupAnalysis& g, LoadAxis axis) {
+  const bool rate = axis == LoadAxis::kQps;
   double best = 0;
   bool saturated = false;
   std::string why;
   for (const auto& p : g.points) {
     if (p.failed) continue;
     best = std::max(best, p.throughput_qps);
-    if (!saturated && p.target_load > 0 && p.throughput_qps < 0.95 * p.target_load) {
+    if (rate && !saturated && p.target_load > 0 && p.throughput_qps < 0.95 * p.target_load) {
       saturated = true;
       why = "throughput " + Qps(p.throughput_qps) + " fell below 95 % of the offered " +
             Qps(p.target_load);
     }
     if (!saturated && p.cpu_util.has() && *p.cpu_util.value >= 0.95) {
       saturated = true;
-      why = "CPU utilization reached " + Pct(*p.cpu_util.value) + " at " + Qps(p.target_load);
+      why = "CPU utilization reached " + Pct(*p.cpu_util.value) + " at " + Load(p.target_load, axis);
     }
   }
   if (saturated) {
     g.saturation_qps = best;
     g.saturation_note = "highest throughput sustained; " + why;
   } else {
-    g.saturation_note = "not reached: throughput followed the offered load up to " +
-                        Qps(g.max_qps);
+    g.saturation_note = rate ? "not reached: throughput followed the offered load up to " +
+                                   Qps(g.max_qps)
+                             : "not reached: CPU utilization stayed below 95 % up to " +
+                                   Load(g.max_qps, axis);
   }
 }
 

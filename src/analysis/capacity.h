@@ -18,8 +18,10 @@ Capacity ComputeCapacity(const std::vector<PointAnalysis>& points, std::optional
 // The load at CPU utilization `u` (interpolated over valid points); `note` says why not.
 void QpsAtUtilization(const std::vector<PointAnalysis>& points, double u,
                       std::optional<double>* out, std::string* note);
-// Where the group saturates (throughput falls behind the offered load, or the CPU fills).
-void Saturation(GroupAnalysis& g);
+// Where the group saturates: the CPU fills, or (a qps axis, whose levels are rates) the
+// throughput falls behind the offered rate. A sessions level is a count, not a rate, so
+// throughput is not compared with it.
+void Saturation(GroupAnalysis& g, LoadAxis axis);
 // num / den of the capacity (`capacity`) or of a GroupAnalysis field, with its status.
 Ratio MakeRatio(const GroupAnalysis* num, const GroupAnalysis* den, const std::string& num_name,
                 std::optional<double> GroupAnalysis::*field_ptr, bool capacity);

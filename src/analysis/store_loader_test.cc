@@ -151,7 +151,8 @@ TEST_F(StoreLoaderTest, ASessionsSweepIsAnalyzedOnItsAxis) {
       pd.point.seq = static_cast<int64_t>(level);
       pd.point.target_load = level;
       pd.point.valid = true;
-      pd.point.achieved_qps = pd.point.throughput_qps = level * 100;
+      // Two chunks a second per session: fewer requests per second than sessions.
+      pd.point.achieved_qps = pd.point.throughput_qps = level * 0.5;
       pd.point.timely_ratio = 1;
       pd.point.latency_p95_us = level * 100;  // 1600 µs at 16: misses the 1 ms target
       ASSERT_TRUE(s->InsertPoint(pd).ok());
@@ -167,6 +168,11 @@ TEST_F(StoreLoaderTest, ASessionsSweepIsAnalyzedOnItsAxis) {
   const Capacity& c = a->groups.at(0).capacity;
   EXPECT_NEAR(c.qps.value_or(0), 8 + 8 * 0.25, 1e-9);  // 800 → 1600 µs crosses 1000 at 10
   EXPECT_NE(c.status.find("8 sessions (meets QoS) and 16 sessions"), std::string::npos) << c.status;
+  // Throughput (requests/s) is a rate, a level of 16 sessions a count: the two are not
+  // compared, so nothing "fell behind the offered load".
+  EXPECT_FALSE(a->groups.at(0).saturation_qps.has_value()) << a->groups.at(0).saturation_note;
+  EXPECT_EQ(a->groups.at(0).saturation_note,
+            "not reached: CPU utilization stayed below 95 % up to 16 sessions");
   auto j = ToJson(*a);
   EXPECT_EQ(j["load_axis"], "sessions");
   EXPECT_EQ(j["groups"][0]["points"][0]["target_sessions"], 4);
@@ -177,6 +183,8 @@ TEST_F(StoreLoaderTest, ASessionsSweepIsAnalyzedOnItsAxis) {
   auto b = Analyze(*qps, {});
   ASSERT_TRUE(b.ok());
   EXPECT_NE(b->groups.at(0).capacity.status.find("8 QPS (meets QoS) and 16 QPS"), std::string::npos);
+  // At QPS levels the same throughput does fall behind the offered rate.
+  EXPECT_TRUE(b->groups.at(0).saturation_qps.has_value());
   auto k = ToJson(*b);
   EXPECT_FALSE(k.contains("load_axis"));
   EXPECT_EQ(k["groups"][0]["points"][0]["target_qps"], 4);
