@@ -1,6 +1,5 @@
 // `ream exec`: run a user's command in a sandbox with a partition of the machine, sample
 // what it consumes, and remove every kernel object afterwards (also on ^C and SIGTERM).
-#include <unistd.h>
 
 #include <cstdio>
 #include <fstream>
@@ -157,7 +156,7 @@ int RunExec(const ExecFlags& f) {
     }
     o.reserved_cpus = *reserved;
   }
-  if (::geteuid() != 0) {
+  if (platform->EffectiveUserId() != 0) {
     std::cerr << "ream exec: needs root (it creates cgroups"
               << (spec->node ? ", a network namespace and a veth pair" : "") << ")\n";
     return 2;

@@ -9,7 +9,8 @@
 #include "cli/commands.h"
 #include "load/generator.h"
 #include "platform/platform.h"
-#include "protocol/net.h"
+#include "platform/net.h"
+#include "platform/poller.h"
 #include "workloads/service_time.h"
 
 namespace ream::cli {

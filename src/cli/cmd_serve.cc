@@ -4,7 +4,7 @@
 #include <memory>
 
 #include "cli/commands.h"
-#include "protocol/net.h"
+#include "platform/poller.h"
 #include "workloads/kv.h"
 #include "workloads/server.h"
 #include "workloads/synthetic.h"

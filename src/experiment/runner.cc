@@ -20,7 +20,7 @@
 #include "partition/spec.h"
 #include "platform/capabilities.h"
 #include "platform/signals.h"
-#include "protocol/net.h"
+#include "platform/net.h"
 #include "protocol/registry.h"
 #include "sandbox/sandbox.h"
 #include "store/store.h"

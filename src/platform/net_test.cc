@@ -1,4 +1,6 @@
-#include "protocol/net.h"
+#include "platform/net.h"
+
+#include "platform/clock.h"
 
 #include <gtest/gtest.h>
 #include <sys/socket.h>
@@ -27,21 +29,21 @@ TEST(ReceiveTimestamps, StampTheArrivalOnTheMonotonicClock) {
   // (a deferred static key), so the first segments may come unstamped: wait for a stamp.
   Buffer warm;
   int64_t stamp = 0;
-  for (int64_t begin = NowNs(); stamp == 0 && NowNs() - begin < 2'000'000'000;) {
+  for (int64_t begin = MonotonicNowNs(); stamp == 0 && MonotonicNowNs() - begin < 2'000'000'000;) {
     ASSERT_EQ(::send(server.get(), "w", 1, 0), 1);
     IoResult w{};
     while (w.bytes == 0 && !w.closed && w.error == 0) w = ReadAvailable(client->get(), &warm, &stamp);
   }
   ASSERT_GT(stamp, 0) << "no read carried SCM_TIMESTAMPNS within 2 s";
 
-  int64_t sent = NowNs();
+  int64_t sent = MonotonicNowNs();
   ASSERT_EQ(::send(server.get(), "pong", 4, 0), 4);
   // Read well after the arrival: the stamp must say when the data came, not when it was read.
-  while (NowNs() - sent < 20'000'000) {
+  while (MonotonicNowNs() - sent < 20'000'000) {
   }
   Buffer in;
   IoResult r = ReadAvailable(client->get(), &in, &stamp);
-  int64_t read_at = NowNs();
+  int64_t read_at = MonotonicNowNs();
   ASSERT_EQ(r.bytes, 4u);
   EXPECT_EQ(in.view(), "pong");
   ASSERT_GT(stamp, 0) << "no SCM_TIMESTAMPNS came with the data";

@@ -1,21 +1,18 @@
-// The generator's and servers' direct OS calls; errno becomes a Status here only.
-#include "protocol/net.h"
+// TCP sockets for the generator and the servers: non-blocking connect/accept/read/write.
+#include "platform/net.h"
 
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
-#include <sys/eventfd.h>
-#include <sys/prctl.h>
-#include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <charconv>
-#include <csignal>
 #include <cstring>
 #include <ctime>
 
@@ -23,12 +20,6 @@ namespace ream::net {
 namespace {
 
 int64_t TimespecNs(const timespec& ts) { return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec; }
-
-int64_t ClockNs(clockid_t id) {
-  timespec ts{};
-  clock_gettime(id, &ts);
-  return TimespecNs(ts);
-}
 
 Result<sockaddr_in> MakeAddress(const std::string& host, int port) {
   sockaddr_in addr{};
@@ -54,15 +45,6 @@ Status SetSocketFlags(int fd) {
 }
 
 }  // namespace
-
-int64_t NowNs() { return ClockNs(CLOCK_MONOTONIC); }
-int64_t ThreadCpuNs() { return ClockNs(CLOCK_THREAD_CPUTIME_ID); }
-int64_t ProcessCpuNs() { return ClockNs(CLOCK_PROCESS_CPUTIME_ID); }
-
-Status UseTightTimerSlack() {
-  if (prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0) != 0) return ErrnoStatus(errno, "prctl(PR_SET_TIMERSLACK)");
-  return Status::Ok();
-}
 
 Fd& Fd::operator=(Fd&& o) noexcept {
   if (this != &o) reset(o.release());
@@ -261,93 +243,6 @@ Status EnableReceiveTimestamps(int fd) {
     return ErrnoStatus(errno, "setsockopt(SO_TIMESTAMPNS)");
   }
   return Status::Ok();
-}
-
-int64_t MonotonicMinusRealtimeNs() {
-  int64_t best_width = INT64_MAX, offset = 0;
-  for (int i = 0; i < 5; ++i) {
-    int64_t ma = ClockNs(CLOCK_MONOTONIC);
-    int64_t rr = ClockNs(CLOCK_REALTIME);
-    int64_t mb = ClockNs(CLOCK_MONOTONIC);
-    if (mb - ma < best_width) {
-      best_width = mb - ma;
-      offset = ma + (mb - ma) / 2 - rr;
-    }
-  }
-  return offset;
-}
-
-Result<Poller> Poller::Create() {
-  Poller p;
-  p.fd_.reset(epoll_create1(EPOLL_CLOEXEC));
-  if (!p.fd_.valid()) return ErrnoStatus(errno, "epoll_create1()");
-  return p;
-}
-
-Status Poller::Add(int fd, uint32_t events, uint64_t tag) {
-  epoll_event ev{};
-  ev.events = events;
-  ev.data.u64 = tag;
-  if (epoll_ctl(fd_.get(), EPOLL_CTL_ADD, fd, &ev) != 0) return ErrnoStatus(errno, "epoll_ctl(ADD)");
-  return Status::Ok();
-}
-
-Status Poller::Modify(int fd, uint32_t events, uint64_t tag) {
-  epoll_event ev{};
-  ev.events = events;
-  ev.data.u64 = tag;
-  if (epoll_ctl(fd_.get(), EPOLL_CTL_MOD, fd, &ev) != 0) return ErrnoStatus(errno, "epoll_ctl(MOD)");
-  return Status::Ok();
-}
-
-void Poller::Remove(int fd) { epoll_ctl(fd_.get(), EPOLL_CTL_DEL, fd, nullptr); }
-
-Result<int> Poller::Wait(epoll_event* events, int max_events, int64_t timeout_ns) {
-  int n;
-  if (timeout_ns < 0) {
-    n = epoll_wait(fd_.get(), events, max_events, -1);
-  } else if (timeout_ns == 0) {
-    n = epoll_wait(fd_.get(), events, max_events, 0);
-  } else {
-    timespec ts{static_cast<time_t>(timeout_ns / 1000000000), static_cast<long>(timeout_ns % 1000000000)};
-    n = epoll_pwait2(fd_.get(), events, max_events, &ts, nullptr);
-    if (n < 0 && errno == ENOSYS) {
-      n = epoll_wait(fd_.get(), events, max_events, static_cast<int>((timeout_ns + 999999) / 1000000));
-    }
-  }
-  if (n < 0) {
-    if (errno == EINTR) return 0;
-    return ErrnoStatus(errno, "epoll_wait()");
-  }
-  return n;
-}
-
-Result<Notifier> Notifier::Create() {
-  Notifier n;
-  n.fd_.reset(eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC));
-  if (!n.fd_.valid()) return ErrnoStatus(errno, "eventfd()");
-  return n;
-}
-
-void Notifier::Notify() {
-  uint64_t one = 1;
-  [[maybe_unused]] ssize_t n = ::write(fd_.get(), &one, sizeof one);
-}
-
-void Notifier::Drain() {
-  uint64_t v;
-  [[maybe_unused]] ssize_t n = ::read(fd_.get(), &v, sizeof v);
-}
-
-Result<Fd> BlockTerminationSignals() {
-  sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, SIGINT);
-  sigaddset(&set, SIGTERM);
-  if (pthread_sigmask(SIG_BLOCK, &set, nullptr) != 0) return Internal("pthread_sigmask failed");
-  Fd fd(signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC));
-  if (!fd.valid()) return ErrnoStatus(errno, "signalfd()");
-  return fd;
 }
 
 }  // namespace ream::net
