@@ -2,13 +2,13 @@
 // what it consumes, and remove every kernel object afterwards (also on ^C and SIGTERM).
 
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <optional>
 #include <sstream>
 
 #include "cli/commands.h"
+#include "cli/exit_codes.h"
 #include "monitor/monitor.h"
 #include "partition/placement.h"
 #include "partition/spec.h"
@@ -89,10 +89,6 @@ Result<PartitionSpec> ToSpec(const ExecFlags& f) {
   }
   REAM_RETURN_IF_ERROR(s.Validate());
   return s;
-}
-
-int ExitCodeFor(const Status& s) {
-  return s.code() == StatusCode::kInvalidArgument || s.code() == StatusCode::kUnsupported ? 2 : 1;
 }
 
 std::string SummaryLine(const MonitorReport& r) {
@@ -217,15 +213,15 @@ int RunExec(const ExecFlags& f) {
     j["exit"] = {{"description", how},
                  {"oom_killed", oom},
                  {"code", final_exit.ok() ? nlohmann::json(final_exit->ShellCode()) : nlohmann::json(nullptr)}};
-    std::ofstream out(f.samples);
-    out << j.dump(2) << "\n";
-    if (!out) std::cerr << "ream exec: could not write --samples file " << f.samples << "\n";
+    if (!platform->WriteFile(f.samples, j.dump(2) + "\n").ok()) {
+      std::cerr << "ream exec: could not write --samples file " << f.samples << "\n";
+    }
   }
   std::cerr << "ream exec: " << how << "; " << SummaryLine(report) << "\n";
   if (!stop.ok()) std::cerr << "ream exec: " << stop.message() << "\n";
   TerminationSignals::Restore();
-  if (signal_received) return 128 + signal_received;
-  if (!final_exit.ok()) return 1;
+  if (signal_received) return kExitSignalBase + signal_received;
+  if (!final_exit.ok()) return kExitCouldNotRun;
   return final_exit->ShellCode();
 }
 

@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/exit_codes.h"
 #include "experiment/runner.h"
 #include "experiment/spec.h"
 #include "platform/platform.h"
@@ -26,13 +27,13 @@ int RunRun(const RunFlags& f) {
     auto spec = LoadSpecFile(path);
     if (!spec.ok()) {
       std::cerr << "ream run: " << spec.status().message() << "\n";
-      return 2;
+      return kExitBadInput;
     }
     specs.push_back(std::move(spec).value());
   }
   if (f.interleave && specs.size() < 2) {
     std::cerr << "ream run: --interleave needs two or more specs (it alternates their runs)\n";
-    return 2;
+    return kExitBadInput;
   }
   auto platform = MakePosixPlatform();
   RunnerOptions o;
@@ -46,19 +47,9 @@ int RunRun(const RunFlags& f) {
   auto outcomes = RunExperiments(*platform, specs, o);
   if (!outcomes.ok()) {
     std::cerr << "ream run: " << outcomes.status().message() << "\n";
-    switch (outcomes.status().code()) {
-      case StatusCode::kInvalidArgument:
-      case StatusCode::kNotFound:
-      case StatusCode::kUnsupported:
-      case StatusCode::kAlreadyExists:
-        return 2;
-      case StatusCode::kCancelled:
-        return 130;
-      default:
-        return 1;
-    }
+    return ExitCodeFor(outcomes.status());
   }
-  if (f.dry_run) return 0;
+  if (f.dry_run) return kExitDone;
   bool interrupted = false;
   int stored = 0;
   for (const auto& oc : *outcomes) {
@@ -72,7 +63,7 @@ int RunRun(const RunFlags& f) {
              (f.only.empty() ? "" : " --only " + f.only) + " --resume";
     std::cerr << "ream run: interrupted; " << stored << " point(s) stored this time are kept. Continue with: " << again
               << "\n";
-    return 130;
+    return kExitInterrupted;
   }
   for (const auto& oc : *outcomes) {
     std::cerr << "ream run: experiment '" << oc.experiment << "' complete in " << f.db << ": " << oc.points_stored
@@ -80,7 +71,7 @@ int RunRun(const RunFlags& f) {
               << (oc.points_failed ? " (" + std::to_string(oc.points_failed) + " failed, reasons stored)" : "")
               << (oc.points_skipped ? ", " + std::to_string(oc.points_skipped) + " already stored" : "") << "\n";
   }
-  return 0;
+  return kExitDone;
 }
 
 }  // namespace
