@@ -61,6 +61,20 @@ TEST(Generator, MeasuresEveryRequestAgainstTheSyntheticServer) {
   EXPECT_EQ(j["response_timing"].get<std::string>().rfind("kernel (", 0), 0u) << j["response_timing"];
 }
 
+// `--target [::1]:PORT`: the generator measures a server listening on the IPv6 loopback.
+TEST(Generator, MeasuresAServerOnIPv6Loopback) {
+  auto server = Server::Start({.bind = "::1", .threads = 1},
+                              MakeSyntheticHandlers(*ServiceTime::Parse("const:0"), 1));
+  if (!server.ok()) GTEST_SKIP() << "no IPv6 loopback here: " << server.status().ToString();
+  LoadOptions o = Quick((*server)->port(), 1000);
+  o.host = "::1";
+  auto r = RunLoad(o);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->errors, 0u);
+  EXPECT_GT(r->completed, 700u);
+  EXPECT_EQ(r->completed, r->issued);
+}
+
 TEST(Generator, SeveralThreadsAndConnectionsSplitTheRate) {
   auto server = Server::Start({.threads = 2}, MakeSyntheticHandlers(*ServiceTime::Parse("const:0"), 1));
   ASSERT_TRUE(server.ok());

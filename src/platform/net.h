@@ -39,23 +39,31 @@ class Fd {
 };
 
 struct HostPort {
-  std::string host;
+  std::string host;  // as typed: an IPv4 or IPv6 address (without brackets) or a host name
   int port = 0;
+  // "127.0.0.1:80", "[::1]:6379", "localhost:11211".
+  std::string ToString() const;
 };
-// Parses "HOST:PORT" (PORT 1..65535; HOST an IPv4 address or "localhost"). InvalidArgument
-// naming the problem otherwise.
+// Parses "HOST:PORT" as users type it: "127.0.0.1:80", "localhost:11211", "[::1]:6379"
+// (PORT 1..65535), and checks that HOST resolves (getaddrinfo: addresses, /etc/hosts, DNS).
+// InvalidArgument naming the problem otherwise (a bare IPv6 address without brackets too).
 Result<HostPort> ParseHostPort(std::string_view text);
+// "host:port", with the brackets an IPv6 address needs.
+std::string JoinHostPort(const std::string& host, int port);
 
-// A non-blocking listening TCP socket on host:port (port 0: the kernel picks one).
-// InvalidArgument for a bad address, the bind/listen errno otherwise.
+// A non-blocking listening TCP socket on host:port (port 0: the kernel picks one); host is
+// an IPv4 or IPv6 address or a name (its first address). InvalidArgument for a host that does
+// not resolve, the bind/listen errno otherwise.
 Result<Fd> Listen(const std::string& host, int port, int backlog = 1024);
 // The port a socket is bound to.
 Result<int> LocalPort(int fd);
 // Accepts one connection, non-blocking with TCP_NODELAY. Returns an invalid Fd when none is
 // pending (EAGAIN).
 Result<Fd> Accept(int listen_fd);
-// Connects to host:port within `timeout_ns`, then makes the socket non-blocking with
-// TCP_NODELAY. Unavailable ("connection refused ...") when nothing listens there.
+// Connects to host:port (IPv4 or IPv6; a name's addresses are tried in getaddrinfo's order)
+// within `timeout_ns`, then makes the socket non-blocking with TCP_NODELAY. Unavailable
+// ("connection refused ...") when nothing listens there, InvalidArgument for a host that
+// does not resolve.
 Result<Fd> Connect(const std::string& host, int port, int64_t timeout_ns);
 
 // Outcome of one read or write attempt on a non-blocking socket.
