@@ -30,6 +30,12 @@ std::string Qps(double v) {
   std::snprintf(b, sizeof b, "%.0f QPS", v);
   return b;
 }
+// A load on `axis`, "5000 QPS" or "16 sessions".
+std::string Load(double v, LoadAxis axis) {
+  char b[48];
+  std::snprintf(b, sizeof b, "%.0f %s", v, std::string(LoadAxisUnit(axis)).c_str());
+  return b;
+}
 
 // The median of a metric over repetitions; unavailable when no repetition measured it (the
 // first reason given is kept).
@@ -73,7 +79,7 @@ std::vector<const PointData*> DecidingPoints(const RunData& r, double load) {
   std::vector<const PointData*> valid;
   const PointData* last = nullptr;
   for (const auto& p : r.points) {
-    if (!SameLoad(p.target_qps, load)) continue;
+    if (!SameLoad(p.target_load, load)) continue;
     if (p.valid && !p.failed) valid.push_back(&p);
     last = &p;
   }
@@ -116,7 +122,7 @@ PointAnalysis MergePoints(const std::vector<const PointData*>& all, const RunDat
   std::vector<const Metric*> cpu, rx, tx, dr, dw, mb, llc, mem;
   std::vector<double> services;
   for (const PointData* p : reps) {
-    out.target_qps = p->target_qps;
+    out.target_load = p->target_load;
     achieved.push_back(p->achieved_qps);
     throughput.push_back(p->throughput_qps);
     timely.push_back(p->timely_ratio);
@@ -204,7 +210,10 @@ PointAnalysis MergePoints(const std::vector<const PointData*>& all, const RunDat
   return out;
 }
 
-Capacity ComputeCapacity(const std::vector<PointAnalysis>& points, std::optional<double> target) {
+// The highest load of the sweep meeting QoS ("max QPS under QoS" on a qps axis), in the
+// axis's unit, with how it was obtained in words that name the axis.
+Capacity ComputeCapacity(const std::vector<PointAnalysis>& points, std::optional<double> target,
+                         LoadAxis axis) {
   Capacity c;
   if (!target) {
     c.status = "no QoS target";
@@ -213,9 +222,9 @@ Capacity ComputeCapacity(const std::vector<PointAnalysis>& points, std::optional
   std::vector<XY> mid, lo, hi;
   for (const auto& p : points) {
     if (!p.valid) continue;
-    mid.push_back({p.target_qps, p.tail_us});
-    lo.push_back({p.target_qps, p.tail_low_us.value_or(p.tail_us)});
-    hi.push_back({p.target_qps, p.tail_high_us.value_or(p.tail_us)});
+    mid.push_back({p.target_load, p.tail_us});
+    lo.push_back({p.target_load, p.tail_low_us.value_or(p.tail_us)});
+    hi.push_back({p.target_load, p.tail_high_us.value_or(p.tail_us)});
   }
   if (mid.empty()) {
     c.status = "no valid points";
@@ -223,7 +232,7 @@ Capacity ComputeCapacity(const std::vector<PointAnalysis>& points, std::optional
   }
   if (mid.front().y > *target) {
     c.upper_bound = mid.front().x;
-    c.status = "below the sweep: the lowest valid load (" + Qps(mid.front().x) +
+    c.status = "below the sweep: the lowest valid load (" + Load(mid.front().x, axis) +
                ") already misses QoS";
     return c;
   }
@@ -234,7 +243,7 @@ Capacity ComputeCapacity(const std::vector<PointAnalysis>& points, std::optional
     c.lower_bound = true;
     c.last_pass_qps = mid.back().x;
     c.status = "not reached: every valid point meets QoS, so capacity is at least " +
-               Qps(mid.back().x);
+               Load(mid.back().x, axis);
     // Still an uncertainty from the CI: the upper curve may cross inside the sweep.
     if (auto l = FirstUpCrossing(hi, *target)) c.low = *l;
     return c;
@@ -242,8 +251,8 @@ Capacity ComputeCapacity(const std::vector<PointAnalysis>& points, std::optional
   c.qps = *x;
   c.last_pass_qps = mid[fail - 1].x;
   c.first_fail_qps = mid[fail].x;
-  c.status = "interpolated between " + Qps(mid[fail - 1].x) + " (meets QoS) and " +
-             Qps(mid[fail].x) + " (misses it)";
+  c.status = "interpolated between " + Load(mid[fail - 1].x, axis) + " (meets QoS) and " +
+             Load(mid[fail].x, axis) + " (misses it)";
   // The percentile's confidence band moves the crossing: the upper curve crosses earlier,
   // the lower one later. Where a band curve never crosses from below, the sweep's end
   // bounds it.
@@ -255,7 +264,7 @@ Capacity ComputeCapacity(const std::vector<PointAnalysis>& points, std::optional
   c.high = std::max(*c.high, *x);
   for (size_t i = fail + 1; i < mid.size(); ++i) {
     if (mid[i].y <= *target) {
-      c.status += "; a higher load (" + Qps(mid[i].x) +
+      c.status += "; a higher load (" + Load(mid[i].x, axis) +
                   ") meets QoS again — the curve is not monotonic, the first crossing is kept";
       break;
     }
@@ -275,7 +284,7 @@ void QpsAtUtilization(const std::vector<PointAnalysis>& points, double u,
       continue;
     }
     any_cpu = true;
-    if (p.valid) s.push_back({*p.cpu_util.value, p.target_qps});
+    if (p.valid) s.push_back({*p.cpu_util.value, p.target_load});
   }
   if (!any_cpu) {
     *note = "unavailable: CPU utilization not measured (" + reason + ")";
@@ -305,14 +314,14 @@ void Saturation(GroupAnalysis& g) {
   for (const auto& p : g.points) {
     if (p.failed) continue;
     best = std::max(best, p.throughput_qps);
-    if (!saturated && p.target_qps > 0 && p.throughput_qps < 0.95 * p.target_qps) {
+    if (!saturated && p.target_load > 0 && p.throughput_qps < 0.95 * p.target_load) {
       saturated = true;
       why = "throughput " + Qps(p.throughput_qps) + " fell below 95 % of the offered " +
-            Qps(p.target_qps);
+            Qps(p.target_load);
     }
     if (!saturated && p.cpu_util.has() && *p.cpu_util.value >= 0.95) {
       saturated = true;
-      why = "CPU utilization reached " + Pct(*p.cpu_util.value) + " at " + Qps(p.target_qps);
+      why = "CPU utilization reached " + Pct(*p.cpu_util.value) + " at " + Qps(p.target_load);
     }
   }
   if (saturated) {
@@ -398,7 +407,7 @@ QosTarget ComputeQos(const ExperimentData& d, const std::vector<GroupAnalysis>& 
     if (!q.note.empty()) q.note += "; ";
     q.note += "the target (" + Fmt(*q.target_us) + " us) is below the lowest p" + Fmt(d.qos.percentile) +
               " measured at any valid load of " + ref->key + " (" + Fmt(floor->tail_us) + " us at " +
-              Qps(floor->target_qps) + "): the service time excludes the network and the server's I/O, "
+              Qps(floor->target_load) + "): the service time excludes the network and the server's I/O, "
               "so no load can meet it. The seed set a fixed LQoS where its rule did not apply (shore); "
               "set [qos] target in the spec";
   }
@@ -766,7 +775,7 @@ void FitModel(GroupAnalysis& g, const ExperimentData& d, const AnalysisOptions& 
     }
     if (best) {
       for (const auto& p : best->points) {
-        if (p.valid && !p.failed) base.push_back({p.target_qps, p.latency_mean_us / 1e6});
+        if (p.valid && !p.failed) base.push_back({p.target_load, p.latency_mean_us / 1e6});
       }
       std::sort(base.begin(), base.end(), [](const XY& a, const XY& b) { return a.x < b.x; });
     }
@@ -775,11 +784,11 @@ void FitModel(GroupAnalysis& g, const ExperimentData& d, const AnalysisOptions& 
   for (const auto& p : g.points) {
     if (!p.valid || !p.cpu_util.has()) continue;
     MeasuredLoad l;
-    l.qps = p.achieved_qps > 0 ? p.achieved_qps : p.target_qps;
+    l.qps = p.achieved_qps > 0 ? p.achieved_qps : p.target_load;
     l.mean_s = p.mean_us / 1e6;
     l.p_s = p.tail_us / 1e6;
     l.cpu_busy_cpus = *p.cpu_util.value * g.threads;
-    if (!base.empty()) l.base_mean_s = InterpolateY(base, p.target_qps);
+    if (!base.empty()) l.base_mean_s = InterpolateY(base, p.target_load);
     loads.push_back(l);
   }
   std::string why;
@@ -834,6 +843,7 @@ Result<ExperimentAnalysis> Analyze(const ExperimentData& d, const AnalysisOption
   a.workload = d.workload;
   a.percentile = d.qos.percentile;
   a.confidence = o.confidence;
+  a.load_axis = d.load_axis;
   double pct = d.qos.percentile;
 
   // Group runs by scenario × partition; repetitions merge point by point.
@@ -861,8 +871,8 @@ Result<ExperimentAnalysis> Analyze(const ExperimentData& d, const AnalysisOption
     for (const RunData* r : runs) {
       for (const auto& p : r->points) {
         if (std::none_of(loads.begin(), loads.end(),
-                         [&](double l) { return SameLoad(l, p.target_qps); })) {
-          loads.push_back(p.target_qps);
+                         [&](double l) { return SameLoad(l, p.target_load); })) {
+          loads.push_back(p.target_load);
         }
       }
     }
@@ -884,8 +894,8 @@ Result<ExperimentAnalysis> Analyze(const ExperimentData& d, const AnalysisOption
       g.points.push_back(std::move(pa));
     }
     if (!g.points.empty()) {
-      g.min_qps = g.points.front().target_qps;
-      g.max_qps = g.points.back().target_qps;
+      g.min_qps = g.points.front().target_load;
+      g.max_qps = g.points.back().target_load;
       g.min_clients = g.max_clients = g.points.front().clients;
       for (const auto& p : g.points) {
         g.min_clients = std::min(g.min_clients, p.clients);
@@ -929,7 +939,7 @@ Result<ExperimentAnalysis> Analyze(const ExperimentData& d, const AnalysisOption
     for (auto& p : g.points) {
       if (a.qos.target_us && p.valid) p.meets_qos = p.tail_us <= *a.qos.target_us;
     }
-    g.capacity = ComputeCapacity(g.points, a.qos.target_us);
+    g.capacity = ComputeCapacity(g.points, a.qos.target_us, d.load_axis);
     QpsAtUtilization(g.points, 0.20, &g.qps_at_20, &g.qps_at_20_note);
     QpsAtUtilization(g.points, 0.50, &g.qps_at_50, &g.qps_at_50_note);
     Saturation(g);

@@ -60,7 +60,7 @@ struct QosTarget {
 
 // One load level of a scenario × partition, merged over repetitions.
 struct PointAnalysis {
-  double target_qps = 0;
+  double target_load = 0;  // the level on the experiment's load axis
   double achieved_qps = 0;
   double throughput_qps = 0;
   int repetitions = 0;  // the measurements its figures come from (repetitions, confirmations)
@@ -83,8 +83,10 @@ struct PointAnalysis {
   int clients = 0;
 };
 
+// The sweep's capacity on its load axis: for a qps axis, the seed's "max QPS under QoS"; the
+// figures below are in the axis's unit (QPS, sessions) whatever their names say.
 struct Capacity {
-  std::optional<double> qps;  // max QPS under QoS (a lower bound when lower_bound)
+  std::optional<double> qps;  // max load under QoS (a lower bound when lower_bound)
   bool lower_bound = false;   // every valid point met QoS: capacity is at least qps
   std::optional<double> upper_bound;  // when even the lowest valid load missed QoS
   std::optional<double> low, high;    // uncertainty: interpolation and the percentile's CI
@@ -169,6 +171,7 @@ struct Recommendation {
 struct ExperimentAnalysis {
   std::string experiment;
   std::string workload;
+  LoadAxis load_axis = LoadAxis::kQps;  // what the sweeps varied; every load is in its unit
   double percentile = 95;
   double confidence = 0.95;
   QosTarget qos;

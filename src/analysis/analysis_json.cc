@@ -78,6 +78,10 @@ nlohmann::json ToJson(const ExperimentAnalysis& a) {
   j["workload"] = a.workload;
   j["percentile"] = a.percentile;
   j["confidence"] = a.confidence;
+  // A qps experiment's JSON is what it was before sweeps had an axis (no key added, loads named
+  // target_qps); any other axis says which, and names its points' loads by it.
+  if (a.load_axis != LoadAxis::kQps) j["load_axis"] = std::string(LoadAxisName(a.load_axis));
+  const std::string target_key = "target_" + std::string(LoadAxisName(a.load_axis));
   j["qos"] = {{"target_us", Opt(a.qos.target_us)},
               {"method", a.qos.method},
               {"service_time_us", Opt(a.qos.service_time_us)},
@@ -89,7 +93,7 @@ nlohmann::json ToJson(const ExperimentAnalysis& a) {
   for (const auto& g : a.groups) {
     json pts = json::array();
     for (const auto& p : g.points) {
-      pts.push_back({{"target_qps", p.target_qps},
+      pts.push_back({{target_key, p.target_load},
                      {"achieved_qps", p.achieved_qps},
                      {"throughput_qps", p.throughput_qps},
                      {"repetitions", p.repetitions},

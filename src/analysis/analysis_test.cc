@@ -12,7 +12,7 @@ namespace {
 // perfect measurement would see it: p95 from the model plus a fixed 50 µs network delay.
 PointData ModelPoint(double lambda, int c, double s, bool report_service) {
   PointData p;
-  p.target_qps = p.achieved_qps = p.throughput_qps = lambda;
+  p.target_load = p.achieved_qps = p.throughput_qps = lambda;
   p.valid = true;
   p.timely_ratio = 1;
   QueueModel m{c, s, 50e-6};
@@ -52,8 +52,8 @@ double ExpectedCapacity(const RunData& r, double target_us) {
     const auto& a = r.points[i - 1];
     const auto& b = r.points[i];
     if (a.p95_us <= target_us && b.p95_us > target_us) {
-      return a.target_qps + (target_us - a.p95_us) / (b.p95_us - a.p95_us) *
-                                (b.target_qps - a.target_qps);
+      return a.target_load + (target_us - a.p95_us) / (b.p95_us - a.p95_us) *
+                                (b.target_load - a.target_load);
     }
   }
   return -1;
@@ -127,7 +127,7 @@ TEST(Analyze, InvalidPointsAreShownButNeverUsedForCapacity) {
   auto d = Mm1Experiment();
   // A point at 3500 QPS that is invalid and, if it were used, would pass: capacity must stay.
   for (auto& p : d.runs[0].points) {
-    if (p.target_qps == 3500) {
+    if (p.target_load == 3500) {
       p.valid = false;
       p.p95_us = 100;
       p.invalid_reasons = {"timely ratio 91.0 % < 97.5 %"};
@@ -140,7 +140,7 @@ TEST(Analyze, InvalidPointsAreShownButNeverUsedForCapacity) {
   EXPECT_DOUBLE_EQ(*g.capacity.first_fail_qps, 4000);
   bool shown = false;
   for (const auto& p : g.points) {
-    if (p.target_qps == 3500) {
+    if (p.target_load == 3500) {
       shown = !p.valid && p.reasons.at(0).find("timely") != std::string::npos;
       EXPECT_FALSE(p.meets_qos.has_value());
     }
@@ -154,12 +154,12 @@ TEST(Analyze, AReMeasuredLoadIsDecidedByItsValidAttempt) {
   // A knee search measured 3000 QPS twice: invalid (it would look like a miss), then valid;
   // and 3500 QPS twice, invalid both times.
   for (size_t i = 0; i < points.size(); ++i) {
-    if (points[i].target_qps != 3000 && points[i].target_qps != 3500) continue;
+    if (points[i].target_load != 3000 && points[i].target_load != 3500) continue;
     PointData late = points[i];
     late.valid = false;
     late.p95_us = 5000;
     late.invalid_reasons = {"timely ratio 96.6 % < 97.5 %"};
-    if (points[i].target_qps == 3500) points[i] = late;
+    if (points[i].target_load == 3500) points[i] = late;
     points.insert(points.begin() + static_cast<long>(i), late);
     ++i;
   }
@@ -173,12 +173,12 @@ TEST(Analyze, AReMeasuredLoadIsDecidedByItsValidAttempt) {
   EXPECT_DOUBLE_EQ(*g.capacity.last_pass_qps, 3000);
   EXPECT_DOUBLE_EQ(*g.capacity.first_fail_qps, 4000);
   for (const auto& p : g.points) {
-    if (p.target_qps == 3000) {
+    if (p.target_load == 3000) {
       EXPECT_TRUE(p.valid);
       EXPECT_EQ(p.repetitions, 1);
       EXPECT_EQ(p.p95_us, clean->groups[0].points[5].p95_us);
     }
-    if (p.target_qps == 3500) {
+    if (p.target_load == 3500) {
       EXPECT_FALSE(p.valid);
     }
   }
@@ -336,7 +336,7 @@ TEST(Analyze, CategoryFastWithEvidence) {
 TEST(Analyze, CategoryDiskBoundAndStreaming) {
   auto d = Mm1Experiment();
   for (auto& p : d.runs[0].points) {
-    p.disk_read_bps = Metric::Of(p.target_qps * 16384);
+    p.disk_read_bps = Metric::Of(p.target_load * 16384);
     p.cpu_util = Metric::Of(*p.cpu_util.value * 0.5);
   }
   auto a = Analyze(d, {});
@@ -344,7 +344,7 @@ TEST(Analyze, CategoryDiskBoundAndStreaming) {
   EXPECT_EQ(a->category.name, "disk-bound");
 
   auto s = Mm1Experiment();
-  for (auto& p : s.runs[0].points) p.net_tx_bps = Metric::Of(p.target_qps * 100000);
+  for (auto& p : s.runs[0].points) p.net_tx_bps = Metric::Of(p.target_load * 100000);
   auto b = Analyze(s, {});
   EXPECT_EQ(b->category.name, "network-streaming");
 
@@ -373,7 +373,7 @@ TEST(Analyze, PercentileIntervalsFromHistogramsWidenCapacity) {
   auto d = Mm1Experiment();
   std::mt19937_64 rng(3);
   for (auto& p : d.runs[0].points) {
-    std::exponential_distribution<double> e(10000 - p.target_qps);
+    std::exponential_distribution<double> e(10000 - p.target_load);
     Histogram h;
     for (int i = 0; i < 3000; ++i) h.Record(static_cast<int64_t>((50e-6 + e(rng)) * 1e9));
     p.latency_hist_ns = h;

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "load/histogram.h"
+#include "load/load_axis.h"
 
 namespace ream::analysis {
 
@@ -30,7 +31,7 @@ struct Metric {
 // One load level of one run.
 struct PointData {
   int64_t id = 0;           // the store's point id (0 in tests)
-  double target_qps = 0;    // offered load asked for
+  double target_load = 0;   // offered load asked for, on the experiment's load axis
   double achieved_qps = 0;  // issued per second in the measured window
   double throughput_qps = 0;  // completed per second
   bool valid = false;       // timely and rate thresholds met (DESIGN.md)
@@ -114,7 +115,8 @@ struct ExperimentData {
   std::string workload;  // "ream serve kv --records 100000", "memcached", ...
   std::string protocol;
   std::string created;   // timestamp text as stored
-  std::string status;    // "complete", "interrupted", ...
+  std::string status;    // "complete", "interrupted", ... (StatusName of the stored status)
+  LoadAxis load_axis = LoadAxis::kQps;  // what the sweeps varied: QPS or sessions
   QosRule qos;
   double timely_threshold = 0.975;
   double rate_tolerance = 0.02;

@@ -145,7 +145,8 @@ Result<ExperimentData> LoadExperiment(Store& store, const std::string& name) {
   d.workload = e->workload;
   d.protocol = e->protocol;
   d.created = Iso8601(e->created_ns);
-  d.status = e->status;
+  d.status = std::string(StatusName(e->status));
+  d.load_axis = e->load_axis;
   d.spec_text = e->spec_text;
   d.qos.percentile = e->qos.percentile;
   d.qos.fixed_target_us = e->qos.fixed_target_us;
@@ -175,10 +176,10 @@ Result<ExperimentData> LoadExperiment(Store& store, const std::string& name) {
     for (const auto& p : points) {
       PointData pd;
       pd.id = p.id;
-      pd.target_qps = p.target_qps;
+      pd.target_load = p.target_load;
       pd.achieved_qps = p.achieved_qps.value_or(0);
       pd.throughput_qps = p.throughput_qps.value_or(0);
-      pd.failed = p.status == "failed";
+      pd.failed = p.status == PointStatus::kFailed;
       pd.valid = !pd.failed && p.valid.value_or(false);
       pd.invalid_reasons = p.invalid_reasons;
       if (pd.failed) {
@@ -215,9 +216,10 @@ Result<ExperimentData> LoadExperiment(Store& store, const std::string& name) {
       }
       run.points.push_back(std::move(pd));
     }
-    if ((r.status == "failed" || r.status == "unavailable") && run.points.empty()) {
+    if ((r.status == RunStatus::kFailed || r.status == RunStatus::kUnavailable) &&
+        run.points.empty()) {
       run.failed = true;
-      run.failure = r.failure.empty() ? r.status : r.failure;
+      run.failure = r.failure.empty() ? std::string(StatusName(r.status)) : r.failure;
     }
     d.runs.push_back(std::move(run));
   }

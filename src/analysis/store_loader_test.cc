@@ -29,7 +29,7 @@ class StoreLoaderTest : public ::testing::Test {
     e.spec_text = "name = \"" + name + "\"\n";
     e.spec = {{"name", name}};
     e.spec_hash = "h";
-    e.status = "complete";
+    e.status = ExperimentStatus::kComplete;
     e.created_ns = created;
     e.qos.percentile = 95;
     e.workload = "synthetic exp:100us";
@@ -58,7 +58,7 @@ TEST_F(StoreLoaderTest, LoadsRunsPointsMetricsAndHistograms) {
   r.key = {"2-SMT", "llc_ways=4,mem_bw=50%", 0};
   r.partition = {{"llc_ways", "4"}, {"mem_bw", "50%"}};
   r.workload_cpus = "0,2";
-  r.status = "complete";
+  r.status = RunStatus::kComplete;
   auto run = s->EnsureRun(r);
   ASSERT_TRUE(run.ok()) << run.status().ToString();
 
@@ -67,7 +67,7 @@ TEST_F(StoreLoaderTest, LoadsRunsPointsMetricsAndHistograms) {
   for (double qps : {1000.0, 2000.0}) {
     ream::PointData pd;
     pd.point.run_id = run->id;
-    pd.point.target_qps = qps;
+    pd.point.target_load = qps;
     pd.point.valid = qps == 1000;
     if (qps != 1000) pd.point.invalid_reasons = {"timely ratio 80 % < 97.5 %"};
     pd.point.service_reported = true;
@@ -88,7 +88,7 @@ TEST_F(StoreLoaderTest, LoadsRunsPointsMetricsAndHistograms) {
   smt_fail.experiment_id = eid;
   smt_fail.key = {"2-SMT", "default", 0};
   smt_fail.partition = nlohmann::json::object();
-  smt_fail.status = "unavailable";
+  smt_fail.status = RunStatus::kUnavailable;
   smt_fail.failure = "no SMT siblings on this machine";
   ASSERT_TRUE(s->EnsureRun(smt_fail).ok());
 
@@ -124,6 +124,62 @@ TEST_F(StoreLoaderTest, LoadsRunsPointsMetricsAndHistograms) {
   ASSERT_FALSE(missing.ok());
   EXPECT_EQ(missing.status().code(), StatusCode::kNotFound);
   EXPECT_NE(missing.status().message().find("old, other"), std::string::npos);
+}
+
+// A sessions sweep: the loader carries the axis, and the analysis names loads by it (a qps
+// experiment's JSON has no load_axis key and names its loads target_qps, as before).
+TEST_F(StoreLoaderTest, ASessionsSweepIsAnalyzedOnItsAxis) {
+  auto s = Store::Open(path_);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  for (LoadAxis axis : kLoadAxes) {
+    ExperimentRecord e;
+    e.name = std::string(LoadAxisName(axis));
+    e.status = ExperimentStatus::kComplete;
+    e.load_axis = axis;
+    e.qos.fixed_target_us = 1000;
+    auto id = s->CreateExperiment(e);
+    ASSERT_TRUE(id.ok()) << id.status().ToString();
+    RunRecord r;
+    r.experiment_id = *id;
+    r.key = {"1-ST", "default", 0};
+    r.status = RunStatus::kComplete;
+    auto run = s->EnsureRun(r);
+    ASSERT_TRUE(run.ok());
+    for (double level : {4.0, 8.0, 16.0}) {
+      ream::PointData pd;
+      pd.point.run_id = run->id;
+      pd.point.seq = static_cast<int64_t>(level);
+      pd.point.target_load = level;
+      pd.point.valid = true;
+      pd.point.achieved_qps = pd.point.throughput_qps = level * 100;
+      pd.point.timely_ratio = 1;
+      pd.point.latency_p95_us = level * 100;  // 1600 µs at 16: misses the 1 ms target
+      ASSERT_TRUE(s->InsertPoint(pd).ok());
+    }
+  }
+  auto sessions = LoadExperiment(*s, "sessions");
+  ASSERT_TRUE(sessions.ok()) << sessions.status().ToString();
+  EXPECT_EQ(sessions->load_axis, LoadAxis::kSessions);
+  EXPECT_EQ(sessions->status, "complete");
+  EXPECT_EQ(sessions->runs.at(0).points.at(2).target_load, 16);
+  auto a = Analyze(*sessions, {});
+  ASSERT_TRUE(a.ok()) << a.status().ToString();
+  const Capacity& c = a->groups.at(0).capacity;
+  EXPECT_NEAR(c.qps.value_or(0), 8 + 8 * 0.25, 1e-9);  // 800 → 1600 µs crosses 1000 at 10
+  EXPECT_NE(c.status.find("8 sessions (meets QoS) and 16 sessions"), std::string::npos) << c.status;
+  auto j = ToJson(*a);
+  EXPECT_EQ(j["load_axis"], "sessions");
+  EXPECT_EQ(j["groups"][0]["points"][0]["target_sessions"], 4);
+  EXPECT_FALSE(j["groups"][0]["points"][0].contains("target_qps"));
+
+  auto qps = LoadExperiment(*s, "qps");
+  ASSERT_TRUE(qps.ok());
+  auto b = Analyze(*qps, {});
+  ASSERT_TRUE(b.ok());
+  EXPECT_NE(b->groups.at(0).capacity.status.find("8 QPS (meets QoS) and 16 QPS"), std::string::npos);
+  auto k = ToJson(*b);
+  EXPECT_FALSE(k.contains("load_axis"));
+  EXPECT_EQ(k["groups"][0]["points"][0]["target_qps"], 4);
 }
 
 TEST_F(StoreLoaderTest, EmptyDatabaseSaysHowToFillIt) {

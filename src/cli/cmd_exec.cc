@@ -174,7 +174,7 @@ int RunExec(const ExecFlags& f) {
     std::cerr << "ream exec: " << sb.status().message() << "\n";
     return ExitCodeFor(sb.status());
   }
-  Sandbox& box = **sb;
+  ProcessSandbox& box = **sb;
   std::cerr << "ream exec: sandbox " << box.name() << ", pid " << box.pid() << ", cpus "
             << FormatCpuList(box.cpus());
   if (spec->node) std::cerr << ", node address " << box.address() << " (host " << box.host_address() << ")";

@@ -51,13 +51,13 @@ int RunList(const ListOptions& o) {
       }
       for (const auto& p : *ps) {
         ++points;
-        if (p.status != "ok") ++failed;
+        if (p.status != PointStatus::kOk) ++failed;
         else if (p.valid && !*p.valid) ++invalid;
       }
     }
-    t.AddRow({e.name, e.status, e.workload, std::to_string(runs->size()), std::to_string(points),
+    t.AddRow({e.name, std::string(StatusName(e.status)), e.workload, std::to_string(runs->size()), std::to_string(points),
               std::to_string(failed), std::to_string(invalid), FormatTime(e.created_ns), e.failure});
-    out.push_back({{"name", e.name}, {"status", e.status}, {"workload", e.workload},
+    out.push_back({{"name", e.name}, {"status", StatusName(e.status)}, {"workload", e.workload},
                    {"runs", runs->size()}, {"points", points}, {"failed_points", failed},
                    {"invalid_points", invalid}, {"created_ns", e.created_ns},
                    {"failure", e.failure}});

@@ -1,9 +1,11 @@
 // `ream run SPEC.toml`: ream's main job — characterize a workload as the spec says and keep
 // every point in the results database.
 #include <iostream>
+#include <memory>
 
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
+#include "cli/version.h"
 #include "experiment/runner.h"
 #include "experiment/spec.h"
 #include "platform/platform.h"
@@ -19,6 +21,7 @@ struct RunFlags {
   std::string only;
   bool interleave = false;
   uint64_t order_seed = 1;
+  std::string events;  // a JSON-lines file of the run events
 };
 
 int RunRun(const RunFlags& f) {
@@ -44,6 +47,23 @@ int RunRun(const RunFlags& f) {
   o.interleave = f.interleave;
   o.order_seed = f.order_seed;
   o.out = &std::cerr;
+  o.ream_version = kVersion;
+  o.ream_commit = kGitCommit;
+  // The console's lines always; with --events, every event as a JSON line too.
+  ConsoleObserver console(std::cerr);
+  std::unique_ptr<std::ostream> events_file;
+  std::unique_ptr<JsonLinesObserver> json;
+  if (!f.events.empty()) {
+    auto opened = platform->OpenForWriting(f.events);
+    if (!opened.ok()) {
+      std::cerr << "ream run: --events " << f.events << ": cannot create the file\n";
+      return kExitBadInput;
+    }
+    events_file = std::move(opened).value();
+    json = std::make_unique<JsonLinesObserver>(*events_file);
+  }
+  FanOutObserver observers({&console, json.get()});
+  o.observer = &observers;
   auto outcomes = RunExperiments(*platform, specs, o);
   if (!outcomes.ok()) {
     std::cerr << "ream run: " << outcomes.status().message() << "\n";
@@ -87,6 +107,9 @@ void AddRunCommand(CLI::App& app, CommandList& commands) {
   sub->add_flag("--resume", f->resume, "Continue an interrupted experiment without repeating its points");
   sub->add_flag("--dry-run", f->dry_run, "Validate the spec against this machine and print the plan");
   sub->add_option("--only", f->only, "Run only this scenario of the spec");
+  sub->add_option("--events", f->events,
+                  "Also write every run event (run started, level measured, measuring again, ...) to FILE, "
+                  "one JSON object per line");
   CLI::Option* interleave = sub->add_flag("--interleave", f->interleave,
                 "Several specs: run them in rounds, one run of each per round in a shuffled order, instead of "
                 "one after another (for comparing them on a host whose speed drifts)");

@@ -19,44 +19,44 @@ Result<KneeResult> FindKnee(const KneeOptions& o, double target_us, const KneeMe
   auto points_left = [&] { return o.max_points - static_cast<int>(r.probes.size()); };
   std::map<double, int> attempts_at;                  // measurements made at each level
   std::map<double, std::vector<KneeProbe>> valid_at;  // the valid ones among them
-  auto note_invalid_level = [&](double qps) {
+  auto note_invalid_level = [&](double load) {
     for (auto& l : r.invalid_levels) {
-      if (l.qps == qps) {
-        l.attempts = attempts_at[qps];
+      if (l.load == load) {
+        l.attempts = attempts_at[load];
         return;
       }
     }
-    r.invalid_levels.push_back({qps, attempts_at[qps]});
+    r.invalid_levels.push_back({load, attempts_at[load]});
   };
   // A level never measured validly: a QoS miss with no latency (nothing is interpolated
   // from it), standing as its last attempt.
-  auto never_valid = [&](double qps) { return KneeProbe{qps, false, 0, false, attempts_at[qps] - 1}; };
-  // Measures `qps` until a valid measurement decides it, or its attempts or the points run
+  auto never_valid = [&](double load) { return KneeProbe{load, false, 0, false, attempts_at[load] - 1}; };
+  // Measures `load` until a valid measurement decides it, or its attempts or the points run
   // out; a level never measured validly counts as a QoS miss with no latency (nothing is
   // interpolated from it). nullopt: no point was left to measure it at all.
-  auto decide = [&](double qps) -> Result<std::optional<KneeProbe>> {
+  auto decide = [&](double load) -> Result<std::optional<KneeProbe>> {
     int tries = 0;
     while (points_left() > 0 && tries <= o.remeasure_invalid) {
-      int attempt = attempts_at[qps]++;
+      int attempt = attempts_at[load]++;
       ++tries;
-      REAM_ASSIGN_OR_RETURN(KneeProbe p, measure(qps, attempt));
-      p.qps = qps;
+      REAM_ASSIGN_OR_RETURN(KneeProbe p, measure(load, attempt));
+      p.load = load;
       p.attempt = attempt;
       r.probes.push_back(p);
       if (p.valid) {
-        valid_at[qps].push_back(p);
+        valid_at[load].push_back(p);
         return std::optional<KneeProbe>(p);
       }
     }
     if (tries == 0) return std::optional<KneeProbe>();
-    if (valid_at[qps].empty()) note_invalid_level(qps);
-    return std::optional<KneeProbe>(never_valid(qps));
+    if (valid_at[load].empty()) note_invalid_level(load);
+    return std::optional<KneeProbe>(never_valid(load));
   };
   // A level's verdict over its valid measurements: the majority, with the median latency; a
   // level never measured validly is a miss. nullopt on a tie.
-  auto verdict = [&](double qps) -> std::optional<KneeProbe> {
-    const auto& v = valid_at[qps];
-    if (v.empty()) return never_valid(qps);
+  auto verdict = [&](double load) -> std::optional<KneeProbe> {
+    const auto& v = valid_at[load];
+    if (v.empty()) return never_valid(load);
     size_t pass = std::count_if(v.begin(), v.end(), [](const KneeProbe& p) { return p.meets_qos; });
     if (2 * pass == v.size()) return std::nullopt;
     std::vector<double> lat;
@@ -78,19 +78,19 @@ Result<KneeResult> FindKnee(const KneeOptions& o, double target_us, const KneeMe
   REAM_ASSIGN_OR_RETURN(std::optional<KneeProbe> hi, decide(o.high));
   if (!hi) {
     // Re-measuring `low` spent every point: it is known to pass, and nothing above it.
-    r.last_pass = r.knee_qps = o.low;
+    r.last_pass = r.knee_load = o.low;
     return r;
   }
   if (hi->meets_qos) {
     r.above_range = true;
     r.last_pass = o.high;
-    r.knee_qps = o.high;
+    r.knee_load = o.high;
     return r;
   }
   KneeProbe fail_probe = *hi;
   auto bisect = [&]() -> Status {
     while (points_left() > 0) {
-      double pass = pass_probe.qps, fail = fail_probe.qps;
+      double pass = pass_probe.load, fail = fail_probe.load;
       if (fail - pass <= o.precision * pass) break;
       // Bisect; round to a whole request rate so stored levels read well and never repeat.
       double mid = std::round((pass + fail) / 2);
@@ -106,7 +106,7 @@ Result<KneeResult> FindKnee(const KneeOptions& o, double target_us, const KneeMe
     // Each end needs at least two valid measurements and a majority among them.
     bool out_of_points = false;  // max_points spent
     bool unconfirmable = false;  // an end could not be measured validly (again)
-    for (double end : {pass_probe.qps, fail_probe.qps}) {
+    for (double end : {pass_probe.load, fail_probe.load}) {
       while (true) {
         const auto& v = valid_at[end];
         if (v.empty()) {  // never measured validly: a miss, its attempts already spent
@@ -129,28 +129,28 @@ Result<KneeResult> FindKnee(const KneeOptions& o, double target_us, const KneeMe
     // The bracket from every level's verdict: the lowest failing level and the highest
     // passing one below it (a tie counts as a miss: capacity is not claimed from it).
     std::optional<double> fail_at, pass_at;
-    for (const auto& [qps, n] : attempts_at) {
-      auto v = verdict(qps);
+    for (const auto& [load, n] : attempts_at) {
+      auto v = verdict(load);
       if (!v || !v->meets_qos) {
-        fail_at = qps;
+        fail_at = load;
         break;
       }
     }
     if (!fail_at) {  // every level passes now, `high` included
       r.above_range = true;
-      r.last_pass = r.knee_qps = o.high;
+      r.last_pass = r.knee_load = o.high;
       return r;
     }
-    for (const auto& [qps, n] : attempts_at) {
-      if (qps >= *fail_at) break;
-      pass_at = qps;
+    for (const auto& [load, n] : attempts_at) {
+      if (load >= *fail_at) break;
+      pass_at = load;
     }
     if (!pass_at) {  // `low` itself turned out to miss
       r.below_range = true;
       r.first_fail = *fail_at;
       return r;
     }
-    bool same = *pass_at == pass_probe.qps && *fail_at == fail_probe.qps;
+    bool same = *pass_at == pass_probe.load && *fail_at == fail_probe.load;
     auto fail_verdict = verdict(*fail_at);
     pass_probe = *verdict(*pass_at);
     fail_probe = fail_verdict ? *fail_verdict : never_valid(*fail_at);
@@ -165,14 +165,14 @@ Result<KneeResult> FindKnee(const KneeOptions& o, double target_us, const KneeMe
     REAM_RETURN_IF_ERROR(bisect());
   }
 
-  r.last_pass = pass_probe.qps;
-  r.first_fail = fail_probe.qps;
-  r.converged = (fail_probe.qps - pass_probe.qps) <= o.precision * pass_probe.qps;
-  r.knee_qps = pass_probe.qps;
+  r.last_pass = pass_probe.load;
+  r.first_fail = fail_probe.load;
+  r.converged = (fail_probe.load - pass_probe.load) <= o.precision * pass_probe.load;
+  r.knee_load = pass_probe.load;
   double lp = pass_probe.latency_us, lf = fail_probe.latency_us;
   if (target_us > 0 && lp > 0 && lf > lp && target_us >= lp && target_us <= lf) {
     double f = (target_us - lp) / (lf - lp);
-    r.knee_qps = pass_probe.qps + f * (fail_probe.qps - pass_probe.qps);
+    r.knee_load = pass_probe.load + f * (fail_probe.load - pass_probe.load);
   }
   return r;
 }

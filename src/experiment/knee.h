@@ -41,7 +41,7 @@ struct KneeOptions {
 };
 
 struct KneeProbe {
-  double qps = 0;
+  double load = 0;
   bool meets_qos = false;
   double latency_us = 0;  // the QoS percentile's latency, for interpolation (0: unknown)
   // False when the measurement itself is not to be trusted (the generator could not keep its
@@ -53,7 +53,7 @@ struct KneeProbe {
 
 // A load that no attempt measured validly; the search treated it as not meeting QoS.
 struct KneeInvalidLevel {
-  double qps = 0;
+  double load = 0;
   int attempts = 0;
 };
 
@@ -72,13 +72,13 @@ struct KneeResult {
   // The knee: last_pass, or interpolated (linearly in latency against the QoS target)
   // between last_pass and first_fail when both latencies are known (never from an invalid
   // measurement).
-  std::optional<double> knee_qps;
+  std::optional<double> knee_load;
 };
 
-// `measure(qps, attempt)` runs one load level (attempt 0 first, then 1, 2, … for each further
+// `measure(load, attempt)` runs one load level (attempt 0 first, then 1, 2, … for each further
 // measurement of it: after an invalid one, or to confirm an end) and says whether it met
 // QoS; an error aborts the search (its Status is returned). `target_us` is used only for interpolating the knee.
-using KneeMeasure = std::function<Result<KneeProbe>(double qps, int attempt)>;
+using KneeMeasure = std::function<Result<KneeProbe>(double load, int attempt)>;
 Result<KneeResult> FindKnee(const KneeOptions& options, double target_us,
                             const KneeMeasure& measure);
 

@@ -10,10 +10,10 @@ namespace {
 
 // An M/M/1 server with mean service 100 µs plus a 50 µs base round trip: the p95 sojourn is
 // base + ln(20) / (μ − λ); above saturation it is unbounded.
-double Mm1P95Us(double qps) {
+double Mm1P95Us(double load) {
   const double mu = 10000.0;  // per second
-  if (qps >= mu) return 1e9;
-  return 50.0 + std::log(20.0) / (mu - qps) * 1e6;
+  if (load >= mu) return 1e9;
+  return 50.0 + std::log(20.0) / (mu - load) * 1e6;
 }
 
 // The highest load on a fine grid whose p95 meets the target.
@@ -44,7 +44,7 @@ TEST(Knee, MatchesAFineGridWithAtMostHalfThePoints) {
     int grid_points = 0;
     double grid = FineGridKnee(500, 12000, 0.02 * exact, target, &grid_points);
     EXPECT_NEAR(*r->last_pass, grid, 0.02 * grid + 0.02 * exact) << "target " << target;
-    EXPECT_LE(std::abs(*r->knee_qps - exact), 0.02 * exact) << "target " << target;
+    EXPECT_LE(std::abs(*r->knee_load - exact), 0.02 * exact) << "target " << target;
     EXPECT_LE(measured * 2, grid_points) << "target " << target;
     EXPECT_EQ(measured, static_cast<int>(r->probes.size()));
   }
@@ -64,7 +64,7 @@ TEST(Knee, ReportsAKneeOutsideTheRange) {
   });
   ASSERT_TRUE(above.ok());
   EXPECT_TRUE(above->above_range);
-  EXPECT_EQ(above->knee_qps.value_or(0), 1000);
+  EXPECT_EQ(above->knee_load.value_or(0), 1000);
 }
 
 TEST(Knee, StopsAtMaxPointsAndPropagatesErrors) {
@@ -84,7 +84,7 @@ TEST(Knee, StopsAtMaxPointsAndPropagatesErrors) {
 }
 
 // The M/M/1 curve above as a measurement that meets a 1 ms target, valid unless `invalid`
-// says the generator could not keep its schedule at (qps, attempt). An invalid measurement
+// says the generator could not keep its schedule at (load, attempt). An invalid measurement
 // looks like a miss (late requests inflate the tail), as on the VM that once reported the
 // knee "below range" after one invalid point at 1000 QPS.
 KneeMeasure Mm1Measure(std::function<bool(double, int)> invalid, int* calls = nullptr) {
@@ -100,7 +100,7 @@ const KneeOptions kMm1Search{.low = 1000, .high = 12000, .precision = 0.02, .max
 
 std::vector<double> Loads(const KneeResult& r) {
   std::vector<double> v;
-  for (const auto& p : r.probes) v.push_back(p.qps);
+  for (const auto& p : r.probes) v.push_back(p.load);
   return v;
 }
 
@@ -109,7 +109,7 @@ TEST(Knee, AnInvalidProbeIsMeasuredAgainAndTheValidOneDecides) {
   ASSERT_TRUE(clean.ok()) << clean.status().ToString();
   ASSERT_TRUE(clean->converged);
   ASSERT_GT(clean->probes.size(), 3u);
-  const double mid = clean->probes[2].qps;  // the first bisection point
+  const double mid = clean->probes[2].load;  // the first bisection point
 
   // `low` invalid once, the first bisection point invalid twice: both valid afterwards.
   auto noisy = FindKnee(kMm1Search, 1000, Mm1Measure([&](double q, int attempt) {
@@ -119,18 +119,18 @@ TEST(Knee, AnInvalidProbeIsMeasuredAgainAndTheValidOneDecides) {
   EXPECT_FALSE(noisy->below_range);
   EXPECT_EQ(noisy->last_pass, clean->last_pass);
   EXPECT_EQ(noisy->first_fail, clean->first_fail);
-  EXPECT_EQ(noisy->knee_qps, clean->knee_qps);
+  EXPECT_EQ(noisy->knee_load, clean->knee_load);
   EXPECT_EQ(noisy->converged, clean->converged);
   EXPECT_TRUE(noisy->invalid_levels.empty());
   // Every measurement is kept, in order, with its attempt number.
   ASSERT_EQ(noisy->probes.size(), clean->probes.size() + 3);
-  EXPECT_EQ(noisy->probes[0].qps, 1000);
+  EXPECT_EQ(noisy->probes[0].load, 1000);
   EXPECT_FALSE(noisy->probes[0].valid);
-  EXPECT_EQ(noisy->probes[1].qps, 1000);
+  EXPECT_EQ(noisy->probes[1].load, 1000);
   EXPECT_EQ(noisy->probes[1].attempt, 1);
   EXPECT_TRUE(noisy->probes[1].valid && noisy->probes[1].meets_qos);
   for (int a = 0; a < 3; ++a) {
-    EXPECT_EQ(noisy->probes[3 + a].qps, mid);
+    EXPECT_EQ(noisy->probes[3 + a].load, mid);
     EXPECT_EQ(noisy->probes[3 + a].attempt, a);
     EXPECT_EQ(noisy->probes[3 + a].valid, a == 2);
   }
@@ -145,9 +145,9 @@ TEST(Knee, ALevelInvalidOnEveryAttemptIsAQosMissAndIsReported) {
   EXPECT_EQ(calls, 3);
   EXPECT_TRUE(low->below_range);
   EXPECT_FALSE(low->last_pass.has_value());
-  EXPECT_FALSE(low->knee_qps.has_value());
+  EXPECT_FALSE(low->knee_load.has_value());
   ASSERT_EQ(low->invalid_levels.size(), 1u);
-  EXPECT_EQ(low->invalid_levels[0].qps, 1000);
+  EXPECT_EQ(low->invalid_levels[0].load, 1000);
   EXPECT_EQ(low->invalid_levels[0].attempts, 3);
 
   // A level in the bracket that is in truth under the knee (~6850 QPS) but never valid:
@@ -156,14 +156,14 @@ TEST(Knee, ALevelInvalidOnEveryAttemptIsAQosMissAndIsReported) {
   auto mid = FindKnee(kMm1Search, 1000, Mm1Measure([&](double q, int) { return q == never; }));
   ASSERT_TRUE(mid.ok());
   ASSERT_EQ(mid->invalid_levels.size(), 1u);
-  EXPECT_EQ(mid->invalid_levels[0].qps, never);
+  EXPECT_EQ(mid->invalid_levels[0].load, never);
   EXPECT_EQ(mid->invalid_levels[0].attempts, 3);
   EXPECT_EQ(mid->first_fail.value_or(0), never);
   EXPECT_LT(mid->last_pass.value_or(1e9), never);
   // Nothing is interpolated from an invalid measurement: the knee is the last valid pass.
-  EXPECT_EQ(mid->knee_qps, mid->last_pass);
+  EXPECT_EQ(mid->knee_load, mid->last_pass);
   int at_never = 0;
-  for (const auto& p : mid->probes) at_never += p.qps == never;
+  for (const auto& p : mid->probes) at_never += p.load == never;
   EXPECT_EQ(at_never, 3);
 }
 
@@ -183,7 +183,7 @@ TEST(Knee, ReMeasurementsCountAgainstMaxPoints) {
   auto loads = Loads(*r);
   EXPECT_EQ(std::vector<double>(loads.begin(), loads.begin() + 6), expect);
   ASSERT_EQ(r->invalid_levels.size(), 1u);
-  EXPECT_EQ(r->invalid_levels[0].qps, loads[6]);
+  EXPECT_EQ(r->invalid_levels[0].load, loads[6]);
   EXPECT_EQ(r->invalid_levels[0].attempts, 1);
   EXPECT_EQ(r->first_fail.value_or(0), loads[6]);
 
@@ -194,7 +194,7 @@ TEST(Knee, ReMeasurementsCountAgainstMaxPoints) {
   ASSERT_TRUE(spent.ok());
   EXPECT_EQ(calls, 3);
   EXPECT_EQ(spent->last_pass.value_or(0), 1000);
-  EXPECT_EQ(spent->knee_qps.value_or(0), 1000);
+  EXPECT_EQ(spent->knee_load.value_or(0), 1000);
   EXPECT_FALSE(spent->first_fail.has_value());
   EXPECT_FALSE(spent->above_range || spent->below_range || spent->converged);
 }
@@ -270,11 +270,11 @@ TEST(Knee, ResumingFromStoredAttemptsMeasuresOnlyTheRest) {
   EXPECT_EQ(measured, static_cast<int>(whole->probes.size()) - 5);
   EXPECT_EQ(stored.size(), whole->probes.size());
   EXPECT_EQ(Loads(*resumed), Loads(*whole));
-  EXPECT_EQ(resumed->probes[5].qps, 6500);
+  EXPECT_EQ(resumed->probes[5].load, 6500);
   EXPECT_EQ(resumed->probes[5].attempt, 2);
   EXPECT_EQ(resumed->last_pass, whole->last_pass);
   EXPECT_EQ(resumed->first_fail, whole->first_fail);
-  EXPECT_EQ(resumed->knee_qps, whole->knee_qps);
+  EXPECT_EQ(resumed->knee_load, whole->knee_load);
 }
 
 TEST(Knee, RefusesANegativeRemeasureCount) {
@@ -306,13 +306,13 @@ TEST(KneeConfirm, ACleanSearchSpendsOneMorePointPerEnd) {
   EXPECT_EQ(confirmed->probes.size(), clean->probes.size() + 2);
   EXPECT_EQ(confirmed->last_pass, clean->last_pass);
   EXPECT_EQ(confirmed->first_fail, clean->first_fail);
-  EXPECT_EQ(confirmed->knee_qps, clean->knee_qps);
+  EXPECT_EQ(confirmed->knee_load, clean->knee_load);
   // The two extra points are the ends again, as their second attempts.
   const auto& extra1 = confirmed->probes[confirmed->probes.size() - 2];
   const auto& extra2 = confirmed->probes.back();
-  EXPECT_EQ(extra1.qps, *clean->last_pass);
+  EXPECT_EQ(extra1.load, *clean->last_pass);
   EXPECT_EQ(extra1.attempt, 1);
-  EXPECT_EQ(extra2.qps, *clean->first_fail);
+  EXPECT_EQ(extra2.load, *clean->first_fail);
   EXPECT_EQ(extra2.attempt, 1);
 }
 
@@ -341,9 +341,9 @@ TEST(KneeConfirm, ADisturbedMissBelowTheKneeIsOutvotedAndTheSearchReopens) {
   EXPECT_TRUE(r->confirmed);
   EXPECT_TRUE(r->converged);
   EXPECT_GE(r->last_pass.value_or(0), 6500);
-  EXPECT_LE(std::abs(r->knee_qps.value_or(0) - exact), 0.02 * exact);
+  EXPECT_LE(std::abs(r->knee_load.value_or(0) - exact), 0.02 * exact);
   int at_6500 = 0;
-  for (const auto& p : r->probes) at_6500 += p.qps == 6500;
+  for (const auto& p : r->probes) at_6500 += p.load == 6500;
   EXPECT_EQ(at_6500, 3);  // the miss, the disagreeing pass, the deciding pass
   EXPECT_LE(static_cast<int>(r->probes.size()), kMm1Search.max_points);
 }
@@ -399,7 +399,7 @@ TEST(KneeConfirm, ResumingAsksForTheSameAttemptsInTheSameOrder) {
   ASSERT_TRUE(resumed.ok());
   EXPECT_EQ(measured, static_cast<int>(whole->probes.size()) - budget);
   EXPECT_EQ(Loads(*resumed), Loads(*whole));
-  EXPECT_EQ(resumed->knee_qps, whole->knee_qps);
+  EXPECT_EQ(resumed->knee_load, whole->knee_load);
   EXPECT_EQ(resumed->confirmed, whole->confirmed);
 }
 

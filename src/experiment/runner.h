@@ -17,8 +17,11 @@
 #include <string>
 #include <vector>
 
+#include "experiment/load_driver.h"
+#include "experiment/run_events.h"
 #include "experiment/spec.h"
 #include "platform/platform.h"
+#include "sandbox/sandbox.h"
 
 namespace ream {
 
@@ -32,7 +35,18 @@ struct RunnerOptions {
   // The ream executable for `ream serve` and `ream load`; "" = this process's own binary.
   std::string ream_binary;
   std::string state_dir;     // sandbox state directory; "" = the default (/run/ream)
-  std::ostream* out = nullptr;  // progress and summary; nullptr = std::cerr
+  std::ostream* out = nullptr;  // the dry run's plan and the sessions' headers; nullptr = std::cerr
+  // What happens during the runs (experiment/run_events.h); nullptr = the console's lines on
+  // `out`.
+  RunObserver* observer = nullptr;
+  // Where workloads run and who drives the load: nullptr = the process sandbox kind and the
+  // local `ream load` driver (in a sandbox of that kind on the generator's CPUs). Tests pass the
+  // null sandbox and a fake driver.
+  SandboxKind* sandbox_kind = nullptr;
+  LoadDriver* load_driver = nullptr;
+  // Stored with every experiment's environment (the cli passes its build's).
+  std::string ream_version;
+  std::string ream_commit;
 };
 
 // Outcome of one experiment of RunExperiments, for the exit code.

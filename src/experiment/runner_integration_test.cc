@@ -116,6 +116,22 @@ std::vector<int> ProcessesWith(const std::string& marker) {
   return out;
 }
 
+// The run events `ream run --events FILE` wrote, one JSON object per line; those named
+// `event` ("level_measured", ...) when given.
+std::vector<nlohmann::json> Events(const std::string& path, const std::string& event = "") {
+  std::vector<nlohmann::json> out;
+  std::ifstream f(path);
+  for (std::string line; std::getline(f, line);) {
+    auto j = nlohmann::json::parse(line, nullptr, false);
+    if (j.is_discarded()) {
+      ADD_FAILURE() << path << ": a line is not JSON: " << line;
+      continue;
+    }
+    if (event.empty() || j.value("event", "") == event) out.push_back(j);
+  }
+  return out;
+}
+
 int CountPoints(const std::string& db) {
   auto s = Store::OpenReadOnly(db);
   if (!s.ok()) return 0;
@@ -179,7 +195,7 @@ OnlyRun StoredOnlyRun(Store& s, const std::string& experiment) {
   if (!runs.ok() || runs->size() != 1u) return out;
   auto points = s.ListPoints((*runs)[0].id);
   if (!points.ok()) return out;
-  out.status = (*e)->status;
+  out.status = std::string(StatusName((*e)->status));
   out.points = std::move(points).value();
   return out;
 }
@@ -209,32 +225,37 @@ target = "5ms"
   // start must remove it).
   EXPECT_FALSE(CgroupsOf(pid).empty());
 
-  Exec resume = Ream("run " + spec + " --db " + db_ + " --resume");
+  const std::string events = (dir_ / "resume.events").string();
+  Exec resume = Ream("run " + spec + " --db " + db_ + " --resume --events " + events);
   ASSERT_EQ(resume.code, 0) << resume.output;
-  EXPECT_NE(resume.output.find("resuming"), std::string::npos) << resume.output;
+  auto started = Events(events, "experiment_started");
+  ASSERT_EQ(started.size(), 1u) << resume.output;
+  EXPECT_TRUE(started[0]["resumed"].get<bool>()) << started[0];
 
   auto s = Store::Open(db_, false);
   ASSERT_TRUE(s.ok()) << s.status().ToString();
   EXPECT_TRUE(s->IntegrityCheck().ok());
   auto e = s->FindExperiment("kill");
   ASSERT_TRUE(e.ok() && e->has_value());
-  EXPECT_EQ((*e)->status, "complete");
+  EXPECT_EQ((*e)->status, ExperimentStatus::kComplete);
   auto runs = s->ListRuns((*e)->id);
   ASSERT_TRUE(runs.ok());
   ASSERT_EQ(runs->size(), 1u);
   auto points = s->ListPoints((*runs)[0].id);
   ASSERT_TRUE(points.ok());
   std::multiset<double> levels;
-  for (const auto& p : *points) levels.insert(p.target_qps);
+  for (const auto& p : *points) levels.insert(p.target_load);
   EXPECT_EQ(levels, (std::multiset<double>{1000, 1500, 2000, 2500, 3000, 3500}));
-  auto dup = s->db().Prepare("SELECT count(*) FROM (SELECT run_id, target_qps FROM points "
-                             "GROUP BY run_id, target_qps HAVING count(*) > 1)");
+  auto dup = s->db().Prepare("SELECT count(*) FROM (SELECT run_id, target_load FROM points "
+                             "GROUP BY run_id, target_load HAVING count(*) > 1)");
   ASSERT_TRUE(dup.ok());
   ASSERT_TRUE(dup->Step().value_or(false));
   EXPECT_EQ(dup->Int(0), 0);
   // The points stored before the kill were not measured again.
-  EXPECT_NE(resume.output.find(std::to_string(before_kill) + " point(s) already stored"), std::string::npos)
-      << resume.output;
+  auto run_started = Events(events, "run_started");
+  ASSERT_EQ(run_started.size(), 1u) << resume.output;
+  EXPECT_EQ(run_started[0]["points_already_stored"], before_kill) << run_started[0];
+  EXPECT_EQ(Events(events, "level_measured").size(), static_cast<size_t>(6 - before_kill)) << resume.output;
   // Nothing of the killed run is left: no cgroup, no state record, no workload process.
   EXPECT_TRUE(CgroupsOf(pid).empty());
   EXPECT_FALSE(fs::exists("/run/ream/" + std::to_string(pid) + "-1.state"));
@@ -268,18 +289,29 @@ min_timely_ratio = 1.0
   ASSERT_FALSE(HasFailure());
   ASSERT_EQ(before_kill, 2) << "the kill came too late; the test proves nothing";
 
-  Exec resume = Ream("run " + spec + " --db " + db_ + " --resume");
+  const std::string events = (dir_ / "resume.events").string();
+  Exec resume = Ream("run " + spec + " --db " + db_ + " --resume --events " + events);
   ASSERT_EQ(resume.code, 0) << resume.output;
-  const auto npos = std::string::npos;
-  EXPECT_NE(resume.output.find("2 point(s) already stored"), npos) << resume.output;
-  EXPECT_NE(resume.output.find("measuring 1000 QPS again (attempt 3 of at most 3): the last point there was "
-                               "invalid (timely ratio"),
-            npos)
-      << resume.output;
-  EXPECT_NE(resume.output.find("knee: 1000 QPS could not be measured validly after 3 attempt(s)"), npos)
-      << resume.output;
-  EXPECT_NE(resume.output.find("knee: not found"), npos) << resume.output;
-  EXPECT_EQ(resume.output.find("misses QoS"), npos) << resume.output;
+  auto run_started = Events(events, "run_started");
+  ASSERT_EQ(run_started.size(), 1u) << resume.output;
+  EXPECT_EQ(run_started[0]["points_already_stored"], 2);
+  // Only the third attempt is measured, and it says why.
+  auto again = Events(events, "measuring_again");
+  ASSERT_EQ(again.size(), 1u) << resume.output;
+  EXPECT_EQ(again[0]["load"], 1000);
+  EXPECT_EQ(again[0]["attempt"], 2);  // 0-based: the third
+  EXPECT_EQ(again[0]["max_attempts"], 3);
+  EXPECT_EQ(again[0]["why"], "invalid");
+  EXPECT_NE(again[0]["last_invalid_reason"].get<std::string>().find("timely ratio"), std::string::npos) << again[0];
+  // The knee says the level could not be measured validly, not that it missed QoS.
+  auto knee = Events(events, "knee_ended");
+  ASSERT_EQ(knee.size(), 1u) << resume.output;
+  ASSERT_EQ(knee[0]["invalid_levels"].size(), 1u) << knee[0];
+  EXPECT_EQ(knee[0]["invalid_levels"][0]["load"], 1000);
+  EXPECT_EQ(knee[0]["invalid_levels"][0]["attempts"], 3);
+  EXPECT_TRUE(knee[0]["below_range"].get<bool>()) << knee[0];
+  EXPECT_TRUE(knee[0]["low_never_valid"].get<bool>()) << knee[0];
+  EXPECT_TRUE(knee[0]["last_pass"].is_null()) << knee[0];
 
   auto s = Store::Open(db_, false);
   ASSERT_TRUE(s.ok()) << s.status().ToString();
@@ -287,8 +319,8 @@ min_timely_ratio = 1.0
   EXPECT_EQ(run.status, "complete");
   std::multiset<std::pair<double, int64_t>> levels;
   for (const auto& p : run.points) {
-    levels.insert({p.target_qps, p.attempt});
-    EXPECT_EQ(p.status, "ok");
+    levels.insert({p.target_load, p.attempt});
+    EXPECT_EQ(p.status, PointStatus::kOk);
     EXPECT_FALSE(p.valid.value_or(true));
   }
   EXPECT_EQ(levels, (std::multiset<std::pair<double, int64_t>>{{1000, 0}, {1000, 1}, {1000, 2}}));
@@ -314,21 +346,30 @@ target = "5ms"
 min_timely_ratio = 1.0
 )");
   };
-  Exec again = Ream("run " + spec_with("again", "remeasure_invalid = 1\n") + " --db " + db_);
+  const std::string again_events = (dir_ / "again.events").string();
+  Exec again = Ream("run " + spec_with("again", "remeasure_invalid = 1\n") + " --db " + db_ + " --events " +
+                    again_events);
   ASSERT_EQ(again.code, 0) << again.output;
-  EXPECT_NE(again.output.find("measuring 1000 QPS again (attempt 2 of at most 2): the last point there was invalid "
-                              "(timely ratio"),
-            std::string::npos)
-      << again.output;
+  auto said = Events(again_events, "measuring_again");
+  ASSERT_EQ(said.size(), 1u) << again.output;
+  EXPECT_EQ(said[0]["load"], 1000);
+  EXPECT_EQ(said[0]["attempt"], 1);
+  EXPECT_EQ(said[0]["max_attempts"], 2);
+  EXPECT_NE(said[0]["last_invalid_reason"].get<std::string>().find("timely ratio"), std::string::npos) << said[0];
   // The progress count grows by the extra attempt instead of running past its total.
-  EXPECT_NE(again.output.find("[2/2] "), std::string::npos) << again.output;
-  Exec once = Ream("run " + spec_with("once", "") + " --db " + db_);
+  auto measured = Events(again_events, "level_measured");
+  ASSERT_EQ(measured.size(), 2u) << again.output;
+  EXPECT_EQ(measured[1]["done_points"], 2);
+  EXPECT_EQ(measured[1]["planned_points"], 2);
+  const std::string once_events = (dir_ / "once.events").string();
+  Exec once = Ream("run " + spec_with("once", "") + " --db " + db_ + " --events " + once_events);
   ASSERT_EQ(once.code, 0) << once.output;
-  EXPECT_EQ(once.output.find("again"), std::string::npos) << once.output;
+  EXPECT_TRUE(Events(once_events, "measuring_again").empty()) << once.output;
+  EXPECT_EQ(Events(once_events, "level_measured").size(), 1u) << once.output;
   auto s = Store::Open(db_, false);
   ASSERT_TRUE(s.ok()) << s.status().ToString();
   std::multiset<std::pair<double, int64_t>> levels;
-  for (const auto& p : StoredOnlyRun(*s, "again").points) levels.insert({p.target_qps, p.attempt});
+  for (const auto& p : StoredOnlyRun(*s, "again").points) levels.insert({p.target_load, p.attempt});
   EXPECT_EQ(levels, (std::multiset<std::pair<double, int64_t>>{{1000, 0}, {1000, 1}}));
   EXPECT_EQ(StoredOnlyRun(*s, "once").points.size(), 1u);
 }
@@ -354,22 +395,22 @@ qps = [1000, 1500, 2000]
   ASSERT_TRUE(s.ok());
   auto e = s->FindExperiment("crash");
   ASSERT_TRUE(e.ok() && e->has_value());
-  EXPECT_EQ((*e)->status, "complete");
+  EXPECT_EQ((*e)->status, ExperimentStatus::kComplete);
   auto runs = s->ListRuns((*e)->id);
   ASSERT_TRUE(runs.ok() && runs->size() == 1u);
   auto points = s->ListPoints((*runs)[0].id);
   ASSERT_TRUE(points.ok());
   ASSERT_EQ(points->size(), 3u) << r.output;
   const PointRecord& crashed = (*points)[1];
-  EXPECT_EQ(crashed.target_qps, 1500);
-  EXPECT_EQ(crashed.status, "failed") << r.output;
+  EXPECT_EQ(crashed.target_load, 1500);
+  EXPECT_EQ(crashed.status, PointStatus::kFailed) << r.output;
   EXPECT_EQ(crashed.workload_exit_code.value_or(-1), 42);
   EXPECT_NE(crashed.workload_exit.find("exited with status 42"), std::string::npos) << crashed.workload_exit;
   EXPECT_NE(crashed.failure.find("status 42"), std::string::npos) << crashed.failure;
   EXPECT_FALSE(crashed.valid.has_value());
   // The levels before and after were measured: the runner restarted the workload and went on.
-  EXPECT_EQ((*points)[0].status, "ok");
-  EXPECT_EQ((*points)[2].status, "ok") << r.output;
+  EXPECT_EQ((*points)[0].status, PointStatus::kOk);
+  EXPECT_EQ((*points)[2].status, PointStatus::kOk) << r.output;
   EXPECT_TRUE((*points)[2].issued.value_or(0) > 0);
 }
 
@@ -426,7 +467,7 @@ target = "5ms"
     for (const char* name : {"alpha", "beta"}) {
       auto e = s->FindExperiment(name);
       ASSERT_TRUE(e.ok() && e->has_value()) << name;
-      EXPECT_EQ((*e)->status, "interrupted") << name;
+      EXPECT_EQ((*e)->status, ExperimentStatus::kInterrupted) << name;
     }
   }
 
@@ -443,7 +484,7 @@ target = "5ms"
   for (const char* name : {"alpha", "beta"}) {
     auto e = s->FindExperiment(name);
     ASSERT_TRUE(e.ok() && e->has_value()) << name;
-    EXPECT_EQ((*e)->status, "complete") << name;
+    EXPECT_EQ((*e)->status, ExperimentStatus::kComplete) << name;
     auto runs = s->ListRuns((*e)->id);
     ASSERT_TRUE(runs.ok());
     ASSERT_EQ(runs->size(), 3u) << name;
@@ -452,7 +493,7 @@ target = "5ms"
       auto points = s->ListPoints(r.id);
       ASSERT_TRUE(points.ok());
       std::multiset<double> levels;
-      for (const auto& p : *points) levels.insert(p.target_qps);
+      for (const auto& p : *points) levels.insert(p.target_load);
       EXPECT_EQ(levels, (std::multiset<double>{1000, 1500})) << name << " run " << r.ordinal + 1;
     }
   }

@@ -46,16 +46,7 @@ nlohmann::json Opt(const std::optional<int64_t>& v) {
 
 }  // namespace
 
-MonitorTarget TargetOf(Sandbox& sb) {
-  MonitorTarget t;
-  t.cgroup = sb.cgroup();
-  t.cpus = sb.cpus();
-  t.cpu_quota = sb.partition().cpu_quota;
-  t.host_veth = sb.host_veth();
-  t.resctrl = sb.resctrl();
-  t.disk = sb.disk();
-  return t;
-}
+MonitorTarget TargetOf(Sandbox& sb) { return sb.monitor_target(); }
 
 Monitor::Monitor(Platform& p, MonitorTarget target, MonitorOptions options)
     : p_(p), target_(std::move(target)), options_(options) {
@@ -79,7 +70,8 @@ void Monitor::ProbeSources() {
   if (target_.cpu_quota && *target_.cpu_quota < allotted_) allotted_ = *target_.cpu_quota;
   if (!cg) {
     for (const char* m : {"cpu", "disk", "memory"})
-      unavailable_[m] = "no cgroup to account the sandbox's consumption";
+      unavailable_[m] = target_.unavailable_reason.empty() ? "no cgroup to account the sandbox's consumption"
+                                                           : target_.unavailable_reason;
   } else if (cg->version() == 1) {
     if (cg->Has("cpuacct")) {
       sources_["cpu"] = "cgroup v1 cpuacct.usage / cpuacct.usage_percpu";

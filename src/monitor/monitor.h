@@ -25,22 +25,9 @@
 #include "partition/cgroup_knobs.h"
 #include "partition/resctrl.h"
 #include "platform/platform.h"
+#include "sandbox/sandbox.h"
 
 namespace ream {
-
-class Sandbox;
-
-// What to watch. Pointers must outlive the Monitor.
-struct MonitorTarget {
-  const Cgroup* cgroup = nullptr;  // CPU, memory and disk accounting; null: unavailable
-  std::vector<int> cpus;           // the allotted CPUs (utilization's denominator, per CPU)
-  std::optional<double> cpu_quota;  // in CPUs; caps the allotment when below cpus.size()
-  // The node's host-side veth ("" : the host's interfaces, which the report says are not
-  // the sandbox's alone).
-  std::string host_veth;
-  const ResctrlGroup* resctrl = nullptr;  // LLC occupancy and memory bandwidth
-  std::optional<BlockDevice> disk;        // count this disk only; nullopt: every device
-};
 
 // Everything a sandbox exposes for monitoring.
 MonitorTarget TargetOf(Sandbox& sandbox);

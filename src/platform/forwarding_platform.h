@@ -32,6 +32,9 @@ class ForwardingPlatform : public Platform {
   Status AppendFile(const std::string& path, const std::string& content) override {
     return target_.AppendFile(path, content);
   }
+  Result<std::unique_ptr<std::ostream>> OpenForWriting(const std::string& path) override {
+    return target_.OpenForWriting(path);
+  }
   Status RenameFile(const std::string& from, const std::string& to) override {
     return target_.RenameFile(from, to);
   }

@@ -10,6 +10,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,9 @@ class Platform {
   // kernel's errno (EINVAL for a rejected value, ...) is in the Status.
   virtual Status WriteFile(const std::string& path, const std::string& content) = 0;
   virtual Status AppendFile(const std::string& path, const std::string& content) = 0;
+  // A stream writing `path` (created or truncated) as it goes, for output that grows during a
+  // run (ream run --events). PermissionDenied / NotFound / IoError when it cannot be created.
+  virtual Result<std::unique_ptr<std::ostream>> OpenForWriting(const std::string& path) = 0;
   // rename(2): replaces `to` atomically (a report written to a temporary file, then moved).
   virtual Status RenameFile(const std::string& from, const std::string& to) = 0;
   virtual bool Exists(const std::string& path) = 0;
@@ -113,6 +117,7 @@ class RootedPlatform : public Platform {
   Result<std::string> ReadFile(const std::string& path) override;
   Status WriteFile(const std::string& path, const std::string& content) override;
   Status AppendFile(const std::string& path, const std::string& content) override;
+  Result<std::unique_ptr<std::ostream>> OpenForWriting(const std::string& path) override;
   Status RenameFile(const std::string& from, const std::string& to) override;
   bool Exists(const std::string& path) override;
   bool IsDirectory(const std::string& path) override;

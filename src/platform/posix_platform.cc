@@ -19,6 +19,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <ctime>
 #include <dirent.h>
 
@@ -80,6 +81,12 @@ class PosixPlatform final : public Platform {
   }
   Status AppendFile(const std::string& path, const std::string& content) override {
     return WriteAll(path, content, O_CREAT | O_APPEND);
+  }
+
+  Result<std::unique_ptr<std::ostream>> OpenForWriting(const std::string& path) override {
+    auto out = std::make_unique<std::ofstream>(path, std::ios::binary | std::ios::trunc);
+    if (!*out) return ErrnoStatus(errno, "creating " + path);
+    return std::unique_ptr<std::ostream>(std::move(out));
   }
 
   Status RenameFile(const std::string& from, const std::string& to) override {

@@ -32,6 +32,9 @@ Status RootedPlatform::WriteFile(const std::string& path, const std::string& con
 Status RootedPlatform::AppendFile(const std::string& path, const std::string& content) {
   return host_->AppendFile(Map(path), content);
 }
+Result<std::unique_ptr<std::ostream>> RootedPlatform::OpenForWriting(const std::string& path) {
+  return host_->OpenForWriting(Map(path));
+}
 Status RootedPlatform::RenameFile(const std::string& from, const std::string& to) {
   return host_->RenameFile(Map(from), Map(to));
 }

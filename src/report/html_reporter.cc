@@ -171,7 +171,7 @@ json PointRow(const GroupAnalysis& g, const analysis::PointAnalysis& p, double y
   std::string why;
   for (const auto& r : p.reasons) why += (why.empty() ? "" : "; ") + r;
   return {{"series", g.key},
-          {"qps", p.target_qps},
+          {"qps", p.target_load},
           {"y", y},
           {"validity", p.valid ? "valid" : "invalid"},
           {"why", why}};
@@ -531,7 +531,7 @@ class HtmlReporter : public Reporter {
         std::string why;
         for (const auto& r : p.reasons) why += (why.empty() ? "" : "; ") + r;
         body << "<tr class=\"" << (p.valid ? "valid" : "invalid") << "\"><td class=\"num\">"
-             << FormatNumber(p.target_qps) << "</td><td class=\"num\">"
+             << FormatNumber(p.target_load) << "</td><td class=\"num\">"
              << FormatNumber(p.achieved_qps) << "</td><td class=\"num\">"
              << FormatNumber(p.timely_ratio * 100) << " %</td><td class=\"num\">"
              << FormatNumber(p.tail_us) << "</td><td>"

@@ -20,7 +20,7 @@ ExperimentData Sample() {
   r.scenario = "1-ST";
   for (double l = 500; l <= 6000; l += 500) {
     PointData p;
-    p.target_qps = p.achieved_qps = p.throughput_qps = l;
+    p.target_load = p.achieved_qps = p.throughput_qps = l;
     p.valid = l != 5500;
     if (!p.valid) p.invalid_reasons = {"timely ratio 90.1 % < 97.5 %"};
     p.timely_ratio = p.valid ? 0.999 : 0.901;

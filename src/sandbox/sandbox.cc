@@ -80,11 +80,11 @@ std::function<bool(const std::string&)> StartsWith(std::string prefix) {
   return [prefix = std::move(prefix)](const std::string& l) { return l.rfind(prefix, 0) == 0; };
 }
 
-Result<std::unique_ptr<Sandbox>> StartSandbox(Platform& p, const SandboxOptions& o,
+Result<std::unique_ptr<ProcessSandbox>> StartSandbox(Platform& p, const SandboxOptions& o,
                                               const std::vector<std::string>& argv) {
   if (argv.empty() || argv[0].empty()) return InvalidArgument("no command to run in the sandbox");
   REAM_RETURN_IF_ERROR(o.partition.Validate());
-  std::unique_ptr<Sandbox> sb(new Sandbox(p));
+  std::unique_ptr<ProcessSandbox> sb(new ProcessSandbox(p));
   sb->spec_ = o.partition;
   sb->stop_grace_ = o.stop_grace;
   Status s = sb->CreateObjects(o, argv);
@@ -96,7 +96,7 @@ Result<std::unique_ptr<Sandbox>> StartSandbox(Platform& p, const SandboxOptions&
   return sb;
 }
 
-Status Sandbox::CreateObjects(const SandboxOptions& o, const std::vector<std::string>& argv) {
+Status ProcessSandbox::CreateObjects(const SandboxOptions& o, const std::vector<std::string>& argv) {
   const PartitionSpec& spec = o.partition;
   // Everything that can be checked without creating objects comes first.
   CgroupLayout layout = DetectCgroups(p_);
@@ -218,22 +218,22 @@ Status Sandbox::CreateObjects(const SandboxOptions& o, const std::vector<std::st
   return Status::Ok();
 }
 
-Sandbox::~Sandbox() { (void)Stop(); }
+ProcessSandbox::~ProcessSandbox() { (void)Stop(); }
 
-bool Sandbox::Alive() {
+bool ProcessSandbox::Alive() {
   if (exit_) return false;
   exit_ = child_->Poll();
   return !exit_;
 }
 
-Result<ProcessExit> Sandbox::Wait(std::chrono::milliseconds timeout) {
+Result<ProcessExit> ProcessSandbox::Wait(std::chrono::milliseconds timeout) {
   if (exit_) return *exit_;
   auto r = child_->Wait(timeout);
   if (r.ok()) exit_ = *r;
   return r;
 }
 
-bool Sandbox::OomKilled() {
+bool ProcessSandbox::OomKilled() {
   if (oom_) return *oom_;
   if (!cgroup_ || !spec_.memory_bytes || cgroup_->dirs().empty()) return false;
   auto n = OomKillCount(*cgroup_);
@@ -242,7 +242,7 @@ bool Sandbox::OomKilled() {
   return oom;
 }
 
-std::string Sandbox::ExitDescription() {
+std::string ProcessSandbox::ExitDescription() {
   if (!exit_) Alive();
   if (!exit_) return "still running";
   bool oom = OomKilled();
@@ -254,12 +254,12 @@ std::string Sandbox::ExitDescription() {
   return d;
 }
 
-Result<std::string> Sandbox::WaitForLine(const std::function<bool(const std::string&)>& match,
+Result<std::string> ProcessSandbox::WaitForLine(const std::function<bool(const std::string&)>& match,
                                          std::chrono::milliseconds timeout) {
   return child_->WaitForLine(match, timeout);
 }
 
-Status Sandbox::Stop() {
+Status ProcessSandbox::Stop() {
   if (stopped_) return Status::Ok();
   stopped_ = true;
   if (child_ && Alive()) {
@@ -278,7 +278,7 @@ Status Sandbox::Stop() {
   return RemoveObjects();
 }
 
-Status Sandbox::RemoveObjects() {
+Status ProcessSandbox::RemoveObjects() {
   if (!state_) return Status::Ok();
   // SIGKILL whatever the workload left behind in its cgroup (daemons, children).
   if (cgroup_) {
@@ -297,6 +297,41 @@ Status Sandbox::RemoveObjects() {
   Status s = state_->Remove();
   state_.reset();
   return s;
+}
+
+MonitorTarget ProcessSandbox::monitor_target() const {
+  MonitorTarget t;
+  t.cgroup = cgroup_.get();
+  t.cpus = cpus_;
+  t.cpu_quota = spec_.cpu_quota;
+  t.host_veth = host_veth_;
+  t.resctrl = resctrl_.get();
+  t.disk = disk_;
+  return t;
+}
+
+namespace {
+
+class ProcessSandboxKind final : public SandboxKind {
+ public:
+  explicit ProcessSandboxKind(Platform& p) : p_(p) {}
+  std::string_view name() const override { return "process"; }
+  Result<std::unique_ptr<Sandbox>> Start(const SandboxOptions& options,
+                                         const std::vector<std::string>& argv) override {
+    REAM_ASSIGN_OR_RETURN(std::unique_ptr<ProcessSandbox> sb, StartSandbox(p_, options, argv));
+    return std::unique_ptr<Sandbox>(std::move(sb));
+  }
+  std::vector<KnobSupport> Support() override { return PartitionSupport(p_); }
+  std::vector<Capability> Probe() override { return ProbeCapabilities(p_); }
+
+ private:
+  Platform& p_;
+};
+
+}  // namespace
+
+std::unique_ptr<SandboxKind> MakeProcessSandboxKind(Platform& platform) {
+  return std::make_unique<ProcessSandboxKind>(platform);
 }
 
 std::vector<KnobSupport> PartitionSupport(Platform& p, const std::vector<Capability>* probed) {

@@ -1,4 +1,6 @@
-// Where a workload runs: a process in a cgroup of its own with the partition's limits,
+// Where a workload runs. Sandbox is the interface every kind implements (a process in a
+// cgroup today, a plain child for tests: sandbox/null_sandbox.h, a VM next); SandboxKind
+// starts them. ProcessSandbox is a process in a cgroup of its own with the partition's limits,
 // optionally in its own network namespace joined to the host by a veth pair (a "node"),
 // optionally in a resctrl group. Every kernel object is recorded in a state file before it
 // is created and removed when the sandbox is destroyed, whatever happened.
@@ -19,13 +21,16 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "partition/cgroup.h"
 #include "partition/cgroup_knobs.h"
 #include "partition/resctrl.h"
 #include "partition/spec.h"
+#include "platform/capabilities.h"
 #include "platform/platform.h"
+#include "platform/process.h"
 #include "sandbox/state.h"
 
 namespace ream {
@@ -61,22 +66,93 @@ struct SandboxOptions {
   std::function<void(Sandbox&)> before_exec;
 };
 
+// What a monitor watches in a sandbox (monitor/monitor.h samples it). Pointers are the
+// sandbox's own and live as long as it does.
+struct MonitorTarget {
+  const Cgroup* cgroup = nullptr;  // CPU, memory and disk accounting; null: unavailable
+  std::vector<int> cpus;           // the allotted CPUs (utilization's denominator, per CPU)
+  std::optional<double> cpu_quota;  // in CPUs; caps the allotment when below cpus.size()
+  // The node's host-side veth ("" : the host's interfaces, which the report says are not
+  // the sandbox's alone).
+  std::string host_veth;
+  const ResctrlGroup* resctrl = nullptr;  // LLC occupancy and memory bandwidth
+  std::optional<BlockDevice> disk;        // count this disk only; nullopt: every device
+  // Why nothing can be watched (a kind without kernel objects says so); "" otherwise.
+  std::string unavailable_reason;
+};
+
+// A running workload, whatever holds it: a process in a cgroup (ProcessSandbox, below), a
+// plain child (the null sandbox), later a VM. The runner and `ream exec` use this interface
+// only; what a kind created is removed by Stop() or the destructor, whatever happened.
 class Sandbox {
+ public:
+  virtual ~Sandbox() = default;
+
+  virtual const std::string& name() const = 0;
+  virtual int pid() const = 0;
+  // Where clients reach the workload ("127.0.0.1", or a node's address).
+  virtual std::string address() const = 0;
+  // The CPUs the workload may run on (every online CPU when unrestricted).
+  virtual const std::vector<int>& cpus() const = 0;
+  // What the monitors sample for this workload.
+  virtual MonitorTarget monitor_target() const = 0;
+
+  virtual bool Alive() = 0;
+  // Waits for the workload to end (Timeout after `timeout`).
+  virtual Result<ProcessExit> Wait(std::chrono::milliseconds timeout) = 0;
+  // How the workload ended, for people: "exited with status 0", "killed by signal 15
+  // (SIGTERM)", "killed by the memory limit (OOM) of 128.0 MiB"; "still running" before.
+  virtual std::string ExitDescription() = 0;
+  // With capture_stdout: the first stdout line `match` accepts (ChildProcess::WaitForLine).
+  virtual Result<std::string> WaitForLine(const std::function<bool(const std::string&)>& match,
+                                          std::chrono::milliseconds timeout) = 0;
+  virtual ChildProcess& process() = 0;
+  // Ends the workload (SIGTERM, SIGKILL after the grace) and removes what the kind created.
+  // Idempotent; the first error.
+  virtual Status Stop() = 0;
+};
+
+// Which partition knobs a machine can enforce, each with the reason (see PartitionSupport).
+struct KnobSupport {
+  std::string flag;    // the `ream exec` flag, e.g. "--memory"
+  bool enforceable = false;
+  std::string detail;  // the interface used, or why not
+};
+
+// A kind of sandbox: how workloads are started, which knobs it can enforce, and what is
+// recorded about the machine with an experiment. The runner takes one (default: the process
+// kind); a test passes the null kind to run the runner without root.
+class SandboxKind {
+ public:
+  virtual ~SandboxKind() = default;
+  virtual std::string_view name() const = 0;
+  // Starts `argv`; on failure nothing the kind created is left.
+  virtual Result<std::unique_ptr<Sandbox>> Start(const SandboxOptions& options,
+                                                 const std::vector<std::string>& argv) = 0;
+  // The knobs this kind can enforce on this machine, without creating anything.
+  virtual std::vector<KnobSupport> Support() = 0;
+  // What `ream doctor` would establish, for the stored environment.
+  virtual std::vector<Capability> Probe() = 0;
+};
+
+// Today's kind: a process in a cgroup of its own with the partition's limits, optionally in
+// its own network namespace and resctrl group.
+class ProcessSandbox final : public Sandbox {
  public:
   // Stops the workload if it still runs and removes every object (errors are dropped; call
   // Stop() to see them).
-  ~Sandbox();
-  Sandbox(const Sandbox&) = delete;
-  Sandbox& operator=(const Sandbox&) = delete;
+  ~ProcessSandbox() override;
+  ProcessSandbox(const ProcessSandbox&) = delete;
+  ProcessSandbox& operator=(const ProcessSandbox&) = delete;
 
-  const std::string& name() const { return name_; }  // "ream-<pid>-<n>"
-  int pid() const { return child_->pid(); }
-  // Where clients reach the workload: the node's address, or 127.0.0.1 without --node.
-  std::string address() const { return node_ip_.empty() ? "127.0.0.1" : node_ip_; }
+  const std::string& name() const override { return name_; }  // "ream-<pid>-<n>"
+  int pid() const override { return child_->pid(); }
+  // The node's address, or 127.0.0.1 without --node.
+  std::string address() const override { return node_ip_.empty() ? "127.0.0.1" : node_ip_; }
   // The host side of the node link ("10.213.x.1"), "" without a node.
   const std::string& host_address() const { return host_ip_; }
-  // The CPUs the workload may run on (resolved placement; every online CPU when unset).
-  const std::vector<int>& cpus() const { return cpus_; }
+  const std::vector<int>& cpus() const override { return cpus_; }
+  MonitorTarget monitor_target() const override;
   const PartitionSpec& partition() const { return spec_; }
   const Cgroup* cgroup() const { return cgroup_.get(); }
   const ResctrlGroup* resctrl() const { return resctrl_.get(); }
@@ -86,28 +162,23 @@ class Sandbox {
   // The throttled disk, when disk limits are set.
   const std::optional<BlockDevice>& disk() const { return disk_; }
 
-  bool Alive();
-  // Waits for the workload to end (Timeout after `timeout`).
-  Result<ProcessExit> Wait(std::chrono::milliseconds timeout);
-  // How the workload ended, for people: "exited with status 0", "killed by signal 15
-  // (SIGTERM)", or "killed by the memory limit (OOM) of 128.0 MiB" when the kernel's OOM
-  // killer ended it (or one of its processes). "still running" before it ends.
-  std::string ExitDescription();
+  bool Alive() override;
+  Result<ProcessExit> Wait(std::chrono::milliseconds timeout) override;
+  std::string ExitDescription() override;
   // Whether the cgroup's memory limit OOM-killed any process of the sandbox.
   bool OomKilled();
-  // With capture_stdout: the first stdout line `match` accepts (ChildProcess::WaitForLine).
   Result<std::string> WaitForLine(const std::function<bool(const std::string&)>& match,
-                                  std::chrono::milliseconds timeout);
-  ChildProcess& process() { return *child_; }
+                                  std::chrono::milliseconds timeout) override;
+  ChildProcess& process() override { return *child_; }
 
   // SIGTERM to the workload, SIGKILL after stop_grace (to everything left in the cgroup),
   // then removes every kernel object and the state file. Idempotent; the first error.
-  Status Stop();
+  Status Stop() override;
 
  private:
-  friend Result<std::unique_ptr<Sandbox>> StartSandbox(Platform&, const SandboxOptions&,
-                                                       const std::vector<std::string>&);
-  explicit Sandbox(Platform& p) : p_(p) {}
+  friend Result<std::unique_ptr<ProcessSandbox>> StartSandbox(Platform&, const SandboxOptions&,
+                                                              const std::vector<std::string>&);
+  explicit ProcessSandbox(Platform& p) : p_(p) {}
   Status CreateObjects(const SandboxOptions& o, const std::vector<std::string>& argv);
   Status RemoveObjects();
 
@@ -131,19 +202,18 @@ class Sandbox {
 // Starts `argv` in a new sandbox. Fails, having removed whatever it created, with
 // InvalidArgument (bad spec), Unsupported (a knob this machine cannot enforce, saying why),
 // PermissionDenied (not root) or the error of the step that failed.
-Result<std::unique_ptr<Sandbox>> StartSandbox(Platform& platform, const SandboxOptions& options,
-                                              const std::vector<std::string>& argv);
+Result<std::unique_ptr<ProcessSandbox>> StartSandbox(Platform& platform,
+                                                     const SandboxOptions& options,
+                                                     const std::vector<std::string>& argv);
+
+// The process kind (StartSandbox, PartitionSupport, ProbeCapabilities) on `platform`.
+std::unique_ptr<SandboxKind> MakeProcessSandboxKind(Platform& platform);
 
 // `match` for WaitForLine: lines starting with `prefix`.
 std::function<bool(const std::string&)> StartsWith(std::string prefix);
 
 // Which partition knobs this machine can enforce, each with the reason, without creating
 // anything: "cpus", "cpu-quota", "memory", "disk", "node", "net-rate", "llc-ways", "mem-bw".
-struct KnobSupport {
-  std::string flag;    // the `ream exec` flag, e.g. "--memory"
-  bool enforceable = false;
-  std::string detail;  // the interface used, or why not
-};
 // With `probed` (ream doctor's capabilities, established by trying), the node and net-rate
 // verdicts come from the probes (net.namespace, net.veth, tc.htb) instead of tool presence.
 std::vector<KnobSupport> PartitionSupport(Platform& platform,

@@ -56,7 +56,7 @@ Result<nlohmann::json> ExperimentToJson(Store& store, const ExperimentRecord& e)
   json j;
   j["id"] = e.id;
   j["name"] = e.name;
-  j["status"] = e.status;
+  j["status"] = StatusName(e.status);
   j["failure"] = e.failure;
   j["created_ns"] = e.created_ns;
   j["finished_ns"] = e.finished_ns ? json(*e.finished_ns) : json(nullptr);
@@ -89,11 +89,11 @@ Result<nlohmann::json> ExperimentToJson(Store& store, const ExperimentRecord& e)
                {"repetition", r.key.repetition},
                {"workload_cpus", r.workload_cpus},
                {"generator_cpus", r.generator_cpus},
-               {"status", r.status},
+               {"status", StatusName(r.status)},
                {"failure", r.failure}};
     json points = json::array();
     REAM_ASSIGN_OR_RETURN(auto ps, store.ListPoints(r.id));
-    for (const auto& p : ps) points.push_back(PointToJson(p));
+    for (const auto& p : ps) points.push_back(PointToJson(p, e.load_axis));
     rj["points"] = points;
     runs.push_back(rj);
   }
@@ -123,12 +123,19 @@ Result<std::map<std::string, std::string>> ExportStore(Store& store, ExportForma
                      "min_timely_ratio,max_rate_error,created_ns,finished_ns\n";
     std::string runs = "run_id,experiment,scenario,partition,repetition,workload_cpus,"
                        "generator_cpus,status,failure\n";
-    std::string pts = "point_id,experiment,scenario,partition,repetition,seq,target_qps,status,"
-                      "failure,workload_exit_code,workload_exit,valid,invalid_reasons,service_reported";
+    // The level's column is named by the experiments' load axis: target_qps, as it has always
+    // been, or target_sessions; target_load when the file mixes axes.
+    LoadAxis axis = exps.empty() ? LoadAxis::kQps : exps.front().load_axis;
+    bool mixed = false;
+    for (const auto& e : exps) mixed = mixed || e.load_axis != axis;
+    std::string level_column = mixed ? "target_load" : TargetLoadColumn(axis);
+    std::string pts = "point_id,experiment,scenario,partition,repetition,seq," + level_column +
+                      ",status,failure,workload_exit_code,workload_exit,valid,invalid_reasons,"
+                      "service_reported";
     for (const auto& c : PointMetricColumns()) pts += "," + c;
     pts += ",unavailable\n";
     for (const auto& e : exps) {
-      ex += std::to_string(e.id) + "," + CsvField(e.name) + "," + e.status + "," +
+      ex += std::to_string(e.id) + "," + CsvField(e.name) + "," + std::string(StatusName(e.status)) + "," +
             CsvField(e.failure) + "," + CsvField(e.workload) + "," + CsvField(e.protocol) + "," +
             Num(std::optional<double>(e.qos.percentile)) + "," + Num(e.qos.fixed_target_us) + "," +
             Num(std::optional<double>(e.qos.service_multiplier)) + "," +
@@ -141,12 +148,13 @@ Result<std::map<std::string, std::string>> ExportStore(Store& store, ExportForma
         std::string head = CsvField(e.name) + "," + CsvField(r.key.scenario) + "," +
                            CsvField(r.key.partition_label) + "," + std::to_string(r.key.repetition);
         runs += std::to_string(r.id) + "," + head + "," + CsvField(r.workload_cpus) + "," +
-                CsvField(r.generator_cpus) + "," + r.status + "," + CsvField(r.failure) + "\n";
+                CsvField(r.generator_cpus) + "," + std::string(StatusName(r.status)) + "," +
+                CsvField(r.failure) + "\n";
         REAM_ASSIGN_OR_RETURN(auto ps, store.ListPoints(r.id));
         for (const auto& p : ps) {
-          nlohmann::json pj = PointToJson(p);
+          nlohmann::json pj = PointToJson(p, e.load_axis);
           pts += std::to_string(p.id) + "," + head + "," + std::to_string(p.seq) + "," +
-                 Num(std::optional<double>(p.target_qps)) + "," + p.status + "," +
+                 Num(std::optional<double>(p.target_load)) + "," + std::string(StatusName(p.status)) + "," +
                  CsvField(p.failure) + "," + Num(p.workload_exit_code) + "," +
                  CsvField(p.workload_exit) + "," + (p.valid ? (*p.valid ? "1" : "0") : "") + "," +
                  CsvField(nlohmann::json(p.invalid_reasons).dump()) + "," +
@@ -183,14 +191,16 @@ Result<std::map<std::string, std::string>> ExportStore(Store& store, ExportForma
         std::vector<HdrLogInterval> ivs;
         for (const auto& [p, h] : list) {
           char tag[64];
-          std::snprintf(tag, sizeof tag, "qps%.10g", p->target_qps);
+          std::snprintf(tag, sizeof tag, "%s%.10g", std::string(LoadAxisName(e.load_axis)).c_str(),
+                        p->target_load);
           ivs.push_back({tag, static_cast<double>(p->started_ns) / 1e9 - t0,
                          p->duration_s.value_or(0), &h});
         }
         std::string comment = "ream " + kind + " latency (ns), experiment " + e.name +
                               ", scenario " + r.key.scenario + ", partition " +
                               r.key.partition_label + ", repetition " +
-                              std::to_string(r.key.repetition) + "; Tag=qps<target load>";
+                              std::to_string(r.key.repetition) + "; Tag=" +
+                              std::string(LoadAxisName(e.load_axis)) + "<target load>";
         REAM_ASSIGN_OR_RETURN(std::string log, WriteHdrLog(t0, comment, ivs));
         std::string name = SafeName(e.name) + "/" + SafeName(r.key.scenario) + "." +
                            SafeName(r.key.partition_label) + ".rep" +

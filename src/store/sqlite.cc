@@ -140,6 +140,24 @@ Result<Database> Database::Open(const std::string& path, bool create, bool read_
   return d;
 }
 
+Result<Database> Database::CopyIntoMemory(Database& source) {
+  Database d;
+  d.path_ = source.path_;
+  int rc = sqlite3_open_v2(":memory:", &d.db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_MEMORY, nullptr);
+  if (rc != SQLITE_OK) return IoError("cannot open an in-memory copy of " + source.path_);
+  sqlite3_extended_result_codes(d.db_, 0);
+  sqlite3_backup* b = sqlite3_backup_init(d.db_, "main", source.db_, "main");
+  if (!b) return IoError("copying " + source.path_ + " into memory: " + sqlite3_errmsg(d.db_));
+  rc = sqlite3_backup_step(b, -1);
+  sqlite3_backup_finish(b);
+  if (rc != SQLITE_DONE) {
+    std::string full = "copying " + source.path_ + " into memory: " + sqlite3_errstr(rc);
+    if (rc == SQLITE_CORRUPT || rc == SQLITE_NOTADB) return Corrupt(full);
+    return IoError(full);
+  }
+  return d;
+}
+
 Status Database::Exec(std::string_view sql) {
   std::string s(sql);
   char* err = nullptr;

@@ -70,6 +70,9 @@ class Database {
   // Opens (creating when `create`) the database at `path`. NotFound when it does not exist
   // and `create` is false; IoError/Corrupt with SQLite's message otherwise.
   static Result<Database> Open(const std::string& path, bool create, bool read_only);
+  // A private in-memory copy of `source` (SQLite's online backup), writable without touching
+  // the file; path() stays source's path, for messages. The errors of Open and of the copy.
+  static Result<Database> CopyIntoMemory(Database& source);
 
   Status Exec(std::string_view sql);
   Result<Statement> Prepare(std::string_view sql);

@@ -138,6 +138,15 @@ DROP TABLE points;
 ALTER TABLE points_v2 RENAME TO points;
 CREATE INDEX points_by_run ON points(run_id, seq);
 )sql",
+    // 2 -> 3: a sweep varies a named load axis (`qps` today, `sessions` next). Each experiment
+    // records its axis ('qps' for every existing one) and a point's level becomes the
+    // axis-neutral target_load. RENAME COLUMN (SQLite 3.25+) rewrites the UNIQUE constraint
+    // (run_id, target_load, attempt) and the rows in place, so unlike 1 -> 2 no rebuild (and no
+    // copy of every point) is needed.
+    R"sql(
+ALTER TABLE experiments ADD COLUMN load_axis TEXT NOT NULL DEFAULT 'qps';
+ALTER TABLE points RENAME COLUMN target_qps TO target_load;
+)sql",
 };
 constexpr int kMigrationCount = sizeof(kMigrations) / sizeof(kMigrations[0]);
 static_assert(kMigrationCount == kStoreSchemaVersion);
@@ -197,7 +206,7 @@ const DoubleColumn kDoubleColumns[] = {
 };
 
 // The fixed columns of `points` before the metric columns, in SELECT order.
-const char* const kPointHead[] = {"id",     "run_id",  "seq",                "target_qps",
+const char* const kPointHead[] = {"id",     "run_id",  "seq",                "target_load",
                                   "attempt", "status", "failure", "workload_exit_code",
                                   "workload_exit", "valid",    "invalid_reasons",
                                   "service_reported"};
@@ -219,14 +228,21 @@ nlohmann::json ParseJsonOr(const std::string& text, nlohmann::json fallback) {
   return j.is_discarded() ? fallback : j;
 }
 
-ExperimentRecord ReadExperiment(const sql::Statement& st) {
+// A stored name that this build does not know: the database was written by something else.
+Status UnknownName(const std::string& path, const std::string& what, const std::string& text) {
+  return Corrupt(path + ": unknown " + what + " '" + text + "' (written by a newer ream?)");
+}
+
+Result<ExperimentRecord> ReadExperiment(const sql::Statement& st, const std::string& path) {
   ExperimentRecord e;
   e.id = st.Int(0);
   e.name = st.Text(1);
   e.spec_text = st.Text(2);
   e.spec = ParseJsonOr(st.Text(3), nlohmann::json::object());
   e.spec_hash = st.Text(4);
-  e.status = st.Text(5);
+  auto status = ParseExperimentStatus(st.Text(5));
+  if (!status) return UnknownName(path, "status of experiment '" + e.name + "'", st.Text(5));
+  e.status = *status;
   e.failure = st.Text(6);
   e.created_ns = st.Int(7);
   e.finished_ns = st.OptInt(8);
@@ -238,15 +254,18 @@ ExperimentRecord ReadExperiment(const sql::Statement& st) {
   e.qos.at_utilization = st.Double(14);
   e.qos.min_timely_ratio = st.Double(15);
   e.qos.max_rate_error = st.Double(16);
+  auto axis = ParseLoadAxis(st.Text(17));
+  if (!axis) return UnknownName(path, "load axis of experiment '" + e.name + "'", st.Text(17));
+  e.load_axis = *axis;
   return e;
 }
 
 constexpr const char* kExperimentColumns =
     "id, name, spec_text, spec_json, spec_hash, status, failure, created_ns, finished_ns, "
     "workload, protocol, qos_percentile, qos_fixed_target_us, qos_service_multiplier, "
-    "qos_at_utilization, min_timely_ratio, max_rate_error";
+    "qos_at_utilization, min_timely_ratio, max_rate_error, load_axis";
 
-RunRecord ReadRun(const sql::Statement& st) {
+Result<RunRecord> ReadRun(const sql::Statement& st, const std::string& path) {
   RunRecord r;
   r.id = st.Int(0);
   r.experiment_id = st.Int(1);
@@ -257,7 +276,9 @@ RunRecord ReadRun(const sql::Statement& st) {
   r.ordinal = st.Int(6);
   r.workload_cpus = st.Text(7);
   r.generator_cpus = st.Text(8);
-  r.status = st.Text(9);
+  auto status = ParseRunStatus(st.Text(9));
+  if (!status) return UnknownName(path, "status of run " + std::to_string(r.id), st.Text(9));
+  r.status = *status;
   r.failure = st.Text(10);
   r.started_ns = st.OptInt(11);
   r.finished_ns = st.OptInt(12);
@@ -277,14 +298,18 @@ std::vector<std::string> PointMetricColumns() {
   return v;
 }
 
-nlohmann::json PointToJson(const PointRecord& p) {
+std::string TargetLoadColumn(LoadAxis axis) {
+  return "target_" + std::string(LoadAxisName(axis));
+}
+
+nlohmann::json PointToJson(const PointRecord& p, LoadAxis axis) {
   nlohmann::json j;
   j["id"] = p.id;
   j["run_id"] = p.run_id;
   j["seq"] = p.seq;
-  j["target_qps"] = p.target_qps;
+  j[TargetLoadColumn(axis)] = p.target_load;
   j["attempt"] = p.attempt;
-  j["status"] = p.status;
+  j["status"] = StatusName(p.status);
   j["failure"] = p.failure;
   j["workload_exit_code"] = p.workload_exit_code ? nlohmann::json(*p.workload_exit_code) : nlohmann::json(nullptr);
   j["workload_exit"] = p.workload_exit;
@@ -332,13 +357,21 @@ Result<Store> Store::OpenReadOnly(const std::string& path) {
   REAM_ASSIGN_OR_RETURN(auto st, s.db_.Prepare("PRAGMA user_version"));
   REAM_ASSIGN_OR_RETURN(bool row, st.Step());
   s.schema_version_ = row ? static_cast<int>(st.Int(0)) : 0;
-  if (s.schema_version_ != kStoreSchemaVersion) {
+  if (s.schema_version_ > kStoreSchemaVersion || s.schema_version_ == 0) {
+    // Version 0: no ream ever left a database so (creating one migrates it at once).
     return InvalidArgument(path + " has results schema version " +
                            std::to_string(s.schema_version_) + ", this ream reads version " +
                            std::to_string(kStoreSchemaVersion) +
-                           (s.schema_version_ < kStoreSchemaVersion
-                                ? " (open it once read-write, e.g. with 'ream list', to migrate)"
-                                : " (it was written by a newer ream)"));
+                           (s.schema_version_ > 0 ? " (it was written by a newer ream)" : ""));
+  }
+  if (s.schema_version_ < kStoreSchemaVersion) {
+    // An older ream wrote it. Readers must not write (a run may be appending to it, perhaps by
+    // that older ream), so the migration runs on a private copy; results databases are small
+    // enough to hold in memory (the histograms dominate: a few kB per point).
+    REAM_ASSIGN_OR_RETURN(sql::Database copy, sql::Database::CopyIntoMemory(s.db_));
+    s.db_ = std::move(copy);
+    REAM_RETURN_IF_ERROR(s.db_.Exec("PRAGMA foreign_keys=ON").Annotate("opening results database"));
+    REAM_RETURN_IF_ERROR(s.Migrate(kStoreSchemaVersion));
   }
   return s;
 }
@@ -399,14 +432,19 @@ Result<int64_t> Store::CreateExperiment(const ExperimentRecord& e) {
       db_.Prepare("INSERT INTO experiments (name, spec_text, spec_json, spec_hash, status, "
                   "failure, created_ns, finished_ns, workload, protocol, qos_percentile, "
                   "qos_fixed_target_us, qos_service_multiplier, qos_at_utilization, "
-                  "min_timely_ratio, max_rate_error) "
-                  "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"));
+                  "min_timely_ratio, max_rate_error" +
+                  // A store held at schema 2 or older (CreateAtSchemaVersionForTesting) has
+                  // no axis column: its experiments are qps ones, as the migration will say.
+                  std::string(schema_version_ >= 3 ? ", load_axis) " : ") ") +
+                  "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?" +
+                  std::string(schema_version_ >= 3 ? ",?)" : ")")));
   st.Bind(1, e.name).Bind(2, e.spec_text).Bind(3, e.spec.dump()).Bind(4, e.spec_hash);
-  st.Bind(5, e.status).Bind(6, e.failure).Bind(7, e.created_ns).Bind(8, e.finished_ns);
+  st.Bind(5, StatusName(e.status)).Bind(6, e.failure).Bind(7, e.created_ns).Bind(8, e.finished_ns);
   st.Bind(9, e.workload).Bind(10, e.protocol).Bind(11, e.qos.percentile);
   st.Bind(12, e.qos.fixed_target_us).Bind(13, e.qos.service_multiplier);
   st.Bind(14, e.qos.at_utilization).Bind(15, e.qos.min_timely_ratio);
   st.Bind(16, e.qos.max_rate_error);
+  if (schema_version_ >= 3) st.Bind(17, LoadAxisName(e.load_axis));
   Status s = st.Run();
   if (s.code() == StatusCode::kAlreadyExists) {
     return Status(StatusCode::kAlreadyExists,
@@ -423,7 +461,8 @@ Result<std::optional<ExperimentRecord>> Store::FindExperiment(const std::string&
   st.Bind(1, name);
   REAM_ASSIGN_OR_RETURN(bool row, st.Step());
   if (!row) return std::optional<ExperimentRecord>();
-  return std::optional<ExperimentRecord>(ReadExperiment(st));
+  REAM_ASSIGN_OR_RETURN(auto e, ReadExperiment(st, db_.path()));
+  return std::optional<ExperimentRecord>(std::move(e));
 }
 
 Result<ExperimentRecord> Store::GetExperiment(int64_t id) {
@@ -432,7 +471,7 @@ Result<ExperimentRecord> Store::GetExperiment(int64_t id) {
   st.Bind(1, id);
   REAM_ASSIGN_OR_RETURN(bool row, st.Step());
   if (!row) return NotFound("no experiment with id " + std::to_string(id) + " in " + db_.path());
-  return ReadExperiment(st);
+  return ReadExperiment(st, db_.path());
 }
 
 Result<std::vector<ExperimentRecord>> Store::ListExperiments() {
@@ -442,17 +481,18 @@ Result<std::vector<ExperimentRecord>> Store::ListExperiments() {
   while (true) {
     REAM_ASSIGN_OR_RETURN(bool row, st.Step());
     if (!row) break;
-    v.push_back(ReadExperiment(st));
+    REAM_ASSIGN_OR_RETURN(auto e, ReadExperiment(st, db_.path()));
+    v.push_back(std::move(e));
   }
   return v;
 }
 
-Status Store::SetExperimentStatus(int64_t id, const std::string& status,
+Status Store::SetExperimentStatus(int64_t id, ExperimentStatus status,
                                   const std::string& failure,
                                   std::optional<int64_t> finished_ns) {
   REAM_ASSIGN_OR_RETURN(auto st, db_.Prepare("UPDATE experiments SET status = ?, failure = ?, "
                                               "finished_ns = ? WHERE id = ?"));
-  st.Bind(1, status).Bind(2, failure).Bind(3, finished_ns).Bind(4, id);
+  st.Bind(1, StatusName(status)).Bind(2, failure).Bind(3, finished_ns).Bind(4, id);
   return st.Run();
 }
 
@@ -497,7 +537,7 @@ Result<RunRecord> Store::EnsureRun(const RunRecord& run) {
   ins.Bind(1, run.experiment_id).Bind(2, run.key.scenario).Bind(3, run.key.partition_label);
   ins.Bind(4, run.partition.dump()).Bind(5, static_cast<int64_t>(run.key.repetition));
   ins.Bind(6, run.ordinal).Bind(7, run.workload_cpus).Bind(8, run.generator_cpus);
-  ins.Bind(9, run.status.empty() ? std::string("pending") : run.status).Bind(10, run.failure);
+  ins.Bind(9, StatusName(run.status)).Bind(10, run.failure);
   ins.Bind(11, run.started_ns).Bind(12, run.finished_ns);
   REAM_RETURN_IF_ERROR(ins.Run());
   REAM_ASSIGN_OR_RETURN(auto st, db_.Prepare(std::string("SELECT ") + kRunColumns +
@@ -508,14 +548,14 @@ Result<RunRecord> Store::EnsureRun(const RunRecord& run) {
   st.Bind(4, static_cast<int64_t>(run.key.repetition));
   REAM_ASSIGN_OR_RETURN(bool row, st.Step());
   if (!row) return Internal("run vanished right after insertion in " + db_.path());
-  return ReadRun(st);
+  return ReadRun(st, db_.path());
 }
 
 Status Store::UpdateRun(const RunRecord& run) {
   REAM_ASSIGN_OR_RETURN(auto st, db_.Prepare("UPDATE runs SET workload_cpus = ?, "
                                               "generator_cpus = ?, status = ?, failure = ?, "
                                               "started_ns = ?, finished_ns = ? WHERE id = ?"));
-  st.Bind(1, run.workload_cpus).Bind(2, run.generator_cpus).Bind(3, run.status);
+  st.Bind(1, run.workload_cpus).Bind(2, run.generator_cpus).Bind(3, StatusName(run.status));
   st.Bind(4, run.failure).Bind(5, run.started_ns).Bind(6, run.finished_ns).Bind(7, run.id);
   return st.Run();
 }
@@ -529,7 +569,8 @@ Result<std::vector<RunRecord>> Store::ListRuns(int64_t experiment_id) {
   while (true) {
     REAM_ASSIGN_OR_RETURN(bool row, st.Step());
     if (!row) break;
-    v.push_back(ReadRun(st));
+    REAM_ASSIGN_OR_RETURN(auto r, ReadRun(st, db_.path()));
+    v.push_back(std::move(r));
   }
   return v;
 }
@@ -555,9 +596,9 @@ Result<int64_t> Store::InsertPoint(const PointData& data) {
   int i = 1;
   st.Bind(i++, p.run_id);
   st.Bind(i++, p.seq);
-  st.Bind(i++, p.target_qps);
+  st.Bind(i++, p.target_load);
   st.Bind(i++, p.attempt);
-  st.Bind(i++, p.status);
+  st.Bind(i++, StatusName(p.status));
   st.Bind(i++, p.failure);
   st.Bind(i++, p.workload_exit_code);
   st.Bind(i++, p.workload_exit);
@@ -574,8 +615,8 @@ Result<int64_t> Store::InsertPoint(const PointData& data) {
   Status s = st.Run();
   if (s.code() == StatusCode::kAlreadyExists) {
     return Status(StatusCode::kAlreadyExists,
-                  "run " + std::to_string(p.run_id) + " already has a point at " +
-                      std::to_string(p.target_qps) + " QPS (attempt " + std::to_string(p.attempt) +
+                  "run " + std::to_string(p.run_id) + " already has a point at load " +
+                      std::to_string(p.target_load) + " (attempt " + std::to_string(p.attempt) +
                       ") in " + db_.path());
   }
   REAM_RETURN_IF_ERROR(s);
@@ -612,9 +653,12 @@ Result<std::vector<PointRecord>> Store::ListPoints(int64_t run_id) {
     p.id = st.Int(c++);
     p.run_id = st.Int(c++);
     p.seq = st.Int(c++);
-    p.target_qps = st.Double(c++);
+    p.target_load = st.Double(c++);
     p.attempt = st.Int(c++);
-    p.status = st.Text(c++);
+    auto status = ParsePointStatus(st.Text(c));
+    if (!status) return UnknownName(db_.path(), "status of point " + std::to_string(p.id), st.Text(c));
+    ++c;
+    p.status = *status;
     p.failure = st.Text(c++);
     p.workload_exit_code = st.OptInt(c++);
     p.workload_exit = st.Text(c++);

@@ -17,13 +17,15 @@
 #include <nlohmann/json.hpp>
 
 #include "load/histogram.h"
+#include "load/load_axis.h"
 #include "platform/status.h"
 #include "store/sqlite.h"
+#include "store/statuses.h"
 
 namespace ream {
 
 // The schema version this build writes; older databases are migrated on open.
-inline constexpr int kStoreSchemaVersion = 2;
+inline constexpr int kStoreSchemaVersion = 3;
 
 // The QoS rule and validity thresholds of an experiment, as its spec set them.
 struct QosSettings {
@@ -41,13 +43,14 @@ struct ExperimentRecord {
   std::string spec_text;    // the TOML exactly as given
   nlohmann::json spec;      // the parsed spec with every default filled in
   std::string spec_hash;    // of spec_text; --resume refuses a changed spec
-  std::string status;       // "running", "complete", "interrupted", "failed", "partial" (--only)
-  std::string failure;      // why, when status is "failed" or "interrupted"
+  ExperimentStatus status = ExperimentStatus::kRunning;
+  std::string failure;      // why, when status is failed or interrupted
   int64_t created_ns = 0;   // wall clock, ns since the epoch
   std::optional<int64_t> finished_ns;
   QosSettings qos;
   std::string workload;     // a short description ("kv", "synthetic exp:100us", command)
   std::string protocol;     // "ream", "memcached", ...
+  LoadAxis load_axis = LoadAxis::kQps;  // what its sweeps vary (every point's target_load)
 };
 
 struct EnvironmentRecord {
@@ -74,7 +77,7 @@ struct RunRecord {
   nlohmann::json partition;     // the partition's knobs, {} for none
   std::string workload_cpus;    // resolved CPU list, "0"
   std::string generator_cpus;   // "1"
-  std::string status;           // "pending", "running", "complete", "failed", "interrupted"
+  RunStatus status = RunStatus::kPending;
   std::string failure;          // reason when failed/unavailable
   int64_t ordinal = 0;          // position in the plan
   std::optional<int64_t> started_ns;
@@ -87,11 +90,11 @@ struct PointRecord {
   int64_t id = 0;
   int64_t run_id = 0;
   int64_t seq = 0;            // order of measurement within the run
-  double target_qps = 0;
+  double target_load = 0;     // the level on the experiment's load axis (QPS, sessions)
   // 0: the level's first measurement; 1, 2, …: the sweep measuring the level again because
   // the attempt before was invalid (sweep.remeasure_invalid).
   int64_t attempt = 0;
-  std::string status = "ok";  // "ok": measured; "failed": the run of this level failed
+  PointStatus status = PointStatus::kOk;  // kFailed: the run of this level failed
   std::string failure;        // why it failed ("workload exited with status 139 (SIGSEGV)")
   std::optional<int64_t> workload_exit_code;  // the workload's exit status when it died
   std::string workload_exit;                  // its description ("killed by signal 9", "OOM")
@@ -144,7 +147,9 @@ class Store {
   // migrates its schema to kStoreSchemaVersion. Fails with NotFound when absent and not
   // `create`, Corrupt when it is not a ream database or is newer than this build.
   static Result<Store> Open(const std::string& path, bool create = true);
-  // Read-only: no migration; fails with InvalidArgument if the schema is older/newer.
+  // Read-only: the file is never written. A database of an older schema is copied into memory
+  // and the copy migrated, so every reader (list, analyze, report, export) reads what older
+  // ream versions wrote; one of a newer schema fails with InvalidArgument.
   static Result<Store> OpenReadOnly(const std::string& path);
 
   // A new database migrated only up to `version` (≤ kStoreSchemaVersion), to test the
@@ -159,7 +164,7 @@ class Store {
   Result<std::optional<ExperimentRecord>> FindExperiment(const std::string& name);
   Result<ExperimentRecord> GetExperiment(int64_t id);
   Result<std::vector<ExperimentRecord>> ListExperiments();
-  Status SetExperimentStatus(int64_t id, const std::string& status, const std::string& failure,
+  Status SetExperimentStatus(int64_t id, ExperimentStatus status, const std::string& failure,
                              std::optional<int64_t> finished_ns);
 
   Status RecordEnvironment(int64_t experiment_id, const EnvironmentRecord& env);
@@ -171,7 +176,7 @@ class Store {
   Result<std::vector<RunRecord>> ListRuns(int64_t experiment_id);
 
   // Points. InsertPoint writes the point, its histograms and its timeline in one
-  // transaction; AlreadyExists when the run already has a point at that target_qps and
+  // transaction; AlreadyExists when the run already has a point at that target_load and
   // attempt.
   Result<int64_t> InsertPoint(const PointData& data);
   Result<std::vector<PointRecord>> ListPoints(int64_t run_id);
@@ -192,6 +197,10 @@ class Store {
 
 // Metric columns of `points`, in schema order, for exporters and tests.
 std::vector<std::string> PointMetricColumns();
-nlohmann::json PointToJson(const PointRecord& p);
+// A point as the JSON export writes it. Its level is named by the axis, "target_qps" or
+// "target_sessions", as exported files have always called the QPS one.
+nlohmann::json PointToJson(const PointRecord& p, LoadAxis axis);
+// The exported name of a point's level on `axis`: "target_qps", "target_sessions".
+std::string TargetLoadColumn(LoadAxis axis);
 
 }  // namespace ream

@@ -26,7 +26,7 @@ class StoreTest : public ::testing::Test {
     e.spec_text = "name = \"" + name + "\"\n";
     e.spec = {{"name", name}};
     e.spec_hash = "abc";
-    e.status = "running";
+    e.status = ExperimentStatus::kRunning;
     e.created_ns = 123;
     e.qos.fixed_target_us = 500.0;
     e.workload = "kv";
@@ -88,7 +88,7 @@ TEST_F(StoreTest, RoundTripsExperimentRunPointHistogramTimeline) {
 
     PointData d;
     d.point.run_id = run->id;
-    d.point.target_qps = 1000;
+    d.point.target_load = 1000;
     d.point.valid = true;
     d.point.latency_p95_us = 123.5;
     d.point.issued = 5000;
@@ -138,7 +138,7 @@ TEST_F(StoreTest, ALoadLevelMayBeMeasuredAgainAsAFurtherAttempt) {
   ASSERT_FALSE(HasFailure());
   PointData d;
   d.point.run_id = run_id;
-  d.point.target_qps = 1000;
+  d.point.target_load = 1000;
   d.point.valid = false;
   d.point.invalid_reasons = {"timely ratio 96.6 % < 97.5 %"};
   ASSERT_TRUE(s->InsertPoint(d).ok());
@@ -157,7 +157,7 @@ TEST_F(StoreTest, ALoadLevelMayBeMeasuredAgainAsAFurtherAttempt) {
   EXPECT_FALSE((*points)[0].valid.value_or(true));
   EXPECT_EQ((*points)[1].attempt, 1);
   EXPECT_TRUE((*points)[1].valid.value_or(false));
-  EXPECT_EQ(PointToJson((*points)[1])["attempt"], 1);
+  EXPECT_EQ(PointToJson((*points)[1], LoadAxis::kQps)["attempt"], 1);
 }
 
 // A database as ream left it before points had attempts (schema 1): the migration rebuilds
@@ -199,7 +199,7 @@ TEST_F(StoreTest, MigratesSchemaOneKeepingPointsHistogramsAndTimelines) {
   // and removing the run still removes its points and their histograms.
   PointData d;
   d.point.run_id = run_id;
-  d.point.target_qps = 1000;
+  d.point.target_load = 1000;
   EXPECT_EQ(s->InsertPoint(d).status().code(), StatusCode::kAlreadyExists);
   d.point.attempt = 1;
   EXPECT_TRUE(s->InsertPoint(d).ok());
@@ -239,6 +239,176 @@ TEST_F(StoreTest, RefusesForeignAndNewerDatabases) {
   auto n = Store::Open(newer);
   EXPECT_EQ(n.status().code(), StatusCode::kCorrupt);
   EXPECT_NE(n.status().message().find("newer"), std::string::npos);
+}
+
+// The database of src/store/testdata/schema_v2 (written by a ream of schema 2, before the load
+// axis): opened read-write it is migrated in place, every point kept at its level.
+TEST_F(StoreTest, MigratesTheSchemaTwoFixtureToTheLoadAxis) {
+  std::filesystem::copy_file(std::string(REAM_SOURCE_DIR) + "/src/store/testdata/schema_v2/fixture.sqlite",
+                             path_);
+  auto s = Store::Open(path_, /*create=*/false);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_EQ(s->schema_version(), kStoreSchemaVersion);
+  EXPECT_TRUE(s->IntegrityCheck().ok());
+  auto exps = s->ListExperiments();
+  ASSERT_TRUE(exps.ok()) << exps.status().ToString();
+  ASSERT_EQ(exps->size(), 2u);
+  std::vector<double> levels;
+  int64_t a_run = 0;
+  for (const auto& e : *exps) {
+    EXPECT_EQ(e.load_axis, LoadAxis::kQps) << e.name;
+    EXPECT_EQ(e.status, ExperimentStatus::kComplete) << e.name;
+    auto runs = s->ListRuns(e.id);
+    ASSERT_TRUE(runs.ok());
+    for (const auto& r : *runs) {
+      EXPECT_EQ(r.status, RunStatus::kComplete);
+      a_run = r.id;
+      auto points = s->ListPoints(r.id);
+      ASSERT_TRUE(points.ok());
+      for (const auto& p : *points) {
+        if (e.name == "fixture-grid" && r.key.partition_label == "cpu_quota=50%") {
+          levels.push_back(p.target_load);
+        }
+        EXPECT_EQ(p.status, PointStatus::kOk);
+      }
+    }
+  }
+  EXPECT_EQ(levels, (std::vector<double>{500, 2000, 8000, 30000}));
+  // The uniqueness moved with the column: one point per run, level and attempt.
+  auto st = s->db().Prepare("SELECT sql FROM sqlite_master WHERE name = 'points'");
+  ASSERT_TRUE(st.ok() && st->Step().value_or(false));
+  EXPECT_NE(st->Text(0).find("UNIQUE (run_id, target_load, attempt)"), std::string::npos) << st->Text(0);
+  EXPECT_EQ(st->Text(0).find("target_qps"), std::string::npos) << st->Text(0);
+  PointData d;
+  d.point.run_id = a_run;
+  d.point.target_load = 500;  // the knee run's first level
+  EXPECT_EQ(s->InsertPoint(d).status().code(), StatusCode::kAlreadyExists);
+  d.point.attempt = 7;
+  EXPECT_TRUE(s->InsertPoint(d).ok());
+}
+
+// Readers never write: an older database is migrated in a private copy, the file left as is.
+TEST_F(StoreTest, ReadOnlyOpenOfAnOlderSchemaLeavesTheFileAlone) {
+  int64_t run_id = 0;
+  {
+    auto s = Store::CreateAtSchemaVersionForTesting(path_, 2);
+    ASSERT_TRUE(s.ok()) << s.status().ToString();
+    run_id = NewRun(*s, "old");
+    ASSERT_FALSE(HasFailure());
+    ASSERT_TRUE(s->db()
+                    .Exec("INSERT INTO points (run_id, seq, target_qps, status, valid, started_ns) "
+                          "VALUES (" + std::to_string(run_id) + ", 0, 1500, 'ok', 1, 1)")
+                    .ok());
+  }
+  auto user_version = [&] {
+    sqlite3* db = nullptr;
+    EXPECT_EQ(sqlite3_open_v2(path_.c_str(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
+    sqlite3_stmt* st = nullptr;
+    sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, nullptr);
+    int v = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : -1;
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return v;
+  };
+  ASSERT_EQ(user_version(), 2);
+  {
+    auto s = Store::OpenReadOnly(path_);
+    ASSERT_TRUE(s.ok()) << s.status().ToString();
+    EXPECT_EQ(s->schema_version(), kStoreSchemaVersion);
+    EXPECT_EQ(s->path(), path_);
+    auto e = s->FindExperiment("old");
+    ASSERT_TRUE(e.ok() && e->has_value());
+    EXPECT_EQ((*e)->load_axis, LoadAxis::kQps);
+    auto points = s->ListPoints(run_id);
+    ASSERT_TRUE(points.ok()) << points.status().ToString();
+    ASSERT_EQ(points->size(), 1u);
+    EXPECT_EQ((*points)[0].target_load, 1500);
+  }
+  EXPECT_EQ(user_version(), 2);
+}
+
+TEST_F(StoreTest, RecordsTheLoadAxisAndTheStatusesByName) {
+  auto s = Store::Open(path_);
+  ASSERT_TRUE(s.ok());
+  auto e = Exp("streams");
+  e.load_axis = LoadAxis::kSessions;
+  auto id = s->CreateExperiment(e);
+  ASSERT_TRUE(id.ok()) << id.status().ToString();
+  ASSERT_TRUE(s->SetExperimentStatus(*id, ExperimentStatus::kPartial, "only 1-ST", 5).ok());
+  RunRecord r;
+  r.experiment_id = *id;
+  r.key = {"1-ST", "default", 0};
+  auto run = s->EnsureRun(r);
+  ASSERT_TRUE(run.ok());
+  EXPECT_EQ(run->status, RunStatus::kPending);
+  run->status = RunStatus::kInterrupted;
+  ASSERT_TRUE(s->UpdateRun(*run).ok());
+  PointData d;
+  d.point.run_id = run->id;
+  d.point.target_load = 16;
+  d.point.status = PointStatus::kFailed;
+  ASSERT_TRUE(s->InsertPoint(d).ok());
+
+  auto text = [&](const std::string& sql) {
+    auto st = s->db().Prepare(sql);
+    return st.ok() && st->Step().value_or(false) ? st->Text(0) : std::string("?");
+  };
+  EXPECT_EQ(text("SELECT load_axis || ' ' || status FROM experiments"), "sessions partial");
+  EXPECT_EQ(text("SELECT status FROM runs"), "interrupted");
+  EXPECT_EQ(text("SELECT status || ' ' || target_load FROM points"), "failed 16.0");
+  auto back = s->GetExperiment(*id);
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(back->load_axis, LoadAxis::kSessions);
+  EXPECT_EQ(back->status, ExperimentStatus::kPartial);
+  auto runs = s->ListRuns(*id);
+  ASSERT_TRUE(runs.ok());
+  EXPECT_EQ((*runs)[0].status, RunStatus::kInterrupted);
+  auto points = s->ListPoints(run->id);
+  ASSERT_TRUE(points.ok());
+  EXPECT_EQ((*points)[0].status, PointStatus::kFailed);
+  auto j = PointToJson((*points)[0], LoadAxis::kSessions);
+  EXPECT_EQ(j["target_sessions"], 16);
+  EXPECT_FALSE(j.contains("target_qps"));
+  EXPECT_EQ(j["status"], "failed");
+  EXPECT_EQ(PointToJson((*points)[0], LoadAxis::kQps)["target_qps"], 16);
+
+  // A name this build does not know is an error naming it, not a silent default.
+  ASSERT_TRUE(s->db().Exec("UPDATE runs SET status = 'paused'").ok());
+  auto bad = s->ListRuns(*id);
+  EXPECT_EQ(bad.status().code(), StatusCode::kCorrupt);
+  EXPECT_NE(bad.status().message().find("'paused'"), std::string::npos) << bad.status().message();
+  ASSERT_TRUE(s->db().Exec("UPDATE experiments SET load_axis = 'rps'").ok());
+  EXPECT_EQ(s->GetExperiment(*id).status().code(), StatusCode::kCorrupt);
+}
+
+TEST(StoreStatuses, NamesRoundTripAndOthersAreRefused) {
+  for (auto st : {PointStatus::kOk, PointStatus::kFailed}) {
+    EXPECT_EQ(ParsePointStatus(StatusName(st)), st);
+  }
+  for (auto st : {RunStatus::kPending, RunStatus::kRunning, RunStatus::kComplete,
+                  RunStatus::kFailed, RunStatus::kInterrupted, RunStatus::kUnavailable}) {
+    EXPECT_EQ(ParseRunStatus(StatusName(st)), st);
+  }
+  for (auto st : {ExperimentStatus::kRunning, ExperimentStatus::kComplete, ExperimentStatus::kFailed,
+                  ExperimentStatus::kInterrupted, ExperimentStatus::kPartial}) {
+    EXPECT_EQ(ParseExperimentStatus(StatusName(st)), st);
+  }
+  EXPECT_EQ(StatusName(PointStatus::kOk), "ok");
+  EXPECT_EQ(StatusName(RunStatus::kPending), "pending");
+  EXPECT_EQ(StatusName(ExperimentStatus::kPartial), "partial");
+  EXPECT_EQ(ParsePointStatus("OK"), std::nullopt);
+  EXPECT_EQ(ParseRunStatus("ok"), std::nullopt);
+  EXPECT_EQ(ParseExperimentStatus("pending"), std::nullopt);
+}
+
+TEST(LoadAxis, NamesRoundTripAndOthersAreRefused) {
+  for (LoadAxis a : kLoadAxes) EXPECT_EQ(ParseLoadAxis(LoadAxisName(a)), a);
+  EXPECT_EQ(LoadAxisName(LoadAxis::kQps), "qps");
+  EXPECT_EQ(LoadAxisName(LoadAxis::kSessions), "sessions");
+  EXPECT_EQ(LoadAxisUnit(LoadAxis::kQps), "QPS");
+  EXPECT_EQ(LoadAxisUnit(LoadAxis::kSessions), "sessions");
+  EXPECT_EQ(ParseLoadAxis("QPS"), std::nullopt);
+  EXPECT_EQ(ParseLoadAxis(""), std::nullopt);
 }
 
 TEST_F(StoreTest, MissingDatabaseIsNotFoundWhenNotCreating) {

@@ -1,0 +1,132 @@
+// A results database written by an older ream (src/store/testdata/schema_v2/) read by this
+// one: `ream analyze`, `ream export` and `ream report` must print exactly what the ream that
+// wrote it printed (issue 15: an old database stays readable, its analysis unchanged).
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+#include "platform/platform.h"
+#include "store/store.h"
+
+namespace ream {
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path kFixtureDir = fs::path(REAM_SOURCE_DIR) / "src/store/testdata/schema_v2";
+const fs::path kExpected = kFixtureDir / "expected";
+const std::string kStubAssets = std::string(REAM_SOURCE_DIR) + "/src/report/testdata/stub_assets";
+
+std::string ReadAll(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  EXPECT_TRUE(in.good()) << "cannot read " << p;
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// The first line where `got` and `want` differ, for a failure message that can be read.
+std::string FirstDifference(const std::string& got, const std::string& want) {
+  std::istringstream g(got), w(want);
+  std::string gl, wl;
+  for (int line = 1;; ++line) {
+    bool gm = static_cast<bool>(std::getline(g, gl));
+    bool wm = static_cast<bool>(std::getline(w, wl));
+    if (!gm && !wm) return "no line differs (a trailing newline?)";
+    if (gl != wl || gm != wm) {
+      return "line " + std::to_string(line) + ":\n  got:  " + (gm ? gl.substr(0, 300) : "<end>") +
+             "\n  want: " + (wm ? wl.substr(0, 300) : "<end>");
+    }
+  }
+}
+
+class OldDatabase : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("ream-old-db-test-" + std::to_string(::getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    db_ = (dir_ / "old.db").string();
+    fs::copy_file(kFixtureDir / "fixture.sqlite", db_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  CommandResult Ream(std::vector<std::string> args) {
+    args.insert(args.begin(), REAM_BINARY);
+    auto r = MakePosixPlatform()->Run(args, std::chrono::seconds(60));
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    return r.ok() ? *r : CommandResult{};
+  }
+
+  // Runs `ream ARGS --db COPY` and expects its standard output to be the file `expected`.
+  void ExpectOutput(std::vector<std::string> args, const std::string& expected) {
+    args.push_back("--db");
+    args.push_back(db_);
+    auto r = Ream(args);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    std::string want = ReadAll(kExpected / expected);
+    EXPECT_TRUE(r.out == want) << expected << " differs at " << FirstDifference(r.out, want);
+  }
+
+  // Expects the file `got` to be the file `expected`, with `from` in the expected text read
+  // as `to`.
+  void ExpectFile(const fs::path& got, const std::string& expected, const std::string& from = "",
+                  const std::string& to = "") {
+    std::string g = ReadAll(got), want = ReadAll(kExpected / expected);
+    if (!from.empty()) {
+      size_t at = want.find(from);
+      ASSERT_NE(at, std::string::npos) << from << " not in " << expected;
+      want.replace(at, from.size(), to);
+    }
+    EXPECT_TRUE(g == want) << expected << " differs at " << FirstDifference(g, want);
+  }
+
+  fs::path dir_;
+  std::string db_;
+};
+
+TEST_F(OldDatabase, AnalyzeJsonIsWhatTheOldReamPrinted) {
+  ExpectOutput({"analyze", "--json", "--experiment", "fixture-grid"}, "analyze-fixture-grid.json");
+  ExpectOutput({"analyze", "--json", "--experiment", "fixture-grid", "--target-qps", "5000"},
+               "analyze-fixture-grid-target-qps-5000.json");
+  ExpectOutput({"analyze", "--json", "--experiment", "fixture-knee"}, "analyze-fixture-knee.json");
+}
+
+TEST_F(OldDatabase, AnalyzeTablesAreWhatTheOldReamPrinted) {
+  ExpectOutput({"analyze"}, "analyze.txt");
+  ExpectOutput({"analyze", "--experiment", "fixture-grid", "--target-qps", "5000"},
+               "analyze-fixture-grid-target-qps-5000.txt");
+}
+
+TEST_F(OldDatabase, ExportKeepsItsColumnsAndValues) {
+  for (std::string format : {"csv", "json"}) {
+    auto r = Ream({"export", "--db", db_, "--format", format, "--out", (dir_ / format).string()});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+  }
+  for (std::string f : {"experiments.csv", "runs.csv", "points.csv"}) {
+    ExpectFile(dir_ / "csv" / f, "csv/" + f);
+  }
+  // The JSON export says which schema its data has: the migrated one (the one change).
+  ExpectFile(dir_ / "json" / "experiments.json", "json/experiments.json", "\"schema_version\": 2\n",
+             "\"schema_version\": " + std::to_string(kStoreSchemaVersion) + "\n");
+}
+
+TEST_F(OldDatabase, ReportPageIsWhatTheOldReamWrote) {
+  auto page = [&](std::vector<std::string> args, const std::string& expected) {
+    std::string out = (dir_ / expected).string();
+    args.insert(args.end(), {"--db", db_, "--assets", kStubAssets, "--out", out});
+    auto r = Ream(args);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    ExpectFile(out, expected);
+  };
+  page({"report", "--experiment", "fixture-grid", "--target-qps", "5000"},
+       "report-fixture-grid-target-qps-5000.html");
+  page({"report", "--experiment", "fixture-knee"}, "report-fixture-knee.html");
+}
+
+}  // namespace
+}  // namespace ream

@@ -1,0 +1,233 @@
+#include "experiment/experiment_run.h"
+
+#include <algorithm>
+#include <chrono>
+#include <optional>
+
+#include "experiment/level.h"
+#include "experiment/sweep.h"
+#include "experiment/workload_launch.h"
+#include "platform/signals.h"
+
+namespace ream {
+namespace {
+
+bool Interrupted() { return TerminationSignals::Received() != 0; }
+
+}  // namespace
+
+double ExperimentRun::EstimatedSecondsPerPoint(const LoadSpec& l) {
+  return std::chrono::duration<double>(l.warmup + l.duration + l.response_timeout).count() + 1.5;
+}
+
+// One run's sweep context: its stored points by (level, attempt), its workload (started when a
+// level first needs it, restarted as the spec says), and the progress it reports.
+class ExperimentRun::Context final : public SweepContext {
+ public:
+  Context(ExperimentRun& r, const PlannedRun& run, RunRecord& rec, RunOutcome& outcome)
+      : r_(r), run_(run), rec_(rec), outcome_(outcome) {}
+
+  Status Load() {
+    REAM_ASSIGN_OR_RETURN(auto stored, r_.store_.ListPoints(rec_.id));
+    for (auto& sp : stored) {
+      PointData d;
+      d.point = sp;
+      auto hs = r_.store_.GetHistograms(sp.id);
+      if (hs.ok()) d.histograms = std::move(hs).value();
+      next_seq_ = std::max(next_seq_, sp.seq + 1);
+      have_.emplace(std::make_pair(sp.target_load, sp.attempt), std::move(d));
+    }
+    return Status::Ok();
+  }
+  int stored_points() const { return static_cast<int>(have_.size()); }
+
+  Result<PointData> Level(double load, int attempt) override {
+    if (auto it = have_.find({load, attempt}); it != have_.end()) {
+      ++outcome_.points_skipped;
+      return it->second;
+    }
+    if (wl_ && (r_.spec_.workload.restart == "point" || !wl_->sandbox->Alive())) {
+      if (!wl_->sandbox->Alive()) Emit(WorkloadRestarted{Where(), wl_->sandbox->ExitDescription()});
+      (void)wl_->sandbox->Stop();
+      wl_.reset();
+    }
+    if (!wl_) {
+      REAM_ASSIGN_OR_RETURN(LaunchedWorkload w, StartWorkload(r_.p_, r_.sandboxes_, r_.spec_, r_.prep_, run_,
+                                                              r_.o_.state_dir, Interrupted));
+      wl_ = std::move(w);
+    }
+    const int64_t started_ns = r_.p_.MonotonicNanos();
+    uint64_t seed = r_.spec_.seed + 7919ull * static_cast<uint64_t>(run_.ordinal) + static_cast<uint64_t>(next_seq_);
+    LoadOptions lo = LevelLoadOptions(r_.spec_, r_.prep_, load, seed, wl_->sandbox->address(), wl_->port);
+    REAM_ASSIGN_OR_RETURN(PointData d, MeasureLevel(r_.p_, r_.driver_, *wl_, lo, r_.spec_.sample_interval,
+                                                    Interrupted));
+    d.point.run_id = rec_.id;
+    d.point.seq = next_seq_;
+    d.point.target_load = load;
+    d.point.attempt = attempt;
+    REAM_ASSIGN_OR_RETURN(d.point.id, r_.store_.InsertPoint(d));
+    ++next_seq_;
+    r_.measured_seconds_ += static_cast<double>(r_.p_.MonotonicNanos() - started_ns) / 1e9;
+    ++r_.measured_points_;
+    ++outcome_.points_stored;
+    if (d.point.status != PointStatus::kOk) ++outcome_.points_failed;
+    Progress(d);
+    have_.emplace(std::make_pair(load, int64_t{attempt}), d);
+    return d;
+  }
+
+  const PointData* Stored(double load, int attempt) const override {
+    auto it = have_.find({load, attempt});
+    return it == have_.end() ? nullptr : &it->second;
+  }
+  void Emit(RunEvent e) override { r_.observer_.OnEvent(e); }
+  EventRun Where() const override {
+    return {r_.spec_.name, r_.label_, run_.ordinal, run_.scenario, run_.partition.Label(), run_.repetition};
+  }
+  void AddPlanned(int delta) override { r_.planned_points_ += delta; }
+
+  double PercentileUs(const PointData& d) const override {
+    auto it = d.histograms.find(kHistSojourn);
+    if (it != d.histograms.end() && it->second.count() > 0) {
+      return static_cast<double>(it->second.ValueAtQuantile(r_.spec_.qos.percentile / 100.0)) / 1000.0;
+    }
+    if (r_.spec_.qos.percentile == 95.0 && d.point.latency_p95_us) return *d.point.latency_p95_us;
+    return 0;
+  }
+
+  Result<double> DeriveTarget(const PointData& first) const override {
+    const ExperimentSpec& spec = r_.spec_;
+    if (spec.qos.target_us) return *spec.qos.target_us;
+    const PointRecord& p = first.point;
+    double service_us = 0;
+    if (p.service_mean_us && *p.service_mean_us > 0) {
+      service_us = *p.service_mean_us;
+    } else if (p.cpu_util && p.throughput_qps && *p.throughput_qps > 0) {
+      // Service demand law: S = U / X over the allotted CPUs.
+      double allotted = static_cast<double>(r_.prep_.scenario_cpus.at(run_.scenario).size());
+      const PartitionSpec& ps = r_.prep_.partitions.at(run_.partition.Label());
+      if (ps.cpu_quota) allotted = std::min(allotted, *ps.cpu_quota);
+      service_us = *p.cpu_util * allotted / *p.throughput_qps * 1e6;
+    }
+    if (!(service_us > 0)) {
+      return InvalidArgument(SpecAt(spec, 0) + "the knee search needs a QoS target: set [qos] target, "
+                             "because the service time could not be measured at the lowest load");
+    }
+    return spec.qos.service_multiplier * service_us;
+  }
+
+  // Stops the workload, if one runs; a failure to remove what it created is said, not fatal.
+  void StopWorkload() {
+    if (!wl_) return;
+    Status s = wl_->sandbox->Stop();
+    if (!s.ok()) Emit(RunWarning{Where(), "stopping the workload: " + s.message()});
+    wl_.reset();
+  }
+
+ private:
+  void Progress(const PointData& d) {
+    ++r_.done_points_;
+    const PointRecord& p = d.point;
+    int left = std::max(r_.planned_points_ - r_.done_points_, 0);
+    double per = r_.measured_points_ ? r_.measured_seconds_ / r_.measured_points_
+                                     : EstimatedSecondsPerPoint(r_.spec_.load);
+    LevelMeasured e;
+    e.run = Where();
+    e.load = p.target_load;
+    e.attempt = static_cast<int>(p.attempt);
+    e.status = std::string(StatusName(p.status));
+    e.failure = p.failure;
+    e.valid = p.valid;
+    e.invalid_reasons = p.invalid_reasons;
+    e.qos_percentile = r_.spec_.qos.percentile;
+    e.percentile_latency_us = PercentileUs(d);
+    e.timely_ratio = p.timely_ratio;
+    e.cpu_util = p.cpu_util;
+    e.done_points = r_.done_points_;
+    e.planned_points = r_.planned_points_;
+    e.planned_is_max = r_.knee_;
+    e.eta_seconds = left * per;
+    Emit(e);
+  }
+
+  ExperimentRun& r_;
+  const PlannedRun& run_;
+  RunRecord& rec_;
+  RunOutcome& outcome_;
+  // (target, attempt) → stored point (with its sojourn histogram). A knee search measures a
+  // level again when its point was invalid; on --resume it asks for the same (level,
+  // attempt) pairs in the same order, so every stored attempt is reused, none repeated.
+  std::map<std::pair<double, int64_t>, PointData> have_;
+  int64_t next_seq_ = 0;
+  std::optional<LaunchedWorkload> wl_;
+};
+
+Status ExperimentRun::RunPlanned(size_t i, RunOutcome& outcome) {
+  auto it = todo_.find(i);
+  return it == todo_.end() ? Status::Ok() : RunOne(*it->second.first, it->second.second, outcome);
+}
+
+bool ExperimentRun::Finished() const {
+  return std::all_of(todo_.begin(), todo_.end(), [](const auto& t) {
+    return t.second.second.status == RunStatus::kComplete || t.second.second.status == RunStatus::kFailed;
+  });
+}
+
+Status ExperimentRun::RunOne(const PlannedRun& run, RunRecord& rec, RunOutcome& outcome) {
+  Context ctx(*this, run, rec, outcome);
+  REAM_RETURN_IF_ERROR(ctx.Load());
+  rec.workload_cpus = FormatCpuList(prep_.scenario_cpus.at(run.scenario));
+  rec.generator_cpus = FormatCpuList(prep_.generator_cpus);
+  rec.status = RunStatus::kRunning;
+  if (!rec.started_ns) rec.started_ns = p_.WallNanos();
+  REAM_RETURN_IF_ERROR(store_.UpdateRun(rec));
+  observer_.OnEvent(RunStarted{ctx.Where(), rec.workload_cpus, rec.generator_cpus, ctx.stored_points()});
+
+  SweepEnd end = spec_.sweep.mode == "grid" ? RunGrid(spec_.sweep, run.grid_qps, ctx)
+                                            : RunKnee(spec_.sweep, spec_.qos, ctx);
+  ctx.StopWorkload();
+  Status result = end.status;
+  bool run_failed = end.stopped;
+  std::string run_failure = end.failure;
+  if (!result.ok()) {
+    if (result.code() == StatusCode::kCancelled) {
+      rec.status = RunStatus::kInterrupted;
+      (void)store_.UpdateRun(rec);
+      observer_.OnEvent(RunFinished{ctx.Where(), std::string(StatusName(rec.status)), result.message()});
+      return result;
+    }
+    run_failed = true;
+    run_failure = result.message();
+  }
+  rec.status = run_failed ? RunStatus::kFailed : RunStatus::kComplete;
+  rec.failure = run_failure;
+  rec.finished_ns = p_.WallNanos();
+  REAM_RETURN_IF_ERROR(store_.UpdateRun(rec));
+  observer_.OnEvent(RunFinished{ctx.Where(), std::string(StatusName(rec.status)), rec.failure});
+  if (!result.ok()) return result;
+  return Status::Ok();
+}
+
+Status ExperimentRun::Begin(const Plan& plan, int64_t experiment_id) {
+  knee_ = plan.knee;
+  for (size_t i = 0; i < plan.runs.size(); ++i) {
+    const PlannedRun& run = plan.runs[i];
+    RunRecord r;
+    r.experiment_id = experiment_id;
+    r.key = {run.scenario, run.partition.Label(), run.repetition};
+    r.partition = run.partition.ToJson();
+    r.ordinal = run.ordinal;
+    REAM_ASSIGN_OR_RETURN(RunRecord rec, store_.EnsureRun(r));
+    if (rec.status == RunStatus::kComplete) continue;
+    REAM_ASSIGN_OR_RETURN(auto pts, store_.ListPoints(rec.id));
+    int stored = static_cast<int>(pts.size());
+    int remeasured = 0;  // a grid's stored extra attempts at invalid levels
+    for (const auto& p : pts) remeasured += p.attempt > 0;
+    planned_points_ += plan.knee ? spec_.sweep.max_points : static_cast<int>(run.grid_qps.size()) + remeasured;
+    done_points_ += plan.knee ? 0 : stored;
+    todo_[i] = {&run, rec};
+  }
+  return Status::Ok();
+}
+
+}  // namespace ream

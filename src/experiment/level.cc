@@ -1,0 +1,67 @@
+#include "experiment/level.h"
+
+#include <optional>
+
+#include "experiment/point_columns.h"
+#include "monitor/monitor.h"
+
+namespace ream {
+
+Result<PointData> MeasureLevel(Platform& p, LoadDriver& driver, LaunchedWorkload& wl, const LoadOptions& options,
+                               std::chrono::nanoseconds sample_interval, const std::function<bool()>& interrupted) {
+  PointData d;
+  PointRecord& pt = d.point;
+  pt.target_load = options.qps;
+  pt.started_ns = p.WallNanos();
+
+  Monitor monitor(p, TargetOf(*wl.sandbox), {.interval = sample_interval});
+  bool monitoring = false;
+  std::optional<MonitorReport> report;
+  DriverHooks hooks;
+  hooks.interrupted = interrupted;
+  hooks.window_started = [&] {
+    Status s = monitor.Start();
+    if (!s.ok()) {
+      pt.unavailable["monitor"] = s.message();
+      report = MonitorReport{};
+    } else {
+      monitoring = true;
+    }
+  };
+  hooks.window_ended = [&] {
+    if (monitoring) report = monitor.Stop();
+    monitoring = false;
+  };
+  auto driven = driver.Measure(options, hooks);
+  if (monitoring) {
+    report = monitor.Stop();
+    monitoring = false;
+  }
+  if (!driven.ok()) return driven.status();
+  const DriverResult& r = *driven;
+  if (!r.failure.empty()) {
+    pt.status = PointStatus::kFailed;
+    pt.failure = r.failure;
+  }
+  if (report) FillFromMonitor(*report, &d);
+  if (r.generator) FillFromGenerator(*r.generator, &d);
+  if (!wl.sandbox->Alive()) {
+    auto e = wl.sandbox->Wait(std::chrono::milliseconds(0));
+    pt.status = PointStatus::kFailed;
+    pt.workload_exit = wl.sandbox->ExitDescription();
+    if (e.ok()) pt.workload_exit_code = e->ShellCode();
+    pt.failure = "the workload " + pt.workload_exit + " during this load level";
+  } else if (pt.status == PointStatus::kOk && !r.generator) {
+    pt.status = PointStatus::kFailed;
+    pt.failure = "the generator failed (" + (r.exit ? r.exit->Describe() : std::string("no exit status")) +
+                 "): " + r.no_result.message();
+  } else if (pt.status == PointStatus::kOk && r.exit && r.exit->ShellCode() != 0 && r.exit->ShellCode() != 3) {
+    // 3: the measurement happened but some requests failed (counted in `errors`).
+    pt.status = PointStatus::kFailed;
+    pt.failure = "the generator " + r.exit->Describe();
+  }
+  if (pt.status != PointStatus::kOk) pt.valid = std::nullopt;
+  return d;
+}
+
+}  // namespace ream

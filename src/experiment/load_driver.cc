@@ -1,0 +1,147 @@
+#include "experiment/load_driver.h"
+
+#include <chrono>
+#include <cstdio>
+#include <mutex>
+#include <thread>
+
+#include "experiment/point_columns.h"
+
+namespace ream {
+namespace {
+
+using std::chrono::milliseconds;
+
+std::string Num(double v) {
+  char b[64];
+  std::snprintf(b, sizeof b, "%.6g", v);
+  return b;
+}
+
+// The shortest exact spelling of a duration that `ream load` parses back to the same ns.
+std::string Duration(int64_t ns) {
+  if (ns % 1'000'000 == 0) return std::to_string(ns / 1'000'000) + "ms";
+  if (ns % 1'000 == 0) return std::to_string(ns / 1'000) + "us";
+  return std::to_string(ns) + "ns";
+}
+
+std::string Target(const std::string& host, int port) {
+  bool v6 = host.find(':') != std::string::npos;
+  return (v6 ? "[" + host + "]" : host) + ":" + std::to_string(port);
+}
+
+class LocalLoadDriver final : public LoadDriver {
+ public:
+  LocalLoadDriver(Platform& p, SandboxKind& kind, LocalDriverOptions o) : p_(p), kind_(kind), o_(std::move(o)) {}
+  std::string_view name() const override { return "local"; }
+
+  Result<DriverResult> Measure(const LoadOptions& lo, const DriverHooks& hooks) override {
+    std::vector<std::string> argv = LoadArgv(lo);
+    argv.insert(argv.begin(), o_.ream_binary);
+    // The generator runs in a sandbox of its own whose cpuset is the generator's CPUs: it
+    // never competes with the workload for a CPU.
+    SandboxOptions go;
+    go.partition.cpus = FormatCpuList(o_.generator_cpus);
+    go.reserved_cpus = std::vector<int>{};
+    go.capture_stdout = true;
+    auto captured = std::make_shared<std::pair<std::mutex, std::string>>();
+    go.on_stdout_line = [captured](const std::string& line) {
+      std::lock_guard<std::mutex> lock(captured->first);
+      captured->second += line + "\n";
+    };
+    if (!o_.state_dir.empty()) go.state_dir = o_.state_dir;
+
+    DriverResult out;
+    int64_t t0 = p_.MonotonicNanos();
+    REAM_ASSIGN_OR_RETURN(auto gen, kind_.Start(go, argv));
+    // Sample the measured window only: from the end of the warm-up to the end of the duration.
+    const int64_t window_start = t0 + lo.warmup_ns;
+    const int64_t window_end = window_start + lo.duration_ns;
+    const int64_t give_up = window_end + lo.response_timeout_ns + 15'000'000'000;
+    enum { kBefore, kIn, kAfter } window = kBefore;
+    while (true) {
+      int64_t now = p_.MonotonicNanos();
+      if (hooks.interrupted()) {
+        (void)gen->Stop();
+        if (window == kIn) hooks.window_ended();
+        return Cancelled("interrupted during the load level at " + Num(lo.qps) + " QPS");
+      }
+      if (window == kBefore && now >= window_start) {
+        hooks.window_started();
+        window = kIn;
+      }
+      if (window == kIn && now >= window_end) {
+        hooks.window_ended();
+        window = kAfter;
+      }
+      if (!gen->Alive()) {
+        auto e = gen->Wait(milliseconds(0));
+        if (e.ok()) out.exit = *e;
+        break;
+      }
+      if (now > give_up) {
+        (void)gen->Stop();
+        out.failure = "the generator did not finish within 15 s of its response timeout after its window";
+        break;
+      }
+      std::this_thread::sleep_for(milliseconds(10));
+    }
+    if (window == kIn) hooks.window_ended();
+    // The generator prints its JSON just before it exits; the pipe may still hold it when the
+    // exit is seen (seen: "printed no JSON result" from a generator that exited with status 0).
+    if (out.exit) (void)gen->process().WaitForOutputEnd(milliseconds(2000));
+    (void)gen->Stop();
+    std::string text;
+    {
+      std::lock_guard<std::mutex> lock(captured->first);
+      text = captured->second;
+    }
+    auto j = ExtractGeneratorJson(text);
+    if (j.ok()) {
+      out.generator = std::move(j).value();
+    } else {
+      out.no_result = j.status();
+    }
+    return out;
+  }
+
+ private:
+  Platform& p_;
+  SandboxKind& kind_;
+  LocalDriverOptions o_;
+};
+
+}  // namespace
+
+std::vector<std::string> LoadArgv(const LoadOptions& lo) {
+  return {"load",
+          "--target", Target(lo.host, lo.port),
+          "--protocol", lo.protocol,
+          "--qps", Num(lo.qps),
+          "--duration", Duration(lo.duration_ns),
+          "--warmup", Duration(lo.warmup_ns),
+          "--arrival", lo.arrival.name,
+          "--keys", std::to_string(lo.keys),
+          "--key-dist", lo.key_dist.name,
+          "--get-ratio", Num(lo.get_ratio),
+          "--connections", std::to_string(lo.connections),
+          "--threads", std::to_string(lo.threads),
+          "--timely-tolerance", Duration(lo.timely_tolerance_ns),
+          "--seed", std::to_string(lo.seed),
+          "--value-bytes", std::to_string(lo.codec.value_bytes),
+          "--min-timely", Num(lo.min_timely_ratio),
+          "--max-rate-error", Num(lo.max_rate_error),
+          "--response-timeout", Duration(lo.response_timeout_ns),
+          "--http-path", lo.codec.http_path,
+          "--http-method", lo.codec.http_method,
+          "--response-timing", lo.kernel_rx_timestamps ? "kernel" : "user",
+          "--wait", lo.spin_wait ? "spin" : "sleep",
+          "--json", "/dev/stdout"};
+}
+
+std::unique_ptr<LoadDriver> MakeLocalLoadDriver(Platform& platform, SandboxKind& sandboxes,
+                                                LocalDriverOptions options) {
+  return std::make_unique<LocalLoadDriver>(platform, sandboxes, std::move(options));
+}
+
+}  // namespace ream

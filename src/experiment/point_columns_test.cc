@@ -1,0 +1,75 @@
+#include "experiment/point_columns.h"
+
+#include <gtest/gtest.h>
+
+#include "load/generator.h"
+
+namespace ream {
+namespace {
+
+TEST(ExtractGeneratorJson, FindsTheDocumentBetweenSummaryLines) {
+  std::string text = "ream load: 1000 QPS for 2s\n{\n  \"issued\": 5,\n  \"valid\": true\n}\nafter\n";
+  auto j = ExtractGeneratorJson(text);
+  ASSERT_TRUE(j.ok()) << j.status().message();
+  EXPECT_EQ((*j)["issued"], 5);
+  auto first = ExtractGeneratorJson("{\n  \"issued\": 7\n}\n");
+  ASSERT_TRUE(first.ok());
+  EXPECT_EQ((*first)["issued"], 7);
+}
+
+TEST(ExtractGeneratorJson, SaysWhatIsWrongWithTheOutput) {
+  auto none = ExtractGeneratorJson("only a summary\n");
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(none.status().code(), StatusCode::kCorrupt);
+  EXPECT_NE(none.status().message().find("no JSON"), std::string::npos);
+  auto cut = ExtractGeneratorJson("{\n  \"issued\": 5,\n");
+  ASSERT_FALSE(cut.ok());
+  EXPECT_NE(cut.status().message().find("truncated"), std::string::npos);
+  auto bad = ExtractGeneratorJson("{\n  \"issued\": ,,\n}\n");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("does not parse"), std::string::npos);
+}
+
+TEST(FillFromGenerator, DecodesCountersHistogramsAndTheMissingServerTimes) {
+  LoadResult r;
+  r.protocol = "http";
+  r.issued = 100;
+  r.completed = 99;
+  r.errors = 1;
+  r.achieved_qps = 1000;
+  r.timely_ratio = 0.99;
+  r.valid = false;
+  r.invalid_reasons = {"late"};
+  for (int i = 1; i <= 100; ++i) r.latency.Record(i * 1000);
+  PointData d;
+  FillFromGenerator(r.ToJson(), &d);
+  const PointRecord& p = d.point;
+  EXPECT_EQ(p.issued, 100);
+  EXPECT_EQ(p.completed, 99);
+  EXPECT_EQ(p.errors, 1);
+  EXPECT_EQ(p.achieved_qps, 1000);
+  ASSERT_TRUE(p.valid.has_value());
+  EXPECT_FALSE(*p.valid);
+  EXPECT_EQ(p.invalid_reasons, std::vector<std::string>{"late"});
+  ASSERT_TRUE(d.histograms.count(kHistSojourn));
+  EXPECT_EQ(d.histograms.at(kHistSojourn).count(), 100u);
+  // No server times: absent, each with the reason, never zero.
+  EXPECT_FALSE(p.service_mean_us.has_value());
+  EXPECT_EQ(d.histograms.count(kHistService), 0u);
+  ASSERT_TRUE(p.unavailable.count("service_mean_us"));
+  EXPECT_FALSE(p.unavailable.at("service_mean_us").empty());
+}
+
+TEST(FillFromMonitor, LeavesWhatTheMonitorCouldNotMeasureNullWithItsReason) {
+  MonitorReport r;
+  r.unavailable["cpu"] = "no cgroup (test)";
+  PointData d;
+  FillFromMonitor(r, &d);
+  EXPECT_FALSE(d.point.cpu_util.has_value());
+  ASSERT_TRUE(d.point.unavailable.count("cpu_util"));
+  EXPECT_EQ(d.point.unavailable.at("cpu_util"), "no cgroup (test)");
+  EXPECT_EQ(d.point.unavailable.at("server_cpu_s"), "no cgroup (test)");
+}
+
+}  // namespace
+}  // namespace ream

@@ -1,0 +1,48 @@
+// Preflight: everything about an experiment that can be known before any workload starts or
+// any load is generated — the placement of every scenario, every partition's knobs and whether
+// the sandbox kind can enforce them, the protocol and the generator's options, the workload's
+// program — so a bad spec fails at once, naming its line.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "experiment/plan.h"
+#include "experiment/spec.h"
+#include "load/arrival.h"
+#include "load/generator.h"
+#include "load/key_chooser.h"
+#include "partition/spec.h"
+#include "platform/platform.h"
+#include "sandbox/sandbox.h"
+#include "topology/topology.h"
+
+namespace ream {
+
+// What validation established, for the runs.
+struct Prepared {
+  Topology topology;
+  std::vector<int> generator_cpus;
+  std::map<std::string, std::vector<int>> scenario_cpus;
+  std::map<std::string, PartitionSpec> partitions;  // by label
+  std::string ream;                                 // the ream binary
+  ArrivalSpec arrival;                              // load.arrival, parsed
+  KeyDistSpec key_dist;                             // load.key_dist, parsed
+};
+
+// InvalidArgument (a bad value, with the spec's line), Unsupported (a scenario or a knob the
+// machine or the sandbox kind cannot honour), NotFound (the workload's program).
+// `ream_binary` "" means this process's own executable.
+Result<Prepared> Validate(Platform& p, SandboxKind& sandboxes, const ExperimentSpec& spec, const Plan& plan,
+                          const std::string& ream_binary);
+
+// "spec.toml:12: " (or "spec.toml: " without a line), the prefix of a spec's messages.
+std::string SpecAt(const ExperimentSpec& spec, int line);
+
+// The generator's options for one level of a run, built once from the parsed spec: the local
+// driver turns them into `ream load`'s argv, a remote one would send them.
+LoadOptions LevelLoadOptions(const ExperimentSpec& spec, const Prepared& prep, double load, uint64_t seed,
+                             const std::string& host, int port);
+
+}  // namespace ream

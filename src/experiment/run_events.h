@@ -1,0 +1,206 @@
+// Run events: what happens during `ream run`, reported to observers rather than written as
+// prose from inside the sweep loops (after google/benchmark's reporter). The console progress
+// line with its ETA is one observer (ConsoleObserver), a JSON-lines file another
+// (JsonLinesObserver, `ream run --events FILE`); tests assert on events, not on sentences.
+//
+//   ConsoleObserver console(std::cerr);
+//   JsonLinesObserver json(events_file);
+//   FanOutObserver all({&console, &json});
+//   options.observer = &all;
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace ream {
+
+// Where an event happened: the experiment and, inside a run, which run.
+struct EventRun {
+  std::string experiment;
+  std::string label;  // prefix of the console lines when several experiments run ("alpha: ")
+  int ordinal = 0;    // 0-based position in the plan
+  std::string scenario;
+  std::string partition;  // the partition's label
+  int repetition = 0;
+};
+
+// An experiment about to run its runs (created, or resumed).
+struct ExperimentStarted {
+  std::string experiment;
+  std::string db_path;
+  bool resumed = false;
+  int runs = 0;
+  int max_points = 0;        // the plan's points (a knee: at most)
+  bool points_are_at_most = false;
+  double estimated_seconds = 0;
+};
+
+// A scenario of the spec that this call does not run, and why (--only, not available here).
+struct ScenarioSkipped {
+  std::string experiment;
+  std::string scenario;
+  std::string reason;
+};
+
+struct RunStarted {
+  EventRun run;
+  std::string workload_cpus;
+  std::string generator_cpus;  // "" : any
+  int points_already_stored = 0;
+};
+
+// The workload ended between two load levels and is started again.
+struct WorkloadRestarted {
+  EventRun run;
+  std::string exit_description;
+};
+
+// One load level measured and stored (replayed levels of a resumed run are not reported).
+struct LevelMeasured {
+  EventRun run;
+  std::string axis = "qps";
+  double load = 0;
+  int attempt = 0;
+  std::string status;  // "ok" | "failed"
+  std::string failure;
+  std::optional<bool> valid;
+  std::vector<std::string> invalid_reasons;
+  double qos_percentile = 95;
+  double percentile_latency_us = 0;  // 0: no response
+  std::optional<double> timely_ratio;
+  std::optional<double> cpu_util;
+  int done_points = 0;
+  int planned_points = 0;
+  bool planned_is_max = false;  // a knee's planned points are its most
+  double eta_seconds = 0;
+};
+
+// A level measured again: its last point was invalid (sweep.remeasure_invalid), or a knee
+// confirms an end of its bracket (sweep.confirm).
+struct MeasuringAgain {
+  enum class Why { kInvalid, kConfirm };
+  EventRun run;
+  double load = 0;
+  int attempt = 0;       // 0-based attempt about to be measured
+  int max_attempts = 0;  // kInvalid: the attempts the level gets at most (1-based count)
+  Why why = Why::kInvalid;
+  std::string last_invalid_reason;  // kInvalid: why the attempt before was invalid
+};
+
+// The QoS target a knee search uses, once known.
+struct QosTargetSet {
+  EventRun run;
+  double target_us = 0;
+  bool fixed_by_spec = false;
+  double service_multiplier = 5;
+};
+
+// A grid stopped early by sweep.stop_after_invalid.
+struct GridStopped {
+  EventRun run;
+  int invalid_streak = 0;
+  int levels_skipped = 0;
+};
+
+// A knee search's outcome.
+struct KneeEnded {
+  struct InvalidLevel {
+    double load = 0;
+    int attempts = 0;
+    std::string last_reason;
+  };
+  EventRun run;
+  double low = 0, high = 0, precision = 0;
+  std::vector<InvalidLevel> invalid_levels;
+  bool low_never_valid = false;  // sweep.low itself never measured validly
+  bool below_range = false, above_range = false, converged = false;
+  std::optional<double> last_pass, first_fail;
+  int points = 0, remeasurements = 0, confirmations = 0;
+  bool confirm_enabled = false, confirmed = false;
+  int reopened = 0;
+};
+
+// Something that went wrong without ending the run (stopping a workload failed, …).
+struct RunWarning {
+  EventRun run;
+  std::string message;
+};
+
+struct RunFinished {
+  EventRun run;
+  std::string status;  // "complete" | "failed" | "interrupted"
+  std::string failure;
+};
+
+using RunEvent = std::variant<ExperimentStarted, ScenarioSkipped, RunStarted, WorkloadRestarted, LevelMeasured,
+                              MeasuringAgain, QosTargetSet, GridStopped, KneeEnded, RunWarning, RunFinished>;
+
+// The event's name ("level_measured", …) and its JSON form ({"event": name, ...}).
+std::string EventName(const RunEvent& e);
+nlohmann::json EventToJson(const RunEvent& e);
+
+class RunObserver {
+ public:
+  virtual ~RunObserver() = default;
+  virtual void OnEvent(const RunEvent& event) = 0;
+};
+
+// The console: the lines `ream run` has always printed, progress with its ETA among them.
+class ConsoleObserver final : public RunObserver {
+ public:
+  explicit ConsoleObserver(std::ostream& out) : out_(out) {}
+  void OnEvent(const RunEvent& event) override;
+
+ private:
+  std::ostream& out_;
+};
+
+// One JSON object per line, flushed per event (a reader may follow the file during a run).
+class JsonLinesObserver final : public RunObserver {
+ public:
+  explicit JsonLinesObserver(std::ostream& out) : out_(out) {}
+  void OnEvent(const RunEvent& event) override;
+
+ private:
+  std::ostream& out_;
+};
+
+// Passes every event to each of `observers` in turn (null entries are skipped).
+class FanOutObserver final : public RunObserver {
+ public:
+  explicit FanOutObserver(std::vector<RunObserver*> observers) : observers_(std::move(observers)) {}
+  void OnEvent(const RunEvent& event) override {
+    for (RunObserver* o : observers_) {
+      if (o) o->OnEvent(event);
+    }
+  }
+
+ private:
+  std::vector<RunObserver*> observers_;
+};
+
+// Keeps every event, for tests.
+class RecordingObserver final : public RunObserver {
+ public:
+  void OnEvent(const RunEvent& event) override { events.push_back(event); }
+  template <typename T>
+  std::vector<T> All() const {
+    std::vector<T> out;
+    for (const auto& e : events) {
+      if (const T* t = std::get_if<T>(&e)) out.push_back(*t);
+    }
+    return out;
+  }
+  std::vector<RunEvent> events;
+};
+
+// "12s", "3m05s", "1h02m".
+std::string HumanSeconds(double seconds);
+
+}  // namespace ream

@@ -1,0 +1,83 @@
+#include "experiment/run_events.h"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+namespace ream {
+namespace {
+
+LevelMeasured Level() {
+  LevelMeasured e;
+  e.run = {"exp", "", 0, "1-ST", "default", 0};
+  e.load = 2000;
+  e.status = "ok";
+  e.valid = false;
+  e.invalid_reasons = {"timely 90.0% < 97.5%"};
+  e.percentile_latency_us = 123.4;
+  e.timely_ratio = 0.9;
+  e.cpu_util = 0.25;
+  e.done_points = 2;
+  e.planned_points = 5;
+  e.eta_seconds = 75;
+  return e;
+}
+
+TEST(ConsoleObserver, PrintsTheProgressLineWithItsEta) {
+  std::ostringstream out;
+  ConsoleObserver console(out);
+  console.OnEvent(Level());
+  EXPECT_EQ(out.str(),
+            "[2/5] 1-ST default rep0  2000 QPS  p95 123 us  timely 90.0%  cpu 25%  INVALID (timely 90.0% < 97.5%)"
+            "  | 3 left, ETA 1m15s\n");
+}
+
+TEST(ConsoleObserver, SaysWhyALevelIsMeasuredAgain) {
+  std::ostringstream out;
+  ConsoleObserver console(out);
+  MeasuringAgain e;
+  e.load = 1000;
+  e.attempt = 2;
+  e.max_attempts = 3;
+  e.last_invalid_reason = "late";
+  console.OnEvent(e);
+  EXPECT_EQ(out.str(), "  measuring 1000 QPS again (attempt 3 of at most 3): the last point there was invalid (late), "
+                       "a failed measurement that says nothing about QoS (sweep.remeasure_invalid)\n");
+}
+
+TEST(JsonLinesObserver, WritesOneObjectPerEventNamedByItsKind) {
+  std::ostringstream out;
+  JsonLinesObserver json(out);
+  json.OnEvent(Level());
+  json.OnEvent(RunFinished{{"exp", "", 0, "1-ST", "default", 0}, "complete", ""});
+  std::istringstream lines(out.str());
+  std::string a, b;
+  std::getline(lines, a);
+  std::getline(lines, b);
+  auto ja = nlohmann::json::parse(a);
+  EXPECT_EQ(ja["event"], "level_measured");
+  EXPECT_EQ(ja["load"], 2000);
+  EXPECT_EQ(ja["valid"], false);
+  EXPECT_EQ(ja["run"], 1);
+  auto jb = nlohmann::json::parse(b);
+  EXPECT_EQ(jb["event"], "run_finished");
+  EXPECT_EQ(jb["status"], "complete");
+}
+
+TEST(FanOutObserver, PassesEveryEventToEachObserver) {
+  RecordingObserver a, b;
+  FanOutObserver all({&a, nullptr, &b});
+  all.OnEvent(Level());
+  EXPECT_EQ(a.events.size(), 1u);
+  EXPECT_EQ(b.All<LevelMeasured>().size(), 1u);
+}
+
+TEST(HumanSeconds, RoundsToTheLargestUnits) {
+  EXPECT_EQ(HumanSeconds(12.4), "12s");
+  EXPECT_EQ(HumanSeconds(185), "3m05s");
+  EXPECT_EQ(HumanSeconds(3720), "1h02m");
+  EXPECT_EQ(HumanSeconds(-3), "0s");
+}
+
+}  // namespace
+}  // namespace ream

@@ -1,0 +1,331 @@
+// The runner's grid, knee, resume and skip logic, without root: the workload runs in the null
+// sandbox (a plain child process), and a fake load driver answers each level from a model of
+// a server, so every decision the runner takes is checked against a known curve.
+#include "experiment/runner.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <sstream>
+
+#include "experiment/load_driver.h"
+#include "experiment/run_events.h"
+#include "experiment/spec.h"
+#include "experiment/sweep.h"
+#include "sandbox/null_sandbox.h"
+#include "store/store.h"
+
+namespace ream {
+namespace {
+
+// What the fake server answers at a level: its p95 in µs and whether the generator kept its
+// schedule. Called once per measurement, in order (`call` counts from 0).
+struct FakeAnswer {
+  double p95_us = 100;
+  bool valid = true;
+};
+using FakeModel = std::function<FakeAnswer(double qps, int call)>;
+
+// A load driver that measures nothing: it reports the window to the runner at once and
+// returns the generator document (LoadResult::ToJson) of the model's answer, with a sojourn
+// histogram whose p95 is the model's. `cancel_after` (>= 0) makes the call with that index
+// return Cancelled, as an interrupt would.
+class FakeLoadDriver final : public LoadDriver {
+ public:
+  explicit FakeLoadDriver(FakeModel model) : model_(std::move(model)) {}
+  std::string_view name() const override { return "fake"; }
+
+  Result<DriverResult> Measure(const LoadOptions& o, const DriverHooks& hooks) override {
+    int call = static_cast<int>(seen.size());
+    if (cancel_after >= 0 && call >= cancel_after) return Cancelled("interrupted (fake)");
+    seen.push_back(o);
+    hooks.window_started();
+    hooks.window_ended();
+    FakeAnswer a = model_(o.qps, call);
+    LoadResult r;
+    r.options = o;
+    r.protocol = o.protocol;
+    r.issued = r.completed = r.timely = static_cast<uint64_t>(o.qps);
+    r.achieved_qps = r.throughput_qps = o.qps;
+    r.timely_ratio = a.valid ? 1.0 : 0.5;
+    if (!a.valid) r.timely = r.issued / 2;
+    r.valid = a.valid;
+    if (!a.valid) r.invalid_reasons.push_back("timely 50.0% < 97.5% (fake)");
+    // 100 samples: 90 at half the p95, 10 at the p95, so the 95th percentile is p95_us.
+    for (int i = 0; i < 100; ++i) {
+      int64_t ns = static_cast<int64_t>((i < 90 ? a.p95_us / 2 : a.p95_us) * 1000);
+      r.latency.Record(ns);
+      r.latency_from_send.Record(ns);
+      r.lateness.Record(1000);
+    }
+    r.measured_s = static_cast<double>(o.duration_ns) / 1e9;
+    DriverResult out;
+    out.generator = r.ToJson();
+    out.exit = ProcessExit{};
+    return out;
+  }
+
+  std::vector<LoadOptions> seen;
+  int cancel_after = -1;
+
+ private:
+  FakeModel model_;
+};
+
+class RunnerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("ream-runner-test-" + std::to_string(::getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+    platform_ = MakePosixPlatform();
+    kind_ = MakeNullSandboxKind(*platform_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  // A spec whose workload is a shell that says it is ready and sleeps.
+  ExperimentSpec Spec(const std::string& sweep, const std::string& extra = "") {
+    std::string text = std::string("name = \"fake\"\nseed = 7\nscenarios = [\"1-ST\"]\ngenerator_cpus = \"none\"\n") +
+                       extra +
+                       "[workload]\ncommand = [\"sh\", \"-c\", \"echo serving on {port}; exec sleep 600\"]\n"
+                       "ready = \"line\"\nready_line = \"serving\"\n"
+                       "[load]\nconnections = 3\nwarmup = \"10ms\"\nduration = \"500ms\"\n"
+                       "response_timeout = \"10ms\"\n"
+                       "[sweep]\n" + sweep + "\n[qos]\ntarget = \"1000us\"\n";
+    auto spec = ParseSpec(text, "fake.toml");
+    EXPECT_TRUE(spec.ok()) << spec.status().message();
+    return spec.ok() ? *spec : ExperimentSpec{};
+  }
+
+  Result<std::vector<RunOutcome>> Run(const ExperimentSpec& spec, FakeLoadDriver& driver, bool resume = false,
+                                      const std::string& only = "") {
+    RunnerOptions o;
+    o.db_path = (dir_ / "results.db").string();
+    o.state_dir = (dir_ / "state").string();
+    o.resume = resume;
+    o.only = only;
+    o.out = &console_;
+    o.observer = &both_;
+    o.sandbox_kind = kind_.get();
+    o.load_driver = &driver;
+    o.ream_version = "test";
+    return RunExperiments(*platform_, {spec}, o);
+  }
+
+  std::vector<PointRecord> Points() {
+    auto store = Store::Open((dir_ / "results.db").string(), false);
+    EXPECT_TRUE(store.ok()) << store.status().message();
+    auto runs = store->ListRuns(1);
+    EXPECT_TRUE(runs.ok() && !runs->empty());
+    auto pts = store->ListPoints((*runs)[0].id);
+    EXPECT_TRUE(pts.ok());
+    return *pts;
+  }
+
+  std::filesystem::path dir_;
+  std::unique_ptr<Platform> platform_;
+  std::unique_ptr<SandboxKind> kind_;
+  std::ostringstream console_;
+  RecordingObserver events_;
+  ConsoleObserver console_lines_{console_};
+  FanOutObserver both_{{&events_, &console_lines_}};
+};
+
+TEST_F(RunnerTest, GridMeasuresEveryLevelOnceWithTheSpecsOptions) {
+  FakeLoadDriver driver([](double qps, int) { return FakeAnswer{100 + qps / 10, true}; });
+  auto out = Run(Spec("qps = [100, 200, 300]"), driver);
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  ASSERT_EQ(out->size(), 1u);
+  EXPECT_EQ((*out)[0].points_stored, 3);
+  EXPECT_EQ((*out)[0].points_failed, 0);
+  ASSERT_EQ(driver.seen.size(), 3u);
+  std::vector<double> asked;
+  for (const auto& o : driver.seen) asked.push_back(o.qps);
+  EXPECT_EQ(asked, (std::vector<double>{100, 200, 300}));
+  // The options come from the parsed spec, once: connections, window, the workload's port.
+  EXPECT_EQ(driver.seen[0].connections, 3);
+  EXPECT_EQ(driver.seen[0].duration_ns, 500'000'000);
+  EXPECT_EQ(driver.seen[0].warmup_ns, 10'000'000);
+  EXPECT_GT(driver.seen[0].port, 0);
+  EXPECT_NE(driver.seen[0].seed, driver.seen[1].seed);  // each level its own seed
+
+  auto measured = events_.All<LevelMeasured>();
+  ASSERT_EQ(measured.size(), 3u);
+  EXPECT_EQ(measured[2].load, 300);
+  EXPECT_EQ(measured[2].done_points, 3);
+  EXPECT_EQ(measured[2].planned_points, 3);
+  EXPECT_NEAR(measured[1].percentile_latency_us, 120, 120 * 0.01);
+  EXPECT_EQ(events_.All<RunStarted>().size(), 1u);
+  auto finished = events_.All<RunFinished>();
+  ASSERT_EQ(finished.size(), 1u);
+  EXPECT_EQ(finished[0].status, "complete");
+  auto pts = Points();
+  ASSERT_EQ(pts.size(), 3u);
+  EXPECT_EQ(pts[0].target_load, 100);
+  EXPECT_TRUE(pts[2].valid.value_or(false));
+  // The console observer printed the progress line for each level.
+  EXPECT_NE(console_.str().find("[3/3] 1-ST default rep0  300 QPS"), std::string::npos) << console_.str();
+}
+
+TEST_F(RunnerTest, GridMeasuresAnInvalidLevelAgainAndTheFirstValidAttemptStands) {
+  // 200 QPS is invalid on its first measurement only.
+  FakeLoadDriver driver([](double qps, int call) { return FakeAnswer{200, !(qps == 200 && call == 1)}; });
+  auto out = Run(Spec("qps = [100, 200, 300]\nremeasure_invalid = 2"), driver);
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  EXPECT_EQ(driver.seen.size(), 4u);
+  auto again = events_.All<MeasuringAgain>();
+  ASSERT_EQ(again.size(), 1u);
+  EXPECT_EQ(again[0].load, 200);
+  EXPECT_EQ(again[0].attempt, 1);
+  EXPECT_EQ(again[0].max_attempts, 3);
+  EXPECT_EQ(again[0].why, MeasuringAgain::Why::kInvalid);
+  EXPECT_NE(again[0].last_invalid_reason.find("fake"), std::string::npos);
+  auto pts = Points();
+  ASSERT_EQ(pts.size(), 4u);
+  EXPECT_EQ(pts[2].target_load, 200);
+  EXPECT_EQ(pts[2].attempt, 1);
+  EXPECT_TRUE(pts[2].valid.value_or(false));
+}
+
+TEST_F(RunnerTest, GridStopsAfterInvalidPointsInARowOnlyOnceOneWasValid) {
+  // Invalid from 300 QPS on: past saturation after 100 and 200 were valid.
+  FakeLoadDriver driver([](double qps, int) { return FakeAnswer{200, qps < 300}; });
+  auto out = Run(Spec("qps = [100, 200, 300, 400, 500, 600]\nremeasure_invalid = 0\nstop_after_invalid = 2"),
+                 driver);
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  EXPECT_EQ(driver.seen.size(), 4u);  // 100, 200, 300, 400; 500 and 600 skipped
+  auto stopped = events_.All<GridStopped>();
+  ASSERT_EQ(stopped.size(), 1u);
+  EXPECT_EQ(stopped[0].invalid_streak, 2);
+  EXPECT_EQ(stopped[0].levels_skipped, 2);
+}
+
+TEST(GridStopRule, CountsInvalidLevelsOnlyAfterAValidOne) {
+  GridStopRule rule{2};
+  EXPECT_FALSE(rule.Stop(false));  // invalid from the first level: the machine, not saturation
+  EXPECT_FALSE(rule.Stop(false));
+  EXPECT_FALSE(rule.Stop(true));
+  EXPECT_FALSE(rule.Stop(false));
+  EXPECT_FALSE(rule.Stop(true));  // a valid one resets the streak
+  EXPECT_FALSE(rule.Stop(false));
+  EXPECT_TRUE(rule.Stop(false));
+  GridStopRule never{0};
+  never.Stop(true);
+  for (int i = 0; i < 10; ++i) EXPECT_FALSE(never.Stop(false));
+}
+
+TEST_F(RunnerTest, KneeFindsTheHighestLoadMeetingQos) {
+  // p95 = 2 µs per QPS: the 1000 µs target is crossed at 500 QPS.
+  FakeLoadDriver driver([](double qps, int) { return FakeAnswer{2 * qps, true}; });
+  auto out = Run(Spec("mode = \"knee\"\nlow = 100\nhigh = 1000\nprecision = 0.05\nmax_points = 16"), driver);
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  auto knee = events_.All<KneeEnded>();
+  ASSERT_EQ(knee.size(), 1u);
+  ASSERT_TRUE(knee[0].last_pass && knee[0].first_fail);
+  EXPECT_LE(*knee[0].last_pass, 500);
+  EXPECT_GT(*knee[0].first_fail, 500);
+  EXPECT_LE(*knee[0].first_fail / *knee[0].last_pass, 1.05 + 1e-9);
+  EXPECT_TRUE(knee[0].converged);
+  EXPECT_TRUE(knee[0].confirmed);          // sweep.confirm is on by default
+  EXPECT_EQ(knee[0].confirmations, 2);     // each end once more, both agree
+  EXPECT_EQ(knee[0].points, static_cast<int>(driver.seen.size()));
+  auto target = events_.All<QosTargetSet>();
+  ASSERT_EQ(target.size(), 1u);
+  EXPECT_EQ(target[0].target_us, 1000);
+  EXPECT_TRUE(target[0].fixed_by_spec);
+  auto again = events_.All<MeasuringAgain>();
+  ASSERT_EQ(again.size(), 2u);
+  EXPECT_EQ(again[0].why, MeasuringAgain::Why::kConfirm);
+}
+
+TEST_F(RunnerTest, ResumeMeasuresOnlyWhatIsMissingAndDuplicatesNothing) {
+  ExperimentSpec spec = Spec("qps = [100, 200, 300, 400]");
+  FakeLoadDriver first([](double qps, int) { return FakeAnswer{100 + qps / 10, true}; });
+  first.cancel_after = 2;  // interrupted during the third level
+  auto out = Run(spec, first);
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  EXPECT_TRUE((*out)[0].interrupted);
+  EXPECT_EQ((*out)[0].points_stored, 2);
+  auto finished = events_.All<RunFinished>();
+  ASSERT_EQ(finished.size(), 1u);
+  EXPECT_EQ(finished[0].status, "interrupted");
+
+  events_.events.clear();
+  FakeLoadDriver second([](double qps, int) { return FakeAnswer{100 + qps / 10, true}; });
+  auto again = Run(spec, second, /*resume=*/true);
+  ASSERT_TRUE(again.ok()) << again.status().message();
+  EXPECT_FALSE((*again)[0].interrupted);
+  EXPECT_EQ((*again)[0].points_stored, 2);
+  EXPECT_EQ((*again)[0].points_skipped, 2);
+  ASSERT_EQ(second.seen.size(), 2u);
+  EXPECT_EQ(second.seen[0].qps, 300);
+  auto started = events_.All<RunStarted>();
+  ASSERT_EQ(started.size(), 1u);
+  EXPECT_EQ(started[0].points_already_stored, 2);
+  auto pts = Points();
+  ASSERT_EQ(pts.size(), 4u);
+  std::map<double, int> per_level;
+  for (const auto& p : pts) ++per_level[p.target_load];
+  for (const auto& [q, n] : per_level) EXPECT_EQ(n, 1) << q;
+  // A resumed run measures a level with the seed it would have had (its sequence number).
+  EXPECT_EQ(second.seen[0].seed, 7 + 2u);
+}
+
+TEST_F(RunnerTest, ScenariosLeftOutWithOnlyAreReportedSkipped) {
+  FakeLoadDriver driver([](double, int) { return FakeAnswer{100, true}; });
+  ExperimentSpec spec = Spec("qps = [100]");
+  spec.scenarios = {"1-ST", "0"};
+  auto out = Run(spec, driver, false, "1-ST");
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  auto skipped = events_.All<ScenarioSkipped>();
+  ASSERT_EQ(skipped.size(), 1u);
+  EXPECT_EQ(skipped[0].scenario, "0");
+  EXPECT_NE(skipped[0].reason.find("--only"), std::string::npos);
+  EXPECT_EQ(driver.seen.size(), 1u);
+}
+
+TEST_F(RunnerTest, AWorkloadThatNeverBecomesReadyFailsTheExperimentWithItsOutput) {
+  FakeLoadDriver driver([](double, int) { return FakeAnswer{100, true}; });
+  ExperimentSpec spec = Spec("qps = [100]");
+  spec.workload.command = {"sh", "-c", "echo starting up on {port}; exit 4"};
+  auto out = Run(spec, driver);
+  ASSERT_FALSE(out.ok());
+  EXPECT_NE(out.status().message().find("exited before becoming ready"), std::string::npos)
+      << out.status().message();
+  EXPECT_NE(out.status().message().find("starting up"), std::string::npos) << out.status().message();
+  EXPECT_TRUE(driver.seen.empty());
+}
+
+TEST(LoadArgv, SpellsEveryOptionSoReamLoadParsesItBack) {
+  LoadOptions o;
+  o.host = "::1";
+  o.port = 6379;
+  o.qps = 1234.5;
+  o.duration_ns = 1'500'000'000;
+  o.timely_tolerance_ns = 20'000;
+  o.response_timeout_ns = 1'234;
+  o.spin_wait = true;
+  auto argv = LoadArgv(o);
+  auto after = [&](const std::string& flag) {
+    for (size_t i = 0; i + 1 < argv.size(); ++i) {
+      if (argv[i] == flag) return argv[i + 1];
+    }
+    return std::string("(absent)");
+  };
+  EXPECT_EQ(argv[0], "load");
+  EXPECT_EQ(after("--target"), "[::1]:6379");
+  EXPECT_EQ(after("--qps"), "1234.5");
+  EXPECT_EQ(after("--duration"), "1500ms");
+  EXPECT_EQ(after("--timely-tolerance"), "20us");
+  EXPECT_EQ(after("--response-timeout"), "1234ns");
+  EXPECT_EQ(after("--wait"), "spin");
+  EXPECT_EQ(after("--json"), "/dev/stdout");
+}
+
+}  // namespace
+}  // namespace ream

@@ -1,0 +1,116 @@
+#include "experiment/workload_launch.h"
+
+#include <chrono>
+#include <thread>
+
+#include "experiment/run_events.h"
+#include "platform/net.h"
+
+namespace ream {
+namespace {
+
+using std::chrono::milliseconds;
+
+std::string Join(const std::vector<std::string>& v, const std::string& sep = " ") {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : sep) + x;
+  return s;
+}
+
+}  // namespace
+
+std::vector<std::string> WorkloadArgv(const ExperimentSpec& spec, const Prepared& prep, const PlannedRun& run,
+                                      int port) {
+  const WorkloadSpec& w = spec.workload;
+  std::vector<std::string> argv;
+  if (!w.builtin.empty()) {
+    int threads = w.threads > 0 ? w.threads : static_cast<int>(prep.scenario_cpus.at(run.scenario).size());
+    argv = {prep.ream, "serve", w.builtin, "--port", "0", "--threads", std::to_string(std::max(threads, 1))};
+    if (prep.partitions.at(run.partition.Label()).node) {
+      argv.push_back("--bind");
+      argv.push_back("0.0.0.0");
+    }
+    argv.insert(argv.end(), w.args.begin(), w.args.end());
+    return argv;
+  }
+  for (std::string a : w.command) {
+    for (size_t at; (at = a.find("{port}")) != std::string::npos;) a.replace(at, 6, std::to_string(port));
+    argv.push_back(a);
+  }
+  return argv;
+}
+
+Result<LaunchedWorkload> StartWorkload(Platform& p, SandboxKind& sandboxes, const ExperimentSpec& spec,
+                                       const Prepared& prep, const PlannedRun& run, const std::string& state_dir,
+                                       const std::function<bool()>& interrupted) {
+  const WorkloadSpec& w = spec.workload;
+  LaunchedWorkload wl;
+  wl.port = w.port;
+  if (w.builtin.empty() && wl.port == 0) {
+    // A free port for "{port}": bind port 0, read it back, release it for the workload.
+    REAM_ASSIGN_OR_RETURN(net::Fd fd, net::Listen("127.0.0.1", 0));
+    REAM_ASSIGN_OR_RETURN(wl.port, net::LocalPort(fd.get()));
+  }
+  SandboxOptions so;
+  so.partition = prep.partitions.at(run.partition.Label());
+  so.partition.cpus = FormatCpuList(prep.scenario_cpus.at(run.scenario));
+  so.reserved_cpus = prep.generator_cpus;
+  so.capture_stdout = true;
+  if (!state_dir.empty()) so.state_dir = state_dir;
+  std::vector<std::string> argv = WorkloadArgv(spec, prep, run, wl.port);
+  REAM_ASSIGN_OR_RETURN(wl.sandbox, sandboxes.Start(so, argv));
+  Sandbox& sb = *wl.sandbox;
+  const int64_t deadline_ns = p.MonotonicNanos() + std::chrono::nanoseconds(w.ready_timeout).count();
+  std::string what = "'" + Join(argv) + "'";
+  auto not_ready = [&](const std::string& why) -> Status {
+    std::string tail;
+    if (!sb.Alive()) (void)sb.process().WaitForOutputEnd(milliseconds(500));
+    auto lines = sb.process().Lines();
+    for (size_t i = lines.size() > 5 ? lines.size() - 5 : 0; i < lines.size(); ++i) tail += "\n    " + lines[i];
+    (void)sb.Stop();
+    return Unavailable("workload " + what + " " + why + (tail.empty() ? "" : "; its last output:" + tail));
+  };
+  while (true) {
+    if (interrupted()) {
+      (void)sb.Stop();
+      return Cancelled("interrupted while waiting for the workload to become ready");
+    }
+    if (!sb.Alive()) return not_ready("exited before becoming ready: " + sb.ExitDescription());
+    auto left = std::chrono::duration_cast<milliseconds>(std::chrono::nanoseconds(deadline_ns - p.MonotonicNanos()));
+    if (left <= milliseconds(0)) {
+      std::string how = !w.builtin.empty() ? "printed no 'ready HOST:PORT' line"
+                        : w.ready == "line" ? "printed no line containing \"" + w.ready_line + "\""
+                                            : "accepted no connection on " + sb.address() + ":" + std::to_string(wl.port);
+      (void)sb.Stop();
+      return Timeout("workload " + what + " never became ready within " +
+                     HumanSeconds(std::chrono::duration<double>(w.ready_timeout).count()) + " (it " + how +
+                     "; raise workload.ready_timeout if it is only slow)");
+    }
+    milliseconds step = std::min(left, milliseconds(100));
+    if (!w.builtin.empty() || w.ready == "line") {
+      std::string needle = w.builtin.empty() ? w.ready_line : "";
+      auto line = sb.WaitForLine(
+          [&](const std::string& l) {
+            return w.builtin.empty() ? l.find(needle) != std::string::npos : l.rfind("ready ", 0) == 0;
+          },
+          step);
+      if (line.ok()) {
+        if (!w.builtin.empty()) {
+          // "ready HOST:PORT ...": the port the builtin picked.
+          std::string hp = line->substr(6, line->find(' ', 6) - 6);
+          wl.port = std::atoi(hp.substr(hp.rfind(':') + 1).c_str());
+          if (wl.port <= 0) return not_ready("printed a readiness line without a port: " + *line);
+        }
+        break;
+      }
+      if (line.status().code() == StatusCode::kUnavailable) continue;  // exited: reported above
+    } else {
+      auto fd = net::Connect(sb.address(), wl.port, std::chrono::duration_cast<std::chrono::nanoseconds>(step).count());
+      if (fd.ok()) break;
+      std::this_thread::sleep_for(std::min(step, milliseconds(50)));
+    }
+  }
+  return wl;
+}
+
+}  // namespace ream

@@ -1,0 +1,36 @@
+// Starting a run's workload: its command line for the scenario (a builtin `ream serve`, or
+// the spec's command with "{port}" filled in), its sandbox with the partition, and the wait
+// until it is ready (a "ready HOST:PORT" line, a line of the spec's, or an accepted
+// connection), with the workload's last output in the message when it never is.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "experiment/plan.h"
+#include "experiment/preflight.h"
+#include "experiment/spec.h"
+#include "platform/platform.h"
+#include "sandbox/sandbox.h"
+
+namespace ream {
+
+struct LaunchedWorkload {
+  std::unique_ptr<Sandbox> sandbox;
+  int port = 0;  // where it listens, at sandbox->address()
+};
+
+// The workload's argv for `run` ("{port}" replaced by `port`).
+std::vector<std::string> WorkloadArgv(const ExperimentSpec& spec, const Prepared& prep, const PlannedRun& run,
+                                      int port);
+
+// Starts the workload and waits until it is ready. Unavailable (it exited first, with its last
+// output), Timeout (never ready within workload.ready_timeout), Cancelled (`interrupted`
+// turned true), or the sandbox's error; nothing is left running on failure.
+Result<LaunchedWorkload> StartWorkload(Platform& p, SandboxKind& sandboxes, const ExperimentSpec& spec,
+                                       const Prepared& prep, const PlannedRun& run, const std::string& state_dir,
+                                       const std::function<bool()>& interrupted);
+
+}  // namespace ream

@@ -1,0 +1,42 @@
+// What a sweep varies, its independent variable: the open-loop request rate (`qps`, today's
+// only axis) or the number of concurrent streaming sessions (`sessions`, each fetching chunks
+// on an absolute schedule). The store records it per experiment; the analysis and the report
+// name loads by it. Header-only: three small tables, used from load up to the report.
+#pragma once
+
+#include <optional>
+#include <string_view>
+
+namespace ream {
+
+enum class LoadAxis { kQps, kSessions };
+
+inline constexpr LoadAxis kLoadAxes[] = {LoadAxis::kQps, LoadAxis::kSessions};
+
+// The axis's name as specs, the store and JSON spell it: "qps", "sessions".
+constexpr std::string_view LoadAxisName(LoadAxis axis) {
+  switch (axis) {
+    case LoadAxis::kQps: return "qps";
+    case LoadAxis::kSessions: return "sessions";
+  }
+  return "qps";
+}
+
+// The inverse of LoadAxisName; nullopt for any other text.
+constexpr std::optional<LoadAxis> ParseLoadAxis(std::string_view name) {
+  for (LoadAxis a : kLoadAxes) {
+    if (name == LoadAxisName(a)) return a;
+  }
+  return std::nullopt;
+}
+
+// How people read a load on the axis, after a number or as a chart's axis: "QPS", "sessions".
+constexpr std::string_view LoadAxisUnit(LoadAxis axis) {
+  switch (axis) {
+    case LoadAxis::kQps: return "QPS";
+    case LoadAxis::kSessions: return "sessions";
+  }
+  return "QPS";
+}
+
+}  // namespace ream

@@ -1,0 +1,116 @@
+#include "sandbox/null_sandbox.h"
+
+namespace ream {
+namespace {
+
+constexpr char kWhy[] = "the null sandbox creates no cgroup: nothing accounts the workload's consumption";
+
+class NullSandbox final : public Sandbox {
+ public:
+  NullSandbox(std::string name, std::unique_ptr<ChildProcess> child, std::chrono::milliseconds grace,
+              std::vector<int> cpus)
+      : name_(std::move(name)), child_(std::move(child)), grace_(grace), cpus_(std::move(cpus)) {}
+  ~NullSandbox() override { (void)Stop(); }
+
+  const std::string& name() const override { return name_; }
+  int pid() const override { return child_->pid(); }
+  std::string address() const override { return "127.0.0.1"; }
+  const std::vector<int>& cpus() const override { return cpus_; }
+  MonitorTarget monitor_target() const override {
+    MonitorTarget t;
+    t.unavailable_reason = kWhy;
+    return t;
+  }
+  bool Alive() override {
+    if (!exit_) exit_ = child_->Poll();
+    return !exit_;
+  }
+  Result<ProcessExit> Wait(std::chrono::milliseconds timeout) override {
+    if (exit_) return *exit_;
+    auto r = child_->Wait(timeout);
+    if (r.ok()) exit_ = *r;
+    return r;
+  }
+  std::string ExitDescription() override {
+    if (!exit_) Alive();
+    return exit_ ? exit_->Describe() : "still running";
+  }
+  Result<std::string> WaitForLine(const std::function<bool(const std::string&)>& match,
+                                  std::chrono::milliseconds timeout) override {
+    return child_->WaitForLine(match, timeout);
+  }
+  ChildProcess& process() override { return *child_; }
+  Status Stop() override {
+    if (!Alive()) return Status::Ok();
+    (void)child_->Signal(SIGTERM);
+    auto r = child_->Wait(grace_);
+    if (!r.ok()) {
+      (void)child_->Signal(SIGKILL);
+      r = child_->Wait(std::chrono::milliseconds(5000));
+    }
+    if (r.ok()) exit_ = *r;
+    return r.ok() ? Status::Ok() : r.status();
+  }
+
+ private:
+  std::string name_;
+  std::unique_ptr<ChildProcess> child_;
+  std::chrono::milliseconds grace_;
+  std::vector<int> cpus_;  // as asked: recorded, not enforced
+  std::optional<ProcessExit> exit_;
+};
+
+class NullSandboxKind final : public SandboxKind {
+ public:
+  explicit NullSandboxKind(Platform& p) : p_(p) {}
+  std::string_view name() const override { return "null"; }
+  Result<std::unique_ptr<Sandbox>> Start(const SandboxOptions& o, const std::vector<std::string>& argv) override {
+    // Placement is the one thing it takes, and only to report it: the runner always names the
+    // scenario's CPUs. Every other knob is refused rather than silently not applied.
+    PartitionSpec rest = o.partition;
+    rest.cpus.clear();
+    if (!rest.empty()) {
+      return Unsupported("the null sandbox enforces no partition (asked for " + rest.ToJson().dump() + ")");
+    }
+    std::vector<int> cpus;
+    if (!o.partition.cpus.empty()) {
+      auto parsed = ParseCpuList(o.partition.cpus);
+      if (!parsed.ok()) return parsed.status();
+      cpus = *parsed;
+    }
+    SpawnOptions so;
+    so.argv = argv;
+    so.capture_stdout = o.capture_stdout;
+    so.on_stdout_line = o.on_stdout_line;
+    so.env = o.env;
+    std::string name = "ream-null-" + std::to_string(p_.ProcessId()) + "-" + std::to_string(++started_);
+    so.env.emplace_back("REAM_SANDBOX", name);
+    so.env.emplace_back("REAM_NODE_ADDRESS", "127.0.0.1");
+    REAM_ASSIGN_OR_RETURN(std::unique_ptr<ChildProcess> child, p_.Spawn(so));
+    auto sb = std::make_unique<NullSandbox>(std::move(name), std::move(child), o.stop_grace, std::move(cpus));
+    if (o.before_exec) o.before_exec(*sb);  // after the fact: nothing to join before exec here
+    return std::unique_ptr<Sandbox>(std::move(sb));
+  }
+  std::vector<KnobSupport> Support() override {
+    std::vector<KnobSupport> out;
+    out.push_back({"--cpus", false, "the null sandbox records the CPUs it is given but does not pin to them"});
+    for (const char* flag : {"--cpu-quota", "--memory", "--disk-*", "--node", "--net-rate", "--llc-ways",
+                             "--mem-bw"}) {
+      out.push_back({flag, false, "the null sandbox enforces no partition"});
+    }
+    return out;
+  }
+  std::vector<Capability> Probe() override { return {}; }
+
+ private:
+  Platform& p_;
+  int started_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<SandboxKind> MakeNullSandboxKind(Platform& platform) {
+  return std::make_unique<NullSandboxKind>(platform);
+}
+
+}  // namespace ream

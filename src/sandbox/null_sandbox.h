@@ -1,0 +1,17 @@
+// The null sandbox kind: runs the workload as a plain child process of ream, with no kernel
+// object at all (no cgroup, namespace, qdisc or resctrl group) and no partition. It exists to
+// test what sits above the sandbox seam — the runner, `ream exec`'s plumbing — without root,
+// as fio's `null` engine exists to test fio itself. It enforces no knob (a spec that asks for
+// one is refused by the runner's preflight) and its monitor target says why nothing is sampled.
+#pragma once
+
+#include <memory>
+
+#include "platform/platform.h"
+#include "sandbox/sandbox.h"
+
+namespace ream {
+
+std::unique_ptr<SandboxKind> MakeNullSandboxKind(Platform& platform);
+
+}  // namespace ream
