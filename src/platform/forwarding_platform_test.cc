@@ -62,6 +62,13 @@ TEST(ForwardingPlatform, OverridesOneCallAndForwardsTheRest) {
   ASSERT_TRUE(listed.ok());
   EXPECT_EQ(listed->size(), 2u);
   EXPECT_EQ(p.ReadFile(tmp.Path("absent")).status().code(), StatusCode::kNotFound);
+  {
+    auto stream = p.OpenForWriting(tmp.Path("events"));
+    ASSERT_TRUE(stream.ok()) << stream.status().ToString();
+    **stream << "line 1\n" << std::flush;
+    EXPECT_EQ(*real->ReadFile(tmp.Path("events")), "line 1\n");  // written as it goes
+  }
+  EXPECT_EQ(p.OpenForWriting(tmp.Path("no/such/dir/f")).status().code(), StatusCode::kNotFound);
   auto run = p.Run({"sh", "-c", "echo forwarded"}, std::chrono::seconds(5));
   ASSERT_TRUE(run.ok()) << run.status().ToString();
   EXPECT_EQ(run->out, "forwarded\n");
