@@ -8,7 +8,7 @@
 #include "load/arrival.h"
 #include "load/key_chooser.h"
 #include "protocol/keyspace.h"
-#include "protocol/net.h"
+#include "platform/clock.h"
 #include "protocol/ream_codec.h"
 #include "protocol/ream_frame.h"
 
@@ -52,7 +52,7 @@ void BM_EncodeRequestParseResponse(benchmark::State& state) {
 BENCHMARK(BM_EncodeRequestParseResponse);
 
 void BM_MonotonicClock(benchmark::State& state) {
-  for (auto _ : state) benchmark::DoNotOptimize(ream::net::NowNs());
+  for (auto _ : state) benchmark::DoNotOptimize(ream::MonotonicNowNs());
 }
 BENCHMARK(BM_MonotonicClock);
 

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "cli/exit_codes.h"
 #include "cli/table.h"
 #include "platform/platform.h"
 
@@ -73,6 +74,28 @@ TEST(Table, AlignsColumns) {
   std::ostringstream os;
   t.Print(os);
   EXPECT_EQ(os.str(), "A    LONGER\nxyz  1\n");
+}
+
+// One table for every command: the same cause gives the same code in load, exec, run, serve.
+TEST(ExitCodes, OneMappingFromStatus) {
+  EXPECT_EQ(cli::ExitCodeFor(Status::Ok()), 0);
+  EXPECT_EQ(cli::ExitCodeFor(InvalidArgument("--qps")), cli::kExitBadInput);
+  EXPECT_EQ(cli::ExitCodeFor(NotFound("spec.toml")), cli::kExitBadInput);
+  EXPECT_EQ(cli::ExitCodeFor(Unsupported("no resctrl")), cli::kExitBadInput);
+  EXPECT_EQ(cli::ExitCodeFor(Unavailable("connection refused")), cli::kExitCouldNotRun);
+  EXPECT_EQ(cli::ExitCodeFor(IoError("write")), cli::kExitCouldNotRun);
+  EXPECT_EQ(cli::ExitCodeFor(Cancelled("SIGINT")), 130);
+  EXPECT_EQ(cli::kExitBadInput, 2);
+  EXPECT_EQ(cli::kExitCouldNotRun, 1);
+  EXPECT_EQ(cli::kExitMeasuredWithFailures, 3);
+}
+
+TEST(ExitCodes, BadInputIsTwoInEveryCommand) {
+  EXPECT_EQ(Ream({"load", "--target", "127.0.0.1:9", "--qps", "0"}).exit_code, cli::kExitBadInput);
+  EXPECT_EQ(Ream({"run", "/nonexistent/spec.toml"}).exit_code, cli::kExitBadInput);
+  EXPECT_EQ(Ream({"exec"}).exit_code, cli::kExitBadInput);
+  EXPECT_EQ(Ream({"serve", "synthetic", "--service", "gauss:3us"}).exit_code, cli::kExitBadInput);
+  EXPECT_EQ(Ream({"nosuchcommand"}).exit_code, cli::kExitBadInput);
 }
 
 }  // namespace

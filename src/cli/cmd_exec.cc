@@ -1,9 +1,7 @@
 // `ream exec`: run a user's command in a sandbox with a partition of the machine, sample
 // what it consumes, and remove every kernel object afterwards (also on ^C and SIGTERM).
-#include <unistd.h>
 
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -11,6 +9,7 @@
 #include <sstream>
 
 #include "cli/commands.h"
+#include "cli/exit_codes.h"
 #include "monitor/monitor.h"
 #include "partition/knobs.h"
 #include "partition/placement.h"
@@ -52,10 +51,6 @@ Result<PartitionSpec> ToSpec(const ExecArgs& f) {
   s.node = f.node;
   REAM_RETURN_IF_ERROR(s.Validate());
   return s;
-}
-
-int ExitCodeFor(const Status& s) {
-  return s.code() == StatusCode::kInvalidArgument || s.code() == StatusCode::kUnsupported ? 2 : 1;
 }
 
 std::string SummaryLine(const MonitorReport& r) {
@@ -119,7 +114,7 @@ int RunExec(const ExecArgs& f) {
     }
     o.reserved_cpus = *reserved;
   }
-  if (::geteuid() != 0) {
+  if (platform->EffectiveUserId() != 0) {
     std::cerr << "ream exec: needs root (it creates cgroups"
               << (spec->node ? ", a network namespace and a veth pair" : "") << ")\n";
     return 2;
@@ -180,15 +175,15 @@ int RunExec(const ExecArgs& f) {
     j["exit"] = {{"description", how},
                  {"oom_killed", oom},
                  {"code", final_exit.ok() ? nlohmann::json(final_exit->ShellCode()) : nlohmann::json(nullptr)}};
-    std::ofstream out(f.samples);
-    out << j.dump(2) << "\n";
-    if (!out) std::cerr << "ream exec: could not write --samples file " << f.samples << "\n";
+    if (!platform->WriteFile(f.samples, j.dump(2) + "\n").ok()) {
+      std::cerr << "ream exec: could not write --samples file " << f.samples << "\n";
+    }
   }
   std::cerr << "ream exec: " << how << "; " << SummaryLine(report) << "\n";
   if (!stop.ok()) std::cerr << "ream exec: " << stop.message() << "\n";
   TerminationSignals::Restore();
-  if (signal_received) return 128 + signal_received;
-  if (!final_exit.ok()) return 1;
+  if (signal_received) return kExitSignalBase + signal_received;
+  if (!final_exit.ok()) return kExitCouldNotRun;
   return final_exit->ShellCode();
 }
 

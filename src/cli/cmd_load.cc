@@ -2,14 +2,15 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <memory>
 
 #include "cli/commands.h"
+#include "cli/exit_codes.h"
 #include "load/generator.h"
 #include "platform/platform.h"
-#include "protocol/net.h"
+#include "platform/net.h"
+#include "platform/poller.h"
 #include "workloads/service_time.h"
 
 namespace ream::cli {
@@ -97,14 +98,14 @@ int RunLoadCommand(const LoadFlags& f) {
   auto options = BuildOptions(f);
   if (!options.ok()) {
     std::cerr << "ream load: " << options.status().message() << "\n";
-    return 2;
+    return kExitBadInput;
   }
   auto signals = net::BlockTerminationSignals();
   if (signals.ok()) options->cancel_fd = signals->get();
   auto result = RunLoad(*options);
   if (!result.ok()) {
     std::cerr << "ream load: " << result.status().message() << "\n";
-    return result.status().code() == StatusCode::kInvalidArgument ? 2 : 1;
+    return ExitCodeFor(result.status());
   }
   bool json_to_stdout = f.json == "-";
   (json_to_stdout ? std::cerr : std::cout) << result->Summary();
@@ -113,17 +114,15 @@ int RunLoadCommand(const LoadFlags& f) {
     if (json_to_stdout) {
       std::cout << text;
     } else {
-      std::ofstream out(f.json);
-      out << text;
-      if (!out) {
+      if (!MakePosixPlatform()->WriteFile(f.json, text).ok()) {
         std::cerr << "ream load: cannot write " << f.json << "\n";
-        return 1;
+        return kExitCouldNotRun;
       }
     }
   }
-  if (result->cancelled) return 130;
+  if (result->cancelled) return kExitInterrupted;
   // The measurement happened; requests that failed mid-run make it an error exit.
-  return result->errors > 0 ? 3 : 0;
+  return result->errors > 0 ? kExitMeasuredWithFailures : kExitDone;
 }
 
 }  // namespace

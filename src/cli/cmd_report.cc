@@ -2,8 +2,8 @@
 // seed's tables), written atomically; its path is printed.
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <iostream>
+#include <sstream>
 
 #include "cli/analysis_input.h"
 #include "cli/commands.h"
@@ -48,21 +48,21 @@ int RunReport(const AnalyzeOptions& o) {
   }
   std::string tmp = o.out + ".tmp";
   {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    if (!f) {
-      std::cerr << "ream report: cannot write " << tmp << "\n";
+    std::ostringstream page;
+    auto reporter = report::MakeHtmlReporter(std::move(assets).value());
+    Status s = reporter->Report({&l->data, &l->analysis}, page);
+    if (!s.ok()) {
+      std::cerr << "ream report: writing " << o.out << " failed\n";
       return 1;
     }
-    auto reporter = report::MakeHtmlReporter(std::move(assets).value());
-    Status s = reporter->Report({&l->data, &l->analysis}, f);
-    f.close();
-    if (!s.ok() || !f) {
-      std::cerr << "ream report: writing " << o.out << " failed\n";
-      std::remove(tmp.c_str());
+    Status w = platform->WriteFile(tmp, page.str());
+    if (!w.ok()) {
+      std::cerr << "ream report: cannot write " << tmp << "\n";
+      (void)platform->RemoveFile(tmp);
       return 1;
     }
   }
-  if (std::rename(tmp.c_str(), o.out.c_str()) != 0) {
+  if (!platform->RenameFile(tmp, o.out).ok()) {
     std::cerr << "ream report: cannot move " << tmp << " to " << o.out << "\n";
     return 1;
   }

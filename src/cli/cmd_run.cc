@@ -1,10 +1,10 @@
 // `ream run SPEC.toml`: ream's main job — characterize a workload as the spec says and keep
 // every point in the results database.
-#include <fstream>
 #include <iostream>
 #include <memory>
 
 #include "cli/commands.h"
+#include "cli/exit_codes.h"
 #include "cli/version.h"
 #include "experiment/runner.h"
 #include "experiment/spec.h"
@@ -30,13 +30,13 @@ int RunRun(const RunFlags& f) {
     auto spec = LoadSpecFile(path);
     if (!spec.ok()) {
       std::cerr << "ream run: " << spec.status().message() << "\n";
-      return 2;
+      return kExitBadInput;
     }
     specs.push_back(std::move(spec).value());
   }
   if (f.interleave && specs.size() < 2) {
     std::cerr << "ream run: --interleave needs two or more specs (it alternates their runs)\n";
-    return 2;
+    return kExitBadInput;
   }
   auto platform = MakePosixPlatform();
   RunnerOptions o;
@@ -51,34 +51,25 @@ int RunRun(const RunFlags& f) {
   o.ream_commit = kGitCommit;
   // The console's lines always; with --events, every event as a JSON line too.
   ConsoleObserver console(std::cerr);
-  std::ofstream events_file;
+  std::unique_ptr<std::ostream> events_file;
   std::unique_ptr<JsonLinesObserver> json;
   if (!f.events.empty()) {
-    events_file.open(f.events, std::ios::trunc);
-    if (!events_file) {
+    auto opened = platform->OpenForWriting(f.events);
+    if (!opened.ok()) {
       std::cerr << "ream run: --events " << f.events << ": cannot create the file\n";
-      return 2;
+      return kExitBadInput;
     }
-    json = std::make_unique<JsonLinesObserver>(events_file);
+    events_file = std::move(opened).value();
+    json = std::make_unique<JsonLinesObserver>(*events_file);
   }
   FanOutObserver observers({&console, json.get()});
   o.observer = &observers;
   auto outcomes = RunExperiments(*platform, specs, o);
   if (!outcomes.ok()) {
     std::cerr << "ream run: " << outcomes.status().message() << "\n";
-    switch (outcomes.status().code()) {
-      case StatusCode::kInvalidArgument:
-      case StatusCode::kNotFound:
-      case StatusCode::kUnsupported:
-      case StatusCode::kAlreadyExists:
-        return 2;
-      case StatusCode::kCancelled:
-        return 130;
-      default:
-        return 1;
-    }
+    return ExitCodeFor(outcomes.status());
   }
-  if (f.dry_run) return 0;
+  if (f.dry_run) return kExitDone;
   bool interrupted = false;
   int stored = 0;
   for (const auto& oc : *outcomes) {
@@ -92,7 +83,7 @@ int RunRun(const RunFlags& f) {
              (f.only.empty() ? "" : " --only " + f.only) + " --resume";
     std::cerr << "ream run: interrupted; " << stored << " point(s) stored this time are kept. Continue with: " << again
               << "\n";
-    return 130;
+    return kExitInterrupted;
   }
   for (const auto& oc : *outcomes) {
     std::cerr << "ream run: experiment '" << oc.experiment << "' complete in " << f.db << ": " << oc.points_stored
@@ -100,7 +91,7 @@ int RunRun(const RunFlags& f) {
               << (oc.points_failed ? " (" + std::to_string(oc.points_failed) + " failed, reasons stored)" : "")
               << (oc.points_skipped ? ", " + std::to_string(oc.points_skipped) + " already stored" : "") << "\n";
   }
-  return 0;
+  return kExitDone;
 }
 
 }  // namespace

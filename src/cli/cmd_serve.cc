@@ -4,7 +4,8 @@
 #include <memory>
 
 #include "cli/commands.h"
-#include "protocol/net.h"
+#include "cli/exit_codes.h"
+#include "platform/poller.h"
 #include "workloads/kv.h"
 #include "workloads/server.h"
 #include "workloads/synthetic.h"
@@ -40,7 +41,7 @@ int Serve(const char* what, const ServerOptions& options, HandlerFactory factory
   auto server = Server::Start(options, std::move(factory));
   if (!server.ok()) {
     std::cerr << "ream serve " << what << ": " << server.status().message() << "\n";
-    return server.status().code() == StatusCode::kInvalidArgument ? 2 : 1;
+    return ExitCodeFor(server.status());
   }
   // The readiness line: the first line on stdout, "ready HOST:PORT ...".
   std::printf("ready %s:%d protocol=ream server=%s threads=%d %s\n", options.bind.c_str(),

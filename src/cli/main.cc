@@ -5,6 +5,7 @@
 #include <string>
 
 #include "cli/commands.h"
+#include "cli/exit_codes.h"
 #include "cli/version.h"
 
 int main(int argc, char** argv) {
@@ -43,7 +44,7 @@ int main(int argc, char** argv) {
     if (!known) {
       std::fprintf(stderr, "ream: unknown subcommand '%s' (known: %s); see 'ream --help'\n",
                    argv[1], names.c_str());
-      return 2;
+      return ream::cli::kExitBadInput;
     }
   }
   try {
@@ -59,8 +60,8 @@ int main(int argc, char** argv) {
     // Layers return Status; this is the last guard so a library exception never becomes a
     // crash with a stack trace.
     std::fprintf(stderr, "ream: internal error: %s\n", e.what());
-    return 70;
+    return ream::cli::kExitInternal;
   }
   std::fprintf(stderr, "ream: no subcommand given; see 'ream --help'\n");
-  return 2;
+  return ream::cli::kExitBadInput;
 }

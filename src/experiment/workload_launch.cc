@@ -6,7 +6,7 @@
 #include <thread>
 
 #include "experiment/run_events.h"
-#include "protocol/net.h"
+#include "platform/net.h"
 
 namespace ream {
 namespace {

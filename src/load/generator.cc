@@ -10,7 +10,9 @@
 
 #include "load/anderson_darling.h"
 #include "protocol/keyspace.h"
-#include "protocol/net.h"
+#include "platform/clock.h"
+#include "platform/net.h"
+#include "platform/poller.h"
 
 namespace ream {
 namespace {
@@ -146,7 +148,7 @@ void ThreadRunner::Issue(int64_t sched_ns, bool measured) {
     CountError(measured, "not sent: " + st.message());
     return;
   }
-  int64_t now = net::NowNs();
+  int64_t now = MonotonicNowNs();
   slot = {.id = id, .sched_ns = sched_ns, .send_ns = now, .outstanding = true, .measured = measured};
   ++c->outstanding;
   ++s_.issued_total;
@@ -201,7 +203,7 @@ void ThreadRunner::Fail(Conn* c, const std::string& reason) {
   c->dead = true;
   char when[64];
   std::snprintf(when, sizeof when, " (%.3f s into the run)",
-                static_cast<double>(net::NowNs() - start_ns_) / 1e9);
+                static_cast<double>(MonotonicNowNs() - start_ns_) / 1e9);
   s_.connection_failures.push_back(reason + when);
   s_.poller.Remove(c->fd.get());
   c->fd.reset();
@@ -218,7 +220,7 @@ void ThreadRunner::Fail(Conn* c, const std::string& reason) {
 void ThreadRunner::OnReadable(Conn* c) {
   int64_t stamp = 0;
   net::IoResult r = net::ReadAvailable(c->fd.get(), &c->in, s_.rx_stamps ? &stamp : nullptr);
-  int64_t now = net::NowNs();
+  int64_t now = MonotonicNowNs();
   if (s_.rx_stamps) {
     // The kernel's stamp of the last segment read: when the data arrived. A stamp that does
     // not fit (in the future, or older than a second) is not trusted; the clock is used.
@@ -311,16 +313,16 @@ void ThreadRunner::HandleEvents(int n) {
 }
 
 void ThreadRunner::Run() {
-  (void)net::UseTightTimerSlack();
+  (void)UseTightTimerSlack();
   const int64_t measure_begin = start_ns_ + o_.warmup_ns;
   const int64_t measure_end = measure_begin + o_.duration_ns;
   // The schedule starts at a random phase of the first gap so threads do not send in lockstep.
   double sched = static_cast<double>(start_ns_) + s_.arrival->NextGapNs();
-  while (net::NowNs() < start_ns_) {
+  while (MonotonicNowNs() < start_ns_) {
   }
   for (;;) {
-    int64_t now = net::NowNs();
-    if (s_.cpu_begin_ns < 0 && now >= measure_begin) s_.cpu_begin_ns = net::ThreadCpuNs();
+    int64_t now = MonotonicNowNs();
+    if (s_.cpu_begin_ns < 0 && now >= measure_begin) s_.cpu_begin_ns = ThreadCpuNs();
     if (cancel_.load(std::memory_order_relaxed)) break;
     bool sent = false;
     while (sched <= static_cast<double>(now) && sched < static_cast<double>(measure_end)) {
@@ -328,7 +330,7 @@ void ThreadRunner::Run() {
       Issue(sched_ns, sched_ns >= measure_begin);
       sched += s_.arrival->NextGapNs();
       sent = true;
-      now = net::NowNs();
+      now = MonotonicNowNs();
     }
     if (sent) FlushDirty();
     if (sched >= static_cast<double>(measure_end)) break;
@@ -345,12 +347,12 @@ void ThreadRunner::Run() {
     // wake up) so the send is on time. Spinning polls the sockets for responses, so a
     // response is timestamped when it arrives, not when the spin ends. With spin_wait the
     // thread never sleeps: it spins through every gap.
-    int64_t wait = static_cast<int64_t>(sched) - net::NowNs();
+    int64_t wait = static_cast<int64_t>(sched) - MonotonicNowNs();
     int64_t sleep = o_.spin_wait ? 0 : wait - spin_ns_;
     if (sleep > 0) {
-      int64_t before = net::NowNs();
+      int64_t before = MonotonicNowNs();
       auto n = s_.poller.Wait(events_, 256, sleep);
-      int64_t after = net::NowNs();
+      int64_t after = MonotonicNowNs();
       if (n.ok() && *n == 0) {
         NoteOversleep(after - (before + sleep));
       } else if (n.ok()) {
@@ -360,12 +362,12 @@ void ThreadRunner::Run() {
       BusyPoll();
     }
   }
-  s_.cpu_end_ns = net::ThreadCpuNs();
+  s_.cpu_end_ns = ThreadCpuNs();
   if (s_.cpu_begin_ns < 0) s_.cpu_begin_ns = s_.cpu_end_ns;
   // Drain: collect outstanding responses until the response timeout.
-  int64_t deadline = std::max(net::NowNs(), measure_end) + o_.response_timeout_ns;
+  int64_t deadline = std::max(MonotonicNowNs(), measure_end) + o_.response_timeout_ns;
   while (Outstanding() > 0 && !cancel_.load(std::memory_order_relaxed)) {
-    int64_t left = deadline - net::NowNs();
+    int64_t left = deadline - MonotonicNowNs();
     if (left <= 0) break;
     Poll(std::min<int64_t>(left, 10'000'000));
   }
@@ -548,14 +550,14 @@ Result<LoadResult> RunLoad(const LoadOptions& o) {
   }
 
   const bool rx_stamps = o.kernel_rx_timestamps && stamps_refused.empty();
-  const int64_t mono_minus_real = net::MonotonicMinusRealtimeNs();
+  const int64_t mono_minus_real = MonotonicMinusRealtimeNs();
   for (auto& s : states) {
     s->rx_stamps = rx_stamps;
     s->mono_minus_real_ns = mono_minus_real;
   }
   std::atomic<bool> cancel{false};
   std::atomic<int> running{o.threads};
-  const int64_t start_ns = net::NowNs() + 5'000'000;
+  const int64_t start_ns = MonotonicNowNs() + 5'000'000;
   std::vector<std::thread> threads;
   for (auto& s : states) {
     ThreadState* sp = s.get();
@@ -573,7 +575,7 @@ Result<LoadResult> RunLoad(const LoadOptions& o) {
     if (poller.ok() && poller->Add(o.cancel_fd, EPOLLIN, 1).ok()) {
       const int64_t end = start_ns + o.warmup_ns + o.duration_ns + o.response_timeout_ns + 1'000'000'000;
       epoll_event ev;
-      while (net::NowNs() < end && running.load(std::memory_order_acquire) > 0) {
+      while (MonotonicNowNs() < end && running.load(std::memory_order_acquire) > 0) {
         auto n = poller->Wait(&ev, 1, 50'000'000);
         if (n.ok() && *n > 0) {
           cancelled = true;

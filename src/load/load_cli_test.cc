@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "platform/platform.h"
-#include "protocol/net.h"
+#include "platform/net.h"
 
 namespace ream {
 namespace {

@@ -1,10 +1,7 @@
 // Cgroup creation and removal on v1 and v2.
 #include "partition/cgroup.h"
 
-#include <signal.h>
-
 #include <algorithm>
-#include <thread>
 
 namespace ream {
 
@@ -141,7 +138,7 @@ Status RemoveCgroupDir(Platform& p, const std::string& dir) {
     }
     last = p.RemoveDir(dir);
     if (last.ok() || last.code() == StatusCode::kNotFound) return Status::Ok();
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    p.SleepFor(std::chrono::milliseconds(20));
   }
   return last.Annotate("removing cgroup " + dir + " (processes still inside?)");
 }

@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "partition/cgroup_knobs.h"
-#include "partition/testdata_copy.h"
+#include "platform/testdata_copy.h"
 
 namespace ream {
 namespace {
@@ -59,6 +59,20 @@ TEST(CgroupV2, CreatesOneDirectoryAndWritesTheKnobs) {
     std::filesystem::remove(fx.Path(std::string("/sys/fs/cgroup/ream-7-1/") + f));
   EXPECT_TRUE((*cg)->Destroy().ok());
   EXPECT_FALSE(std::filesystem::exists(fx.Path("/sys/fs/cgroup/ream-7-1")));
+}
+
+// The retries of a removal that keeps failing wait through the platform's clock: on the fake
+// they advance it by 100 x 20 ms instead of taking two real seconds.
+TEST(RemoveCgroupDir, WaitsBetweenRetriesThroughThePlatform) {
+  FixtureCopy fx("cgroup-v2");
+  fx.Write("/sys/fs/cgroup/stuck/cgroup.procs", "");  // a file inside: rmdir keeps failing
+  RootedPlatform p(fx.root());
+  Status s = RemoveCgroupDir(p, "/sys/fs/cgroup/stuck");
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("/sys/fs/cgroup/stuck"), std::string::npos) << s.ToString();
+  ASSERT_EQ(p.sleeps().size(), 100u);
+  EXPECT_EQ(p.sleeps().front(), std::chrono::milliseconds(20));
+  EXPECT_EQ(p.MonotonicNanos(), 2'000'000'000);
 }
 
 TEST(CgroupV1, OneDirectoryPerHierarchyAndCpusetInitialized) {

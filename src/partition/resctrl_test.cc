@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "partition/testdata_copy.h"
+#include "platform/testdata_copy.h"
 
 namespace ream {
 namespace {

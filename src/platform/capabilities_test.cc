@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "partition/testdata_copy.h"
+#include "platform/testdata_copy.h"
 
 namespace ream {
 namespace {

@@ -4,10 +4,13 @@
 // file tree (RootedPlatform) and integration tests on the real machine (PosixPlatform).
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -40,6 +43,11 @@ class Platform {
   // kernel's errno (EINVAL for a rejected value, ...) is in the Status.
   virtual Status WriteFile(const std::string& path, const std::string& content) = 0;
   virtual Status AppendFile(const std::string& path, const std::string& content) = 0;
+  // A stream writing `path` (created or truncated) as it goes, for output that grows during a
+  // run (ream run --events). PermissionDenied / NotFound / IoError when it cannot be created.
+  virtual Result<std::unique_ptr<std::ostream>> OpenForWriting(const std::string& path) = 0;
+  // rename(2): replaces `to` atomically (a report written to a temporary file, then moved).
+  virtual Status RenameFile(const std::string& from, const std::string& to) = 0;
   virtual bool Exists(const std::string& path) = 0;
   virtual bool IsDirectory(const std::string& path) = 0;
   // Entries other than "." and "..", sorted by name. NotFound when the directory is absent.
@@ -69,9 +77,14 @@ class Platform {
   // CPU time consumed so far by the calling thread (the monitor measures its own cost).
   virtual int64_t ThreadCpuNanos();
 
-  // Clocks.
+  // Clocks and sleeping (leveldb's Env::NowMicros / SleepForMicroseconds): code that waits
+  // (cgroup removal retries, readiness polls) reads time and sleeps through here, so a fake
+  // clock whose sleep only advances it makes those waits instant and checkable in tests.
+  // Hot paths that must not pay a virtual call read platform/clock.h directly.
   virtual int64_t MonotonicNanos() = 0;
   virtual int64_t WallNanos() = 0;
+  // Blocks the calling thread for `duration` (<= 0: returns at once).
+  virtual void SleepFor(std::chrono::nanoseconds duration) = 0;
 
   // Probing syscalls used by `ream doctor` and the monitors.
   // Opens (and closes) a perf event counting LLC read misses for this process. Ok when the
@@ -82,6 +95,8 @@ class Platform {
   // Filesystem magic of the filesystem holding `path` (statfs f_type).
   virtual Result<int64_t> FilesystemMagic(const std::string& path) = 0;
   virtual int ProcessId() = 0;
+  // geteuid(2): 0 when ream runs as root (cgroups, namespaces and veths need it).
+  virtual int EffectiveUserId() = 0;
 };
 
 // The real machine.
@@ -89,7 +104,7 @@ std::unique_ptr<Platform> MakePosixPlatform();
 
 // A fake for unit tests: every absolute path is looked up under `root` (a fixture tree
 // copied from a real machine), and commands are answered by `runner` (nullptr: every
-// command is NotFound). Clocks are a manual clock starting at 0.
+// command is NotFound). Clocks are a manual clock starting at 0 that SleepFor advances.
 class RootedPlatform : public Platform {
  public:
   using Runner = std::function<Result<CommandResult>(const std::vector<std::string>&)>;
@@ -102,6 +117,8 @@ class RootedPlatform : public Platform {
   Result<std::string> ReadFile(const std::string& path) override;
   Status WriteFile(const std::string& path, const std::string& content) override;
   Status AppendFile(const std::string& path, const std::string& content) override;
+  Result<std::unique_ptr<std::ostream>> OpenForWriting(const std::string& path) override;
+  Status RenameFile(const std::string& from, const std::string& to) override;
   bool Exists(const std::string& path) override;
   bool IsDirectory(const std::string& path) override;
   Result<std::vector<DirEntry>> ListDir(const std::string& path) override;
@@ -114,12 +131,17 @@ class RootedPlatform : public Platform {
   Result<std::string> FindExecutable(const std::string& name) override;
   int64_t MonotonicNanos() override { return now_ns_; }
   int64_t WallNanos() override { return now_ns_; }
+  // Advances the manual clock by `duration` instead of waiting.
+  void SleepFor(std::chrono::nanoseconds duration) override;
   Status ProbePerfLlcMisses() override;
   Result<int> KvmApiVersion() override;
   Result<int64_t> FilesystemMagic(const std::string& path) override;
   int ProcessId() override { return 4242; }
+  int EffectiveUserId() override { return 0; }
 
   void AdvanceNanos(int64_t ns) { now_ns_ += ns; }
+  // The sleeps asked of SleepFor, in order.
+  std::vector<std::chrono::nanoseconds> sleeps() const;
   // What the fake's probes answer (default: unsupported).
   void SetPerfStatus(Status s) { perf_status_ = std::move(s); }
   void SetFilesystemMagic(int64_t magic) { fs_magic_ = magic; }
@@ -132,7 +154,10 @@ class RootedPlatform : public Platform {
   std::unique_ptr<Platform> host_;
   std::string root_;
   Runner runner_;
-  int64_t now_ns_ = 0;
+  // Atomic: a monitor's sampling thread reads the clock while the test advances it.
+  std::atomic<int64_t> now_ns_ = 0;
+  mutable std::mutex sleeps_mu_;
+  std::vector<std::chrono::nanoseconds> sleeps_;
   Status perf_status_ = Unsupported("fake platform: no performance counters");
   int64_t fs_magic_ = 0;
   std::vector<std::vector<std::string>> commands_;

@@ -16,11 +16,14 @@
 #include <algorithm>
 #include <cerrno>
 #include <climits>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <ctime>
 #include <dirent.h>
 
+#include "platform/clock.h"
 #include "platform/platform.h"
 #include "platform/posix_process.h"
 
@@ -78,6 +81,19 @@ class PosixPlatform final : public Platform {
   }
   Status AppendFile(const std::string& path, const std::string& content) override {
     return WriteAll(path, content, O_CREAT | O_APPEND);
+  }
+
+  Result<std::unique_ptr<std::ostream>> OpenForWriting(const std::string& path) override {
+    auto out = std::make_unique<std::ofstream>(path, std::ios::binary | std::ios::trunc);
+    if (!*out) return ErrnoStatus(errno, "creating " + path);
+    return std::unique_ptr<std::ostream>(std::move(out));
+  }
+
+  Status RenameFile(const std::string& from, const std::string& to) override {
+    if (::rename(from.c_str(), to.c_str()) != 0) {
+      return ErrnoStatus(errno, "rename " + from + " to " + to);
+    }
+    return Status::Ok();
   }
 
   bool Exists(const std::string& path) override {
@@ -210,15 +226,16 @@ class PosixPlatform final : public Platform {
     return result;
   }
 
-  int64_t MonotonicNanos() override {
-    struct timespec ts {};
-    ::clock_gettime(CLOCK_MONOTONIC, &ts);
-    return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
-  }
-  int64_t WallNanos() override {
-    struct timespec ts {};
-    ::clock_gettime(CLOCK_REALTIME, &ts);
-    return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+  int64_t MonotonicNanos() override { return MonotonicNowNs(); }
+  int64_t WallNanos() override { return RealtimeNowNs(); }
+  void SleepFor(std::chrono::nanoseconds duration) override {
+    if (duration.count() <= 0) return;
+    // nanosleep(2) on an absolute CLOCK_MONOTONIC deadline, resumed after a signal.
+    int64_t deadline = MonotonicNowNs() + duration.count();
+    timespec ts{static_cast<time_t>(deadline / 1'000'000'000),
+                static_cast<long>(deadline % 1'000'000'000)};
+    while (::clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr) == EINTR) {
+    }
   }
 
   Status ProbePerfLlcMisses() override {
@@ -259,6 +276,7 @@ class PosixPlatform final : public Platform {
   }
 
   int ProcessId() override { return static_cast<int>(::getpid()); }
+  int EffectiveUserId() override { return static_cast<int>(::geteuid()); }
 
   Result<std::unique_ptr<ChildProcess>> Spawn(const SpawnOptions& options) override {
     if (options.argv.empty() || options.argv[0].empty()) {
@@ -280,11 +298,7 @@ class PosixPlatform final : public Platform {
     return std::make_pair(static_cast<int>(major(st.st_dev)), static_cast<int>(minor(st.st_dev)));
   }
 
-  int64_t ThreadCpuNanos() override {
-    struct timespec ts {};
-    ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
-  }
+  int64_t ThreadCpuNanos() override { return ThreadCpuNs(); }
 };
 
 }  // namespace

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <chrono>
+#include <csignal>  // SIGKILL, SIGTERM... for Signal()/Kill(), so callers need no OS header
 #include <functional>
 #include <optional>
 #include <string>

@@ -32,6 +32,12 @@ Status RootedPlatform::WriteFile(const std::string& path, const std::string& con
 Status RootedPlatform::AppendFile(const std::string& path, const std::string& content) {
   return host_->AppendFile(Map(path), content);
 }
+Result<std::unique_ptr<std::ostream>> RootedPlatform::OpenForWriting(const std::string& path) {
+  return host_->OpenForWriting(Map(path));
+}
+Status RootedPlatform::RenameFile(const std::string& from, const std::string& to) {
+  return host_->RenameFile(Map(from), Map(to));
+}
 bool RootedPlatform::Exists(const std::string& path) { return host_->Exists(Map(path)); }
 bool RootedPlatform::IsDirectory(const std::string& path) {
   return host_->IsDirectory(Map(path));
@@ -60,6 +66,18 @@ Result<CommandResult> RootedPlatform::Run(const std::vector<std::string>& argv,
 Result<std::string> RootedPlatform::FindExecutable(const std::string& name) {
   if (!runner_) return NotFound("'" + name + "' not found (fake platform)");
   return "/usr/bin/" + name;
+}
+void RootedPlatform::SleepFor(std::chrono::nanoseconds duration) {
+  if (duration.count() <= 0) return;
+  {
+    std::lock_guard<std::mutex> lock(sleeps_mu_);
+    sleeps_.push_back(duration);
+  }
+  now_ns_ += duration.count();
+}
+std::vector<std::chrono::nanoseconds> RootedPlatform::sleeps() const {
+  std::lock_guard<std::mutex> lock(sleeps_mu_);
+  return sleeps_;
 }
 Status RootedPlatform::ProbePerfLlcMisses() { return perf_status_; }
 Result<int> RootedPlatform::KvmApiVersion() { return NotFound("open /dev/kvm: fake platform"); }

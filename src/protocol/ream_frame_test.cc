@@ -1,6 +1,7 @@
 #include "protocol/ream_frame.h"
 
 #include <random>
+#include <set>
 
 #include <gtest/gtest.h>
 
@@ -173,6 +174,20 @@ TEST(CodecRegistry, UnknownProtocolNamesTheKnownOnes) {
   ASSERT_FALSE(codec.ok());
   EXPECT_EQ(codec.status().code(), StatusCode::kInvalidArgument);
   EXPECT_NE(codec.status().message().find("ream"), std::string::npos);
+}
+
+// One table: every protocol is listed once, and every listed name makes its codec.
+TEST(CodecRegistry, NamesAreDistinctAndEachMakesACodec) {
+  std::vector<std::string> names = ClientCodecNames();
+  EXPECT_EQ(names, (std::vector<std::string>{"ream", "memcached", "redis", "http"}));
+  std::set<std::string> distinct(names.begin(), names.end());
+  EXPECT_EQ(distinct.size(), names.size());
+  for (const auto& n : names) {
+    auto codec = MakeClientCodec(n, CodecOptions{});
+    EXPECT_TRUE(codec.ok()) << n << ": " << codec.status().ToString();
+  }
+  std::string message = MakeClientCodec("gopher", CodecOptions{}).status().message();
+  EXPECT_NE(message.find("(known: ream, memcached, redis, http)"), std::string::npos) << message;
 }
 
 }  // namespace

@@ -3,15 +3,14 @@
 
 #include "protocol/http_codec.h"
 #include "protocol/memcached_codec.h"
-#include "protocol/http_codec.h"
-#include "protocol/memcached_codec.h"
 #include "protocol/ream_codec.h"
-#include "protocol/redis_codec.h"
 #include "protocol/redis_codec.h"
 
 namespace ream {
 namespace {
 
+// One entry per protocol. Factories return a Result: options such as the HTTP path or method
+// can be wrong, and the user should read why.
 struct Entry {
   const char* name;
   Result<std::unique_ptr<ClientCodec>> (*make)(const CodecOptions&);
@@ -24,27 +23,11 @@ const Entry kCodecs[] = {
     {"http", MakeHttpCodec},
 };
 
-// Codecs of the real servers (issue 4). Their factories return a Result: options such as the
-// HTTP path or method can be wrong, and the user should read why.
-struct CheckedEntry {
-  const char* name;
-  Result<std::unique_ptr<ClientCodec>> (*make)(const CodecOptions&);
-};
-
-const CheckedEntry kCheckedCodecs[] = {
-    {"memcached", MakeMemcachedCodec},
-    {"redis", MakeRedisCodec},
-    {"http", MakeHttpCodec},
-};
-
 }  // namespace
 
 Result<std::unique_ptr<ClientCodec>> MakeClientCodec(const std::string& name,
                                                      const CodecOptions& options) {
   for (const auto& e : kCodecs) {
-    if (name == e.name) return e.make(options);
-  }
-  for (const auto& e : kCheckedCodecs) {
     if (name == e.name) return e.make(options);
   }
   std::string known;
@@ -55,7 +38,6 @@ Result<std::unique_ptr<ClientCodec>> MakeClientCodec(const std::string& name,
 std::vector<std::string> ClientCodecNames() {
   std::vector<std::string> names;
   for (const auto& e : kCodecs) names.push_back(e.name);
-  for (const auto& e : kCheckedCodecs) names.push_back(e.name);
   return names;
 }
 

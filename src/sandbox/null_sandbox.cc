@@ -1,7 +1,5 @@
 #include "sandbox/null_sandbox.h"
 
-#include <csignal>
-
 #include "partition/knobs.h"
 
 namespace ream {

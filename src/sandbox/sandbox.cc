@@ -2,8 +2,6 @@
 // the workload last; teardown in the reverse order through the state file's entries.
 #include "sandbox/sandbox.h"
 
-#include <signal.h>
-
 #include <atomic>
 #include <cstdio>
 #include <thread>

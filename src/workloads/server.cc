@@ -4,7 +4,9 @@
 #include <cstring>
 #include <mutex>
 
-#include "protocol/net.h"
+#include "platform/clock.h"
+#include "platform/net.h"
+#include "platform/poller.h"
 
 namespace ream {
 namespace {
@@ -140,7 +142,7 @@ void Server::Worker::Reap() {
 
 void Server::Worker::ReadFrom(Conn* c) {
   net::IoResult r = net::ReadAvailable(c->fd.get(), &c->in);
-  int64_t now = net::NowNs();
+  int64_t now = MonotonicNowNs();
   for (;;) {
     frame::RequestFrame f;
     auto n = frame::ParseRequest(c->in.view(), &f);
@@ -216,7 +218,7 @@ void Server::Worker::ServeFront() {
     queue.Pop();
     return;
   }
-  int64_t start = net::NowNs();  // dequeued
+  int64_t start = MonotonicNowNs();  // dequeued
   frame::RequestFrame f{.id = p.id, .op = p.op, .arg = p.arg, .key = p.key, .value = p.value};
   payload.clear();
   frame::ResponseStatus status = handler->Handle(f, &payload);
@@ -225,7 +227,7 @@ void Server::Worker::ServeFront() {
   char* dst = c->out.data() + at;
   frame::WriteResponseHeader(p.id, status, payload.size(), dst);
   if (!payload.empty()) std::memcpy(dst + frame::kResponseHeaderBytes, payload.data(), payload.size());
-  int64_t end = net::NowNs();  // response written into the connection's output
+  int64_t end = MonotonicNowNs();  // response written into the connection's output
   frame::PatchResponseTimes(dst, end - start, start - p.arrival_ns);
   mean_service_ns += (end - start - mean_service_ns) / 8;
   queue.Pop();
@@ -238,7 +240,7 @@ void Server::Worker::ServeFront() {
 }
 
 void Server::Worker::Run() {
-  (void)net::UseTightTimerSlack();
+  (void)UseTightTimerSlack();
   epoll_event events[64];
   for (;;) {
     auto n = poller.Wait(events, 64, queue.empty() ? -1 : 0);
@@ -256,10 +258,10 @@ void Server::Worker::Run() {
       if (events[i].events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) ReadFrom(c);
     }
     if (stopping->load(std::memory_order_relaxed)) break;
-    int64_t last_poll = net::NowNs();
+    int64_t last_poll = MonotonicNowNs();
     while (!queue.empty()) {
       ServeFront();
-      int64_t now = net::NowNs();
+      int64_t now = MonotonicNowNs();
       if (first_unflushed_ns != 0 && now - first_unflushed_ns + mean_service_ns >= kFlushAfterNs) {
         FlushAll();
       }

@@ -1,7 +1,7 @@
 // The synthetic handler: spin for a drawn service time.
 #include "workloads/synthetic.h"
 
-#include "protocol/net.h"
+#include "platform/clock.h"
 
 namespace ream {
 namespace {
@@ -11,11 +11,11 @@ class SyntheticHandler : public RequestHandler {
   SyntheticHandler(const ServiceTime& service, uint64_t seed) : service_(service), rng_(seed) {}
 
   frame::ResponseStatus Handle(const frame::RequestFrame&, std::string*) override {
-    int64_t start = net::NowNs();
+    int64_t start = MonotonicNowNs();
     int64_t busy = service_.Sample(rng_);
     // Busy on the CPU (not sleeping): the server's CPU time per request is the service time,
     // which is what the M/G/1 calibration assumes.
-    while (net::NowNs() - start < busy) {
+    while (MonotonicNowNs() - start < busy) {
     }
     return frame::ResponseStatus::kOk;
   }

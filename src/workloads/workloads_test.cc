@@ -5,7 +5,8 @@
 #include <gtest/gtest.h>
 
 #include "protocol/keyspace.h"
-#include "protocol/net.h"
+#include "platform/clock.h"
+#include "platform/net.h"
 #include "protocol/ream_frame.h"
 #include "workloads/kv.h"
 #include "workloads/server.h"
@@ -77,8 +78,8 @@ frame::ResponseFrame RoundTrip(int port, const frame::RequestFrame& req, std::st
   net::WriteSome(fd->get(), wire.data(), wire.size());
   net::Buffer in;
   frame::ResponseFrame resp;
-  int64_t deadline = net::NowNs() + 2'000'000'000;
-  while (net::NowNs() < deadline) {
+  int64_t deadline = MonotonicNowNs() + 2'000'000'000;
+  while (MonotonicNowNs() < deadline) {
     net::ReadAvailable(fd->get(), &in);
     auto n = frame::ParseResponse(in.view(), &resp);
     EXPECT_TRUE(n.ok());
@@ -124,8 +125,8 @@ TEST(Server, ReportsServiceAndQueueTimeAndRejectsGarbage) {
   net::WriteSome(fd->get(), wire.data(), wire.size());
   net::Buffer in;
   std::vector<frame::ResponseFrame> got;
-  int64_t deadline = net::NowNs() + 2'000'000'000;
-  while (got.size() < 3 && net::NowNs() < deadline) {
+  int64_t deadline = MonotonicNowNs() + 2'000'000'000;
+  while (got.size() < 3 && MonotonicNowNs() < deadline) {
     net::ReadAvailable(fd->get(), &in);
     frame::ResponseFrame f;
     auto n = frame::ParseResponse(in.view(), &f);
@@ -150,8 +151,8 @@ TEST(Server, ReportsServiceAndQueueTimeAndRejectsGarbage) {
   net::WriteSome(bad->get(), junk, sizeof junk - 1);
   net::Buffer bin;
   bool closed = false;
-  deadline = net::NowNs() + 2'000'000'000;
-  while (!closed && net::NowNs() < deadline) closed = net::ReadAvailable(bad->get(), &bin).closed;
+  deadline = MonotonicNowNs() + 2'000'000'000;
+  while (!closed && MonotonicNowNs() < deadline) closed = net::ReadAvailable(bad->get(), &bin).closed;
   EXPECT_TRUE(closed);
   frame::ResponseFrame err;
   ASSERT_GT(*frame::ParseResponse(bin.view(), &err), 0u);
@@ -185,10 +186,10 @@ TEST(Server, EachResponseLeavesWhenItsServiceEnds) {
   for (auto& fd : conns) {
     net::Buffer in;
     int64_t stamp = 0;
-    int64_t deadline = net::NowNs() + 2'000'000'000;
+    int64_t deadline = MonotonicNowNs() + 2'000'000'000;
     frame::ResponseFrame f;
     for (;;) {
-      ASSERT_LT(net::NowNs(), deadline) << "no response";
+      ASSERT_LT(MonotonicNowNs(), deadline) << "no response";
       int64_t s = 0;
       net::IoResult r = net::ReadAvailable(fd.get(), &in, &s);
       ASSERT_FALSE(r.closed || r.error != 0) << net::DescribeIo(r);

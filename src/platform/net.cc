@@ -1,21 +1,21 @@
-// The generator's and servers' direct OS calls; errno becomes a Status here only.
-#include "protocol/net.h"
+// TCP sockets for the generator and the servers: non-blocking connect/accept/read/write.
+#include "platform/net.h"
+
+#include "platform/clock.h"
 
 #include <arpa/inet.h>
+#include <netdb.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
-#include <sys/eventfd.h>
-#include <sys/prctl.h>
-#include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <charconv>
-#include <csignal>
 #include <cstring>
 #include <ctime>
 
@@ -24,21 +24,42 @@ namespace {
 
 int64_t TimespecNs(const timespec& ts) { return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec; }
 
-int64_t ClockNs(clockid_t id) {
-  timespec ts{};
-  clock_gettime(id, &ts);
-  return TimespecNs(ts);
-}
+// One address getaddrinfo gave for a host and port.
+struct Address {
+  sockaddr_storage storage{};
+  socklen_t length = 0;
+  int family = AF_UNSPEC;
+  const sockaddr* get() const { return reinterpret_cast<const sockaddr*>(&storage); }
+};
 
-Result<sockaddr_in> MakeAddress(const std::string& host, int port) {
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(static_cast<uint16_t>(port));
-  std::string h = host == "localhost" ? "127.0.0.1" : host;
-  if (inet_pton(AF_INET, h.c_str(), &addr.sin_addr) != 1) {
-    return InvalidArgument("'" + host + "' is not an IPv4 address (use e.g. 127.0.0.1)");
+// Every address of `host` (an IPv4 or IPv6 address, or a name from /etc/hosts or DNS) for a
+// TCP `port`, in getaddrinfo's order of preference. `passive`: for bind (an empty host is
+// every local address). InvalidArgument naming the host when it does not resolve.
+Result<std::vector<Address>> Resolve(const std::string& host, int port, bool passive) {
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_NUMERICSERV | (passive ? AI_PASSIVE : 0);
+  addrinfo* found = nullptr;
+  std::string service = std::to_string(port);
+  int rc = getaddrinfo(host.empty() ? nullptr : host.c_str(), service.c_str(), &hints, &found);
+  if (rc != 0) {
+    std::string why = rc == EAI_SYSTEM ? std::strerror(errno) : gai_strerror(rc);
+    return InvalidArgument("cannot resolve host '" + host + "': " + why +
+                           " (use an address such as 127.0.0.1 or [::1], or a host name)");
   }
-  return addr;
+  std::vector<Address> out;
+  for (addrinfo* a = found; a != nullptr; a = a->ai_next) {
+    if ((a->ai_family != AF_INET && a->ai_family != AF_INET6) || a->ai_addrlen > sizeof(sockaddr_storage)) continue;
+    Address addr;
+    std::memcpy(&addr.storage, a->ai_addr, a->ai_addrlen);
+    addr.length = a->ai_addrlen;
+    addr.family = a->ai_family;
+    out.push_back(addr);
+  }
+  freeaddrinfo(found);
+  if (out.empty()) return InvalidArgument("host '" + host + "' has no IPv4 or IPv6 address");
+  return out;
 }
 
 Status SetSocketFlags(int fd) {
@@ -55,15 +76,6 @@ Status SetSocketFlags(int fd) {
 
 }  // namespace
 
-int64_t NowNs() { return ClockNs(CLOCK_MONOTONIC); }
-int64_t ThreadCpuNs() { return ClockNs(CLOCK_THREAD_CPUTIME_ID); }
-int64_t ProcessCpuNs() { return ClockNs(CLOCK_PROCESS_CPUTIME_ID); }
-
-Status UseTightTimerSlack() {
-  if (prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0) != 0) return ErrnoStatus(errno, "prctl(PR_SET_TIMERSLACK)");
-  return Status::Ok();
-}
-
 Fd& Fd::operator=(Fd&& o) noexcept {
   if (this != &o) reset(o.release());
   return *this;
@@ -74,44 +86,76 @@ void Fd::reset(int fd) {
   fd_ = fd;
 }
 
+std::string HostPort::ToString() const { return JoinHostPort(host, port); }
+
+std::string JoinHostPort(const std::string& host, int port) {
+  bool v6 = host.find(':') != std::string::npos;
+  return (v6 ? "[" + host + "]" : host) + ":" + std::to_string(port);
+}
+
 Result<HostPort> ParseHostPort(std::string_view text) {
-  size_t colon = text.rfind(':');
-  if (colon == std::string_view::npos || colon == 0) {
-    return InvalidArgument("'" + std::string(text) + "' is not HOST:PORT (e.g. 127.0.0.1:7000)");
+  std::string t(text);
+  std::string host;
+  std::string_view port_text;
+  if (!text.empty() && text.front() == '[') {
+    size_t close = text.find(']');
+    if (close == std::string_view::npos || close + 1 >= text.size() || text[close + 1] != ':') {
+      return InvalidArgument("'" + t + "' is not [IPV6]:PORT (e.g. [::1]:6379)");
+    }
+    host = std::string(text.substr(1, close - 1));
+    port_text = text.substr(close + 2);
+  } else {
+    size_t colon = text.rfind(':');
+    if (colon == std::string_view::npos || colon == 0) {
+      return InvalidArgument("'" + t + "' is not HOST:PORT (e.g. 127.0.0.1:7000, localhost:11211, [::1]:6379)");
+    }
+    host = std::string(text.substr(0, colon));
+    if (host.find(':') != std::string::npos) {
+      return InvalidArgument("'" + t + "': an IPv6 address goes in brackets, e.g. [::1]:6379");
+    }
+    port_text = text.substr(colon + 1);
   }
-  std::string_view port_text = text.substr(colon + 1);
+  if (host.empty()) return InvalidArgument("'" + t + "' names no host (e.g. 127.0.0.1:7000)");
   int port = 0;
   auto [p, ec] = std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
-  if (ec != std::errc() || p != port_text.data() + port_text.size() || port < 1 || port > 65535) {
-    return InvalidArgument("'" + std::string(text) + "': the port must be a number in 1..65535");
+  if (port_text.empty() || ec != std::errc() || p != port_text.data() + port_text.size() || port < 1 ||
+      port > 65535) {
+    return InvalidArgument("'" + t + "': the port must be a number in 1..65535");
   }
-  HostPort hp{std::string(text.substr(0, colon)), port};
-  auto addr = MakeAddress(hp.host, port);
-  if (!addr.ok()) return addr.status();
-  return hp;
+  REAM_ASSIGN_OR_RETURN(auto addresses, Resolve(host, port, false));
+  (void)addresses;
+  return HostPort{host, port};
 }
 
 Result<Fd> Listen(const std::string& host, int port, int backlog) {
   if (port < 0 || port > 65535) return InvalidArgument("port " + std::to_string(port) + " is not in 0..65535");
-  REAM_ASSIGN_OR_RETURN(sockaddr_in addr, MakeAddress(host, port));
-  Fd fd(socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+  REAM_ASSIGN_OR_RETURN(std::vector<Address> addresses, Resolve(host, port, true));
+  // A name with both families binds its IPv4 address, as "localhost" always has: clients
+  // given 127.0.0.1 keep reaching a server started with --bind localhost.
+  std::stable_partition(addresses.begin(), addresses.end(),
+                        [](const Address& a) { return a.family == AF_INET; });
+  const Address& addr = addresses.front();
+  Fd fd(socket(addr.family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
   if (!fd.valid()) return ErrnoStatus(errno, "socket()");
   int one = 1;
   setsockopt(fd.get(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-  if (bind(fd.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
-    return ErrnoStatus(errno, "binding " + host + ":" + std::to_string(port));
+  if (bind(fd.get(), addr.get(), addr.length) != 0) {
+    return ErrnoStatus(errno, "binding " + JoinHostPort(host, port));
   }
   if (listen(fd.get(), backlog) != 0) return ErrnoStatus(errno, "listen()");
   return fd;
 }
 
 Result<int> LocalPort(int fd) {
-  sockaddr_in addr{};
+  sockaddr_storage addr{};
   socklen_t len = sizeof addr;
   if (getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
     return ErrnoStatus(errno, "getsockname()");
   }
-  return static_cast<int>(ntohs(addr.sin_port));
+  if (addr.ss_family == AF_INET6) {
+    return static_cast<int>(ntohs(reinterpret_cast<const sockaddr_in6*>(&addr)->sin6_port));
+  }
+  return static_cast<int>(ntohs(reinterpret_cast<const sockaddr_in*>(&addr)->sin_port));
 }
 
 Result<Fd> Accept(int listen_fd) {
@@ -127,12 +171,13 @@ Result<Fd> Accept(int listen_fd) {
   return fd;
 }
 
-Result<Fd> Connect(const std::string& host, int port, int64_t timeout_ns) {
-  REAM_ASSIGN_OR_RETURN(sockaddr_in addr, MakeAddress(host, port));
-  std::string where = host + ":" + std::to_string(port);
-  Fd fd(socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+namespace {
+
+// One connection attempt to one address within `timeout_ns`.
+Result<Fd> ConnectTo(const Address& addr, const std::string& where, int64_t timeout_ns) {
+  Fd fd(socket(addr.family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
   if (!fd.valid()) return ErrnoStatus(errno, "socket()");
-  if (connect(fd.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+  if (connect(fd.get(), addr.get(), addr.length) != 0) {
     if (errno != EINPROGRESS) {
       return Unavailable("connecting to " + where + ": " + std::strerror(errno) +
                          " (is the server running?)");
@@ -152,6 +197,24 @@ Result<Fd> Connect(const std::string& host, int port, int64_t timeout_ns) {
   }
   REAM_RETURN_IF_ERROR(SetSocketFlags(fd.get()));
   return fd;
+}
+
+}  // namespace
+
+Result<Fd> Connect(const std::string& host, int port, int64_t timeout_ns) {
+  REAM_ASSIGN_OR_RETURN(std::vector<Address> addresses, Resolve(host, port, false));
+  std::string where = JoinHostPort(host, port);
+  // A name may have several addresses (localhost: ::1 and 127.0.0.1) and a server may listen
+  // on one family only: try each in order within the one timeout, report the first failure.
+  int64_t deadline = MonotonicNowNs() + timeout_ns;
+  Status first;
+  for (const Address& addr : addresses) {
+    int64_t left = std::max<int64_t>(deadline - MonotonicNowNs(), 1'000'000);
+    auto fd = ConnectTo(addr, where, left);
+    if (fd.ok()) return fd;
+    if (first.ok()) first = fd.status();
+  }
+  return first;
 }
 
 IoResult ReadSome(int fd, char* data, size_t capacity, int64_t* arrival_realtime_ns) {
@@ -261,93 +324,6 @@ Status EnableReceiveTimestamps(int fd) {
     return ErrnoStatus(errno, "setsockopt(SO_TIMESTAMPNS)");
   }
   return Status::Ok();
-}
-
-int64_t MonotonicMinusRealtimeNs() {
-  int64_t best_width = INT64_MAX, offset = 0;
-  for (int i = 0; i < 5; ++i) {
-    int64_t ma = ClockNs(CLOCK_MONOTONIC);
-    int64_t rr = ClockNs(CLOCK_REALTIME);
-    int64_t mb = ClockNs(CLOCK_MONOTONIC);
-    if (mb - ma < best_width) {
-      best_width = mb - ma;
-      offset = ma + (mb - ma) / 2 - rr;
-    }
-  }
-  return offset;
-}
-
-Result<Poller> Poller::Create() {
-  Poller p;
-  p.fd_.reset(epoll_create1(EPOLL_CLOEXEC));
-  if (!p.fd_.valid()) return ErrnoStatus(errno, "epoll_create1()");
-  return p;
-}
-
-Status Poller::Add(int fd, uint32_t events, uint64_t tag) {
-  epoll_event ev{};
-  ev.events = events;
-  ev.data.u64 = tag;
-  if (epoll_ctl(fd_.get(), EPOLL_CTL_ADD, fd, &ev) != 0) return ErrnoStatus(errno, "epoll_ctl(ADD)");
-  return Status::Ok();
-}
-
-Status Poller::Modify(int fd, uint32_t events, uint64_t tag) {
-  epoll_event ev{};
-  ev.events = events;
-  ev.data.u64 = tag;
-  if (epoll_ctl(fd_.get(), EPOLL_CTL_MOD, fd, &ev) != 0) return ErrnoStatus(errno, "epoll_ctl(MOD)");
-  return Status::Ok();
-}
-
-void Poller::Remove(int fd) { epoll_ctl(fd_.get(), EPOLL_CTL_DEL, fd, nullptr); }
-
-Result<int> Poller::Wait(epoll_event* events, int max_events, int64_t timeout_ns) {
-  int n;
-  if (timeout_ns < 0) {
-    n = epoll_wait(fd_.get(), events, max_events, -1);
-  } else if (timeout_ns == 0) {
-    n = epoll_wait(fd_.get(), events, max_events, 0);
-  } else {
-    timespec ts{static_cast<time_t>(timeout_ns / 1000000000), static_cast<long>(timeout_ns % 1000000000)};
-    n = epoll_pwait2(fd_.get(), events, max_events, &ts, nullptr);
-    if (n < 0 && errno == ENOSYS) {
-      n = epoll_wait(fd_.get(), events, max_events, static_cast<int>((timeout_ns + 999999) / 1000000));
-    }
-  }
-  if (n < 0) {
-    if (errno == EINTR) return 0;
-    return ErrnoStatus(errno, "epoll_wait()");
-  }
-  return n;
-}
-
-Result<Notifier> Notifier::Create() {
-  Notifier n;
-  n.fd_.reset(eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC));
-  if (!n.fd_.valid()) return ErrnoStatus(errno, "eventfd()");
-  return n;
-}
-
-void Notifier::Notify() {
-  uint64_t one = 1;
-  [[maybe_unused]] ssize_t n = ::write(fd_.get(), &one, sizeof one);
-}
-
-void Notifier::Drain() {
-  uint64_t v;
-  [[maybe_unused]] ssize_t n = ::read(fd_.get(), &v, sizeof v);
-}
-
-Result<Fd> BlockTerminationSignals() {
-  sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, SIGINT);
-  sigaddset(&set, SIGTERM);
-  if (pthread_sigmask(SIG_BLOCK, &set, nullptr) != 0) return Internal("pthread_sigmask failed");
-  Fd fd(signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC));
-  if (!fd.valid()) return ErrnoStatus(errno, "signalfd()");
-  return fd;
 }
 
 }  // namespace ream::net

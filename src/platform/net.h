@@ -1,10 +1,9 @@
-// TCP sockets, epoll, eventfd and clocks for the per-request hot paths of the load generator
-// and the built-in servers. These touch the OS directly rather than through Platform: a virtual
-// call and a Status per send/recv is the wrong price on a path that runs 150 000 times a
-// second, and errno still becomes a Status in this one file (net.cc), as in platform/.
+// TCP sockets for the per-request hot paths of the load generator and the built-in servers
+// (epoll and eventfd are in platform/poller.h, the clocks in platform/clock.h). These are free
+// functions rather than Platform methods: a virtual call per send/recv is the wrong price on a
+// path that runs 150 000 times a second. They are still platform/: errno becomes a Status
+// through the one ErrnoStatus, and no layer above makes the system calls itself.
 #pragma once
-
-#include <sys/epoll.h>
 
 #include <cstddef>
 #include <cstdint>
@@ -15,15 +14,6 @@
 #include "platform/status.h"
 
 namespace ream::net {
-
-// CLOCK_MONOTONIC in nanoseconds (vDSO, ~20 ns).
-int64_t NowNs();
-// CPU time (user + system) of the calling thread / of this whole process, in nanoseconds.
-int64_t ThreadCpuNs();
-int64_t ProcessCpuNs();
-// Sets the calling thread's timer slack to 1 ns so timed waits wake when asked, not up to
-// 50 µs later (the Linux default). Returns the error when prctl refuses.
-Status UseTightTimerSlack();
 
 // An owned file descriptor, closed on destruction.
 class Fd {
@@ -49,23 +39,31 @@ class Fd {
 };
 
 struct HostPort {
-  std::string host;
+  std::string host;  // as typed: an IPv4 or IPv6 address (without brackets) or a host name
   int port = 0;
+  // "127.0.0.1:80", "[::1]:6379", "localhost:11211".
+  std::string ToString() const;
 };
-// Parses "HOST:PORT" (PORT 1..65535; HOST an IPv4 address or "localhost"). InvalidArgument
-// naming the problem otherwise.
+// Parses "HOST:PORT" as users type it: "127.0.0.1:80", "localhost:11211", "[::1]:6379"
+// (PORT 1..65535), and checks that HOST resolves (getaddrinfo: addresses, /etc/hosts, DNS).
+// InvalidArgument naming the problem otherwise (a bare IPv6 address without brackets too).
 Result<HostPort> ParseHostPort(std::string_view text);
+// "host:port", with the brackets an IPv6 address needs.
+std::string JoinHostPort(const std::string& host, int port);
 
-// A non-blocking listening TCP socket on host:port (port 0: the kernel picks one).
-// InvalidArgument for a bad address, the bind/listen errno otherwise.
+// A non-blocking listening TCP socket on host:port (port 0: the kernel picks one); host is
+// an IPv4 or IPv6 address or a name (its first address). InvalidArgument for a host that does
+// not resolve, the bind/listen errno otherwise.
 Result<Fd> Listen(const std::string& host, int port, int backlog = 1024);
 // The port a socket is bound to.
 Result<int> LocalPort(int fd);
 // Accepts one connection, non-blocking with TCP_NODELAY. Returns an invalid Fd when none is
 // pending (EAGAIN).
 Result<Fd> Accept(int listen_fd);
-// Connects to host:port within `timeout_ns`, then makes the socket non-blocking with
-// TCP_NODELAY. Unavailable ("connection refused ...") when nothing listens there.
+// Connects to host:port (IPv4 or IPv6; a name's addresses are tried in getaddrinfo's order)
+// within `timeout_ns`, then makes the socket non-blocking with TCP_NODELAY. Unavailable
+// ("connection refused ...") when nothing listens there, InvalidArgument for a host that
+// does not resolve.
 Result<Fd> Connect(const std::string& host, int port, int64_t timeout_ns);
 
 // Outcome of one read or write attempt on a non-blocking socket.
@@ -113,40 +111,5 @@ IoResult ReadAvailable(int fd, Buffer* buf, int64_t* arrival_realtime_ns = nullp
 // Asks the kernel to stamp every segment this socket receives with the time it arrived
 // (SO_TIMESTAMPNS), so a reader can tell when data came in, not when it got around to reading.
 Status EnableReceiveTimestamps(int fd);
-// CLOCK_MONOTONIC minus CLOCK_REALTIME, in ns, from the tightest of a few paired reads:
-// converts a kernel arrival stamp to the monotonic clock the generator schedules with.
-int64_t MonotonicMinusRealtimeNs();
-
-// An epoll instance. Events carry a caller-chosen 64-bit tag.
-class Poller {
- public:
-  static Result<Poller> Create();
-  Status Add(int fd, uint32_t events, uint64_t tag);
-  Status Modify(int fd, uint32_t events, uint64_t tag);
-  void Remove(int fd);
-  // Waits up to `timeout_ns` (< 0: forever, 0: just look) with nanosecond precision
-  // (epoll_pwait2). Returns the number of events filled in; EINTR counts as 0 events.
-  Result<int> Wait(epoll_event* events, int max_events, int64_t timeout_ns);
-  int fd() const { return fd_.get(); }
-
- private:
-  Fd fd_;
-};
-
-// An eventfd used to wake a thread blocked in a Poller.
-class Notifier {
- public:
-  static Result<Notifier> Create();
-  void Notify();
-  void Drain();
-  int fd() const { return fd_.get(); }
-
- private:
-  Fd fd_;
-};
-
-// Blocks SIGINT and SIGTERM in the calling thread (threads created afterwards inherit it) and
-// returns a signalfd that becomes readable when one arrives.
-Result<Fd> BlockTerminationSignals();
 
 }  // namespace ream::net

@@ -1,0 +1,113 @@
+// A Platform that forwards every call to another one (leveldb's EnvWrapper), so a test can
+// override just the calls it cares about — a WriteFile that fails with a chosen Status, a
+// clock it drives — and keep the real (or fixture) behaviour for everything else.
+//
+//   class FullDisk : public ForwardingPlatform {
+//     using ForwardingPlatform::ForwardingPlatform;
+//     Status WriteFile(const std::string& p, const std::string&) override {
+//       return IoError("write " + p + ": No space left on device");
+//     }
+//   };
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <mutex>
+#include <vector>
+
+#include "platform/platform.h"
+
+namespace ream {
+
+class ForwardingPlatform : public Platform {
+ public:
+  // `target` must outlive this wrapper.
+  explicit ForwardingPlatform(Platform& target) : target_(target) {}
+  Platform& target() { return target_; }
+
+  Result<std::string> ReadFile(const std::string& path) override { return target_.ReadFile(path); }
+  Status WriteFile(const std::string& path, const std::string& content) override {
+    return target_.WriteFile(path, content);
+  }
+  Status AppendFile(const std::string& path, const std::string& content) override {
+    return target_.AppendFile(path, content);
+  }
+  Result<std::unique_ptr<std::ostream>> OpenForWriting(const std::string& path) override {
+    return target_.OpenForWriting(path);
+  }
+  Status RenameFile(const std::string& from, const std::string& to) override {
+    return target_.RenameFile(from, to);
+  }
+  bool Exists(const std::string& path) override { return target_.Exists(path); }
+  bool IsDirectory(const std::string& path) override { return target_.IsDirectory(path); }
+  Result<std::vector<DirEntry>> ListDir(const std::string& path) override {
+    return target_.ListDir(path);
+  }
+  Status MakeDir(const std::string& path) override { return target_.MakeDir(path); }
+  Status RemoveDir(const std::string& path) override { return target_.RemoveDir(path); }
+  Status RemoveFile(const std::string& path) override { return target_.RemoveFile(path); }
+  Result<std::string> RealPath(const std::string& path) override { return target_.RealPath(path); }
+  Result<CommandResult> Run(const std::vector<std::string>& argv,
+                            std::chrono::milliseconds timeout) override {
+    return target_.Run(argv, timeout);
+  }
+  Result<std::string> FindExecutable(const std::string& name) override {
+    return target_.FindExecutable(name);
+  }
+  Result<std::unique_ptr<ChildProcess>> Spawn(const SpawnOptions& options) override {
+    return target_.Spawn(options);
+  }
+  Status Kill(int pid, int sig) override { return target_.Kill(pid, sig); }
+  Result<std::pair<int, int>> DeviceOf(const std::string& path) override {
+    return target_.DeviceOf(path);
+  }
+  int64_t ThreadCpuNanos() override { return target_.ThreadCpuNanos(); }
+  int64_t MonotonicNanos() override { return target_.MonotonicNanos(); }
+  int64_t WallNanos() override { return target_.WallNanos(); }
+  void SleepFor(std::chrono::nanoseconds duration) override { target_.SleepFor(duration); }
+  Status ProbePerfLlcMisses() override { return target_.ProbePerfLlcMisses(); }
+  Result<int> KvmApiVersion() override { return target_.KvmApiVersion(); }
+  Result<int64_t> FilesystemMagic(const std::string& path) override {
+    return target_.FilesystemMagic(path);
+  }
+  int ProcessId() override { return target_.ProcessId(); }
+  int EffectiveUserId() override { return target_.EffectiveUserId(); }
+
+ private:
+  Platform& target_;
+};
+
+// The target's files, commands and processes with a manual clock: MonotonicNanos and
+// WallNanos read a counter (starting at `start_ns`) that SleepFor and Advance move, so code
+// that waits (retries, readiness polls, timeouts) runs instantly and deterministically in
+// tests on the real machine or on a fixture tree. Thread-safe.
+class FakeClockPlatform : public ForwardingPlatform {
+ public:
+  explicit FakeClockPlatform(Platform& target, int64_t start_ns = 0)
+      : ForwardingPlatform(target), now_ns_(start_ns) {}
+
+  int64_t MonotonicNanos() override { return now_ns_; }
+  int64_t WallNanos() override { return now_ns_; }
+  void SleepFor(std::chrono::nanoseconds duration) override {
+    if (duration.count() <= 0) return;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      sleeps_.push_back(duration);
+    }
+    now_ns_ += duration.count();
+  }
+
+  void Advance(std::chrono::nanoseconds duration) { now_ns_ += duration.count(); }
+  // Every SleepFor asked, in order.
+  std::vector<std::chrono::nanoseconds> sleeps() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return sleeps_;
+  }
+
+ private:
+  std::atomic<int64_t> now_ns_;
+  mutable std::mutex mu_;
+  std::vector<std::chrono::nanoseconds> sleeps_;
+};
+
+}  // namespace ream
