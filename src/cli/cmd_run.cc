@@ -25,9 +25,10 @@ struct RunFlags {
 };
 
 int RunRun(const RunFlags& f) {
+  auto platform = MakePosixPlatform();
   std::vector<ExperimentSpec> specs;
   for (const auto& path : f.specs) {
-    auto spec = LoadSpecFile(path);
+    auto spec = LoadSpecFile(*platform, path);
     if (!spec.ok()) {
       std::cerr << "ream run: " << spec.status().message() << "\n";
       return kExitBadInput;
@@ -38,7 +39,6 @@ int RunRun(const RunFlags& f) {
     std::cerr << "ream run: --interleave needs two or more specs (it alternates their runs)\n";
     return kExitBadInput;
   }
-  auto platform = MakePosixPlatform();
   RunnerOptions o;
   o.db_path = f.db;
   o.resume = f.resume;

@@ -1,14 +1,15 @@
-// `ream serve synthetic|kv`: ream's built-in servers, speaking ream's protocol.
+// `ream serve NAME`: ream's built-in servers (workloads/builtins.h), speaking ream's protocol.
 #include <cstdio>
 #include <iostream>
+#include <map>
 #include <memory>
+#include <vector>
 
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
 #include "platform/poller.h"
-#include "workloads/kv.h"
+#include "workloads/builtins.h"
 #include "workloads/server.h"
-#include "workloads/synthetic.h"
 
 namespace ream::cli {
 namespace {
@@ -17,10 +18,6 @@ struct ServeFlags {
   std::string bind = "127.0.0.1";
   int port = 0;
   int threads = 1;
-  std::string service;
-  uint64_t seed = 1;
-  uint64_t records = 100000;
-  size_t value_bytes = 64;
 };
 
 void AddCommon(CLI::App* sub, ServeFlags& f) {
@@ -55,29 +52,15 @@ int Serve(const char* what, const ServerOptions& options, HandlerFactory factory
   return 0;
 }
 
-int RunSynthetic(const ServeFlags& f) {
-  auto service = ServiceTime::Parse(f.service);
-  if (!service.ok()) {
-    std::cerr << "ream serve synthetic: " << service.status().message() << "\n";
-    return 2;
+// One built-in workload of the table: its options' texts (defaults filled in) make its server.
+int RunBuiltin(const BuiltinWorkload& w, const ServeFlags& f, const std::map<std::string, std::string>& values) {
+  auto made = w.make(values);
+  if (!made.ok()) {
+    std::cerr << "ream serve " << w.name << ": " << made.status().message() << "\n";
+    return ExitCodeFor(made.status());
   }
   ServerOptions o{.bind = f.bind, .port = f.port, .threads = f.threads};
-  return Serve("synthetic", o, MakeSyntheticHandlers(*service, f.seed), "service=" + f.service);
-}
-
-int RunKv(const ServeFlags& f) {
-  if (f.value_bytes > 1024 * 1024) {
-    std::cerr << "ream serve kv: --value-bytes must be <= 1048576\n";
-    return 2;
-  }
-  if (f.records > 100'000'000) {
-    std::cerr << "ream serve kv: --records must be <= 100000000\n";
-    return 2;
-  }
-  auto store = std::make_shared<KvStore>(f.records, f.value_bytes);
-  ServerOptions o{.bind = f.bind, .port = f.port, .threads = f.threads};
-  return Serve("kv", o, MakeKvHandlers(store),
-               "records=" + std::to_string(f.records) + " value_bytes=" + std::to_string(f.value_bytes));
+  return Serve(w.name.c_str(), o, std::move(made->handlers), made->detail);
 }
 
 }  // namespace
@@ -86,19 +69,31 @@ void AddServeCommand(CLI::App& app, CommandList& commands) {
   auto flags = std::make_shared<ServeFlags>();
   CLI::App* serve = app.add_subcommand("serve", "Run a built-in server (ream protocol) until SIGINT/SIGTERM");
   serve->require_subcommand(1);
-  CLI::App* syn = serve->add_subcommand(
-      "synthetic", "Each request busy-spins a service time drawn from --service (calibration workload)");
-  AddCommon(syn, *flags);
-  syn->add_option("--service", flags->service,
-                  "const:20us | exp:100us | lognormal:mean=100us,sigma=1 | bimodal:10us,1ms,p=0.01")
-      ->required();
-  syn->add_option("--seed", flags->seed, "Seed of the service-time draws")->capture_default_str();
-  CLI::App* kv = serve->add_subcommand("kv", "In-memory ordered key-value store: get, set, delete, scan");
-  AddCommon(kv, *flags);
-  kv->add_option("--records", flags->records, "Records preloaded (keys key0000000000000..)")
-      ->capture_default_str();
-  kv->add_option("--value-bytes", flags->value_bytes, "Bytes per preloaded value")->capture_default_str();
-  commands.push_back({serve, [flags, syn] { return syn->parsed() ? RunSynthetic(*flags) : RunKv(*flags); }});
+  // One subcommand per entry of the workload table (workloads/builtins.h), with its own options.
+  struct Entry {
+    const BuiltinWorkload* workload;
+    CLI::App* sub;
+    std::shared_ptr<std::map<std::string, std::string>> values;
+  };
+  auto entries = std::make_shared<std::vector<Entry>>();
+  for (const BuiltinWorkload& w : BuiltinWorkloads().all()) {
+    CLI::App* sub = serve->add_subcommand(w.name, w.help);
+    AddCommon(sub, *flags);
+    auto values = std::make_shared<std::map<std::string, std::string>>();
+    for (const WorkloadOption& o : w.options) {
+      (*values)[o.flag] = o.default_value;
+      CLI::Option* opt = sub->add_option(o.flag, (*values)[o.flag], o.help);
+      if (o.required) opt->required();
+      else opt->capture_default_str();
+    }
+    entries->push_back({&w, sub, values});
+  }
+  commands.push_back({serve, [flags, entries] {
+                        for (const Entry& e : *entries) {
+                          if (e.sub->parsed()) return RunBuiltin(*e.workload, *flags, *e.values);
+                        }
+                        return kExitBadInput;
+                      }});
 }
 
 }  // namespace ream::cli

@@ -3,7 +3,6 @@
 #include <chrono>
 #include <cstdio>
 #include <mutex>
-#include <thread>
 
 #include "experiment/point_columns.h"
 
@@ -84,7 +83,7 @@ class LocalLoadDriver final : public LoadDriver {
         out.failure = "the generator did not finish within 15 s of its response timeout after its window";
         break;
       }
-      std::this_thread::sleep_for(milliseconds(10));
+      p_.SleepFor(milliseconds(10));
     }
     if (window == kIn) hooks.window_ended();
     // The generator prints its JSON just before it exits; the pipe may still hold it when the

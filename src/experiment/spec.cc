@@ -4,13 +4,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <set>
 #include <sstream>
 
 #include <toml++/toml.h>
 
 #include "experiment/toml_section.h"
+#include "workloads/builtins.h"
 #include "protocol/registry.h"
 
 namespace ream {
@@ -19,7 +19,8 @@ namespace {
 Status ParseWorkload(const TomlSection& s, WorkloadSpec* w) {
   REAM_RETURN_IF_ERROR(s.Unknown());
   w->line = static_cast<int>(s.table().source().begin.line);
-  REAM_RETURN_IF_ERROR(s.OneOf("builtin", &w->builtin, {"kv", "synthetic"}));
+  const std::vector<std::string> builtins = BuiltinWorkloads().Names();
+  REAM_RETURN_IF_ERROR(s.OneOf("builtin", &w->builtin, builtins));
   REAM_RETURN_IF_ERROR(s.StringList("args", &w->args));
   REAM_RETURN_IF_ERROR(s.StringList("command", &w->command));
   REAM_RETURN_IF_ERROR(s.String("protocol", &w->protocol));
@@ -36,8 +37,11 @@ Status ParseWorkload(const TomlSection& s, WorkloadSpec* w) {
   w->restart = *RestartEveryFromString(restart);
   const std::string where = s.source() + ":" + std::to_string(w->line) + ": [workload] ";
   if (w->builtin.empty() == w->command.empty()) {
-    return InvalidArgument(where + "needs exactly one of 'builtin' (\"kv\" or \"synthetic\") "
-                                   "and 'command' (an argv array)");
+    std::string names;
+    for (size_t i = 0; i < builtins.size(); ++i) {
+      names += (i == 0 ? "" : i + 1 == builtins.size() ? " or " : ", ") + ("\"" + builtins[i] + "\"");
+    }
+    return InvalidArgument(where + "needs exactly one of 'builtin' (" + names + ") and 'command' (an argv array)");
   }
   if (!w->builtin.empty() && w->protocol != "ream") {
     return InvalidArgument(where + "a builtin server speaks protocol \"ream\", not \"" +
@@ -510,13 +514,16 @@ Result<ExperimentSpec> ParseSpec(const std::string& text, const std::string& sou
   return spec;
 }
 
-Result<ExperimentSpec> LoadSpecFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return NotFound("cannot read experiment spec " + path + ": no such file or not readable");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) return IoError("error reading experiment spec " + path);
-  return ParseSpec(ss.str(), path);
+Result<ExperimentSpec> LoadSpecFile(Platform& platform, const std::string& path) {
+  auto text = platform.ReadFile(path);
+  if (!text.ok()) {
+    StatusCode c = text.status().code();
+    if (c == StatusCode::kNotFound || c == StatusCode::kPermissionDenied) {
+      return NotFound("cannot read experiment spec " + path + ": no such file or not readable");
+    }
+    return IoError("error reading experiment spec " + path + ": " + text.status().message());
+  }
+  return ParseSpec(*text, path);
 }
 
 nlohmann::json ExperimentSpec::ToJson() const {

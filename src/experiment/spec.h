@@ -16,6 +16,7 @@
 #include "load/arrival.h"
 #include "load/key_chooser.h"
 #include "partition/knobs.h"
+#include "platform/platform.h"
 #include "platform/status.h"
 
 namespace ream {
@@ -159,6 +160,6 @@ struct ExperimentSpec {
 Result<ExperimentSpec> ParseSpec(const std::string& text, const std::string& source,
                                  const KnobTable& knobs = BuiltinKnobs());
 // Reads and parses a file; NotFound / IoError when it cannot be read.
-Result<ExperimentSpec> LoadSpecFile(const std::string& path);
+Result<ExperimentSpec> LoadSpecFile(Platform& platform, const std::string& path);
 
 }  // namespace ream

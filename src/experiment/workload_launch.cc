@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <chrono>
 #include <utility>
-#include <thread>
 
 #include "experiment/run_events.h"
 #include "platform/net.h"
@@ -118,7 +117,7 @@ Result<LaunchedWorkload> StartWorkload(Platform& p, SandboxKind& sandboxes, cons
     } else {
       auto fd = net::Connect(sb.address(), wl.port, std::chrono::duration_cast<std::chrono::nanoseconds>(step).count());
       if (fd.ok()) break;
-      std::this_thread::sleep_for(std::min(step, milliseconds(50)));
+      p.SleepFor(std::min(step, milliseconds(50)));
     }
   }
   return wl;
