@@ -38,6 +38,7 @@ std::vector<std::pair<int, int>> RunOrder(const std::vector<int>& runs, bool int
 Result<Plan> MakePlan(const ExperimentSpec& spec, const std::string& only) {
   Plan plan;
   plan.mode = spec.sweep.mode;
+  plan.axis = spec.sweep.axis;
   bool found = only.empty();
   int ordinal = 0;
   for (const auto& scenario : spec.scenarios) {

@@ -139,6 +139,15 @@ Status ParseSweep(const TomlSection& s, SweepSpec* w) {
   std::string mode = ToString(w->mode);
   REAM_RETURN_IF_ERROR(s.OneOf("mode", &mode, {"grid", "knee"}));
   w->mode = *SweepModeFromString(mode);
+  // The sweep's independent variable. Only the open-loop rate exists in the generator so far;
+  // "sessions" is named so a spec written for it gets a reason, not "unknown value".
+  std::string axis(LoadAxisName(w->axis));
+  REAM_RETURN_IF_ERROR(s.OneOf("axis", &axis, {"qps", "sessions"}));
+  if (axis != "qps") {
+    return s.Error(*s.Get("axis"), "axis",
+                   "is \"" + axis + "\": this ream's generator has no session load yet; the axis it sweeps is \"qps\"");
+  }
+  w->axis = *ParseLoadAxis(axis);
   REAM_RETURN_IF_ERROR(s.OneOf("on_failure", &w->on_failure, {"continue", "stop"}));
   REAM_RETURN_IF_ERROR(s.Int("stop_after_invalid", &w->stop_after_invalid, 0, 1000));
   const std::string where = s.source() + ":" + std::to_string(s.table().source().begin.line) + ": [sweep] ";
@@ -487,7 +496,7 @@ Result<ExperimentSpec> ParseSpec(const std::string& text, const std::string& sou
   REAM_RETURN_IF_ERROR(err);
   if (!sw) return InvalidArgument(source + ": [sweep] is required (qps = [...], a range, or mode = \"knee\")");
   REAM_RETURN_IF_ERROR(ParseSweep(TomlSection(*sw, "sweep", source,
-                                          {"mode", "qps", "start", "stop", "steps", "step", "low", "high",
+                                          {"mode", "axis", "qps", "start", "stop", "steps", "step", "low", "high",
                                            "precision", "max_points", "confirm", "remeasure_invalid",
                                            "stop_after_invalid", "on_failure"}),
                                   &spec.sweep));

@@ -15,6 +15,7 @@
 
 #include "load/arrival.h"
 #include "load/key_chooser.h"
+#include "load/load_axis.h"
 #include "partition/knobs.h"
 #include "platform/platform.h"
 #include "platform/status.h"
@@ -83,6 +84,7 @@ struct LoadSpec {
 
 struct SweepSpec {
   SweepMode mode = SweepMode::kGrid;  // "grid" (a list or a range) | "knee"
+  LoadAxis axis = LoadAxis::kQps;  // what the levels are (load/load_axis.h); "qps" only, so far
   std::vector<double> qps;    // grid: the load levels, ascending
   // knee: search [low, high] for the highest load meeting QoS to `precision` (relative).
   double low = 0, high = 0;
