@@ -185,6 +185,8 @@ struct ExperimentAnalysis {
   std::vector<Sensitivity> sensitivity;
   std::optional<Recommendation> recommendation;
   std::vector<std::string> warnings;
+  // Scenarios of the spec this machine could not run, with why (ExperimentData's).
+  std::map<std::string, std::string> skipped_scenarios;
 
   const GroupAnalysis* Find(const std::string& key) const;
 };

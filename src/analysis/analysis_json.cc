@@ -157,6 +157,12 @@ nlohmann::json ToJson(const ExperimentAnalysis& a) {
                       {"points", pts}});
   }
   j["groups"] = groups;
+  // Only when some scenario was skipped: a database without any reads as it always did.
+  if (!a.skipped_scenarios.empty()) {
+    json skipped = json::array();
+    for (const auto& [scenario, why] : a.skipped_scenarios) skipped.push_back({{"scenario", scenario}, {"reason", why}});
+    j["skipped_scenarios"] = skipped;
+  }
   j["scaling"] = {{"capacity_2st_over_1st", RatioJson(a.scaling.capacity_2st)},
                   {"capacity_2smt_over_1st", RatioJson(a.scaling.capacity_2smt)},
                   {"qps_at_20_2st_over_1st", RatioJson(a.scaling.qps20_2st)},

@@ -117,6 +117,9 @@ struct ExperimentData {
   nlohmann::json environment;  // kernel, CPU model, topology, doctor snapshot, ream version
   std::string spec_text;
   std::vector<RunData> runs;
+  // Scenarios of the spec this machine could not run (stored as skipped runs), with why:
+  // "2-SMT" -> "placement '2-SMT' needs SMT siblings ...".
+  std::map<std::string, std::string> skipped_scenarios;
 };
 
 }  // namespace ream::analysis

@@ -195,6 +195,10 @@ Result<ExperimentData> LoadExperiment(Store& store, const std::string& name) {
       }
       run.points.push_back(std::move(pd));
     }
+    if (r.status == RunStatus::kSkipped) {
+      d.skipped_scenarios[r.key.scenario] = r.failure;
+      continue;
+    }
     if ((r.status == RunStatus::kFailed || r.status == RunStatus::kUnavailable) &&
         run.points.empty()) {
       run.failed = true;

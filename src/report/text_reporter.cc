@@ -135,6 +135,10 @@ class TextReporter : public Reporter {
     }
     os << "\n";
 
+    for (const auto& [scenario, why] : a.skipped_scenarios) {
+      os << scenario << " — not available here: " << why << "\n";
+    }
+    if (!a.skipped_scenarios.empty()) os << "\n";
     os << "Scaling (ratios to 1-ST)\n";
     AlignedTable ts({"", upper + " UNDER QoS", upper + " @20% CPU", upper + " @50% CPU"});
     ts.Add({"2-ST / 1-ST", RatioText(a.scaling.capacity_2st), RatioText(a.scaling.qps20_2st),
