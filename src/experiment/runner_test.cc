@@ -290,6 +290,51 @@ TEST_F(RunnerTest, ScenariosLeftOutWithOnlyAreReportedSkipped) {
   EXPECT_EQ(driver.seen.size(), 1u);
 }
 
+TEST_F(RunnerTest, AScenarioTheMachineCannotPlaceIsSkippedAndStoredUnlessStrict) {
+  FakeLoadDriver driver([](double, int) { return FakeAnswer{100, true}; });
+  ExperimentSpec spec = Spec("qps = [100]");
+  spec.scenarios = {"1-ST", "512-ST"};  // no machine this runs on has 512 free cores
+  auto out = Run(spec, driver);
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  EXPECT_EQ(driver.seen.size(), 1u);  // 1-ST only
+  auto skipped = events_.All<ScenarioSkipped>();
+  ASSERT_EQ(skipped.size(), 1u);
+  EXPECT_EQ(skipped[0].scenario, "512-ST");
+  EXPECT_EQ(skipped[0].reason.rfind("not available here: ", 0), 0u) << skipped[0].reason;
+  auto store = Store::Open((dir_ / "results.db").string(), false);
+  ASSERT_TRUE(store.ok());
+  auto runs = store->ListRuns(1);
+  ASSERT_TRUE(runs.ok());
+  ASSERT_EQ(runs->size(), 2u);
+  const RunRecord& r = (*runs)[0].key.scenario == "512-ST" ? (*runs)[0] : (*runs)[1];
+  EXPECT_EQ(r.status, RunStatus::kSkipped);
+  EXPECT_FALSE(r.failure.empty());
+  auto e = store->GetExperiment(1);
+  ASSERT_TRUE(e.ok());
+  EXPECT_EQ(e->status, ExperimentStatus::kComplete);
+
+  // --strict refuses the spec before anything runs; and a spec of nothing but such scenarios
+  // is refused whatever the flag.
+  RunnerOptions strict;
+  strict.db_path = (dir_ / "strict.db").string();
+  strict.strict = true;
+  strict.observer = &events_;
+  strict.sandbox_kind = kind_.get();
+  strict.load_driver = &driver;
+  spec.name = "strict";
+  auto refused = RunExperiments(*platform_, {spec}, strict);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), StatusCode::kUnsupported);
+  EXPECT_NE(refused.status().message().find("512-ST"), std::string::npos);
+  spec.name = "none";
+  spec.scenarios = {"512-ST"};
+  strict.strict = false;
+  auto none = RunExperiments(*platform_, {spec}, strict);
+  ASSERT_FALSE(none.ok());
+  EXPECT_NE(none.status().message().find("no other scenario"), std::string::npos) << none.status().message();
+  EXPECT_EQ(driver.seen.size(), 1u);
+}
+
 TEST_F(RunnerTest, AWorkloadThatNeverBecomesReadyFailsTheExperimentWithItsOutput) {
   FakeLoadDriver driver([](double, int) { return FakeAnswer{100, true}; });
   ExperimentSpec spec = Spec("qps = [100]");
