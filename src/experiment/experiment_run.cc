@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "experiment/level.h"
+#include "experiment/load_range.h"
 #include "experiment/sweep.h"
 #include "experiment/workload_launch.h"
 #include "platform/signals.h"
@@ -46,16 +47,7 @@ class ExperimentRun::Context final : public SweepContext {
       ++outcome_.points_skipped;
       return it->second;
     }
-    if (wl_ && (r_.spec_.workload.restart == RestartEvery::kPoint || !wl_->sandbox->Alive())) {
-      if (!wl_->sandbox->Alive()) Emit(WorkloadRestarted{Where(), wl_->sandbox->ExitDescription()});
-      (void)wl_->sandbox->Stop();
-      wl_.reset();
-    }
-    if (!wl_) {
-      REAM_ASSIGN_OR_RETURN(LaunchedWorkload w, StartWorkload(r_.p_, r_.sandboxes_, r_.spec_, r_.prep_, run_,
-                                                              r_.o_.state_dir, Interrupted));
-      wl_ = std::move(w);
-    }
+    REAM_RETURN_IF_ERROR(EnsureWorkload());
     const int64_t started_ns = r_.p_.MonotonicNanos();
     uint64_t seed = r_.spec_.seed + 7919ull * static_cast<uint64_t>(run_.ordinal) + static_cast<uint64_t>(next_seq_);
     LoadOptions lo = LevelLoadOptions(r_.spec_, load, seed, wl_->sandbox->address(), wl_->port);
@@ -116,6 +108,47 @@ class ExperimentRun::Context final : public SweepContext {
     return spec.qos.service_multiplier * service_us;
   }
 
+  // qps = "auto": the probes of experiment/load_range.h, each a short level not stored as a
+  // point (the sweep's levels are); or the levels a resumed run chose before.
+  Result<std::vector<double>> AutoLevels() {
+    if (rec_.sweep.is_object() && rec_.sweep.contains("levels") && rec_.sweep["levels"].is_array()) {
+      std::vector<double> levels = rec_.sweep["levels"].get<std::vector<double>>();
+      LoadRangeChosen e{Where(), levels, std::nullopt, std::nullopt, std::nullopt, 0,
+                        rec_.sweep.value("why", std::string()), true};
+      Emit(e);
+      return levels;
+    }
+    const SweepSpec& sw = r_.spec_.sweep;
+    LoadRangeSearch search({.start_qps = sw.probe_start_qps, .levels = sw.auto_levels});
+    nlohmann::json probes = nlohmann::json::array();
+    int n = 0;
+    while (auto q = search.Next()) {
+      REAM_RETURN_IF_ERROR(EnsureWorkload());
+      uint64_t seed = r_.spec_.seed + 104729ull * static_cast<uint64_t>(run_.ordinal) + static_cast<uint64_t>(n++);
+      LoadOptions lo = LevelLoadOptions(r_.spec_, *q, seed, wl_->sandbox->address(), wl_->port);
+      lo.duration_ns = std::chrono::nanoseconds(sw.probe_duration).count();
+      lo.warmup_ns = std::min<int64_t>(lo.warmup_ns, lo.duration_ns / 2);
+      REAM_ASSIGN_OR_RETURN(PointData d, MeasureLevel(r_.p_, r_.driver_, *wl_, lo, r_.spec_.sample_interval,
+                                                      Interrupted));
+      RangeProbe p;
+      p.qps = *q;
+      p.cpu_util = d.point.cpu_util;
+      if (auto it = d.point.unavailable.find("cpu_util"); it != d.point.unavailable.end()) p.cpu_unavailable = it->second;
+      p.throughput_qps = d.point.throughput_qps.value_or(0);
+      p.valid = d.point.status == PointStatus::kOk && d.point.valid.value_or(false);
+      p.invalid_reason = d.point.status == PointStatus::kOk ? InvalidWhy(d.point) : d.point.failure;
+      probes.push_back({{"qps", p.qps}, {"cpu_util", p.cpu_util ? nlohmann::json(*p.cpu_util) : nlohmann::json()},
+                        {"throughput_qps", p.throughput_qps}, {"valid", p.valid}});
+      search.Take(p);
+    }
+    REAM_ASSIGN_OR_RETURN(std::vector<double> levels, search.Levels());
+    rec_.sweep = {{"levels", levels}, {"why", search.Why()}, {"probes", probes}};
+    REAM_RETURN_IF_ERROR(r_.store_.UpdateRun(rec_));
+    Emit(LoadRangeChosen{Where(), levels, search.qps_at_20(), search.qps_at_50(), search.saturation_qps(),
+                         static_cast<int>(search.probes().size()), search.Why(), false});
+    return levels;
+  }
+
   // Stops the workload, if one runs; a failure to remove what it created is said, not fatal.
   void StopWorkload() {
     if (!wl_) return;
@@ -151,6 +184,21 @@ class ExperimentRun::Context final : public SweepContext {
     Emit(e);
   }
 
+  // The workload, started when a level first needs it and again as the spec says.
+  Status EnsureWorkload() {
+    if (wl_ && (r_.spec_.workload.restart == RestartEvery::kPoint || !wl_->sandbox->Alive())) {
+      if (!wl_->sandbox->Alive()) Emit(WorkloadRestarted{Where(), wl_->sandbox->ExitDescription()});
+      (void)wl_->sandbox->Stop();
+      wl_.reset();
+    }
+    if (!wl_) {
+      REAM_ASSIGN_OR_RETURN(LaunchedWorkload w, StartWorkload(r_.p_, r_.sandboxes_, r_.spec_, r_.prep_, run_,
+                                                              r_.o_.state_dir, Interrupted));
+      wl_ = std::move(w);
+    }
+    return Status::Ok();
+  }
+
   ExperimentRun& r_;
   const PlannedRun& run_;
   RunRecord& rec_;
@@ -184,8 +232,19 @@ Status ExperimentRun::RunOne(const PlannedRun& run, RunRecord& rec, RunOutcome& 
   REAM_RETURN_IF_ERROR(store_.UpdateRun(rec));
   observer_.OnEvent(RunStarted{ctx.Where(), rec.workload_cpus, rec.generator_cpus, ctx.stored_points()});
 
-  SweepEnd end = spec_.sweep.mode == SweepMode::kGrid ? RunGrid(spec_.sweep, run.grid_loads, ctx)
-                                            : RunKnee(spec_.sweep, spec_.qos, ctx);
+  SweepEnd end;
+  if (spec_.sweep.mode == SweepMode::kKnee) {
+    end = RunKnee(spec_.sweep, spec_.qos, ctx);
+  } else if (spec_.sweep.auto_range) {
+    auto levels = ctx.AutoLevels();
+    if (levels.ok()) {
+      end = RunGrid(spec_.sweep, *levels, ctx);
+    } else {
+      end.status = levels.status();
+    }
+  } else {
+    end = RunGrid(spec_.sweep, run.grid_loads, ctx);
+  }
   ctx.StopWorkload();
   Status result = end.status;
   bool run_failed = end.stopped;
@@ -225,7 +284,8 @@ Status ExperimentRun::Begin(const Plan& plan, int64_t experiment_id) {
     int stored = static_cast<int>(pts.size());
     int remeasured = 0;  // a grid's stored extra attempts at invalid levels
     for (const auto& p : pts) remeasured += p.attempt > 0;
-    planned_points_ += plan.knee() ? spec_.sweep.max_points : static_cast<int>(run.grid_loads.size()) + remeasured;
+    int levels = plan.auto_levels > 0 ? plan.auto_levels : static_cast<int>(run.grid_loads.size());
+    planned_points_ += plan.knee() ? spec_.sweep.max_points : levels + remeasured;
     done_points_ += plan.knee() ? 0 : stored;
     todo_[i] = {&run, rec};
   }

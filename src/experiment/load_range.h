@@ -61,6 +61,7 @@ class LoadRangeSearch {
   bool decided_ = false;
   std::string failure_;  // set when the range cannot be decided
   std::string saturated_because_;
+  int invalid_low_ = 0;  // invalid probes before any valid one
   std::optional<double> at_20_, at_50_, saturation_;
 };
 

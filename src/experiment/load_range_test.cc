@@ -82,3 +82,28 @@ TEST(LoadRangeSearch, GivesUpAfterItsProbesWithTheHighestRate) {
 
 }  // namespace
 }  // namespace ream
+
+namespace ream {
+namespace {
+
+TEST(LoadRangeSearch, InvalidProbesAtLowLoadAreNotSaturation) {
+  // The machine's wake-ups make the two lowest probes invalid; the workload saturates far above.
+  LoadRangeSearch search({.start_qps = 200, .levels = 5});
+  int n = 0;
+  while (auto q = search.Next()) {
+    RangeProbe p = Server(*q, 100);
+    if (n++ < 2) {
+      p.valid = false;
+      p.invalid_reason = "timely 90 %";
+    }
+    search.Take(p);
+  }
+  ASSERT_TRUE(search.saturation_qps());
+  EXPECT_GE(*search.saturation_qps(), 9500);
+  ASSERT_TRUE(search.qps_at_20());
+  EXPECT_NEAR(*search.qps_at_20(), 2000, 20);
+  EXPECT_NE(search.Why().find("2 invalid at low load"), std::string::npos) << search.Why();
+}
+
+}  // namespace
+}  // namespace ream

@@ -96,6 +96,10 @@ void PrintDryRun(std::ostream& out, const Session& s) {
           << spec.sweep.precision * 100 << " %, at most " << spec.sweep.max_points
           << " points (an invalid point's load measured again up to " << spec.sweep.remeasure_invalid
           << " time(s))\n";
+    } else if (spec.sweep.auto_range) {
+      out << "qps = \"auto\": probes from " << Fmt("%.6g", spec.sweep.probe_start_qps)
+          << " QPS find the rates at 20 % and 50 % CPU and saturation, then " << spec.sweep.auto_levels
+          << " levels from the 20 % rate to saturation\n";
     } else {
       std::vector<std::string> q;
       for (double v : r.grid_loads) q.push_back(Fmt("%.6g", v));

@@ -335,6 +335,50 @@ TEST_F(RunnerTest, AScenarioTheMachineCannotPlaceIsSkippedAndStoredUnlessStrict)
   EXPECT_EQ(driver.seen.size(), 1u);
 }
 
+TEST_F(RunnerTest, AutoRangeNeedsTheWorkloadsCpuAndSaysWhyWithout) {
+  // The null sandbox has no cgroup: the probes cannot see the CPU, so the run fails saying so
+  // after one probe, and no sweep point is stored.
+  FakeLoadDriver driver([](double, int) { return FakeAnswer{100, true}; });
+  auto out = Run(Spec("qps = \"auto\"\nsteps = 4\nprobe_start = 300\nprobe_duration = \"200ms\""), driver);
+  ASSERT_FALSE(out.ok());
+  EXPECT_NE(out.status().message().find("needs the workload's CPU utilization"), std::string::npos)
+      << out.status().message();
+  EXPECT_NE(out.status().message().find("null sandbox"), std::string::npos) << out.status().message();
+  ASSERT_EQ(driver.seen.size(), 1u);
+  EXPECT_EQ(driver.seen[0].qps, 300);
+  EXPECT_EQ(driver.seen[0].duration_ns, 200'000'000);  // a probe's window, not the level's
+  auto finished = events_.All<RunFinished>();
+  ASSERT_EQ(finished.size(), 1u);
+  EXPECT_EQ(finished[0].status, "failed");
+}
+
+TEST_F(RunnerTest, AutoRangeOnResumeMeasuresTheLevelsChosenBefore) {
+  ExperimentSpec spec = Spec("qps = \"auto\"\nsteps = 3");
+  FakeLoadDriver first([](double, int) { return FakeAnswer{100, true}; });
+  first.cancel_after = 0;  // interrupted at the first probe: the run exists, nothing measured
+  ASSERT_TRUE(Run(spec, first).ok());
+  {
+    // What an earlier call chose (as AutoLevels stores it).
+    auto store = Store::Open((dir_ / "results.db").string(), false);
+    ASSERT_TRUE(store.ok());
+    auto runs = store->ListRuns(1);
+    ASSERT_TRUE(runs.ok() && runs->size() == 1u);
+    RunRecord r = (*runs)[0];
+    r.sweep = {{"levels", {150, 250, 350}}, {"why", "3 probe(s): chosen before"}};
+    ASSERT_TRUE(store->UpdateRun(r).ok());
+  }
+  events_.events.clear();
+  FakeLoadDriver second([](double, int) { return FakeAnswer{100, true}; });
+  auto again = Run(spec, second, /*resume=*/true);
+  ASSERT_TRUE(again.ok()) << again.status().message();
+  std::vector<double> asked;
+  for (const auto& o : second.seen) asked.push_back(o.qps);
+  EXPECT_EQ(asked, (std::vector<double>{150, 250, 350}));  // no probe, the stored levels
+  auto chosen = events_.All<LoadRangeChosen>();
+  ASSERT_EQ(chosen.size(), 1u);
+  EXPECT_TRUE(chosen[0].resumed);
+}
+
 TEST_F(RunnerTest, AWorkloadThatNeverBecomesReadyFailsTheExperimentWithItsOutput) {
   FakeLoadDriver driver([](double, int) { return FakeAnswer{100, true}; });
   ExperimentSpec spec = Spec("qps = [100]");

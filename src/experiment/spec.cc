@@ -160,6 +160,26 @@ Status ParseSweep(const TomlSection& s, SweepSpec* w) {
     w->remeasure_invalid = 0;
     REAM_RETURN_IF_ERROR(s.Int("remeasure_invalid", &w->remeasure_invalid, 0, 1000));
     const toml::node* list = s.Get("qps");
+    if (list && list->is_string()) {
+      // The seed's procedure: probes find the range (experiment/load_range.h); `steps` levels.
+      if (list->as_string()->get() != "auto") {
+        return s.Error(*list, "qps", "must be an array of rates, or \"auto\" (probes find the range)");
+      }
+      for (const char* k : {"start", "stop", "step"}) {
+        if (auto* n = s.Get(k)) return s.Error(*n, k, "does not go with qps = \"auto\" (the probes find the range)");
+      }
+      w->auto_range = true;
+      int64_t steps = w->auto_levels;
+      REAM_RETURN_IF_ERROR(s.Int("steps", &steps, 2, 1000));
+      w->auto_levels = static_cast<int>(steps);
+      REAM_RETURN_IF_ERROR(s.Number("probe_start", &w->probe_start_qps, 1e-3, 1e9));
+      REAM_RETURN_IF_ERROR(s.Duration("probe_duration", &w->probe_duration, std::chrono::milliseconds(200),
+                                      std::chrono::milliseconds(60000)));
+      return Status::Ok();
+    }
+    for (const char* k : {"probe_start", "probe_duration"}) {
+      if (auto* n = s.Get(k)) return s.Error(*n, k, "applies to qps = \"auto\" only");
+    }
     bool range = s.Get("start") || s.Get("stop") || s.Get("steps") || s.Get("step");
     if (list && range) {
       return s.Error(*list, "qps", "and a range (start/stop/steps) are both given; use one");
@@ -496,7 +516,7 @@ Result<ExperimentSpec> ParseSpec(const std::string& text, const std::string& sou
   REAM_RETURN_IF_ERROR(err);
   if (!sw) return InvalidArgument(source + ": [sweep] is required (qps = [...], a range, or mode = \"knee\")");
   REAM_RETURN_IF_ERROR(ParseSweep(TomlSection(*sw, "sweep", source,
-                                          {"mode", "axis", "qps", "start", "stop", "steps", "step", "low", "high",
+                                          {"mode", "axis", "qps", "probe_start", "probe_duration", "start", "stop", "steps", "step", "low", "high",
                                            "precision", "max_points", "confirm", "remeasure_invalid",
                                            "stop_after_invalid", "on_failure"}),
                                   &spec.sweep));
@@ -569,6 +589,12 @@ nlohmann::json ExperimentSpec::ToJson() const {
                 {"remeasure_invalid", sweep.remeasure_invalid},
                 {"stop_after_invalid", sweep.stop_after_invalid},
                 {"on_failure", sweep.on_failure}};
+  if (sweep.auto_range) {
+    j["sweep"]["qps"] = "auto";
+    j["sweep"]["steps"] = sweep.auto_levels;
+    j["sweep"]["probe_start"] = sweep.probe_start_qps;
+    j["sweep"]["probe_duration_ms"] = sweep.probe_duration.count();
+  }
   json parts = json::array();
   for (const auto& p : partitions) parts.push_back(p.ToJson());
   j["partitions"] = parts;

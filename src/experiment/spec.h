@@ -85,7 +85,13 @@ struct LoadSpec {
 struct SweepSpec {
   SweepMode mode = SweepMode::kGrid;  // "grid" (a list or a range) | "knee"
   LoadAxis axis = LoadAxis::kQps;  // what the levels are (load/load_axis.h); "qps" only, so far
-  std::vector<double> qps;    // grid: the load levels, ascending
+  std::vector<double> qps;    // grid: the load levels, ascending (empty with auto_range)
+  // grid, qps = "auto": short probes find the rates at 20 % and 50 % CPU and saturation
+  // (experiment/load_range.h), and `steps` levels span the 20 % rate to saturation.
+  bool auto_range = false;
+  int auto_levels = 8;
+  double probe_start_qps = 200;                        // the first probe's rate
+  std::chrono::milliseconds probe_duration{1000};     // each probe's measured window
   // knee: search [low, high] for the highest load meeting QoS to `precision` (relative).
   double low = 0, high = 0;
   double precision = 0.05;
