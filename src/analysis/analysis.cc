@@ -112,6 +112,9 @@ Result<ExperimentAnalysis> Analyze(const ExperimentData& d, const AnalysisOption
       }
       g.points.push_back(std::move(pa));
     }
+    for (const RunData* r : runs) {
+      if (g.load_range_note.empty()) g.load_range_note = r->load_range_note;
+    }
     if (!g.points.empty()) {
       g.min_qps = g.points.front().target_load;
       g.max_qps = g.points.back().target_load;

@@ -155,6 +155,8 @@ nlohmann::json ToJson(const ExperimentAnalysis& a) {
                       {"model", g.model ? ModelJson(*g.model) : json(nullptr)},
                       {"model_unavailable", g.model_unavailable},
                       {"points", pts}});
+    // Only for a range the sweep chose itself (qps = "auto"): other databases read as before.
+    if (!g.load_range_note.empty()) groups.back()["load_range_chosen_by_probes"] = g.load_range_note;
   }
   j["groups"] = groups;
   // Only when some scenario was skipped: a database without any reads as it always did.

@@ -566,3 +566,24 @@ TEST(Analyze, ASkippedScenarioIsNamedWithItsReasonInTheScalingAndTheJson) {
 
 }  // namespace
 }  // namespace ream::analysis
+
+namespace ream::analysis {
+namespace {
+
+TEST(Analyze, ARangeChosenByProbesIsStatedWithTable1) {
+  ExperimentData d;
+  d.name = "auto";
+  RunData r = ModelRun("1-ST", 1, 100e-6, 500, 9000, 500);
+  r.load_range_note = "5 probe(s): 20 % CPU at 2000 QPS, 50 % at 5000 QPS, saturated at 9500 QPS";
+  d.runs = {r};
+  auto a = Analyze(d, {});
+  ASSERT_TRUE(a.ok()) << a.status().ToString();
+  ASSERT_EQ(a->groups.size(), 1u);
+  EXPECT_EQ(a->groups[0].load_range_note, r.load_range_note);
+  EXPECT_EQ(ToJson(*a)["groups"][0]["load_range_chosen_by_probes"], r.load_range_note);
+  d.runs[0].load_range_note.clear();
+  EXPECT_FALSE(ToJson(*Analyze(d, {}))["groups"][0].contains("load_range_chosen_by_probes"));
+}
+
+}  // namespace
+}  // namespace ream::analysis

@@ -93,6 +93,9 @@ struct RunData {
   // In measurement order. A sweep may hold several points at one load: invalid attempts and
   // the re-measurement that decided it (sweep.remeasure_invalid).
   std::vector<PointData> points;
+  // How the sweep chose this run's levels when it chose them itself (qps = "auto"): the
+  // probes' findings; "" when the spec listed them.
+  std::string load_range_note;
 };
 
 // How QoS is decided (from the spec).

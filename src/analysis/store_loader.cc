@@ -150,6 +150,7 @@ Result<ExperimentData> LoadExperiment(Store& store, const std::string& name) {
     auto part = PartitionFromKnobs(r.partition, r.key.partition_label);
     if (!part.ok()) return part.status().Annotate("experiment '" + d.name + "'");
     run.partition = *part;
+    if (r.sweep.is_object()) run.load_range_note = r.sweep.value("why", std::string());
     Placement(r, topology, &run);
     REAM_ASSIGN_OR_RETURN(auto points, store.ListPoints(r.id));
     for (const auto& p : points) {

@@ -77,6 +77,11 @@ void LoadRangeSection(const Page& page, std::ostream& body) {
          << g.valid_points << "</td><td class=\"num\">" << g.invalid_points << "</td></tr>\n";
   }
   body << "</table>\n";
+  for (const auto& g : a.groups) {
+    if (g.load_range_note.empty()) continue;
+    body << "<p class=\"muted\">" << Esc(g.key) << ": range chosen by probes (qps = \"auto\"): "
+         << Esc(g.load_range_note) << "</p>\n";
+  }
 }
 
 // Table 2: the capacity under QoS ("max QPS under QoS" on a qps axis) and its neighbours.

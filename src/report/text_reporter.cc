@@ -113,6 +113,9 @@ class TextReporter : public Reporter {
               std::to_string(g.invalid_points)});
     }
     t1.Print(os);
+    for (const auto& g : a.groups) {
+      if (!g.load_range_note.empty()) os << "  " << g.key << ": range chosen by probes (qps = \"auto\"): " << g.load_range_note << "\n";
+    }
     os << "\n";
 
     os << "Table 2 — " << u << " under QoS (LQoS " << Opt(a.qos.target_us, " us") << ", " << pct
