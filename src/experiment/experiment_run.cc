@@ -135,6 +135,7 @@ class ExperimentRun::Context final : public SweepContext {
       p.cpu_util = d.point.cpu_util;
       if (auto it = d.point.unavailable.find("cpu_util"); it != d.point.unavailable.end()) p.cpu_unavailable = it->second;
       p.throughput_qps = d.point.throughput_qps.value_or(0);
+      p.achieved_qps = d.point.achieved_qps;
       p.valid = d.point.status == PointStatus::kOk && d.point.valid.value_or(false);
       p.invalid_reason = d.point.status == PointStatus::kOk ? InvalidWhy(d.point) : d.point.failure;
       probes.push_back({{"qps", p.qps}, {"cpu_util", p.cpu_util ? nlohmann::json(*p.cpu_util) : nlohmann::json()},

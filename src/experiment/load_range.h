@@ -3,6 +3,9 @@
 // the sweep's levels are spread from the 20 % rate to saturation — the seed chose, per
 // workload, "a QPS range covering at least 20 % to 50 % CPU" (its Table 1). Pure: the runner
 // measures each probe and hands it over; runner_test and load_range_test drive it with models.
+// A probe's lateness decides nothing (it needs only the CPU and the throughput); the range ends
+// where the throughput falls behind the offer, the CPU reaches 95 %, or the generator cannot
+// send the rate.
 //
 //   LoadRangeSearch search({.start_qps = 200, .levels = 8});
 //   while (auto q = search.Next()) search.Take(Probe(*q));   // measure at *q
@@ -29,7 +32,8 @@ struct RangeProbe {
   std::optional<double> cpu_util;  // fraction of the allotted CPUs, 0..1; nullopt: not measured
   std::string cpu_unavailable;     // why, when not measured
   double throughput_qps = 0;
-  bool valid = true;  // the generator kept its schedule
+  std::optional<double> achieved_qps;  // the rate the generator sent at; nullopt: the target's
+  bool valid = true;  // the generator kept its schedule (not decisive: see LoadRangeSearch::Take)
   std::string invalid_reason;
 };
 
@@ -61,7 +65,7 @@ class LoadRangeSearch {
   bool decided_ = false;
   std::string failure_;  // set when the range cannot be decided
   std::string saturated_because_;
-  int invalid_low_ = 0;  // invalid probes before any valid one
+  int invalid_ = 0;  // probes the generator sent late beyond the tolerance
   std::optional<double> at_20_, at_50_, saturation_;
 };
 
