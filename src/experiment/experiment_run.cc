@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <chrono>
 #include <optional>
+#include <tuple>
+#include <cstdio>
 
 #include "experiment/level.h"
 #include "experiment/load_range.h"
@@ -51,6 +53,7 @@ class ExperimentRun::Context final : public SweepContext {
     const int64_t started_ns = r_.p_.MonotonicNanos();
     uint64_t seed = r_.spec_.seed + 7919ull * static_cast<uint64_t>(run_.ordinal) + static_cast<uint64_t>(next_seq_);
     LoadOptions lo = LevelLoadOptions(r_.spec_, load, seed, wl_->sandbox->address(), wl_->port);
+    if (clients_) std::tie(lo.threads, lo.connections) = *clients_;
     REAM_ASSIGN_OR_RETURN(PointData d, MeasureLevel(r_.p_, r_.driver_, *wl_, lo, r_.spec_.sample_interval,
                                                     Interrupted));
     d.point.run_id = rec_.id;
@@ -150,6 +153,70 @@ class ExperimentRun::Context final : public SweepContext {
     return levels;
   }
 
+  // connections / threads = "auto": at the sweep's top level, the fewest clients that keep it
+  // timely (probes, not stored as points), or those a resumed run chose before.
+  Status ChooseClients(double top) {
+    const LoadSpec& l = r_.spec_.load;
+    if (!l.connections_auto && !l.threads_auto) return Status::Ok();
+    if (rec_.sweep.is_object() && rec_.sweep.contains("connections") && rec_.sweep.contains("threads")) {
+      clients_ = {rec_.sweep["threads"].get<int>(), rec_.sweep["connections"].get<int>()};
+      Emit(ClientsChosen{Where(), clients_->first, clients_->second, rec_.sweep.value("clients_timely", false),
+                         rec_.sweep.value("clients_why", std::string()), true});
+      return Status::Ok();
+    }
+    int max_threads = std::max<int>(1, static_cast<int>(r_.prep_.generator_cpus.size()));
+    auto candidates = ClientCandidates(l.threads_auto, l.threads, l.connections_auto, l.connections, max_threads);
+    if (candidates.empty()) {
+      return InvalidArgument(SpecAt(r_.spec_, 0) + "[load] threads = " + std::to_string(l.threads) +
+                             " need at least as many connections (" + std::to_string(l.connections) + ")");
+    }
+    const SweepSpec& sw = r_.spec_.sweep;
+    std::string tried;
+    std::optional<std::pair<int, int>> best;
+    double best_timely = -1;
+    bool timely = false;
+    int n = 0;
+    for (auto [t, c] : candidates) {
+      REAM_RETURN_IF_ERROR(EnsureWorkload());
+      uint64_t seed = r_.spec_.seed + 15485863ull * static_cast<uint64_t>(run_.ordinal) + static_cast<uint64_t>(n++);
+      LoadOptions lo = LevelLoadOptions(r_.spec_, top, seed, wl_->sandbox->address(), wl_->port);
+      lo.threads = t;
+      lo.connections = c;
+      if (sw.auto_range) {
+        lo.duration_ns = std::chrono::nanoseconds(sw.probe_duration).count();
+        lo.warmup_ns = std::min<int64_t>(lo.warmup_ns, lo.duration_ns / 2);
+      }
+      REAM_ASSIGN_OR_RETURN(PointData d, MeasureLevel(r_.p_, r_.driver_, *wl_, lo, r_.spec_.sample_interval,
+                                                      Interrupted));
+      double ratio = d.point.timely_ratio.value_or(0);
+      char b[96];
+      std::snprintf(b, sizeof b, "%s%d×%d: %.1f %% timely", tried.empty() ? "" : ", ", c, t, ratio * 100);
+      tried += b;
+      if (ratio > best_timely) {
+        best_timely = ratio;
+        best = {t, c};
+      }
+      if (d.point.status == PointStatus::kOk && ratio >= r_.spec_.qos.min_timely_ratio) {
+        best = {t, c};
+        timely = true;
+        break;
+      }
+    }
+    clients_ = best;
+    char top_text[64];
+    std::snprintf(top_text, sizeof top_text, "%.6g QPS", top);
+    std::string why = std::string(timely ? "the fewest keeping " : "none kept ") + top_text + " timely (" +
+                      tried + ", connections×threads)" + (timely ? "" : "; the most timely is used");
+    if (!rec_.sweep.is_object()) rec_.sweep = nlohmann::json::object();
+    rec_.sweep["threads"] = clients_->first;
+    rec_.sweep["connections"] = clients_->second;
+    rec_.sweep["clients_timely"] = timely;
+    rec_.sweep["clients_why"] = why;
+    REAM_RETURN_IF_ERROR(r_.store_.UpdateRun(rec_));
+    Emit(ClientsChosen{Where(), clients_->first, clients_->second, timely, why, false});
+    return Status::Ok();
+  }
+
   // Stops the workload, if one runs; a failure to remove what it created is said, not fatal.
   void StopWorkload() {
     if (!wl_) return;
@@ -210,6 +277,7 @@ class ExperimentRun::Context final : public SweepContext {
   std::map<std::pair<double, int64_t>, PointData> have_;
   int64_t next_seq_ = 0;
   std::optional<LaunchedWorkload> wl_;
+  std::optional<std::pair<int, int>> clients_;  // (threads, connections) chosen by ChooseClients
 };
 
 Status ExperimentRun::RunPlanned(size_t i, RunOutcome& outcome) {
@@ -236,15 +304,15 @@ Status ExperimentRun::RunOne(const PlannedRun& run, RunRecord& rec, RunOutcome& 
   SweepEnd end;
   if (spec_.sweep.mode == SweepMode::kKnee) {
     end = RunKnee(spec_.sweep, spec_.qos, ctx);
-  } else if (spec_.sweep.auto_range) {
-    auto levels = ctx.AutoLevels();
-    if (levels.ok()) {
-      end = RunGrid(spec_.sweep, *levels, ctx);
-    } else {
-      end.status = levels.status();
-    }
   } else {
-    end = RunGrid(spec_.sweep, run.grid_loads, ctx);
+    Result<std::vector<double>> levels = run.grid_loads;
+    if (spec_.sweep.auto_range) levels = ctx.AutoLevels();
+    Status clients = levels.ok() && !levels->empty() ? ctx.ChooseClients(levels->back()) : levels.status();
+    if (!clients.ok()) {
+      end.status = clients;
+    } else {
+      end = RunGrid(spec_.sweep, *levels, ctx);
+    }
   }
   ctx.StopWorkload();
   Status result = end.status;

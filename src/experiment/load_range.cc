@@ -100,6 +100,20 @@ Result<std::vector<double>> LoadRangeSearch::Levels() const {
   return out;
 }
 
+std::vector<std::pair<int, int>> ClientCandidates(bool threads_auto, int threads, bool connections_auto,
+                                                  int connections, int max_threads, int max_connections) {
+  std::vector<std::pair<int, int>> out;
+  for (int t = threads_auto ? 1 : threads; t <= (threads_auto ? std::max(max_threads, 1) : threads); ++t) {
+    if (!connections_auto) {
+      if (connections >= t) out.emplace_back(t, connections);
+      continue;
+    }
+    for (int c = t; c <= std::max(max_connections, t); c *= 2) out.emplace_back(t, c);
+  }
+  std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
+  return out;
+}
+
 std::string LoadRangeSearch::Why() const {
   if (!failure_.empty()) return failure_;
   std::string s = std::to_string(probes_.size()) + " probe(s)" +

@@ -14,6 +14,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "platform/status.h"
@@ -68,5 +69,13 @@ class LoadRangeSearch {
   int invalid_ = 0;  // probes the generator sent late beyond the tolerance
   std::optional<double> at_20_, at_50_, saturation_;
 };
+
+// connections / threads = "auto": the (threads, connections) pairs to try at the sweep's top
+// level, fewest clients first — the seed's "fewest clients that keep >= 97.5 % of requests
+// timely". An automatic count takes 1..max_threads threads, and t, 2t, 4t, ... up to
+// max_connections connections for t threads; a fixed one is its value. Pairs with fewer
+// connections than threads are left out (each thread needs one).
+std::vector<std::pair<int, int>> ClientCandidates(bool threads_auto, int threads, bool connections_auto,
+                                                  int connections, int max_threads, int max_connections = 64);
 
 }  // namespace ream

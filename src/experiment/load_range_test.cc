@@ -104,3 +104,17 @@ TEST(LoadRangeSearch, LateProbesAreNotSaturation) {
 
 }  // namespace
 }  // namespace ream
+
+namespace ream {
+namespace {
+
+TEST(ClientCandidates, FewestClientsFirstAndEachThreadWithAConnection) {
+  using P = std::vector<std::pair<int, int>>;
+  EXPECT_EQ(ClientCandidates(false, 1, true, 4, 2, 8), (P{{1, 1}, {1, 2}, {1, 4}, {1, 8}}));
+  EXPECT_EQ(ClientCandidates(true, 1, false, 4, 2), (P{{1, 4}, {2, 4}}));
+  EXPECT_EQ(ClientCandidates(true, 1, true, 4, 2, 4), (P{{1, 1}, {1, 2}, {2, 2}, {1, 4}, {2, 4}}));
+  EXPECT_EQ(ClientCandidates(true, 1, false, 1, 2), (P{{1, 1}}));  // 2 threads need 2 connections
+}
+
+}  // namespace
+}  // namespace ream

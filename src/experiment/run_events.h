@@ -111,6 +111,16 @@ struct LoadRangeChosen {
   bool resumed = false;  // read back from the store, not probed again
 };
 
+// connections / threads = "auto": what the probes at the top level chose.
+struct ClientsChosen {
+  EventRun run;
+  int threads = 1;
+  int connections = 1;
+  bool timely = false;  // the choice kept the top level timely (else: the most tried, said why)
+  std::string why;
+  bool resumed = false;
+};
+
 // A grid stopped early by sweep.stop_after_invalid.
 struct GridStopped {
   EventRun run;
@@ -149,7 +159,7 @@ struct RunFinished {
 };
 
 using RunEvent = std::variant<ExperimentStarted, ScenarioSkipped, RunStarted, WorkloadRestarted, LevelMeasured,
-                              MeasuringAgain, QosTargetSet, LoadRangeChosen, GridStopped, KneeEnded, RunWarning,
+                              MeasuringAgain, QosTargetSet, LoadRangeChosen, ClientsChosen, GridStopped, KneeEnded, RunWarning,
                               RunFinished>;
 
 // The event's name ("level_measured", …) and its JSON form ({"event": name, ...}).

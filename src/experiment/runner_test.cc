@@ -46,6 +46,7 @@ class FakeLoadDriver final : public LoadDriver {
     hooks.window_started();
     hooks.window_ended();
     FakeAnswer a = model_(o.qps, call);
+    if (timely_if && !timely_if(o)) a.valid = false;
     LoadResult r;
     r.options = o;
     r.protocol = o.protocol;
@@ -71,6 +72,8 @@ class FakeLoadDriver final : public LoadDriver {
 
   std::vector<LoadOptions> seen;
   int cancel_after = -1;
+  // When set: a level is late (invalid) unless its options pass (e.g. enough connections).
+  std::function<bool(const LoadOptions&)> timely_if;
 
  private:
   FakeModel model_;
@@ -377,6 +380,27 @@ TEST_F(RunnerTest, AutoRangeOnResumeMeasuresTheLevelsChosenBefore) {
   auto chosen = events_.All<LoadRangeChosen>();
   ASSERT_EQ(chosen.size(), 1u);
   EXPECT_TRUE(chosen[0].resumed);
+}
+
+TEST_F(RunnerTest, AutoConnectionsAreTheFewestKeepingTheTopLevelTimely) {
+  FakeLoadDriver driver([](double, int) { return FakeAnswer{100, true}; });
+  driver.timely_if = [](const LoadOptions& o) { return o.connections >= 4; };
+  ExperimentSpec spec = Spec("qps = [100, 200, 300]");
+  spec.load.connections_auto = true;
+  auto out = Run(spec, driver);
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  // Probes at the top level with 1, 2, 4 connections; then the grid with 4.
+  std::vector<std::pair<double, int>> asked;
+  for (const auto& o : driver.seen) asked.emplace_back(o.qps, o.connections);
+  EXPECT_EQ(asked, (std::vector<std::pair<double, int>>{{300, 1}, {300, 2}, {300, 4}, {100, 4}, {200, 4}, {300, 4}}));
+  auto chosen = events_.All<ClientsChosen>();
+  ASSERT_EQ(chosen.size(), 1u);
+  EXPECT_EQ(chosen[0].connections, 4);
+  EXPECT_TRUE(chosen[0].timely);
+  EXPECT_EQ(Points().size(), 3u);  // the probes are not points
+  auto store = Store::Open((dir_ / "results.db").string(), false);
+  auto runs = store->ListRuns(1);
+  EXPECT_EQ((*runs)[0].sweep["connections"], 4);
 }
 
 TEST_F(RunnerTest, AWorkloadThatNeverBecomesReadyFailsTheExperimentWithItsOutput) {

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <set>
+#include <tuple>
 #include <sstream>
 
 #include <toml++/toml.h>
@@ -100,8 +101,17 @@ Status ParseLoad(const TomlSection& s, LoadSpec* l) {
   REAM_RETURN_IF_ERROR(s.Int("keys", &l->keys, 1, int64_t{1} << 40));
   REAM_RETURN_IF_ERROR(s.Number("get_ratio", &l->get_ratio, 0.0, 1.0));
   REAM_RETURN_IF_ERROR(s.Int("value_bytes", &l->value_bytes, 0, 16 << 20));
-  REAM_RETURN_IF_ERROR(s.Int("connections", &l->connections, 1, 100000));
-  REAM_RETURN_IF_ERROR(s.Int("threads", &l->threads, 1, 1024));
+  // "auto": the fewest that keep the top level timely (experiment/load_range.h: ClientChoices).
+  for (auto [key, flag, value] : {std::tuple{"connections", &l->connections_auto, &l->connections},
+                                  std::tuple{"threads", &l->threads_auto, &l->threads}}) {
+    const toml::node* n = s.Get(key);
+    if (n && n->is_string()) {
+      if (n->as_string()->get() != "auto") return s.Error(*n, key, "must be a whole number, or \"auto\"");
+      *flag = true;
+      continue;
+    }
+    REAM_RETURN_IF_ERROR(s.Int(key, value, 1, std::string(key) == "threads" ? 1024 : 100000));
+  }
   REAM_RETURN_IF_ERROR(s.Duration("warmup", &l->warmup, std::chrono::milliseconds(0),
                                   std::chrono::milliseconds(3600000)));
   REAM_RETURN_IF_ERROR(s.Duration("duration", &l->duration, std::chrono::milliseconds(100),
@@ -537,6 +547,10 @@ Result<ExperimentSpec> ParseSpec(const std::string& text, const std::string& sou
   }
   REAM_RETURN_IF_ERROR(err);
   REAM_RETURN_IF_ERROR(CheckProtocol(spec));
+  if (spec.sweep.mode == SweepMode::kKnee && (spec.load.connections_auto || spec.load.threads_auto)) {
+    return InvalidArgument(source + ": [load] connections / threads = \"auto\" chooses them at a grid's top level; "
+                           "give a knee search fixed ones");
+  }
   if (spec.sweep.mode == SweepMode::kKnee && spec.load.duration < std::chrono::milliseconds(500)) {
     return InvalidArgument(source + ": [load] duration below 500ms is too short for a knee search's percentiles");
   }

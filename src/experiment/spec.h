@@ -67,6 +67,10 @@ struct LoadSpec {
   int64_t value_bytes = 64;
   int connections = 4;
   int threads = 1;                       // generator threads
+  // connections / threads = "auto": the fewest that keep the sweep's top level timely (the
+  // seed's "fewest clients that keep >= 97.5 % of requests timely"), found by probes there.
+  bool connections_auto = false;
+  bool threads_auto = false;
   std::chrono::milliseconds warmup{1000};
   std::chrono::milliseconds duration{5000};
   std::chrono::microseconds timely_tolerance{20};
