@@ -60,6 +60,7 @@ struct Conn {
   int64_t connect_deadline_ns = 0;
   int failed_attempts = 0;        // in a row, since the last response on this connection
   uint64_t answered = 0;          // responses on the current socket
+  uint64_t sent = 0;              // requests written on the current socket
   bool reconnected = false;       // the current socket replaced one the server closed
   std::string down_reason;        // why it went down
   std::string last_error;         // the last failed attempt's cause
@@ -89,6 +90,9 @@ struct ThreadState {
   uint64_t reconnections = 0, reconnect_failures = 0, unanswered_total = 0;
   std::map<std::string, uint64_t> reconnect_reasons;
   int down = 0;  // connections down now (reconnecting)
+  // Learned from the server: it announces a close after this many responses on a connection
+  // (nginx's keepalive_requests). 0: not known.
+  uint64_t close_after = 0;
   std::vector<double> gap_sample;  // normalized send gaps (Exp(1) under the null)
   uint64_t gap_stride = 1;
   size_t gap_capacity = 0;
@@ -168,9 +172,15 @@ void ThreadRunner::Issue(int64_t sched_ns, bool measured) {
     CountError(measured, "not sent: every connection was closed");
     return;
   }
-  if (c->down) {
+  if (!c->down && s_.close_after > 0 && c->sent >= s_.close_after && c->outstanding == 0) {
+    s_.close_after = 0;  // every answer is in and no close came: the count was not a rule
+  }
+  if (c->down || (s_.close_after > 0 && c->sent >= s_.close_after)) {
     // Its new socket is not up yet: the request keeps its place in the schedule and goes out
     // on the new socket as soon as it is up (late, so non-timely) — never dropped, never moved.
+    // Likewise once the connection has carried as many requests as the server answers on one
+    // before it closes it: a request written now would be discarded unanswered by the server,
+    // so it waits for the last answer (and its close) and goes out on the next socket.
     c->waiting.emplace_back(sched_ns, measured);
     return;
   }
@@ -200,6 +210,7 @@ void ThreadRunner::IssueOn(Conn* c, int64_t sched_ns, bool measured) {
   int64_t now = MonotonicNowNs();
   slot = {.id = id, .sched_ns = sched_ns, .send_ns = now, .outstanding = true, .measured = measured};
   ++c->outstanding;
+  ++c->sent;
   ++s_.issued_total;
   if (!c->dirty) c->dirty = true;
   if (measured) {
@@ -351,6 +362,7 @@ void ThreadRunner::OnConnectDone(Conn* c) {
   c->connecting = false;
   c->down = false;
   c->answered = 0;
+  c->sent = 0;
   c->reconnected = true;
   --s_.down;
   ++s_.reconnections;
@@ -429,7 +441,11 @@ void ThreadRunner::OnReadable(Conn* c) {
     }
     if (closes != nullptr) {
       // Nothing after this response will be answered on this socket: move on to a new one now
-      // rather than write more requests into a connection that is going away.
+      // rather than write more requests into a connection that is going away. A server that
+      // closes after a fixed count of responses (nginx: keepalive_requests) is then taken at its
+      // word, so later sockets stop taking requests at that count instead of losing the ones
+      // written behind its last answer.
+      if (s_.close_after == 0 || c->answered < s_.close_after) s_.close_after = c->answered;
       Down(c, closes);
       return;
     }
@@ -439,6 +455,14 @@ void ThreadRunner::OnReadable(Conn* c) {
     Down(c, close.reason);
   } else if (r.error != 0) {
     Down(c, "receiving: " + net::DescribeIo(r));
+  } else if (!c->waiting.empty() && c->outstanding == 0) {
+    // Held back for a close at close_after that did not come: the count was not a rule of the
+    // server. Forget it and send what waited.
+    s_.close_after = 0;
+    std::vector<std::pair<int64_t, bool>> due;
+    due.swap(c->waiting);
+    for (const auto& [sched, measured] : due) IssueOn(c, sched, measured);
+    if (c->dirty) Flush(c);
   }
 }
 
@@ -820,6 +844,7 @@ Result<LoadResult> RunLoad(const LoadOptions& o) {
     r.connection_failures.insert(r.connection_failures.end(), s->connection_failures.begin(),
                                  s->connection_failures.end());
     r.reconnections += s->reconnections;
+    r.server_closes_after = std::max(r.server_closes_after, s->close_after);
     r.reconnect_failures += s->reconnect_failures;
     r.unanswered_total += s->unanswered_total;
     for (const auto& [k, v] : s->reconnect_reasons) r.reconnect_reasons[k] += v;
@@ -889,6 +914,7 @@ nlohmann::json LoadResult::ToJson() const {
   j["reconnections"] = reconnections;
   j["reconnect_reasons"] = reconnect_reasons;
   j["reconnect_attempts_failed"] = reconnect_failures;
+  j["server_closes_after"] = server_closes_after ? nlohmann::json(server_closes_after) : nlohmann::json(nullptr);
   j["timely_ratio"] = timely_ratio;
   j["timely_tolerance_us"] = static_cast<double>(o.timely_tolerance_ns) / 1e3;
   j["valid"] = valid;
@@ -1016,6 +1042,10 @@ std::string LoadResult::Summary() const {
                   static_cast<unsigned long long>(unanswered_total));
     s += b;
     for (const auto& [reason, n] : reconnect_reasons) s += " " + std::to_string(n) + " × " + reason + ";";
+    if (server_closes_after > 0) {
+      s += " the server closes a connection after " + std::to_string(server_closes_after) +
+           " responses, so no more were written on one;";
+    }
     s.back() = '\n';
   }
   if (valid) {

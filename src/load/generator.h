@@ -95,6 +95,10 @@ struct LoadResult {
   uint64_t reconnections = 0;
   std::map<std::string, uint64_t> reconnect_reasons;
   uint64_t reconnect_failures = 0;
+  // When the server announced its closes after a fixed count of responses (nginx's
+  // keepalive_requests), that count: requests due on a connection that reached it waited for
+  // the next socket instead of being written where they would be discarded. 0: none learned.
+  uint64_t server_closes_after = 0;
   // Requests written over the whole run that no response answered (lost with a closed
   // connection, overtaken, or past the response timeout): issued_total = completed_total +
   // unanswered_total once the run is over.

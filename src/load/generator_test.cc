@@ -363,6 +363,15 @@ void ExpectReconnectsAndCountsEveryRequestOnce(ClosingHttpServer::Mode mode, con
   // Lost ones (written after the server's last answer) are errors, counted by reason.
   EXPECT_LE(r->errors, r->unanswered_total);
   EXPECT_EQ(r->completed + r->errors, r->issued);
+  if (mode == ClosingHttpServer::Mode::kAnnounce) {
+    // The announced count is learned; after it no request is written where it would be lost:
+    // only the closes before it was learned (one per connection at most) lose any.
+    EXPECT_EQ(r->server_closes_after, static_cast<uint64_t>(kLimit));
+  } else {
+    EXPECT_EQ(r->server_closes_after, 0u);
+  }
+  std::printf("note: %llu unanswered of %llu sent\n", static_cast<unsigned long long>(r->unanswered_total),
+              static_cast<unsigned long long>(r->issued_total));
   nlohmann::json j = r->ToJson();
   EXPECT_EQ(j["reconnections"].get<uint64_t>(), r->reconnections);
   EXPECT_TRUE(j["reconnect_reasons"].is_object());
