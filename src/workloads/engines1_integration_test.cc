@@ -63,10 +63,24 @@ class EnginesIntegration : public ::testing::Test {
     EXPECT_EQ(run.code, 0) << run.output;
     std::printf("ream run %s: %.1f s\n%s", name.c_str(), seconds, run.output.c_str());
     Exec a = Ream("analyze --db " + db + " --experiment " + name + " --json", /*stdout_only=*/true);
-    EXPECT_EQ(a.code, 0) << a.output;
+    if (a.code != 0) {
+      // Its message (on stderr): "no valid point" means the machine was too busy to measure.
+      analyze_error_ = Ream("analyze --db " + db + " --experiment " + name).output;
+      return nlohmann::json::value_t::discarded;
+    }
     auto j = nlohmann::json::parse(a.output, nullptr, /*allow_exceptions=*/false);
     EXPECT_FALSE(j.is_discarded()) << a.output;
     return j;
+  }
+
+  // The points the generator measured validly (timely, at the target rate). On this
+  // project's shared 2-vCPU VMs another process on the generator's CPU can make every level
+  // late; then nothing about the workload was measured and the category cannot be checked.
+  static int ValidPoints(const nlohmann::json& j) {
+    int n = 0;
+    if (j.is_discarded() || !j.contains("groups") || j["groups"].empty()) return 0;
+    for (const auto& p : j["groups"][0]["points"]) n += p["valid"].get<bool>();
+    return n;
   }
 
   // The classifier's verdict with its evidence, printed for the record.
@@ -84,7 +98,15 @@ class EnginesIntegration : public ::testing::Test {
     return c["name"].get<std::string>();
   }
 
+  // Skips the test when no level could be measured (see ValidPoints); fails on another error.
+  void SkipWhenNothingWasMeasured(const nlohmann::json& j) {
+    if (!j.is_discarded()) return;
+    ASSERT_NE(analyze_error_.find("has no valid point"), std::string::npos) << analyze_error_;
+    GTEST_SKIP() << "the generator kept its schedule at no level (too busy to measure): " << analyze_error_;
+  }
+
   std::string dir_;
+  std::string analyze_error_;
 };
 
 // What both specs share: the example's load, shortened (levels of 1 s after 300 ms warm-up).
@@ -100,7 +122,7 @@ timely_tolerance = "200us"
 )";
 
 TEST_F(EnginesIntegration, XapianIsFast) {
-  // 5 000 documents: ~0.1 ms per query, an index built in about a second.
+  // 5 000 documents: ~0.08 ms per query (measured), an index built in well under a second.
   auto j = RunAndAnalyze("xapian-it", std::string(R"(
 [workload]
 builtin = "xapian"
@@ -109,16 +131,21 @@ threads = 1
 ready_timeout = "30s"
 )") + kLoad + R"(
 [sweep]
-qps = [200, 1000, 2000, 3000]
+qps = [500, 2500, 4000, 5500]
+remeasure_invalid = 1
 )");
+  SkipWhenNothingWasMeasured(j);
+  if (IsSkipped() || HasFatalFailure()) return;
+  EXPECT_EQ(j["qos"]["service_method"], "server-reported") << j["qos"].dump();
+  if (ValidPoints(j) < 3) GTEST_SKIP() << "the generator kept its schedule at fewer than 3 levels: too busy to measure";
   EXPECT_EQ(Category(j), "fast") << j.dump(1);
-  // The server reported its service time: the target is the seed's rule, not a fallback.
+  // The target is the seed's rule on the service time the server reported: 5 x ~0.1 ms.
   ASSERT_TRUE(j["qos"]["target_us"].is_number()) << j["qos"].dump();
-  EXPECT_LT(j["qos"]["target_us"].get<double>(), 5000) << j["qos"].dump();
+  EXPECT_LT(j["qos"]["target_us"].get<double>(), 2000) << j["qos"].dump();
 }
 
 TEST_F(EnginesIntegration, DnnIsFast) {
-  // A smaller network than the small preset: ~0.15 ms of sgemm per request.
+  // A smaller network than the small preset: ~0.09 ms of sgemm per request (measured).
   auto j = RunAndAnalyze("dnn-it", std::string(R"(
 [workload]
 builtin = "dnn"
@@ -127,10 +154,16 @@ threads = 1
 ready_timeout = "30s"
 )") + kLoad + R"(
 [sweep]
-qps = [200, 1000, 2000, 3000]
+qps = [500, 2500, 4000, 5500]
+remeasure_invalid = 1
 )");
+  SkipWhenNothingWasMeasured(j);
+  if (IsSkipped() || HasFatalFailure()) return;
+  EXPECT_EQ(j["qos"]["service_method"], "server-reported") << j["qos"].dump();
+  if (ValidPoints(j) < 3) GTEST_SKIP() << "the generator kept its schedule at fewer than 3 levels: too busy to measure";
   EXPECT_EQ(Category(j), "fast") << j.dump(1);
   ASSERT_TRUE(j["qos"]["target_us"].is_number()) << j["qos"].dump();
+  EXPECT_LT(j["qos"]["target_us"].get<double>(), 2000) << j["qos"].dump();
 }
 
 }  // namespace
