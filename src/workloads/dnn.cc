@@ -50,7 +50,7 @@ Result<DnnOptions> DnnPreset(const std::string& name) {
   } else if (name == "large") {
     o.width = 2048, o.depth = 6, o.batch = 128;
   } else {
-    return NotFound("--size '" + name + "' is not a preset (small, medium, large)");
+    return InvalidArgument("--size '" + name + "' is not a preset (small, medium, large)");
   }
   return o;
 }

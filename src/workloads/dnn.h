@@ -25,7 +25,7 @@ struct DnnOptions {
 };
 
 // A preset's network: "small" (~0.5 ms per request here), "medium" (~10 ms), "large"
-// (~100 ms); docs/workloads.md has the measured figures. NotFound for another name.
+// (~100 ms); docs/workloads.md has the measured figures. InvalidArgument for another name.
 Result<DnnOptions> DnnPreset(const std::string& name);
 
 class DnnNetwork {

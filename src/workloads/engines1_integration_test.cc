@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -164,6 +165,39 @@ remeasure_invalid = 1
   EXPECT_EQ(Category(j), "fast") << j.dump(1);
   ASSERT_TRUE(j["qos"]["target_us"].is_number()) << j["qos"].dump();
   EXPECT_LT(j["qos"]["target_us"].get<double>(), 2000) << j["qos"].dump();
+}
+
+TEST_F(EnginesIntegration, DnnCpuQuotaLowersItsQpsUnderQos) {
+  // The seed's CPU sensitivity: the same network with its CPU time capped at a quarter of a
+  // CPU. At ~0.09 ms per request the cap binds above ~2 800 QPS, inside the grid.
+  auto j = RunAndAnalyze("dnn-quota-it", std::string(R"(
+[workload]
+builtin = "dnn"
+args = ["--width", "256", "--depth", "3", "--batch", "4"]
+threads = 1
+ready_timeout = "30s"
+)") + kLoad + R"(
+[sweep]
+qps = [500, 1500, 2500, 3500]
+remeasure_invalid = 1
+
+[partitions]
+cpu_quota = ["100%", "25%"]
+)");
+  SkipWhenNothingWasMeasured(j);
+  if (IsSkipped() || HasFatalFailure()) return;
+  ASSERT_EQ(j["groups"].size(), 2u) << j.dump(1);
+  std::optional<double> full, capped;
+  for (const auto& g : j["groups"]) {
+    int valid = g["valid_points"].get<int>();
+    std::printf("%s: %d valid point(s), capacity %s (%s)\n", g["key"].get<std::string>().c_str(), valid,
+                g["capacity"]["qps"].dump().c_str(), g["capacity"]["status"].get<std::string>().c_str());
+    if (valid < 2 || !g["capacity"]["qps"].is_number()) continue;
+    double qps = g["capacity"]["qps"].get<double>();
+    (g["key"].get<std::string>().find("25") != std::string::npos ? capped : full) = qps;
+  }
+  if (!full || !capped) GTEST_SKIP() << "a partition had no capacity measured (too busy to measure)";
+  EXPECT_LT(*capped, *full) << j.dump(1);
 }
 
 }  // namespace

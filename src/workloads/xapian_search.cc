@@ -125,6 +125,8 @@ Result<std::shared_ptr<XapianIndex>> XapianIndex::Open(const XapianOptions& opti
       }
     } else if (Status s = platform.MakeDir(index->dir_); !s.ok()) {
       return Status(s.code(), "--index-dir " + index->dir_ + ": " + s.message());
+    } else {
+      index->created_ = true;  // ours to remove if the build fails
     }
   }
   REAM_RETURN_IF_ERROR(index->Build());
@@ -150,11 +152,11 @@ Status XapianIndex::Build() {
     db.close();
   } catch (const Xapian::Error& e) {
     std::string what = e.get_description();
-    if (temporary_) RemoveIndexDir(*platform_, dir_);
+    if (temporary_ || created_) RemoveIndexDir(*platform_, dir_);
     temporary_ = false;
     return IoError("building the Xapian index in " + dir_ + " failed: " + what);
   } catch (const std::bad_alloc&) {
-    if (temporary_) RemoveIndexDir(*platform_, dir_);
+    if (temporary_ || created_) RemoveIndexDir(*platform_, dir_);
     temporary_ = false;
     return Unavailable("building the Xapian index in " + dir_ + ": out of memory");
   }

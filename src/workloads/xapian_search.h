@@ -68,6 +68,7 @@ class XapianIndex {
   XapianOptions options_;
   std::string dir_;
   bool temporary_ = false;
+  bool created_ = false;  // --index-dir did not exist: removed again if the build fails
   bool reused_ = false;
   std::unique_ptr<ZipfTable> terms_;
   std::unique_ptr<ZipfTable> query_terms_;

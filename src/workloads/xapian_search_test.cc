@@ -116,6 +116,14 @@ TEST(XapianIndex, RefusesBadOptionsWithTheirNames) {
   EXPECT_EQ(XapianIndex::Open(o, Posix()).status().message(),
             "--stopwords (500) must be below --vocabulary (500): queries need terms left to draw");
 
+  // A directory that cannot be made (procfs takes no new directories, even from root).
+  o = Small();
+  o.index_dir = "/proc/ream-xapian-test";
+  auto unwritable = XapianIndex::Open(o, Posix());
+  ASSERT_FALSE(unwritable.ok());
+  EXPECT_EQ(unwritable.status().message().rfind("--index-dir /proc/ream-xapian-test: ", 0), 0u)
+      << unwritable.status().message();
+
   // A directory holding someone else's files is not overwritten.
   std::string dir = std::filesystem::temp_directory_path() / ("xapian_foreign_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
