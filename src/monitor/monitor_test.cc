@@ -62,6 +62,11 @@ TEST(Monitor, RatesFromV1CountersAndUnavailableWithReasons) {
   auto j = r.ToJson();
   EXPECT_TRUE(j["summary"]["llc_occupancy_bytes"].is_null());
   EXPECT_FALSE(j["unavailable"]["mem_bandwidth"].get<std::string>().empty());
+  // Without resctrl, the LLC-miss estimate from hardware counters is the fallback; where the
+  // counters cannot be opened (here: the fake platform's refusal) the reason says so too.
+  EXPECT_NE(r.unavailable.at("mem_bandwidth").find("hardware counters"), std::string::npos)
+      << r.unavailable.at("mem_bandwidth");
+  EXPECT_NE(r.unavailable.at("mem_bandwidth").find("no performance counters"), std::string::npos);
   for (const auto& d : (*cg)->dirs()) std::filesystem::remove_all(fx.Path(d)), std::filesystem::create_directory(fx.Path(d));
 }
 
