@@ -178,7 +178,12 @@ void RegisterBuiltinKnobs(KnobTable& t) {
            auto mbps = ParseMegabytesPerSecond(text);
            if (mbps.ok()) return KnobValue(*mbps);
            if (mbps.status().code() != StatusCode::kNotFound) return mbps.status();
-           return Percent(text, what);
+           auto pct = Percent(text, what);
+           if (!pct.ok()) {
+             return InvalidArgument(std::string(what) + ": '" + std::string(text) +
+                                    "' is neither a percentage (50%) nor MB/s (4000MBps)");
+           }
+           return pct;
          },
          .apply = [](const KnobValue& v, PartitionSpec* s) {
            if (std::holds_alternative<int64_t>(v)) {
