@@ -85,6 +85,10 @@ Result<Partition> PartitionFromKnobs(const nlohmann::json& knobs, const std::str
     // Read with the parser that enforced the partition, so the analysis sees the same value.
     auto x = knob->parse(text, k);
     if (!x.ok()) return InvalidArgument("partition knob " + k + " = '" + text + "' cannot be read");
+    if (knob->has_amount && !knob->has_amount(*x)) {
+      p.other[k] = text;
+      continue;
+    }
     double amount = knob->amount(*x);
     // Knobs limiting one resource (disk read and write rates): the tighter limit is the one.
     auto [it, fresh] = p.limits.emplace(knob->resource, amount);

@@ -217,5 +217,16 @@ TEST(PartitionFromKnobs, Units) {
   EXPECT_EQ(none->Label(), "unlimited");
 }
 
+// An MB/s memory bandwidth has no amount in the mem_bw resource's percent: a limit shown by its
+// text, never a percentage of 4000.
+TEST(PartitionFromKnobs, MemBwInMBpsIsALimitWithoutAPercentage) {
+  auto p = PartitionFromKnobs({{"mem_bw", "4000MBps"}}, "x");
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  EXPECT_FALSE(p->Limit("mem_bw").has_value());
+  EXPECT_EQ(p->other.at("mem_bw"), "4000MBps");
+  EXPECT_FALSE(p->unlimited());
+  EXPECT_DOUBLE_EQ(*PartitionFromKnobs({{"mem_bw", "40%"}}, "y")->Limit("mem_bw"), 40);
+}
+
 }  // namespace
 }  // namespace ream::analysis

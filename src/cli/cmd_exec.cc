@@ -65,7 +65,15 @@ std::string SummaryLine(const MonitorReport& r) {
     o << "cpu unavailable";
   }
   auto it = r.summary.find("memory_bytes");
-  if (it != r.summary.end() && it->second.max) o << ", memory max " << Human(*it->second.max, "B");
+  // The kernel's high-water mark first: the sampled maximum misses what falls between samples.
+  if (r.memory_peak_bytes) {
+    o << ", memory peak " << Human(static_cast<double>(*r.memory_peak_bytes), "B") << " (kernel, "
+      << r.memory_peak_scope << ")";
+  } else {
+    auto why = r.unavailable.find("memory_peak");
+    o << ", memory peak unavailable" << (why == r.unavailable.end() ? "" : " (" + why->second + ")");
+  }
+  if (it != r.summary.end() && it->second.max) o << ", sampled max " << Human(*it->second.max, "B");
   if (auto v = mean("disk_read_bytes_per_s")) o << ", disk read " << Human(*v, "B/s");
   if (auto v = mean("disk_write_bytes_per_s")) o << ", disk write " << Human(*v, "B/s");
   if (auto v = mean("net_rx_bytes_per_s")) {

@@ -69,7 +69,7 @@ void Monitor::ProbeSources() {
   allotted_ = static_cast<double>(target_.cpus.size());
   if (target_.cpu_quota && *target_.cpu_quota < allotted_) allotted_ = *target_.cpu_quota;
   if (!cg) {
-    for (const char* m : {"cpu", "disk", "memory"})
+    for (const char* m : {"cpu", "disk", "memory", "memory_peak"})
       unavailable_[m] = target_.unavailable_reason.empty() ? "no cgroup to account the sandbox's consumption"
                                                            : target_.unavailable_reason;
   } else if (cg->version() == 1) {
@@ -85,8 +85,18 @@ void Monitor::ProbeSources() {
     }
     if (cg->Has("memory")) {
       sources_["memory"] = "cgroup v1 memory.usage_in_bytes";
+      if (cg->Read("memory", "memory.max_usage_in_bytes").ok()) {
+        peak_file_ = "memory.max_usage_in_bytes";
+        peak_scope_ = "window";
+        sources_["memory_peak"] =
+            "cgroup v1 memory.max_usage_in_bytes, reset to 0 at the window's start";
+      } else {
+        unavailable_["memory_peak"] = "cgroup v1 memory.max_usage_in_bytes cannot be read in " +
+                                      cg->Dir("memory");
+      }
     } else {
       unavailable_["memory"] = "cgroup v1 controller 'memory' is not mounted";
+      unavailable_["memory_peak"] = unavailable_["memory"];
     }
   } else {
     sources_["cpu"] = "cgroup v2 cpu.stat usage_usec";
@@ -96,6 +106,19 @@ void Monitor::ProbeSources() {
     per_cpu_from_proc_stat_ = true;
     sources_["disk"] = "cgroup v2 io.stat";
     sources_["memory"] = "cgroup v2 memory.current";
+    if (cg->Read("memory", "memory.peak").ok()) {
+      // memory.peak is the cgroup's lifetime maximum. Kernels from 6.12 reset it on a write,
+      // but only for reads through the same open file descriptor (cgroup-v2.rst,
+      // "memory.peak"); ream reads files by path, so the figure is the lifetime peak.
+      peak_file_ = "memory.peak";
+      peak_scope_ = "cgroup lifetime";
+      sources_["memory_peak"] =
+          "cgroup v2 memory.peak: the cgroup's lifetime peak, not this window's (its reset "
+          "holds only for one open file descriptor)";
+    } else {
+      unavailable_["memory_peak"] =
+          "cgroup v2 memory.peak is absent (kernels before 5.19 do not keep the peak)";
+    }
   }
   if (!target_.host_veth.empty()) {
     sources_["net"] = "node veth " + target_.host_veth + " (rx = what the node received)";
@@ -119,10 +142,14 @@ void Monitor::ProbeSources() {
   if (!target_.resctrl) {
     Status perf = p_.ProbePerfLlcMisses();
     auto rc = ReadResctrl(p_);
-    std::string rc_why = rc.ok() ? "the sandbox has no resctrl group (set --llc-ways or --mem-bw)"
-                                 : rc.status().message();
-    std::string hw_why = perf.ok() ? "hardware-counter sampling per sandbox is not implemented"
-                                   : "hardware counters: " + perf.message();
+    std::string rc_why = !target_.resctrl_reason.empty() ? target_.resctrl_reason
+                         : rc.ok() ? "the sandbox has no resctrl group"
+                                   : rc.status().message();
+    // Without resctrl monitoring, LLC misses x line size would estimate memory traffic; only
+    // where the kernel lets ream count them.
+    std::string hw_why = perf.ok() ? "an LLC-miss estimate from hardware counters per sandbox is not "
+                                     "implemented"
+                                   : "hardware counters (for an LLC-miss estimate): " + perf.message();
     unavailable_["llc_occupancy"] = rc_why + "; " + hw_why;
     unavailable_["mem_bandwidth"] = rc_why + "; " + hw_why;
   } else {
@@ -272,11 +299,23 @@ Sample Monitor::Between(const Counters& a, const Counters& b) const {
   return s;
 }
 
+void Monitor::ResetPeak() {
+  if (peak_file_ != "memory.max_usage_in_bytes") return;
+  // v1: writing 0 sets the high-water mark to the current usage (memory.rst, "max_usage_in_bytes").
+  Status s = p_.WriteFile(target_.cgroup->Dir("memory") + "/" + peak_file_, "0");
+  if (!s.ok()) {
+    peak_scope_ = "cgroup lifetime";
+    sources_["memory_peak"] = "cgroup v1 memory.max_usage_in_bytes: the cgroup's lifetime peak "
+                              "(resetting it failed: " + s.message() + ")";
+  }
+}
+
 Status Monitor::Baseline() {
   if (started_ || has_baseline_) return Internal("monitor already started");
   if (options_.interval < std::chrono::milliseconds(10)) {
     return InvalidArgument("the sample interval must be at least 10 ms");
   }
+  ResetPeak();
   first_ = Read();
   start_ns_ = first_.t_ns;
   last_ = first_;
@@ -327,6 +366,17 @@ MonitorReport Monitor::Stop() {
   cv_.notify_all();
   if (thread_.joinable()) thread_.join();
   Counters end = Read();
+  // The high-water mark, read now: the sandbox removes the cgroup when it stops.
+  if (!peak_file_.empty()) {
+    auto peak = ToInt(target_.cgroup->Read("memory", peak_file_));
+    if (peak) {
+      r.memory_peak_bytes = *peak;
+      r.memory_peak_scope = peak_scope_;
+    } else {
+      unavailable_["memory_peak"] = target_.cgroup->Dir("memory") + "/" + peak_file_ +
+                                    " could not be read at the window's end";
+    }
+  }
   if (end.t_ns - last_.t_ns > options_.interval.count() / 10) timeline_.push_back(Between(last_, end));
   r.timeline = std::move(timeline_);
   r.duration_s = static_cast<double>(end.t_ns - first_.t_ns) / 1e9;
@@ -392,6 +442,9 @@ nlohmann::json MonitorReport::ToJson() const {
   j["monitor_cpu_s"] = monitor_cpu_s;
   j["sources"] = sources;
   j["unavailable"] = unavailable;
+  // The kernel's figure beside the sampled one (summary.memory_bytes.max).
+  j["memory_peak"] = {{"bytes", Opt(memory_peak_bytes)},
+                      {"scope", memory_peak_bytes ? nlohmann::json(memory_peak_scope) : nlohmann::json(nullptr)}};
   nlohmann::json sum = nlohmann::json::object();
   for (const char* k : {"cpu_used", "cpu_utilization", "net_rx_bytes_per_s", "net_tx_bytes_per_s",
                         "disk_read_bytes_per_s", "disk_write_bytes_per_s", "disk_read_iops",

@@ -72,6 +72,14 @@ struct MonitorReport {
   // Where each family of metrics comes from ("cgroup v1 cpuacct", "veth ream12h1", ...).
   std::map<std::string, std::string> sources;
   double monitor_cpu_s = 0;  // CPU time the sampling thread itself used
+  // The kernel's high-water mark of the cgroup's memory (bytes), read at Stop() while the
+  // cgroup still exists. The sampled memory_bytes maximum misses what happens between samples
+  // (an allocation that runs into the limit in a few ms); this does not. `peak_scope` says
+  // what it covers: "window" (v1 memory.max_usage_in_bytes, reset when the window started)
+  // or "cgroup lifetime" (v2 memory.peak, or a v1 file that refused the reset). Unset: see
+  // unavailable["memory_peak"].
+  std::optional<int64_t> memory_peak_bytes;
+  std::string memory_peak_scope;
 
   nlohmann::json ToJson() const;
   std::optional<double> Mean(const std::string& metric) const;
@@ -113,6 +121,9 @@ class Monitor {
  private:
   void Loop();
   void ProbeSources();
+  // Resets the v1 high-water mark at the window's start (Baseline): the peak is then the
+  // window's. Where it cannot be reset the scope says "cgroup lifetime".
+  void ResetPeak();
 
   Platform& p_;
   MonitorTarget target_;
@@ -121,6 +132,8 @@ class Monitor {
   std::map<std::string, std::string> unavailable_;
   std::map<std::string, std::string> sources_;
   bool per_cpu_from_proc_stat_ = false;
+  // Where the kernel's memory high-water mark is read ("" : unavailable) and what it covers.
+  std::string peak_file_, peak_scope_;
   std::vector<std::string> host_ifaces_;
 
   std::thread thread_;

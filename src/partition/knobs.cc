@@ -169,11 +169,32 @@ void RegisterBuiltinKnobs(KnobTable& t) {
          .apply = [](const KnobValue& v, PartitionSpec* s) { s->llc_ways = static_cast<int>(Int(v)); },
          .support = "--llc-ways", .resource = "llc_ways",
          .amount = [](const KnobValue& v) { return static_cast<double>(Int(v)); }});
-  t.Add({.key = "mem_bw", .flag = "--mem-bw", .help = "Memory bandwidth in percent (resctrl MBA)",
-         .parse = Percent,
-         .apply = [](const KnobValue& v, PartitionSpec* s) { s->mem_bw_fraction = Real(v); },
+  // A percentage (a double) or, where the resctrl mount takes it (mba_MBps, AMD), an amount in
+  // MB/s (an int64_t): "50%", "4000MBps".
+  t.Add({.key = "mem_bw", .flag = "--mem-bw",
+         .help = "Memory bandwidth (resctrl MBA): a percentage (50%) or MB/s (4000MBps, with the mba_MBps "
+                 "mount option or on AMD)",
+         .parse = [](std::string_view text, std::string_view what) -> Result<KnobValue> {
+           auto mbps = ParseMegabytesPerSecond(text);
+           if (mbps.ok()) return KnobValue(*mbps);
+           if (mbps.status().code() != StatusCode::kNotFound) return mbps.status();
+           auto pct = Percent(text, what);
+           if (!pct.ok()) {
+             return InvalidArgument(std::string(what) + ": '" + std::string(text) +
+                                    "' is neither a percentage (50%) nor MB/s (4000MBps)");
+           }
+           return pct;
+         },
+         .apply = [](const KnobValue& v, PartitionSpec* s) {
+           if (std::holds_alternative<int64_t>(v)) {
+             s->mem_bw_mbps = Int(v);
+           } else {
+             s->mem_bw_fraction = Real(v);
+           }
+         },
          .support = "--mem-bw", .resource = "mem_bw",
-         .amount = [](const KnobValue& v) { return Real(v) * 100; }});
+         .amount = [](const KnobValue& v) { return Real(v) * 100; },
+         .has_amount = [](const KnobValue& v) { return std::holds_alternative<double>(v); }});
 }
 
 const KnobTable& BuiltinKnobs() {

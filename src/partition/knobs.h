@@ -96,6 +96,9 @@ struct Knob {
   std::string resource;
   // Its amount in the resource's unit.
   std::function<double(const KnobValue&)> amount;
+  // Set when the value decides whether it has an amount in `resource`'s unit (mem_bw: a
+  // percentage has, an MB/s amount has not): false makes it a limit shown by its text.
+  std::function<bool(const KnobValue&)> has_amount;
 };
 
 class KnobTable {

@@ -53,6 +53,32 @@ TEST(Knobs, ParsedValuesLandInThePartitionSpecAndTheAnalysisAmounts) {
   EXPECT_FALSE(t.Find("disk_read_iops")->parse("0", "x").ok());
 }
 
+TEST(Knobs, MemBwIsAPercentageOrAnAmountInMBps) {
+  const KnobTable& t = BuiltinKnobs();
+  const Knob* k = t.Find("mem_bw");
+  ASSERT_NE(k, nullptr);
+  PartitionSpec s;
+  auto v = k->parse("4000MBps", "mem_bw");
+  ASSERT_TRUE(v.ok()) << v.status().ToString();
+  k->apply(*v, &s);
+  EXPECT_EQ(*s.mem_bw_mbps, 4000);
+  EXPECT_FALSE(s.mem_bw_fraction.has_value());
+  EXPECT_FALSE(k->has_amount(*v));  // no amount in percent: the analysis shows its text
+  EXPECT_TRUE(k->has_amount(*k->parse("50%", "mem_bw")));
+  EXPECT_EQ(std::get<int64_t>(*k->parse("250 MB/s", "mem_bw")), 250);
+  auto bad = k->parse("-5MBps", "mem_bw");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("MB/s"), std::string::npos);
+  EXPECT_FALSE(k->parse("fast", "mem_bw").ok());
+  // Through the flags, as `ream exec --mem-bw 4000MBps`.
+  PartitionSpec f;
+  ASSERT_TRUE(ApplyFlagTexts(t, {{"mem_bw", "4000MBps"}}, &f).ok());
+  EXPECT_EQ(*f.mem_bw_mbps, 4000);
+  EXPECT_TRUE(f.Validate().ok());
+  f.mem_bw_fraction = 0.5;
+  EXPECT_NE(f.Validate().message().find("not both"), std::string::npos);
+}
+
 TEST(Knobs, ExecFlagsListEveryFlagAndATestKnobAddedToACopy) {
   KnobTable t = BuiltinKnobs();
   size_t builtin = ExecFlags(t).size();

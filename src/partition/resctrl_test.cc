@@ -1,8 +1,12 @@
-// resctrl against fixture trees that mirror real mounts: Intel (percentage MBA, 11-way L3,
-// two sockets) and AMD (absolute MBA in 1/8 GB/s, 16-way L3 per CCX), and a kernel without it.
+// resctrl against fixture trees that mirror real mounts: Intel (CAT+MBA+CMT+MBM, percentage
+// MBA, 11-way L3, two sockets), AMD (absolute MBA in 1/8 GB/s, 16-way L3 per CCX, sparse
+// masks), an Intel mount with mba_MBps, an Intel mount with CDP, and a kernel without resctrl.
+// Each mask rule of ChooseL3Mask has a test here, with its refusal.
 #include "partition/resctrl.h"
 
 #include <gtest/gtest.h>
+
+#include <filesystem>
 
 #include "platform/testdata_copy.h"
 
@@ -99,6 +103,167 @@ TEST(Resctrl, AbsentResctrlSaysWhy) {
   EXPECT_EQ(info.status().code(), StatusCode::kUnsupported);
   EXPECT_NE(info.status().message().find("/proc/filesystems"), std::string::npos);
   EXPECT_NE(info.status().message().find("cat_l3"), std::string::npos);
+}
+
+ResctrlInfo Read(const FixtureCopy& fx) {
+  RootedPlatform p(fx.root());
+  auto info = ReadResctrl(p);
+  EXPECT_TRUE(info.ok()) << info.status().ToString();
+  return info.value_or(ResctrlInfo{});
+}
+
+TEST(Resctrl, VendorAndUnitsComeFromCpuinfoAndTheMountNotTheRootValue) {
+  FixtureCopy intel("resctrl-intel"), amd("resctrl-amd"), mbps("resctrl-intel-mbps");
+  ResctrlInfo i = Read(intel), a = Read(amd), m = Read(mbps);
+  EXPECT_EQ(i.vendor, "intel");
+  EXPECT_EQ(i.mb_unit, MbUnit::kPercent);
+  EXPECT_EQ(i.shareable_bits, 0x600u);
+  EXPECT_FALSE(i.sparse_masks);  // info/L3/sparse_masks = 0
+  EXPECT_EQ(a.vendor, "amd");
+  EXPECT_EQ(a.mb_unit, MbUnit::kAmdEighthGBps);
+  EXPECT_EQ(a.mb_max, 2048);
+  // mba_MBps: the root reads 4294967295, which the old guess took for AMD's maximum.
+  EXPECT_TRUE(m.mba_mbps);
+  EXPECT_EQ(m.vendor, "intel");
+  EXPECT_EQ(m.mb_unit, MbUnit::kMBps);
+  EXPECT_FALSE(m.mb_is_percent);
+  // Without sparse_masks (kernels before 6.8) the vendor decides.
+  FixtureCopy old_amd("resctrl-amd");
+  std::filesystem::remove(old_amd.Path("/sys/fs/resctrl/info/L3/sparse_masks"));
+  EXPECT_TRUE(Read(old_amd).sparse_masks);
+  FixtureCopy old_intel("resctrl-intel");
+  std::filesystem::remove(old_intel.Path("/sys/fs/resctrl/info/L3/sparse_masks"));
+  EXPECT_FALSE(Read(old_intel).sparse_masks);
+}
+
+TEST(Resctrl, MasksAvoidShareableBitsWhenTheyCan) {
+  FixtureCopy fx("resctrl-intel");
+  fx.Write("/sys/fs/resctrl/info/L3/shareable_bits", "3\n");  // ways 0-1 also filled by I/O
+  ResctrlInfo info = Read(fx);
+  EXPECT_EQ(*ChooseL3Mask(info, 0, 4), 0x3cu);   // off ways 0-1
+  EXPECT_EQ(*ChooseL3Mask(info, 0, 9), 0x7fcu);  // ways 2-10: none shared
+  EXPECT_EQ(*ChooseL3Mask(info, 0, 10), 0x7feu);  // one shared way is unavoidable
+  EXPECT_EQ(*ChooseL3Mask(info, 0, 11), 0x7ffu);
+  // The fixture's own shareable_bits (0x600, the top ways) leave the lowest ways first.
+  FixtureCopy plain("resctrl-intel");
+  EXPECT_EQ(*ChooseL3Mask(Read(plain), 1, 10), 0x3ffu);
+}
+
+TEST(Resctrl, MasksStayOffWaysOtherGroupsHoldExclusively) {
+  FixtureCopy fx("resctrl-intel");
+  // bit_usage lists the most significant way first: ways 3-4 of domain 0 are exclusive to
+  // another group, way 0 of domain 1 pseudo-locked.
+  fx.Write("/sys/fs/resctrl/info/L3/bit_usage", "0=XXSSSSEESSS;1=XXSSSSSSSSP\n");
+  ResctrlInfo info = Read(fx);
+  EXPECT_EQ(info.l3_taken.at(0), 0x18u);
+  EXPECT_EQ(info.l3_taken.at(1), 0x1u);
+  EXPECT_EQ(*ChooseL3Mask(info, 0, 3), 0x7u);
+  EXPECT_EQ(*ChooseL3Mask(info, 0, 4), 0x1e0u);  // ways 5-8: contiguous, off 3-4 and 0x600
+  EXPECT_EQ(*ChooseL3Mask(info, 1, 4), 0x1eu);
+  // Per domain in the schemata.
+  EXPECT_EQ(*BuildSchemata(info, 4, std::nullopt), "L3:0=1e0;1=1e\n");
+  // Too few ways left: refused, naming bit_usage.
+  auto none = ChooseL3Mask(info, 0, 10);
+  ASSERT_FALSE(none.ok());
+  EXPECT_NE(none.status().message().find("bit_usage"), std::string::npos) << none.status().ToString();
+}
+
+TEST(Resctrl, IntelRequiresContiguousMasksAndRefusesWithTheReason) {
+  FixtureCopy fx("resctrl-intel");
+  fx.Write("/sys/fs/resctrl/info/L3/bit_usage", "0=XXSSSSEESSS;1=XXSSSSSSSSS\n");
+  ResctrlInfo info = Read(fx);
+  // 7 free ways exist on domain 0 (0-2 and 5-10) but not 7 in a row.
+  EXPECT_EQ(*ChooseL3Mask(info, 0, 6), 0x7e0u);
+  auto r = ChooseL3Mask(info, 0, 7);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(r.status().message().find("contiguous"), std::string::npos) << r.status().ToString();
+  EXPECT_NE(r.status().message().find("sparse_masks"), std::string::npos);
+  // min_cbm_bits is a floor on the ways asked for.
+  fx.Write("/sys/fs/resctrl/info/L3/min_cbm_bits", "2\n");
+  auto one = ChooseL3Mask(Read(fx), 1, 1);
+  ASSERT_FALSE(one.ok());
+  EXPECT_NE(one.status().message().find("min_cbm_bits=2"), std::string::npos);
+}
+
+TEST(Resctrl, AmdTakesSparseMasksWithRunsOfAtLeastMinCbmBits) {
+  FixtureCopy fx("resctrl-amd");
+  // Domain 0's free ways: 0, 2-3, 12-15 (the rest exclusive to other groups).
+  fx.Write("/sys/fs/resctrl/info/L3/bit_usage",
+           "0=SSSSEEEEEEEESSES;1=SSSSSSSSSSSSSSSS;2=SSSSSSSSSSSSSSSS;3=SSSSSSSSSSSSSSSS;"
+           "4=SSSSSSSSSSSSSSSS;5=SSSSSSSSSSSSSSSS;6=SSSSSSSSSSSSSSSS;7=SSSSSSSSSSSSSSSS\n");
+  ResctrlInfo info = Read(fx);
+  ASSERT_TRUE(info.sparse_masks);
+  EXPECT_EQ(*ChooseL3Mask(info, 0, 4), 0xf000u);  // contiguous when a block fits
+  EXPECT_EQ(*ChooseL3Mask(info, 0, 5), 0x300du);  // ways 0, 2-3, 12-13
+  EXPECT_EQ(*ChooseL3Mask(info, 1, 5), 0x1fu);
+  fx.Write("/sys/fs/resctrl/info/L3/min_cbm_bits", "2\n");
+  ResctrlInfo min2 = Read(fx);
+  EXPECT_EQ(*ChooseL3Mask(min2, 0, 5), 0x700cu);  // way 0 alone is a run too short
+  auto r = ChooseL3Mask(min2, 0, 7);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("min_cbm_bits=2"), std::string::npos) << r.status().ToString();
+}
+
+TEST(Resctrl, MbpsNeedsAMountThatExpressesIt) {
+  FixtureCopy intel("resctrl-intel"), amd("resctrl-amd"), mbps("resctrl-intel-mbps");
+  // mba_MBps: the amount goes in as is (the kernel's software controller holds it).
+  EXPECT_EQ(*BuildSchemata(Read(mbps), std::nullopt, MemBandwidth{.mbps = 4000}), "MB:0=4000;1=4000\n");
+  auto pct = BuildSchemata(Read(mbps), std::nullopt, MemBandwidth{.fraction = 0.5});
+  ASSERT_FALSE(pct.ok());
+  EXPECT_EQ(pct.status().code(), StatusCode::kUnsupported);
+  EXPECT_NE(pct.status().message().find("mba_MBps"), std::string::npos) << pct.status().ToString();
+  // A percentage mount cannot take MB/s: refused, saying which mount option would.
+  auto r = BuildSchemata(Read(intel), std::nullopt, MemBandwidth{.mbps = 4000});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kUnsupported);
+  EXPECT_NE(r.status().message().find("-o mba_MBps"), std::string::npos) << r.status().ToString();
+  // AMD: 1/8 GB/s units.
+  auto a = BuildSchemata(Read(amd), std::nullopt, MemBandwidth{.mbps = 4000});
+  ASSERT_TRUE(a.ok()) << a.status().ToString();
+  EXPECT_EQ(*a, "MB:0=32;1=32;2=32;3=32;4=32;5=32;6=32;7=32\n");
+  auto tiny = BuildSchemata(Read(amd), std::nullopt, MemBandwidth{.mbps = 100});
+  ASSERT_FALSE(tiny.ok());
+  EXPECT_NE(tiny.status().message().find("1/8 GB/s"), std::string::npos);
+}
+
+TEST(Resctrl, CdpMountIsRecognizedAndGetsCodeAndDataMasks) {
+  FixtureCopy fx("resctrl-intel-cdp");
+  ResctrlInfo info = Read(fx);
+  EXPECT_TRUE(info.cdp);
+  EXPECT_TRUE(info.l3);
+  EXPECT_EQ(info.cbm_bits, 11);
+  EXPECT_EQ(info.l3_domains, (std::vector<int>{0, 1}));
+  auto s = BuildSchemata(info, 4, MemBandwidth{.fraction = 0.3});
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_EQ(*s, "L3CODE:0=f;1=f\nL3DATA:0=f;1=f\nMB:0=30;1=30\n");
+}
+
+TEST(Resctrl, MonitoringGroupGoesUnderMonGroups) {
+  FixtureCopy fx("resctrl-amd");
+  std::filesystem::create_directories(fx.Path("/sys/fs/resctrl/mon_groups"));
+  RootedPlatform p(fx.root());
+  auto info = ReadResctrl(p);
+  ASSERT_TRUE(info.ok());
+  std::vector<std::string> recorded;
+  auto g = ResctrlGroup::CreateMonitoring(p, *info, "ream-3-1", [&](const std::string& d) {
+    recorded.push_back(d);
+    return Status::Ok();
+  });
+  ASSERT_TRUE(g.ok()) << g.status().ToString();
+  EXPECT_EQ(recorded, std::vector<std::string>{"/sys/fs/resctrl/mon_groups/ream-3-1"});
+  EXPECT_EQ((*g)->TasksFile(), "/sys/fs/resctrl/mon_groups/ream-3-1/tasks");
+  EXPECT_FALSE(std::filesystem::exists(fx.Path("/sys/fs/resctrl/mon_groups/ream-3-1/schemata")));
+  fx.Write("/sys/fs/resctrl/mon_groups/ream-3-1/mon_data/mon_L3_00/llc_occupancy", "4096\n");
+  EXPECT_EQ(*(*g)->LlcOccupancyBytes(), 4096);
+  std::filesystem::remove_all(fx.Path("/sys/fs/resctrl/mon_groups/ream-3-1/mon_data"));
+  EXPECT_TRUE((*g)->Destroy().ok());
+  EXPECT_FALSE(std::filesystem::exists(fx.Path("/sys/fs/resctrl/mon_groups/ream-3-1")));
+  // A mount without monitoring refuses with the reason.
+  info->mon_llc_occupancy = info->mon_mbm_total = false;
+  auto none = ResctrlGroup::CreateMonitoring(p, *info, "ream-3-2", nullptr);
+  ASSERT_FALSE(none.ok());
+  EXPECT_NE(none.status().message().find("mon_features"), std::string::npos);
 }
 
 }  // namespace

@@ -87,6 +87,24 @@ Result<int64_t> ParseBitRate(std::string_view s) {
   return static_cast<int64_t>(std::llround(bits));
 }
 
+Result<int64_t> ParseMegabytesPerSecond(std::string_view s) {
+  std::string t = Trim(s);
+  std::string number;
+  for (const char* suffix : {"MBps", "MB/s"}) {
+    std::string_view sv(suffix);
+    if (t.size() > sv.size() && t.compare(t.size() - sv.size(), sv.size(), sv) == 0) {
+      number = Trim(t.substr(0, t.size() - sv.size()));
+    }
+  }
+  if (number.empty()) return NotFound("'" + std::string(s) + "' is not in MB/s");
+  char* end = nullptr;
+  long long v = std::strtoll(number.c_str(), &end, 10);
+  if (end == number.c_str() || *end != '\0' || v <= 0) {
+    return InvalidArgument("'" + std::string(s) + "' is not a whole positive number of MB/s (e.g. 4000MBps)");
+  }
+  return static_cast<int64_t>(v);
+}
+
 Result<double> ParsePercent(std::string_view s, std::string_view what) {
   std::string t = Trim(s);
   bool pct = !t.empty() && t.back() == '%';
@@ -139,13 +157,17 @@ Status PartitionSpec::Validate() const {
   if (mem_bw_fraction && (*mem_bw_fraction <= 0 || *mem_bw_fraction > 1.0)) {
     return InvalidArgument("--mem-bw must be in (0%, 100%]");
   }
+  if (mem_bw_mbps && *mem_bw_mbps <= 0) return InvalidArgument("--mem-bw must be > 0 MB/s");
+  if (mem_bw_mbps && mem_bw_fraction) {
+    return InvalidArgument("--mem-bw is either a percentage or an amount in MB/s, not both");
+  }
   return Status::Ok();
 }
 
 bool PartitionSpec::empty() const {
   return cpus.empty() && !cpu_quota && !cpu_weight && !memory_bytes && !disk_read_bps &&
          !disk_write_bps && !disk_read_iops && !disk_write_iops && !node && !net_rate_bps &&
-         !llc_ways && !mem_bw_fraction;
+         !llc_ways && !mem_bw_fraction && !mem_bw_mbps;
 }
 
 nlohmann::json PartitionSpec::ToJson() const {
@@ -166,6 +188,7 @@ nlohmann::json PartitionSpec::ToJson() const {
   put("net_rate_bps", net_rate_bps);
   put("llc_ways", llc_ways);
   put("mem_bw_fraction", mem_bw_fraction);
+  put("mem_bw_mbps", mem_bw_mbps);
   return j;
 }
 

@@ -41,6 +41,10 @@ struct PartitionSpec {
   // "50%", resctrl MBA). Unset: all ways, full bandwidth.
   std::optional<int> llc_ways;
   std::optional<double> mem_bw_fraction;
+  // Memory bandwidth as an amount in MB/s ("4000MBps"): on a resctrl mount with mba_MBps, or
+  // converted to AMD's 1/8 GB/s units; refused where the mount takes percentages only. At most
+  // one of mem_bw_fraction and mem_bw_mbps is set.
+  std::optional<int64_t> mem_bw_mbps;
 
   // InvalidArgument naming the knob when a value is out of range or knobs conflict.
   Status Validate() const;
@@ -54,6 +58,9 @@ Result<int64_t> ParseBytes(std::string_view s);
 Result<int64_t> ParseBytesPerSecond(std::string_view s);
 // "100mbit", "1gbit", "500kbit", "1000000bit" or "12.5MB/s" (decimal, as tc): bits/s.
 Result<int64_t> ParseBitRate(std::string_view s);
+// "4000MBps" (also "4000MB/s") -> 4000 MB/s; NotFound when `s` is not written in MB/s (so the
+// caller may read it as a percentage), InvalidArgument for a bad amount.
+Result<int64_t> ParseMegabytesPerSecond(std::string_view s);
 // "50%" or "0.5" (a fraction) -> 0.5. `what` names the flag in the message.
 Result<double> ParsePercent(std::string_view s, std::string_view what);
 // "250ms", "1s", "100us", "2m": a duration. InvalidArgument otherwise.

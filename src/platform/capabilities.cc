@@ -213,16 +213,20 @@ void ProbeResctrl(Platform& p, const ProbeOptions& o, std::vector<Capability>& o
   }
   auto has = [&](const std::string& rel) { return p.Exists(mount_point + "/" + rel); };
   std::string mon = p.ReadFile(mount_point + "/info/L3_MON/mon_features").value_or("");
-  out.push_back(has("info/L3/cbm_mask")
+  // A CDP mount splits L3 into info/L3CODE and info/L3DATA; mba_MBps makes MB take MB/s.
+  const std::string l3 = has("info/L3CODE/cbm_mask") ? "info/L3CODE" : "info/L3";
+  const bool mbps = Contains(p.ReadFile("/proc/mounts").value_or(""), "mba_MBps");
+  out.push_back(has(l3 + "/cbm_mask")
                     ? Cap(names[0], Support::kSupported,
-                          "L3 CAT, cbm_mask " + Trim(p.ReadFile(mount_point + "/info/L3/cbm_mask")
-                                                         .value_or("?")))
+                          "L3 CAT, cbm_mask " + Trim(p.ReadFile(mount_point + "/" + l3 + "/cbm_mask")
+                                                         .value_or("?")) +
+                              (l3 == "info/L3CODE" ? " (CDP: L3CODE/L3DATA)" : ""))
                     : Cap(names[0], Support::kUnsupported, "no info/L3 in " + mount_point));
   out.push_back(has("info/MB/min_bandwidth")
                     ? Cap(names[1], Support::kSupported,
-                          "MBA, min_bandwidth " +
-                              Trim(p.ReadFile(mount_point + "/info/MB/min_bandwidth").value_or("?")) +
-                              "%")
+                          mbps ? std::string("MBA in MB/s (mba_MBps mount)")
+                               : "MBA, min_bandwidth " +
+                                     Trim(p.ReadFile(mount_point + "/info/MB/min_bandwidth").value_or("?")))
                     : Cap(names[1], Support::kUnsupported, "no info/MB in " + mount_point));
   out.push_back(Contains(mon, "llc_occupancy")
                     ? Cap(names[2], Support::kSupported, "L3_MON llc_occupancy")

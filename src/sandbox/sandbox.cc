@@ -121,15 +121,26 @@ Status ProcessSandbox::CreateObjects(const SandboxOptions& o, const std::vector<
   }
   std::optional<ResctrlInfo> resctrl_info;
   std::string schemata;
-  if (spec.llc_ways || spec.mem_bw_fraction) {
+  const MemBandwidth mem_bw{spec.mem_bw_fraction, spec.mem_bw_mbps};
+  std::string resctrl_why;  // why the sandbox has no resctrl group, for the monitor
+  if (spec.llc_ways || mem_bw.any()) {
     auto info = ReadResctrl(p_);
     if (!info.ok()) {
       return Status(info.status().code(),
                     std::string(spec.llc_ways ? "--llc-ways" : "--mem-bw") + ": " +
                         info.status().message());
     }
-    REAM_ASSIGN_OR_RETURN(schemata, BuildSchemata(*info, spec.llc_ways, spec.mem_bw_fraction));
+    REAM_ASSIGN_OR_RETURN(schemata, BuildSchemata(*info, spec.llc_ways, mem_bw));
     resctrl_info = *info;
+  } else {
+    // No partition: a monitoring group still gives LLC occupancy and memory bandwidth.
+    auto info = ReadResctrl(p_);
+    if (info.ok() && info->monitoring()) {
+      resctrl_info = *info;
+    } else {
+      resctrl_why = info.ok() ? "resctrl at " + info->mount + " has no monitoring (info/L3_MON/mon_features)"
+                              : info.status().message();
+    }
   }
   if (spec.node) {
     auto ip = p_.FindExecutable("ip");
@@ -164,11 +175,21 @@ Status ProcessSandbox::CreateObjects(const SandboxOptions& o, const std::vector<
         ApplyDiskLimits(*cgroup_, *disk_, disk_limits).Annotate("disk throttling of " + disk_->name));
   }
 
-  // resctrl group.
-  if (resctrl_info) {
+  // resctrl group: a control group for a partition, else a monitoring group (recorded like
+  // every object, so 'ream cleanup' removes it after a crash). Without a partition, failing to
+  // get one (RMIDs used up) costs only the monitoring, which then says why.
+  if (resctrl_info && (spec.llc_ways || mem_bw.any())) {
     REAM_ASSIGN_OR_RETURN(resctrl_, ResctrlGroup::Create(p_, *resctrl_info, name_, schemata,
                                                          record("resctrl")));
+  } else if (resctrl_info) {
+    auto mon = ResctrlGroup::CreateMonitoring(p_, *resctrl_info, name_, record("resctrl"));
+    if (mon.ok()) {
+      resctrl_ = std::move(*mon);
+    } else {
+      resctrl_why = mon.status().message();
+    }
   }
+  resctrl_why_ = resctrl_why;
 
   // Node: namespace, veth pair, addresses, shaping.
   if (spec.node) {
@@ -307,6 +328,7 @@ MonitorTarget ProcessSandbox::monitor_target() const {
   t.cpu_quota = spec_.cpu_quota;
   t.host_veth = host_veth_;
   t.resctrl = resctrl_.get();
+  t.resctrl_reason = resctrl_why_;
   t.disk = disk_;
   return t;
 }
@@ -390,7 +412,10 @@ std::vector<KnobSupport> PartitionSupport(Platform& p, const std::vector<Capabil
           k.detail = rc.status().message();
         } else {
           k.enforceable = rc->l3;
-          k.detail = rc->l3 ? "resctrl L3 CAT, " + std::to_string(rc->cbm_bits) + " ways" : "no info/L3 in " + rc->mount;
+          k.detail = rc->l3 ? "resctrl L3 CAT, " + std::to_string(rc->cbm_bits) + " ways" +
+                                  (rc->cdp ? " (CDP: L3CODE/L3DATA)" : "") +
+                                  (rc->sparse_masks ? ", sparse masks" : ", contiguous masks")
+                            : "no info/L3 in " + rc->mount;
         }
         break;
       case KnobProbe::kResctrlMba:
@@ -398,9 +423,12 @@ std::vector<KnobSupport> PartitionSupport(Platform& p, const std::vector<Capabil
           k.detail = rc.status().message();
         } else {
           k.enforceable = rc->mb;
-          k.detail = rc->mb ? "resctrl MBA, min " + std::to_string(rc->min_bandwidth) + " of " +
-                                  std::to_string(rc->mb_max)
-                            : "no info/MB in " + rc->mount;
+          k.detail = !rc->mb ? "no info/MB in " + rc->mount
+                     : rc->mb_unit == MbUnit::kMBps ? std::string("resctrl MBA in MB/s (mba_MBps mount)")
+                     : rc->mb_unit == MbUnit::kAmdEighthGBps
+                         ? "resctrl MBA (AMD, 1/8 GB/s units, max " + std::to_string(rc->mb_max) + "; percent or MBps)"
+                         : "resctrl MBA in percent, min " + std::to_string(rc->min_bandwidth) +
+                               " (MBps needs the mba_MBps mount option)";
         }
         break;
     }

@@ -76,6 +76,7 @@ struct MonitorTarget {
   // the sandbox's alone).
   std::string host_veth;
   const ResctrlGroup* resctrl = nullptr;  // LLC occupancy and memory bandwidth
+  std::string resctrl_reason;             // why `resctrl` is null ("" : not said)
   std::optional<BlockDevice> disk;        // count this disk only; nullopt: every device
   // Why nothing can be watched (a kind without kernel objects says so); "" otherwise.
   std::string unavailable_reason;
@@ -192,6 +193,7 @@ class ProcessSandbox final : public Sandbox {
   std::unique_ptr<Cgroup> cgroup_;
   std::unique_ptr<ResctrlGroup> resctrl_;
   std::string netns_, host_veth_, node_veth_, host_ip_, node_ip_;
+  std::string resctrl_why_;  // why there is no resctrl group (monitoring unavailable)
   std::unique_ptr<ChildProcess> child_;
   std::optional<ProcessExit> exit_;
   int64_t oom_kills_at_start_ = 0;

@@ -5,7 +5,7 @@
 //
 //   owner <pid> <process start time in clock ticks>
 //   cgroup /sys/fs/cgroup/cpu/ream-<pid>-<n>
-//   resctrl /sys/fs/resctrl/ream-<pid>-<n>
+//   resctrl /sys/fs/resctrl/ream-<pid>-<n>   (or /sys/fs/resctrl/mon_groups/ream-<pid>-<n>: monitoring only)
 //   netns ream-<pid>-<n>
 //   veth ream<pid>h<n>
 //   qdisc ream<pid>h<n>            (host side)   qdisc ream-<pid>-<n>/ream<pid>n<n> (in the netns)
