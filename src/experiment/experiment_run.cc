@@ -245,6 +245,9 @@ class ExperimentRun::Context final : public SweepContext {
     e.percentile_latency_us = PercentileUs(d);
     e.timely_ratio = p.timely_ratio;
     e.cpu_util = p.cpu_util;
+    if (p.generator.is_object() && p.generator.contains("reconnections") && p.generator["reconnections"].is_number()) {
+      e.reconnections = p.generator["reconnections"].get<int64_t>();
+    }
     e.done_points = r_.done_points_;
     e.planned_points = r_.planned_points_;
     e.planned_is_max = r_.knee_;

@@ -108,6 +108,7 @@ nlohmann::json EventToJson(const RunEvent& e) {
             j["percentile_latency_us"] = x.percentile_latency_us;
             j["timely_ratio"] = Opt(x.timely_ratio);
             j["cpu_util"] = Opt(x.cpu_util);
+            j["reconnections"] = x.reconnections;
             j["done_points"] = x.done_points;
             j["planned_points"] = x.planned_points;
             j["planned_is_max"] = x.planned_is_max;
@@ -240,6 +241,7 @@ void ConsoleObserver::OnEvent(const RunEvent& event) {
                                                    : std::string("n/a (no response)")) +
                       "  timely " + (x.timely_ratio ? Fmt("%.1f%%", *x.timely_ratio * 100) : std::string("n/a")) +
                       "  cpu " + (x.cpu_util ? Fmt("%.0f%%", *x.cpu_util * 100) : std::string("n/a")) + "  " +
+                      (x.reconnections > 0 ? "reconnected " + std::to_string(x.reconnections) + "x  " : "") +
                       (x.valid.value_or(false)
                            ? "valid"
                            : "INVALID (" +

@@ -75,6 +75,7 @@ struct LevelMeasured {
   double percentile_latency_us = 0;  // 0: no response
   std::optional<double> timely_ratio;
   std::optional<double> cpu_util;
+  int64_t reconnections = 0;  // connections the server closed and the generator opened again
   int done_points = 0;
   int planned_points = 0;
   bool planned_is_max = false;  // a knee's planned points are its most

@@ -106,7 +106,7 @@ Status ParseLoad(const TomlSection& s, LoadSpec* l) {
                                   std::tuple{"threads", &l->threads_auto, &l->threads}}) {
     const toml::node* n = s.Get(key);
     if (n && n->is_string()) {
-      if (n->as_string()->get() != "auto") return s.Error(*n, key, "must be a whole number, or \"auto\"");
+      if (n->as_string()->get() != "auto") return s.Error(*n, key, "must be an integer, or \"auto\"");
       *flag = true;
       continue;
     }
