@@ -1,0 +1,197 @@
+// The sphinx and rocksdb workloads end to end at reduced size: `ream run` on a small spec (the
+// builtin in its sandbox, 1-ST, a short grid, two partitions), then `ream analyze --json`.
+// Each suite runs its experiment once and checks the category the classifier gives it (with
+// its evidence printed) and the seed's sensitivity: capacity lower under a CPU quota for
+// sphinx, under a disk-read cap for rocksdb, both measured in the same run.
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "platform/platform.h"
+
+namespace ream {
+namespace {
+
+using nlohmann::json;
+using namespace std::chrono_literals;
+
+struct Outcome {
+  std::string error;  // empty when ream run and ream analyze succeeded
+  json analysis;
+};
+
+Outcome RunAndAnalyze(const std::string& name, const std::string& spec) {
+  Outcome o;
+  auto dir = std::filesystem::temp_directory_path() / ("ream-" + name + "-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  std::string text = spec;
+  for (size_t at; (at = text.find("{dir}")) != std::string::npos;) text.replace(at, 5, dir.string());
+  std::ofstream(dir / "spec.toml") << text;
+  std::string db = (dir / "r.db").string();
+  auto p = MakePosixPlatform();
+  auto r = p->Run({REAM_BINARY, "run", (dir / "spec.toml").string(), "--db", db}, 300s);
+  if (!r.ok() || r->exit_code != 0) {
+    o.error = "ream run: " + (r.ok() ? r->out + r->err : r.status().ToString());
+  } else {
+    auto an = p->Run({REAM_BINARY, "analyze", "--db", db, "--experiment", name, "--json"}, 60s);
+    if (!an.ok() || an->exit_code != 0) {
+      o.error = "ream analyze: " + (an.ok() ? an->err : an.status().ToString());
+    } else {
+      o.analysis = json::parse(an->out);
+    }
+  }
+  std::filesystem::remove_all(dir);
+  return o;
+}
+
+void Print(const json& a) {
+  std::printf("category %s: %s\n", a["category"]["name"].get<std::string>().c_str(),
+              a["category"]["explanation"].get<std::string>().c_str());
+  for (const auto& e : a["category"]["evidence"]) {
+    std::printf("  [%s] %s = %s %s (%s): %s %s\n", e["category"].get<std::string>().c_str(),
+                e["name"].get<std::string>().c_str(), e["value"].dump().c_str(),
+                e["unit"].get<std::string>().c_str(), e["rule"].get<std::string>().c_str(),
+                e["holds"].get<bool>() ? "holds" : "does not hold", e["note"].get<std::string>().c_str());
+  }
+  for (const auto& g : a["groups"]) {
+    std::printf("group %s: capacity %s (%s)\n", g["key"].get<std::string>().c_str(),
+                g["capacity"]["qps"].dump().c_str(), g["capacity"]["status"].dump().c_str());
+    for (const auto& pt : g["points"]) {
+      std::printf("  %7.1f QPS: x=%.1f p95=%.0f us service=%s cpu=%s disk=%s valid=%d qos=%s\n",
+                  pt["target_qps"].get<double>(), pt["throughput_qps"].get<double>(),
+                  pt["p95_us"].get<double>(), pt["service_us"].dump().c_str(), pt["cpu_util"].dump().c_str(),
+                  pt["disk_bps"].dump().c_str(), pt["valid"].get<bool>() ? 1 : 0, pt["meets_qos"].dump().c_str());
+    }
+  }
+}
+
+// The capacity of the group whose key contains `label` and not `unlike` (0 when unmeasured).
+double CapacityOf(const json& a, const std::string& label, const std::string& unlike = "\n") {
+  for (const auto& g : a["groups"]) {
+    const std::string key = g["key"].get<std::string>();
+    if (key.find(label) != std::string::npos && key.find(unlike) == std::string::npos &&
+        g["capacity"]["qps"].is_number()) {
+      return g["capacity"]["qps"].get<double>();
+    }
+  }
+  return 0;
+}
+
+class EnginesIntegration : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (geteuid() != 0) GTEST_SKIP() << "needs root (cgroups)";
+  }
+};
+
+// Sphinx: utterances of 8 words (~3 s of speech, ~0.5 s of CPU each), 1 to 3 QPS.
+const char* kSphinxSpec = R"(name = "sphinx"
+scenarios = ["1-ST"]
+[workload]
+builtin = "sphinx"
+args = ["--utterances", "2", "--words", "8", "--cache-dir", "/var/cache/ream/sphinx-test"]
+threads = 1
+ready_timeout = "60s"
+[load]
+keys = 2
+get_ratio = 1.0
+connections = 2
+warmup = "1s"
+duration = "5s"
+response_timeout = "10s"
+timely_tolerance = "1ms"
+[sweep]
+qps = [0.5, 1, 2, 3]
+[[partitions.set]]
+cpu_quota = "100%"
+[[partitions.set]]
+cpu_quota = "50%"
+)";
+
+class SphinxIntegration : public EnginesIntegration {
+ protected:
+  static void SetUpTestSuite() {
+    if (geteuid() == 0) outcome_ = new Outcome(RunAndAnalyze("sphinx", kSphinxSpec));
+  }
+  static void TearDownTestSuite() { delete outcome_; outcome_ = nullptr; }
+  static Outcome* outcome_;
+};
+Outcome* SphinxIntegration::outcome_ = nullptr;
+
+TEST_F(SphinxIntegration, IsCpuIntensive) {
+  ASSERT_TRUE(outcome_->error.empty()) << outcome_->error;
+  Print(outcome_->analysis);
+  EXPECT_EQ(outcome_->analysis["category"]["name"], "cpu-intensive");
+}
+
+TEST_F(SphinxIntegration, CpuQuotaLowersItsCapacity) {
+  ASSERT_TRUE(outcome_->error.empty()) << outcome_->error;
+  double full = CapacityOf(outcome_->analysis, "cpu_quota=100%");
+  double half = CapacityOf(outcome_->analysis, "cpu_quota=50%");
+  std::printf("capacity: %.2f QPS at 100 %% CPU, %.2f QPS at 50 %%\n", full, half);
+  ASSERT_GT(full, 0);
+  EXPECT_LT(half, full * 0.8);
+}
+
+// RocksDB: 200 000 records of 1000 bytes (~200 MB), O_DIRECT reads, 10 % synced writes.
+const char* kRocksdbSpec = R"(name = "rocksdb"
+scenarios = ["1-ST"]
+[workload]
+builtin = "rocksdb"
+args = ["--keys", "200000", "--value-bytes", "1000", "--data-dir", "/var/tmp/ream-test"]
+threads = 1
+ready_timeout = "60s"
+[load]
+key_dist = "zipf:0.99"
+keys = 200000
+get_ratio = 0.9
+value_bytes = 1000
+connections = 4
+warmup = "500ms"
+duration = "1500ms"
+response_timeout = "1s"
+timely_tolerance = "200us"
+[sweep]
+qps = [250, 500, 1000, 2000, 3000, 4000]
+stop_after_invalid = 2
+[qos]
+target = "5ms"
+[[partitions.set]]
+memory = "256M"
+[[partitions.set]]
+memory = "256M"
+disk_read_bps = "4M"
+)";
+
+class RocksdbIntegration : public EnginesIntegration {
+ protected:
+  static void SetUpTestSuite() {
+    if (geteuid() == 0) outcome_ = new Outcome(RunAndAnalyze("rocksdb", kRocksdbSpec));
+  }
+  static void TearDownTestSuite() { delete outcome_; outcome_ = nullptr; }
+  static Outcome* outcome_;
+};
+Outcome* RocksdbIntegration::outcome_ = nullptr;
+
+TEST_F(RocksdbIntegration, IsDiskBound) {
+  ASSERT_TRUE(outcome_->error.empty()) << outcome_->error;
+  Print(outcome_->analysis);
+  EXPECT_EQ(outcome_->analysis["category"]["name"], "disk-bound");
+}
+
+TEST_F(RocksdbIntegration, DiskReadCapLowersItsCapacity) {
+  ASSERT_TRUE(outcome_->error.empty()) << outcome_->error;
+  double full = CapacityOf(outcome_->analysis, "memory=256M", "disk_read_bps");
+  double capped = CapacityOf(outcome_->analysis, "disk_read_bps");
+  std::printf("capacity: %.0f QPS unthrottled, %.0f QPS with reads capped at 4 MiB/s\n", full, capped);
+  ASSERT_GT(full, 0);
+  EXPECT_LT(capped, full * 0.8);
+}
+
+}  // namespace
+}  // namespace ream
