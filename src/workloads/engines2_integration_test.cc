@@ -227,3 +227,56 @@ TEST_F(RocksdbIntegration, DiskReadCapLowersItsCapacity) {
 
 }  // namespace
 }  // namespace ream
+
+namespace ream {
+namespace {
+
+// `ream serve rocksdb` on a file system that cannot take the dataset: it exits at start-up
+// with a message naming the cause and leaves nothing on it. The file system is a small tmpfs
+// mounted for the test, full or remounted read-only.
+class RocksdbBadPath : public EnginesIntegration {
+ protected:
+  void SetUp() override {
+    EnginesIntegration::SetUp();
+    if (IsSkipped()) return;
+    mnt_ = std::filesystem::temp_directory_path() / ("ream-rocksdb-fs-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(mnt_);
+    auto m = p_->Run({"mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", mnt_.string()}, 10s);
+    ASSERT_TRUE(m.ok() && m->exit_code == 0) << (m.ok() ? m->Describe() : m.status().ToString());
+    mounted_ = true;
+  }
+  void TearDown() override {
+    if (mounted_) (void)p_->Run({"umount", mnt_.string()}, 10s);
+    if (!mnt_.empty()) std::filesystem::remove(mnt_);
+  }
+  CommandResult Serve(const std::string& path) {
+    auto r = p_->Run({REAM_BINARY, "serve", "rocksdb", "--path", path, "--keys", "20000", "--value-bytes", "1000"},
+                     60s);
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    return r.ok() ? *r : CommandResult{};
+  }
+  std::unique_ptr<Platform> p_ = MakePosixPlatform();
+  std::filesystem::path mnt_;
+  bool mounted_ = false;
+};
+
+TEST_F(RocksdbBadPath, AFullFileSystemFailsAtStartUpAndLeavesNothing) {
+  // 20 000 records of 1000 bytes (~20 MB) on a 1 MiB file system.
+  CommandResult r = Serve((mnt_ / "data" / "db").string());
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("the file system is full"), std::string::npos) << r.err;
+  EXPECT_TRUE(std::filesystem::is_empty(mnt_)) << "left behind on the file system";
+}
+
+TEST_F(RocksdbBadPath, AReadOnlyFileSystemFailsAtStartUpAndLeavesNothing) {
+  auto ro = p_->Run({"mount", "-o", "remount,ro", mnt_.string()}, 10s);
+  ASSERT_TRUE(ro.ok() && ro->exit_code == 0);
+  CommandResult r = Serve((mnt_ / "db").string());
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("Read-only file system"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find((mnt_ / "db").string()), std::string::npos) << r.err;
+  EXPECT_TRUE(std::filesystem::is_empty(mnt_));
+}
+
+}  // namespace
+}  // namespace ream
