@@ -59,6 +59,25 @@ TEST_F(RocksdbTest, AnswersGetsAndSetsOfTheGeneratorsKeys) {
   EXPECT_FALSE(platform_->Exists(dir_ + "/db.partial"));
 }
 
+TEST_F(RocksdbTest, SeveralReadsPerGetAnswerTheRequestKeysValue) {
+  std::string one, eight;
+  {
+    auto s = OpenRocksdb(*platform_, Small("db"));
+    ASSERT_TRUE(s.ok());
+    ASSERT_EQ(Get(*MakeRocksdbHandlers(*s)(0), 42, &one), frame::ResponseStatus::kOk);
+  }
+  RocksdbOptions o = Small("db");
+  o.reads = 8;
+  auto s = OpenRocksdb(*platform_, o);
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  auto h = MakeRocksdbHandlers(*s)(0);
+  ASSERT_EQ(Get(*h, 42, &eight), frame::ResponseStatus::kOk);
+  EXPECT_EQ(eight, one);
+  EXPECT_EQ(Get(*h, 5000, &eight), frame::ResponseStatus::kNotFound);
+  o.reads = 0;
+  EXPECT_EQ(OpenRocksdb(*platform_, o).status().message(), "--reads must be at least 1");
+}
+
 TEST_F(RocksdbTest, GenerationIsDeterministicForASeedAndReusedWhenPresent) {
   std::string a, b, c;
   {
