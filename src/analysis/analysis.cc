@@ -112,6 +112,9 @@ Result<ExperimentAnalysis> Analyze(const ExperimentData& d, const AnalysisOption
       }
       g.points.push_back(std::move(pa));
     }
+    for (const RunData* r : runs) {
+      if (g.load_range_note.empty()) g.load_range_note = r->load_range_note;
+    }
     if (!g.points.empty()) {
       g.min_qps = g.points.front().target_load;
       g.max_qps = g.points.back().target_load;
@@ -165,22 +168,40 @@ Result<ExperimentAnalysis> Analyze(const ExperimentData& d, const AnalysisOption
     FitModel(g, d, o, pct);
   }
 
+  a.skipped_scenarios = d.skipped_scenarios;
+  // The scaling ratios compare runs that limit nothing the scenario has: no knob at all, or
+  // only a CPU quota of at least the scenario's CPUs (cpu_quota = 100 % of a 1-ST run is no
+  // limit). A run with no knob is preferred where both exist.
+  auto no_limit = [](const GroupAnalysis& g) {
+    if (g.partition.unlimited()) return true;
+    auto quota = g.partition.Limit("cpu_quota");
+    return quota && g.partition.limits.size() == 1 && g.partition.other.empty() && g.threads > 0 &&
+           *quota >= g.threads - 1e-9;
+  };
   auto unlimited = [&](const std::string& sc) -> const GroupAnalysis* {
+    const GroupAnalysis* found = nullptr;
     for (const auto& g : a.groups) {
-      if (g.scenario == sc && g.partition.unlimited()) return &g;
+      if (g.scenario != sc || !no_limit(g)) continue;
+      if (g.partition.unlimited()) return &g;
+      if (!found) found = &g;
     }
-    return nullptr;
+    return found;
   };
   const GroupAnalysis* st1 = unlimited("1-ST");
   const GroupAnalysis* st2 = unlimited("2-ST");
   const GroupAnalysis* smt2 = unlimited("2-SMT");
   if (st1 && st1->failed) st1 = nullptr;
-  a.scaling.capacity_2st = MakeRatio(st2, st1, "2-ST", nullptr, true);
-  a.scaling.capacity_2smt = MakeRatio(smt2, st1, "2-SMT", nullptr, true);
-  a.scaling.qps20_2st = MakeRatio(st2, st1, "2-ST", &GroupAnalysis::qps_at_20, false);
-  a.scaling.qps20_2smt = MakeRatio(smt2, st1, "2-SMT", &GroupAnalysis::qps_at_20, false);
-  a.scaling.qps50_2st = MakeRatio(st2, st1, "2-ST", &GroupAnalysis::qps_at_50, false);
-  a.scaling.qps50_2smt = MakeRatio(smt2, st1, "2-SMT", &GroupAnalysis::qps_at_50, false);
+  auto skipped = [&](const std::string& sc) -> std::string {
+    auto it = d.skipped_scenarios.find(sc);
+    return it == d.skipped_scenarios.end() ? "" : it->second;
+  };
+  const std::string skip1 = skipped("1-ST"), skip2 = skipped("2-ST"), skip_smt = skipped("2-SMT");
+  a.scaling.capacity_2st = MakeRatio(st2, st1, "2-ST", nullptr, true, skip2, skip1);
+  a.scaling.capacity_2smt = MakeRatio(smt2, st1, "2-SMT", nullptr, true, skip_smt, skip1);
+  a.scaling.qps20_2st = MakeRatio(st2, st1, "2-ST", &GroupAnalysis::qps_at_20, false, skip2, skip1);
+  a.scaling.qps20_2smt = MakeRatio(smt2, st1, "2-SMT", &GroupAnalysis::qps_at_20, false, skip_smt, skip1);
+  a.scaling.qps50_2st = MakeRatio(st2, st1, "2-ST", &GroupAnalysis::qps_at_50, false, skip2, skip1);
+  a.scaling.qps50_2smt = MakeRatio(smt2, st1, "2-SMT", &GroupAnalysis::qps_at_50, false, skip_smt, skip1);
 
   a.category = Classify(ReferenceGroup(a.groups), a.groups);
   const KnobTable& knobs = o.knobs ? *o.knobs : BuiltinKnobs();

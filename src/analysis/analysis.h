@@ -117,6 +117,9 @@ struct GroupAnalysis {
   std::string saturation_note;
   double min_qps = 0, max_qps = 0;  // the sweep's range (Table 1)
   int min_clients = 0, max_clients = 0;
+  // How the range was chosen when the sweep chose it (qps = "auto"), as the seed's Table 1
+  // states it; "" when the spec listed the levels.
+  std::string load_range_note;
   std::optional<ModelComparison> model;
   std::string model_unavailable;
 };
@@ -185,6 +188,8 @@ struct ExperimentAnalysis {
   std::vector<Sensitivity> sensitivity;
   std::optional<Recommendation> recommendation;
   std::vector<std::string> warnings;
+  // Scenarios of the spec this machine could not run, with why (ExperimentData's).
+  std::map<std::string, std::string> skipped_scenarios;
 
   const GroupAnalysis* Find(const std::string& key) const;
 };

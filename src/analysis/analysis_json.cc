@@ -155,8 +155,16 @@ nlohmann::json ToJson(const ExperimentAnalysis& a) {
                       {"model", g.model ? ModelJson(*g.model) : json(nullptr)},
                       {"model_unavailable", g.model_unavailable},
                       {"points", pts}});
+    // Only for a range the sweep chose itself (qps = "auto"): other databases read as before.
+    if (!g.load_range_note.empty()) groups.back()["load_range_chosen_by_probes"] = g.load_range_note;
   }
   j["groups"] = groups;
+  // Only when some scenario was skipped: a database without any reads as it always did.
+  if (!a.skipped_scenarios.empty()) {
+    json skipped = json::array();
+    for (const auto& [scenario, why] : a.skipped_scenarios) skipped.push_back({{"scenario", scenario}, {"reason", why}});
+    j["skipped_scenarios"] = skipped;
+  }
   j["scaling"] = {{"capacity_2st_over_1st", RatioJson(a.scaling.capacity_2st)},
                   {"capacity_2smt_over_1st", RatioJson(a.scaling.capacity_2smt)},
                   {"qps_at_20_2st_over_1st", RatioJson(a.scaling.qps20_2st)},

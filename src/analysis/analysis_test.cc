@@ -524,3 +524,66 @@ TEST(Analyze, SensitivityWithoutAnUnlimitedRunUsesTheMostGenerousSetting) {
 
 }  // namespace
 }  // namespace ream::analysis
+
+namespace ream::analysis {
+namespace {
+
+TEST(Analyze, AFullQuotaOfTheScenariosCpusIsNoLimitForScaling) {
+  ExperimentData d;
+  d.name = "scaling";
+  RunData one = ModelRun("1-ST", 1, 100e-6, 500, 9000, 500);
+  one.partition.limits["cpu_quota"] = 1.0;  // 100 % of 1-ST's one CPU
+  RunData two = ModelRun("2-ST", 2, 100e-6, 1000, 18000, 1000);
+  two.partition.limits["cpu_quota"] = 1.0;  // 100 % of one CPU: half of 2-ST's two, a limit
+  d.runs = {one, two};
+  auto a = Analyze(d, {});
+  ASSERT_TRUE(a.ok()) << a.status().ToString();
+  EXPECT_EQ(a->scaling.capacity_2st.status, "not measured: no unlimited 2-ST run");
+  two.partition.limits["cpu_quota"] = 2.0;  // 200 %: all of 2-ST's CPUs, no limit
+  d.runs = {one, two};
+  a = Analyze(d, {});
+  ASSERT_TRUE(a.ok()) << a.status().ToString();
+  EXPECT_TRUE(a->scaling.capacity_2st.value.has_value()) << a->scaling.capacity_2st.status;
+}
+
+TEST(Analyze, ASkippedScenarioIsNamedWithItsReasonInTheScalingAndTheJson) {
+  ExperimentData d;
+  d.name = "smt";
+  d.runs = {ModelRun("1-ST", 1, 100e-6, 500, 9000, 500)};
+  d.skipped_scenarios["2-SMT"] = "no SMT siblings";
+  auto a = Analyze(d, {});
+  ASSERT_TRUE(a.ok()) << a.status().ToString();
+  EXPECT_EQ(a->scaling.capacity_2smt.status, "not measured — 2-SMT skipped: no SMT siblings");
+  EXPECT_EQ(a->scaling.capacity_2st.status, "not measured: no unlimited 2-ST run");
+  auto j = ToJson(*a);
+  ASSERT_TRUE(j.contains("skipped_scenarios"));
+  EXPECT_EQ(j["skipped_scenarios"][0]["scenario"], "2-SMT");
+  EXPECT_EQ(j["skipped_scenarios"][0]["reason"], "no SMT siblings");
+  d.skipped_scenarios.clear();
+  auto plain = Analyze(d, {});
+  EXPECT_FALSE(ToJson(*plain).contains("skipped_scenarios"));
+}
+
+}  // namespace
+}  // namespace ream::analysis
+
+namespace ream::analysis {
+namespace {
+
+TEST(Analyze, ARangeChosenByProbesIsStatedWithTable1) {
+  ExperimentData d;
+  d.name = "auto";
+  RunData r = ModelRun("1-ST", 1, 100e-6, 500, 9000, 500);
+  r.load_range_note = "5 probe(s): 20 % CPU at 2000 QPS, 50 % at 5000 QPS, saturated at 9500 QPS";
+  d.runs = {r};
+  auto a = Analyze(d, {});
+  ASSERT_TRUE(a.ok()) << a.status().ToString();
+  ASSERT_EQ(a->groups.size(), 1u);
+  EXPECT_EQ(a->groups[0].load_range_note, r.load_range_note);
+  EXPECT_EQ(ToJson(*a)["groups"][0]["load_range_chosen_by_probes"], r.load_range_note);
+  d.runs[0].load_range_note.clear();
+  EXPECT_FALSE(ToJson(*Analyze(d, {}))["groups"][0].contains("load_range_chosen_by_probes"));
+}
+
+}  // namespace
+}  // namespace ream::analysis

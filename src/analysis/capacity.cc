@@ -144,14 +144,17 @@ void Saturation(GroupAnalysis& g, LoadAxis axis) {
 }
 
 Ratio MakeRatio(const GroupAnalysis* num, const GroupAnalysis* den, const std::string& num_name,
-                std::optional<double> GroupAnalysis::*field_ptr, bool capacity) {
+                std::optional<double> GroupAnalysis::*field_ptr, bool capacity, const std::string& num_skipped,
+                const std::string& den_skipped) {
   Ratio r;
   if (!den) {
-    r.status = "not measured: no unlimited 1-ST run";
+    r.status = den_skipped.empty() ? "not measured: no unlimited 1-ST run"
+                                   : "not measured — 1-ST skipped: " + den_skipped;
     return r;
   }
   if (!num) {
-    r.status = "not measured: no unlimited " + num_name + " run";
+    r.status = num_skipped.empty() ? "not measured: no unlimited " + num_name + " run"
+                                   : "not measured — " + num_name + " skipped: " + num_skipped;
     return r;
   }
   if (num->failed) {

@@ -24,6 +24,7 @@ void QpsAtUtilization(const std::vector<PointAnalysis>& points, double u,
 void Saturation(GroupAnalysis& g, LoadAxis axis);
 // num / den of the capacity (`capacity`) or of a GroupAnalysis field, with its status.
 Ratio MakeRatio(const GroupAnalysis* num, const GroupAnalysis* den, const std::string& num_name,
-                std::optional<double> GroupAnalysis::*field_ptr, bool capacity);
+                std::optional<double> GroupAnalysis::*field_ptr, bool capacity,
+                const std::string& num_skipped = "", const std::string& den_skipped = "");
 
 }  // namespace ream::analysis

@@ -93,6 +93,9 @@ struct RunData {
   // In measurement order. A sweep may hold several points at one load: invalid attempts and
   // the re-measurement that decided it (sweep.remeasure_invalid).
   std::vector<PointData> points;
+  // How the sweep chose this run's levels when it chose them itself (qps = "auto"): the
+  // probes' findings; "" when the spec listed them.
+  std::string load_range_note;
 };
 
 // How QoS is decided (from the spec).
@@ -117,6 +120,9 @@ struct ExperimentData {
   nlohmann::json environment;  // kernel, CPU model, topology, doctor snapshot, ream version
   std::string spec_text;
   std::vector<RunData> runs;
+  // Scenarios of the spec this machine could not run (stored as skipped runs), with why:
+  // "2-SMT" -> "placement '2-SMT' needs SMT siblings ...".
+  std::map<std::string, std::string> skipped_scenarios;
 };
 
 }  // namespace ream::analysis

@@ -150,6 +150,7 @@ Result<ExperimentData> LoadExperiment(Store& store, const std::string& name) {
     auto part = PartitionFromKnobs(r.partition, r.key.partition_label);
     if (!part.ok()) return part.status().Annotate("experiment '" + d.name + "'");
     run.partition = *part;
+    if (r.sweep.is_object()) run.load_range_note = r.sweep.value("why", std::string());
     Placement(r, topology, &run);
     REAM_ASSIGN_OR_RETURN(auto points, store.ListPoints(r.id));
     for (const auto& p : points) {
@@ -194,6 +195,10 @@ Result<ExperimentData> LoadExperiment(Store& store, const std::string& name) {
         if (it != hists.end() && it->second.count() > 0) pd.latency_hist_ns = it->second;
       }
       run.points.push_back(std::move(pd));
+    }
+    if (r.status == RunStatus::kSkipped) {
+      d.skipped_scenarios[r.key.scenario] = r.failure;
+      continue;
     }
     if ((r.status == RunStatus::kFailed || r.status == RunStatus::kUnavailable) &&
         run.points.empty()) {

@@ -22,6 +22,7 @@ struct RunFlags {
   bool interleave = false;
   uint64_t order_seed = 1;
   std::string events;  // a JSON-lines file of the run events
+  bool strict = false;
 };
 
 int RunRun(const RunFlags& f) {
@@ -44,6 +45,7 @@ int RunRun(const RunFlags& f) {
   o.resume = f.resume;
   o.dry_run = f.dry_run;
   o.only = f.only;
+  o.strict = f.strict;
   o.interleave = f.interleave;
   o.order_seed = f.order_seed;
   o.out = &std::cerr;
@@ -107,6 +109,9 @@ void AddRunCommand(CLI::App& app, CommandList& commands) {
   sub->add_flag("--resume", f->resume, "Continue an interrupted experiment without repeating its points");
   sub->add_flag("--dry-run", f->dry_run, "Validate the spec against this machine and print the plan");
   sub->add_option("--only", f->only, "Run only this scenario of the spec");
+  sub->add_flag("--strict", f->strict,
+                "Refuse a spec naming a scenario this machine cannot run (default: skip it, store it as "
+                "skipped with the reason, and run the rest)");
   sub->add_option("--events", f->events,
                   "Also write every run event (run started, level measured, measuring again, ...) to FILE, "
                   "one JSON object per line");

@@ -3,8 +3,11 @@
 #include <algorithm>
 #include <chrono>
 #include <optional>
+#include <tuple>
+#include <cstdio>
 
 #include "experiment/level.h"
+#include "experiment/load_range.h"
 #include "experiment/sweep.h"
 #include "experiment/workload_launch.h"
 #include "platform/signals.h"
@@ -46,19 +49,11 @@ class ExperimentRun::Context final : public SweepContext {
       ++outcome_.points_skipped;
       return it->second;
     }
-    if (wl_ && (r_.spec_.workload.restart == RestartEvery::kPoint || !wl_->sandbox->Alive())) {
-      if (!wl_->sandbox->Alive()) Emit(WorkloadRestarted{Where(), wl_->sandbox->ExitDescription()});
-      (void)wl_->sandbox->Stop();
-      wl_.reset();
-    }
-    if (!wl_) {
-      REAM_ASSIGN_OR_RETURN(LaunchedWorkload w, StartWorkload(r_.p_, r_.sandboxes_, r_.spec_, r_.prep_, run_,
-                                                              r_.o_.state_dir, Interrupted));
-      wl_ = std::move(w);
-    }
+    REAM_RETURN_IF_ERROR(EnsureWorkload());
     const int64_t started_ns = r_.p_.MonotonicNanos();
     uint64_t seed = r_.spec_.seed + 7919ull * static_cast<uint64_t>(run_.ordinal) + static_cast<uint64_t>(next_seq_);
     LoadOptions lo = LevelLoadOptions(r_.spec_, load, seed, wl_->sandbox->address(), wl_->port);
+    if (clients_) std::tie(lo.threads, lo.connections) = *clients_;
     REAM_ASSIGN_OR_RETURN(PointData d, MeasureLevel(r_.p_, r_.driver_, *wl_, lo, r_.spec_.sample_interval,
                                                     Interrupted));
     d.point.run_id = rec_.id;
@@ -116,6 +111,112 @@ class ExperimentRun::Context final : public SweepContext {
     return spec.qos.service_multiplier * service_us;
   }
 
+  // qps = "auto": the probes of experiment/load_range.h, each a short level not stored as a
+  // point (the sweep's levels are); or the levels a resumed run chose before.
+  Result<std::vector<double>> AutoLevels() {
+    if (rec_.sweep.is_object() && rec_.sweep.contains("levels") && rec_.sweep["levels"].is_array()) {
+      std::vector<double> levels = rec_.sweep["levels"].get<std::vector<double>>();
+      LoadRangeChosen e{Where(), levels, std::nullopt, std::nullopt, std::nullopt, 0,
+                        rec_.sweep.value("why", std::string()), true};
+      Emit(e);
+      return levels;
+    }
+    const SweepSpec& sw = r_.spec_.sweep;
+    LoadRangeSearch search({.start_qps = sw.probe_start_qps, .levels = sw.auto_levels});
+    nlohmann::json probes = nlohmann::json::array();
+    int n = 0;
+    while (auto q = search.Next()) {
+      REAM_RETURN_IF_ERROR(EnsureWorkload());
+      uint64_t seed = r_.spec_.seed + 104729ull * static_cast<uint64_t>(run_.ordinal) + static_cast<uint64_t>(n++);
+      LoadOptions lo = LevelLoadOptions(r_.spec_, *q, seed, wl_->sandbox->address(), wl_->port);
+      lo.duration_ns = std::chrono::nanoseconds(sw.probe_duration).count();
+      lo.warmup_ns = std::min<int64_t>(lo.warmup_ns, lo.duration_ns / 2);
+      REAM_ASSIGN_OR_RETURN(PointData d, MeasureLevel(r_.p_, r_.driver_, *wl_, lo, r_.spec_.sample_interval,
+                                                      Interrupted));
+      RangeProbe p;
+      p.qps = *q;
+      p.cpu_util = d.point.cpu_util;
+      if (auto it = d.point.unavailable.find("cpu_util"); it != d.point.unavailable.end()) p.cpu_unavailable = it->second;
+      p.throughput_qps = d.point.throughput_qps.value_or(0);
+      p.achieved_qps = d.point.achieved_qps;
+      p.valid = d.point.status == PointStatus::kOk && d.point.valid.value_or(false);
+      p.invalid_reason = d.point.status == PointStatus::kOk ? InvalidWhy(d.point) : d.point.failure;
+      probes.push_back({{"qps", p.qps}, {"cpu_util", p.cpu_util ? nlohmann::json(*p.cpu_util) : nlohmann::json()},
+                        {"throughput_qps", p.throughput_qps}, {"valid", p.valid}});
+      search.Take(p);
+    }
+    REAM_ASSIGN_OR_RETURN(std::vector<double> levels, search.Levels());
+    rec_.sweep = {{"levels", levels}, {"why", search.Why()}, {"probes", probes}};
+    REAM_RETURN_IF_ERROR(r_.store_.UpdateRun(rec_));
+    Emit(LoadRangeChosen{Where(), levels, search.qps_at_20(), search.qps_at_50(), search.saturation_qps(),
+                         static_cast<int>(search.probes().size()), search.Why(), false});
+    return levels;
+  }
+
+  // connections / threads = "auto": at the sweep's top level, the fewest clients that keep it
+  // timely (probes, not stored as points), or those a resumed run chose before.
+  Status ChooseClients(double top) {
+    const LoadSpec& l = r_.spec_.load;
+    if (!l.connections_auto && !l.threads_auto) return Status::Ok();
+    if (rec_.sweep.is_object() && rec_.sweep.contains("connections") && rec_.sweep.contains("threads")) {
+      clients_ = {rec_.sweep["threads"].get<int>(), rec_.sweep["connections"].get<int>()};
+      Emit(ClientsChosen{Where(), clients_->first, clients_->second, rec_.sweep.value("clients_timely", false),
+                         rec_.sweep.value("clients_why", std::string()), true});
+      return Status::Ok();
+    }
+    int max_threads = std::max<int>(1, static_cast<int>(r_.prep_.generator_cpus.size()));
+    auto candidates = ClientCandidates(l.threads_auto, l.threads, l.connections_auto, l.connections, max_threads);
+    if (candidates.empty()) {
+      return InvalidArgument(SpecAt(r_.spec_, 0) + "[load] threads = " + std::to_string(l.threads) +
+                             " need at least as many connections (" + std::to_string(l.connections) + ")");
+    }
+    const SweepSpec& sw = r_.spec_.sweep;
+    std::string tried;
+    std::optional<std::pair<int, int>> best;
+    double best_timely = -1;
+    bool timely = false;
+    int n = 0;
+    for (auto [t, c] : candidates) {
+      REAM_RETURN_IF_ERROR(EnsureWorkload());
+      uint64_t seed = r_.spec_.seed + 15485863ull * static_cast<uint64_t>(run_.ordinal) + static_cast<uint64_t>(n++);
+      LoadOptions lo = LevelLoadOptions(r_.spec_, top, seed, wl_->sandbox->address(), wl_->port);
+      lo.threads = t;
+      lo.connections = c;
+      if (sw.auto_range) {
+        lo.duration_ns = std::chrono::nanoseconds(sw.probe_duration).count();
+        lo.warmup_ns = std::min<int64_t>(lo.warmup_ns, lo.duration_ns / 2);
+      }
+      REAM_ASSIGN_OR_RETURN(PointData d, MeasureLevel(r_.p_, r_.driver_, *wl_, lo, r_.spec_.sample_interval,
+                                                      Interrupted));
+      double ratio = d.point.timely_ratio.value_or(0);
+      char b[96];
+      std::snprintf(b, sizeof b, "%s%d×%d: %.1f %% timely", tried.empty() ? "" : ", ", c, t, ratio * 100);
+      tried += b;
+      if (ratio > best_timely) {
+        best_timely = ratio;
+        best = {t, c};
+      }
+      if (d.point.status == PointStatus::kOk && ratio >= r_.spec_.qos.min_timely_ratio) {
+        best = {t, c};
+        timely = true;
+        break;
+      }
+    }
+    clients_ = best;
+    char top_text[64];
+    std::snprintf(top_text, sizeof top_text, "%.6g QPS", top);
+    std::string why = std::string(timely ? "the fewest keeping " : "none kept ") + top_text + " timely (" +
+                      tried + ", connections×threads)" + (timely ? "" : "; the most timely is used");
+    if (!rec_.sweep.is_object()) rec_.sweep = nlohmann::json::object();
+    rec_.sweep["threads"] = clients_->first;
+    rec_.sweep["connections"] = clients_->second;
+    rec_.sweep["clients_timely"] = timely;
+    rec_.sweep["clients_why"] = why;
+    REAM_RETURN_IF_ERROR(r_.store_.UpdateRun(rec_));
+    Emit(ClientsChosen{Where(), clients_->first, clients_->second, timely, why, false});
+    return Status::Ok();
+  }
+
   // Stops the workload, if one runs; a failure to remove what it created is said, not fatal.
   void StopWorkload() {
     if (!wl_) return;
@@ -151,6 +252,21 @@ class ExperimentRun::Context final : public SweepContext {
     Emit(e);
   }
 
+  // The workload, started when a level first needs it and again as the spec says.
+  Status EnsureWorkload() {
+    if (wl_ && (r_.spec_.workload.restart == RestartEvery::kPoint || !wl_->sandbox->Alive())) {
+      if (!wl_->sandbox->Alive()) Emit(WorkloadRestarted{Where(), wl_->sandbox->ExitDescription()});
+      (void)wl_->sandbox->Stop();
+      wl_.reset();
+    }
+    if (!wl_) {
+      REAM_ASSIGN_OR_RETURN(LaunchedWorkload w, StartWorkload(r_.p_, r_.sandboxes_, r_.spec_, r_.prep_, run_,
+                                                              r_.o_.state_dir, Interrupted));
+      wl_ = std::move(w);
+    }
+    return Status::Ok();
+  }
+
   ExperimentRun& r_;
   const PlannedRun& run_;
   RunRecord& rec_;
@@ -161,6 +277,7 @@ class ExperimentRun::Context final : public SweepContext {
   std::map<std::pair<double, int64_t>, PointData> have_;
   int64_t next_seq_ = 0;
   std::optional<LaunchedWorkload> wl_;
+  std::optional<std::pair<int, int>> clients_;  // (threads, connections) chosen by ChooseClients
 };
 
 Status ExperimentRun::RunPlanned(size_t i, RunOutcome& outcome) {
@@ -184,8 +301,19 @@ Status ExperimentRun::RunOne(const PlannedRun& run, RunRecord& rec, RunOutcome& 
   REAM_RETURN_IF_ERROR(store_.UpdateRun(rec));
   observer_.OnEvent(RunStarted{ctx.Where(), rec.workload_cpus, rec.generator_cpus, ctx.stored_points()});
 
-  SweepEnd end = spec_.sweep.mode == SweepMode::kGrid ? RunGrid(spec_.sweep, run.grid_loads, ctx)
-                                            : RunKnee(spec_.sweep, spec_.qos, ctx);
+  SweepEnd end;
+  if (spec_.sweep.mode == SweepMode::kKnee) {
+    end = RunKnee(spec_.sweep, spec_.qos, ctx);
+  } else {
+    Result<std::vector<double>> levels = run.grid_loads;
+    if (spec_.sweep.auto_range) levels = ctx.AutoLevels();
+    Status clients = levels.ok() && !levels->empty() ? ctx.ChooseClients(levels->back()) : levels.status();
+    if (!clients.ok()) {
+      end.status = clients;
+    } else {
+      end = RunGrid(spec_.sweep, *levels, ctx);
+    }
+  }
   ctx.StopWorkload();
   Status result = end.status;
   bool run_failed = end.stopped;
@@ -225,7 +353,8 @@ Status ExperimentRun::Begin(const Plan& plan, int64_t experiment_id) {
     int stored = static_cast<int>(pts.size());
     int remeasured = 0;  // a grid's stored extra attempts at invalid levels
     for (const auto& p : pts) remeasured += p.attempt > 0;
-    planned_points_ += plan.knee() ? spec_.sweep.max_points : static_cast<int>(run.grid_loads.size()) + remeasured;
+    int levels = plan.auto_levels > 0 ? plan.auto_levels : static_cast<int>(run.grid_loads.size());
+    planned_points_ += plan.knee() ? spec_.sweep.max_points : levels + remeasured;
     done_points_ += plan.knee() ? 0 : stored;
     todo_[i] = {&run, rec};
   }

@@ -7,7 +7,7 @@ namespace ream {
 
 int Plan::MaxPoints() const {
   int n = 0;
-  for (const auto& r : runs) n += static_cast<int>(r.grid_loads.size());
+  for (const auto& r : runs) n += auto_levels > 0 ? auto_levels : static_cast<int>(r.grid_loads.size());
   return n;
 }
 
@@ -38,6 +38,8 @@ std::vector<std::pair<int, int>> RunOrder(const std::vector<int>& runs, bool int
 Result<Plan> MakePlan(const ExperimentSpec& spec, const std::string& only) {
   Plan plan;
   plan.mode = spec.sweep.mode;
+  plan.axis = spec.sweep.axis;
+  if (spec.sweep.auto_range) plan.auto_levels = spec.sweep.auto_levels;
   bool found = only.empty();
   int ordinal = 0;
   for (const auto& scenario : spec.scenarios) {

@@ -25,6 +25,8 @@ struct Plan {
   SweepMode mode = SweepMode::kGrid;
   LoadAxis axis = LoadAxis::kQps;  // what the levels are: a rate (QPS) or concurrent sessions
   bool knee() const { return mode == SweepMode::kKnee; }
+  // qps = "auto": each run's levels are found by probes at run time; this many of them.
+  int auto_levels = 0;
   // Points the plan measures at most (grid: exact; knee: runs × max_points).
   int MaxPoints() const;
 };

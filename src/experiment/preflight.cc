@@ -27,21 +27,32 @@ Result<PartitionSpec> BuildPartition(const ExperimentSpec& spec, const Partition
 }  // namespace
 
 Result<Prepared> Validate(Platform& p, SandboxKind& sandboxes, const ExperimentSpec& spec, const Plan& plan,
-                          const std::string& ream_binary) {
+                          const std::string& ream_binary, bool strict) {
   Prepared out;
   REAM_ASSIGN_OR_RETURN(out.topology, ReadTopology(p));
   auto gen = ParseReservedCpus(out.topology, spec.generator_cpus);
   if (!gen.ok()) return InvalidArgument(SpecAt(spec, 0) + "generator_cpus: " + gen.status().message());
   out.generator_cpus = *gen;
+  Status first_unavailable;
   for (const auto& run : plan.runs) {
-    if (out.scenario_cpus.count(run.scenario)) continue;
+    if (out.scenario_cpus.count(run.scenario) || out.skipped_scenarios.count(run.scenario)) continue;
     auto cpus = ResolvePlacement(out.topology, run.scenario, out.generator_cpus);
     int line = spec.scenario_lines.count(run.scenario) ? spec.scenario_lines.at(run.scenario) : 0;
     if (!cpus.ok()) {
-      return Status(cpus.status().code(), SpecAt(spec, line) + "scenario \"" + run.scenario +
-                                              "\" cannot run on this machine: " + cpus.status().message());
+      Status why(cpus.status().code(), SpecAt(spec, line) + "scenario \"" + run.scenario +
+                                           "\" cannot run on this machine: " + cpus.status().message());
+      // A scenario this machine cannot place (no SMT siblings, too few cores) is skipped and
+      // said, so the rest of the seed's spec still runs; --strict refuses the spec instead. A
+      // malformed scenario is always an error.
+      if (strict || cpus.status().code() != StatusCode::kUnsupported) return why;
+      if (first_unavailable.ok()) first_unavailable = why;
+      out.skipped_scenarios[run.scenario] = cpus.status().message();
+      continue;
     }
     out.scenario_cpus[run.scenario] = *cpus;
+  }
+  if (out.scenario_cpus.empty() && !first_unavailable.ok()) {
+    return Status(first_unavailable.code(), first_unavailable.message() + " (and no other scenario of the spec can)");
   }
   std::vector<KnobSupport> support = sandboxes.Support();
   auto enforceable = [&](const std::string& flag) -> const KnobSupport* {

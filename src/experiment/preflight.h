@@ -25,13 +25,17 @@ struct Prepared {
   std::map<std::string, std::vector<int>> scenario_cpus;
   std::map<std::string, PartitionSpec> partitions;  // by label
   std::string ream;                                 // the ream binary
+  // Scenarios this machine cannot place, with why: their runs are stored as skipped.
+  std::map<std::string, std::string> skipped_scenarios;
 };
 
 // InvalidArgument (a bad value, with the spec's line), Unsupported (a scenario or a knob the
 // machine or the sandbox kind cannot honour), NotFound (the workload's program).
-// `ream_binary` "" means this process's own executable.
+// `ream_binary` "" means this process's own executable. A scenario the machine cannot place is
+// skipped (Prepared::skipped_scenarios) unless `strict`, where it is Unsupported; Unsupported
+// too when no scenario can run.
 Result<Prepared> Validate(Platform& p, SandboxKind& sandboxes, const ExperimentSpec& spec, const Plan& plan,
-                          const std::string& ream_binary);
+                          const std::string& ream_binary, bool strict = false);
 
 // "spec.toml:12: " (or "spec.toml: " without a line), the prefix of a spec's messages.
 std::string SpecAt(const ExperimentSpec& spec, int line);

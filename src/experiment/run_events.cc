@@ -58,6 +58,8 @@ std::string EventName(const RunEvent& e) {
                         [](const LevelMeasured&) { return "level_measured"; },
                         [](const MeasuringAgain&) { return "measuring_again"; },
                         [](const QosTargetSet&) { return "qos_target"; },
+                        [](const LoadRangeChosen&) { return "load_range_chosen"; },
+                        [](const ClientsChosen&) { return "clients_chosen"; },
                         [](const GridStopped&) { return "grid_stopped"; },
                         [](const KneeEnded&) { return "knee_ended"; },
                         [](const RunWarning&) { return "run_warning"; },
@@ -128,6 +130,26 @@ nlohmann::json EventToJson(const RunEvent& e) {
             j["target_us"] = x.target_us;
             j["fixed_by_spec"] = x.fixed_by_spec;
             j["service_multiplier"] = x.service_multiplier;
+            return j;
+          },
+          [](const LoadRangeChosen& x) {
+            nlohmann::json j = RunJson(x.run);
+            j["levels"] = x.levels;
+            j["qps_at_20"] = Opt(x.qps_at_20);
+            j["qps_at_50"] = Opt(x.qps_at_50);
+            j["saturation_qps"] = Opt(x.saturation_qps);
+            j["probes"] = x.probes;
+            j["why"] = x.why;
+            j["resumed"] = x.resumed;
+            return j;
+          },
+          [](const ClientsChosen& x) {
+            nlohmann::json j = RunJson(x.run);
+            j["threads"] = x.threads;
+            j["connections"] = x.connections;
+            j["timely"] = x.timely;
+            j["why"] = x.why;
+            j["resumed"] = x.resumed;
             return j;
           },
           [](const GridStopped& x) {
@@ -246,6 +268,16 @@ void ConsoleObserver::OnEvent(const RunEvent& event) {
                                      : " (" + Fmt("%g", x.service_multiplier) +
                                            " x the service time at the lowest load)")
                  << "\n";
+          },
+          [&](const LoadRangeChosen& x) {
+            std::vector<std::string> q;
+            for (double v : x.levels) q.push_back(Fmt("%.6g", v));
+            out_ << "  load range (qps = \"auto\")" << (x.resumed ? ", as chosen before" : "") << ": " << x.why
+                 << "; " << x.levels.size() << " levels: " << Join(q, " ") << " QPS\n";
+          },
+          [&](const ClientsChosen& x) {
+            out_ << "  clients (load.connections / threads = \"auto\")" << (x.resumed ? ", as chosen before" : "")
+                 << ": " << x.connections << " connection(s) on " << x.threads << " thread(s): " << x.why << "\n";
           },
           [&](const GridStopped& x) {
             out_ << "  " << x.invalid_streak << " invalid point(s) in a row after valid ones: the workload is "

@@ -101,6 +101,26 @@ struct QosTargetSet {
   double service_multiplier = 5;
 };
 
+// qps = "auto": the probes chose the run's levels (experiment/load_range.h).
+struct LoadRangeChosen {
+  EventRun run;
+  std::vector<double> levels;
+  std::optional<double> qps_at_20, qps_at_50, saturation_qps;
+  int probes = 0;
+  std::string why;
+  bool resumed = false;  // read back from the store, not probed again
+};
+
+// connections / threads = "auto": what the probes at the top level chose.
+struct ClientsChosen {
+  EventRun run;
+  int threads = 1;
+  int connections = 1;
+  bool timely = false;  // the choice kept the top level timely (else: the most tried, said why)
+  std::string why;
+  bool resumed = false;
+};
+
 // A grid stopped early by sweep.stop_after_invalid.
 struct GridStopped {
   EventRun run;
@@ -139,7 +159,8 @@ struct RunFinished {
 };
 
 using RunEvent = std::variant<ExperimentStarted, ScenarioSkipped, RunStarted, WorkloadRestarted, LevelMeasured,
-                              MeasuringAgain, QosTargetSet, GridStopped, KneeEnded, RunWarning, RunFinished>;
+                              MeasuringAgain, QosTargetSet, LoadRangeChosen, ClientsChosen, GridStopped, KneeEnded, RunWarning,
+                              RunFinished>;
 
 // The event's name ("level_measured", …) and its JSON form ({"event": name, ...}).
 std::string EventName(const RunEvent& e);

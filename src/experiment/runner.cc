@@ -73,6 +73,7 @@ struct Session {
   std::optional<Prepared> prep;
   int64_t id = 0;
   bool resumed = false;
+  std::vector<PlannedRun> skipped;  // runs of scenarios this machine cannot place
   std::unique_ptr<LoadDriver> own_driver;
   std::unique_ptr<ExperimentRun> runner;
   RunOutcome outcome;
@@ -84,6 +85,9 @@ void PrintDryRun(std::ostream& out, const Session& s) {
   out << "spec " << spec.source << " is valid: experiment '" << spec.name << "', workload " << WorkloadLabel(spec)
       << " (" << spec.workload.protocol << "), generator on CPU "
       << (prep.generator_cpus.empty() ? "any" : FormatCpuList(prep.generator_cpus)) << "\n";
+  for (const auto& [scenario, why] : prep.skipped_scenarios) {
+    out << "  scenario " << scenario << " skipped: not available here: " << why << " (--strict refuses the spec)\n";
+  }
   for (const auto& r : s.plan.runs) {
     out << "  run " << r.ordinal + 1 << ": " << r.scenario << " (CPU " << FormatCpuList(prep.scenario_cpus.at(r.scenario))
         << "), partition " << r.partition.Label() << ", repetition " << r.repetition << ": ";
@@ -92,6 +96,10 @@ void PrintDryRun(std::ostream& out, const Session& s) {
           << spec.sweep.precision * 100 << " %, at most " << spec.sweep.max_points
           << " points (an invalid point's load measured again up to " << spec.sweep.remeasure_invalid
           << " time(s))\n";
+    } else if (spec.sweep.auto_range) {
+      out << "qps = \"auto\": probes from " << Fmt("%.6g", spec.sweep.probe_start_qps)
+          << " QPS find the rates at 20 % and 50 % CPU and saturation, then " << spec.sweep.auto_levels
+          << " levels from the 20 % rate to saturation\n";
     } else {
       std::vector<std::string> q;
       for (double v : r.grid_loads) q.push_back(Fmt("%.6g", v));
@@ -132,8 +140,12 @@ Result<std::vector<RunOutcome>> RunExperiments(Platform& p, const std::vector<Ex
                              "' is also another spec's; each experiment needs its own name");
     }
     REAM_ASSIGN_OR_RETURN(s.plan, MakePlan(specs[i], o.only));
-    REAM_ASSIGN_OR_RETURN(Prepared prep, Validate(p, *sandboxes, specs[i], s.plan, o.ream_binary));
+    REAM_ASSIGN_OR_RETURN(Prepared prep, Validate(p, *sandboxes, specs[i], s.plan, o.ream_binary, o.strict));
     s.prep = std::move(prep);
+    // The runs of a scenario this machine cannot place are stored as skipped, not run.
+    std::vector<PlannedRun> runnable;
+    for (auto& r : s.plan.runs) (s.prep->skipped_scenarios.count(r.scenario) ? s.skipped : runnable).push_back(r);
+    s.plan.runs = std::move(runnable);
   }
 
   std::vector<int> runs;  // each plan's number of runs, for the order
@@ -213,7 +225,20 @@ Result<std::vector<RunOutcome>> RunExperiments(Platform& p, const std::vector<Ex
     for (const auto& sc : spec.scenarios) {
       if (!o.only.empty() && sc != o.only) {
         observer.OnEvent(ScenarioSkipped{spec.name, sc, "not run in this call (--only " + o.only + ")"});
+      } else if (auto it = s.prep->skipped_scenarios.find(sc); it != s.prep->skipped_scenarios.end()) {
+        observer.OnEvent(ScenarioSkipped{spec.name, sc, "not available here: " + it->second});
       }
+    }
+    for (const PlannedRun& run : s.skipped) {
+      RunRecord r;
+      r.experiment_id = s.id;
+      r.key = {run.scenario, run.partition.Label(), run.repetition};
+      r.partition = run.partition.ToJson();
+      r.ordinal = run.ordinal;
+      REAM_ASSIGN_OR_RETURN(RunRecord rec, store.EnsureRun(r));
+      rec.status = RunStatus::kSkipped;
+      rec.failure = s.prep->skipped_scenarios.at(run.scenario);
+      REAM_RETURN_IF_ERROR(store.UpdateRun(rec));
     }
     REAM_ASSIGN_OR_RETURN(auto env, store.GetEnvironment(s.id));
     if (!env) REAM_RETURN_IF_ERROR(RecordEnvironment(p, *sandboxes, o, store, s.id, *s.prep));

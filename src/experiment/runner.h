@@ -30,6 +30,7 @@ struct RunnerOptions {
   bool resume = false;
   bool dry_run = false;      // validate and print the plan; no database, no load
   std::string only;          // run only this scenario
+  bool strict = false;       // refuse a spec with a scenario this machine cannot run (else skip it)
   bool interleave = false;   // several experiments: in shuffled rounds, not one after another
   uint64_t order_seed = 1;   // the shuffle's seed (interleave)
   // The ream executable for `ream serve` and `ream load`; "" = this process's own binary.

@@ -46,6 +46,7 @@ class FakeLoadDriver final : public LoadDriver {
     hooks.window_started();
     hooks.window_ended();
     FakeAnswer a = model_(o.qps, call);
+    if (timely_if && !timely_if(o)) a.valid = false;
     LoadResult r;
     r.options = o;
     r.protocol = o.protocol;
@@ -71,6 +72,8 @@ class FakeLoadDriver final : public LoadDriver {
 
   std::vector<LoadOptions> seen;
   int cancel_after = -1;
+  // When set: a level is late (invalid) unless its options pass (e.g. enough connections).
+  std::function<bool(const LoadOptions&)> timely_if;
 
  private:
   FakeModel model_;
@@ -288,6 +291,116 @@ TEST_F(RunnerTest, ScenariosLeftOutWithOnlyAreReportedSkipped) {
   EXPECT_EQ(skipped[0].scenario, "0");
   EXPECT_NE(skipped[0].reason.find("--only"), std::string::npos);
   EXPECT_EQ(driver.seen.size(), 1u);
+}
+
+TEST_F(RunnerTest, AScenarioTheMachineCannotPlaceIsSkippedAndStoredUnlessStrict) {
+  FakeLoadDriver driver([](double, int) { return FakeAnswer{100, true}; });
+  ExperimentSpec spec = Spec("qps = [100]");
+  spec.scenarios = {"1-ST", "512-ST"};  // no machine this runs on has 512 free cores
+  auto out = Run(spec, driver);
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  EXPECT_EQ(driver.seen.size(), 1u);  // 1-ST only
+  auto skipped = events_.All<ScenarioSkipped>();
+  ASSERT_EQ(skipped.size(), 1u);
+  EXPECT_EQ(skipped[0].scenario, "512-ST");
+  EXPECT_EQ(skipped[0].reason.rfind("not available here: ", 0), 0u) << skipped[0].reason;
+  auto store = Store::Open((dir_ / "results.db").string(), false);
+  ASSERT_TRUE(store.ok());
+  auto runs = store->ListRuns(1);
+  ASSERT_TRUE(runs.ok());
+  ASSERT_EQ(runs->size(), 2u);
+  const RunRecord& r = (*runs)[0].key.scenario == "512-ST" ? (*runs)[0] : (*runs)[1];
+  EXPECT_EQ(r.status, RunStatus::kSkipped);
+  EXPECT_FALSE(r.failure.empty());
+  auto e = store->GetExperiment(1);
+  ASSERT_TRUE(e.ok());
+  EXPECT_EQ(e->status, ExperimentStatus::kComplete);
+
+  // --strict refuses the spec before anything runs; and a spec of nothing but such scenarios
+  // is refused whatever the flag.
+  RunnerOptions strict;
+  strict.db_path = (dir_ / "strict.db").string();
+  strict.strict = true;
+  strict.observer = &events_;
+  strict.sandbox_kind = kind_.get();
+  strict.load_driver = &driver;
+  spec.name = "strict";
+  auto refused = RunExperiments(*platform_, {spec}, strict);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), StatusCode::kUnsupported);
+  EXPECT_NE(refused.status().message().find("512-ST"), std::string::npos);
+  spec.name = "none";
+  spec.scenarios = {"512-ST"};
+  strict.strict = false;
+  auto none = RunExperiments(*platform_, {spec}, strict);
+  ASSERT_FALSE(none.ok());
+  EXPECT_NE(none.status().message().find("no other scenario"), std::string::npos) << none.status().message();
+  EXPECT_EQ(driver.seen.size(), 1u);
+}
+
+TEST_F(RunnerTest, AutoRangeNeedsTheWorkloadsCpuAndSaysWhyWithout) {
+  // The null sandbox has no cgroup: the probes cannot see the CPU, so the run fails saying so
+  // after one probe, and no sweep point is stored.
+  FakeLoadDriver driver([](double, int) { return FakeAnswer{100, true}; });
+  auto out = Run(Spec("qps = \"auto\"\nsteps = 4\nprobe_start = 300\nprobe_duration = \"200ms\""), driver);
+  ASSERT_FALSE(out.ok());
+  EXPECT_NE(out.status().message().find("needs the workload's CPU utilization"), std::string::npos)
+      << out.status().message();
+  EXPECT_NE(out.status().message().find("null sandbox"), std::string::npos) << out.status().message();
+  ASSERT_EQ(driver.seen.size(), 1u);
+  EXPECT_EQ(driver.seen[0].qps, 300);
+  EXPECT_EQ(driver.seen[0].duration_ns, 200'000'000);  // a probe's window, not the level's
+  auto finished = events_.All<RunFinished>();
+  ASSERT_EQ(finished.size(), 1u);
+  EXPECT_EQ(finished[0].status, "failed");
+}
+
+TEST_F(RunnerTest, AutoRangeOnResumeMeasuresTheLevelsChosenBefore) {
+  ExperimentSpec spec = Spec("qps = \"auto\"\nsteps = 3");
+  FakeLoadDriver first([](double, int) { return FakeAnswer{100, true}; });
+  first.cancel_after = 0;  // interrupted at the first probe: the run exists, nothing measured
+  ASSERT_TRUE(Run(spec, first).ok());
+  {
+    // What an earlier call chose (as AutoLevels stores it).
+    auto store = Store::Open((dir_ / "results.db").string(), false);
+    ASSERT_TRUE(store.ok());
+    auto runs = store->ListRuns(1);
+    ASSERT_TRUE(runs.ok() && runs->size() == 1u);
+    RunRecord r = (*runs)[0];
+    r.sweep = {{"levels", {150, 250, 350}}, {"why", "3 probe(s): chosen before"}};
+    ASSERT_TRUE(store->UpdateRun(r).ok());
+  }
+  events_.events.clear();
+  FakeLoadDriver second([](double, int) { return FakeAnswer{100, true}; });
+  auto again = Run(spec, second, /*resume=*/true);
+  ASSERT_TRUE(again.ok()) << again.status().message();
+  std::vector<double> asked;
+  for (const auto& o : second.seen) asked.push_back(o.qps);
+  EXPECT_EQ(asked, (std::vector<double>{150, 250, 350}));  // no probe, the stored levels
+  auto chosen = events_.All<LoadRangeChosen>();
+  ASSERT_EQ(chosen.size(), 1u);
+  EXPECT_TRUE(chosen[0].resumed);
+}
+
+TEST_F(RunnerTest, AutoConnectionsAreTheFewestKeepingTheTopLevelTimely) {
+  FakeLoadDriver driver([](double, int) { return FakeAnswer{100, true}; });
+  driver.timely_if = [](const LoadOptions& o) { return o.connections >= 4; };
+  ExperimentSpec spec = Spec("qps = [100, 200, 300]");
+  spec.load.connections_auto = true;
+  auto out = Run(spec, driver);
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  // Probes at the top level with 1, 2, 4 connections; then the grid with 4.
+  std::vector<std::pair<double, int>> asked;
+  for (const auto& o : driver.seen) asked.emplace_back(o.qps, o.connections);
+  EXPECT_EQ(asked, (std::vector<std::pair<double, int>>{{300, 1}, {300, 2}, {300, 4}, {100, 4}, {200, 4}, {300, 4}}));
+  auto chosen = events_.All<ClientsChosen>();
+  ASSERT_EQ(chosen.size(), 1u);
+  EXPECT_EQ(chosen[0].connections, 4);
+  EXPECT_TRUE(chosen[0].timely);
+  EXPECT_EQ(Points().size(), 3u);  // the probes are not points
+  auto store = Store::Open((dir_ / "results.db").string(), false);
+  auto runs = store->ListRuns(1);
+  EXPECT_EQ((*runs)[0].sweep["connections"], 4);
 }
 
 TEST_F(RunnerTest, AWorkloadThatNeverBecomesReadyFailsTheExperimentWithItsOutput) {

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <set>
+#include <tuple>
 #include <sstream>
 
 #include <toml++/toml.h>
@@ -100,8 +101,17 @@ Status ParseLoad(const TomlSection& s, LoadSpec* l) {
   REAM_RETURN_IF_ERROR(s.Int("keys", &l->keys, 1, int64_t{1} << 40));
   REAM_RETURN_IF_ERROR(s.Number("get_ratio", &l->get_ratio, 0.0, 1.0));
   REAM_RETURN_IF_ERROR(s.Int("value_bytes", &l->value_bytes, 0, 16 << 20));
-  REAM_RETURN_IF_ERROR(s.Int("connections", &l->connections, 1, 100000));
-  REAM_RETURN_IF_ERROR(s.Int("threads", &l->threads, 1, 1024));
+  // "auto": the fewest that keep the top level timely (experiment/load_range.h: ClientChoices).
+  for (auto [key, flag, value] : {std::tuple{"connections", &l->connections_auto, &l->connections},
+                                  std::tuple{"threads", &l->threads_auto, &l->threads}}) {
+    const toml::node* n = s.Get(key);
+    if (n && n->is_string()) {
+      if (n->as_string()->get() != "auto") return s.Error(*n, key, "must be a whole number, or \"auto\"");
+      *flag = true;
+      continue;
+    }
+    REAM_RETURN_IF_ERROR(s.Int(key, value, 1, std::string(key) == "threads" ? 1024 : 100000));
+  }
   REAM_RETURN_IF_ERROR(s.Duration("warmup", &l->warmup, std::chrono::milliseconds(0),
                                   std::chrono::milliseconds(3600000)));
   REAM_RETURN_IF_ERROR(s.Duration("duration", &l->duration, std::chrono::milliseconds(100),
@@ -139,6 +149,15 @@ Status ParseSweep(const TomlSection& s, SweepSpec* w) {
   std::string mode = ToString(w->mode);
   REAM_RETURN_IF_ERROR(s.OneOf("mode", &mode, {"grid", "knee"}));
   w->mode = *SweepModeFromString(mode);
+  // The sweep's independent variable. Only the open-loop rate exists in the generator so far;
+  // "sessions" is named so a spec written for it gets a reason, not "unknown value".
+  std::string axis(LoadAxisName(w->axis));
+  REAM_RETURN_IF_ERROR(s.OneOf("axis", &axis, {"qps", "sessions"}));
+  if (axis != "qps") {
+    return s.Error(*s.Get("axis"), "axis",
+                   "is \"" + axis + "\": this ream's generator has no session load yet; the axis it sweeps is \"qps\"");
+  }
+  w->axis = *ParseLoadAxis(axis);
   REAM_RETURN_IF_ERROR(s.OneOf("on_failure", &w->on_failure, {"continue", "stop"}));
   REAM_RETURN_IF_ERROR(s.Int("stop_after_invalid", &w->stop_after_invalid, 0, 1000));
   const std::string where = s.source() + ":" + std::to_string(s.table().source().begin.line) + ": [sweep] ";
@@ -151,6 +170,26 @@ Status ParseSweep(const TomlSection& s, SweepSpec* w) {
     w->remeasure_invalid = 0;
     REAM_RETURN_IF_ERROR(s.Int("remeasure_invalid", &w->remeasure_invalid, 0, 1000));
     const toml::node* list = s.Get("qps");
+    if (list && list->is_string()) {
+      // The seed's procedure: probes find the range (experiment/load_range.h); `steps` levels.
+      if (list->as_string()->get() != "auto") {
+        return s.Error(*list, "qps", "must be an array of rates, or \"auto\" (probes find the range)");
+      }
+      for (const char* k : {"start", "stop", "step"}) {
+        if (auto* n = s.Get(k)) return s.Error(*n, k, "does not go with qps = \"auto\" (the probes find the range)");
+      }
+      w->auto_range = true;
+      int64_t steps = w->auto_levels;
+      REAM_RETURN_IF_ERROR(s.Int("steps", &steps, 2, 1000));
+      w->auto_levels = static_cast<int>(steps);
+      REAM_RETURN_IF_ERROR(s.Number("probe_start", &w->probe_start_qps, 1e-3, 1e9));
+      REAM_RETURN_IF_ERROR(s.Duration("probe_duration", &w->probe_duration, std::chrono::milliseconds(200),
+                                      std::chrono::milliseconds(60000)));
+      return Status::Ok();
+    }
+    for (const char* k : {"probe_start", "probe_duration"}) {
+      if (auto* n = s.Get(k)) return s.Error(*n, k, "applies to qps = \"auto\" only");
+    }
     bool range = s.Get("start") || s.Get("stop") || s.Get("steps") || s.Get("step");
     if (list && range) {
       return s.Error(*list, "qps", "and a range (start/stop/steps) are both given; use one");
@@ -487,7 +526,7 @@ Result<ExperimentSpec> ParseSpec(const std::string& text, const std::string& sou
   REAM_RETURN_IF_ERROR(err);
   if (!sw) return InvalidArgument(source + ": [sweep] is required (qps = [...], a range, or mode = \"knee\")");
   REAM_RETURN_IF_ERROR(ParseSweep(TomlSection(*sw, "sweep", source,
-                                          {"mode", "qps", "start", "stop", "steps", "step", "low", "high",
+                                          {"mode", "axis", "qps", "probe_start", "probe_duration", "start", "stop", "steps", "step", "low", "high",
                                            "precision", "max_points", "confirm", "remeasure_invalid",
                                            "stop_after_invalid", "on_failure"}),
                                   &spec.sweep));
@@ -508,6 +547,10 @@ Result<ExperimentSpec> ParseSpec(const std::string& text, const std::string& sou
   }
   REAM_RETURN_IF_ERROR(err);
   REAM_RETURN_IF_ERROR(CheckProtocol(spec));
+  if (spec.sweep.mode == SweepMode::kKnee && (spec.load.connections_auto || spec.load.threads_auto)) {
+    return InvalidArgument(source + ": [load] connections / threads = \"auto\" chooses them at a grid's top level; "
+                           "give a knee search fixed ones");
+  }
   if (spec.sweep.mode == SweepMode::kKnee && spec.load.duration < std::chrono::milliseconds(500)) {
     return InvalidArgument(source + ": [load] duration below 500ms is too short for a knee search's percentiles");
   }
@@ -560,6 +603,12 @@ nlohmann::json ExperimentSpec::ToJson() const {
                 {"remeasure_invalid", sweep.remeasure_invalid},
                 {"stop_after_invalid", sweep.stop_after_invalid},
                 {"on_failure", sweep.on_failure}};
+  if (sweep.auto_range) {
+    j["sweep"]["qps"] = "auto";
+    j["sweep"]["steps"] = sweep.auto_levels;
+    j["sweep"]["probe_start"] = sweep.probe_start_qps;
+    j["sweep"]["probe_duration_ms"] = sweep.probe_duration.count();
+  }
   json parts = json::array();
   for (const auto& p : partitions) parts.push_back(p.ToJson());
   j["partitions"] = parts;

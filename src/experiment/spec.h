@@ -15,6 +15,7 @@
 
 #include "load/arrival.h"
 #include "load/key_chooser.h"
+#include "load/load_axis.h"
 #include "partition/knobs.h"
 #include "platform/platform.h"
 #include "platform/status.h"
@@ -66,6 +67,10 @@ struct LoadSpec {
   int64_t value_bytes = 64;
   int connections = 4;
   int threads = 1;                       // generator threads
+  // connections / threads = "auto": the fewest that keep the sweep's top level timely (the
+  // seed's "fewest clients that keep >= 97.5 % of requests timely"), found by probes there.
+  bool connections_auto = false;
+  bool threads_auto = false;
   std::chrono::milliseconds warmup{1000};
   std::chrono::milliseconds duration{5000};
   std::chrono::microseconds timely_tolerance{20};
@@ -83,7 +88,14 @@ struct LoadSpec {
 
 struct SweepSpec {
   SweepMode mode = SweepMode::kGrid;  // "grid" (a list or a range) | "knee"
-  std::vector<double> qps;    // grid: the load levels, ascending
+  LoadAxis axis = LoadAxis::kQps;  // what the levels are (load/load_axis.h); "qps" only, so far
+  std::vector<double> qps;    // grid: the load levels, ascending (empty with auto_range)
+  // grid, qps = "auto": short probes find the rates at 20 % and 50 % CPU and saturation
+  // (experiment/load_range.h), and `steps` levels span the 20 % rate to saturation.
+  bool auto_range = false;
+  int auto_levels = 8;
+  double probe_start_qps = 200;                        // the first probe's rate
+  std::chrono::milliseconds probe_duration{1000};     // each probe's measured window
   // knee: search [low, high] for the highest load meeting QoS to `precision` (relative).
   double low = 0, high = 0;
   double precision = 0.05;

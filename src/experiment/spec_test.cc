@@ -269,3 +269,25 @@ TEST(Spec, ModesAreEnumsWithOneSpellingEach) {
 
 }  // namespace
 }  // namespace ream
+
+namespace ream {
+namespace {
+
+TEST(SpecSweepAxis, IsQpsByDefaultAndSessionsIsRefusedWithTheReason) {
+  const std::string base = "name = \"a\"\n[workload]\nbuiltin = \"kv\"\n[sweep]\nqps = [1000]\n";
+  auto plain = ParseSpec(base, "a.toml");
+  ASSERT_TRUE(plain.ok()) << plain.status().message();
+  EXPECT_EQ(plain->sweep.axis, LoadAxis::kQps);
+  auto explicit_qps = ParseSpec(base + "axis = \"qps\"\n", "a.toml");
+  ASSERT_TRUE(explicit_qps.ok()) << explicit_qps.status().message();
+  auto sessions = ParseSpec(base + "axis = \"sessions\"\n", "a.toml");
+  ASSERT_FALSE(sessions.ok());
+  EXPECT_NE(sessions.status().message().find("a.toml:6: sweep.axis"), std::string::npos) << sessions.status().message();
+  EXPECT_NE(sessions.status().message().find("no session load yet"), std::string::npos);
+  auto typo = ParseSpec(base + "axis = \"rps\"\n", "a.toml");
+  ASSERT_FALSE(typo.ok());
+  EXPECT_NE(typo.status().message().find("qps"), std::string::npos) << typo.status().message();
+}
+
+}  // namespace
+}  // namespace ream

@@ -20,6 +20,15 @@ namespace {
 constexpr int64_t kMinSpinNs = 5'000;
 constexpr int64_t kMaxSpinNs = 300'000;
 constexpr size_t kDirectPollMaxConns = 4;
+// Reconnecting a connection the server closed: the first attempt at once, then after 1 ms,
+// doubling to at most 250 ms; after kMaxReconnectAttempts failures in a row (an attempt fails
+// when the connect fails, times out, or the new connection closes before answering anything)
+// the connection is given up. About 1.3 s of trying in all: a server restarted on its port
+// comes back within that; a server that refuses costs a bounded handful of connects, never a
+// busy loop.
+constexpr int kMaxReconnectAttempts = 12;
+constexpr int64_t kFirstRetryDelayNs = 1'000'000;
+constexpr int64_t kMaxRetryDelayNs = 250'000'000;
 
 struct Slot {
   uint64_t id = 0;
@@ -30,6 +39,7 @@ struct Slot {
 };
 
 struct Conn {
+  int index = 0;  // over the whole run, for messages
   net::Fd fd;
   net::Buffer in;
   std::string out;
@@ -39,9 +49,22 @@ struct Conn {
   uint64_t next_id = 1;
   uint64_t oldest = 1;  // smallest id that may still be outstanding (FIFO matching)
   uint64_t outstanding = 0;
-  bool dead = false;
+  bool dead = false;  // given up: nothing is sent on it any more
   bool dirty = false;
   bool want_write = false;
+  // Down: the server closed it and a new socket is on its way. The schedule's requests that
+  // fall on it meanwhile wait here (scheduled time, measured) and are sent, late, once it is up.
+  bool down = false;
+  bool connecting = false;        // a connect is in flight on fd (else: waiting for retry_at_ns)
+  int64_t retry_at_ns = 0;
+  int64_t connect_deadline_ns = 0;
+  int failed_attempts = 0;        // in a row, since the last response on this connection
+  uint64_t answered = 0;          // responses on the current socket
+  uint64_t sent = 0;              // requests written on the current socket
+  bool reconnected = false;       // the current socket replaced one the server closed
+  std::string down_reason;        // why it went down
+  std::string last_error;         // the last failed attempt's cause
+  std::vector<std::pair<int64_t, bool>> waiting;
 };
 
 // Everything one generator thread owns; nothing here is shared while the run is on.
@@ -64,6 +87,12 @@ struct ThreadState {
   uint64_t issued_total = 0, completed_total = 0;
   std::map<std::string, uint64_t> error_reasons;
   std::vector<std::string> connection_failures;
+  uint64_t reconnections = 0, reconnect_failures = 0, unanswered_total = 0;
+  std::map<std::string, uint64_t> reconnect_reasons;
+  int down = 0;  // connections down now (reconnecting)
+  // Learned from the server: it announces a close after this many responses on a connection
+  // (nginx's keepalive_requests). 0: not known.
+  uint64_t close_after = 0;
   std::vector<double> gap_sample;  // normalized send gaps (Exp(1) under the null)
   uint64_t gap_stride = 1;
   size_t gap_capacity = 0;
@@ -85,6 +114,19 @@ class ThreadRunner {
 
  private:
   void Issue(int64_t sched_ns, bool measured);
+  void IssueOn(Conn* c, int64_t sched_ns, bool measured);
+  // The server closed `c` (or it broke): counts its unanswered requests and schedules a new
+  // socket in its place.
+  void Down(Conn* c, const std::string& reason);
+  void AttemptFailed(Conn* c, const std::string& error);
+  void StartReconnect(Conn* c);
+  void OnConnectDone(Conn* c);
+  void GiveUp(Conn* c);
+  // Starts the reconnections whose retry time came, times out the connects that took too
+  // long. Returns the earliest time it needs to be called again (INT64_MAX: nothing pending).
+  int64_t ServiceReconnects();
+  void DropOutstanding(Conn* c, const std::string& reason);
+  void RecordAnswer(const Slot& slot, const Response& resp, int64_t now);
   void FlushDirty();
   void Flush(Conn* c);
   void OnReadable(Conn* c);
@@ -130,12 +172,29 @@ void ThreadRunner::Issue(int64_t sched_ns, bool measured) {
     CountError(measured, "not sent: every connection was closed");
     return;
   }
+  if (!c->down && s_.close_after > 0 && c->sent >= s_.close_after && c->outstanding == 0) {
+    s_.close_after = 0;  // every answer is in and no close came: the count was not a rule
+  }
+  if (c->down || (s_.close_after > 0 && c->sent >= s_.close_after)) {
+    // Its new socket is not up yet: the request keeps its place in the schedule and goes out
+    // on the new socket as soon as it is up (late, so non-timely) — never dropped, never moved.
+    // Likewise once the connection has carried as many requests as the server answers on one
+    // before it closes it: a request written now would be discarded unanswered by the server,
+    // so it waits for the last answer (and its close) and goes out on the next socket.
+    c->waiting.emplace_back(sched_ns, measured);
+    return;
+  }
+  IssueOn(c, sched_ns, measured);
+}
+
+void ThreadRunner::IssueOn(Conn* c, int64_t sched_ns, bool measured) {
   uint64_t id = c->next_id++;
   Slot& slot = c->ring[id & c->mask];
   if (slot.outstanding) {
     // The request that used this slot ring-size requests ago never got an answer.
     slot.outstanding = false;
     --c->outstanding;
+    ++s_.unanswered_total;
     CountError(slot.measured, "no response (request overtaken by " + std::to_string(c->ring.size()) +
                                   " newer ones on its connection)");
   }
@@ -151,6 +210,7 @@ void ThreadRunner::Issue(int64_t sched_ns, bool measured) {
   int64_t now = MonotonicNowNs();
   slot = {.id = id, .sched_ns = sched_ns, .send_ns = now, .outstanding = true, .measured = measured};
   ++c->outstanding;
+  ++c->sent;
   ++s_.issued_total;
   if (!c->dirty) c->dirty = true;
   if (measured) {
@@ -168,12 +228,12 @@ void ThreadRunner::Issue(int64_t sched_ns, bool measured) {
 
 void ThreadRunner::Flush(Conn* c) {
   c->dirty = false;
-  if (c->dead) return;
+  if (c->dead || c->down) return;
   while (c->out_off < c->out.size()) {
     net::IoResult r = net::WriteSome(c->fd.get(), c->out.data() + c->out_off, c->out.size() - c->out_off);
     c->out_off += r.bytes;
     if (r.closed || r.error != 0) {
-      Fail(c, "sending: " + net::DescribeIo(r));
+      Down(c, "sending: " + net::DescribeIo(r));
       return;
     }
     if (r.would_block && c->out_off < c->out.size()) {
@@ -198,6 +258,28 @@ void ThreadRunner::FlushDirty() {
   }
 }
 
+void ThreadRunner::DropOutstanding(Conn* c, const std::string& reason) {
+  // Each request written on this socket and not answered is counted once, here, and never
+  // sent again: resending would double it in an open-loop schedule (and the server may have
+  // acted on it).
+  for (auto& slot : c->ring) {
+    if (!slot.outstanding) continue;
+    slot.outstanding = false;
+    ++s_.unanswered_total;
+    CountError(slot.measured, "connection lost: " + reason);
+  }
+  c->outstanding = 0;
+  c->oldest = c->next_id;
+  c->out.clear();
+  c->out_off = 0;
+  c->in.Clear();
+  if (c->fd.valid()) {
+    s_.poller.Remove(c->fd.get());
+    c->fd.reset();
+  }
+  c->want_write = false;
+}
+
 void ThreadRunner::Fail(Conn* c, const std::string& reason) {
   if (c->dead) return;
   c->dead = true;
@@ -205,16 +287,108 @@ void ThreadRunner::Fail(Conn* c, const std::string& reason) {
   std::snprintf(when, sizeof when, " (%.3f s into the run)",
                 static_cast<double>(MonotonicNowNs() - start_ns_) / 1e9);
   s_.connection_failures.push_back(reason + when);
-  s_.poller.Remove(c->fd.get());
-  c->fd.reset();
-  for (auto& slot : c->ring) {
-    if (!slot.outstanding) continue;
-    slot.outstanding = false;
-    CountError(slot.measured, "connection lost: " + reason);
+  DropOutstanding(c, reason);
+  if (c->down) {
+    c->down = false;
+    --s_.down;
   }
-  c->outstanding = 0;
-  c->out.clear();
-  c->out_off = 0;
+  for (const auto& [sched, measured] : c->waiting) {
+    CountError(measured, "not sent: its connection failed: " + reason);
+  }
+  c->waiting.clear();
+}
+
+void ThreadRunner::Down(Conn* c, const std::string& reason) {
+  if (c->dead || c->down) return;
+  DropOutstanding(c, reason);
+  c->down = true;
+  c->connecting = false;
+  c->down_reason = reason;
+  ++s_.down;
+  ++s_.reconnect_reasons[reason];
+  if (c->answered == 0 && c->reconnected) {
+    // A new socket that closed before answering anything: the server accepts and drops us.
+    AttemptFailed(c, reason);
+    return;
+  }
+  c->retry_at_ns = MonotonicNowNs();
+}
+
+void ThreadRunner::AttemptFailed(Conn* c, const std::string& error) {
+  ++s_.reconnect_failures;
+  c->last_error = error;
+  c->connecting = false;
+  if (c->fd.valid()) {
+    s_.poller.Remove(c->fd.get());
+    c->fd.reset();
+  }
+  if (++c->failed_attempts >= kMaxReconnectAttempts) {
+    GiveUp(c);
+    return;
+  }
+  int64_t delay = kFirstRetryDelayNs << std::min(c->failed_attempts - 1, 20);
+  c->retry_at_ns = MonotonicNowNs() + std::min(delay, kMaxRetryDelayNs);
+}
+
+void ThreadRunner::GiveUp(Conn* c) {
+  char b[128];
+  std::snprintf(b, sizeof b, "connection %d: gave up after %d failed reconnection attempts", c->index,
+                c->failed_attempts);
+  Fail(c, std::string(b) + " (closed first because " + c->down_reason + "; last attempt: " + c->last_error + ")");
+}
+
+void ThreadRunner::StartReconnect(Conn* c) {
+  auto fd = net::StartConnect(o_.host, o_.port);
+  if (!fd.ok()) {
+    AttemptFailed(c, fd.status().message());
+    return;
+  }
+  c->fd = std::move(fd).value();
+  if (Status st = s_.poller.Add(c->fd.get(), EPOLLOUT, reinterpret_cast<uint64_t>(c)); !st.ok()) {
+    AttemptFailed(c, st.message());
+    return;
+  }
+  c->connecting = true;
+  c->connect_deadline_ns = MonotonicNowNs() + o_.connect_timeout_ns;
+}
+
+void ThreadRunner::OnConnectDone(Conn* c) {
+  if (Status st = net::FinishConnect(c->fd.get(), o_.host, o_.port); !st.ok()) {
+    AttemptFailed(c, st.message());
+    return;
+  }
+  if (s_.rx_stamps) (void)net::EnableReceiveTimestamps(c->fd.get());
+  (void)s_.poller.Modify(c->fd.get(), EPOLLIN | EPOLLRDHUP, reinterpret_cast<uint64_t>(c));
+  c->connecting = false;
+  c->down = false;
+  c->answered = 0;
+  c->sent = 0;
+  c->reconnected = true;
+  --s_.down;
+  ++s_.reconnections;
+  // The requests due while it was down, in schedule order, each timed from its scheduled time.
+  std::vector<std::pair<int64_t, bool>> due;
+  due.swap(c->waiting);
+  for (const auto& [sched, measured] : due) IssueOn(c, sched, measured);
+  if (c->dirty) Flush(c);
+}
+
+int64_t ThreadRunner::ServiceReconnects() {
+  if (s_.down == 0) return INT64_MAX;
+  int64_t next = INT64_MAX;
+  int64_t now = MonotonicNowNs();
+  for (auto& cp : s_.conns) {
+    Conn* c = cp.get();
+    if (!c->down) continue;
+    if (c->connecting && now >= c->connect_deadline_ns) {
+      AttemptFailed(c, "no answer to the connect within " + std::to_string(o_.connect_timeout_ns / 1'000'000) + " ms");
+    }
+    if (!c->down) continue;  // given up
+    if (!c->connecting && now >= c->retry_at_ns) StartReconnect(c);
+    if (!c->down) continue;
+    next = std::min(next, c->connecting ? c->connect_deadline_ns : c->retry_at_ns);
+  }
+  return next;
 }
 
 void ThreadRunner::OnReadable(Conn* c) {
@@ -255,23 +429,54 @@ void ThreadRunner::OnReadable(Conn* c) {
     --c->outstanding;
     while (c->oldest < c->next_id && !c->ring[c->oldest & c->mask].outstanding) ++c->oldest;
     ++s_.completed_total;
-    if (!slot->measured) continue;
-    if (!resp.ok) {
-      CountError(true, "server error: " + resp.error.substr(0, 120));
-      continue;
+    ++c->answered;
+    c->failed_attempts = 0;
+    const char* closes = resp.closes_connection;
+    if (slot->measured) {
+      if (!resp.ok) {
+        CountError(true, "server error: " + resp.error.substr(0, 120));
+      } else {
+        RecordAnswer(*slot, resp, now);
+      }
     }
-    ++s_.completed;
-    // (A stamp can precede the send by the clocks' conversion error, never by more.)
-    int64_t at = std::max(now, slot->send_ns);
-    s_.latency.Record(at - slot->sched_ns);
-    s_.latency_from_send.Record(at - slot->send_ns);
-    if (resp.has_server_times) {
-      s_.has_server_times = true;
-      s_.service.Record(resp.service_ns);
-      s_.queue.Record(resp.queue_ns);
+    if (closes != nullptr) {
+      // Nothing after this response will be answered on this socket: move on to a new one now
+      // rather than write more requests into a connection that is going away. A server that
+      // closes after a fixed count of responses (nginx: keepalive_requests) is then taken at its
+      // word, so later sockets stop taking requests at that count instead of losing the ones
+      // written behind its last answer.
+      if (s_.close_after == 0 || c->answered < s_.close_after) s_.close_after = c->answered;
+      Down(c, closes);
+      return;
     }
   }
-  if (r.closed || r.error != 0) Fail(c, "receiving: " + net::DescribeIo(r));
+  if (r.closed) {
+    ServerClose close = s_.codec->OnServerClose(c->in.view(), r.reset);
+    Down(c, close.reason);
+  } else if (r.error != 0) {
+    Down(c, "receiving: " + net::DescribeIo(r));
+  } else if (!c->waiting.empty() && c->outstanding == 0) {
+    // Held back for a close at close_after that did not come: the count was not a rule of the
+    // server. Forget it and send what waited.
+    s_.close_after = 0;
+    std::vector<std::pair<int64_t, bool>> due;
+    due.swap(c->waiting);
+    for (const auto& [sched, measured] : due) IssueOn(c, sched, measured);
+    if (c->dirty) Flush(c);
+  }
+}
+
+void ThreadRunner::RecordAnswer(const Slot& slot, const Response& resp, int64_t now) {
+  ++s_.completed;
+  // (A stamp can precede the send by the clocks' conversion error, never by more.)
+  int64_t at = std::max(now, slot.send_ns);
+  s_.latency.Record(at - slot.sched_ns);
+  s_.latency_from_send.Record(at - slot.send_ns);
+  if (resp.has_server_times) {
+    s_.has_server_times = true;
+    s_.service.Record(resp.service_ns);
+    s_.queue.Record(resp.queue_ns);
+  }
 }
 
 void ThreadRunner::NoteOversleep(int64_t over_ns) {
@@ -284,16 +489,17 @@ void ThreadRunner::NoteOversleep(int64_t over_ns) {
 }
 
 void ThreadRunner::BusyPoll() {
-  if (s_.conns.size() > kDirectPollMaxConns) {
+  if (s_.conns.size() > kDirectPollMaxConns || s_.down > 0) {
+    // (epoll also tells when a reconnecting socket's connect is done.)
     Poll(0);
     return;
   }
   // With few connections, reading each one directly costs one syscall instead of
   // epoll_wait plus a read.
   for (auto& c : s_.conns) {
-    if (c->dead) continue;
+    if (c->dead || c->down) continue;
     if (c->out_off < c->out.size()) Flush(c.get());
-    if (!c->dead) OnReadable(c.get());
+    if (!c->dead && !c->down) OnReadable(c.get());
   }
 }
 
@@ -307,7 +513,13 @@ void ThreadRunner::HandleEvents(int n) {
   for (int i = 0; i < n; ++i) {
     auto* c = reinterpret_cast<Conn*>(events_[i].data.u64);
     if (c->dead) continue;
+    if (c->down) {
+      // Only a reconnecting socket is registered while down (the old one was removed).
+      if (c->connecting) OnConnectDone(c);
+      continue;
+    }
     if (events_[i].events & EPOLLOUT) Flush(c);
+    if (c->dead || c->down) continue;
     if (events_[i].events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) OnReadable(c);
   }
 }
@@ -333,6 +545,7 @@ void ThreadRunner::Run() {
       now = MonotonicNowNs();
     }
     if (sent) FlushDirty();
+    const int64_t reconnect_at = ServiceReconnects();
     if (sched >= static_cast<double>(measure_end)) break;
     if (Outstanding() == 0 && std::all_of(s_.conns.begin(), s_.conns.end(), [](auto& c) { return c->dead; })) {
       // Nothing can be sent any more; count the rest of the window as not sent.
@@ -349,6 +562,7 @@ void ThreadRunner::Run() {
     // thread never sleeps: it spins through every gap.
     int64_t wait = static_cast<int64_t>(sched) - MonotonicNowNs();
     int64_t sleep = o_.spin_wait ? 0 : wait - spin_ns_;
+    if (reconnect_at != INT64_MAX) sleep = std::min(sleep, reconnect_at - MonotonicNowNs());
     if (sleep > 0) {
       int64_t before = MonotonicNowNs();
       auto n = s_.poller.Wait(events_, 256, sleep);
@@ -365,21 +579,39 @@ void ThreadRunner::Run() {
   s_.cpu_end_ns = ThreadCpuNs();
   if (s_.cpu_begin_ns < 0) s_.cpu_begin_ns = s_.cpu_end_ns;
   // Drain: collect outstanding responses until the response timeout.
+  // Connections still reconnecting keep trying meanwhile: the requests waiting for them go
+  // out (late) once they are up.
   int64_t deadline = std::max(MonotonicNowNs(), measure_end) + o_.response_timeout_ns;
-  while (Outstanding() > 0 && !cancel_.load(std::memory_order_relaxed)) {
-    int64_t left = deadline - MonotonicNowNs();
+  while ((Outstanding() > 0 || s_.down > 0) && !cancel_.load(std::memory_order_relaxed)) {
+    int64_t next = ServiceReconnects();
+    int64_t now = MonotonicNowNs();
+    int64_t left = deadline - now;
     if (left <= 0) break;
-    Poll(std::min<int64_t>(left, 10'000'000));
+    Poll(std::max<int64_t>(0, std::min({left, int64_t{10'000'000}, next - now})));
   }
   for (auto& c : s_.conns) {
     if (c->dead) continue;
     for (auto& slot : c->ring) {
       if (!slot.outstanding) continue;
       slot.outstanding = false;
+      ++s_.unanswered_total;
       CountError(slot.measured, cancel_.load() ? "cancelled before its response"
                                                : "no response within the response timeout");
     }
     c->outstanding = 0;
+    for (const auto& [sched, measured] : c->waiting) {
+      CountError(measured, "not sent: its connection was still reconnecting at the end (" + c->last_error + ")");
+    }
+    c->waiting.clear();
+    if (c->down) {
+      c->down = false;
+      --s_.down;
+      char b[160];
+      std::snprintf(b, sizeof b, "connection %d: still down at the end of the run after %d failed reconnection attempts",
+                    c->index, c->failed_attempts);
+      s_.connection_failures.push_back(std::string(b) + " (closed because " + c->down_reason + "; last attempt: " +
+                                       c->last_error + ")");
+    }
   }
 }
 
@@ -538,6 +770,7 @@ Result<LoadResult> RunLoad(const LoadOptions& o) {
   std::string stamps_refused;
   for (int i = 0; i < o.connections; ++i) {
     auto c = std::make_unique<Conn>();
+    c->index = i;
     REAM_ASSIGN_OR_RETURN(c->fd, net::Connect(o.host, o.port, o.connect_timeout_ns));
     if (o.kernel_rx_timestamps && stamps_refused.empty()) {
       if (Status st = net::EnableReceiveTimestamps(c->fd.get()); !st.ok()) stamps_refused = st.message();
@@ -610,6 +843,11 @@ Result<LoadResult> RunLoad(const LoadOptions& o) {
     for (const auto& [k, v] : s->error_reasons) r.error_reasons[k] += v;
     r.connection_failures.insert(r.connection_failures.end(), s->connection_failures.begin(),
                                  s->connection_failures.end());
+    r.reconnections += s->reconnections;
+    r.server_closes_after = std::max(r.server_closes_after, s->close_after);
+    r.reconnect_failures += s->reconnect_failures;
+    r.unanswered_total += s->unanswered_total;
+    for (const auto& [k, v] : s->reconnect_reasons) r.reconnect_reasons[k] += v;
     gaps.insert(gaps.end(), s->gap_sample.begin(), s->gap_sample.end());
     cpu_ns += static_cast<double>(s->cpu_end_ns - s->cpu_begin_ns);
   }
@@ -660,7 +898,7 @@ Result<LoadResult> RunLoad(const LoadOptions& o) {
 nlohmann::json LoadResult::ToJson() const {
   const LoadOptions& o = options;
   nlohmann::json j;
-  j["target"] = o.host + ":" + std::to_string(o.port);
+  j["target"] = net::JoinHostPort(o.host, o.port);
   j["protocol"] = protocol;
   j["target_qps"] = o.qps;
   j["achieved_qps"] = achieved_qps;
@@ -672,6 +910,11 @@ nlohmann::json LoadResult::ToJson() const {
   j["connection_failures"] = connection_failures;
   j["issued_total"] = issued_total;
   j["completed_total"] = completed_total;
+  j["unanswered_total"] = unanswered_total;
+  j["reconnections"] = reconnections;
+  j["reconnect_reasons"] = reconnect_reasons;
+  j["reconnect_attempts_failed"] = reconnect_failures;
+  j["server_closes_after"] = server_closes_after ? nlohmann::json(server_closes_after) : nlohmann::json(nullptr);
   j["timely_ratio"] = timely_ratio;
   j["timely_tolerance_us"] = static_cast<double>(o.timely_tolerance_ns) / 1e3;
   j["valid"] = valid;
@@ -734,8 +977,8 @@ std::string LoadResult::Summary() const {
   const LoadOptions& o = options;
   std::string s;
   char b[512];
-  std::snprintf(b, sizeof b, "target %s:%d (%s), %s arrivals, keys %s over %llu, %d thread(s), %d connection(s)\n",
-                o.host.c_str(), o.port, protocol.c_str(), o.arrival.name.c_str(), o.key_dist.name.c_str(),
+  std::snprintf(b, sizeof b, "target %s (%s), %s arrivals, keys %s over %llu, %d thread(s), %d connection(s)\n",
+                net::JoinHostPort(o.host, o.port).c_str(), protocol.c_str(), o.arrival.name.c_str(), o.key_dist.name.c_str(),
                 static_cast<unsigned long long>(o.keys), o.threads, o.connections);
   s += b;
   std::snprintf(b, sizeof b, "rate:      target %.1f QPS, achieved %.1f QPS, throughput %.1f QPS over %.1f s (+%.1f s warm-up)\n",
@@ -791,6 +1034,20 @@ std::string LoadResult::Summary() const {
                 o.spin_wait ? "spinning" : "sleeping, then spinning");
   s += b;
   s += "timing:    responses timed by " + response_timing + "\n";
+  if (reconnections == 0 && reconnect_reasons.empty()) {
+    s += "reconnect: none (no connection was closed by the server)\n";
+  } else {
+    std::snprintf(b, sizeof b, "reconnect: %llu reconnection(s), %llu failed attempt(s), %llu request(s) unanswered when their connection closed or timed out;",
+                  static_cast<unsigned long long>(reconnections), static_cast<unsigned long long>(reconnect_failures),
+                  static_cast<unsigned long long>(unanswered_total));
+    s += b;
+    for (const auto& [reason, n] : reconnect_reasons) s += " " + std::to_string(n) + " × " + reason + ";";
+    if (server_closes_after > 0) {
+      s += " the server closes a connection after " + std::to_string(server_closes_after) +
+           " responses, so no more were written on one;";
+    }
+    s.back() = '\n';
+  }
   if (valid) {
     s += "valid:     yes\n";
   } else {

@@ -87,8 +87,22 @@ struct LoadResult {
   uint64_t errors = 0;     // answered with an error, lost with a connection, or never answered
   uint64_t timely = 0;
   std::map<std::string, uint64_t> error_reasons;
-  // Every connection that failed during the run (warm-up included), with the cause.
+  // Every connection that failed for good during the run (warm-up included), with the cause:
+  // garbage from the server, or a reconnection given up. Either makes the point invalid.
   std::vector<std::string> connection_failures;
+  // Connections the server closed (Connection: close, EOF, RST) and that a new socket replaced,
+  // over the whole run; each close's cause with its count; connects that failed on the way.
+  uint64_t reconnections = 0;
+  std::map<std::string, uint64_t> reconnect_reasons;
+  uint64_t reconnect_failures = 0;
+  // When the server announced its closes after a fixed count of responses (nginx's
+  // keepalive_requests), that count: requests due on a connection that reached it waited for
+  // the next socket instead of being written where they would be discarded. 0: none learned.
+  uint64_t server_closes_after = 0;
+  // Requests written over the whole run that no response answered (lost with a closed
+  // connection, overtaken, or past the response timeout): issued_total = completed_total +
+  // unanswered_total once the run is over.
+  uint64_t unanswered_total = 0;
   // Over the whole run (warm-up and drain included), for per-request cost accounting.
   uint64_t issued_total = 0;
   uint64_t completed_total = 0;

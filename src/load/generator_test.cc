@@ -4,7 +4,11 @@
 #include <cmath>
 #include <thread>
 
+#include <poll.h>
+#include <sys/socket.h>
 #include <unistd.h>
+
+#include <mutex>
 
 #include <gtest/gtest.h>
 
@@ -173,6 +177,8 @@ class RawServer {
         auto fd = net::Accept(listener_.get());
         if (fd.ok() && fd->valid()) {
           behave(fd->get());
+          // Then it stops listening: a reconnection is refused.
+          listener_.reset();
           return;
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(1));
@@ -199,9 +205,21 @@ TEST(Generator, ServerClosingMidRunIsCountedAndInvalid) {
     }
   });
   int64_t begin = MonotonicNowNs();
-  auto r = RunLoad(Quick(raw.port(), 1000));
+  // Long enough for the reconnection attempts to be given up inside the window.
+  LoadOptions o = Quick(raw.port(), 1000);
+  o.duration_ns = 2'500'000'000;
+  auto r = RunLoad(o);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
-  EXPECT_LT(MonotonicNowNs() - begin, 4'000'000'000);  // no hang
+  EXPECT_LT(MonotonicNowNs() - begin, 5'000'000'000);  // no hang
+  // The server stopped listening: the generator tried a bounded number of times, backing
+  // off (no busy loop), then gave the connection up and said why.
+  EXPECT_EQ(r->reconnections, 0u);
+  EXPECT_GE(r->reconnect_failures, 5u);
+  EXPECT_LE(r->reconnect_failures, 12u);
+  ASSERT_EQ(r->connection_failures.size(), 1u);
+  EXPECT_NE(r->connection_failures[0].find("gave up after 12 failed reconnection attempts"), std::string::npos)
+      << r->connection_failures[0];
+  EXPECT_NE(r->connection_failures[0].find("refused"), std::string::npos) << r->connection_failures[0];
   EXPECT_GT(r->errors, 0u);
   EXPECT_FALSE(r->valid);
   std::string reasons = nlohmann::json(r->invalid_reasons).dump();
@@ -226,6 +244,155 @@ TEST(Generator, GarbageFromTheServerIsCountedAndInvalid) {
   EXPECT_FALSE(r->valid);
   std::string reasons = nlohmann::json(r->invalid_reasons).dump();
   EXPECT_NE(reasons.find("garbage from the server"), std::string::npos) << reasons;
+}
+
+// An HTTP server that closes every connection after `limit` responses, as nginx does after
+// keepalive_requests: it announces the close on the last response (kAnnounce) or just closes
+// after it (kEof), then reads what the client had already written, to count every request it
+// received, until the client closes.
+class ClosingHttpServer {
+ public:
+  enum class Mode { kAnnounce, kEof };
+  ClosingHttpServer(int limit, Mode mode) : limit_(limit), mode_(mode) {
+    auto l = net::Listen("127.0.0.1", 0);
+    EXPECT_TRUE(l.ok());
+    listener_ = std::move(l).value();
+    port_ = *net::LocalPort(listener_.get());
+    accept_ = std::thread([this] {
+      while (!stop_.load()) {
+        pollfd p{listener_.get(), POLLIN, 0};
+        if (poll(&p, 1, 10) <= 0) continue;
+        auto fd = net::Accept(listener_.get());
+        if (!fd.ok() || !fd->valid()) continue;
+        int raw = fd->release();
+        std::lock_guard<std::mutex> lock(mu_);
+        ++accepted_;
+        conns_.emplace_back([this, raw] { Serve(raw); });
+      }
+    });
+  }
+  ~ClosingHttpServer() {
+    stop_.store(true);
+    accept_.join();
+    std::lock_guard<std::mutex> lock(mu_);
+    for (auto& t : conns_) t.join();
+  }
+  int port() const { return port_; }
+  uint64_t received() const { return received_.load(); }
+  uint64_t answered() const { return answered_.load(); }
+  int accepted() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return accepted_;
+  }
+
+ private:
+  void Serve(int fd) {
+    int answered = 0;
+    bool shut = false;
+    std::string tail;  // the last bytes of the previous read, for a split "\r\n\r\n"
+    char buf[16384];
+    while (!stop_.load()) {
+      pollfd p{fd, POLLIN, 0};
+      if (poll(&p, 1, 10) <= 0) continue;
+      ssize_t n = read(fd, buf, sizeof buf);
+      if (n <= 0) break;  // the client closed
+      std::string data = tail + std::string(buf, static_cast<size_t>(n));
+      size_t requests = 0;
+      for (size_t at = data.find("\r\n\r\n"); at != std::string::npos; at = data.find("\r\n\r\n", at + 4)) {
+        ++requests;
+      }
+      // (GETs only: every request ends with its empty line.)
+      size_t last = data.rfind("\r\n\r\n");
+      tail = data.substr(last == std::string::npos ? (data.size() > 3 ? data.size() - 3 : 0) : last + 4);
+      if (tail.size() > 3) tail = tail.substr(tail.size() - 3);
+      received_ += requests;
+      for (size_t i = 0; i < requests && !shut; ++i) {
+        ++answered;
+        bool final = answered == limit_;
+        std::string resp = final && mode_ == Mode::kAnnounce
+                               ? "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok"
+                               : "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok";
+        EXPECT_EQ(write(fd, resp.data(), resp.size()), static_cast<ssize_t>(resp.size()));
+        ++answered_;
+        if (final) {
+          shutdown(fd, SHUT_WR);  // FIN; keep reading to count what the client had sent
+          shut = true;
+        }
+      }
+    }
+    close(fd);
+  }
+
+  int limit_;
+  Mode mode_;
+  net::Fd listener_;
+  int port_ = 0;
+  std::atomic<bool> stop_{false};
+  std::atomic<uint64_t> received_{0}, answered_{0};
+  std::mutex mu_;
+  int accepted_ = 0;
+  std::vector<std::thread> conns_;
+  std::thread accept_;
+};
+
+void ExpectReconnectsAndCountsEveryRequestOnce(ClosingHttpServer::Mode mode, const char* reason) {
+  constexpr int kLimit = 150;
+  ClosingHttpServer server(kLimit, mode);
+  LoadOptions o = Quick(server.port(), 3000);
+  o.protocol = "http";
+  o.get_ratio = 1;
+  o.connections = 2;
+  auto r = RunLoad(o);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  SCOPED_TRACE(r->Summary());
+  // 3 600 requests over two connections that each last 150 responses: about 24 closes.
+  EXPECT_GE(r->reconnections, 15u);
+  EXPECT_EQ(static_cast<int>(r->reconnections) + o.connections, server.accepted());
+  EXPECT_EQ(r->reconnect_failures, 0u);
+  EXPECT_TRUE(r->connection_failures.empty()) << nlohmann::json(r->connection_failures).dump();
+  std::string why = nlohmann::json(r->reconnect_reasons).dump();
+  EXPECT_NE(why.find(reason), std::string::npos) << why;
+  std::string reasons = nlohmann::json(r->invalid_reasons).dump();
+  EXPECT_EQ(reasons.find("every connection was closed"), std::string::npos) << reasons;
+  // The schedule went on: (nearly) every scheduled request was sent.
+  EXPECT_GT(r->issued, 2700u);
+  // Every answer counted; every request the server received was sent once, never twice.
+  EXPECT_EQ(r->completed_total, server.answered());
+  EXPECT_EQ(server.received(), r->issued_total);
+  EXPECT_EQ(r->issued_total, r->completed_total + r->unanswered_total);
+  // Lost ones (written after the server's last answer) are errors, counted by reason.
+  EXPECT_LE(r->errors, r->unanswered_total);
+  EXPECT_EQ(r->completed + r->errors, r->issued);
+  if (mode == ClosingHttpServer::Mode::kAnnounce) {
+    // The announced count is learned; after it no request is written where it would be lost:
+    // only the closes before it was learned (one per connection at most) lose any.
+    EXPECT_EQ(r->server_closes_after, static_cast<uint64_t>(kLimit));
+  } else {
+    EXPECT_EQ(r->server_closes_after, 0u);
+  }
+  std::printf("note: %llu unanswered of %llu sent\n", static_cast<unsigned long long>(r->unanswered_total),
+              static_cast<unsigned long long>(r->issued_total));
+  nlohmann::json j = r->ToJson();
+  EXPECT_EQ(j["reconnections"].get<uint64_t>(), r->reconnections);
+  EXPECT_TRUE(j["reconnect_reasons"].is_object());
+  EXPECT_NE(r->Summary().find("reconnect: " + std::to_string(r->reconnections) + " reconnection(s)"),
+            std::string::npos);
+}
+
+TEST(Generator, ServerAnnouncingConnectionCloseIsReconnectedAndNothingIsSentTwice) {
+  ExpectReconnectsAndCountsEveryRequestOnce(ClosingHttpServer::Mode::kAnnounce, "Connection: close");
+}
+
+TEST(Generator, ServerClosingAfterACompleteResponseIsReconnectedAndNothingIsSentTwice) {
+  ExpectReconnectsAndCountsEveryRequestOnce(ClosingHttpServer::Mode::kEof, "after a complete response");
+}
+
+TEST(Generator, JsonTargetOfAnIPv6HostHasBrackets) {
+  LoadResult r;
+  r.options.host = "::1";
+  r.options.port = 6379;
+  EXPECT_EQ(r.ToJson()["target"], "[::1]:6379");
+  EXPECT_NE(r.Summary().find("target [::1]:6379"), std::string::npos);
 }
 
 TEST(ArrivalProcess, ExponentialAndConstantHaveTheRequestedMean) {

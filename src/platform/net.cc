@@ -217,6 +217,28 @@ Result<Fd> Connect(const std::string& host, int port, int64_t timeout_ns) {
   return first;
 }
 
+Result<Fd> StartConnect(const std::string& host, int port) {
+  REAM_ASSIGN_OR_RETURN(std::vector<Address> addresses, Resolve(host, port, false));
+  if (addresses.empty()) return InvalidArgument("host '" + host + "' has no address");
+  const Address& addr = addresses.front();
+  Fd fd(socket(addr.family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+  if (!fd.valid()) return ErrnoStatus(errno, "socket()");
+  if (connect(fd.get(), addr.get(), addr.length) != 0 && errno != EINPROGRESS) {
+    return Unavailable("connecting to " + JoinHostPort(host, port) + ": " + std::strerror(errno));
+  }
+  return fd;
+}
+
+Status FinishConnect(int fd, const std::string& host, int port) {
+  int err = 0;
+  socklen_t len = sizeof err;
+  if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0) err = errno;
+  if (err != 0) {
+    return Unavailable("connecting to " + JoinHostPort(host, port) + ": " + std::strerror(err));
+  }
+  return SetSocketFlags(fd);
+}
+
 IoResult ReadSome(int fd, char* data, size_t capacity, int64_t* arrival_realtime_ns) {
   IoResult r;
   ssize_t n;
@@ -249,6 +271,7 @@ IoResult ReadSome(int fd, char* data, size_t capacity, int64_t* arrival_realtime
     r.would_block = true;
   } else if (errno == ECONNRESET || errno == EPIPE) {
     r.closed = true;
+    r.reset = errno == ECONNRESET;
     r.error = errno;
   } else {
     r.error = errno;
@@ -266,6 +289,7 @@ IoResult WriteSome(int fd, const char* data, size_t size) {
     r.would_block = true;
   } else if (errno == ECONNRESET || errno == EPIPE) {
     r.closed = true;
+    r.reset = errno == ECONNRESET;
     r.error = errno;
   } else {
     r.error = errno;
@@ -313,6 +337,7 @@ IoResult ReadAvailable(int fd, Buffer* buf, int64_t* arrival_realtime_ns) {
     }
     total.would_block = r.would_block;
     total.closed = r.closed;
+    total.reset = r.reset;
     total.error = r.error;
     return total;
   }

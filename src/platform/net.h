@@ -65,12 +65,21 @@ Result<Fd> Accept(int listen_fd);
 // ("connection refused ...") when nothing listens there, InvalidArgument for a host that
 // does not resolve.
 Result<Fd> Connect(const std::string& host, int port, int64_t timeout_ns);
+// Starts a non-blocking connection to host:port (its first address) and returns at once, so a
+// caller with other sockets to serve (the generator reconnecting one of its connections) never
+// blocks on it. The socket becomes writable when the connection is up or has failed; then
+// FinishConnect says which. Unavailable when the attempt fails at once (connection refused).
+Result<Fd> StartConnect(const std::string& host, int port);
+// After StartConnect's socket became writable: Ok (and the socket set up as Connect's are,
+// TCP_NODELAY) or Unavailable with the reason ("connection refused").
+Status FinishConnect(int fd, const std::string& host, int port);
 
 // Outcome of one read or write attempt on a non-blocking socket.
 struct IoResult {
   size_t bytes = 0;
   bool would_block = false;  // nothing more now (EAGAIN)
   bool closed = false;       // the peer closed (read returned 0, EPIPE, ECONNRESET)
+  bool reset = false;        // ... abruptly: ECONNRESET (an RST), not an orderly FIN
   int error = 0;             // any other errno
 };
 // With `arrival_realtime_ns`, the kernel's arrival stamp of the data read (CLOCK_REALTIME, ns;

@@ -30,7 +30,27 @@ struct Response {
   bool has_server_times = false;
   int64_t service_ns = 0;      // server-measured service time (when has_server_times)
   int64_t queue_ns = 0;        // time the request waited inside the server
+  // Set when the server said it closes the connection after this response (HTTP
+  // "Connection: close"): why, in words. Requests written after it will not be answered.
+  const char* closes_connection = nullptr;
 };
+
+// What a connection the server closed went through, judged by its codec from the bytes that
+// arrived after the last complete response. Orderly: the close fell between responses (an
+// HTTP keep-alive limit or idle timeout, Redis CLIENT KILL, a server that exits cleanly).
+struct ServerClose {
+  bool orderly = false;
+  std::string reason;
+};
+
+// The judgement every codec shares: an RST is abrupt; a FIN with nothing pending is orderly;
+// a FIN inside a response cut the response short.
+inline ServerClose DescribeServerClose(std::string_view unparsed, bool reset) {
+  if (reset) return {false, "the server reset the connection (RST)"};
+  if (unparsed.empty()) return {true, "the server closed the connection after a complete response"};
+  return {false, "the server closed the connection in the middle of a response (" +
+                     std::to_string(unparsed.size()) + " bytes of it had arrived)"};
+}
 
 struct CodecCapabilities {
   bool matches_by_id = false;         // responses carry the request id (may arrive out of order)
@@ -51,6 +71,12 @@ class ClientCodec {
   // 0 when `data` holds no complete response yet, or Corrupt when the bytes cannot be a
   // response of this protocol (the connection is then unusable). Never reads past `data`.
   virtual Result<size_t> ParseResponse(std::string_view data, Response* out) = 0;
+  // The server closed the connection (FIN, or an RST when `reset`) with `unparsed` left over
+  // after the last complete response. A protocol whose responses could end at the close would
+  // say so here; the ones ream speaks all delimit their responses, so they share the default.
+  virtual ServerClose OnServerClose(std::string_view unparsed, bool reset) const {
+    return DescribeServerClose(unparsed, reset);
+  }
 };
 
 }  // namespace ream

@@ -60,7 +60,7 @@ class ResponseParser {
 
   // Parses one final response from `pos`, skipping interim 1xx responses. On kDone, *end is
   // past it and *status its status code.
-  Step Parse(size_t pos, size_t* end, int* status) {
+  Step Parse(size_t pos, size_t* end, int* status, bool* closes = nullptr) {
     for (size_t interim = 0;; ++interim) {
       Head head;
       Step s = ParseHead(pos, &head, &pos);
@@ -75,6 +75,9 @@ class ResponseParser {
         continue;
       }
       *status = head.status;
+      // HTTP/1.1 keeps the connection unless "Connection: close"; HTTP/1.0 closes it unless
+      // "Connection: keep-alive" (RFC 9112, 9.3).
+      if (closes != nullptr) *closes = head.close || (head.minor == 0 && !head.keep_alive);
       if (head.status == 204 || head.status == 304) {
         *end = pos;
         return Step::kDone;
@@ -103,6 +106,9 @@ class ResponseParser {
     bool chunked = false;
     bool has_length = false;
     uint64_t length = 0;
+    int minor = 1;            // HTTP/1.<minor>
+    bool close = false;       // a "close" token in Connection
+    bool keep_alive = false;  // a "keep-alive" token in Connection
   };
 
   Step Fail(std::string message) {
@@ -193,6 +199,17 @@ class ResponseParser {
         }
         head->has_length = true;
         head->length = length;
+      } else if (EqualsIgnoreCase(name, "Connection")) {
+        // A comma-separated list of tokens; "close" and "keep-alive" are the ones that matter.
+        std::string_view rest = value;
+        while (!rest.empty()) {
+          size_t comma = rest.find(',');
+          std::string_view token = TrimOws(rest.substr(0, comma));
+          if (EqualsIgnoreCase(token, "close")) head->close = true;
+          if (EqualsIgnoreCase(token, "keep-alive")) head->keep_alive = true;
+          if (comma == std::string_view::npos) break;
+          rest.remove_prefix(comma + 1);
+        }
       } else if (EqualsIgnoreCase(name, "Transfer-Encoding")) {
         // The last coding must be chunked, else the body ends at connection close.
         std::string_view last = value;
@@ -220,6 +237,7 @@ class ResponseParser {
         (line.size() > 12 && line[12] != ' ') || !ValidText(line.substr(12))) {
       return Fail("not an HTTP/1.x status line: '" + Printable(line) + "'");
     }
+    head->minor = line[7] - '0';
     head->status = (line[9] - '0') * 100 + (line[10] - '0') * 10 + (line[11] - '0');
     return Fields(pos, next, head, end);
   }
@@ -343,7 +361,8 @@ class HttpCodec final : public ClientCodec {
     ResponseParser parser(data);
     size_t end = 0;
     int status = 0;
-    switch (parser.Parse(0, &end, &status)) {
+    bool closes = false;
+    switch (parser.Parse(0, &end, &status, &closes)) {
       case Step::kNeedMore:
         return size_t{0};
       case Step::kCorrupt:
@@ -355,6 +374,7 @@ class HttpCodec final : public ClientCodec {
       out->ok = false;
       out->error = "HTTP " + std::to_string(status);
     }
+    if (closes) out->closes_connection = "the server announced the close (HTTP Connection: close)";
     return end;
   }
 

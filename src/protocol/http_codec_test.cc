@@ -259,5 +259,51 @@ TEST(HttpCodec, LimitsBoundHeadersAndBodies) {
   EXPECT_EQ(n.status().code(), StatusCode::kCorrupt);
 }
 
+
+// nginx closes a keep-alive connection after keepalive_requests responses, announcing it on
+// the last one: the parser says so, so the generator stops writing into that connection.
+TEST(HttpCodec, ConnectionCloseOnAResponseIsAnOrderlyCloseAnnounced) {
+  auto c = Codec();
+  Response resp;
+  std::string last = "HTTP/1.1 200 OK\r\nServer: nginx\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok";
+  ASSERT_EQ(*c->ParseResponse(last, &resp), last.size());
+  EXPECT_TRUE(resp.ok);
+  ASSERT_NE(resp.closes_connection, nullptr);
+  EXPECT_NE(std::string(resp.closes_connection).find("Connection: close"), std::string::npos);
+  // A token list, any case.
+  std::string listed = "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nconnection: Upgrade, CLOSE\r\n\r\n";
+  ASSERT_EQ(*c->ParseResponse(listed, &resp), listed.size());
+  EXPECT_NE(resp.closes_connection, nullptr);
+  // Keep-alive (the default of HTTP/1.1) is not a close.
+  std::string kept = "HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: keep-alive\r\n\r\n";
+  ASSERT_EQ(*c->ParseResponse(kept, &resp), kept.size());
+  EXPECT_EQ(resp.closes_connection, nullptr);
+  std::string plain = "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n";
+  ASSERT_EQ(*c->ParseResponse(plain, &resp), plain.size());
+  EXPECT_EQ(resp.closes_connection, nullptr);
+  // HTTP/1.0 closes unless it says keep-alive.
+  std::string old = "HTTP/1.0 200 OK\r\nContent-Length: 0\r\n\r\n";
+  ASSERT_EQ(*c->ParseResponse(old, &resp), old.size());
+  EXPECT_NE(resp.closes_connection, nullptr);
+  std::string old_kept = "HTTP/1.0 200 OK\r\nContent-Length: 0\r\nConnection: keep-alive\r\n\r\n";
+  ASSERT_EQ(*c->ParseResponse(old_kept, &resp), old_kept.size());
+  EXPECT_EQ(resp.closes_connection, nullptr);
+}
+
+// EOF right after a complete response is orderly (an idle timeout, a request limit without
+// the header); EOF inside one cut it short; an RST is abrupt.
+TEST(HttpCodec, EofAfterACompleteResponseIsOrderlyInsideOneIsNot) {
+  auto c = Codec();
+  ServerClose after = c->OnServerClose("", false);
+  EXPECT_TRUE(after.orderly);
+  EXPECT_NE(after.reason.find("after a complete response"), std::string::npos) << after.reason;
+  ServerClose inside = c->OnServerClose("HTTP/1.1 200 OK\r\nContent-Le", false);
+  EXPECT_FALSE(inside.orderly);
+  EXPECT_NE(inside.reason.find("in the middle of a response (27 bytes"), std::string::npos) << inside.reason;
+  ServerClose reset = c->OnServerClose("", true);
+  EXPECT_FALSE(reset.orderly);
+  EXPECT_NE(reset.reason.find("RST"), std::string::npos) << reset.reason;
+}
+
 }  // namespace
 }  // namespace ream

@@ -196,5 +196,18 @@ TEST(MemcachedCodec, ErrorTextIsPrintable) {
   EXPECT_EQ(r.error, "SERVER_ERROR a\\x01\\xff");
 }
 
+
+// memcached shutting down closes between replies: orderly; a close inside a VALUE block is not.
+TEST(MemcachedCodec, EofBetweenRepliesIsOrderlyInsideOneIsNot) {
+  auto c = Codec();
+  EXPECT_TRUE(c->OnServerClose("", false).orderly);
+  ServerClose cut = c->OnServerClose("VALUE k 0 3\r\nab", false);
+  EXPECT_FALSE(cut.orderly);
+  EXPECT_NE(cut.reason.find("in the middle of a response"), std::string::npos) << cut.reason;
+  ServerClose reset = c->OnServerClose("", true);
+  EXPECT_FALSE(reset.orderly);
+  EXPECT_NE(reset.reason.find("RST"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace ream

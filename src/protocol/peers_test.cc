@@ -293,7 +293,10 @@ void StartMemcached(Peer* p) {
 }
 
 // nginx answering every path with `status` (and a small body) and logging every request.
-void StartNginx(Peer* p, int status = 200) {
+// `default_keepalive`: leave keepalive_requests at nginx's default (1000 responses per
+// connection, as Debian's /etc/nginx/nginx.conf does), else make it unlimited. `cpu`: pin
+// nginx to that CPU (taskset), -1 for no pinning.
+void StartNginx(Peer* p, int status = 200, bool default_keepalive = false, int cpu = -1) {
   const std::string& d = p->dir.path();
   std::filesystem::create_directories(d + "/html");
   std::ofstream(d + "/html/index.html") << "hello\n";
@@ -303,7 +306,8 @@ void StartNginx(Peer* p, int status = 200) {
        << "events { worker_connections 256; }\n"
        << "http {\n"
        << "  access_log " << d << "/access.log;\n"
-       << "  keepalive_requests 100000000; keepalive_timeout 60s;\n"
+       << (default_keepalive ? "  keepalive_timeout 65;\n"  // Debian's nginx.conf
+                             : "  keepalive_requests 100000000; keepalive_timeout 60s;\n")
        << "  client_body_temp_path " << d << "/body; proxy_temp_path " << d << "/proxy;\n"
        << "  fastcgi_temp_path " << d << "/fcgi; uwsgi_temp_path " << d << "/uwsgi;\n"
        << "  scgi_temp_path " << d << "/scgi;\n"
@@ -314,8 +318,9 @@ void StartNginx(Peer* p, int status = 200) {
        << "  }\n"
        << "}\n";
   conf.close();
-  p->process = std::make_unique<Process>(
-      std::vector<std::string>{"nginx", "-p", d, "-c", d + "/nginx.conf"}, p->log_path());
+  std::vector<std::string> argv = {"nginx", "-p", d, "-c", d + "/nginx.conf"};
+  if (cpu >= 0) argv.insert(argv.begin(), {"taskset", "-c", std::to_string(cpu)});
+  p->process = std::make_unique<Process>(argv, p->log_path());
 }
 
 struct LoadRun {
@@ -323,12 +328,14 @@ struct LoadRun {
   nlohmann::json json;  // null when the output held none
 };
 
+// `cpu`: run ream pinned to that CPU (taskset), -1 for no pinning.
 LoadRun RunReamLoad(int port, const std::vector<std::string>& extra,
                     std::chrono::milliseconds timeout,
                     std::chrono::milliseconds during_after = std::chrono::milliseconds(0),
-                    const std::function<void()>& during = nullptr) {
+                    const std::function<void()>& during = nullptr, int cpu = -1) {
   std::vector<std::string> argv = {REAM_BINARY, "load", "--target",
                                    "127.0.0.1:" + std::to_string(port), "--json", "-"};
+  if (cpu >= 0) argv.insert(argv.begin(), {"taskset", "-c", std::to_string(cpu)});
   argv.insert(argv.end(), extra.begin(), extra.end());
   LoadRun run;
   run.cmd = RunCommand(argv, timeout, during_after, during);
@@ -649,6 +656,109 @@ TEST(Peers, WrongProtocolOnThePortEndsInvalidWithTheReason) {
                                 {"closed the connection", "not an HTTP/1.x status line"});
   ExpectWrongProtocolIsReported(redis.port, "http", {"--get-ratio", "1"},
                                 {"closed the connection", "not an HTTP/1.x status line"});
+}
+
+// What every reconnecting run must show: the server's closes were survived (no connection
+// given up, the schedule kept), and every request was counted exactly once.
+// `server_was_down`: connects may fail while it is (they are retried, backing off).
+void ExpectSurvivedTheCloses(const LoadRun& run, bool server_was_down = false) {
+  ASSERT_TRUE(run.json.is_object()) << Describe(run);
+  EXPECT_GE(run.json["reconnections"].get<uint64_t>(), 1u) << Describe(run);
+  if (!server_was_down) {
+    EXPECT_EQ(run.json["reconnect_attempts_failed"].get<uint64_t>(), 0u) << run.json["reconnect_reasons"].dump();
+  }
+  EXPECT_TRUE(run.json["connection_failures"].empty()) << run.json["connection_failures"].dump();
+  std::string reasons = run.json["invalid_reasons"].dump() + run.json["error_reasons"].dump();
+  EXPECT_EQ(reasons.find("every connection was closed"), std::string::npos) << reasons;
+  EXPECT_EQ(run.json["issued_total"].get<uint64_t>(),
+            run.json["completed_total"].get<uint64_t>() + run.json["unanswered_total"].get<uint64_t>());
+  EXPECT_EQ(run.json["issued"].get<uint64_t>(), run.json["completed"].get<uint64_t>() + run.json["errors"].get<uint64_t>());
+  // The schedule went on: within the rate check's own limit of the target.
+  double target = run.json["target_qps"].get<double>() * run.json["duration_s"].get<double>();
+  EXPECT_GT(run.json["issued"].get<double>(), 0.97 * target) << Describe(run);
+  std::printf("note: %llu reconnection(s) (%s); timely %.2f %%; valid: %s %s\n",
+              static_cast<unsigned long long>(run.json["reconnections"].get<uint64_t>()),
+              run.json["reconnect_reasons"].dump().c_str(), 100 * run.json["timely_ratio"].get<double>(),
+              run.json["valid"].get<bool>() ? "yes" : "no", run.json["invalid_reasons"].dump().c_str());
+}
+
+// Stock nginx closes a keep-alive connection after its 1000th response (keepalive_requests'
+// default). ream reconnects and goes on, and nginx's access log holds exactly the requests
+// ream says were answered; the few written after a 1000th response, which nginx discards
+// unread, are the unanswered ones, counted once and never resent.
+TEST(Peers, NginxDefaultKeepaliveLimitIsReconnectedAndTheLogCountsEveryRequest) {
+  Peer nginx;
+  StartNginx(&nginx, 200, /*default_keepalive=*/true, /*cpu=*/0);
+  ASSERT_TRUE(nginx.Listening());
+  ASSERT_EQ(ReadFileOrEmpty(nginx.dir.path() + "/nginx.conf").find("keepalive_requests"), std::string::npos);
+  // (The figure is 5 s; 2 s + 0.5 s warm-up keeps the test quick and still crosses
+  // the limit about 50 times.)
+  LoadRun run = RunReamLoad(nginx.port,
+                            {"--protocol", "http", "--qps", "20000", "--connections", "8", "--duration", "2s",
+                             "--warmup", "0.5s", "--get-ratio", "1"},
+                            kRunTimeout, std::chrono::milliseconds(0), nullptr, /*cpu=*/1);
+  ExpectSurvivedTheCloses(run);
+  uint64_t sent = run.json["issued_total"].get<uint64_t>();
+  uint64_t answered = run.json["completed_total"].get<uint64_t>();
+  EXPECT_GE(run.json["reconnections"].get<uint64_t>(), sent / 1000 - 8) << Describe(run);
+  EXPECT_NE(run.json["reconnect_reasons"].dump().find("Connection: close"), std::string::npos);
+  // nginx's default, learned from its closes: after it no request is written where nginx
+  // would discard it (only the first close of each connection can lose any).
+  EXPECT_EQ(run.json["server_closes_after"], 1000) << run.json["server_closes_after"];
+  for (const auto& [reason, n] : run.json["error_reasons"].items()) {
+    EXPECT_NE(reason.find("connection lost: "), std::string::npos) << reason;
+  }
+  nginx.process->Stop();  // the log is complete once nginx has exited
+  std::string log = ReadFileOrEmpty(nginx.dir.path() + "/access.log");
+  size_t lines = static_cast<size_t>(std::count(log.begin(), log.end(), '\n'));
+  EXPECT_GT(sent, 40000u);
+  EXPECT_EQ(lines, answered) << "ream sent " << sent << ", " << run.json["unanswered_total"] << " unanswered";
+  EXPECT_EQ(Occurrences(log, "\"GET / HTTP/1.1\" 200 "), answered);
+}
+
+// Redis drops every normal client: ream reconnects and the run goes on; Redis executed no
+// more commands than ream sent (nothing resent).
+TEST(Peers, RedisClientKillMidRunIsReconnected) {
+  Peer redis;
+  StartRedis(&redis);
+  ASSERT_TRUE(redis.Listening());
+  LoadRun run = RunReamLoad(redis.port,
+                            {"--protocol", "redis", "--qps", "2000", "--connections", "2", "--duration", "2s",
+                             "--warmup", "0.5s", "--response-timeout", "1s"},
+                            kRunTimeout, std::chrono::milliseconds(1500), [&] {
+                              int64_t killed = RedisInteger(redis.port, {"CLIENT", "KILL", "TYPE", "normal"});
+                              EXPECT_GE(killed, 2);
+                            });
+  ExpectSurvivedTheCloses(run);
+  uint64_t calls = RedisCalls(redis.port, "get") + RedisCalls(redis.port, "set");
+  EXPECT_GE(calls, run.json["completed_total"].get<uint64_t>());
+  EXPECT_LE(calls, run.json["issued_total"].get<uint64_t>());
+}
+
+// memcached killed and started again on its port: ream reconnects once it is back and counts
+// what was lost with the old process.
+TEST(Peers, MemcachedRestartedMidRunIsReconnected) {
+  Peer mc;
+  StartMemcached(&mc);
+  ASSERT_TRUE(mc.Listening());
+  LoadRun run = RunReamLoad(mc.port,
+                            {"--protocol", "memcached", "--qps", "2000", "--connections", "2", "--duration",
+                             "2s", "--warmup", "0.5s", "--response-timeout", "1s"},
+                            kRunTimeout, std::chrono::milliseconds(1500), [&] {
+                              mc.process->Kill();
+                              StartMemcached(&mc);  // same port
+                            });
+  ExpectSurvivedTheCloses(run, /*server_was_down=*/true);
+  std::printf("note: %llu failed connect(s) while memcached restarted\n",
+              static_cast<unsigned long long>(run.json["reconnect_attempts_failed"].get<uint64_t>()));
+  // The new memcached served the rest of the run.
+  auto stats = MemcachedStats(mc.port);
+  EXPECT_GT(stats["cmd_get"] + stats["cmd_set"], 500u) << Describe(run);
+  EXPECT_LT(stats["cmd_get"] + stats["cmd_set"], run.json["completed_total"].get<uint64_t>());
+  // What the old one had not answered is counted, with its reason, and nothing else failed.
+  for (const auto& [reason, n] : run.json["error_reasons"].items()) {
+    EXPECT_NE(reason.find("connection lost: "), std::string::npos) << reason;
+  }
 }
 
 }  // namespace

@@ -190,5 +190,14 @@ TEST(CodecRegistry, NamesAreDistinctAndEachMakesACodec) {
   EXPECT_NE(message.find("(known: ream, memcached, redis, http)"), std::string::npos) << message;
 }
 
+
+// The ream protocol delimits every frame: a close between frames is orderly, inside one not.
+TEST(ReamCodec, EofBetweenFramesIsOrderlyInsideOneIsNot) {
+  auto c = MakeReamCodec();
+  EXPECT_TRUE(c->OnServerClose("", false).orderly);
+  EXPECT_FALSE(c->OnServerClose(std::string_view("\x10\0\0\0", 4), false).orderly);
+  EXPECT_FALSE(c->OnServerClose("", true).orderly);
+}
+
 }  // namespace
 }  // namespace ream::frame

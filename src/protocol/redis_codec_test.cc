@@ -214,5 +214,19 @@ TEST(RedisCodec, ErrorTextIsKeptAndPrintable) {
   EXPECT_EQ(r.error.substr(0, 5), "ERR x");
 }
 
+
+// Redis CLIENT KILL closes between replies: orderly; a close inside a bulk reply is not.
+TEST(RedisCodec, EofBetweenRepliesIsOrderlyInsideOneIsNot) {
+  auto c = Codec();
+  Response resp;
+  EXPECT_EQ(*c->ParseResponse("$3\r\nabc\r\n", &resp), 9u);
+  EXPECT_EQ(resp.closes_connection, nullptr);
+  EXPECT_TRUE(c->OnServerClose("", false).orderly);
+  ServerClose cut = c->OnServerClose("$3\r\nab", false);
+  EXPECT_FALSE(cut.orderly);
+  EXPECT_NE(cut.reason.find("6 bytes"), std::string::npos) << cut.reason;
+  EXPECT_FALSE(c->OnServerClose("", true).orderly);
+}
+
 }  // namespace
 }  // namespace ream

@@ -77,6 +77,11 @@ void LoadRangeSection(const Page& page, std::ostream& body) {
          << g.valid_points << "</td><td class=\"num\">" << g.invalid_points << "</td></tr>\n";
   }
   body << "</table>\n";
+  for (const auto& g : a.groups) {
+    if (g.load_range_note.empty()) continue;
+    body << "<p class=\"muted\">" << Esc(g.key) << ": range chosen by probes (qps = \"auto\"): "
+         << Esc(g.load_range_note) << "</p>\n";
+  }
 }
 
 // Table 2: the capacity under QoS ("max QPS under QoS" on a qps axis) and its neighbours.
@@ -110,7 +115,12 @@ void CapacitySection(const Page& page, std::ostream& body) {
 void ScalingSection(const Page& page, std::ostream& body) {
   const ExperimentAnalysis& a = page.a;
   const std::string& u = page.load_unit;
-  body << "<h2>Scaling with threads and SMT</h2>\n<table id=\"scaling\"><tr><th></th><th>" << u
+  body << "<h2>Scaling with threads and SMT</h2>\n";
+  for (const auto& [scenario, why] : a.skipped_scenarios) {
+    body << "<p class=\"skipped\" id=\"skipped-" << Esc(scenario) << "\">" << Esc(scenario)
+         << " — not available here: " << Esc(why) << "</p>\n";
+  }
+  body << "<table id=\"scaling\"><tr><th></th><th>" << u
        << " under QoS</th><th>" << u << " at 20 % CPU</th><th>" << u << " at 50 % CPU</th></tr>\n";
   body << "<tr><td>2-ST / 1-ST</td>" << RatioCell("scaling_capacity_2st", a.scaling.capacity_2st)
        << RatioCell("scaling_qps20_2st", a.scaling.qps20_2st)

@@ -113,6 +113,9 @@ class TextReporter : public Reporter {
               std::to_string(g.invalid_points)});
     }
     t1.Print(os);
+    for (const auto& g : a.groups) {
+      if (!g.load_range_note.empty()) os << "  " << g.key << ": range chosen by probes (qps = \"auto\"): " << g.load_range_note << "\n";
+    }
     os << "\n";
 
     os << "Table 2 — " << u << " under QoS (LQoS " << Opt(a.qos.target_us, " us") << ", " << pct
@@ -135,6 +138,10 @@ class TextReporter : public Reporter {
     }
     os << "\n";
 
+    for (const auto& [scenario, why] : a.skipped_scenarios) {
+      os << scenario << " — not available here: " << why << "\n";
+    }
+    if (!a.skipped_scenarios.empty()) os << "\n";
     os << "Scaling (ratios to 1-ST)\n";
     AlignedTable ts({"", upper + " UNDER QoS", upper + " @20% CPU", upper + " @50% CPU"});
     ts.Add({"2-ST / 1-ST", RatioText(a.scaling.capacity_2st), RatioText(a.scaling.qps20_2st),

@@ -24,6 +24,8 @@ enum class RunStatus {
   kFailed,       // the workload could not be started or kept running
   kInterrupted,  // stopped by Ctrl-C or SIGTERM
   kUnavailable,  // the scenario cannot run on the machine (read as failed by the analysis)
+  kSkipped,      // not run: the machine cannot place its scenario (no SMT siblings, ...);
+                 // the run's failure says why (`ream run --strict` refuses instead)
 };
 
 // One experiment (one spec in a database).
@@ -57,7 +59,8 @@ inline constexpr std::pair<PointStatus, std::string_view> kPoint[] = {
 inline constexpr std::pair<RunStatus, std::string_view> kRun[] = {
     {RunStatus::kPending, "pending"},         {RunStatus::kRunning, "running"},
     {RunStatus::kComplete, "complete"},       {RunStatus::kFailed, "failed"},
-    {RunStatus::kInterrupted, "interrupted"}, {RunStatus::kUnavailable, "unavailable"}};
+    {RunStatus::kInterrupted, "interrupted"}, {RunStatus::kUnavailable, "unavailable"},
+    {RunStatus::kSkipped, "skipped"}};
 inline constexpr std::pair<ExperimentStatus, std::string_view> kExperiment[] = {
     {ExperimentStatus::kRunning, "running"},         {ExperimentStatus::kComplete, "complete"},
     {ExperimentStatus::kFailed, "failed"},           {ExperimentStatus::kInterrupted, "interrupted"},

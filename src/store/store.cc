@@ -147,6 +147,12 @@ CREATE INDEX points_by_run ON points(run_id, seq);
 ALTER TABLE experiments ADD COLUMN load_axis TEXT NOT NULL DEFAULT 'qps';
 ALTER TABLE points RENAME COLUMN target_qps TO target_load;
 )sql",
+    // 3 -> 4: how a run's load levels were chosen, when the sweep chose them itself
+    // (`qps = "auto"`: the levels, the probes' findings); '' for every existing run, whose levels
+    // were the spec's. --resume reads the levels back instead of probing again.
+    R"sql(
+ALTER TABLE runs ADD COLUMN sweep_json TEXT NOT NULL DEFAULT '';
+)sql",
 };
 constexpr int kMigrationCount = sizeof(kMigrations) / sizeof(kMigrations[0]);
 static_assert(kMigrationCount == kStoreSchemaVersion);
@@ -265,7 +271,8 @@ constexpr const char* kExperimentColumns =
     "workload, protocol, qos_percentile, qos_fixed_target_us, qos_service_multiplier, "
     "qos_at_utilization, min_timely_ratio, max_rate_error, load_axis";
 
-Result<RunRecord> ReadRun(const sql::Statement& st, const std::string& path) {
+// `with_sweep`: the statement selected kRunColumns with sweep_json (schema 4 on).
+Result<RunRecord> ReadRun(const sql::Statement& st, const std::string& path, bool with_sweep = true) {
   RunRecord r;
   r.id = st.Int(0);
   r.experiment_id = st.Int(1);
@@ -282,10 +289,15 @@ Result<RunRecord> ReadRun(const sql::Statement& st, const std::string& path) {
   r.failure = st.Text(10);
   r.started_ns = st.OptInt(11);
   r.finished_ns = st.OptInt(12);
+  if (with_sweep) r.sweep = ParseJsonOr(st.Text(13), nullptr);
   return r;
 }
 
 constexpr const char* kRunColumns =
+    "id, experiment_id, scenario, partition_label, partition_json, repetition, ordinal, "
+    "workload_cpus, generator_cpus, status, failure, started_ns, finished_ns, sweep_json";
+// The same as a schema before 4 has them (tests that build such a database use EnsureRun).
+constexpr const char* kRunColumnsV3 =
     "id, experiment_id, scenario, partition_label, partition_json, repetition, ordinal, "
     "workload_cpus, generator_cpus, status, failure, started_ns, finished_ns";
 
@@ -540,7 +552,8 @@ Result<RunRecord> Store::EnsureRun(const RunRecord& run) {
   ins.Bind(9, StatusName(run.status)).Bind(10, run.failure);
   ins.Bind(11, run.started_ns).Bind(12, run.finished_ns);
   REAM_RETURN_IF_ERROR(ins.Run());
-  REAM_ASSIGN_OR_RETURN(auto st, db_.Prepare(std::string("SELECT ") + kRunColumns +
+  const bool with_sweep = schema_version_ >= 4;
+  REAM_ASSIGN_OR_RETURN(auto st, db_.Prepare(std::string("SELECT ") + (with_sweep ? kRunColumns : kRunColumnsV3) +
                                               " FROM runs WHERE experiment_id = ? AND "
                                               "scenario = ? AND partition_label = ? AND "
                                               "repetition = ?"));
@@ -548,15 +561,16 @@ Result<RunRecord> Store::EnsureRun(const RunRecord& run) {
   st.Bind(4, static_cast<int64_t>(run.key.repetition));
   REAM_ASSIGN_OR_RETURN(bool row, st.Step());
   if (!row) return Internal("run vanished right after insertion in " + db_.path());
-  return ReadRun(st, db_.path());
+  return ReadRun(st, db_.path(), with_sweep);
 }
 
 Status Store::UpdateRun(const RunRecord& run) {
   REAM_ASSIGN_OR_RETURN(auto st, db_.Prepare("UPDATE runs SET workload_cpus = ?, "
                                               "generator_cpus = ?, status = ?, failure = ?, "
-                                              "started_ns = ?, finished_ns = ? WHERE id = ?"));
+                                              "started_ns = ?, finished_ns = ?, sweep_json = ? WHERE id = ?"));
   st.Bind(1, run.workload_cpus).Bind(2, run.generator_cpus).Bind(3, StatusName(run.status));
-  st.Bind(4, run.failure).Bind(5, run.started_ns).Bind(6, run.finished_ns).Bind(7, run.id);
+  st.Bind(4, run.failure).Bind(5, run.started_ns).Bind(6, run.finished_ns);
+  st.Bind(7, run.sweep.is_null() ? std::string() : run.sweep.dump()).Bind(8, run.id);
   return st.Run();
 }
 

@@ -25,7 +25,7 @@
 namespace ream {
 
 // The schema version this build writes; older databases are migrated on open.
-inline constexpr int kStoreSchemaVersion = 3;
+inline constexpr int kStoreSchemaVersion = 4;
 
 // The QoS rule and validity thresholds of an experiment, as its spec set them.
 struct QosSettings {
@@ -82,6 +82,9 @@ struct RunRecord {
   int64_t ordinal = 0;          // position in the plan
   std::optional<int64_t> started_ns;
   std::optional<int64_t> finished_ns;
+  // How the sweep chose the run's levels when it chose them itself (`qps = "auto"`):
+  // {"levels": [...], "why": "...", "probes": [...]}; null when the spec listed them.
+  nlohmann::json sweep;
 };
 
 // One load level of one run. Every metric is optional: NULL when not measured, with the

@@ -418,3 +418,39 @@ TEST_F(StoreTest, MissingDatabaseIsNotFoundWhenNotCreating) {
 
 }  // namespace
 }  // namespace ream
+
+namespace ream {
+namespace {
+
+TEST(StoreSweep, ARunKeepsHowItsLevelsWereChosen) {
+  auto dir = std::filesystem::temp_directory_path() / ("ream-store-sweep-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  {
+    auto s = Store::Open((dir / "r.db").string());
+    ASSERT_TRUE(s.ok()) << s.status().ToString();
+    ExperimentRecord e;
+    e.name = "auto";
+    e.spec = nlohmann::json::object();
+    auto id = s->CreateExperiment(e);
+    ASSERT_TRUE(id.ok()) << id.status().ToString();
+    RunRecord r;
+    r.experiment_id = *id;
+    r.key = {"1-ST", "default", 0};
+    auto run = s->EnsureRun(r);
+    ASSERT_TRUE(run.ok()) << run.status().ToString();
+    EXPECT_TRUE(run->sweep.is_null());  // the spec's levels: nothing stored
+    run->sweep = {{"levels", {100, 200}}, {"why", "2 probe(s)"}};
+    ASSERT_TRUE(s->UpdateRun(*run).ok());
+  }
+  auto s = Store::OpenReadOnly((dir / "r.db").string());
+  ASSERT_TRUE(s.ok());
+  auto runs = s->ListRuns(1);
+  ASSERT_TRUE(runs.ok() && runs->size() == 1u);
+  EXPECT_EQ((*runs)[0].sweep["levels"], nlohmann::json({100, 200}));
+  EXPECT_EQ((*runs)[0].sweep["why"], "2 probe(s)");
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace ream

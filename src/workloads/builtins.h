@@ -51,7 +51,7 @@ class WorkloadTable {
   std::vector<BuiltinWorkload> workloads_;
 };
 
-// Adds ream's built-in workloads (synthetic, kv) to `table`.
+// Adds ream's built-in workloads (synthetic, kv, xapian, dnn) to `table`.
 void RegisterBuiltinWorkloads(WorkloadTable& table);
 // A table holding the built-ins, built once.
 const WorkloadTable& BuiltinWorkloads();
