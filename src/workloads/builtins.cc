@@ -1,11 +1,14 @@
 #include "workloads/builtins.h"
 
 #include <charconv>
+#include <cstdio>
 #include <memory>
 
 #include "workloads/dnn.h"
 #include "workloads/kv.h"
+#include "workloads/rocksdb.h"
 #include "workloads/service_time.h"
+#include "workloads/sphinx.h"
 #include "workloads/synthetic.h"
 #include "workloads/xapian_search.h"
 
@@ -21,6 +24,13 @@ Result<uint64_t> Unsigned(const std::map<std::string, std::string>& v, const std
   }
   if (n > max) return InvalidArgument(flag + " must be <= " + std::to_string(max));
   return n;
+}
+
+Result<bool> Bool(const std::map<std::string, std::string>& v, const std::string& flag) {
+  const std::string& text = v.at(flag);
+  if (text == "true" || text == "1") return true;
+  if (text == "false" || text == "0") return false;
+  return InvalidArgument(flag + " '" + text + "' is not true or false");
 }
 
 // An option whose empty default means "from elsewhere" (dnn's --size preset).
@@ -146,6 +156,68 @@ void RegisterBuiltinWorkloads(WorkloadTable& t) {
                              " weight_bytes=" + std::to_string(net->weight_bytes()) +
                              " flops=" + std::to_string(net->flops_per_request());
         return WorkloadServer{MakeDnnHandlers(std::move(net)), detail};
+      },
+  });
+  (void)t.Add({
+      .name = "sphinx",
+      .help = "Speech recognition (TailBench's sphinx): each request decodes one synthesized utterance "
+              "with PocketSphinx (CPU-intensive)",
+      .options = {{"--cache-dir", "Directory of the synthesized utterances (made once, reused)",
+                   "/var/cache/ream/sphinx"},
+                  {"--model", "PocketSphinx model directory (Debian's pocketsphinx-en-us)",
+                   "/usr/share/pocketsphinx/model/en-us"},
+                  {"--utterances", "Distinct utterances; a request's key picks one", "8"},
+                  {"--words", "Words per utterance (~0.35 s of speech each)", "12"},
+                  {"--seed", "Seed of the utterances' word lists", "1"}},
+      .make = [](const std::map<std::string, std::string>& v) -> Result<WorkloadServer> {
+        SphinxOptions o;
+        o.cache_dir = v.at("--cache-dir");
+        o.model_dir = v.at("--model");
+        REAM_ASSIGN_OR_RETURN(o.utterances, Unsigned(v, "--utterances", 10'000));
+        REAM_ASSIGN_OR_RETURN(o.words, Unsigned(v, "--words", 1'000));
+        REAM_ASSIGN_OR_RETURN(o.seed, Unsigned(v, "--seed", UINT64_MAX));
+        auto platform = MakePosixPlatform();
+        REAM_ASSIGN_OR_RETURN(std::vector<Utterance> utts, PrepareSphinxUtterances(*platform, o));
+        double seconds = 0;
+        for (const auto& u : utts) seconds += static_cast<double>(u.samples.size()) / 16000;
+        auto shared = std::make_shared<const std::vector<Utterance>>(std::move(utts));
+        REAM_ASSIGN_OR_RETURN(HandlerFactory f, MakeSphinxHandlers(*platform, shared, o));
+        char detail[128];
+        std::snprintf(detail, sizeof detail, "utterances=%llu words=%llu audio=%.1fs",
+                      static_cast<unsigned long long>(o.utterances), static_cast<unsigned long long>(o.words),
+                      seconds);
+        return WorkloadServer{std::move(f), detail};
+      },
+  });
+  (void)t.Add({
+      .name = "rocksdb",
+      .help = "Disk-resident key-value store (the seed's shore/moses): point reads and synced writes "
+              "on a RocksDB dataset generated once, read with O_DIRECT (disk-bound)",
+      .options = {{"--path", "Dataset directory (default: <data-dir>/rocksdb-<keys>x<value-bytes>-s<seed>)", ""},
+                  {"--data-dir", "Directory holding the default dataset path", "/var/tmp/ream"},
+                  {"--keys", "Records (keys key0000000000000.., the generator's keys)", "1000000"},
+                  {"--value-bytes", "Bytes per value (incompressible)", "1000"},
+                  {"--seed", "Seed of the values", "1"},
+                  {"--reads", "Point reads per get: its key and reads-1 keys derived from it", "1"},
+                  {"--block-cache-bytes", "RocksDB block cache (small, so reads reach the disk)", "1048576"},
+                  {"--direct-reads", "Read with O_DIRECT, bypassing the page cache (true/false)", "true"},
+                  {"--sync-writes", "Sync each set to disk before answering (true/false)", "true"}},
+      .make = [](const std::map<std::string, std::string>& v) -> Result<WorkloadServer> {
+        RocksdbOptions o;
+        REAM_ASSIGN_OR_RETURN(o.keys, Unsigned(v, "--keys", 10'000'000'000ull));
+        REAM_ASSIGN_OR_RETURN(o.value_bytes, Unsigned(v, "--value-bytes", 1024 * 1024));
+        REAM_ASSIGN_OR_RETURN(o.seed, Unsigned(v, "--seed", UINT64_MAX));
+        REAM_ASSIGN_OR_RETURN(o.reads, Unsigned(v, "--reads", 1000));
+        REAM_ASSIGN_OR_RETURN(o.block_cache_bytes, Unsigned(v, "--block-cache-bytes", 1ull << 40));
+        REAM_ASSIGN_OR_RETURN(o.direct_reads, Bool(v, "--direct-reads"));
+        REAM_ASSIGN_OR_RETURN(o.sync_writes, Bool(v, "--sync-writes"));
+        o.path = v.at("--path").empty() ? RocksdbDefaultPath(v.at("--data-dir"), o) : v.at("--path");
+        auto platform = MakePosixPlatform();
+        REAM_ASSIGN_OR_RETURN(std::shared_ptr<RocksdbStore> store, OpenRocksdb(*platform, o));
+        return WorkloadServer{MakeRocksdbHandlers(store),
+                              "path=" + o.path + " keys=" + std::to_string(o.keys) +
+                                  " value_bytes=" + std::to_string(o.value_bytes) +
+                                  " reads=" + std::to_string(o.reads)};
       },
   });
 }
