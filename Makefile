@@ -2,6 +2,13 @@
 BUILD ?= build
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo
 JOBS ?= 2
+# A rebuild of a clean clone on the same machine reuses earlier compilations (ccache, installed
+# by scripts/install-deps); paths are taken relative to the clone so any checkout shares them.
+CCACHE := $(shell command -v ccache 2>/dev/null)
+ifneq ($(CCACHE),)
+CMAKE_FLAGS += -DCMAKE_CXX_COMPILER_LAUNCHER=$(CCACHE)
+export CCACHE_BASEDIR := $(CURDIR)
+endif
 
 .PHONY: all deps build demo test clean
 
