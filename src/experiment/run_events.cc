@@ -3,20 +3,10 @@
 #include <cmath>
 #include <cstdio>
 
+#include "experiment/text.h"
+
 namespace ream {
 namespace {
-
-std::string Fmt(const char* f, double v) {
-  char b[64];
-  std::snprintf(b, sizeof b, f, v);
-  return b;
-}
-
-std::string Join(const std::vector<std::string>& v, const std::string& sep) {
-  std::string s;
-  for (const auto& x : v) s += (s.empty() ? "" : sep) + x;
-  return s;
-}
 
 template <class... Ts>
 struct Overloaded : Ts... {

@@ -8,24 +8,13 @@
 #include "experiment/experiment_run.h"
 #include "experiment/plan.h"
 #include "experiment/preflight.h"
+#include "experiment/text.h"
 #include "partition/placement.h"
 #include "platform/signals.h"
 #include "store/store.h"
 
 namespace ream {
 namespace {
-
-std::string Fmt(const char* f, double v) {
-  char b[64];
-  std::snprintf(b, sizeof b, f, v);
-  return b;
-}
-
-std::string Join(const std::vector<std::string>& v, const std::string& sep = " ") {
-  std::string s;
-  for (const auto& x : v) s += (s.empty() ? "" : sep) + x;
-  return s;
-}
 
 // FNV-1a of the spec text: --resume refuses to continue an experiment whose spec changed.
 std::string HashText(const std::string& s) {

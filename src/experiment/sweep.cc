@@ -3,15 +3,10 @@
 #include <cstdio>
 
 #include "experiment/knee.h"
+#include "experiment/text.h"
 
 namespace ream {
 namespace {
-
-std::string Fmt(const char* f, double v) {
-  char b[64];
-  std::snprintf(b, sizeof b, f, v);
-  return b;
-}
 
 // The attempts a level gets at most when `attempt` re-measures an invalid point: the
 // re-measurements follow the level's last valid measurement (a knee confirming an end measures

@@ -5,18 +5,13 @@
 #include <utility>
 
 #include "experiment/run_events.h"
+#include "experiment/text.h"
 #include "platform/net.h"
 
 namespace ream {
 namespace {
 
 using std::chrono::milliseconds;
-
-std::string Join(const std::vector<std::string>& v, const std::string& sep = " ") {
-  std::string s;
-  for (const auto& x : v) s += (s.empty() ? "" : sep) + x;
-  return s;
-}
 
 }  // namespace
 
