@@ -35,6 +35,9 @@ struct LoadFlags {
   size_t value_bytes = 64;
   double min_timely = 0.975;
   double max_rate_error = 0.02;
+  std::string validity = "seed";
+  double validity_percentile = 95;
+  double max_distortion = 0.05;
   std::string response_timeout = "2s";
   std::string http_path = "/";
   std::string http_method = "auto";
@@ -92,6 +95,12 @@ Result<LoadOptions> BuildOptions(const LoadFlags& f) {
   o.spin_wait = f.wait == "spin";
   o.min_timely_ratio = f.min_timely;
   o.max_rate_error = f.max_rate_error;
+  if (f.validity != "distortion" && f.validity != "seed") {
+    return InvalidArgument("--validity must be distortion or seed, got '" + f.validity + "'");
+  }
+  o.validity = f.validity == "seed" ? ValidityRule::kSeed : ValidityRule::kDistortion;
+  o.validity_percentile = f.validity_percentile;
+  o.max_distortion = f.max_distortion;
   REAM_RETURN_IF_ERROR(ValidateLoadOptions(o));
   return o;
 }
@@ -196,6 +205,17 @@ void AddLoadCommand(CLI::App& app, CommandList& commands) {
   sub->add_option("--wait", f->wait,
                   "sleep: sleep until shortly before each send, then spin; spin: never sleep (one CPU "
                   "per thread busy; responses never have to wake the generator's CPU)")
+      ->capture_default_str();
+  sub->add_option("--validity", f->validity,
+                  "distortion: valid when lateness moves the --validity-percentile by less than --max-distortion and "
+                  "the sent gaps pass the Anderson-Darling test; seed: valid when --min-timely of the requests are "
+                  "timely (the seed's rule exactly)")
+      ->capture_default_str();
+  sub->add_option("--validity-percentile", f->validity_percentile,
+                  "The percentile the distortion rule checks (the QoS percentile)")
+      ->capture_default_str();
+  sub->add_option("--max-distortion", f->max_distortion,
+                  "Distortion rule: lateness's largest share of that percentile (0.05 = 5 %)")
       ->capture_default_str();
   sub->add_option("--keep-awake", f->keep_awake,
                   "CPUS (\"0,1\", \"all\"): keep these CPUs out of idle during the run with SCHED_IDLE "

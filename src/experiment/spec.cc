@@ -272,6 +272,8 @@ Status ParseQos(const TomlSection& s, QosSpec* q) {
   REAM_RETURN_IF_ERROR(s.Number("at_utilization", &q->at_utilization, 0.01, 0.99));
   REAM_RETURN_IF_ERROR(s.Number("min_timely_ratio", &q->min_timely_ratio, 0.0, 1.0));
   REAM_RETURN_IF_ERROR(s.Number("max_rate_error", &q->max_rate_error, 0.0, 1.0));
+  REAM_RETURN_IF_ERROR(s.OneOf("validity", &q->validity, {"distortion", "seed"}));
+  REAM_RETURN_IF_ERROR(s.Number("max_distortion", &q->max_distortion, 0.0, 10.0));
   return Status::Ok();
 }
 
@@ -543,7 +545,7 @@ Result<ExperimentSpec> ParseSpec(const std::string& text, const std::string& sou
   if (const toml::table* q = top.Table("qos", &err)) {
     REAM_RETURN_IF_ERROR(ParseQos(TomlSection(*q, "qos", source,
                                           {"percentile", "target", "service_multiplier", "at_utilization",
-                                           "min_timely_ratio", "max_rate_error"}),
+                                           "min_timely_ratio", "max_rate_error", "validity", "max_distortion"}),
                                   &spec.qos));
   }
   REAM_RETURN_IF_ERROR(err);
@@ -618,7 +620,9 @@ nlohmann::json ExperimentSpec::ToJson() const {
               {"service_multiplier", qos.service_multiplier},
               {"at_utilization", qos.at_utilization},
               {"min_timely_ratio", qos.min_timely_ratio},
-              {"max_rate_error", qos.max_rate_error}};
+              {"max_rate_error", qos.max_rate_error},
+              {"validity", qos.validity},
+              {"max_distortion", qos.max_distortion}};
   return j;
 }
 

@@ -145,6 +145,12 @@ struct QosSpec {
   double at_utilization = 0.20;
   double min_timely_ratio = 0.975;
   double max_rate_error = 0.02;
+  // Which rule decides a point's validity (load/generator.h ValidityRule): "seed" (timely
+  // ratio >= min_timely_ratio; the default until the distortion rule's figures on quiet
+  // hosts are in docs/performance.md) or "distortion" (lateness moves the QoS percentile by
+  // < max_distortion and the sent gaps pass the Anderson–Darling test).
+  std::string validity = "seed";
+  double max_distortion = 0.05;
 };
 
 struct ExperimentSpec {

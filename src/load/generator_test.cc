@@ -531,6 +531,53 @@ TEST(JudgeValidity, NamesEveryFailedCheckWithItsFigure) {
   EXPECT_DOUBLE_EQ(r.achieved_qps, 1000);
 }
 
+// The distortion rule judges what lateness did to the result: a point late by the seed's
+// measure whose percentile lateness barely moved is valid, one whose percentile it moved is
+// not, and so is one whose sends were not the intended process; each verdict names the rule
+// and its figures, and the other rule's finding stays as a warning.
+TEST(JudgeValidity, DistortionRuleJudgesLatenesssShareOfThePercentile) {
+  LoadResult r;
+  r.options.qps = 1000;
+  r.options.duration_ns = 1'000'000'000;
+  r.options.validity = ValidityRule::kDistortion;
+  r.issued = r.completed = 1000;
+  r.timely = 940;  // 94 %: invalid by the seed's rule
+  r.distortion = {.applicable = true, .percentile = 95, .from_schedule_ns = 820e3, .from_send_ns = 800e3};
+  r.distortion.share = (820e3 - 800e3) / 820e3;  // 2.4 %
+  r.interarrival = {.applicable = true, .method = "AD", .sample_size = 500, .statistic = 1.1, .critical = 3.857,
+                    .passed = true};
+  JudgeValidity(&r);
+  EXPECT_TRUE(r.valid) << (r.invalid_reasons.empty() ? "" : r.invalid_reasons[0]);
+  EXPECT_NE(r.validity_rule.find("distortion"), std::string::npos);
+  ASSERT_EQ(r.warnings.size(), 1u);
+  EXPECT_NE(r.warnings[0].find("94.00 %"), std::string::npos) << r.warnings[0];
+  EXPECT_EQ(r.ToJson()["validity_rule"], "distortion");
+
+  r.distortion.from_send_ns = 700e3;
+  r.distortion.share = (820e3 - 700e3) / 820e3;  // 14.6 %
+  JudgeValidity(&r);
+  EXPECT_FALSE(r.valid);
+  ASSERT_EQ(r.invalid_reasons.size(), 1u);
+  EXPECT_NE(r.invalid_reasons[0].find("rule distortion: lateness moved p95 by 14.6 %"), std::string::npos)
+      << r.invalid_reasons[0];
+
+  r.distortion.from_send_ns = 810e3;
+  r.distortion.share = (820e3 - 810e3) / 820e3;
+  r.interarrival.passed = false;
+  r.interarrival.statistic = 9.5;
+  JudgeValidity(&r);
+  EXPECT_FALSE(r.valid);
+  ASSERT_EQ(r.invalid_reasons.size(), 1u);
+  EXPECT_NE(r.invalid_reasons[0].find("A2 = 9.500"), std::string::npos) << r.invalid_reasons[0];
+
+  // The seed's rule on the same figures: the timely ratio decides, the gaps only warn.
+  r.options.validity = ValidityRule::kSeed;
+  JudgeValidity(&r);
+  EXPECT_FALSE(r.valid);
+  ASSERT_EQ(r.invalid_reasons.size(), 1u);
+  EXPECT_NE(r.invalid_reasons[0].find("rule seed: timely ratio 94.00 %"), std::string::npos) << r.invalid_reasons[0];
+}
+
 TEST(JudgeValidity, RateLimitAllowsForThePoissonCountOfTheWindowOnly) {
   LoadResult r;
   r.options.qps = 2000;

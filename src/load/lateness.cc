@@ -21,7 +21,7 @@ const char* LateCauseName(LateCause c) {
 const char* ActivityName(Activity a) {
   switch (a) {
     case Activity::kJump: return "clock jump (thread not running)";
-    case Activity::kSleep: return "sleep woke late";
+    case Activity::kSleep: return "timed sleep woke late";
     case Activity::kWrite: return "write";
     case Activity::kRead: return "read";
     case Activity::kPoll: return "epoll_wait";
@@ -32,7 +32,8 @@ const char* ActivityName(Activity a) {
 std::string LateOffender::What() const {
   std::string what = ActivityName(activity);
   if (conn >= 0) what += " on connection " + std::to_string(conn);
-  if (cause == LateCause::kStall && activity != Activity::kJump) what += " (preempted)";
+  if (cause == LateCause::kStall && activity == Activity::kSleep) return "woke on time, then waited for its CPU";
+  if (cause == LateCause::kStall && activity != Activity::kJump) what += " (waited for its CPU)";
   return what;
 }
 
@@ -88,11 +89,11 @@ std::string LatenessCauses::Shares(uint64_t issued) const {
   return s;
 }
 
-LatenessTimeline::LatenessTimeline(int64_t tolerance_ns, uint64_t (*context_switches)())
+LatenessTimeline::LatenessTimeline(int64_t tolerance_ns, int64_t (*runqueue_wait)())
     : threshold_(std::max<int64_t>(1000, std::min<int64_t>(tolerance_ns, 10'000))),
-      switches_of_(context_switches) {
+      runqueue_wait_(runqueue_wait) {
   causes_.threshold_ns = threshold_;
-  if (switches_of_ != nullptr) switches_ = switches_of_();
+  if (runqueue_wait_ != nullptr) wait_ns_ = runqueue_wait_();
 }
 
 void LatenessTimeline::Record(Activity a, int64_t begin, int64_t end, int conn) {
@@ -101,14 +102,14 @@ void LatenessTimeline::Record(Activity a, int64_t begin, int64_t end, int conn) 
     cause = LateCause::kLateWakeup;
   } else if (a != Activity::kJump) {
     cause = LateCause::kSlowSyscall;
-    // Descheduled since the last event or sleep: the call was long because the thread did
-    // not run. (The count is read rarely; a preemption since then that made nothing long is
-    // charged to this call, which errs towards "stall" only.)
-    if (switches_of_ != nullptr) {
-      uint64_t now = switches_of_();
-      if (now > switches_) cause = LateCause::kStall;
-      switches_ = now;
-    }
+  }
+  // Waiting on a run queue for most of the event (since the last event or sleep): the thread
+  // was runnable and another task had its CPU. (A wait since then that made nothing long is
+  // charged to this event, which errs towards "stall" only; a jump is a stall either way.)
+  if (runqueue_wait_ != nullptr && a != Activity::kJump) {
+    int64_t now = runqueue_wait_();
+    if (now >= 0 && wait_ns_ >= 0 && 2 * (now - wait_ns_) >= end - begin) cause = LateCause::kStall;
+    wait_ns_ = now;
   }
   Event& e = ring_[seq_ % kRing];
   e = {.begin = begin, .end = end, .seq = seq_, .activity = a, .cause = cause, .conn = conn};

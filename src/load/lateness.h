@@ -4,10 +4,9 @@
 // that woke up after it should have — and every request sent later than the tolerance is
 // attributed to the cause that covers most of the time between its scheduled instant and its
 // send. Time covered by none of them is the thread's own work (encoding, parsing, bookkeeping
-// in short pieces): "busy". A system call during which the kernel preempted the thread (its
-// context switches rose) counts as a stall: the thread was not running, which is
-// not the call's cost (the count is taken again after each sleep, the loop's one blocking
-// call, so what rises between two events is the thread being descheduled). Requests that waited for a reconnecting connection are their own
+// in short pieces): "busy". A long call or a late wake-up during which the thread waited on a
+// run queue for most of its length (another task had the CPU) counts as a stall: the thread
+// was not running, which is neither the call's cost nor the timer's. Requests that waited for a reconnecting connection are their own
 // cause. The counts per cause add up to the late requests, so their shares add up to the
 // non-timely share; the longest offending events are kept, with the requests each delayed.
 //
@@ -44,7 +43,7 @@ struct LateOffender {
   int64_t duration_ns = 0;
   int conn = -1;            // the connection of a write or read; -1: none
   uint64_t late_requests = 0;  // the requests it was the main cause of
-  // "read on connection 3 (preempted)", "clock jump (thread not running)".
+  // "read on connection 3 (waited for its CPU)", "clock jump (thread not running)".
   std::string What() const;
 };
 
@@ -69,10 +68,10 @@ class LatenessTimeline {
  public:
   // Events shorter than min(tolerance, 10 µs) are not recorded: no step of the loop takes that
   // long on a running CPU, and every one a request can wait behind is ≥ the tolerance away.
-  // `context_switches` reads the thread's count of context switches (platform's
-  // ThreadContextSwitches); it is called after each sleep and when a long call is recorded.
-  // nullptr: not known, a long system call is put down to the call.
-  explicit LatenessTimeline(int64_t tolerance_ns, uint64_t (*context_switches)() = nullptr);
+  // `runqueue_wait` reads the thread's total run-queue wait in ns (platform's
+  // ThreadRunQueueWaitNs; < 0: unknown); it is called before each sleep and when an event is
+  // recorded. nullptr: not known, events are put down to what they were.
+  explicit LatenessTimeline(int64_t tolerance_ns, int64_t (*runqueue_wait)() = nullptr);
 
   // A clock read of the loop at `now`: a jump since the previous read longer than the
   // threshold is recorded as a stall.
@@ -90,8 +89,12 @@ class LatenessTimeline {
   void Slept(int64_t begin, int64_t intended_end, int64_t woke) {
     Tick(begin);
     if (woke - intended_end > threshold_ / 4) Record(Activity::kSleep, intended_end, woke, -1);
-    if (switches_of_ != nullptr) switches_ = switches_of_();  // the sleep's own switch
     last_ = woke;
+  }
+  // Just before a timed sleep: what the thread waits on a run queue from here on is the
+  // sleep's overrun's doing.
+  void BeforeSleep() {
+    if (runqueue_wait_ != nullptr) wait_ns_ = runqueue_wait_();
   }
   // A request scheduled at `sched` and sent at `sent` (late): counts it under its cause.
   LateCause Attribute(int64_t sched, int64_t sent, bool waited_for_reconnect);
@@ -112,8 +115,8 @@ class LatenessTimeline {
   void CountOffender(const Event& e, LateCause cause);
 
   int64_t threshold_;
-  uint64_t (*switches_of_)() = nullptr;
-  uint64_t switches_ = 0;  // the count at the last recorded event
+  int64_t (*runqueue_wait_)() = nullptr;
+  int64_t wait_ns_ = -1;  // the run-queue wait at the last event or sleep
   int64_t last_ = 0;
   uint64_t seq_ = 0;  // events recorded so far; ring_[i % kRing] holds event i
   std::array<Event, kRing> ring_{};

@@ -37,20 +37,33 @@ TEST(LatenessTimeline, ALongWriteIsASlowSyscallOfItsConnection) {
   EXPECT_TRUE(u.causes().worst.empty());
 }
 
-uint64_t g_switches = 0;
-uint64_t FakeSwitches() { return g_switches; }
+int64_t g_wait = 0;
+int64_t FakeRunQueueWait() { return g_wait; }
 
-TEST(LatenessTimeline, ALongCallDuringWhichTheThreadWasPreemptedIsAStall) {
-  g_switches = 10;
-  LatenessTimeline t(20 * kUs, &FakeSwitches);
+TEST(LatenessTimeline, ALongCallDuringWhichTheThreadWaitedForItsCpuIsAStall) {
+  g_wait = 10 * kUs;
+  LatenessTimeline t(20 * kUs, &FakeRunQueueWait);
   t.Tick(kT0);
-  t.Syscall(Activity::kWrite, kT0 + kUs, kT0 + 41 * kUs, 0);  // not preempted: the call
+  t.Syscall(Activity::kWrite, kT0 + kUs, kT0 + 41 * kUs, 0);  // no wait on the run queue: the call
   EXPECT_EQ(t.Attribute(kT0 + 2 * kUs, kT0 + 42 * kUs, false), LateCause::kSlowSyscall);
-  g_switches = 11;  // the kernel gave the CPU to another task during this read
+  g_wait += 2900 * kUs;  // another task had the CPU for most of this read
   t.Syscall(Activity::kRead, kT0 + 100 * kUs, kT0 + 3100 * kUs, 2);
   EXPECT_EQ(t.Attribute(kT0 + 101 * kUs, kT0 + 3101 * kUs, false), LateCause::kStall);
   ASSERT_EQ(t.causes().worst.size(), 2u);
-  EXPECT_EQ(t.causes().worst[0].What(), "read on connection 2 (preempted)");
+  EXPECT_EQ(t.causes().worst[0].What(), "read on connection 2 (waited for its CPU)");
+}
+
+TEST(LatenessTimeline, ASleepThatOverranBecauseAnotherTaskHadTheCpuIsAStall) {
+  g_wait = 0;
+  LatenessTimeline t(20 * kUs, &FakeRunQueueWait);
+  t.Tick(kT0);
+  t.BeforeSleep();
+  g_wait = 150 * kUs;  // woken on time, then runnable behind another task for 150 µs
+  t.Slept(kT0, kT0 + 400 * kUs, kT0 + 560 * kUs);
+  EXPECT_EQ(t.Attribute(kT0 + 500 * kUs, kT0 + 561 * kUs, false), LateCause::kStall);
+  t.BeforeSleep();  // no wait this time: the wake-up itself was late
+  t.Slept(kT0 + 600 * kUs, kT0 + 900 * kUs, kT0 + 1060 * kUs);
+  EXPECT_EQ(t.Attribute(kT0 + 1000 * kUs, kT0 + 1061 * kUs, false), LateCause::kLateWakeup);
 }
 
 TEST(LatenessTimeline, ASleepThatOverranIsALateWakeup) {
