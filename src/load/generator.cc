@@ -35,6 +35,8 @@ struct Slot {
   uint64_t id = 0;
   int64_t sched_ns = 0;
   int64_t send_ns = 0;
+  int64_t tx_ns = 0;        // when the kernel sent its last byte (monotonic; 0: not stamped)
+  uint64_t end_offset = 0;  // its last byte's end in the socket's stream
   bool outstanding = false;
   bool measured = false;
 };
@@ -66,6 +68,12 @@ struct Conn {
   std::string down_reason;        // why it went down
   std::string last_error;         // the last failed attempt's cause
   std::vector<std::pair<int64_t, bool>> waiting;
+  // Send stamps (LoadOptions::kernel_rx_timestamps also asks for them): bytes encoded into the
+  // current socket's stream, bytes the kernel has stamped as sent, and the oldest request not
+  // yet known to have left.
+  uint64_t encoded = 0;
+  uint64_t stamped = 0;
+  uint64_t tx_next = 1;
 };
 
 // Everything one generator thread owns; nothing here is shared while the run is on.
@@ -83,7 +91,7 @@ struct ThreadState {
   size_t rr = 0;
 
   // Results.
-  Histogram latency, latency_from_send, service, queue, lateness;
+  Histogram latency, latency_from_send, service, queue, lateness, wire;
   uint64_t issued = 0, completed = 0, errors = 0, timely = 0;
   uint64_t issued_total = 0, completed_total = 0;
   std::map<std::string, uint64_t> error_reasons;
@@ -104,6 +112,9 @@ struct ThreadState {
   bool rx_stamps = false;
   int64_t mono_minus_real_ns = 0;
   uint64_t reads_stamped = 0, reads_unstamped = 0;
+  // Requests stamped by the kernel when sent (SO_TIMESTAMPING), and whether it was asked.
+  bool tx_stamps = false;
+  uint64_t answers_tx_stamped = 0, answers_measured = 0;
   LatenessCauses late_causes;
 };
 
@@ -129,10 +140,13 @@ class ThreadRunner {
   // long. Returns the earliest time it needs to be called again (INT64_MAX: nothing pending).
   int64_t ServiceReconnects();
   void DropOutstanding(Conn* c, const std::string& reason);
-  void RecordAnswer(const Slot& slot, const Response& resp, int64_t now);
+  // `kernel_rx`: `now` is the kernel's arrival stamp of the answer.
+  void RecordAnswer(const Slot& slot, const Response& resp, int64_t now, bool kernel_rx);
   void FlushDirty();
   void Flush(Conn* c);
   void OnReadable(Conn* c);
+  // Collects the kernel's send stamps waiting on `c`'s error queue into its requests' slots.
+  void CollectSendStamps(Conn* c);
   void Fail(Conn* c, const std::string& reason);
   void CountError(bool measured, const std::string& reason) {
     if (!measured) return;
@@ -207,13 +221,16 @@ void ThreadRunner::IssueOn(Conn* c, int64_t sched_ns, bool measured, bool waited
   bool get = std::uniform_real_distribution<double>(0, 1)(s_.rng) < o_.get_ratio;
   Request req{.id = id, .op = get ? Op::kGet : Op::kSet, .key = std::string_view(key, kKeyBytes),
               .value = get ? std::string_view() : std::string_view(s_.value)};
+  const size_t before = c->out.size();
   if (Status st = s_.codec->EncodeRequest(req, &c->out); !st.ok()) {
     CountError(measured, "not sent: " + st.message());
     return;
   }
+  c->encoded += c->out.size() - before;
   int64_t now = MonotonicNowNs();
   timeline_.Tick(now);
-  slot = {.id = id, .sched_ns = sched_ns, .send_ns = now, .outstanding = true, .measured = measured};
+  slot = {.id = id, .sched_ns = sched_ns, .send_ns = now, .end_offset = c->encoded, .outstanding = true,
+          .measured = measured};
   ++c->outstanding;
   ++c->sent;
   ++s_.issued_total;
@@ -369,6 +386,9 @@ void ThreadRunner::OnConnectDone(Conn* c) {
     return;
   }
   if (s_.rx_stamps) (void)net::EnableReceiveTimestamps(c->fd.get());
+  c->encoded = c->stamped = 0;
+  c->tx_next = c->next_id;
+  if (s_.tx_stamps && !net::EnableSendTimestamps(c->fd.get()).ok()) c->tx_next = UINT64_MAX;
   (void)s_.poller.Modify(c->fd.get(), EPOLLIN | EPOLLRDHUP, reinterpret_cast<uint64_t>(c));
   c->connecting = false;
   c->down = false;
@@ -402,18 +422,43 @@ int64_t ThreadRunner::ServiceReconnects() {
   return next;
 }
 
+void ThreadRunner::CollectSendStamps(Conn* c) {
+  net::SendStamp stamps[64];
+  for (;;) {
+    int n = net::ReadSendTimestamps(c->fd.get(), stamps, 64);
+    for (int i = 0; i < n; ++i) {
+      // The stamp names the send's last byte modulo 2^32: bytes up to it (inclusive) left then.
+      uint64_t sent = c->stamped + ((static_cast<uint64_t>(stamps[i].last_byte) + 1 -
+                                     static_cast<uint32_t>(c->stamped)) & 0xffffffffULL);
+      if (sent < c->stamped || sent > c->encoded) continue;  // not one of this socket's
+      c->stamped = sent;
+      int64_t at = stamps[i].realtime_ns + s_.mono_minus_real_ns;
+      while (c->tx_next < c->next_id) {
+        Slot& slot = c->ring[c->tx_next & c->mask];
+        if (slot.id == c->tx_next && slot.end_offset > sent) break;
+        if (slot.id == c->tx_next) slot.tx_ns = at;
+        ++c->tx_next;
+      }
+    }
+    if (n < 64) break;
+  }
+}
+
 void ThreadRunner::OnReadable(Conn* c) {
+  if (s_.tx_stamps && c->tx_next < c->next_id) CollectSendStamps(c);
   int64_t stamp = 0;
   int64_t before = MonotonicNowNs();
   net::IoResult r = net::ReadAvailable(c->fd.get(), &c->in, s_.rx_stamps ? &stamp : nullptr);
   int64_t now = MonotonicNowNs();
   timeline_.Syscall(Activity::kRead, before, now, c->index);
+  bool kernel_rx = false;
   if (s_.rx_stamps) {
     // The kernel's stamp of the last segment read: when the data arrived. A stamp that does
     // not fit (in the future, or older than a second) is not trusted; the clock is used.
     int64_t arrived = stamp + s_.mono_minus_real_ns;
     if (stamp > 0 && arrived <= now && arrived > now - 1'000'000'000) {
       now = arrived;
+      kernel_rx = true;
       ++s_.reads_stamped;
     } else if (r.bytes > 0) {
       ++s_.reads_unstamped;
@@ -449,7 +494,7 @@ void ThreadRunner::OnReadable(Conn* c) {
       if (!resp.ok) {
         CountError(true, "server error: " + resp.error.substr(0, 120));
       } else {
-        RecordAnswer(*slot, resp, now);
+        RecordAnswer(*slot, resp, now, kernel_rx);
       }
     }
     if (closes != nullptr) {
@@ -479,12 +524,20 @@ void ThreadRunner::OnReadable(Conn* c) {
   }
 }
 
-void ThreadRunner::RecordAnswer(const Slot& slot, const Response& resp, int64_t now) {
+void ThreadRunner::RecordAnswer(const Slot& slot, const Response& resp, int64_t now, bool kernel_rx) {
   ++s_.completed;
-  // (A stamp can precede the send by the clocks' conversion error, never by more.)
+  // From the schedule, from the generator's send (its clock before the write: what lateness
+  // adds is the difference), and — below — on the wire. (A stamp can precede the send by the
+  // clocks' conversion error, never by more.)
   int64_t at = std::max(now, slot.send_ns);
   s_.latency.Record(at - slot.sched_ns);
   s_.latency_from_send.Record(at - slot.send_ns);
+  ++s_.answers_measured;
+  if (slot.tx_ns > 0) {
+    ++s_.answers_tx_stamped;
+    // The wire round trip: the kernel's send stamp to its arrival stamp of the answer.
+    if (kernel_rx) s_.wire.Record(std::max<int64_t>(0, now - slot.tx_ns));
+  }
   if (resp.has_server_times) {
     s_.has_server_times = true;
     s_.service.Record(resp.service_ns);
@@ -818,13 +871,16 @@ Result<LoadResult> RunLoad(const LoadOptions& o) {
     s->gap_stride = std::max<uint64_t>(1, static_cast<uint64_t>(expected_per_thread / static_cast<double>(want)));
     states.push_back(std::move(s));
   }
-  std::string stamps_refused;
+  std::string stamps_refused, tx_refused;
   for (int i = 0; i < o.connections; ++i) {
     auto c = std::make_unique<Conn>();
     c->index = i;
     REAM_ASSIGN_OR_RETURN(c->fd, net::Connect(o.host, o.port, o.connect_timeout_ns));
     if (o.kernel_rx_timestamps && stamps_refused.empty()) {
       if (Status st = net::EnableReceiveTimestamps(c->fd.get()); !st.ok()) stamps_refused = st.message();
+    }
+    if (o.kernel_rx_timestamps && tx_refused.empty()) {
+      if (Status st = net::EnableSendTimestamps(c->fd.get()); !st.ok()) tx_refused = st.message();
     }
     c->ring.resize(ring);
     c->mask = ring - 1;
@@ -835,8 +891,10 @@ Result<LoadResult> RunLoad(const LoadOptions& o) {
 
   const bool rx_stamps = o.kernel_rx_timestamps && stamps_refused.empty();
   const int64_t mono_minus_real = MonotonicMinusRealtimeNs();
+  const bool tx_stamps = o.kernel_rx_timestamps && tx_refused.empty();
   for (auto& s : states) {
     s->rx_stamps = rx_stamps;
+    s->tx_stamps = tx_stamps;
     s->mono_minus_real_ns = mono_minus_real;
   }
   std::atomic<bool> cancel{false};
@@ -884,6 +942,7 @@ Result<LoadResult> RunLoad(const LoadOptions& o) {
     r.service.Merge(s->service);
     r.queue.Merge(s->queue);
     r.lateness.Merge(s->lateness);
+    r.wire.Merge(s->wire);
     r.issued += s->issued;
     r.completed += s->completed;
     r.errors += s->errors;
@@ -908,10 +967,24 @@ Result<LoadResult> RunLoad(const LoadOptions& o) {
     cpu_ns += static_cast<double>(s->cpu_end_ns - s->cpu_begin_ns);
   }
   r.generator_cpu_s = cpu_ns / 1e9;
-  uint64_t stamped = 0, unstamped = 0;
+  uint64_t stamped = 0, unstamped = 0, tx_answers = 0, answers = 0;
   for (auto& s : states) {
     stamped += s->reads_stamped;
     unstamped += s->reads_unstamped;
+    tx_answers += s->answers_tx_stamped;
+    answers += s->answers_measured;
+  }
+  if (!o.kernel_rx_timestamps) {
+    r.send_timing = "user (clock read before the write; kernel stamps not asked for)";
+  } else if (!tx_refused.empty()) {
+    r.send_timing = "user (clock read before the write): kernel send stamps refused: " + tx_refused;
+  } else if (answers > 0 && tx_answers == 0) {
+    r.send_timing = "user (clock read before the write): no request carried a kernel send stamp";
+  } else {
+    char b[160];
+    std::snprintf(b, sizeof b, "kernel (software TX stamps, SO_TIMESTAMPING; %.2f %% of answered requests stamped)",
+                  answers > 0 ? 100.0 * static_cast<double>(tx_answers) / static_cast<double>(answers) : 0.0);
+    r.send_timing = b;
   }
   if (!o.kernel_rx_timestamps) {
     r.response_timing = "user (clock read after each read; kernel stamps not asked for)";
@@ -1004,6 +1077,11 @@ nlohmann::json LoadResult::ToJson() const {
   j["lateness_causes"] = late_causes.ToJson(issued, window_begin_ns);
   j["latency_us"] = Stats(latency, true);
   j["latency_from_send_us"] = Stats(latency_from_send, true);
+  // The kernel's send stamp of each request to its arrival stamp of the answer: the round trip
+  // on the wire, without the generator's own write and wake-up. Null when either side's kernel
+  // stamps were not had (send_timing, response_timing say why).
+  j["wire_rtt_us"] = Stats(wire, true);
+  j["send_timing"] = send_timing;
   if (has_server_times) {
     j["service_us"] = Stats(service, true);
     j["queue_us"] = Stats(queue, true);
@@ -1107,6 +1185,11 @@ std::string LoadResult::Summary() const {
   };
   line("latency:", latency);
   line("from send:", latency_from_send);
+  if (wire.count() > 0) {
+    line("wire rtt:", wire);
+  } else {
+    s += "wire rtt:  unavailable (needs the kernel's send and arrival stamps; sends timed by " + send_timing + ")\n";
+  }
   if (has_server_times) {
     line("service:", service);
     line("queue:", queue);
@@ -1125,7 +1208,7 @@ std::string LoadResult::Summary() const {
                 generator_cpu_s, issued ? generator_cpu_s * 1e6 / static_cast<double>(issued) : 0.0,
                 o.spin_wait ? "spinning" : "sleeping, then spinning");
   s += b;
-  s += "timing:    responses timed by " + response_timing + "\n";
+  s += "timing:    responses timed by " + response_timing + "; sends by " + send_timing + "\n";
   if (reconnections == 0 && reconnect_reasons.empty()) {
     s += "reconnect: none (no connection was closed by the server)\n";
   } else {

@@ -134,7 +134,9 @@ struct LoadResult {
   double throughput_qps = 0;
   double timely_ratio = 0;
   Histogram latency;            // completion − scheduled time (ns)
-  Histogram latency_from_send;  // completion − actual send time
+  Histogram latency_from_send;  // completion − the generator's send (its clock before the write)
+  Histogram wire;               // the kernel's arrival stamp − its send stamp (ns): the wire round trip
+  std::string send_timing = "user";  // how sends were timed ("kernel (...)", or why not)
   Histogram service;            // server-reported service time
   Histogram queue;              // server-reported queue time
   Histogram lateness;           // actual send − scheduled time
