@@ -112,7 +112,9 @@ class Sandbox {
                                           std::chrono::milliseconds timeout) = 0;
   virtual ChildProcess& process() = 0;
   // Where the workload's processes write what the LogGP overhead o cost them
-  // (sandbox/overhead_stats.h: ReadOverheadStats); "" when o is not applied.
+  // (sandbox/overhead_stats.h: ReadOverheadStats); "" when o is not applied. Read it before
+  // Stop(), which removes it; while messages flow its counts are at most 100 ms old (their
+  // ratio, the CPU per message, is always of one moment).
   virtual std::string overhead_stats_dir() const { return ""; }
   // Ends the workload (SIGTERM, SIGKILL after the grace) and removes what the kind created.
   // Idempotent; the first error.
