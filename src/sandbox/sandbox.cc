@@ -185,6 +185,9 @@ Status ProcessSandbox::CreateObjects(const SandboxOptions& o, const std::vector<
   if (overhead) {
     if (!o.overhead_library.empty()) {
       overhead_lib = o.overhead_library;
+      if (!p_.Exists(overhead_lib)) {
+        return Unsupported("net_overhead (o): " + overhead_lib + " does not exist");
+      }
     } else {
       auto lib = FindOverheadLibrary(p_);
       if (!lib.ok()) return Unsupported("net_overhead (o): " + lib.status().message());
