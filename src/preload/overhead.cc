@@ -253,10 +253,14 @@ void Charge(uint64_t messages) {
   // (vDSO, no system call) for what is left of o — CPU time cannot advance faster than wall
   // time — and only then ask the CPU clock; a thread preempted meanwhile finds less CPU spent
   // and spins again for the rest.
+  // The last microsecond is spun on the CPU clock itself, so the overshoot is one read of it.
+  constexpr int64_t kFineNs = 1000;
   int64_t cpu = cpu0;
   while (cpu < target) {
-    int64_t until = Now(CLOCK_MONOTONIC) + (target - cpu);
-    while (Now(CLOCK_MONOTONIC) < until) {
+    if (target - cpu > kFineNs) {
+      int64_t until = Now(CLOCK_MONOTONIC) + (target - cpu - kFineNs);
+      while (Now(CLOCK_MONOTONIC) < until) {
+      }
     }
     cpu = Now(CLOCK_THREAD_CPUTIME_ID);
   }
