@@ -106,8 +106,6 @@ nlohmann::json ToJson(const ExperimentAnalysis& a) {
                      {"timely_ratio", p.timely_ratio},
                      {"lateness_p50_us", Opt(p.lateness_p50_us)},
                      {"lateness_p99_us", Opt(p.lateness_p99_us)},
-                     {"late_causes", p.late_shares},
-                     {"keep_awake_cpus", p.keep_awake_cpus.empty() ? json(nullptr) : json(p.keep_awake_cpus)},
                      {"mean_us", p.mean_us},
                      {"p50_us", p.p50_us},
                      {"p95_us", p.p95_us},
@@ -128,6 +126,10 @@ nlohmann::json ToJson(const ExperimentAnalysis& a) {
                      {"llc_bytes", MetricJson(p.llc_bytes)},
                      {"memory_bytes", MetricJson(p.memory_bytes)},
                      {"clients", p.clients}});
+      // Recorded since the generator explains its lateness and can keep CPUs awake: absent
+      // from points stored before (not empty, not zero: not measured).
+      if (!p.late_shares.empty()) pts.back()["late_causes"] = p.late_shares;
+      if (!p.keep_awake_cpus.empty()) pts.back()["keep_awake_cpus"] = p.keep_awake_cpus;
     }
     json cap = {{"qps", Opt(g.capacity.qps)},
                 {"lower_bound", g.capacity.lower_bound},
