@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include "load/generator.h"
+#include "platform/keep_awake.h"
 #include "platform/platform.h"
 
 namespace ream {
@@ -75,6 +76,13 @@ TEST(CoordinatedOmission, AFrozenServerShowsInTheTailAndTheGeneratorStaysOnSched
   }
   Served server = StartServer(*platform, server_cpu);
   ASSERT_NE(server.port, 0);
+  // Both CPUs kept out of idle (SCHED_IDLE pollers), so the runs' timeliness is the host's and
+  // the generator's, not the wake-ups' that at 1 000 QPS dominate it on a VM.
+  std::unique_ptr<KeepAwake> awake;
+  if (server_cpu >= 0) {
+    auto k = KeepAwake::Start({0, 1});
+    if (k.ok()) awake = std::move(*k);
+  }
 
   auto base = RunLoad(At1000(server.port));
   ASSERT_TRUE(base.ok()) << base.status().ToString();
@@ -89,6 +97,10 @@ TEST(CoordinatedOmission, AFrozenServerShowsInTheTailAndTheGeneratorStaysOnSched
   auto frozen = RunLoad(At1000(server.port));
   freezer.join();
   ASSERT_TRUE(frozen.ok()) << frozen.status().ToString();
+  // The unfrozen run again: the host's noise moves between runs, so the frozen one is set
+  // against the worse of the two around it.
+  auto after = RunLoad(At1000(server.port));
+  ASSERT_TRUE(after.ok()) << after.status().ToString();
   (void)server.child->Signal(SIGTERM);
   (void)server.child->Wait(milliseconds(5000));
 
@@ -96,9 +108,10 @@ TEST(CoordinatedOmission, AFrozenServerShowsInTheTailAndTheGeneratorStaysOnSched
   double p99_ms = static_cast<double>(frozen->latency.ValueAtQuantile(0.99)) / 1e6;
   RecordProperty("base_p99_ms", std::to_string(base_p99_ms));
   RecordProperty("frozen_p99_ms", std::to_string(p99_ms));
-  std::printf("without the freeze: p99 %.2f ms, non-timely %.2f %%; with it: p99 %.1f ms, non-timely %.2f %%, "
-              "issued %llu of ~4000\n",
-              base_p99_ms, 100 * NonTimely(*base), p99_ms, 100 * NonTimely(*frozen),
+  const double unfrozen = std::max(NonTimely(*base), NonTimely(*after));
+  std::printf("without the freeze: p99 %.2f ms, non-timely %.2f %% and %.2f %%; with it: p99 %.1f ms, non-timely "
+              "%.2f %%, issued %llu of ~4000\n",
+              base_p99_ms, 100 * NonTimely(*base), 100 * NonTimely(*after), p99_ms, 100 * NonTimely(*frozen),
               static_cast<unsigned long long>(frozen->issued));
 
   // Every request was answered in the end: the freeze delays, it does not lose.
@@ -114,8 +127,9 @@ TEST(CoordinatedOmission, AFrozenServerShowsInTheTailAndTheGeneratorStaysOnSched
   // ... and was as timely as without the freeze (the host's noise moves between the two runs
   // by a point at most in this project's measurements; a generator blocked by the frozen
   // server would be late for the whole second: 25 points).
-  EXPECT_LE(NonTimely(*frozen), NonTimely(*base) + 0.02)
-      << "with the freeze: " << frozen->Summary() << "\nwithout: " << base->Summary();
+  EXPECT_LE(NonTimely(*frozen), unfrozen + 0.02)
+      << "with the freeze: " << frozen->Summary() << "\nwithout: " << base->Summary() << "\nand after: "
+      << after->Summary();
 }
 
 }  // namespace
