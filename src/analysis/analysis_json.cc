@@ -124,6 +124,8 @@ nlohmann::json ToJson(const ExperimentAnalysis& a) {
                      {"llc_bytes", MetricJson(p.llc_bytes)},
                      {"memory_bytes", MetricJson(p.memory_bytes)},
                      {"clients", p.clients}});
+      // Only where a LogGP knob was set: other analyses print what they always printed.
+      if (!p.network.is_null()) pts.back()["network"] = p.network;
     }
     json cap = {{"qps", Opt(g.capacity.qps)},
                 {"lower_bound", g.capacity.lower_bound},

@@ -58,6 +58,8 @@ struct PointData {
   Metric llc_bytes;       // LLC occupancy, bytes
   Metric memory_bytes;    // resident memory in use
   int clients = 0;        // client connections used for this point
+  // The LogGP knobs' path (store NetworkPath::ToJson: methods, calibration), null when none.
+  nlohmann::json network;
 };
 
 // The resource limits a run was given. Absent = not limited.

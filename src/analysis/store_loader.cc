@@ -193,6 +193,7 @@ Result<ExperimentData> LoadExperiment(Store& store, const std::string& name) {
           p.generator["connections"].is_number_integer()) {
         pd.clients = p.generator["connections"].get<int>();
       }
+      pd.network = p.network;
       if (!pd.failed) {
         REAM_ASSIGN_OR_RETURN(auto hists, store.GetHistograms(p.id));
         auto it = hists.find(kHistSojourn);

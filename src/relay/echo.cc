@@ -74,7 +74,8 @@ void EchoServer::Loop() {
   }
 }
 
-Result<int64_t> EchoRoundTripNs(int fd, size_t bytes, int64_t timeout_ns) {
+Result<int64_t> EchoRoundTripNs(int fd, size_t bytes, int64_t timeout_ns, int64_t* first_read_ns,
+                                size_t* first_read_bytes, int64_t* last_read_ns) {
   // Blocks in epoll rather than spinning: on a small machine a spinning client would take the
   // CPU the relay or the echo needs and measure the scheduler instead.
   REAM_ASSIGN_OR_RETURN(net::Poller poller, net::Poller::Create());
@@ -98,6 +99,12 @@ Result<int64_t> EchoRoundTripNs(int fd, size_t bytes, int64_t timeout_ns) {
     }
     net::IoResult r = net::ReadSome(fd, in.data(), in.size());
     if (r.closed || r.error) return Unavailable("the connection closed: " + net::DescribeIo(r));
+    if (r.bytes > 0) {
+      int64_t t = MonotonicNowNs();
+      if (got == 0 && first_read_ns) *first_read_ns = t;
+      if (got == 0 && first_read_bytes) *first_read_bytes = r.bytes;
+      if (last_read_ns) *last_read_ns = t;
+    }
     got += r.bytes;
     if (got < bytes && r.bytes == 0) REAM_RETURN_IF_ERROR(poller.Wait(ev, 1, left).status());
   }
@@ -105,10 +112,22 @@ Result<int64_t> EchoRoundTripNs(int fd, size_t bytes, int64_t timeout_ns) {
   return MonotonicNowNs() - start;
 }
 
-Result<double> EchoTransferSeconds(const std::string& host, int port, size_t bytes, int64_t timeout_ns) {
+Result<EchoTransfer> EchoTransferThrough(const std::string& host, int port, size_t bytes, int64_t timeout_ns) {
   REAM_ASSIGN_OR_RETURN(net::Fd fd, net::Connect(host, port, timeout_ns));
-  REAM_ASSIGN_OR_RETURN(int64_t ns, EchoRoundTripNs(fd.get(), bytes, timeout_ns));
-  return static_cast<double>(ns) / 1e9;
+  int64_t first = 0, last = 0;
+  size_t first_bytes = 0;
+  REAM_ASSIGN_OR_RETURN(int64_t ns, EchoRoundTripNs(fd.get(), bytes, timeout_ns, &first, &first_bytes, &last));
+  EchoTransfer t;
+  t.seconds = static_cast<double>(ns) / 1e9;
+  if (last > first && bytes > first_bytes) {
+    t.steady_bytes_per_s = static_cast<double>(bytes - first_bytes) / (static_cast<double>(last - first) / 1e9);
+  }
+  return t;
+}
+
+Result<double> EchoTransferSeconds(const std::string& host, int port, size_t bytes, int64_t timeout_ns) {
+  REAM_ASSIGN_OR_RETURN(EchoTransfer t, EchoTransferThrough(host, port, bytes, timeout_ns));
+  return t.seconds;
 }
 
 }  // namespace ream::relay

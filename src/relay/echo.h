@@ -36,13 +36,25 @@ class EchoServer {
   std::thread thread_;
 };
 
-// Connects to host:port, writes `bytes` bytes while reading the echo, and returns the seconds
-// from the first write to the last byte echoed back. Timeout when it takes longer than
-// `timeout_ns`; Unavailable when the connection closes first.
+// A bulk transfer through an echo.
+struct EchoTransfer {
+  double seconds = 0;  // from the first write to the last byte echoed back
+  // The echo's arrival rate after its first read: (bytes − first read) / (last − first
+  // arrival), in bytes per second. A relay pacing at G lets its first chunk go at once, so this
+  // (not bytes / seconds) is 1/G whatever its chunk size. 0 with a single read.
+  double steady_bytes_per_s = 0;
+};
+// Connects to host:port, writes `bytes` bytes while reading the echo. Timeout when it takes
+// longer than `timeout_ns`; Unavailable when the connection closes first.
+Result<EchoTransfer> EchoTransferThrough(const std::string& host, int port, size_t bytes, int64_t timeout_ns);
+// EchoTransferThrough's seconds.
 Result<double> EchoTransferSeconds(const std::string& host, int port, size_t bytes, int64_t timeout_ns);
 
 // One round trip of `bytes` through an echo at host:port on an open connection, in ns (the
 // relay's tests: each byte crosses the path twice).
-Result<int64_t> EchoRoundTripNs(int fd, size_t bytes, int64_t timeout_ns);
+// `first_read_ns` / `first_read_bytes` / `last_read_ns`, when given, receive when the first
+// bytes came back, how many, and when the last did.
+Result<int64_t> EchoRoundTripNs(int fd, size_t bytes, int64_t timeout_ns, int64_t* first_read_ns = nullptr,
+                                size_t* first_read_bytes = nullptr, int64_t* last_read_ns = nullptr);
 
 }  // namespace ream::relay

@@ -16,7 +16,7 @@ constexpr uint64_t kStopTag = ~uint64_t{0};
 constexpr uint64_t kListenTag = ~uint64_t{0} - 1;
 constexpr int64_t kLateNs = 20'000;
 constexpr int64_t kConnectTimeoutNs = 2'000'000'000;
-constexpr size_t kMaxChunk = 64 * 1024;
+constexpr size_t kMaxChunk = 16 * 1024;
 
 struct Pending {
   int64_t depart_ns;
@@ -180,7 +180,7 @@ struct Relay::Impl {
   // Reads what `from` holds into `d`. False when the connection is to be closed now.
   bool ReadInto(Direction& d, int from, int64_t* messages) {
     if (d.read_closed || d.buf.readable() >= o.max_buffered_bytes) return true;
-    // At most kMaxChunk per event (level-triggered epoll comes back for the rest), so a bulk
+    // At most kMaxChunk (16 KiB) per event (level-triggered epoll comes back for the rest), so a bulk
     // stream read in chunks is paced chunk by chunk rather than stored whole and forwarded late.
     char* dst = d.buf.PrepareWrite(kMaxChunk);
     net::IoResult r = net::ReadSome(from, dst, kMaxChunk);

@@ -22,15 +22,18 @@ TEST(DepartureSchedule, NothingSetForwardsAtOnce) {
 TEST(DepartureSchedule, PerByteTimeOccupiesTheDirection) {
   // G = 8 ns/B: a 1000-byte message occupies 8 µs.
   DepartureSchedule s({.per_byte_ns = 8});
-  EXPECT_EQ(s.Depart(0, 1000), 8'000);        // an idle direction: its own bytes only
-  EXPECT_EQ(s.Depart(1'000, 1000), 16'000);   // behind the first: 8 µs after it
-  EXPECT_EQ(s.Depart(2'000, 500), 20'000);    // its own 500 B take 4 µs
-  EXPECT_EQ(s.Depart(100'000, 1000), 108'000);  // idle again: no backlog carried
-  // Offered above 1/G, the departures run at exactly 1/G.
+  EXPECT_EQ(s.Depart(0, 1000), 0);             // an idle direction: departs when read
+  EXPECT_EQ(s.Depart(1'000, 1000), 8'000);     // behind the first: its 8 µs
+  EXPECT_EQ(s.Depart(2'000, 500), 16'000);     // behind the second's 8 µs
+  EXPECT_EQ(s.Depart(17'000, 10), 20'000);     // behind the third's 500 B = 4 µs
+  EXPECT_EQ(s.Depart(100'000, 1000), 100'000);  // idle again: no backlog carried
+  // Offered below 1/G nothing waits; above it the departures run at exactly 1/G.
+  DepartureSchedule light({.per_byte_ns = 10});
+  for (int i = 0; i < 100; ++i) EXPECT_EQ(light.Depart(i * 2'000, 100), i * 2'000);  // 50 B/µs of 100
   DepartureSchedule busy({.per_byte_ns = 10});
   int64_t last = 0;
   for (int i = 0; i < 100; ++i) last = busy.Depart(i * 500, 100);  // 200 B/µs offered, 100 B/µs allowed
-  EXPECT_EQ(last, 100 * 1'000);
+  EXPECT_EQ(last, 99 * 1'000);
 }
 
 TEST(DepartureSchedule, GapKeepsConsecutiveMessagesApart) {
@@ -43,10 +46,10 @@ TEST(DepartureSchedule, GapKeepsConsecutiveMessagesApart) {
 
 TEST(DepartureSchedule, TheLargerOfGapAndBytesTimesGWinsAndLStillApplies) {
   DepartureSchedule s({.latency_ns = 100, .gap_ns = 1'000, .per_byte_ns = 2});
-  EXPECT_EQ(s.Depart(0, 10), 120);       // L, then its 10·G
-  EXPECT_EQ(s.Depart(0, 10), 1'120);     // starts g after the first started
-  EXPECT_EQ(s.Depart(0, 2'000), 6'100);  // starts g later again, then 2000·G
-  EXPECT_EQ(s.Depart(0, 10), 6'120);     // the 4 µs transfer held it longer than g
+  EXPECT_EQ(s.Depart(0, 10), 100);       // L
+  EXPECT_EQ(s.Depart(0, 10), 1'100);     // g after the first (g > 10·G)
+  EXPECT_EQ(s.Depart(0, 2'000), 2'100);  // g after the second
+  EXPECT_EQ(s.Depart(0, 10), 6'100);     // the third's 2000·G = 4 µs, longer than g
 }
 
 }  // namespace
