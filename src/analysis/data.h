@@ -65,7 +65,7 @@ struct PointData {
 // The resource limits a run was given. Absent = not limited.
 struct Partition {
   // Resource (partition/knobs.h LimitedResource::name: "llc_ways", "mem_bw", "disk_bw",
-  // "net_bw", "cpu_quota", "memory", the LogGP "net_latency_L", ...) -> the amount it was
+  // "net_bw", "cpu_quota", "memory", the LogGP "net_latency", ...) -> the amount it was
   // limited to, in the resource's unit (ways, percent, bytes/s, fraction of the allotted
   // CPUs, bytes, microseconds).
   std::map<std::string, double> limits;

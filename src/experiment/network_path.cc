@@ -100,11 +100,11 @@ NetworkPath NetworkMethods(const PartitionSpec& ps, const std::string& protocol)
   return n;
 }
 
-Result<double> MeanResponseUs(const PointData& d) {
+Result<double> MedianResponseUs(const PointData& d) {
   const PointRecord& pt = d.point;
   if (pt.status != PointStatus::kOk) return Unavailable(pt.failure);
-  if (!pt.latency_mean_us) return Unavailable("the generator reported no mean response time");
-  return *pt.latency_mean_us;
+  if (!pt.latency_p50_us) return Unavailable("the generator reported no median response time");
+  return *pt.latency_p50_us;
 }
 
 Status Calibrate(Platform& p, LoadDriver& driver, SandboxKind& sandboxes, const std::string& ream,
@@ -124,7 +124,7 @@ Status Calibrate(Platform& p, LoadDriver& driver, SandboxKind& sandboxes, const 
     o.host = host;
     o.port = port;
     REAM_ASSIGN_OR_RETURN(PointData d, MeasureLevel(p, driver, wl, o, sample_interval, interrupted));
-    return MeanResponseUs(d);
+    return MedianResponseUs(d);
   };
   std::optional<double> direct, zero, with_l;
   std::string why_direct, why_zero;
@@ -149,7 +149,7 @@ Status Calibrate(Platform& p, LoadDriver& driver, SandboxKind& sandboxes, const 
   if (direct && zero) path->relay_added_us = *zero - *direct;
   if (params.latency_ns > 0) {
     KnobCalibration c{.knob = "net_latency", .requested = params.latency_ns / 1e3, .unit = "us",
-                      .method = "mean round trip at " + rate + " through the relay at L minus through the relay at 0, "
+                      .method = "median round trip at " + rate + " through the relay at L minus through the relay at 0, "
                                 "halved"};
     auto r = measure(wl.target_host(), wl.target_port());
     if (r.status().code() == StatusCode::kCancelled) return r.status();

@@ -50,7 +50,7 @@ struct CalibrationOptions {
   double tolerance = 0.10;                            // a knob off by more warns
 };
 
-// Measures L (the round trip through the relay at L against the relay at 0, halved), the
+// Measures L (the median round trip through the relay at L against the relay at 0, halved), the
 // relay's own added latency (the relay at 0 against the direct path) and G (a bulk transfer
 // through a relay with G alone in front of an echo, against 1/G), at a low rate through
 // `driver`, and fills `path`'s calibrations. g is recorded as not measured, with why. Cancelled
@@ -61,7 +61,9 @@ Status Calibrate(Platform& p, LoadDriver& driver, SandboxKind& sandboxes, const 
                  std::chrono::nanoseconds sample_interval, const std::function<bool()>& interrupted,
                  NetworkPath* path);
 
-// The mean response time of one measured level (µs), or why there is none.
-Result<double> MeanResponseUs(const PointData& d);
+// The median response time of one measured level (µs), or why there is none. The calibration
+// compares medians: one scheduling stall of a shared machine moves a 200-sample mean by more
+// than the relay's own cost.
+Result<double> MedianResponseUs(const PointData& d);
 
 }  // namespace ream

@@ -51,7 +51,7 @@ class PendingRing {
 };
 
 struct Direction {
-  Direction(Framing f, LogGpParams p) : framing(f), schedule(p) {}
+  Direction(Framing f, LogGpParams p, LinkState* link) : framing(f), schedule(p, link) {}
   Framing framing;
   DepartureSchedule schedule;
   net::Buffer buf{256 * 1024};
@@ -62,11 +62,11 @@ struct Direction {
 };
 
 struct Conn {
-  Conn(net::Fd c, net::Fd u, const RelayOptions& o)
+  Conn(net::Fd c, net::Fd u, const RelayOptions& o, LinkState* to_server_link, LinkState* to_client_link)
       : client(std::move(c)),
         upstream(std::move(u)),
-        to_server(o.framing.to_server, o.params),
-        to_client(o.framing.to_client, o.params) {}
+        to_server(o.framing.to_server, o.params, to_server_link),
+        to_client(o.framing.to_client, o.params, to_client_link) {}
   net::Fd client, upstream;
   Direction to_server, to_client;  // client -> upstream, upstream -> client
   uint32_t client_events = 0, upstream_events = 0;
@@ -80,6 +80,7 @@ struct Relay::Impl {
   net::Fd listen;
   net::Poller poller;
   std::vector<std::unique_ptr<Conn>> conns;  // by slot; null: free
+  LinkState to_server_link, to_client_link;  // G is the link's, shared by every connection
   RelayStats* stats = nullptr;
 
   // Frames what `d` read since the last call into messages departing per the schedule.
@@ -165,7 +166,7 @@ struct Relay::Impl {
       size_t slot = 0;
       while (slot < conns.size() && conns[slot]) ++slot;
       if (slot == conns.size()) conns.emplace_back();
-      conns[slot] = std::make_unique<Conn>(std::move(*fd), std::move(*up), o);
+      conns[slot] = std::make_unique<Conn>(std::move(*fd), std::move(*up), o, &to_server_link, &to_client_link);
       Conn& c = *conns[slot];
       c.client_events = c.upstream_events = EPOLLIN;
       if (!poller.Add(c.client.get(), EPOLLIN, slot * 2).ok() ||

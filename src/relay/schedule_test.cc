@@ -52,5 +52,15 @@ TEST(DepartureSchedule, TheLargerOfGapAndBytesTimesGWinsAndLStillApplies) {
   EXPECT_EQ(s.Depart(0, 10), 6'100);     // the third's 2000·G = 4 µs, longer than g
 }
 
+TEST(DepartureSchedule, PerByteTimeIsTheLinksSharedByItsConnectionsGapIsEachConnections) {
+  LinkState link;
+  DepartureSchedule a({.gap_ns = 1'000, .per_byte_ns = 10}, &link), b({.gap_ns = 1'000, .per_byte_ns = 10}, &link);
+  EXPECT_EQ(a.Depart(0, 100), 0);      // the link is busy until 1 µs
+  EXPECT_EQ(b.Depart(0, 100), 1'000);  // another connection waits for the link, not for a's g
+  EXPECT_EQ(a.Depart(0, 10), 2'000);   // a: the link (2 µs) and its own g (1 µs after 0)
+  EXPECT_EQ(b.Depart(2'500, 10), 2'500);
+  EXPECT_EQ(b.Depart(2'500, 10), 3'500);  // b's own g
+}
+
 }  // namespace
 }  // namespace ream::relay
