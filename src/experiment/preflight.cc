@@ -66,7 +66,10 @@ Result<Prepared> Validate(Platform& p, SandboxKind& sandboxes, const ExperimentS
     REAM_ASSIGN_OR_RETURN(PartitionSpec ps, BuildPartition(spec, pv));
     for (const auto& [knob, text] : pv.knobs) {
       std::string flag = pv.SupportOf(knob);
-      const KnobSupport* k = flag.empty() ? nullptr : enforceable(flag);
+      // The relay's knobs (L, g, G) are applied by the runner, beside any sandbox kind.
+      bool by_relay = false;
+      for (const auto& row : BuiltinKnobs().support_rows()) by_relay = by_relay || (row.flag == flag && row.probe == KnobProbe::kRelay);
+      const KnobSupport* k = flag.empty() || by_relay ? nullptr : enforceable(flag);
       if (k && !k->enforceable) {
         int line = pv.lines.count(knob) ? pv.lines.at(knob) : 0;
         return Unsupported(SpecAt(spec, line) + "partitions." + knob + ": this machine cannot enforce it (" +

@@ -97,11 +97,6 @@ class NullSandboxKind final : public SandboxKind {
     std::vector<KnobSupport> out;
     // Every row of the knob table's support list, none enforceable; the placement row says why.
     for (const KnobSupportRow& row : BuiltinKnobs().support_rows()) {
-      // The relay is a process of ream's beside the workload, not part of the sandbox.
-      if (row.probe == KnobProbe::kRelay) {
-        out.push_back({row.flag, true, "ream's in-path relay (ream relay), beside the workload"});
-        continue;
-      }
       out.push_back({row.flag, false,
                      row.flag == "--cpus" ? "the null sandbox records the CPUs it is given but does not pin to them"
                                           : "the null sandbox enforces no partition"});
