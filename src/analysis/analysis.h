@@ -88,6 +88,10 @@ struct PointAnalysis {
   // How the LogGP knobs were applied and what their calibration measured (one measurement's;
   // the calibration is per run); null when no knob was set.
   nlohmann::json network;
+  // The generator's timeliness (medians / means over the measurements; see data.h).
+  std::optional<double> lateness_p50_us, lateness_p99_us;
+  std::map<std::string, double> late_shares;
+  std::string keep_awake_cpus;
 };
 
 // The sweep's capacity on its load axis: for a qps axis, the seed's "max QPS under QoS"; the

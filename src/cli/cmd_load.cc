@@ -8,6 +8,7 @@
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
 #include "load/generator.h"
+#include "platform/keep_awake.h"
 #include "platform/platform.h"
 #include "platform/net.h"
 #include "platform/poller.h"
@@ -39,6 +40,7 @@ struct LoadFlags {
   std::string http_method = "auto";
   std::string response_timing = "kernel";
   std::string wait = "sleep";
+  std::string keep_awake;  // a CPU list, "all", or "" (off)
 };
 
 Result<double> ParseQps(const std::string& text) {
@@ -100,9 +102,33 @@ int RunLoadCommand(const LoadFlags& f) {
     std::cerr << "ream load: " << options.status().message() << "\n";
     return kExitBadInput;
   }
+  // --keep-awake: pollers on the listed CPUs for the run (this process's, so not charged to
+  // the server's cgroup; the generator's own threads preempt them at once).
+  std::unique_ptr<KeepAwake> awake;
+  if (!f.keep_awake.empty()) {
+    auto platform = MakePosixPlatform();
+    std::string list = f.keep_awake;
+    if (list == "all") {
+      auto online = platform->ReadFile("/sys/devices/system/cpu/online");
+      list = online.ok() ? *online : "";
+      while (!list.empty() && (list.back() == '\n' || list.back() == ' ')) list.pop_back();
+    }
+    Result<std::vector<int>> cpus = ParseCpuList(list);
+    if (!cpus.ok()) {
+      std::cerr << "ream load: --keep-awake: " << cpus.status().message() << "\n";
+      return kExitBadInput;
+    }
+    auto started = KeepAwake::Start(*cpus);
+    if (!started.ok()) {
+      std::cerr << "ream load: " << started.status().message() << "\n";
+      return started.status().code() == StatusCode::kInvalidArgument ? kExitBadInput : kExitCouldNotRun;
+    }
+    awake = std::move(started).value();
+  }
   auto signals = net::BlockTerminationSignals();
   if (signals.ok()) options->cancel_fd = signals->get();
   auto result = RunLoad(*options);
+  awake.reset();
   if (!result.ok()) {
     std::cerr << "ream load: " << result.status().message() << "\n";
     return ExitCodeFor(result.status());
@@ -110,7 +136,9 @@ int RunLoadCommand(const LoadFlags& f) {
   bool json_to_stdout = f.json == "-";
   (json_to_stdout ? std::cerr : std::cout) << result->Summary();
   if (!f.json.empty()) {
-    std::string text = result->ToJson().dump(2) + "\n";
+    nlohmann::json j = result->ToJson();
+    if (!f.keep_awake.empty()) j["keep_awake_cpus"] = f.keep_awake;
+    std::string text = j.dump(2) + "\n";
     if (json_to_stdout) {
       std::cout << text;
     } else {
@@ -169,6 +197,9 @@ void AddLoadCommand(CLI::App& app, CommandList& commands) {
                   "sleep: sleep until shortly before each send, then spin; spin: never sleep (one CPU "
                   "per thread busy; responses never have to wake the generator's CPU)")
       ->capture_default_str();
+  sub->add_option("--keep-awake", f->keep_awake,
+                  "CPUS (\"0,1\", \"all\"): keep these CPUs out of idle during the run with SCHED_IDLE "
+                  "pollers, so neither side pays a CPU's wake-up at low load (give the server's CPUs too)");
   commands.push_back({sub, [f] { return RunLoadCommand(*f); }});
 }
 

@@ -126,6 +126,7 @@ Status ParseLoad(const TomlSection& s, LoadSpec* l) {
   }
   REAM_RETURN_IF_ERROR(s.OneOf("http_method", &l->http_method, {"auto", "GET", "POST"}));
   REAM_RETURN_IF_ERROR(s.OneOf("wait", &l->wait, {"sleep", "spin"}));
+  REAM_RETURN_IF_ERROR(s.Bool("keep_awake", &l->keep_awake));
   return Status::Ok();
 }
 
@@ -518,7 +519,7 @@ Result<ExperimentSpec> ParseSpec(const std::string& text, const std::string& sou
                                            {"arrival", "key_dist", "keys", "get_ratio", "value_bytes",
                                             "connections", "threads", "warmup", "duration",
                                             "timely_tolerance", "response_timeout", "http_path",
-                                            "http_method", "wait"}),
+                                            "http_method", "wait", "keep_awake"}),
                                    &spec.load));
   }
   REAM_RETURN_IF_ERROR(err);
@@ -595,7 +596,7 @@ nlohmann::json ExperimentSpec::ToJson() const {
                {"timely_tolerance_us", std::chrono::duration<double, std::micro>(load.timely_tolerance).count()},
                {"response_timeout_ms", ms(load.response_timeout)},
                {"http_path", load.http_path},  {"http_method", load.http_method},
-               {"wait", load.wait}};
+               {"wait", load.wait},            {"keep_awake", load.keep_awake}};
   j["sweep"] = {{"mode", ToString(sweep.mode)},           {"qps", sweep.qps},
                 {"low", sweep.low},             {"high", sweep.high},
                 {"precision", sweep.precision}, {"max_points", sweep.max_points},

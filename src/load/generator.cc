@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "load/anderson_darling.h"
+#include "load/lateness.h"
 #include "protocol/keyspace.h"
 #include "platform/clock.h"
 #include "platform/net.h"
@@ -103,18 +104,20 @@ struct ThreadState {
   bool rx_stamps = false;
   int64_t mono_minus_real_ns = 0;
   uint64_t reads_stamped = 0, reads_unstamped = 0;
+  LatenessCauses late_causes;
 };
 
 class ThreadRunner {
  public:
   ThreadRunner(const LoadOptions& o, ThreadState& s, int64_t start_ns, std::atomic<bool>& cancel)
-      : o_(o), s_(s), start_ns_(start_ns), cancel_(cancel) {}
+      : o_(o), s_(s), start_ns_(start_ns), cancel_(cancel), timeline_(o.timely_tolerance_ns, &ThreadContextSwitches) {}
 
   void Run();
 
  private:
   void Issue(int64_t sched_ns, bool measured);
-  void IssueOn(Conn* c, int64_t sched_ns, bool measured);
+  // `waited`: the request waited for its connection to be replaced (its lateness's cause).
+  void IssueOn(Conn* c, int64_t sched_ns, bool measured, bool waited = false);
   // The server closed `c` (or it broke): counts its unanswered requests and schedules a new
   // socket in its place.
   void Down(Conn* c, const std::string& reason);
@@ -157,6 +160,7 @@ class ThreadRunner {
   int64_t oversleep_[kOversleepWindow] = {};
   size_t oversleep_count_ = 0;
   epoll_event events_[256];
+  LatenessTimeline timeline_;
 };
 
 void ThreadRunner::Issue(int64_t sched_ns, bool measured) {
@@ -187,7 +191,7 @@ void ThreadRunner::Issue(int64_t sched_ns, bool measured) {
   IssueOn(c, sched_ns, measured);
 }
 
-void ThreadRunner::IssueOn(Conn* c, int64_t sched_ns, bool measured) {
+void ThreadRunner::IssueOn(Conn* c, int64_t sched_ns, bool measured, bool waited) {
   uint64_t id = c->next_id++;
   Slot& slot = c->ring[id & c->mask];
   if (slot.outstanding) {
@@ -208,6 +212,7 @@ void ThreadRunner::IssueOn(Conn* c, int64_t sched_ns, bool measured) {
     return;
   }
   int64_t now = MonotonicNowNs();
+  timeline_.Tick(now);
   slot = {.id = id, .sched_ns = sched_ns, .send_ns = now, .outstanding = true, .measured = measured};
   ++c->outstanding;
   ++c->sent;
@@ -217,7 +222,11 @@ void ThreadRunner::IssueOn(Conn* c, int64_t sched_ns, bool measured) {
     int64_t late = now - sched_ns;
     ++s_.issued;
     s_.lateness.Record(late);
-    if (late <= o_.timely_tolerance_ns) ++s_.timely;
+    if (late <= o_.timely_tolerance_ns) {
+      ++s_.timely;
+    } else {
+      timeline_.Attribute(sched_ns, now, waited);
+    }
     if (s_.prev_send_ns >= 0 && s_.issued % s_.gap_stride == 0 &&
         s_.gap_sample.size() < s_.gap_capacity) {
       s_.gap_sample.push_back(static_cast<double>(now - s_.prev_send_ns) * s_.rate_per_s / 1e9);
@@ -230,7 +239,9 @@ void ThreadRunner::Flush(Conn* c) {
   c->dirty = false;
   if (c->dead || c->down) return;
   while (c->out_off < c->out.size()) {
+    int64_t before = MonotonicNowNs();
     net::IoResult r = net::WriteSome(c->fd.get(), c->out.data() + c->out_off, c->out.size() - c->out_off);
+    timeline_.Syscall(Activity::kWrite, before, MonotonicNowNs(), c->index);
     c->out_off += r.bytes;
     if (r.closed || r.error != 0) {
       Down(c, "sending: " + net::DescribeIo(r));
@@ -369,7 +380,7 @@ void ThreadRunner::OnConnectDone(Conn* c) {
   // The requests due while it was down, in schedule order, each timed from its scheduled time.
   std::vector<std::pair<int64_t, bool>> due;
   due.swap(c->waiting);
-  for (const auto& [sched, measured] : due) IssueOn(c, sched, measured);
+  for (const auto& [sched, measured] : due) IssueOn(c, sched, measured, true);
   if (c->dirty) Flush(c);
 }
 
@@ -393,8 +404,10 @@ int64_t ThreadRunner::ServiceReconnects() {
 
 void ThreadRunner::OnReadable(Conn* c) {
   int64_t stamp = 0;
+  int64_t before = MonotonicNowNs();
   net::IoResult r = net::ReadAvailable(c->fd.get(), &c->in, s_.rx_stamps ? &stamp : nullptr);
   int64_t now = MonotonicNowNs();
+  timeline_.Syscall(Activity::kRead, before, now, c->index);
   if (s_.rx_stamps) {
     // The kernel's stamp of the last segment read: when the data arrived. A stamp that does
     // not fit (in the future, or older than a second) is not trusted; the clock is used.
@@ -461,7 +474,7 @@ void ThreadRunner::OnReadable(Conn* c) {
     s_.close_after = 0;
     std::vector<std::pair<int64_t, bool>> due;
     due.swap(c->waiting);
-    for (const auto& [sched, measured] : due) IssueOn(c, sched, measured);
+    for (const auto& [sched, measured] : due) IssueOn(c, sched, measured, true);
     if (c->dirty) Flush(c);
   }
 }
@@ -504,7 +517,14 @@ void ThreadRunner::BusyPoll() {
 }
 
 void ThreadRunner::Poll(int64_t timeout_ns) {
+  int64_t before = MonotonicNowNs();
   auto n = s_.poller.Wait(events_, 256, timeout_ns);
+  int64_t after = MonotonicNowNs();
+  if (timeout_ns == 0) {
+    timeline_.Syscall(Activity::kPoll, before, after, -1);
+  } else {
+    timeline_.Slept(before, before + timeout_ns, after);
+  }
   if (!n.ok()) return;
   HandleEvents(*n);
 }
@@ -534,6 +554,7 @@ void ThreadRunner::Run() {
   }
   for (;;) {
     int64_t now = MonotonicNowNs();
+    timeline_.Tick(now);
     if (s_.cpu_begin_ns < 0 && now >= measure_begin) s_.cpu_begin_ns = ThreadCpuNs();
     if (cancel_.load(std::memory_order_relaxed)) break;
     bool sent = false;
@@ -567,6 +588,7 @@ void ThreadRunner::Run() {
       int64_t before = MonotonicNowNs();
       auto n = s_.poller.Wait(events_, 256, sleep);
       int64_t after = MonotonicNowNs();
+      timeline_.Slept(before, before + sleep, after);
       if (n.ok() && *n == 0) {
         NoteOversleep(after - (before + sleep));
       } else if (n.ok()) {
@@ -578,6 +600,7 @@ void ThreadRunner::Run() {
   }
   s_.cpu_end_ns = ThreadCpuNs();
   if (s_.cpu_begin_ns < 0) s_.cpu_begin_ns = s_.cpu_end_ns;
+  s_.late_causes = timeline_.causes();
   // Drain: collect outstanding responses until the response timeout.
   // Connections still reconnecting keep trying meanwhile: the requests waiting for them go
   // out (late) once they are up.
@@ -613,6 +636,8 @@ void ThreadRunner::Run() {
                                        c->last_error + ")");
     }
   }
+  // Requests that waited for a reconnection may have gone out during the drain.
+  s_.late_causes = timeline_.causes();
 }
 
 // Percentiles in µs; null (not zeros) when nothing was recorded, so an unmeasured figure is
@@ -848,6 +873,7 @@ Result<LoadResult> RunLoad(const LoadOptions& o) {
     r.reconnect_failures += s->reconnect_failures;
     r.unanswered_total += s->unanswered_total;
     for (const auto& [k, v] : s->reconnect_reasons) r.reconnect_reasons[k] += v;
+    r.late_causes.Merge(s->late_causes);
     gaps.insert(gaps.end(), s->gap_sample.begin(), s->gap_sample.end());
     cpu_ns += static_cast<double>(s->cpu_end_ns - s->cpu_begin_ns);
   }
@@ -870,6 +896,7 @@ Result<LoadResult> RunLoad(const LoadOptions& o) {
     r.response_timing = b;
   }
   r.measured_s = static_cast<double>(o.duration_ns) / 1e9;
+  r.window_begin_ns = start_ns + o.warmup_ns;
 
   InterarrivalTest& ad = r.interarrival;
   if (o.arrival.kind != ArrivalSpec::Kind::kExponential) {
@@ -924,6 +951,8 @@ nlohmann::json LoadResult::ToJson() const {
   j["cancelled"] = cancelled;
   j["response_timing"] = response_timing;
   j["lateness_us"] = Stats(lateness, false);
+  // Why the late requests were late: the shares add up to 1 − timely_ratio.
+  j["lateness_causes"] = late_causes.ToJson(issued, window_begin_ns);
   j["latency_us"] = Stats(latency, true);
   j["latency_from_send_us"] = Stats(latency_from_send, true);
   if (has_server_times) {
@@ -998,6 +1027,20 @@ std::string LoadResult::Summary() const {
                 FormatUs(static_cast<double>(lateness.ValueAtQuantile(0.99))).c_str(),
                 FormatUs(static_cast<double>(lateness.max())).c_str());
   s += b;
+  if (late_causes.late() > 0) {
+    std::snprintf(b, sizeof b, "late:      %.2f %% of requests: ",
+                  100.0 * static_cast<double>(late_causes.late()) / static_cast<double>(issued));
+    s += b + late_causes.Shares(issued);
+    if (!late_causes.worst.empty()) {
+      const LateOffender& w = late_causes.worst.front();
+      std::snprintf(b, sizeof b, "; longest: %s, %s at %.3f s (%llu late)", w.What().c_str(),
+                    FormatUs(static_cast<double>(w.duration_ns)).c_str(),
+                    static_cast<double>(w.begin_ns - window_begin_ns) / 1e9,
+                    static_cast<unsigned long long>(w.late_requests));
+      s += b;
+    }
+    s += "\n";
+  }
   }
   auto line = [&](const char* name, const Histogram& h) {
     if (h.count() == 0) {

@@ -13,6 +13,7 @@
 
 #include "load/arrival.h"
 #include "load/histogram.h"
+#include "load/lateness.h"
 #include "load/key_chooser.h"
 #include "platform/status.h"
 #include "protocol/registry.h"
@@ -114,6 +115,9 @@ struct LoadResult {
   Histogram service;            // server-reported service time
   Histogram queue;              // server-reported queue time
   Histogram lateness;           // actual send − scheduled time
+  // Why each request sent later than the tolerance was late (load/lateness.h).
+  LatenessCauses late_causes;
+  int64_t window_begin_ns = 0;  // monotonic start of the measured window
   InterarrivalTest interarrival;
   double generator_cpu_s = 0;   // CPU of the generator threads over the measured window
   double measured_s = 0;        // wall time of the measured window as it happened

@@ -5,6 +5,7 @@
 #include <thread>
 
 #include <poll.h>
+#include <sched.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -90,6 +91,56 @@ TEST(Generator, SeveralThreadsAndConnectionsSplitTheRate) {
   EXPECT_EQ(r->errors, 0u);
   EXPECT_NEAR(r->achieved_qps, 4000, 400);
   EXPECT_EQ(r->completed, r->issued);
+}
+
+// Every request sent later than the tolerance is attributed to one cause, so the causes'
+// counts add up to the non-timely requests, whatever the host did during the run.
+TEST(Generator, EveryLateRequestHasACause) {
+  auto server = Server::Start({.threads = 1}, MakeSyntheticHandlers(*ServiceTime::Parse("const:5us"), 1));
+  ASSERT_TRUE(server.ok());
+  LoadOptions o = Quick((*server)->port(), 5000);
+  o.timely_tolerance_ns = 2000;  // 2 µs: late requests are certain even on a quiet host
+  auto r = RunLoad(o);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_GT(r->issued, r->timely) << "no late request to attribute";
+  EXPECT_EQ(r->late_causes.late(), r->issued - r->timely);
+  nlohmann::json j = r->ToJson()["lateness_causes"];
+  EXPECT_EQ(j["late_requests"].get<uint64_t>(), r->issued - r->timely);
+  double shares = 0;
+  for (const auto& [name, c] : j["causes"].items()) shares += c["share_of_issued"].get<double>();
+  EXPECT_NEAR(shares, 1 - r->timely_ratio, 1e-9);
+}
+
+// A busy loop sharing the generator's CPU takes it away for whole scheduler slices: the
+// generator is late, the point invalid with the rule and its figures named, and the lateness
+// is put down to the thread not running (stalls), not to its own work.
+TEST(Generator, ABusyLoopOnItsCpuMakesItLateAndInvalidWithTheCauseNamed) {
+  if (std::thread::hardware_concurrency() < 2) GTEST_SKIP() << "needs 2 CPUs: one for the server";
+  cpu_set_t cpu0;
+  CPU_ZERO(&cpu0);
+  CPU_SET(0, &cpu0);
+  cpu_set_t before;
+  ASSERT_EQ(sched_getaffinity(0, sizeof before, &before), 0);
+  auto server = Server::Start({.threads = 1}, MakeSyntheticHandlers(*ServiceTime::Parse("const:5us"), 1));
+  ASSERT_TRUE(server.ok());
+  // Threads created from here on (the generator's and the hog) inherit CPU 0.
+  ASSERT_EQ(sched_setaffinity(0, sizeof cpu0, &cpu0), 0);
+  std::atomic<bool> stop{false};
+  std::thread hog([&] {
+    while (!stop.load(std::memory_order_relaxed)) {
+    }
+  });
+  auto r = RunLoad(Quick((*server)->port(), 5000));
+  stop = true;
+  hog.join();
+  ASSERT_EQ(sched_setaffinity(0, sizeof before, &before), 0);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_FALSE(r->valid);
+  ASSERT_FALSE(r->invalid_reasons.empty());
+  EXPECT_NE(r->invalid_reasons[0].find("timely ratio"), std::string::npos) << r->invalid_reasons[0];
+  EXPECT_NE(r->invalid_reasons[0].find("tolerance 20 us"), std::string::npos) << r->invalid_reasons[0];
+  uint64_t stalls = r->late_causes.requests[static_cast<size_t>(LateCause::kStall)];
+  EXPECT_GT(2 * stalls, r->late_causes.late()) << r->Summary();
 }
 
 // With a cancel descriptor to watch (as `ream load` has), the run still ends once every

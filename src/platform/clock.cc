@@ -2,6 +2,7 @@
 #include "platform/clock.h"
 
 #include <sys/prctl.h>
+#include <sys/resource.h>
 
 #include <cerrno>
 #include <climits>
@@ -25,6 +26,12 @@ int64_t MonotonicMinusRealtimeNs() {
 Status UseTightTimerSlack() {
   if (prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0) != 0) return ErrnoStatus(errno, "prctl(PR_SET_TIMERSLACK)");
   return Status::Ok();
+}
+
+uint64_t ThreadContextSwitches() {
+  rusage u{};
+  if (getrusage(RUSAGE_THREAD, &u) != 0) return 0;
+  return static_cast<uint64_t>(u.ru_nivcsw) + static_cast<uint64_t>(u.ru_nvcsw);
 }
 
 }  // namespace ream

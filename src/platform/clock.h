@@ -36,4 +36,9 @@ int64_t MonotonicMinusRealtimeNs();
 // 50 µs later (the Linux default). Returns the error when prctl refuses.
 Status UseTightTimerSlack();
 
+// How many times the calling thread has given up its CPU, preempted or blocked (getrusage
+// RUSAGE_THREAD: ru_nivcsw + ru_nvcsw). A non-blocking system call during which this count
+// rose was long because the thread was not running.
+uint64_t ThreadContextSwitches();
+
 }  // namespace ream

@@ -153,7 +153,12 @@ ALTER TABLE points RENAME COLUMN target_qps TO target_load;
     R"sql(
 ALTER TABLE runs ADD COLUMN sweep_json TEXT NOT NULL DEFAULT '';
 )sql",
-    // 4 -> 5: the network path of a point when a LogGP knob was set (issue 18): each knob's
+    // 4 -> 5: the host's timing floor (how timely a perfect spinning generator could be on each
+    // CPU), measured when the experiment starts; 'null' for experiments stored before.
+    R"sql(
+ALTER TABLE environment ADD COLUMN timing_json TEXT NOT NULL DEFAULT 'null';
+)sql",
+    // 5 -> 6: the network path of a point when a LogGP knob was set (issue 18): each knob's
     // method and calibration (NetworkPath). 'null' for every existing point, which had none.
     R"sql(
 ALTER TABLE points ADD COLUMN network_json TEXT NOT NULL DEFAULT 'null';
@@ -578,18 +583,19 @@ Status Store::RecordEnvironment(int64_t experiment_id, const EnvironmentRecord& 
   REAM_ASSIGN_OR_RETURN(
       auto st,
       db_.Prepare("INSERT OR REPLACE INTO environment (experiment_id, ream_version, ream_commit, "
-                  "hostname, kernel, cpu_model, topology_json, doctor_json, recorded_ns) "
-                  "VALUES (?,?,?,?,?,?,?,?,?)"));
+                  "hostname, kernel, cpu_model, topology_json, doctor_json, recorded_ns, timing_json) "
+                  "VALUES (?,?,?,?,?,?,?,?,?,?)"));
   st.Bind(1, experiment_id).Bind(2, env.ream_version).Bind(3, env.ream_commit);
   st.Bind(4, env.hostname).Bind(5, env.kernel).Bind(6, env.cpu_model);
   st.Bind(7, env.topology.dump()).Bind(8, env.doctor.dump()).Bind(9, env.recorded_ns);
+  st.Bind(10, env.timing.dump());
   return st.Run();
 }
 
 Result<std::optional<EnvironmentRecord>> Store::GetEnvironment(int64_t experiment_id) {
   REAM_ASSIGN_OR_RETURN(
       auto st, db_.Prepare("SELECT ream_version, ream_commit, hostname, kernel, cpu_model, "
-                           "topology_json, doctor_json, recorded_ns FROM environment "
+                           "topology_json, doctor_json, recorded_ns, timing_json FROM environment "
                            "WHERE experiment_id = ?"));
   st.Bind(1, experiment_id);
   REAM_ASSIGN_OR_RETURN(bool row, st.Step());
@@ -603,6 +609,7 @@ Result<std::optional<EnvironmentRecord>> Store::GetEnvironment(int64_t experimen
   e.topology = ParseJsonOr(st.Text(5), nullptr);
   e.doctor = ParseJsonOr(st.Text(6), nullptr);
   e.recorded_ns = st.Int(7);
+  e.timing = ParseJsonOr(st.Text(8), nullptr);
   return std::optional<EnvironmentRecord>(std::move(e));
 }
 
@@ -671,7 +678,7 @@ Result<int64_t> Store::InsertPoint(const PointData& data) {
   for (auto& c : kIntColumns) add(c.name);
   for (auto& c : kDoubleColumns) add(c.name);
   for (auto c : kPointTail) add(c);
-  const bool with_network = schema_version_ >= 5;
+  const bool with_network = schema_version_ >= 6;
   if (with_network) add(kNetworkColumn);
   REAM_ASSIGN_OR_RETURN(auto st, db_.Prepare("INSERT INTO points (" + cols + ") VALUES (" +
                                               marks + ")"));
@@ -724,7 +731,7 @@ Result<int64_t> Store::InsertPoint(const PointData& data) {
 }
 
 Result<std::vector<PointRecord>> Store::ListPoints(int64_t run_id) {
-  const bool with_network = schema_version_ >= 5;
+  const bool with_network = schema_version_ >= 6;
   REAM_ASSIGN_OR_RETURN(auto st, db_.Prepare("SELECT " + PointSelectList(with_network) +
                                               " FROM points WHERE run_id = ? ORDER BY seq, id"));
   st.Bind(1, run_id);

@@ -25,7 +25,7 @@
 namespace ream {
 
 // The schema version this build writes; older databases are migrated on open.
-inline constexpr int kStoreSchemaVersion = 5;
+inline constexpr int kStoreSchemaVersion = 6;
 
 // The QoS rule and validity thresholds of an experiment, as its spec set them.
 struct QosSettings {
@@ -61,6 +61,9 @@ struct EnvironmentRecord {
   std::string cpu_model;
   nlohmann::json topology;  // Topology::ToJson()
   nlohmann::json doctor;    // CapabilitiesToJson(ProbeCapabilities(...)) — `ream doctor`
+  // The host's timing floor measured at the start (platform/timing_floor.h ToJson); null when
+  // not measured (experiments stored before schema 5).
+  nlohmann::json timing;
   int64_t recorded_ns = 0;
 };
 
@@ -103,7 +106,7 @@ struct KnobCalibration {
 };
 
 // The network path of a point when a LogGP knob was set: how each knob was applied, what the
-// calibration measured, and the relay's own cost. Stored as points.network_json (schema 5).
+// calibration measured, and the relay's own cost. Stored as points.network_json (schema 6).
 struct NetworkPath {
   std::map<std::string, std::string> methods;  // knob key -> "relay (message granularity, ...)"
   std::vector<KnobCalibration> calibrations;
@@ -158,7 +161,7 @@ struct PointRecord {
   nlohmann::json generator;  // the generator's full result JSON (or null)
   nlohmann::json monitor;    // the monitor's summary JSON (or null)
   int64_t started_ns = 0;    // wall clock when the level started
-  // The LogGP knobs' path (NetworkPath::ToJson), null when none was set (and before schema 5).
+  // The LogGP knobs' path (NetworkPath::ToJson), null when none was set (and before schema 6).
   nlohmann::json network;
 };
 

@@ -75,6 +75,7 @@ TEST_F(StoreTest, RoundTripsExperimentRunPointHistogramTimeline) {
     env.kernel = "6.1";
     env.topology = {{"cpus", 2}};
     env.doctor = nlohmann::json::array({{{"name", "cgroup.cpuset"}}});
+    env.timing = {{"tolerance_us", 20}, {"cpus", {{{"cpu", 0}, {"late_fraction", 0.006}}}}};
     ASSERT_TRUE(s->RecordEnvironment(*id, env).ok());
     RunRecord r;
     r.experiment_id = *id;
@@ -111,6 +112,7 @@ TEST_F(StoreTest, RoundTripsExperimentRunPointHistogramTimeline) {
   auto env = s->GetEnvironment((*e)->id);
   ASSERT_TRUE(env.ok() && env->has_value());
   EXPECT_EQ((*env)->kernel, "6.1");
+  EXPECT_DOUBLE_EQ((*env)->timing["cpus"][0]["late_fraction"].get<double>(), 0.006);
   auto runs = s->ListRuns((*e)->id);
   ASSERT_TRUE(runs.ok());
   ASSERT_EQ(runs->size(), 1u);
@@ -287,24 +289,24 @@ TEST_F(StoreTest, MigratesTheSchemaTwoFixtureToTheLoadAxis) {
   EXPECT_TRUE(s->InsertPoint(d).ok());
 }
 
-// Schema 4 -> 5: a point's network path (the LogGP knobs' methods and calibration) is a column
+// Schema 5 -> 6: a point's network path (the LogGP knobs' methods and calibration) is a column
 // of its own; the points that existed before have none, a new point's comes back whole.
-TEST_F(StoreTest, MigratesSchemaFourAndKeepsANetworkPathWithEveryPoint) {
+TEST_F(StoreTest, MigratesSchemaFiveAndKeepsANetworkPathWithEveryPoint) {
   int64_t run_id = 0;
   {
-    auto s = Store::CreateAtSchemaVersionForTesting(path_, 4);
+    auto s = Store::CreateAtSchemaVersionForTesting(path_, 5);
     ASSERT_TRUE(s.ok()) << s.status().ToString();
-    run_id = NewRun(*s, "v4");
+    run_id = NewRun(*s, "v5");
     ASSERT_FALSE(HasFailure());
     PointData old;
     old.point.run_id = run_id;
     old.point.target_load = 100;
-    old.point.network = {{"ignored", true}};  // schema 4 has no column for it
+    old.point.network = {{"ignored", true}};  // schema 5 has no column for it
     ASSERT_TRUE(s->InsertPoint(old).ok());
   }
   auto s = Store::Open(path_);
   ASSERT_TRUE(s.ok()) << s.status().ToString();
-  EXPECT_EQ(s->schema_version(), 5);
+  EXPECT_EQ(s->schema_version(), 6);
   EXPECT_TRUE(s->IntegrityCheck().ok());
   NetworkPath n;
   n.methods["net_latency"] = "relay (message granularity, ream framing)";
