@@ -34,13 +34,15 @@ wait_line() {  # FILE PATTERN -> the first matching line
 taskset -c 1 "$REAM" serve synthetic --service const:0 --threads 1 --port 0 >"$OUT/server.out" &
 PIDS+=($!)
 PORT=$(wait_line "$OUT/server.out" '^ready ' | sed -n 's/^ready [^:]*:\([0-9]*\).*/\1/p')
-relay() {  # NAME LATENCY -> starts a relay, prints its port
+start_relay() {  # NAME LATENCY: in this shell (not a $(...) subshell) so cleanup knows its pid
   taskset -c 0 "$REAM" relay --to "127.0.0.1:$PORT" --latency "$2" --protocol ream >"$OUT/$1.out" &
   PIDS+=($!)
-  wait_line "$OUT/$1.out" '^ream-relay ready ' | sed -n 's/^ream-relay ready [^:]*:\([0-9]*\).*/\1/p'
 }
-ZERO=$(relay zero 0)
-WITHL=$(relay withl 200us)
+relay_port() { wait_line "$OUT/$1.out" '^ream-relay ready ' | sed -n 's/^ream-relay ready [^:]*:\([0-9]*\).*/\1/p'; }
+start_relay zero 0
+start_relay withl 200us
+ZERO=$(relay_port zero)
+WITHL=$(relay_port withl)
 
 run() {  # PORT -> "mean p50 p99" in µs
   taskset -c 0 "$REAM" load --target "127.0.0.1:$1" --qps "$QPS" --duration "$DURATION" --warmup 1s \
