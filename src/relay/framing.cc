@@ -32,6 +32,7 @@ std::string RelayMethod(std::string_view protocol) {
   }
   // The other protocols' codecs parse only responses, and some need the request to do it (an
   // HTTP HEAD): each read is one message, so g and G count TCP chunks, not requests.
+  if (protocol.empty()) return "relay (chunk granularity: no protocol given)";
   return "relay (chunk granularity: no " + std::string(protocol) + " request framer)";
 }
 
