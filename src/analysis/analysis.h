@@ -85,6 +85,9 @@ struct PointAnalysis {
   std::string service_method;
   Metric cpu_util, net_rx_bps, net_tx_bps, disk_bps, membw_bps, llc_bytes, memory_bytes;
   int clients = 0;
+  // How the LogGP knobs were applied and what their calibration measured (one measurement's;
+  // the calibration is per run); null when no knob was set.
+  nlohmann::json network;
   // The generator's timeliness (medians / means over the measurements; see data.h).
   std::optional<double> lateness_p50_us, lateness_p99_us;
   std::map<std::string, double> late_shares;

@@ -130,6 +130,8 @@ nlohmann::json ToJson(const ExperimentAnalysis& a) {
       // from points stored before (not empty, not zero: not measured).
       if (!p.late_shares.empty()) pts.back()["late_causes"] = p.late_shares;
       if (!p.keep_awake_cpus.empty()) pts.back()["keep_awake_cpus"] = p.keep_awake_cpus;
+      // Only where a LogGP knob was set: other analyses print what they always printed.
+      if (!p.network.is_null()) pts.back()["network"] = p.network;
     }
     json cap = {{"qps", Opt(g.capacity.qps)},
                 {"lower_bound", g.capacity.lower_bound},

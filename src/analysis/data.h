@@ -58,6 +58,8 @@ struct PointData {
   Metric llc_bytes;       // LLC occupancy, bytes
   Metric memory_bytes;    // resident memory in use
   int clients = 0;        // client connections used for this point
+  // The LogGP knobs' path (store NetworkPath::ToJson: methods, calibration), null when none.
+  nlohmann::json network;
   // The generator's own timeliness: its lateness percentiles (µs), why its late requests were
   // late (cause -> share of the issued requests, load/lateness.h; the shares add up to
   // 1 - timely_ratio), and the CPUs kept awake during the point ("" : none).
@@ -69,7 +71,7 @@ struct PointData {
 // The resource limits a run was given. Absent = not limited.
 struct Partition {
   // Resource (partition/knobs.h LimitedResource::name: "llc_ways", "mem_bw", "disk_bw",
-  // "net_bw", "cpu_quota", "memory", the LogGP "net_latency_L", ...) -> the amount it was
+  // "net_bw", "cpu_quota", "memory", the LogGP "net_latency", ...) -> the amount it was
   // limited to, in the resource's unit (ways, percent, bytes/s, fraction of the allotted
   // CPUs, bytes, microseconds).
   std::map<std::string, double> limits;

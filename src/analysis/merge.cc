@@ -83,6 +83,9 @@ PointAnalysis MergePoints(const std::vector<const PointData*>& all, const RunDat
                           double pct, double confidence) {
   PointAnalysis out;
   if (all.empty()) return out;
+  for (const PointData* p : all) {
+    if (out.network.is_null() && !p->network.is_null()) out.network = p->network;
+  }
   std::vector<const PointData*> reps;
   bool any_failed = std::any_of(all.begin(), all.end(), [](const PointData* p) { return p->failed; });
   if (!any_failed) {

@@ -46,7 +46,7 @@ void FitModel(GroupAnalysis& g, const ExperimentData& d, const AnalysisOptions& 
   }
   std::string why;
   // The model's per-message CPU cost o is the LogGP overhead the partition added, if any.
-  double overhead_s = g.partition.Limit("net_overhead_o").value_or(0) / 1e6;
+  double overhead_s = g.partition.Limit("net_overhead").value_or(0) / 1e6;
   g.model = CompareWithModel(loads, g.threads, pct, o.messages_per_op, overhead_s, &why);
   if (!g.model) g.model_unavailable = why;
   (void)d;

@@ -194,6 +194,7 @@ Result<ExperimentData> LoadExperiment(Store& store, const std::string& name) {
           p.generator["connections"].is_number_integer()) {
         pd.clients = p.generator["connections"].get<int>();
       }
+      pd.network = p.network;
       pd.lateness_p50_us = p.lateness_p50_us;
       pd.lateness_p99_us = p.lateness_p99_us;
       if (p.generator.is_object()) {

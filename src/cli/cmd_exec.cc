@@ -10,6 +10,7 @@
 
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
+#include "experiment/network_path.h"
 #include "monitor/monitor.h"
 #include "partition/knobs.h"
 #include "partition/placement.h"
@@ -28,6 +29,8 @@ struct ExecArgs {
   std::string sample_interval = "250ms";
   std::string samples;
   std::string state_dir = kDefaultStateDir;
+  int relay_port = 0;          // with L, g or G: the port COMMAND listens on
+  std::string relay_protocol;  // the relay's framing ("ream"); "" = chunks
   std::vector<std::string> command;
 };
 
@@ -105,9 +108,18 @@ int RunExec(const ExecArgs& f) {
               << (interval.ok() ? "must be at least 10ms" : interval.status().message()) << "\n";
     return 2;
   }
+  if (spec->NeedsRelay() && (f.relay_port <= 0 || f.relay_port > 65535)) {
+    std::cerr << "ream exec: --net-latency, --net-gap and --net-per-byte are applied by ream's relay in front of "
+                 "COMMAND: give --relay-port PORT (the port COMMAND listens on)\n";
+    return 2;
+  }
   auto platform = MakePosixPlatform();
   SandboxOptions o;
   o.partition = *spec;
+  // L, g and G are the relay's (below), not the sandbox's.
+  o.partition.net_latency.reset();
+  o.partition.net_gap.reset();
+  o.partition.net_per_byte.reset();
   o.state_dir = f.state_dir;
   if (!spec->cpus.empty() || f.reserve_cpus != "default") {
     auto topo = ReadTopology(*platform);
@@ -149,6 +161,33 @@ int RunExec(const ExecArgs& f) {
             << FormatCpuList(box.cpus());
   if (spec->node) std::cerr << ", node address " << box.address() << " (host " << box.host_address() << ")";
   std::cerr << "\n";
+  // The relay of L, g, G, on the generator's CPUs (never COMMAND's); it connects to COMMAND when
+  // a client connects to it, so COMMAND may still be starting.
+  std::optional<StartedRelay> relay;
+  if (spec->NeedsRelay()) {
+    std::vector<int> relay_cpus;
+    if (o.reserved_cpus) {
+      relay_cpus = *o.reserved_cpus;
+    } else if (auto topo = ReadTopology(*platform); topo.ok()) {
+      relay_cpus = DefaultGeneratorCpus(*topo);
+    }
+    auto kind = MakeProcessSandboxKind(*platform);
+    auto self = platform->RealPath("/proc/self/exe");
+    auto r = self.ok() ? StartRelay(*platform, *kind, *self, relay_cpus, box.address(), f.relay_port,
+                                    RelayParams(*spec), f.relay_protocol, f.state_dir)
+                       : Result<StartedRelay>(self.status());
+    if (!r.ok()) {
+      std::cerr << "ream exec: starting the relay: " << r.status().message() << "\n";
+      (void)box.Stop();
+      return ExitCodeFor(r.status());
+    }
+    relay = std::move(*r);
+    std::cerr << "ream exec: relay at 127.0.0.1:" << relay->port << " -> " << box.address() << ":" << f.relay_port
+              << " (" << NetworkMethods(*spec, f.relay_protocol).methods.begin()->second
+              << "): connect clients to 127.0.0.1:" << relay->port << "\n";
+    std::printf("relay 127.0.0.1:%d\n", relay->port);
+    std::fflush(stdout);
+  }
 
   // StartSandbox ran before_exec before it returned the sandbox: the monitor exists.
   Status ms = baseline.ok() ? monitor->Start() : baseline;
@@ -167,6 +206,10 @@ int RunExec(const ExecArgs& f) {
   MonitorReport report = monitor->Stop();
   if (signal_received) {
     std::cerr << "ream exec: " << strsignal(signal_received) << ": stopping the sandbox\n";
+  }
+  if (relay) {
+    Status rs = relay->sandbox->Stop();
+    if (!rs.ok()) std::cerr << "ream exec: stopping the relay: " << rs.message() << "\n";
   }
   Status stop = box.Stop();  // SIGTERM/SIGKILL if still running; removes every object
   std::string how = box.ExitDescription();
@@ -239,6 +282,11 @@ void AddExecCommand(CLI::App& app, CommandList& commands) {
     sub->add_option(k.flag, f->knobs[k.key], k.help)->type_name(k.type);
   }
   add_node();
+  sub->add_option("--relay-port", f->relay_port,
+                  "With --net-latency/--net-gap/--net-per-byte: the port COMMAND listens on; ream's relay "
+                  "forwards to it and prints its own address (\"relay 127.0.0.1:PORT\" on stdout)");
+  sub->add_option("--relay-protocol", f->relay_protocol,
+                  "The relay splits this protocol's messages (ream); otherwise each read is a message");
   sub->add_option("--sample-interval", f->sample_interval, "Monitor interval (default 250ms)");
   sub->add_option("--samples", f->samples, "Write the monitor's timeline and summary (JSON) here");
   sub->add_option("--state-dir", f->state_dir, "Where created objects are recorded")

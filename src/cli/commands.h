@@ -25,5 +25,6 @@ void AddListCommand(CLI::App& app, CommandList& commands);
 void AddRunCommand(CLI::App& app, CommandList& commands);
 void AddLoadCommand(CLI::App& app, CommandList& commands);
 void AddServeCommand(CLI::App& app, CommandList& commands);
+void AddRelayCommand(CLI::App& app, CommandList& commands);
 
 }  // namespace ream::cli

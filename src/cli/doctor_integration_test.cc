@@ -57,6 +57,16 @@ TEST_F(DoctorOnThisMachine, QdiscAnswersMatchTheKernel) {
   EXPECT_EQ(status_["tc.htb"], TryQdisc("htb default 1"));
   EXPECT_EQ(status_["tc.tbf"], TryQdisc("tbf rate 100mbit burst 32kb latency 50ms"));
   EXPECT_EQ(status_["tc.netem"], TryQdisc("netem delay 1ms"));
+  EXPECT_EQ(status_["tc.fq"], TryQdisc("fq"));
+}
+
+TEST_F(DoctorOnThisMachine, LogGpRowsFollowTheProbes) {
+  std::map<std::string, bool> rows;
+  for (const auto& r : doc_["partitions"]) rows[r["flag"]] = r["enforceable"];
+  EXPECT_TRUE(rows.at("relay"));  // a process of ream's: always
+  EXPECT_EQ(rows.at("netem"), status_["tc.netem"] == "supported");
+  EXPECT_EQ(rows.at("fq"), status_["tc.fq"] == "supported");
+  EXPECT_EQ(rows.at("clsact+BPF"), status_["tc.clsact"] == "supported" && status_["tc.cls_bpf"] == "supported");
 }
 
 TEST_F(DoctorOnThisMachine, ResctrlAnswerMatchesTheKernel) {

@@ -8,6 +8,8 @@
 
 #include "experiment/level.h"
 #include "experiment/load_range.h"
+#include "experiment/network_path.h"
+#include "experiment/text.h"
 #include "experiment/sweep.h"
 #include "experiment/workload_launch.h"
 #include "platform/signals.h"
@@ -52,11 +54,12 @@ class ExperimentRun::Context final : public SweepContext {
     REAM_RETURN_IF_ERROR(EnsureWorkload());
     const int64_t started_ns = r_.p_.MonotonicNanos();
     uint64_t seed = r_.spec_.seed + 7919ull * static_cast<uint64_t>(run_.ordinal) + static_cast<uint64_t>(next_seq_);
-    LoadOptions lo = LevelLoadOptions(r_.spec_, load, seed, wl_->sandbox->address(), wl_->port);
+    LoadOptions lo = LevelLoadOptions(r_.spec_, load, seed, wl_->target_host(), wl_->target_port());
     if (clients_) std::tie(lo.threads, lo.connections) = *clients_;
     REAM_ASSIGN_OR_RETURN(PointData d, MeasureLevel(r_.p_, r_.driver_, *wl_, lo, r_.spec_.sample_interval,
                                                     Interrupted));
     d.point.run_id = rec_.id;
+    if (!wl_->network.empty()) d.point.network = wl_->network.ToJson();
     if (!r_.keep_awake_cpus_.empty()) d.point.generator["keep_awake_cpus"] = r_.keep_awake_cpus_;
     d.point.seq = next_seq_;
     d.point.target_load = load;
@@ -129,7 +132,7 @@ class ExperimentRun::Context final : public SweepContext {
     while (auto q = search.Next()) {
       REAM_RETURN_IF_ERROR(EnsureWorkload());
       uint64_t seed = r_.spec_.seed + 104729ull * static_cast<uint64_t>(run_.ordinal) + static_cast<uint64_t>(n++);
-      LoadOptions lo = LevelLoadOptions(r_.spec_, *q, seed, wl_->sandbox->address(), wl_->port);
+      LoadOptions lo = LevelLoadOptions(r_.spec_, *q, seed, wl_->target_host(), wl_->target_port());
       lo.duration_ns = std::chrono::nanoseconds(sw.probe_duration).count();
       lo.warmup_ns = std::min<int64_t>(lo.warmup_ns, lo.duration_ns / 2);
       REAM_ASSIGN_OR_RETURN(PointData d, MeasureLevel(r_.p_, r_.driver_, *wl_, lo, r_.spec_.sample_interval,
@@ -180,7 +183,7 @@ class ExperimentRun::Context final : public SweepContext {
     for (auto [t, c] : candidates) {
       REAM_RETURN_IF_ERROR(EnsureWorkload());
       uint64_t seed = r_.spec_.seed + 15485863ull * static_cast<uint64_t>(run_.ordinal) + static_cast<uint64_t>(n++);
-      LoadOptions lo = LevelLoadOptions(r_.spec_, top, seed, wl_->sandbox->address(), wl_->port);
+      LoadOptions lo = LevelLoadOptions(r_.spec_, top, seed, wl_->target_host(), wl_->target_port());
       lo.threads = t;
       lo.connections = c;
       if (sw.auto_range) {
@@ -221,7 +224,7 @@ class ExperimentRun::Context final : public SweepContext {
   // Stops the workload, if one runs; a failure to remove what it created is said, not fatal.
   void StopWorkload() {
     if (!wl_) return;
-    Status s = wl_->sandbox->Stop();
+    Status s = wl_->Stop();
     if (!s.ok()) Emit(RunWarning{Where(), "stopping the workload: " + s.message()});
     wl_.reset();
   }
@@ -258,16 +261,45 @@ class ExperimentRun::Context final : public SweepContext {
 
   // The workload, started when a level first needs it and again as the spec says.
   Status EnsureWorkload() {
-    if (wl_ && (r_.spec_.workload.restart == RestartEvery::kPoint || !wl_->sandbox->Alive())) {
+    bool relay_dead = wl_ && wl_->relay && !wl_->relay->Alive();
+    if (wl_ && (r_.spec_.workload.restart == RestartEvery::kPoint || !wl_->sandbox->Alive() || relay_dead)) {
       if (!wl_->sandbox->Alive()) Emit(WorkloadRestarted{Where(), wl_->sandbox->ExitDescription()});
-      (void)wl_->sandbox->Stop();
+      if (relay_dead) {
+        Emit(WorkloadRestarted{Where(), "the relay " + wl_->relay_what + " " + wl_->relay->ExitDescription()});
+      }
+      (void)wl_->Stop();
       wl_.reset();
     }
     if (!wl_) {
       REAM_ASSIGN_OR_RETURN(LaunchedWorkload w, StartWorkload(r_.p_, r_.sandboxes_, r_.spec_, r_.prep_, run_,
                                                               r_.o_.state_dir, Interrupted));
       wl_ = std::move(w);
+      REAM_RETURN_IF_ERROR(CalibrateNetwork());
     }
+    return Status::Ok();
+  }
+
+  // With a relay knob set: what each knob really adds, measured once per run before its first
+  // level (network_path.h), kept for the workload's restarts and stored with every point.
+  Status CalibrateNetwork() {
+    const PartitionSpec& ps = r_.prep_.partitions.at(run_.partition.Label());
+    if (!wl_->relay) return Status::Ok();
+    if (!calibrated_) {
+      NetworkPath path = wl_->network;
+      uint64_t seed = r_.spec_.seed + 32452843ull * static_cast<uint64_t>(run_.ordinal);
+      LoadOptions base = LevelLoadOptions(r_.spec_, 200, seed, wl_->target_host(), wl_->target_port());
+      REAM_RETURN_IF_ERROR(Calibrate(r_.p_, r_.driver_, r_.sandboxes_, r_.prep_.ream, r_.prep_.generator_cpus, base,
+                                     *wl_, ps, r_.o_.state_dir, {}, r_.spec_.sample_interval, Interrupted, &path));
+      for (const auto& c : path.calibrations) {
+        if (c.warning) Emit(RunWarning{Where(), c.knob + ": requested " + Fmt("%.6g", c.requested) + " " + c.unit +
+                                                    ", measured " + Fmt("%.6g", *c.measured) + " " + c.unit + " (" +
+                                                    c.note + ")"});
+      }
+      calibrated_ = path;
+    }
+    std::string target = wl_->network.target;
+    wl_->network = *calibrated_;
+    wl_->network.target = target;
     return Status::Ok();
   }
 
@@ -282,6 +314,7 @@ class ExperimentRun::Context final : public SweepContext {
   int64_t next_seq_ = 0;
   std::optional<LaunchedWorkload> wl_;
   std::optional<std::pair<int, int>> clients_;  // (threads, connections) chosen by ChooseClients
+  std::optional<NetworkPath> calibrated_;        // the LogGP knobs' calibration (CalibrateNetwork)
 };
 
 Status ExperimentRun::RunPlanned(size_t i, RunOutcome& outcome) {

@@ -51,6 +51,10 @@ Result<PointData> MeasureLevel(Platform& p, LoadDriver& driver, LaunchedWorkload
     pt.workload_exit = wl.sandbox->ExitDescription();
     if (e.ok()) pt.workload_exit_code = e->ShellCode();
     pt.failure = "the workload " + pt.workload_exit + " during this load level";
+  } else if (wl.relay && !wl.relay->Alive()) {
+    // The relay in the path died: the level measured a broken path, whatever the generator saw.
+    pt.status = PointStatus::kFailed;
+    pt.failure = "the relay " + wl.relay_what + " " + wl.relay->ExitDescription() + " during this load level";
   } else if (pt.status == PointStatus::kOk && !r.generator) {
     pt.status = PointStatus::kFailed;
     pt.failure = "the generator failed (" + (r.exit ? r.exit->Describe() : std::string("no exit status")) +

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "experiment/run_events.h"
 #include "load/arrival.h"
 #include "load/key_chooser.h"
 #include "partition/placement.h"
@@ -65,11 +66,34 @@ Result<Prepared> Validate(Platform& p, SandboxKind& sandboxes, const ExperimentS
     REAM_ASSIGN_OR_RETURN(PartitionSpec ps, BuildPartition(spec, pv));
     for (const auto& [knob, text] : pv.knobs) {
       std::string flag = pv.SupportOf(knob);
-      const KnobSupport* k = flag.empty() ? nullptr : enforceable(flag);
+      // The relay's knobs (L, g, G) are applied by the runner, beside any sandbox kind.
+      bool by_relay = false;
+      for (const auto& row : BuiltinKnobs().support_rows()) by_relay = by_relay || (row.flag == flag && row.probe == KnobProbe::kRelay);
+      const KnobSupport* k = flag.empty() || by_relay ? nullptr : enforceable(flag);
       if (k && !k->enforceable) {
         int line = pv.lines.count(knob) ? pv.lines.at(knob) : 0;
         return Unsupported(SpecAt(spec, line) + "partitions." + knob + ": this machine cannot enforce it (" +
                            k->detail + ")");
+      }
+    }
+    // The LogGP refusals that need the run: before any workload starts or any load is offered.
+    auto knob_line = [&](const char* knob) { return pv.lines.count(knob) ? pv.lines.at(knob) : 0; };
+    if (ps.net_gap && *ps.net_gap > spec.load.duration) {
+      return InvalidArgument(SpecAt(spec, knob_line("net_gap")) + "partitions.net_gap = " + pv.knobs.at("net_gap") +
+                             " is longer than a load level (load.duration = " +
+                             HumanSeconds(std::chrono::duration<double>(spec.load.duration).count()) +
+                             "): no two messages of a level could be that far apart");
+    }
+    if (ps.net_per_byte && ps.net_per_byte->count() > 0 && ps.net_rate_bps) {
+      // The link's own time per byte: 8 bits at net_rate.
+      double link_ns_per_byte = 8e9 / static_cast<double>(*ps.net_rate_bps);
+      if (static_cast<double>(ps.net_per_byte->count()) < link_ns_per_byte) {
+        char b[64];
+        std::snprintf(b, sizeof b, "%.3g", link_ns_per_byte);
+        return InvalidArgument(SpecAt(spec, knob_line("net_per_byte")) + "partitions.net_per_byte = " +
+                               pv.knobs.at("net_per_byte") + " is less time per byte than net_rate = " +
+                               pv.knobs.at("net_rate") + " already takes (" + b +
+                               " ns/B): the link rate, not G, would limit; raise net_per_byte or drop net_rate");
       }
     }
     if (ps.node) {

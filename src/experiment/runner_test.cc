@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "experiment/load_driver.h"
+#include "platform/net.h"
 #include "experiment/run_events.h"
 #include "experiment/spec.h"
 #include "experiment/sweep.h"
@@ -118,6 +119,7 @@ class RunnerTest : public ::testing::Test {
     o.sandbox_kind = kind_.get();
     o.load_driver = &driver;
     o.ream_version = "test";
+    o.ream_binary = ream_binary_;
     return RunExperiments(*platform_, {spec}, o);
   }
 
@@ -132,6 +134,7 @@ class RunnerTest : public ::testing::Test {
   }
 
   std::filesystem::path dir_;
+  std::string ream_binary_;  // "" : this test binary (no `ream relay` in it)
   std::unique_ptr<Platform> platform_;
   std::unique_ptr<SandboxKind> kind_;
   std::ostringstream console_;
@@ -465,6 +468,81 @@ qps = [1000]
             (std::vector<std::string>{"memcached", "-p", "11311", "-t", "3", "--cpus=0,2-3,0,2-3"}));
   spec->workload.threads = 1;  // a fixed thread count wins over the scenario's
   EXPECT_EQ(WorkloadArgv(*spec, prep, run, 11311)[4], "1");
+}
+
+}  // namespace
+}  // namespace ream
+
+namespace ream {
+namespace {
+
+// With all relay knobs at 0 the generator connects to the workload itself and nothing about a
+// network path is stored; with L set it connects to the relay (a real `ream relay` process,
+// beside the workload), every point carries the knob's method and calibration, and a
+// calibration that measures nothing of the requested L (the fake driver's latency does not
+// depend on the path) is a warning.
+TEST_F(RunnerTest, TheRelayIsInThePathOnlyWhenARelayKnobIsSet) {
+  ream_binary_ = REAM_BINARY;
+  auto free_port = [] {
+    auto fd = net::Listen("127.0.0.1", 0);
+    return fd.ok() ? net::LocalPort(fd->get()).value_or(0) : 0;
+  };
+  int port = free_port();
+  ASSERT_GT(port, 0);
+  std::string text = "name = \"fake\"\nseed = 7\nscenarios = [\"1-ST\"]\ngenerator_cpus = \"none\"\n"
+                     "[partitions]\nnet_latency = [\"0us\", \"200us\"]\n"
+                     "[workload]\ncommand = [\"sh\", \"-c\", \"echo serving on {port}; exec sleep 600\"]\n"
+                     "ready = \"line\"\nready_line = \"serving\"\nport = " +
+                     std::to_string(port) +
+                     "\n[load]\nconnections = 3\nwarmup = \"10ms\"\nduration = \"500ms\"\nresponse_timeout = \"10ms\"\n"
+                     "[sweep]\nqps = [100, 200]\n[qos]\ntarget = \"1000us\"\n";
+  auto spec = ParseSpec(text, "fake.toml");
+  ASSERT_TRUE(spec.ok()) << spec.status().message();
+  FakeLoadDriver driver([](double, int) { return FakeAnswer{100, true}; });
+  auto out = Run(*spec, driver);
+  ASSERT_TRUE(out.ok()) << out.status().message() << console_.str();
+  auto store = Store::Open((dir_ / "results.db").string(), false);
+  ASSERT_TRUE(store.ok());
+  auto runs = store->ListRuns(1);
+  ASSERT_TRUE(runs.ok() && runs->size() == 2u);
+  std::map<std::string, std::vector<PointRecord>> points;
+  for (const auto& r : *runs) points[r.key.partition_label] = *store->ListPoints(r.id);
+  ASSERT_EQ(points["net_latency=0us"].size(), 2u);
+  ASSERT_EQ(points["net_latency=200us"].size(), 2u);
+  // L = 0: two levels, both at the workload's own address, no network path stored.
+  for (const auto& p : points["net_latency=0us"]) EXPECT_TRUE(p.network.is_null());
+  // L = 200us: 3 calibration measurements (direct, relay at 0, relay at L), then the 2 levels.
+  ASSERT_EQ(driver.seen.size(), 2u + 3u + 2u);
+  int run0 = (*runs)[0].key.partition_label == "net_latency=0us" ? 0 : 1;
+  std::vector<LoadOptions> zero(driver.seen.begin() + (run0 == 0 ? 0 : 5), driver.seen.begin() + (run0 == 0 ? 2 : 7));
+  std::vector<LoadOptions> with_l(driver.seen.begin() + (run0 == 0 ? 2 : 0), driver.seen.begin() + (run0 == 0 ? 7 : 5));
+  for (const auto& o : zero) {
+    EXPECT_EQ(o.host, "127.0.0.1");
+    EXPECT_EQ(o.port, port);  // the workload's own: no relay
+  }
+  EXPECT_EQ(with_l[0].port, port);  // the calibration's direct round trip
+  EXPECT_NE(with_l[1].port, port);  // the relay at 0
+  EXPECT_DOUBLE_EQ(with_l[1].qps, 200);
+  int relay_port = with_l[2].port;  // the relay at L, which the levels use too
+  EXPECT_NE(relay_port, port);
+  EXPECT_NE(relay_port, with_l[1].port);
+  EXPECT_EQ(with_l[3].port, relay_port);
+  EXPECT_EQ(with_l[4].port, relay_port);
+  for (const auto& p : points["net_latency=200us"]) {
+    NetworkPath n = NetworkPath::FromJson(p.network);
+    EXPECT_EQ(n.methods["net_latency"], "relay (message granularity, ream framing)") << p.network.dump();
+    EXPECT_EQ(n.target, "relay 127.0.0.1:" + std::to_string(relay_port));
+    ASSERT_EQ(n.calibrations.size(), 1u);
+    EXPECT_EQ(n.calibrations[0].knob, "net_latency");
+    EXPECT_DOUBLE_EQ(n.calibrations[0].requested, 200);
+    ASSERT_TRUE(n.calibrations[0].measured.has_value());
+    EXPECT_NEAR(*n.calibrations[0].measured, 0, 1);  // the fake adds nothing
+    EXPECT_TRUE(n.calibrations[0].warning);
+    EXPECT_TRUE(n.relay_added_us.has_value());
+  }
+  bool warned = false;
+  for (const auto& w : events_.All<RunWarning>()) warned = warned || w.message.find("net_latency") != std::string::npos;
+  EXPECT_TRUE(warned);
 }
 
 }  // namespace

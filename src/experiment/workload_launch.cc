@@ -58,6 +58,11 @@ Result<LaunchedWorkload> StartWorkload(Platform& p, SandboxKind& sandboxes, cons
   }
   SandboxOptions so;
   so.partition = prep.partitions.at(run.partition.Label());
+  const PartitionSpec knobs = so.partition;
+  // L, g and G are the relay's, not the sandbox's: the workload's own partition has none of them.
+  so.partition.net_latency.reset();
+  so.partition.net_gap.reset();
+  so.partition.net_per_byte.reset();
   so.partition.cpus = FormatCpuList(prep.scenario_cpus.at(run.scenario));
   so.reserved_cpus = prep.generator_cpus;
   so.capture_stdout = true;
@@ -115,7 +120,30 @@ Result<LaunchedWorkload> StartWorkload(Platform& p, SandboxKind& sandboxes, cons
       p.SleepFor(std::min(step, milliseconds(50)));
     }
   }
+  wl.network = NetworkMethods(knobs, spec.workload.protocol);
+  if (knobs.NeedsRelay()) {
+    auto r = StartRelay(p, sandboxes, prep.ream, prep.generator_cpus, sb.address(), wl.port, RelayParams(knobs),
+                        spec.workload.protocol, state_dir);
+    if (!r.ok()) {
+      (void)sb.Stop();
+      return r.status();
+    }
+    wl.relay = std::move(r->sandbox);
+    wl.relay_port = r->port;
+    wl.relay_what = r->what;
+    wl.network.target = "relay 127.0.0.1:" + std::to_string(r->port);
+  }
   return wl;
+}
+
+Status LaunchedWorkload::Stop() {
+  Status first;
+  if (relay) first = relay->Stop().Annotate("stopping the relay");
+  if (sandbox) {
+    Status s = sandbox->Stop();
+    if (first.ok()) first = s;
+  }
+  return first;
 }
 
 }  // namespace ream

@@ -1,7 +1,10 @@
 // ream's partition knobs: one entry each (partition/knobs.h says what an entry holds).
 #include "partition/knobs.h"
 
+#include <chrono>
 #include <cstdlib>
+
+#include "platform/platform.h"
 
 namespace ream {
 namespace {
@@ -26,6 +29,18 @@ template <Result<int64_t> (*Parse)(std::string_view)>
 Result<KnobValue> Amount(std::string_view text, std::string_view) {
   REAM_ASSIGN_OR_RETURN(int64_t v, Parse(text));
   return KnobValue(v);
+}
+
+// A LogGP time ("200us", "8ns", "0"): nanoseconds as an int64_t. A negative time is refused
+// here, naming the knob, rather than as "not a duration".
+Result<KnobValue> NetTime(std::string_view text, std::string_view what) {
+  std::string t = Trim(text);
+  if (!t.empty() && t[0] == '-') {
+    return InvalidArgument(std::string(what) + " must not be negative ('" + t + "')");
+  }
+  auto d = ParseDuration(t);
+  if (!d.ok()) return InvalidArgument(std::string(what) + ": " + d.status().message());
+  return KnobValue(static_cast<int64_t>(d->count()));
 }
 
 int64_t Int(const KnobValue& v) { return std::get<int64_t>(v); }
@@ -95,6 +110,15 @@ void RegisterBuiltinKnobs(KnobTable& t) {
   t.AddSupportRow({"--net-rate", KnobProbe::kNodeShaping});
   t.AddSupportRow({"--llc-ways", KnobProbe::kResctrlL3});
   t.AddSupportRow({"--mem-bw", KnobProbe::kResctrlMba});
+  // The LogGP knobs (second seed). The relay applies L, g and G on every machine; the kernel's
+  // packet-level methods are listed for what `ream doctor` finds (they apply no knob yet).
+  t.AddSupportRow({.flag = "relay", .probe = KnobProbe::kRelay});
+  t.AddSupportRow({.flag = "netem", .probe = KnobProbe::kQdisc, .capabilities = {"tc.netem"},
+                   .how = "netem delay (L) and rate (G) on the node's veth"});
+  t.AddSupportRow({.flag = "fq", .probe = KnobProbe::kQdisc, .capabilities = {"tc.fq"},
+                   .how = "fq as root qdisc: departs packets at their skb->tstamp (earliest departure time)"});
+  t.AddSupportRow({.flag = "clsact+BPF", .probe = KnobProbe::kQdisc, .capabilities = {"tc.clsact", "tc.cls_bpf"},
+                   .how = "a BPF program on clsact egress setting skb->tstamp (EDT); needs fq to delay"});
 
   // The analysis's resources, in the order its sensitivity lists them. The LogGP ones (second
   // seed) have no knob yet: they are listed as "not measured" until one limits them.
@@ -111,14 +135,16 @@ void RegisterBuiltinKnobs(KnobTable& t) {
                  .label_scale = 100, .label_suffix = "%", .cost_rank = 0, .unlimited_cost = 1.0});
   t.AddResource({.name = "memory", .unit = "bytes", .json_field = "memory_bytes", .label_prefix = "mem=",
                  .label_suffix = "B"});
-  t.AddResource({.name = "net_latency_L", .unit = "us", .lower_is_tighter = false,
-                 .json_field = "net_latency_us", .label_prefix = "L=", .label_suffix = "us"});
-  t.AddResource({.name = "net_overhead_o", .unit = "us", .lower_is_tighter = false,
+  // The LogGP ones (second seed): more of them gives the workload less, so not lower-is-tighter;
+  // they are not part of an allocation's cost.
+  t.AddResource({.name = "net_latency", .unit = "us", .lower_is_tighter = false, .json_field = "net_latency_us",
+                 .label_prefix = "L=", .label_suffix = "us"});
+  t.AddResource({.name = "net_overhead", .unit = "us", .lower_is_tighter = false,
                  .json_field = "net_overhead_us", .label_prefix = "o=", .label_suffix = "us"});
-  t.AddResource({.name = "net_gap_g", .unit = "us", .lower_is_tighter = false, .json_field = "net_gap_us",
+  t.AddResource({.name = "net_gap", .unit = "us", .lower_is_tighter = false, .json_field = "net_gap_us",
                  .label_prefix = "g=", .label_suffix = "us"});
-  t.AddResource({.name = "net_gap_per_byte_G", .unit = "us", .lower_is_tighter = false,
-                 .json_field = "net_gap_per_byte_us", .label_prefix = "G=", .label_suffix = "us"});
+  t.AddResource({.name = "net_per_byte", .unit = "ns/B", .lower_is_tighter = false,
+                 .json_field = "net_per_byte_ns", .label_prefix = "G=", .label_suffix = "ns/B"});
 
   // The knobs, in the order `ream exec --help` and [partitions]' "known keys" list them.
   t.Add({.key = "cpu_quota", .flag = "--cpu-quota", .help = "CPU time in percent of one CPU (50%, 150%)",
@@ -195,6 +221,29 @@ void RegisterBuiltinKnobs(KnobTable& t) {
          .support = "--mem-bw", .resource = "mem_bw",
          .amount = [](const KnobValue& v) { return Real(v) * 100; },
          .has_amount = [](const KnobValue& v) { return std::holds_alternative<double>(v); }});
+  // LogGP (second seed). L, g and G are applied by the relay (relay/), in the path between the
+  // generator and the workload; o by the workload's own sockets (not the relay's: it must be
+  // charged to the workload's CPUs).
+  auto net_time = [](std::optional<std::chrono::nanoseconds> PartitionSpec::*field) {
+    return [field](const KnobValue& v, PartitionSpec* s) { s->*field = std::chrono::nanoseconds(Int(v)); };
+  };
+  auto in_us = [](const KnobValue& v) { return static_cast<double>(Int(v)) / 1e3; };
+  t.Add({.key = "net_latency", .flag = "--net-latency",
+         .help = "LogGP L: one-way delay added to every message, both directions (200us)",
+         .parse = NetTime, .apply = net_time(&PartitionSpec::net_latency), .support = "relay",
+         .resource = "net_latency", .amount = in_us});
+  t.Add({.key = "net_overhead", .flag = "--net-overhead",
+         .help = "LogGP o: CPU time the workload spends per message sent and received (20us)",
+         .parse = NetTime, .apply = net_time(&PartitionSpec::net_overhead), .resource = "net_overhead",
+         .amount = in_us});
+  t.Add({.key = "net_gap", .flag = "--net-gap",
+         .help = "LogGP g: minimum interval between consecutive messages on a connection (50us)",
+         .parse = NetTime, .apply = net_time(&PartitionSpec::net_gap), .support = "relay",
+         .resource = "net_gap", .amount = in_us});
+  t.Add({.key = "net_per_byte", .flag = "--net-per-byte",
+         .help = "LogGP G: time per byte, a bandwidth limit at message granularity (8ns = 125 MB/s)",
+         .parse = NetTime, .apply = net_time(&PartitionSpec::net_per_byte), .support = "relay",
+         .resource = "net_per_byte", .amount = [](const KnobValue& v) { return static_cast<double>(Int(v)); }});
 }
 
 const KnobTable& BuiltinKnobs() {

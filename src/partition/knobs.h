@@ -39,6 +39,9 @@ enum class KnobProbe {
   kNodeShaping,   // traffic control on the node's veth (ip and tc; htb when probed)
   kResctrlL3,     // resctrl L3 cache allocation
   kResctrlMba,    // resctrl memory bandwidth allocation
+  kRelay,         // ream's in-path relay (relay/): a process of ream's, always available
+  kQdisc,         // kernel qdiscs and filters: what `ream doctor` established by trying
+                  // (KnobSupportRow::capabilities); without its probes, not tried
 };
 
 // One row of `ream doctor`'s "partitions" list: a way of enforcing that covers one or more
@@ -48,6 +51,10 @@ struct KnobSupportRow {
   KnobProbe probe = KnobProbe::kCgroup;
   // kCgroup: the controller and a file that proves it, for v1 and for v2.
   std::string v1_controller, v1_file, v2_controller, v2_file;
+  // kQdisc: the capabilities (platform/capabilities.h: "tc.netem") that must all be supported,
+  // and what the row would do with them.
+  std::vector<std::string> capabilities;
+  std::string how;
 };
 
 // What the analysis compares across partitions: a resource a knob limits (several knobs may

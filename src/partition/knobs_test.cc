@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <map>
 #include <set>
 
 namespace ream {
@@ -21,7 +23,8 @@ TEST(Knobs, EveryBuiltinKnobParsesAppliesAndNamesItsSupportRow) {
   }
   EXPECT_EQ(t.SpecKeys(), (std::vector<std::string>{"cpu_quota", "memory", "disk_read_bps", "disk_write_bps",
                                                     "disk_read_iops", "disk_write_iops", "disk_device",
-                                                    "net_rate", "llc_ways", "mem_bw"}));
+                                                    "net_rate", "llc_ways", "mem_bw", "net_latency",
+                                                    "net_overhead", "net_gap", "net_per_byte"}));
 }
 
 TEST(Knobs, ParsedValuesLandInThePartitionSpecAndTheAnalysisAmounts) {
@@ -103,6 +106,79 @@ TEST(Knobs, ExecFlagsListEveryFlagAndATestKnobAddedToACopy) {
   EXPECT_EQ(bad.message().rfind("--memory: ", 0), 0u) << bad.message();
   Status pct = ApplyFlagTexts(t, {{"cpu_quota", "half"}}, &s);
   EXPECT_EQ(pct.message().rfind("--cpu-quota: 'half' is not a percentage", 0), 0u) << pct.message();
+}
+
+TEST(Knobs, LogGpKnobsParseDurationsIntoThePartitionSpecAndTheirResources) {
+  const KnobTable& t = BuiltinKnobs();
+  PartitionSpec s;
+  ASSERT_TRUE(ApplyFlagTexts(t, {{"net_latency", "200us"}, {"net_overhead", "20us"}, {"net_gap", "0"},
+                                 {"net_per_byte", "8ns"}},
+                             &s)
+                  .ok());
+  EXPECT_EQ(*s.net_latency, std::chrono::microseconds(200));
+  EXPECT_EQ(*s.net_overhead, std::chrono::microseconds(20));
+  EXPECT_EQ(*s.net_gap, std::chrono::nanoseconds(0));
+  EXPECT_EQ(*s.net_per_byte, std::chrono::nanoseconds(8));
+  EXPECT_TRUE(s.Validate().ok());
+  EXPECT_TRUE(s.NeedsRelay());
+  EXPECT_FALSE(s.empty());
+  EXPECT_EQ(s.ToJson()["net_latency_ns"], 200000);
+  EXPECT_EQ(s.ToJson()["net_per_byte_ns"], 8);
+  // The analysis's amounts: µs for L, o, g; ns per byte for G; more is not tighter.
+  const Knob* l = t.Find("net_latency");
+  EXPECT_DOUBLE_EQ(l->amount(*l->parse("200us", "")), 200);
+  const Knob* g = t.Find("net_per_byte");
+  EXPECT_DOUBLE_EQ(g->amount(*g->parse("8ns", "")), 8);
+  for (const char* r : {"net_latency", "net_overhead", "net_gap", "net_per_byte"}) {
+    const LimitedResource* res = t.FindResource(r);
+    ASSERT_NE(res, nullptr) << r;
+    EXPECT_FALSE(res->lower_is_tighter) << r;
+    EXPECT_FALSE(res->cost_rank.has_value()) << r;
+    EXPECT_EQ(t.Find(r)->resource, r);
+  }
+  EXPECT_EQ(t.FindResource("net_per_byte")->unit, "ns/B");
+  EXPECT_EQ(t.FindResource("net_gap")->unit, "us");
+  // L, g and G are the relay's; o is the workload's own (no relay row).
+  EXPECT_EQ(t.Find("net_latency")->support, "relay");
+  EXPECT_EQ(t.Find("net_gap")->support, "relay");
+  EXPECT_EQ(t.Find("net_per_byte")->support, "relay");
+  EXPECT_NE(t.Find("net_overhead")->support, "relay");
+  // Only o set: the relay is not in the path; all at 0 neither.
+  PartitionSpec o;
+  o.net_overhead = std::chrono::microseconds(20);
+  EXPECT_FALSE(o.NeedsRelay());
+  PartitionSpec zero;
+  ASSERT_TRUE(ApplyFlagTexts(t, {{"net_latency", "0us"}, {"net_gap", "0"}, {"net_per_byte", "0ns"}}, &zero).ok());
+  EXPECT_FALSE(zero.NeedsRelay());
+}
+
+TEST(Knobs, LogGpKnobsRefuseNegativeAndMalformedValuesNamingTheKnob) {
+  const KnobTable& t = BuiltinKnobs();
+  PartitionSpec s;
+  Status neg = ApplyFlagTexts(t, {{"net_latency", "-5us"}}, &s);
+  ASSERT_FALSE(neg.ok());
+  EXPECT_EQ(neg.message().rfind("--net-latency must not be negative", 0), 0u) << neg.message();
+  Status bad = ApplyFlagTexts(t, {{"net_per_byte", "fast"}}, &s);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.message().rfind("--net-per-byte: ", 0), 0u) << bad.message();
+  EXPECT_FALSE(t.Find("net_gap")->parse("3h", "net_gap").ok());
+  // Validate names the knob too, for values that did not come through a parser.
+  PartitionSpec v;
+  v.net_gap = std::chrono::nanoseconds(-1);
+  EXPECT_NE(v.Validate().message().find("--net-gap must not be negative"), std::string::npos);
+  v.net_gap.reset();
+  v.net_overhead = std::chrono::nanoseconds(-1000);
+  EXPECT_NE(v.Validate().message().find("--net-overhead"), std::string::npos);
+}
+
+TEST(Knobs, LogGpSupportRowsRelayAlwaysKernelMethodsByProbe) {
+  const KnobTable& t = BuiltinKnobs();
+  std::map<std::string, const KnobSupportRow*> rows;
+  for (const auto& r : t.support_rows()) rows[r.flag] = &r;
+  ASSERT_TRUE(rows.count("relay") && rows.count("netem") && rows.count("fq") && rows.count("clsact+BPF"));
+  EXPECT_EQ(rows["relay"]->probe, KnobProbe::kRelay);
+  EXPECT_EQ(rows["netem"]->capabilities, std::vector<std::string>{"tc.netem"});
+  EXPECT_EQ(rows["clsact+BPF"]->capabilities, (std::vector<std::string>{"tc.clsact", "tc.cls_bpf"}));
 }
 
 }  // namespace

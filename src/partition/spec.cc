@@ -161,13 +161,25 @@ Status PartitionSpec::Validate() const {
   if (mem_bw_mbps && mem_bw_fraction) {
     return InvalidArgument("--mem-bw is either a percentage or an amount in MB/s, not both");
   }
+  for (auto [v, name] : {std::pair{net_latency, "--net-latency"}, std::pair{net_overhead, "--net-overhead"},
+                         std::pair{net_gap, "--net-gap"}, std::pair{net_per_byte, "--net-per-byte"}}) {
+    if (v && v->count() < 0) {
+      return InvalidArgument(std::string(name) + " must not be negative (" + std::to_string(v->count()) + " ns)");
+    }
+  }
   return Status::Ok();
+}
+
+bool PartitionSpec::NeedsRelay() const {
+  auto positive = [](const std::optional<std::chrono::nanoseconds>& v) { return v && v->count() > 0; };
+  return positive(net_latency) || positive(net_gap) || positive(net_per_byte);
 }
 
 bool PartitionSpec::empty() const {
   return cpus.empty() && !cpu_quota && !cpu_weight && !memory_bytes && !disk_read_bps &&
          !disk_write_bps && !disk_read_iops && !disk_write_iops && !node && !net_rate_bps &&
-         !llc_ways && !mem_bw_fraction && !mem_bw_mbps;
+         !llc_ways && !mem_bw_fraction && !mem_bw_mbps && !net_latency && !net_overhead && !net_gap &&
+         !net_per_byte;
 }
 
 nlohmann::json PartitionSpec::ToJson() const {
@@ -189,6 +201,13 @@ nlohmann::json PartitionSpec::ToJson() const {
   put("llc_ways", llc_ways);
   put("mem_bw_fraction", mem_bw_fraction);
   put("mem_bw_mbps", mem_bw_mbps);
+  auto put_ns = [&j](const char* k, const std::optional<std::chrono::nanoseconds>& v) {
+    j[k] = v ? nlohmann::json(v->count()) : nlohmann::json(nullptr);
+  };
+  put_ns("net_latency_ns", net_latency);
+  put_ns("net_overhead_ns", net_overhead);
+  put_ns("net_gap_ns", net_gap);
+  put_ns("net_per_byte_ns", net_per_byte);
   return j;
 }
 

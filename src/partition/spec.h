@@ -53,8 +53,12 @@ struct PartitionSpec {
   std::optional<std::chrono::nanoseconds> net_gap;       // g
   std::optional<std::chrono::nanoseconds> net_per_byte;  // G
 
-  // InvalidArgument naming the knob when a value is out of range or knobs conflict.
+  // InvalidArgument naming the knob when a value is out of range or knobs conflict (a LogGP
+  // knob below 0). The refusals that need the run (a gap longer than a level, a per-byte time
+  // the link rate already exceeds) are experiment/preflight.cc's.
   Status Validate() const;
+  // Whether L, g or G is set above 0: the in-path relay (relay/) applies them.
+  bool NeedsRelay() const;
   bool empty() const;
   nlohmann::json ToJson() const;
 };

@@ -1,8 +1,10 @@
+// pthread_setaffinity_np / sched_setaffinity behind PinCallingThread and SetThisThreadAffinity.
 #include "platform/affinity.h"
 
 #include <pthread.h>
 #include <sched.h>
 
+#include <cerrno>
 #include <cstring>
 #include <string>
 
@@ -15,6 +17,20 @@ Status PinCallingThread(int cpu) {
   CPU_SET(cpu, &set);
   if (int e = pthread_setaffinity_np(pthread_self(), sizeof set, &set); e != 0) {
     return Unavailable("cannot pin a thread to CPU " + std::to_string(cpu) + ": " + std::strerror(e));
+  }
+  return Status::Ok();
+}
+
+Status SetThisThreadAffinity(const std::vector<int>& cpus) {
+  if (cpus.empty()) return InvalidArgument("no CPU to pin to");
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  for (int c : cpus) {
+    if (c < 0 || c >= CPU_SETSIZE) return InvalidArgument("CPU " + std::to_string(c) + " is out of range");
+    CPU_SET(c, &set);
+  }
+  if (sched_setaffinity(0, sizeof set, &set) != 0) {
+    return ErrnoStatus(errno, "sched_setaffinity");
   }
   return Status::Ok();
 }

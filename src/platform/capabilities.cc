@@ -115,9 +115,10 @@ void ProbeCgroups(Platform& p, const ProbeOptions& o, std::vector<Capability>& o
 }
 
 void ProbeNetwork(Platform& p, const ProbeOptions& o, std::vector<Capability>& out) {
-  const char* qdisc_caps[] = {"tc.htb", "tc.tbf", "tc.netem"};
+  const char* qdisc_caps[] = {"tc.htb", "tc.tbf", "tc.netem", "tc.fq", "tc.clsact", "tc.cls_bpf"};
   if (!o.try_kernel_objects) {
-    for (const char* n : {"net.namespace", "net.veth", "tc.htb", "tc.tbf", "tc.netem"})
+    for (const char* n : {"net.namespace", "net.veth", "tc.htb", "tc.tbf", "tc.netem", "tc.fq", "tc.clsact",
+                          "tc.cls_bpf"})
       out.push_back(Cap(n, Support::kUnknown, "not tried"));
     return;
   }
@@ -155,6 +156,9 @@ void ProbeNetwork(Platform& p, const ProbeOptions& o, std::vector<Capability>& o
       {"tc.htb", {"htb", "default", "1"}},
       {"tc.tbf", {"tbf", "rate", "100mbit", "burst", "32kb", "latency", "50ms"}},
       {"tc.netem", {"netem", "delay", "1ms"}},
+      // fq departs packets at their skb->tstamp: with a BPF program on clsact setting it, the
+      // earliest-departure-time delay of the LogGP knobs (issue 18).
+      {"tc.fq", {"fq"}},
   };
   for (const auto& q : qs) {
     std::vector<std::string> argv = {"tc", "qdisc", "add", "dev", va, "root", "handle", "1:"};
@@ -170,6 +174,25 @@ void ProbeNetwork(Platform& p, const ProbeOptions& o, std::vector<Capability>& o
                                                              : Support::kUnsupported;
       out.push_back(Cap(q.cap, st, qs_status.message()));
     }
+  }
+  // clsact is not a root qdisc (no handle); cls_bpf is tried with a one-instruction classic BPF
+  // program (accept), which needs no object file: it proves the classifier, not an eBPF EDT
+  // program, which would also need a compiled object.
+  Status cl = RunOk(p, {"tc", "qdisc", "add", "dev", va, "clsact"});
+  if (cl.ok()) {
+    out.push_back(Cap("tc.clsact", Support::kSupported, "added a clsact qdisc on a throwaway veth"));
+    Status bpf = RunOk(p, {"tc", "filter", "add", "dev", va, "egress", "bpf", "bytecode", "1,6 0 0 4294967295,"});
+    out.push_back(bpf.ok() ? Cap("tc.cls_bpf", Support::kSupported,
+                                 "attached a classic BPF filter (cls_bpf) to clsact egress on a throwaway veth")
+                           : Cap("tc.cls_bpf", bpf.code() == StatusCode::kNotFound ? Support::kUnknown
+                                                                                   : Support::kUnsupported,
+                                 bpf.message()));
+    Status d = RunOk(p, {"tc", "qdisc", "del", "dev", va, "clsact"});
+    if (!d.ok()) out.back().detail += " (removal failed: " + d.message() + ")";
+  } else {
+    Support st = cl.code() == StatusCode::kNotFound ? Support::kUnknown : Support::kUnsupported;
+    out.push_back(Cap("tc.clsact", st, cl.message()));
+    out.push_back(Cap("tc.cls_bpf", Support::kUnknown, "cannot try without clsact: " + cl.message()));
   }
   Status del = RunOk(p, {"ip", "link", "delete", va});
   if (!del.ok()) out.back().detail += "; deleting veth " + va + " failed: " + del.message();

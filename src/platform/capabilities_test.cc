@@ -67,6 +67,9 @@ TEST(ProbeCapabilities, V1ControllersAndTcQdiscsAsTheKernelAnswers) {
   EXPECT_EQ(StatusOf(caps, "tc.tbf"), Support::kSupported);
   EXPECT_EQ(StatusOf(caps, "tc.netem"), Support::kUnsupported);
   EXPECT_NE(FindCapability(caps, "tc.netem")->detail.find("unknown"), std::string::npos);
+  EXPECT_EQ(StatusOf(caps, "tc.fq"), Support::kSupported);
+  EXPECT_EQ(StatusOf(caps, "tc.clsact"), Support::kSupported);
+  EXPECT_EQ(StatusOf(caps, "tc.cls_bpf"), Support::kSupported);
   EXPECT_EQ(StatusOf(caps, "resctrl.cat_l3"), Support::kUnsupported);
   EXPECT_NE(FindCapability(caps, "resctrl.cat_l3")->detail.find("/proc/filesystems"),
             std::string::npos);
@@ -93,8 +96,9 @@ TEST(ProbeCapabilities, RemovesEveryObjectItCreated) {
   EXPECT_EQ(netns_deleted, 1);
   EXPECT_EQ(veth_added, 1);
   EXPECT_EQ(veth_deleted, 1);
-  EXPECT_EQ(qdisc_added, 2);
-  EXPECT_EQ(qdisc_deleted, 2);
+  // htb, tbf, fq (root) and clsact; netem is refused by this kernel.
+  EXPECT_EQ(qdisc_added, 4);
+  EXPECT_EQ(qdisc_deleted, 4);
 }
 
 TEST(ProbeCapabilities, FailingVethMakesQdiscsUnknownNotUnsupported) {

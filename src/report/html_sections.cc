@@ -2,6 +2,7 @@
 // puts them together). Each writes its HTML to `body` and the specs of its charts to `specs`.
 #include "report/html_sections.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "report/html_util.h"
@@ -278,6 +279,34 @@ void ModelSection(const Page& page, std::ostream& body, ChartSpecs* specs) {
   if (!model_panels.empty()) body << "<div class=\"panels\">\n" << model_panels << "</div>\n";
 }
 
+// A point's network path in one line: "net_latency: relay (...); requested 200 us, measured
+// 204 us; relay's own added latency 31 us".
+static std::string NetworkText(const json& n) {
+  if (!n.is_object()) return "";
+  std::string s;
+  auto add = [&](const std::string& t) { s += (s.empty() ? "" : "; ") + t; };
+  if (n.contains("methods") && n["methods"].is_object()) {
+    for (auto it = n["methods"].begin(); it != n["methods"].end(); ++it) {
+      if (it.value().is_string()) add(it.key() + ": " + it.value().get<std::string>());
+    }
+  }
+  if (n.contains("calibrations") && n["calibrations"].is_array()) {
+    for (const auto& c : n["calibrations"]) {
+      std::string unit = c.value("unit", std::string());
+      std::string t = c.value("knob", std::string()) + " requested " + FormatNumber(c.value("requested", 0.0)) + " " + unit;
+      t += c.contains("measured") && c["measured"].is_number()
+               ? ", measured " + FormatNumber(c["measured"].get<double>()) + " " + unit
+               : ", not measured";
+      if (c.value("warning", false)) t += " (WARNING: " + c.value("note", std::string()) + ")";
+      add(t);
+    }
+  }
+  if (n.contains("relay_added_us") && n["relay_added_us"].is_number()) {
+    add("the relay's own added latency " + FormatNumber(n["relay_added_us"].get<double>()) + " µs");
+  }
+  return s;
+}
+
 // Every point, invalid ones marked.
 void PointsSection(const Page& page, std::ostream& body) {
   const ExperimentAnalysis& a = page.a;
@@ -289,12 +318,16 @@ void PointsSection(const Page& page, std::ostream& body) {
       body << "<p class=\"bad\">not run: " << Esc(g.failure) << "</p>\n";
       continue;
     }
+    // A network column only where a LogGP knob was set: how each was applied and what its
+    // calibration measured (a warning when off by more than 10 %).
+    bool network = std::any_of(g.points.begin(), g.points.end(), [](const auto& p) { return !p.network.is_null(); });
     body << "<table class=\"points\"><tr><th>target " << page.load_unit
          << "</th><th>achieved</th><th>timely</th>"
             "<th>"
          << pct
          << " (µs)</th><th>interval (µs)</th><th>mean (µs)</th><th>meets QoS</th>"
-            "<th>CPU</th><th>service (µs)</th><th>valid</th></tr>\n";
+            "<th>CPU</th><th>service (µs)</th><th>valid</th>"
+         << (network ? "<th>network (method; requested → measured)</th>" : "") << "</tr>\n";
     for (const auto& p : g.points) {
       std::string why;
       for (const auto& r : p.reasons) why += (why.empty() ? "" : "; ") + r;
@@ -310,7 +343,9 @@ void PointsSection(const Page& page, std::ostream& body) {
            << (p.meets_qos ? (*p.meets_qos ? "yes" : "no") : "—") << "</td><td class=\"num\">"
            << (p.cpu_util.has() ? FormatNumber(*p.cpu_util.value * 100) + " %" : "unavailable")
            << "</td><td class=\"num\">" << (p.service_us ? FormatNumber(*p.service_us) : "—")
-           << "</td><td>" << (p.valid ? "valid" : "invalid: " + Esc(why)) << "</td></tr>\n";
+           << "</td><td>" << (p.valid ? "valid" : "invalid: " + Esc(why)) << "</td>";
+      if (network) body << "<td>" << Esc(NetworkText(p.network)) << "</td>";
+      body << "</tr>\n";
     }
     body << "</table>\n";
   }

@@ -502,6 +502,31 @@ std::vector<KnobSupport> PartitionSupport(Platform& p, const std::vector<Capabil
                                " (MBps needs the mba_MBps mount option)";
         }
         break;
+      case KnobProbe::kRelay:
+        k.enforceable = true;
+        k.detail = "ream's in-path relay (ream relay) between the generator and the workload, on the "
+                   "generator's CPUs: L, g, G at message granularity";
+        break;
+      case KnobProbe::kQdisc: {
+        // Only ream doctor's probes (a qdisc added on a throwaway veth) can tell.
+        k.enforceable = false;
+        k.detail = row.how + " (not tried here: 'ream doctor' tries it)";
+        if (probed) {
+          std::string missing;
+          bool all = true;
+          for (const auto& n : row.capabilities) {
+            const Capability* c = FindCapability(*probed, n);
+            if (!c || c->status != Support::kSupported) {
+              all = false;
+              missing += (missing.empty() ? "" : "; ") + n + " " +
+                         (c ? std::string(SupportName(c->status)) + ": " + c->detail : std::string("not probed"));
+            }
+          }
+          k.enforceable = all;
+          k.detail = all ? row.how + " (probed: available)" : missing + " (so: " + row.how + " is not available)";
+        }
+        break;
+      }
     }
     if (probed) {
       for (const char* n : needs) {

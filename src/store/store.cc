@@ -158,6 +158,11 @@ ALTER TABLE runs ADD COLUMN sweep_json TEXT NOT NULL DEFAULT '';
     R"sql(
 ALTER TABLE environment ADD COLUMN timing_json TEXT NOT NULL DEFAULT 'null';
 )sql",
+    // 5 -> 6: the network path of a point when a LogGP knob was set (issue 18): each knob's
+    // method and calibration (NetworkPath). 'null' for every existing point, which had none.
+    R"sql(
+ALTER TABLE points ADD COLUMN network_json TEXT NOT NULL DEFAULT 'null';
+)sql",
 };
 constexpr int kMigrationCount = sizeof(kMigrations) / sizeof(kMigrations[0]);
 static_assert(kMigrationCount == kStoreSchemaVersion);
@@ -223,14 +228,18 @@ const char* const kPointHead[] = {"id",     "run_id",  "seq",                "ta
                                   "service_reported"};
 const char* const kPointTail[] = {"unavailable_json", "generator_json", "monitor_json",
                                   "started_ns"};
+// Columns a later schema added, written and read only at that schema (a store held at an older
+// one for tests has no such column).
+constexpr const char* kNetworkColumn = "network_json";
 
-std::string PointSelectList() {
+std::string PointSelectList(bool with_network) {
   std::string s;
   auto add = [&](const char* c) { s += (s.empty() ? "" : ", ") + std::string(c); };
   for (auto c : kPointHead) add(c);
   for (auto& c : kIntColumns) add(c.name);
   for (auto& c : kDoubleColumns) add(c.name);
   for (auto c : kPointTail) add(c);
+  if (with_network) add(kNetworkColumn);
   return s;
 }
 
@@ -343,7 +352,64 @@ nlohmann::json PointToJson(const PointRecord& p, LoadAxis axis) {
   }
   j["unavailable"] = p.unavailable;
   j["started_ns"] = p.started_ns;
+  // Only points with a LogGP knob have a network path: the others' JSON stays as it was.
+  if (!p.network.is_null()) j["network"] = p.network;
   return j;
+}
+
+nlohmann::json KnobCalibration::ToJson() const {
+  return {{"knob", knob},     {"requested", requested}, {"measured", measured ? nlohmann::json(*measured) : nlohmann::json()},
+          {"unit", unit},     {"method", method},       {"note", note},
+          {"warning", warning}};
+}
+
+KnobCalibration KnobCalibration::FromJson(const nlohmann::json& j) {
+  KnobCalibration c;
+  if (!j.is_object()) return c;
+  c.knob = j.value("knob", std::string());
+  c.requested = j.value("requested", 0.0);
+  if (j.contains("measured") && j["measured"].is_number()) c.measured = j["measured"].get<double>();
+  c.unit = j.value("unit", std::string());
+  c.method = j.value("method", std::string());
+  c.note = j.value("note", std::string());
+  c.warning = j.value("warning", false);
+  return c;
+}
+
+bool NetworkPath::warning() const {
+  for (const auto& c : calibrations) {
+    if (c.warning) return true;
+  }
+  return false;
+}
+
+nlohmann::json NetworkPath::ToJson() const {
+  nlohmann::json cal = nlohmann::json::array();
+  for (const auto& c : calibrations) cal.push_back(c.ToJson());
+  auto opt = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); };
+  return {{"methods", methods},
+          {"calibrations", cal},
+          {"relay_added_us", opt(relay_added_us)},
+          {"direct_rtt_us", opt(direct_rtt_us)},
+          {"target", target},
+          {"warning", warning()}};
+}
+
+NetworkPath NetworkPath::FromJson(const nlohmann::json& j) {
+  NetworkPath n;
+  if (!j.is_object()) return n;
+  if (j.contains("methods") && j["methods"].is_object()) {
+    for (auto it = j["methods"].begin(); it != j["methods"].end(); ++it) {
+      if (it.value().is_string()) n.methods[it.key()] = it.value().get<std::string>();
+    }
+  }
+  if (j.contains("calibrations") && j["calibrations"].is_array()) {
+    for (const auto& c : j["calibrations"]) n.calibrations.push_back(KnobCalibration::FromJson(c));
+  }
+  if (j.contains("relay_added_us") && j["relay_added_us"].is_number()) n.relay_added_us = j["relay_added_us"].get<double>();
+  if (j.contains("direct_rtt_us") && j["direct_rtt_us"].is_number()) n.direct_rtt_us = j["direct_rtt_us"].get<double>();
+  n.target = j.value("target", std::string());
+  return n;
 }
 
 Result<Store> Store::Open(const std::string& path, bool create) {
@@ -612,6 +678,8 @@ Result<int64_t> Store::InsertPoint(const PointData& data) {
   for (auto& c : kIntColumns) add(c.name);
   for (auto& c : kDoubleColumns) add(c.name);
   for (auto c : kPointTail) add(c);
+  const bool with_network = schema_version_ >= 6;
+  if (with_network) add(kNetworkColumn);
   REAM_ASSIGN_OR_RETURN(auto st, db_.Prepare("INSERT INTO points (" + cols + ") VALUES (" +
                                               marks + ")"));
   int i = 1;
@@ -633,6 +701,7 @@ Result<int64_t> Store::InsertPoint(const PointData& data) {
   st.Bind(i++, p.generator.dump());
   st.Bind(i++, p.monitor.dump());
   st.Bind(i++, p.started_ns);
+  if (with_network) st.Bind(i++, p.network.dump());
   Status s = st.Run();
   if (s.code() == StatusCode::kAlreadyExists) {
     return Status(StatusCode::kAlreadyExists,
@@ -662,7 +731,8 @@ Result<int64_t> Store::InsertPoint(const PointData& data) {
 }
 
 Result<std::vector<PointRecord>> Store::ListPoints(int64_t run_id) {
-  REAM_ASSIGN_OR_RETURN(auto st, db_.Prepare("SELECT " + PointSelectList() +
+  const bool with_network = schema_version_ >= 6;
+  REAM_ASSIGN_OR_RETURN(auto st, db_.Prepare("SELECT " + PointSelectList(with_network) +
                                               " FROM points WHERE run_id = ? ORDER BY seq, id"));
   st.Bind(1, run_id);
   std::vector<PointRecord> v;
@@ -698,6 +768,7 @@ Result<std::vector<PointRecord>> Store::ListPoints(int64_t run_id) {
     p.generator = ParseJsonOr(st.Text(c++), nullptr);
     p.monitor = ParseJsonOr(st.Text(c++), nullptr);
     p.started_ns = st.Int(c++);
+    if (with_network) p.network = ParseJsonOr(st.Text(c++), nullptr);
     v.push_back(std::move(p));
   }
   return v;

@@ -25,7 +25,7 @@
 namespace ream {
 
 // The schema version this build writes; older databases are migrated on open.
-inline constexpr int kStoreSchemaVersion = 5;
+inline constexpr int kStoreSchemaVersion = 6;
 
 // The QoS rule and validity thresholds of an experiment, as its spec set them.
 struct QosSettings {
@@ -90,6 +90,35 @@ struct RunRecord {
   nlohmann::json sweep;
 };
 
+// What one network knob (LogGP L, o, g, G) really did, measured before the sweep: stored with
+// every point of the run. Generic on purpose: whoever applies a knob (the relay for L, g, G; the
+// preload library for o) fills one.
+struct KnobCalibration {
+  std::string knob;                 // the knob's key: "net_latency"
+  double requested = 0;             // in `unit`
+  std::optional<double> measured;   // in `unit`; nullopt: not measured (`note` says why)
+  std::string unit;                 // "us", "ns/B"
+  std::string method;               // how it was applied and measured
+  std::string note;                 // the figures behind `measured`, or why there is none
+  bool warning = false;             // the measured effect is off by more than 10 % of the request
+  nlohmann::json ToJson() const;
+  static KnobCalibration FromJson(const nlohmann::json& j);
+};
+
+// The network path of a point when a LogGP knob was set: how each knob was applied, what the
+// calibration measured, and the relay's own cost. Stored as points.network_json (schema 6).
+struct NetworkPath {
+  std::map<std::string, std::string> methods;  // knob key -> "relay (message granularity, ...)"
+  std::vector<KnobCalibration> calibrations;
+  // The relay at 0 against no relay, and the round trip without it, at the calibration's rate.
+  std::optional<double> relay_added_us, direct_rtt_us;
+  std::string target;  // where the generator connected: "relay 127.0.0.1:40123"
+  bool warning() const;
+  bool empty() const { return methods.empty() && calibrations.empty(); }
+  nlohmann::json ToJson() const;
+  static NetworkPath FromJson(const nlohmann::json& j);
+};
+
 // One load level of one run. Every metric is optional: NULL when not measured, with the
 // reason in `unavailable[column] = "..."`.
 struct PointRecord {
@@ -132,6 +161,8 @@ struct PointRecord {
   nlohmann::json generator;  // the generator's full result JSON (or null)
   nlohmann::json monitor;    // the monitor's summary JSON (or null)
   int64_t started_ns = 0;    // wall clock when the level started
+  // The LogGP knobs' path (NetworkPath::ToJson), null when none was set (and before schema 6).
+  nlohmann::json network;
 };
 
 // Histogram kinds stored per point (all in nanoseconds).

@@ -289,6 +289,55 @@ TEST_F(StoreTest, MigratesTheSchemaTwoFixtureToTheLoadAxis) {
   EXPECT_TRUE(s->InsertPoint(d).ok());
 }
 
+// Schema 5 -> 6: a point's network path (the LogGP knobs' methods and calibration) is a column
+// of its own; the points that existed before have none, a new point's comes back whole.
+TEST_F(StoreTest, MigratesSchemaFiveAndKeepsANetworkPathWithEveryPoint) {
+  int64_t run_id = 0;
+  {
+    auto s = Store::CreateAtSchemaVersionForTesting(path_, 5);
+    ASSERT_TRUE(s.ok()) << s.status().ToString();
+    run_id = NewRun(*s, "v5");
+    ASSERT_FALSE(HasFailure());
+    PointData old;
+    old.point.run_id = run_id;
+    old.point.target_load = 100;
+    old.point.network = {{"ignored", true}};  // schema 5 has no column for it
+    ASSERT_TRUE(s->InsertPoint(old).ok());
+  }
+  auto s = Store::Open(path_);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_EQ(s->schema_version(), 6);
+  EXPECT_TRUE(s->IntegrityCheck().ok());
+  NetworkPath n;
+  n.methods["net_latency"] = "relay (message granularity, ream framing)";
+  n.relay_added_us = 12.5;
+  n.direct_rtt_us = 40;
+  n.target = "relay 127.0.0.1:4242";
+  n.calibrations.push_back({.knob = "net_latency", .requested = 200, .measured = 260, .unit = "us",
+                            .method = "round trip at 200 QPS through the relay at L and at 0, halved",
+                            .note = "rtt 700 us vs 180 us", .warning = true});
+  n.calibrations.push_back({.knob = "net_gap", .requested = 50, .unit = "us", .note = "not measured"});
+  PointData d;
+  d.point.run_id = run_id;
+  d.point.target_load = 200;
+  d.point.network = n.ToJson();
+  ASSERT_TRUE(s->InsertPoint(d).ok());
+  auto points = s->ListPoints(run_id);
+  ASSERT_TRUE(points.ok()) << points.status().ToString();
+  ASSERT_EQ(points->size(), 2u);
+  EXPECT_TRUE((*points)[0].network.is_null());
+  EXPECT_FALSE(PointToJson((*points)[0], LoadAxis::kQps).contains("network"));
+  NetworkPath back = NetworkPath::FromJson((*points)[1].network);
+  EXPECT_EQ(back.methods.at("net_latency"), "relay (message granularity, ream framing)");
+  ASSERT_EQ(back.calibrations.size(), 2u);
+  EXPECT_DOUBLE_EQ(*back.calibrations[0].measured, 260);
+  EXPECT_TRUE(back.calibrations[0].warning);
+  EXPECT_FALSE(back.calibrations[1].measured.has_value());
+  EXPECT_TRUE(back.warning());
+  EXPECT_DOUBLE_EQ(*back.relay_added_us, 12.5);
+  EXPECT_EQ(PointToJson((*points)[1], LoadAxis::kQps)["network"]["calibrations"][0]["unit"], "us");
+}
+
 // Readers never write: an older database is migrated in a private copy, the file left as is.
 TEST_F(StoreTest, ReadOnlyOpenOfAnOlderSchemaLeavesTheFileAlone) {
   int64_t run_id = 0;

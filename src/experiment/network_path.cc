@@ -1,0 +1,211 @@
+// Starting the relay and calibrating the LogGP knobs.
+#include "experiment/network_path.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "experiment/level.h"
+#include "experiment/run_events.h"
+#include "experiment/text.h"
+#include "experiment/workload_launch.h"
+#include "relay/echo.h"
+#include "relay/framing.h"
+
+namespace ream {
+namespace {
+
+using std::chrono::milliseconds;
+
+std::string Fixed(double v, int digits = 1) {
+  char b[64];
+  std::snprintf(b, sizeof b, "%.*f", digits, v);
+  return b;
+}
+
+void Judge(KnobCalibration& c, double tolerance) {
+  if (!c.measured || c.requested <= 0) return;
+  double off = std::abs(*c.measured - c.requested) / c.requested;
+  c.warning = off > tolerance;
+  if (c.warning) {
+    c.note += (c.note.empty() ? "" : "; ") + std::string("measured ") + Fixed(off * 100) + " % off the request (limit " +
+              Fixed(tolerance * 100, 0) + " %)";
+  }
+}
+
+}  // namespace
+
+relay::LogGpParams RelayParams(const PartitionSpec& ps) {
+  auto ns = [](const std::optional<std::chrono::nanoseconds>& v) { return v ? v->count() : int64_t{0}; };
+  return {.latency_ns = ns(ps.net_latency), .gap_ns = ns(ps.net_gap), .per_byte_ns = ns(ps.net_per_byte)};
+}
+
+Result<StartedRelay> StartRelay(Platform&, SandboxKind& sandboxes, const std::string& ream,
+                                const std::vector<int>& cpus, const std::string& to_host, int to_port,
+                                const relay::LogGpParams& params, const std::string& protocol,
+                                const std::string& state_dir) {
+  std::vector<std::string> argv = {ream,
+                                   "relay",
+                                   "--listen",
+                                   "127.0.0.1:0",
+                                   "--to",
+                                   net::JoinHostPort(to_host, to_port),
+                                   "--latency",
+                                   std::to_string(params.latency_ns) + "ns",
+                                   "--gap",
+                                   std::to_string(params.gap_ns) + "ns",
+                                   "--per-byte",
+                                   std::to_string(params.per_byte_ns) + "ns"};
+  if (relay::FramingFor(protocol).messages()) argv.insert(argv.end(), {"--protocol", protocol});
+  // The relay runs where the generator does (a sandbox of its own on the generator's CPUs), so
+  // the CPU it spends never comes out of the workload's.
+  SandboxOptions so;
+  so.partition.cpus = FormatCpuList(cpus);
+  so.reserved_cpus = std::vector<int>{};
+  so.capture_stdout = true;
+  so.stop_grace = milliseconds(1000);
+  if (!state_dir.empty()) so.state_dir = state_dir;
+  StartedRelay r;
+  r.what = "'" + Join(argv) + "'";
+  REAM_ASSIGN_OR_RETURN(r.sandbox, sandboxes.Start(so, argv));
+  auto line = r.sandbox->WaitForLine(StartsWith("ream-relay ready "), milliseconds(10000));
+  if (!line.ok()) {
+    (void)r.sandbox->process().WaitForOutputEnd(milliseconds(500));
+    std::string tail;
+    for (const auto& l : r.sandbox->process().Lines()) tail += "\n    " + l;
+    std::string how = r.sandbox->ExitDescription();
+    (void)r.sandbox->Stop();
+    return Unavailable("the relay " + r.what + " did not become ready (" + how + ")" +
+                       (tail.empty() ? "" : "; its output:" + tail));
+  }
+  // "ream-relay ready 127.0.0.1:PORT to=..."
+  std::string hp = line->substr(17, line->find(' ', 17) - 17);
+  r.port = std::atoi(hp.substr(hp.rfind(':') + 1).c_str());
+  if (r.port <= 0) {
+    (void)r.sandbox->Stop();
+    return Unavailable("the relay " + r.what + " printed a readiness line without a port: " + *line);
+  }
+  return r;
+}
+
+NetworkPath NetworkMethods(const PartitionSpec& ps, const std::string& protocol) {
+  NetworkPath n;
+  std::string relay = relay::RelayMethod(protocol);
+  auto positive = [](const std::optional<std::chrono::nanoseconds>& v) { return v && v->count() > 0; };
+  if (positive(ps.net_latency)) n.methods["net_latency"] = relay;
+  if (positive(ps.net_gap)) n.methods["net_gap"] = relay;
+  if (positive(ps.net_per_byte)) n.methods["net_per_byte"] = relay;
+  // o is the workload's own CPU time (its sockets), whoever applies it: not the relay.
+  if (positive(ps.net_overhead)) n.methods["net_overhead"] = "the workload's sockets (not the relay)";
+  return n;
+}
+
+Result<double> MedianResponseUs(const PointData& d) {
+  const PointRecord& pt = d.point;
+  if (pt.status != PointStatus::kOk) return Unavailable(pt.failure);
+  if (!pt.latency_p50_us) return Unavailable("the generator reported no median response time");
+  return *pt.latency_p50_us;
+}
+
+Status Calibrate(Platform& p, LoadDriver& driver, SandboxKind& sandboxes, const std::string& ream,
+                 const std::vector<int>& relay_cpus, const LoadOptions& base, LaunchedWorkload& wl,
+                 const PartitionSpec& ps, const std::string& state_dir, const CalibrationOptions& co,
+                 std::chrono::nanoseconds sample_interval, const std::function<bool()>& interrupted,
+                 NetworkPath* path) {
+  relay::LogGpParams params = RelayParams(ps);
+  LoadOptions lo = base;
+  lo.qps = co.qps;
+  lo.duration_ns = std::chrono::nanoseconds(co.duration).count();
+  lo.warmup_ns = std::chrono::nanoseconds(co.warmup).count();
+  const std::string rate = Fixed(co.qps, 0) + " QPS for " + HumanSeconds(std::chrono::duration<double>(co.duration).count());
+  // One round trip measurement at the calibration's rate towards host:port.
+  auto measure = [&](const std::string& host, int port) -> Result<double> {
+    LoadOptions o = lo;
+    o.host = host;
+    o.port = port;
+    REAM_ASSIGN_OR_RETURN(PointData d, MeasureLevel(p, driver, wl, o, sample_interval, interrupted));
+    return MedianResponseUs(d);
+  };
+  std::optional<double> direct, zero, with_l;
+  std::string why_direct, why_zero;
+  {
+    auto r = measure(wl.sandbox->address(), wl.port);
+    if (r.status().code() == StatusCode::kCancelled) return r.status();
+    if (r.ok()) direct = *r; else why_direct = r.status().message();
+  }
+  {
+    // The relay at 0, in the path, delaying nothing: its own cost.
+    auto z = StartRelay(p, sandboxes, ream, relay_cpus, wl.sandbox->address(), wl.port, {}, base.protocol, state_dir);
+    if (z.ok()) {
+      auto r = measure("127.0.0.1", z->port);
+      (void)z->sandbox->Stop();
+      if (r.status().code() == StatusCode::kCancelled) return r.status();
+      if (r.ok()) zero = *r; else why_zero = r.status().message();
+    } else {
+      why_zero = z.status().message();
+    }
+  }
+  path->direct_rtt_us = direct;
+  if (direct && zero) path->relay_added_us = *zero - *direct;
+  if (params.latency_ns > 0) {
+    KnobCalibration c{.knob = "net_latency", .requested = params.latency_ns / 1e3, .unit = "us",
+                      .method = "median round trip at " + rate + " through the relay at L minus through the relay at 0, "
+                                "halved"};
+    auto r = measure(wl.target_host(), wl.target_port());
+    if (r.status().code() == StatusCode::kCancelled) return r.status();
+    if (r.ok()) with_l = *r;
+    if (with_l && zero) {
+      c.measured = (*with_l - *zero) / 2;
+      c.note = "round trip " + Fixed(*with_l) + " us at L, " + Fixed(*zero) + " us at 0" +
+               (direct ? ", " + Fixed(*direct) + " us without the relay" : std::string());
+      Judge(c, co.tolerance);
+    } else {
+      c.note = "not measured: " + (!r.ok() ? r.status().message() : "the relay at 0: " + why_zero);
+    }
+    path->calibrations.push_back(c);
+  }
+  if (params.gap_ns > 0) {
+    path->calibrations.push_back(
+        {.knob = "net_gap", .requested = params.gap_ns / 1e3, .unit = "us", .method = "relay",
+         .note = "not measured: g's effect depends on how the generator's messages bunch; the relay's spacing of "
+                 "consecutive messages is tested on its own (relay_test)"});
+  }
+  if (params.per_byte_ns > 0) {
+    // About 0.3 s of transfer at 1/G, between 64 KiB (4 of the relay's 16 KiB reads) and
+    // bulk_bytes (4 MiB).
+    size_t bytes = static_cast<size_t>(std::clamp<double>(0.3e9 / static_cast<double>(params.per_byte_ns), 64 * 1024.0,
+                                                          static_cast<double>(co.bulk_bytes)));
+    KnobCalibration c{.knob = "net_per_byte", .requested = static_cast<double>(params.per_byte_ns), .unit = "ns/B",
+                      .method = "a " + Fixed(bytes / 1024.0, 0) +
+                                " KiB echo through a relay with G alone (on the same CPUs): the time per byte of its "
+                                "steady arrival rate"};
+    auto echo = relay::EchoServer::Start("127.0.0.1");
+    if (!echo.ok()) {
+      c.note = "not measured: " + echo.status().message();
+    } else {
+      auto g = StartRelay(p, sandboxes, ream, relay_cpus, "127.0.0.1", (*echo)->port(),
+                          {.per_byte_ns = params.per_byte_ns}, "", state_dir);
+      if (!g.ok()) {
+        c.note = "not measured: " + g.status().message();
+      } else {
+        // Each byte crosses the relay twice, both directions paced at G at once: one n·G.
+        int64_t timeout = static_cast<int64_t>(bytes) * params.per_byte_ns * 4 + 5'000'000'000;
+        auto s = relay::EchoTransferThrough("127.0.0.1", g->port, bytes, timeout);
+        (void)g->sandbox->Stop();
+        if (s.ok() && s->steady_bytes_per_s > 0) {
+          c.measured = 1e9 / s->steady_bytes_per_s;
+          c.note = Fixed(s->steady_bytes_per_s / 1e6, 3) + " MB/s through the relay; 1/G = " +
+                   Fixed(1e3 / static_cast<double>(params.per_byte_ns), 3) + " MB/s";
+          Judge(c, co.tolerance);
+        } else {
+          c.note = "not measured: " + (s.ok() ? std::string("the echo came back in one read") : s.status().message());
+        }
+      }
+    }
+    path->calibrations.push_back(c);
+  }
+  (void)why_direct;  // relay_added_us stays unset: the direct round trip could not be measured
+  return Status::Ok();
+}
+
+}  // namespace ream

@@ -1,0 +1,69 @@
+// The LogGP knobs' path between the generator and the workload (issue 18): the relay
+// (relay/relay.h, `ream relay`) started beside the workload when L, g or G is set, and the
+// calibration that measures, before the sweep, what each knob really adds (stored with every
+// point as the point's NetworkPath).
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "experiment/load_driver.h"
+#include "partition/spec.h"
+#include "platform/platform.h"
+#include "relay/schedule.h"
+#include "sandbox/sandbox.h"
+#include "store/store.h"
+
+namespace ream {
+
+struct LaunchedWorkload;
+
+// The relay process, ready.
+struct StartedRelay {
+  std::unique_ptr<Sandbox> sandbox;
+  int port = 0;            // at 127.0.0.1
+  std::string what;        // its command line, for messages
+};
+
+// The knobs of `ps` the relay applies.
+relay::LogGpParams RelayParams(const PartitionSpec& ps);
+
+// `ream relay` towards to_host:to_port on `cpus` (the generator's: never the workload's), with
+// the stream split by `protocol`'s framing. Waits for its readiness line. Unavailable (it exited
+// first, with its output) or the sandbox's error; nothing is left running on failure.
+Result<StartedRelay> StartRelay(Platform& p, SandboxKind& sandboxes, const std::string& ream,
+                                const std::vector<int>& cpus, const std::string& to_host, int to_port,
+                                const relay::LogGpParams& params, const std::string& protocol,
+                                const std::string& state_dir);
+
+// The methods of the knobs `ps` sets, before any calibration: the relay's for L, g, G (its
+// framing for `protocol`); o is the workload's own.
+NetworkPath NetworkMethods(const PartitionSpec& ps, const std::string& protocol);
+
+// How the calibration measures.
+struct CalibrationOptions {
+  double qps = 200;                                   // low: no queueing in the round trips
+  std::chrono::milliseconds duration{1000}, warmup{200};
+  size_t bulk_bytes = 4 << 20;                        // G's transfer
+  double tolerance = 0.10;                            // a knob off by more warns
+};
+
+// Measures L (the median round trip through the relay at L against the relay at 0, halved), the
+// relay's own added latency (the relay at 0 against the direct path) and G (a bulk transfer
+// through a relay with G alone in front of an echo, against 1/G), at a low rate through
+// `driver`, and fills `path`'s calibrations. g is recorded as not measured, with why. Cancelled
+// when interrupted; a step that cannot run leaves its knob unmeasured with the reason.
+Status Calibrate(Platform& p, LoadDriver& driver, SandboxKind& sandboxes, const std::string& ream,
+                 const std::vector<int>& relay_cpus, const LoadOptions& base, LaunchedWorkload& wl,
+                 const PartitionSpec& ps, const std::string& state_dir, const CalibrationOptions& co,
+                 std::chrono::nanoseconds sample_interval, const std::function<bool()>& interrupted,
+                 NetworkPath* path);
+
+// The median response time of one measured level (µs), or why there is none. The calibration
+// compares medians: one scheduling stall of a shared machine moves a 200-sample mean by more
+// than the relay's own cost.
+Result<double> MedianResponseUs(const PointData& d);
+
+}  // namespace ream
