@@ -159,7 +159,8 @@ RegressionTable Table(const std::string& statistic, const std::vector<MeasuredLo
   const std::string range = Percent(in.range_low) + " and " + Percent(in.range_high);
   if (t.points < kMinRangePoints) {
     t.unavailable = "only " + std::to_string(t.points) + " valid point(s) between " + range +
-                    " CPU utilization (" + in.range_source + " range), and a regression needs " +
+                    " CPU utilization (" + (in.range_source == "default" ? std::string("the default range") : in.range_source) +
+                    "), and a regression needs " +
                     std::to_string(kMinRangePoints) + "; utilizations measured: " + (seen.empty() ? "none" : seen);
     return t;
   }

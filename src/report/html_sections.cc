@@ -263,7 +263,7 @@ void RegressionTableHtml(const ExperimentAnalysis& a, bool mean, const std::stri
     const auto& m = *g.model;
     const analysis::RegressionTable& t = mean ? m.mean : m.tail;
     const std::string range = FormatNumber(m.range_low * 100) + "–" + FormatNumber(m.range_high * 100) +
-                              " % CPU (" + m.range_source + "), " + std::to_string(t.points) + " points";
+                              " % CPU (" + m.range_source + "), " + std::to_string(t.points) + " point(s)";
     if (!t.measured) {
       body << "<tr><td>" << Esc(g.key) << "</td><td>" << Esc(range) << "</td><td colspan=\"7\" class=\"muted\" "
            << "data-metric=\"" << id << "_unavailable\" data-group=\"" << Esc(g.key) << "\">unavailable: "

@@ -276,6 +276,35 @@ class JsonReporter : public Reporter {
   }
 };
 
+class ModelReporter : public Reporter {
+ public:
+  explicit ModelReporter(bool json) : json_(json) {}
+  std::string_view name() const override { return json_ ? "model-json" : "model"; }
+  Status Report(const ReportInput& in, std::ostream& os) override {
+    const analysis::ExperimentAnalysis& a = *in.analysis;
+    if (json_) {
+      nlohmann::json all = analysis::ToJson(a);
+      nlohmann::json groups = nlohmann::json::array();
+      for (const auto& g : all["groups"]) {
+        groups.push_back({{"key", g["key"]}, {"model", g["model"]}, {"model_unavailable", g["model_unavailable"]}});
+      }
+      nlohmann::json j = {{"experiment", a.experiment},
+                          {"workload", a.workload},
+                          {"groups", groups},
+                          {"predicted_sensitivity", all["predicted_sensitivity"]}};
+      os << j.dump(2) << "\n";
+    } else {
+      os << "Experiment " << a.experiment << " (" << a.workload << ")\n\n";
+      WriteModel(a, "p" + FormatNumber(a.percentile), os);
+    }
+    if (!os) return IoError("writing the model failed");
+    return Status::Ok();
+  }
+
+ private:
+  bool json_;
+};
+
 }  // namespace
 
 std::string FormatNumber(double v) {
@@ -292,5 +321,7 @@ std::string FormatNumber(double v) {
 
 std::unique_ptr<Reporter> MakeTextReporter() { return std::make_unique<TextReporter>(); }
 std::unique_ptr<Reporter> MakeJsonReporter() { return std::make_unique<JsonReporter>(); }
+std::unique_ptr<Reporter> MakeModelReporter() { return std::make_unique<ModelReporter>(false); }
+std::unique_ptr<Reporter> MakeModelJsonReporter() { return std::make_unique<ModelReporter>(true); }
 
 }  // namespace ream::report
