@@ -252,7 +252,7 @@ nlohmann::json ToJson(const ExperimentAnalysis& a) {
                     {"scenario", s.scenario},
                     {"status", s.status},
                     {"explanation", s.explanation},
-                    {"base_load", s.base_load},
+                    {"base_load", s.base_load > 0 ? json(s.base_load) : json(nullptr)},
                     {"points", pts}});
   }
   j["sensitivity"] = sens;

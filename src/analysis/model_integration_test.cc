@@ -98,7 +98,7 @@ TEST(ModelAccuracy, SyntheticMeanWithin15PercentAcross10To70PercentAndTheReportS
   std::ofstream(dir.path / "syn.toml") << Spec("syn", "builtin = \"synthetic\"\nargs = [\"--service\", \"exp:100us\"]",
                                                "[1000, 2000, 3000, 4000, 5000, 6000]", 2);
   std::ofstream(dir.path / "kv.toml") << Spec("kv", "builtin = \"kv\"\nargs = [\"--records\", \"10000\"]",
-                                              "[3000, 6000, 12000, 18000, 24000, 30000]", 1);
+                                              "[10000, 25000, 40000, 55000, 70000, 85000]", 1);
   const std::string db = (dir.path / "r.db").string();
   // A timing comparison needs a machine whose CPUs are not away in 20-250 us pieces (another
   // process's busy CPU, a hypervisor's steal): the stall floor is measured first, and again

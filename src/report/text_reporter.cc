@@ -97,6 +97,7 @@ void WriteModel(const analysis::ExperimentAnalysis& a, const std::string& pct, s
        << " response time over the operating range (measured vs model)\n";
     AlignedTable tm({"SCENARIO / PARTITION", "RANGE", "CURVE", "SLOPE us/QPS", "INTERCEPT us", "BASE us @ QPS", "R²",
                      "MEAN |REL ERR|", "MAX |REL ERR|"});
+    std::vector<std::string> reasons;
     for (const auto& g : a.groups) {
       if (g.failed || !g.model) continue;
       const auto& m = *g.model;
@@ -104,7 +105,8 @@ void WriteModel(const analysis::ExperimentAnalysis& a, const std::string& pct, s
       std::string range = FormatNumber(m.range_low * 100) + "-" + FormatNumber(m.range_high * 100) + " % CPU, " +
                           std::to_string(t.points) + " pts";
       if (!t.measured) {
-        tm.Add({g.key, range, "unavailable: " + t.unavailable, "", "", "", "", "", ""});
+        tm.Add({g.key, range, "unavailable (below)", "—", "—", "—", "—", "—", "—"});
+        reasons.push_back(g.key + ": " + t.unavailable);
         continue;
       }
       for (bool measured : {true, false}) {
@@ -124,6 +126,7 @@ void WriteModel(const analysis::ExperimentAnalysis& a, const std::string& pct, s
       }
     }
     tm.Print(os);
+    for (const auto& r : reasons) os << "  " << r << "\n";
   }
   if (!a.predicted_sensitivity.empty()) {
     os << "\nPredicted vs measured sensitivity (second seed §5.3.3)\n";
