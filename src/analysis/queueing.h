@@ -29,12 +29,23 @@ struct QueueModel {
   // 0 constant (M/D/c). The mean wait is Erlang C's times (1 + scv) / 2: exact for c = 1
   // (Pollaczek–Khinchine), the Allen–Cunneen approximation for c > 1, exact for scv = 1.
   double scv = 1;
+  // ω: extra service of a request that finds the server idle (its wake-up: the thread leaves
+  // epoll_wait, caches are cold), paid in CPU and in latency; requests in a busy period do not
+  // pay it. One server only: Welch's M/G/1 with exceptional first service S0 = S + ω, whose
+  // mean wait is λE[S²]/(2(1−ρ)) + λ(E[S0²] − E[S²])/(2(1 − ρ + λE[S0])) and whose idle
+  // probability is (1 − ρ)/(1 − ρ + λE[S0]) (ρ = λ·S). 0: the plain queue.
+  double wake_s = 0;
 };
+
+// The probability that an arrival finds no one waiting or served (and so starts service at
+// once): 1 − Erlang C for c servers; Welch's idle probability with a wake-up ω for c = 1.
+double NoWaitProbability(const QueueModel& m, double lambda);
 
 // Mean waiting time in the queue (before service) at arrival rate lambda. nullopt when the
 // queue is unstable (λ·S ≥ c) or the model is empty (S ≤ 0).
 std::optional<double> MeanWait(const QueueModel& m, double lambda);
-// Mean response time D + W + S at arrival rate lambda (per second). nullopt as MeanWait.
+// Mean response time D + W + S (+ ω for those who find the server idle) at arrival rate
+// lambda (per second). nullopt as MeanWait.
 std::optional<double> MeanResponse(const QueueModel& m, double lambda);
 // The q-quantile of the response time: D + the quantile of W + S. For scv = 1 (M/M/c, FCFS)
 // exact: S ~ Exp(1/S), W is 0 with probability 1 − C and Exp(c/S − λ) otherwise; for c = 1
