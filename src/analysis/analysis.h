@@ -84,6 +84,10 @@ struct PointAnalysis {
   std::string service_method;
   Metric cpu_util, net_rx_bps, net_tx_bps, disk_bps, membw_bps, llc_bytes, memory_bytes;
   int clients = 0;
+  // The generator's timeliness (medians / means over the measurements; see data.h).
+  std::optional<double> lateness_p50_us, lateness_p99_us;
+  std::map<std::string, double> late_shares;
+  std::string keep_awake_cpus;
 };
 
 // The sweep's capacity on its load axis: for a qps axis, the seed's "max QPS under QoS"; the

@@ -58,6 +58,12 @@ struct PointData {
   Metric llc_bytes;       // LLC occupancy, bytes
   Metric memory_bytes;    // resident memory in use
   int clients = 0;        // client connections used for this point
+  // The generator's own timeliness: its lateness percentiles (µs), why its late requests were
+  // late (cause -> share of the issued requests, load/lateness.h; the shares add up to
+  // 1 - timely_ratio), and the CPUs kept awake during the point ("" : none).
+  std::optional<double> lateness_p50_us, lateness_p99_us;
+  std::map<std::string, double> late_shares;
+  std::string keep_awake_cpus;
 };
 
 // The resource limits a run was given. Absent = not limited.

@@ -103,8 +103,15 @@ PointAnalysis MergePoints(const std::vector<const PointData*>& all, const RunDat
   out.valid = true;
   std::vector<double> achieved, throughput, timely, mean, p50, p95, p99, p999, tails;
   std::vector<const Metric*> cpu, rx, tx, dr, dw, mb, llc, mem;
-  std::vector<double> services;
+  std::vector<double> services, late50, late99;
   for (const PointData* p : reps) {
+    if (p->lateness_p50_us) late50.push_back(*p->lateness_p50_us);
+    if (p->lateness_p99_us) late99.push_back(*p->lateness_p99_us);
+    // Means, so the causes' shares still add up to one minus the (mean) timely share.
+    for (const auto& [cause, share] : p->late_shares) {
+      out.late_shares[cause] += share / static_cast<double>(reps.size());
+    }
+    if (out.keep_awake_cpus.empty()) out.keep_awake_cpus = p->keep_awake_cpus;
     out.target_load = p->target_load;
     achieved.push_back(p->achieved_qps);
     throughput.push_back(p->throughput_qps);
@@ -143,6 +150,8 @@ PointAnalysis MergePoints(const std::vector<const PointData*>& all, const RunDat
   out.achieved_qps = Median(achieved);
   out.throughput_qps = Median(throughput);
   out.timely_ratio = Median(timely);
+  if (!late50.empty()) out.lateness_p50_us = Median(late50);
+  if (!late99.empty()) out.lateness_p99_us = Median(late99);
   out.mean_us = Median(mean);
   out.p50_us = Median(p50);
   out.p95_us = Median(p95);

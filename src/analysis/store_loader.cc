@@ -157,6 +157,7 @@ Result<ExperimentData> LoadExperiment(Store& store, const std::string& name) {
                      {"hostname", env->hostname},         {"kernel", env->kernel},
                      {"cpu_model", env->cpu_model},       {"topology", env->topology},
                      {"doctor", env->doctor}};
+    if (!env->timing.is_null()) d.environment["timing_floor"] = env->timing;
   }
   nlohmann::json topology = env ? env->topology : nlohmann::json();
   REAM_ASSIGN_OR_RETURN(auto runs, store.ListRuns(e->id));
@@ -206,6 +207,22 @@ Result<ExperimentData> LoadExperiment(Store& store, const std::string& name) {
       if (p.generator.is_object() && p.generator.contains("connections") &&
           p.generator["connections"].is_number_integer()) {
         pd.clients = p.generator["connections"].get<int>();
+      }
+      pd.lateness_p50_us = p.lateness_p50_us;
+      pd.lateness_p99_us = p.lateness_p99_us;
+      if (p.generator.is_object()) {
+        const auto& g = p.generator;
+        if (g.contains("lateness_causes") && g["lateness_causes"].is_object() &&
+            g["lateness_causes"].contains("causes") && g["lateness_causes"]["causes"].is_object()) {
+          for (const auto& [cause, c] : g["lateness_causes"]["causes"].items()) {
+            if (c.is_object() && c.contains("share_of_issued") && c["share_of_issued"].is_number()) {
+              pd.late_shares[cause] = c["share_of_issued"].get<double>();
+            }
+          }
+        }
+        if (g.contains("keep_awake_cpus") && g["keep_awake_cpus"].is_string()) {
+          pd.keep_awake_cpus = g["keep_awake_cpus"].get<std::string>();
+        }
       }
       if (!pd.failed) {
         REAM_ASSIGN_OR_RETURN(auto hists, store.GetHistograms(p.id));

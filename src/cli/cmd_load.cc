@@ -8,6 +8,7 @@
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
 #include "load/generator.h"
+#include "platform/keep_awake.h"
 #include "platform/platform.h"
 #include "platform/net.h"
 #include "platform/poller.h"
@@ -34,11 +35,15 @@ struct LoadFlags {
   size_t value_bytes = 64;
   double min_timely = 0.975;
   double max_rate_error = 0.02;
+  std::string validity = "seed";
+  double validity_percentile = 95;
+  double max_distortion = 0.05;
   std::string response_timeout = "2s";
   std::string http_path = "/";
   std::string http_method = "auto";
   std::string response_timing = "kernel";
   std::string wait = "sleep";
+  std::string keep_awake;  // a CPU list, "all", or "" (off)
 };
 
 Result<double> ParseQps(const std::string& text) {
@@ -90,6 +95,12 @@ Result<LoadOptions> BuildOptions(const LoadFlags& f) {
   o.spin_wait = f.wait == "spin";
   o.min_timely_ratio = f.min_timely;
   o.max_rate_error = f.max_rate_error;
+  if (f.validity != "distortion" && f.validity != "seed") {
+    return InvalidArgument("--validity must be distortion or seed, got '" + f.validity + "'");
+  }
+  o.validity = f.validity == "seed" ? ValidityRule::kSeed : ValidityRule::kDistortion;
+  o.validity_percentile = f.validity_percentile;
+  o.max_distortion = f.max_distortion;
   REAM_RETURN_IF_ERROR(ValidateLoadOptions(o));
   return o;
 }
@@ -100,9 +111,33 @@ int RunLoadCommand(const LoadFlags& f) {
     std::cerr << "ream load: " << options.status().message() << "\n";
     return kExitBadInput;
   }
+  // --keep-awake: pollers on the listed CPUs for the run (this process's, so not charged to
+  // the server's cgroup; the generator's own threads preempt them at once).
+  std::unique_ptr<KeepAwake> awake;
+  if (!f.keep_awake.empty()) {
+    auto platform = MakePosixPlatform();
+    std::string list = f.keep_awake;
+    if (list == "all") {
+      auto online = platform->ReadFile("/sys/devices/system/cpu/online");
+      list = online.ok() ? *online : "";
+      while (!list.empty() && (list.back() == '\n' || list.back() == ' ')) list.pop_back();
+    }
+    Result<std::vector<int>> cpus = ParseCpuList(list);
+    if (!cpus.ok()) {
+      std::cerr << "ream load: --keep-awake: " << cpus.status().message() << "\n";
+      return kExitBadInput;
+    }
+    auto started = KeepAwake::Start(*cpus);
+    if (!started.ok()) {
+      std::cerr << "ream load: " << started.status().message() << "\n";
+      return started.status().code() == StatusCode::kInvalidArgument ? kExitBadInput : kExitCouldNotRun;
+    }
+    awake = std::move(started).value();
+  }
   auto signals = net::BlockTerminationSignals();
   if (signals.ok()) options->cancel_fd = signals->get();
   auto result = RunLoad(*options);
+  awake.reset();
   if (!result.ok()) {
     std::cerr << "ream load: " << result.status().message() << "\n";
     return ExitCodeFor(result.status());
@@ -110,7 +145,9 @@ int RunLoadCommand(const LoadFlags& f) {
   bool json_to_stdout = f.json == "-";
   (json_to_stdout ? std::cerr : std::cout) << result->Summary();
   if (!f.json.empty()) {
-    std::string text = result->ToJson().dump(2) + "\n";
+    nlohmann::json j = result->ToJson();
+    if (!f.keep_awake.empty()) j["keep_awake_cpus"] = f.keep_awake;
+    std::string text = j.dump(2) + "\n";
     if (json_to_stdout) {
       std::cout << text;
     } else {
@@ -169,6 +206,20 @@ void AddLoadCommand(CLI::App& app, CommandList& commands) {
                   "sleep: sleep until shortly before each send, then spin; spin: never sleep (one CPU "
                   "per thread busy; responses never have to wake the generator's CPU)")
       ->capture_default_str();
+  sub->add_option("--validity", f->validity,
+                  "distortion: valid when lateness moves the --validity-percentile by less than --max-distortion and "
+                  "the sent gaps pass the Anderson-Darling test; seed: valid when --min-timely of the requests are "
+                  "timely (the seed's rule exactly)")
+      ->capture_default_str();
+  sub->add_option("--validity-percentile", f->validity_percentile,
+                  "The percentile the distortion rule checks (the QoS percentile)")
+      ->capture_default_str();
+  sub->add_option("--max-distortion", f->max_distortion,
+                  "Distortion rule: lateness's largest share of that percentile (0.05 = 5 %)")
+      ->capture_default_str();
+  sub->add_option("--keep-awake", f->keep_awake,
+                  "CPUS (\"0,1\", \"all\"): keep these CPUs out of idle during the run with SCHED_IDLE "
+                  "pollers, so neither side pays a CPU's wake-up at low load (give the server's CPUs too)");
   commands.push_back({sub, [f] { return RunLoadCommand(*f); }});
 }
 

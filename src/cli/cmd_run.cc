@@ -23,6 +23,7 @@ struct RunFlags {
   uint64_t order_seed = 1;
   std::string events;  // a JSON-lines file of the run events
   bool strict = false;
+  bool keep_awake = false;
 };
 
 int RunRun(const RunFlags& f) {
@@ -35,6 +36,7 @@ int RunRun(const RunFlags& f) {
       return kExitBadInput;
     }
     specs.push_back(std::move(spec).value());
+    if (f.keep_awake) specs.back().load.keep_awake = true;
   }
   if (f.interleave && specs.size() < 2) {
     std::cerr << "ream run: --interleave needs two or more specs (it alternates their runs)\n";
@@ -109,6 +111,9 @@ void AddRunCommand(CLI::App& app, CommandList& commands) {
   sub->add_flag("--resume", f->resume, "Continue an interrupted experiment without repeating its points");
   sub->add_flag("--dry-run", f->dry_run, "Validate the spec against this machine and print the plan");
   sub->add_option("--only", f->only, "Run only this scenario of the spec");
+  sub->add_flag("--keep-awake", f->keep_awake,
+                "Keep the workload's and the generator's CPUs out of idle with SCHED_IDLE pollers (as [load] "
+                "keep_awake = true): no request pays a CPU's wake-up at low load");
   sub->add_flag("--strict", f->strict,
                 "Refuse a spec naming a scenario this machine cannot run (default: skip it, store it as "
                 "skipped with the reason, and run the rest)");

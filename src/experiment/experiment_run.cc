@@ -57,6 +57,7 @@ class ExperimentRun::Context final : public SweepContext {
     REAM_ASSIGN_OR_RETURN(PointData d, MeasureLevel(r_.p_, r_.driver_, *wl_, lo, r_.spec_.sample_interval,
                                                     Interrupted));
     d.point.run_id = rec_.id;
+    if (!r_.keep_awake_cpus_.empty()) d.point.generator["keep_awake_cpus"] = r_.keep_awake_cpus_;
     d.point.seq = next_seq_;
     d.point.target_load = load;
     d.point.attempt = attempt;
@@ -303,6 +304,22 @@ Status ExperimentRun::RunOne(const PlannedRun& run, RunRecord& rec, RunOutcome& 
   if (!rec.started_ns) rec.started_ns = p_.WallNanos();
   REAM_RETURN_IF_ERROR(store_.UpdateRun(rec));
   observer_.OnEvent(RunStarted{ctx.Where(), rec.workload_cpus, rec.generator_cpus, ctx.stored_points()});
+  // [load] keep_awake: the run's CPUs never idle while it lasts (pollers end with `awake`).
+  std::unique_ptr<KeepAwake> awake;
+  if (spec_.load.keep_awake) {
+    std::vector<int> cpus = prep_.scenario_cpus.at(run.scenario);
+    cpus.insert(cpus.end(), prep_.generator_cpus.begin(), prep_.generator_cpus.end());
+    if (cpus.empty() || prep_.generator_cpus.empty()) {
+      cpus.clear();
+      for (const auto& c : prep_.topology.cpus) cpus.push_back(c.id);
+    }
+    auto started = KeepAwake::Start(cpus);
+    if (!started.ok()) return Unavailable("[load] keep_awake: " + started.status().message());
+    awake = std::move(started).value();
+    keep_awake_cpus_ = FormatCpuList(awake->cpus());
+  } else {
+    keep_awake_cpus_.clear();
+  }
 
   SweepEnd end;
   if (spec_.sweep.mode == SweepMode::kKnee) {

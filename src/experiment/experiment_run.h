@@ -16,6 +16,7 @@
 #include "experiment/run_events.h"
 #include "experiment/runner.h"
 #include "experiment/spec.h"
+#include "platform/keep_awake.h"
 #include "platform/platform.h"
 #include "sandbox/sandbox.h"
 #include "store/store.h"
@@ -68,6 +69,7 @@ class ExperimentRun {
   bool knee_ = false;
   LoadAxis axis_ = LoadAxis::kQps;
   std::string label_;
+  std::string keep_awake_cpus_;  // the CPUs kept awake during the current run; "" : none
 };
 
 }  // namespace ream

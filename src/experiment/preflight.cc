@@ -124,6 +124,9 @@ LoadOptions LevelLoadOptions(const ExperimentSpec& spec, double load, uint64_t s
   o.timely_tolerance_ns = ns(l.timely_tolerance);
   o.min_timely_ratio = spec.qos.min_timely_ratio;
   o.max_rate_error = spec.qos.max_rate_error;
+  o.validity = spec.qos.validity == "seed" ? ValidityRule::kSeed : ValidityRule::kDistortion;
+  o.validity_percentile = spec.qos.percentile;
+  o.max_distortion = spec.qos.max_distortion;
   o.seed = seed;
   o.response_timeout_ns = ns(l.response_timeout);
   o.spin_wait = l.wait == "spin";

@@ -11,6 +11,7 @@
 #include "experiment/text.h"
 #include "partition/placement.h"
 #include "platform/signals.h"
+#include "platform/timing_floor.h"
 #include "store/store.h"
 
 namespace ream {
@@ -29,7 +30,7 @@ std::string HashText(const std::string& s) {
 }
 
 Status RecordEnvironment(Platform& p, SandboxKind& sandboxes, const RunnerOptions& o, Store& store, int64_t id,
-                         const Prepared& prep) {
+                         const ExperimentSpec& spec, const Prepared& prep) {
   EnvironmentRecord env;
   env.ream_version = o.ream_version;
   env.ream_commit = o.ream_commit;
@@ -40,6 +41,13 @@ Status RecordEnvironment(Platform& p, SandboxKind& sandboxes, const RunnerOption
   std::vector<Capability> caps = sandboxes.Probe();
   caps.push_back(SmtCapability(Result<Topology>(prep.topology)));
   env.doctor = CapabilitiesToJson(caps);
+  // The floor no generator can beat here, on every CPU the experiment may use, at its
+  // tolerance: stored so the report can set each point's non-timely share against it.
+  std::vector<int> cpus;
+  for (const auto& c : prep.topology.cpus) cpus.push_back(c.id);
+  auto floor = MeasureTimingFloor(
+      cpus, 300'000'000, std::chrono::duration_cast<std::chrono::nanoseconds>(spec.load.timely_tolerance).count());
+  env.timing = floor.ok() ? floor->ToJson() : nlohmann::json{{"unavailable", floor.status().message()}};
   env.recorded_ns = p.WallNanos();
   return store.RecordEnvironment(id, env);
 }
@@ -230,7 +238,7 @@ Result<std::vector<RunOutcome>> RunExperiments(Platform& p, const std::vector<Ex
       REAM_RETURN_IF_ERROR(store.UpdateRun(rec));
     }
     REAM_ASSIGN_OR_RETURN(auto env, store.GetEnvironment(s.id));
-    if (!env) REAM_RETURN_IF_ERROR(RecordEnvironment(p, *sandboxes, o, store, s.id, *s.prep));
+    if (!env) REAM_RETURN_IF_ERROR(RecordEnvironment(p, *sandboxes, o, store, s.id, spec, *s.prep));
     s.outcome.experiment = spec.name;
     // The local driver runs `ream load` on this experiment's generator CPUs.
     LoadDriver* driver = o.load_driver;

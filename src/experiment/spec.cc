@@ -127,6 +127,7 @@ Status ParseLoad(const TomlSection& s, LoadSpec* l) {
   }
   REAM_RETURN_IF_ERROR(s.OneOf("http_method", &l->http_method, {"auto", "GET", "POST"}));
   REAM_RETURN_IF_ERROR(s.OneOf("wait", &l->wait, {"sleep", "spin"}));
+  REAM_RETURN_IF_ERROR(s.Bool("keep_awake", &l->keep_awake));
   return Status::Ok();
 }
 
@@ -272,6 +273,8 @@ Status ParseQos(const TomlSection& s, QosSpec* q) {
   REAM_RETURN_IF_ERROR(s.Number("at_utilization", &q->at_utilization, 0.01, 0.99));
   REAM_RETURN_IF_ERROR(s.Number("min_timely_ratio", &q->min_timely_ratio, 0.0, 1.0));
   REAM_RETURN_IF_ERROR(s.Number("max_rate_error", &q->max_rate_error, 0.0, 1.0));
+  REAM_RETURN_IF_ERROR(s.OneOf("validity", &q->validity, {"distortion", "seed"}));
+  REAM_RETURN_IF_ERROR(s.Number("max_distortion", &q->max_distortion, 0.0, 10.0));
   return Status::Ok();
 }
 
@@ -663,7 +666,7 @@ Result<ExperimentSpec> ParseSpec(const std::string& text, const std::string& sou
                                            {"arrival", "key_dist", "keys", "get_ratio", "value_bytes",
                                             "connections", "threads", "warmup", "duration",
                                             "timely_tolerance", "response_timeout", "http_path",
-                                            "http_method", "wait"}),
+                                            "http_method", "wait", "keep_awake"}),
                                    &spec.load));
   }
   REAM_RETURN_IF_ERROR(err);
@@ -713,7 +716,7 @@ Result<ExperimentSpec> ParseSpec(const std::string& text, const std::string& sou
   if (const toml::table* q = top.Table("qos", &err)) {
     REAM_RETURN_IF_ERROR(ParseQos(TomlSection(*q, "qos", source,
                                           {"percentile", "target", "service_multiplier", "at_utilization",
-                                           "min_timely_ratio", "max_rate_error"}),
+                                           "min_timely_ratio", "max_rate_error", "validity", "max_distortion"}),
                                   &spec.qos));
   }
   REAM_RETURN_IF_ERROR(err);
@@ -766,7 +769,7 @@ nlohmann::json ExperimentSpec::ToJson() const {
                {"timely_tolerance_us", std::chrono::duration<double, std::micro>(load.timely_tolerance).count()},
                {"response_timeout_ms", ms(load.response_timeout)},
                {"http_path", load.http_path},  {"http_method", load.http_method},
-               {"wait", load.wait}};
+               {"wait", load.wait},            {"keep_awake", load.keep_awake}};
   j["sweep"] = {{"mode", ToString(sweep.mode)},           {"qps", sweep.qps},
                 {"low", sweep.low},             {"high", sweep.high},
                 {"precision", sweep.precision}, {"max_points", sweep.max_points},
@@ -798,7 +801,9 @@ nlohmann::json ExperimentSpec::ToJson() const {
               {"service_multiplier", qos.service_multiplier},
               {"at_utilization", qos.at_utilization},
               {"min_timely_ratio", qos.min_timely_ratio},
-              {"max_rate_error", qos.max_rate_error}};
+              {"max_rate_error", qos.max_rate_error},
+              {"validity", qos.validity},
+              {"max_distortion", qos.max_distortion}};
   return j;
 }
 

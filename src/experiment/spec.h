@@ -84,6 +84,10 @@ struct LoadSpec {
   // How the generator waits between sends: "sleep" (then spin the last stretch) or "spin"
   // (never sleep; see LoadOptions::spin_wait).
   std::string wait = "sleep";
+  // Keep the workload's and the generator's CPUs out of idle for the whole run: a SCHED_IDLE
+  // poller on each (platform/keep_awake.h), charged to ream's cgroup, not theirs, so no
+  // request pays a CPU's wake-up at low load. Stored with every point (`keep_awake_cpus`).
+  bool keep_awake = false;
 };
 
 struct SweepSpec {
@@ -141,6 +145,12 @@ struct QosSpec {
   double at_utilization = 0.20;
   double min_timely_ratio = 0.975;
   double max_rate_error = 0.02;
+  // Which rule decides a point's validity (load/generator.h ValidityRule): "seed" (timely
+  // ratio >= min_timely_ratio; the default until the distortion rule's figures on quiet
+  // hosts are in docs/performance.md) or "distortion" (lateness moves the QoS percentile by
+  // < max_distortion and the sent gaps pass the Anderson–Darling test).
+  std::string validity = "seed";
+  double max_distortion = 0.05;
 };
 
 // [sensitivity] (or several [[sensitivity]]): the second seed's sweeps, one knob varied over

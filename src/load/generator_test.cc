@@ -5,6 +5,7 @@
 #include <thread>
 
 #include <poll.h>
+#include <sched.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -90,6 +91,56 @@ TEST(Generator, SeveralThreadsAndConnectionsSplitTheRate) {
   EXPECT_EQ(r->errors, 0u);
   EXPECT_NEAR(r->achieved_qps, 4000, 400);
   EXPECT_EQ(r->completed, r->issued);
+}
+
+// Every request sent later than the tolerance is attributed to one cause, so the causes'
+// counts add up to the non-timely requests, whatever the host did during the run.
+TEST(Generator, EveryLateRequestHasACause) {
+  auto server = Server::Start({.threads = 1}, MakeSyntheticHandlers(*ServiceTime::Parse("const:5us"), 1));
+  ASSERT_TRUE(server.ok());
+  LoadOptions o = Quick((*server)->port(), 5000);
+  o.timely_tolerance_ns = 2000;  // 2 µs: late requests are certain even on a quiet host
+  auto r = RunLoad(o);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_GT(r->issued, r->timely) << "no late request to attribute";
+  EXPECT_EQ(r->late_causes.late(), r->issued - r->timely);
+  nlohmann::json j = r->ToJson()["lateness_causes"];
+  EXPECT_EQ(j["late_requests"].get<uint64_t>(), r->issued - r->timely);
+  double shares = 0;
+  for (const auto& [name, c] : j["causes"].items()) shares += c["share_of_issued"].get<double>();
+  EXPECT_NEAR(shares, 1 - r->timely_ratio, 1e-9);
+}
+
+// A busy loop sharing the generator's CPU takes it away for whole scheduler slices: the
+// generator is late, the point invalid with the rule and its figures named, and the lateness
+// is put down to the thread not running (stalls), not to its own work.
+TEST(Generator, ABusyLoopOnItsCpuMakesItLateAndInvalidWithTheCauseNamed) {
+  if (std::thread::hardware_concurrency() < 2) GTEST_SKIP() << "needs 2 CPUs: one for the server";
+  cpu_set_t cpu0;
+  CPU_ZERO(&cpu0);
+  CPU_SET(0, &cpu0);
+  cpu_set_t before;
+  ASSERT_EQ(sched_getaffinity(0, sizeof before, &before), 0);
+  auto server = Server::Start({.threads = 1}, MakeSyntheticHandlers(*ServiceTime::Parse("const:5us"), 1));
+  ASSERT_TRUE(server.ok());
+  // Threads created from here on (the generator's and the hog) inherit CPU 0.
+  ASSERT_EQ(sched_setaffinity(0, sizeof cpu0, &cpu0), 0);
+  std::atomic<bool> stop{false};
+  std::thread hog([&] {
+    while (!stop.load(std::memory_order_relaxed)) {
+    }
+  });
+  auto r = RunLoad(Quick((*server)->port(), 5000));
+  stop = true;
+  hog.join();
+  ASSERT_EQ(sched_setaffinity(0, sizeof before, &before), 0);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_FALSE(r->valid);
+  ASSERT_FALSE(r->invalid_reasons.empty());
+  EXPECT_NE(r->invalid_reasons[0].find("timely ratio"), std::string::npos) << r->invalid_reasons[0];
+  EXPECT_NE(r->invalid_reasons[0].find("tolerance 20 us"), std::string::npos) << r->invalid_reasons[0];
+  uint64_t stalls = r->late_causes.requests[static_cast<size_t>(LateCause::kStall)];
+  EXPECT_GT(2 * stalls, r->late_causes.late()) << r->Summary();
 }
 
 // With a cancel descriptor to watch (as `ream load` has), the run still ends once every
@@ -478,6 +529,53 @@ TEST(JudgeValidity, NamesEveryFailedCheckWithItsFigure) {
   JudgeValidity(&r);
   EXPECT_TRUE(r.valid);
   EXPECT_DOUBLE_EQ(r.achieved_qps, 1000);
+}
+
+// The distortion rule judges what lateness did to the result: a point late by the seed's
+// measure whose percentile lateness barely moved is valid, one whose percentile it moved is
+// not, and so is one whose sends were not the intended process; each verdict names the rule
+// and its figures, and the other rule's finding stays as a warning.
+TEST(JudgeValidity, DistortionRuleJudgesLatenesssShareOfThePercentile) {
+  LoadResult r;
+  r.options.qps = 1000;
+  r.options.duration_ns = 1'000'000'000;
+  r.options.validity = ValidityRule::kDistortion;
+  r.issued = r.completed = 1000;
+  r.timely = 940;  // 94 %: invalid by the seed's rule
+  r.distortion = {.applicable = true, .percentile = 95, .from_schedule_ns = 820e3, .from_send_ns = 800e3};
+  r.distortion.share = (820e3 - 800e3) / 820e3;  // 2.4 %
+  r.interarrival = {.applicable = true, .method = "AD", .sample_size = 500, .statistic = 1.1, .critical = 3.857,
+                    .passed = true};
+  JudgeValidity(&r);
+  EXPECT_TRUE(r.valid) << (r.invalid_reasons.empty() ? "" : r.invalid_reasons[0]);
+  EXPECT_NE(r.validity_rule.find("distortion"), std::string::npos);
+  ASSERT_EQ(r.warnings.size(), 1u);
+  EXPECT_NE(r.warnings[0].find("94.00 %"), std::string::npos) << r.warnings[0];
+  EXPECT_EQ(r.ToJson()["validity_rule"], "distortion");
+
+  r.distortion.from_send_ns = 700e3;
+  r.distortion.share = (820e3 - 700e3) / 820e3;  // 14.6 %
+  JudgeValidity(&r);
+  EXPECT_FALSE(r.valid);
+  ASSERT_EQ(r.invalid_reasons.size(), 1u);
+  EXPECT_NE(r.invalid_reasons[0].find("rule distortion: lateness moved p95 by 14.6 %"), std::string::npos)
+      << r.invalid_reasons[0];
+
+  r.distortion.from_send_ns = 810e3;
+  r.distortion.share = (820e3 - 810e3) / 820e3;
+  r.interarrival.passed = false;
+  r.interarrival.statistic = 9.5;
+  JudgeValidity(&r);
+  EXPECT_FALSE(r.valid);
+  ASSERT_EQ(r.invalid_reasons.size(), 1u);
+  EXPECT_NE(r.invalid_reasons[0].find("A2 = 9.500"), std::string::npos) << r.invalid_reasons[0];
+
+  // The seed's rule on the same figures: the timely ratio decides, the gaps only warn.
+  r.options.validity = ValidityRule::kSeed;
+  JudgeValidity(&r);
+  EXPECT_FALSE(r.valid);
+  ASSERT_EQ(r.invalid_reasons.size(), 1u);
+  EXPECT_NE(r.invalid_reasons[0].find("rule seed: timely ratio 94.00 %"), std::string::npos) << r.invalid_reasons[0];
 }
 
 TEST(JudgeValidity, RateLimitAllowsForThePoissonCountOfTheWindowOnly) {

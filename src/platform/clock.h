@@ -36,4 +36,10 @@ int64_t MonotonicMinusRealtimeNs();
 // 50 µs later (the Linux default). Returns the error when prctl refuses.
 Status UseTightTimerSlack();
 
+// How long the calling thread has waited on a run queue — runnable, but another task had its
+// CPU — in ns since it started (/proc/thread-self/schedstat, second field; the file is kept
+// open per thread). -1 where the kernel does not keep it. An event of the generator's loop
+// during which this rose by most of the event's length was the thread not running.
+int64_t ThreadRunQueueWaitNs();
+
 }  // namespace ream

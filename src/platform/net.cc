@@ -8,6 +8,8 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <linux/errqueue.h>
+#include <linux/net_tstamp.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -242,7 +244,9 @@ Status FinishConnect(int fd, const std::string& host, int port) {
 IoResult ReadSome(int fd, char* data, size_t capacity, int64_t* arrival_realtime_ns) {
   IoResult r;
   ssize_t n;
-  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(timespec))];
+  // Room for SCM_TIMESTAMPNS and, on a socket that also asked for send stamps, the
+  // SCM_TIMESTAMPING the kernel then adds to received data too.
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(timespec)) + CMSG_SPACE(3 * sizeof(timespec))];
   msghdr msg{};
   iovec iov{data, capacity};
   if (arrival_realtime_ns == nullptr) {
@@ -262,6 +266,10 @@ IoResult ReadSome(int fd, char* data, size_t capacity, int64_t* arrival_realtime
           timespec ts;
           std::memcpy(&ts, CMSG_DATA(c), sizeof ts);
           *arrival_realtime_ns = TimespecNs(ts);
+        } else if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPING && *arrival_realtime_ns == 0) {
+          timespec ts[3];
+          std::memcpy(ts, CMSG_DATA(c), sizeof ts);
+          if (ts[0].tv_sec != 0 || ts[0].tv_nsec != 0) *arrival_realtime_ns = TimespecNs(ts[0]);
         }
       }
     }
@@ -349,6 +357,50 @@ Status EnableReceiveTimestamps(int fd) {
     return ErrnoStatus(errno, "setsockopt(SO_TIMESTAMPNS)");
   }
   return Status::Ok();
+}
+
+Status EnableSendTimestamps(int fd) {
+  unsigned flags = SOF_TIMESTAMPING_TX_SOFTWARE | SOF_TIMESTAMPING_SOFTWARE | SOF_TIMESTAMPING_OPT_ID |
+                   SOF_TIMESTAMPING_OPT_TSONLY;
+  if (setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPING, &flags, sizeof flags) != 0) {
+    return ErrnoStatus(errno, "setsockopt(SO_TIMESTAMPING, TX_SOFTWARE)");
+  }
+  return Status::Ok();
+}
+
+int ReadSendTimestamps(int fd, SendStamp* out, int max) {
+  int n = 0;
+  while (n < max) {
+    alignas(cmsghdr) char control[512];
+    char data[1];
+    iovec iov{data, sizeof data};
+    msghdr msg{};
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control;
+    msg.msg_controllen = sizeof control;
+    if (::recvmsg(fd, &msg, MSG_ERRQUEUE | MSG_DONTWAIT) < 0) break;
+    int64_t stamp = 0;
+    bool have_key = false;
+    uint32_t key = 0;
+    for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c != nullptr; c = CMSG_NXTHDR(&msg, c)) {
+      if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPING) {
+        timespec ts[3];
+        std::memcpy(ts, CMSG_DATA(c), sizeof ts);
+        stamp = TimespecNs(ts[0]);
+      } else if ((c->cmsg_level == SOL_IP && c->cmsg_type == IP_RECVERR) ||
+                 (c->cmsg_level == SOL_IPV6 && c->cmsg_type == IPV6_RECVERR)) {
+        sock_extended_err err;
+        std::memcpy(&err, CMSG_DATA(c), sizeof err);
+        if (err.ee_origin == SO_EE_ORIGIN_TIMESTAMPING && err.ee_info == SCM_TSTAMP_SND) {
+          key = err.ee_data;
+          have_key = true;
+        }
+      }
+    }
+    if (have_key && stamp > 0) out[n++] = {key, stamp};
+  }
+  return n;
 }
 
 }  // namespace ream::net

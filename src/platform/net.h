@@ -121,4 +121,17 @@ IoResult ReadAvailable(int fd, Buffer* buf, int64_t* arrival_realtime_ns = nullp
 // (SO_TIMESTAMPNS), so a reader can tell when data came in, not when it got around to reading.
 Status EnableReceiveTimestamps(int fd);
 
+// Asks the kernel to stamp every send of this TCP socket when it leaves for the device
+// (software TX stamps: SO_TIMESTAMPING with TX_SOFTWARE, OPT_ID and OPT_TSONLY). Each stamp
+// comes on the socket's error queue with the stream offset of the last byte of the send it
+// belongs to, counted from this call; ReadSendTimestamps collects them.
+Status EnableSendTimestamps(int fd);
+struct SendStamp {
+  uint32_t last_byte = 0;  // stream offset of the send's last byte (mod 2^32)
+  int64_t realtime_ns = 0;
+};
+// Reads up to `max` stamps waiting on `fd`'s error queue into `out`; returns how many (0 when
+// none is waiting, or on an error).
+int ReadSendTimestamps(int fd, SendStamp* out, int max);
+
 }  // namespace ream::net

@@ -52,6 +52,7 @@ class HtmlReporter : public Reporter {
     SensitivitySection(page, body, &specs);
     ModelSection(page, body, &specs);
     PointsSection(page, body);
+    TimelinessSection(page, body, &specs);
     EnvironmentSection(page, body);
     for (const auto& w : a.warnings) body << "<p class=\"bad\">warning: " << Esc(w) << "</p>\n";
     body << "<p class=\"muted\">Charts: " << Esc(assets_.versions)

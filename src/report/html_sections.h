@@ -32,6 +32,8 @@ void ProfileSection(const Page& page, std::ostream& body, ChartSpecs* specs);
 void SensitivitySection(const Page& page, std::ostream& body, ChartSpecs* specs);
 void ModelSection(const Page& page, std::ostream& body, ChartSpecs* specs);
 void PointsSection(const Page& page, std::ostream& body);
+// The generator's lateness, its causes and the host's floor (html_timeliness.cc).
+void TimelinessSection(const Page& page, std::ostream& body, ChartSpecs* specs);
 void EnvironmentSection(const Page& page, std::ostream& body);
 
 }  // namespace ream::report

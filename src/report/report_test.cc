@@ -114,6 +114,44 @@ TEST(HtmlReporter, SelfContainedPageWithFindableNumbers) {
   EXPECT_EQ(html.substr(start, end - start).find('<'), std::string::npos);
 }
 
+// The generator's timeliness: the lateness chart with the tolerance, each point's causes beside
+// the host's floor from the environment, and whether the CPUs were kept awake.
+TEST(HtmlReporter, TimelinessSectionSetsTheCausesAgainstTheHostFloor) {
+  auto d = Sample();
+  for (auto& p : d.runs[0].points) {
+    p.lateness_p50_us = 1.5;
+    p.lateness_p99_us = p.valid ? 14.0 : 400.0;
+    p.late_shares = {{"stall", 0.0006}, {"busy", 1 - p.timely_ratio - 0.0006}};
+    p.keep_awake_cpus = "0-1";
+  }
+  d.environment["timing_floor"] = {{"duration_s", 0.3},
+                                   {"tolerance_us", 20},
+                                   {"cpus", {{{"cpu", 0}, {"late_fraction", 0.0052}},
+                                             {{"cpu", 1}, {"late_fraction", 0.0061}}}}};
+  auto a = analysis::Analyze(d, {});
+  ASSERT_TRUE(a.ok());
+  std::ostringstream os;
+  ASSERT_TRUE(MakeHtmlReporter(FakeAssets())->Report({&d, &*a}, os).ok());
+  std::string html = os.str();
+  EXPECT_NE(html.find("<h2>Generator timeliness</h2>"), std::string::npos);
+  EXPECT_NE(html.find("data-chart=\"lateness\""), std::string::npos);
+  EXPECT_NE(html.find("tolerance 20 µs"), std::string::npos);
+  // The worst CPU's floor in the table, every CPU's in the text.
+  EXPECT_NE(html.find("0.61 % (CPU 1)"), std::string::npos);
+  EXPECT_NE(html.find("CPU 0 0.52 %"), std::string::npos);
+  EXPECT_NE(html.find("Keep-awake pollers: CPUs 0-1"), std::string::npos);
+  EXPECT_NE(html.find("<td class=\"num\">0.06 %</td>"), std::string::npos) << "the stall share";
+  // Without a stored floor or pollers the page says so rather than showing a figure.
+  auto bare = Sample();
+  auto b = analysis::Analyze(bare, {});
+  ASSERT_TRUE(b.ok());
+  std::ostringstream os2;
+  ASSERT_TRUE(MakeHtmlReporter(FakeAssets())->Report({&bare, &*b}, os2).ok());
+  EXPECT_NE(os2.str().find("Host floor: not measured"), std::string::npos);
+  EXPECT_NE(os2.str().find("Keep-awake pollers: off"), std::string::npos);
+  EXPECT_NE(os2.str().find("data-chart-unavailable=\"lateness\""), std::string::npos);
+}
+
 // A sessions sweep's page and tables name loads in sessions; a qps one's say QPS, as always.
 TEST(Reporters, NameLoadsByTheSweepsAxis) {
   for (LoadAxis axis : kLoadAxes) {

@@ -153,6 +153,11 @@ ALTER TABLE points RENAME COLUMN target_qps TO target_load;
     R"sql(
 ALTER TABLE runs ADD COLUMN sweep_json TEXT NOT NULL DEFAULT '';
 )sql",
+    // 4 -> 5: the host's timing floor (how timely a perfect spinning generator could be on each
+    // CPU), measured when the experiment starts; 'null' for experiments stored before.
+    R"sql(
+ALTER TABLE environment ADD COLUMN timing_json TEXT NOT NULL DEFAULT 'null';
+)sql",
 };
 constexpr int kMigrationCount = sizeof(kMigrations) / sizeof(kMigrations[0]);
 static_assert(kMigrationCount == kStoreSchemaVersion);
@@ -512,18 +517,19 @@ Status Store::RecordEnvironment(int64_t experiment_id, const EnvironmentRecord& 
   REAM_ASSIGN_OR_RETURN(
       auto st,
       db_.Prepare("INSERT OR REPLACE INTO environment (experiment_id, ream_version, ream_commit, "
-                  "hostname, kernel, cpu_model, topology_json, doctor_json, recorded_ns) "
-                  "VALUES (?,?,?,?,?,?,?,?,?)"));
+                  "hostname, kernel, cpu_model, topology_json, doctor_json, recorded_ns, timing_json) "
+                  "VALUES (?,?,?,?,?,?,?,?,?,?)"));
   st.Bind(1, experiment_id).Bind(2, env.ream_version).Bind(3, env.ream_commit);
   st.Bind(4, env.hostname).Bind(5, env.kernel).Bind(6, env.cpu_model);
   st.Bind(7, env.topology.dump()).Bind(8, env.doctor.dump()).Bind(9, env.recorded_ns);
+  st.Bind(10, env.timing.dump());
   return st.Run();
 }
 
 Result<std::optional<EnvironmentRecord>> Store::GetEnvironment(int64_t experiment_id) {
   REAM_ASSIGN_OR_RETURN(
       auto st, db_.Prepare("SELECT ream_version, ream_commit, hostname, kernel, cpu_model, "
-                           "topology_json, doctor_json, recorded_ns FROM environment "
+                           "topology_json, doctor_json, recorded_ns, timing_json FROM environment "
                            "WHERE experiment_id = ?"));
   st.Bind(1, experiment_id);
   REAM_ASSIGN_OR_RETURN(bool row, st.Step());
@@ -537,6 +543,7 @@ Result<std::optional<EnvironmentRecord>> Store::GetEnvironment(int64_t experimen
   e.topology = ParseJsonOr(st.Text(5), nullptr);
   e.doctor = ParseJsonOr(st.Text(6), nullptr);
   e.recorded_ns = st.Int(7);
+  e.timing = ParseJsonOr(st.Text(8), nullptr);
   return std::optional<EnvironmentRecord>(std::move(e));
 }
 

@@ -25,7 +25,7 @@
 namespace ream {
 
 // The schema version this build writes; older databases are migrated on open.
-inline constexpr int kStoreSchemaVersion = 4;
+inline constexpr int kStoreSchemaVersion = 5;
 
 // The QoS rule and validity thresholds of an experiment, as its spec set them.
 struct QosSettings {
@@ -61,6 +61,9 @@ struct EnvironmentRecord {
   std::string cpu_model;
   nlohmann::json topology;  // Topology::ToJson()
   nlohmann::json doctor;    // CapabilitiesToJson(ProbeCapabilities(...)) — `ream doctor`
+  // The host's timing floor measured at the start (platform/timing_floor.h ToJson); null when
+  // not measured (experiments stored before schema 5).
+  nlohmann::json timing;
   int64_t recorded_ns = 0;
 };
 

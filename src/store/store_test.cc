@@ -75,6 +75,7 @@ TEST_F(StoreTest, RoundTripsExperimentRunPointHistogramTimeline) {
     env.kernel = "6.1";
     env.topology = {{"cpus", 2}};
     env.doctor = nlohmann::json::array({{{"name", "cgroup.cpuset"}}});
+    env.timing = {{"tolerance_us", 20}, {"cpus", {{{"cpu", 0}, {"late_fraction", 0.006}}}}};
     ASSERT_TRUE(s->RecordEnvironment(*id, env).ok());
     RunRecord r;
     r.experiment_id = *id;
@@ -111,6 +112,7 @@ TEST_F(StoreTest, RoundTripsExperimentRunPointHistogramTimeline) {
   auto env = s->GetEnvironment((*e)->id);
   ASSERT_TRUE(env.ok() && env->has_value());
   EXPECT_EQ((*env)->kernel, "6.1");
+  EXPECT_DOUBLE_EQ((*env)->timing["cpus"][0]["late_fraction"].get<double>(), 0.006);
   auto runs = s->ListRuns((*e)->id);
   ASSERT_TRUE(runs.ok());
   ASSERT_EQ(runs->size(), 1u);

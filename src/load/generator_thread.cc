@@ -1,0 +1,533 @@
+// A generator thread's loop: schedule, send, receive, record, reconnect (generator_thread.h).
+#include "load/generator_thread.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <thread>
+
+#include "platform/clock.h"
+#include "protocol/keyspace.h"
+
+namespace ream::load_detail {
+
+void ThreadRunner::Issue(int64_t sched_ns, bool measured) {
+  Conn* c = nullptr;
+  for (size_t tries = 0; tries < s_.conns.size(); ++tries) {
+    Conn* cand = s_.conns[s_.rr++ % s_.conns.size()].get();
+    if (!cand->dead) {
+      c = cand;
+      break;
+    }
+  }
+  if (c == nullptr) {
+    CountError(measured, "not sent: every connection was closed");
+    return;
+  }
+  if (!c->down && s_.close_after > 0 && c->sent >= s_.close_after && c->outstanding == 0) {
+    s_.close_after = 0;  // every answer is in and no close came: the count was not a rule
+  }
+  if (c->down || (s_.close_after > 0 && c->sent >= s_.close_after)) {
+    // Its new socket is not up yet: the request keeps its place in the schedule and goes out
+    // on the new socket as soon as it is up (late, so non-timely) — never dropped, never moved.
+    // Likewise once the connection has carried as many requests as the server answers on one
+    // before it closes it: a request written now would be discarded unanswered by the server,
+    // so it waits for the last answer (and its close) and goes out on the next socket.
+    c->waiting.emplace_back(sched_ns, measured);
+    return;
+  }
+  IssueOn(c, sched_ns, measured);
+}
+
+void ThreadRunner::IssueOn(Conn* c, int64_t sched_ns, bool measured, bool waited) {
+  uint64_t id = c->next_id++;
+  Slot& slot = c->ring[id & c->mask];
+  if (slot.outstanding) {
+    // The request that used this slot ring-size requests ago never got an answer.
+    slot.outstanding = false;
+    --c->outstanding;
+    ++s_.unanswered_total;
+    CountError(slot.measured, "no response (request overtaken by " + std::to_string(c->ring.size()) +
+                                  " newer ones on its connection)");
+  }
+  char key[kKeyBytes];
+  FormatKey(s_.keys->Next(s_.rng), key);
+  bool get = std::uniform_real_distribution<double>(0, 1)(s_.rng) < o_.get_ratio;
+  Request req{.id = id, .op = get ? Op::kGet : Op::kSet, .key = std::string_view(key, kKeyBytes),
+              .value = get ? std::string_view() : std::string_view(s_.value)};
+  const size_t before = c->out.size();
+  if (Status st = s_.codec->EncodeRequest(req, &c->out); !st.ok()) {
+    CountError(measured, "not sent: " + st.message());
+    return;
+  }
+  c->encoded += c->out.size() - before;
+  int64_t now = MonotonicNowNs();
+  timeline_.Tick(now);
+  slot = {.id = id, .sched_ns = sched_ns, .send_ns = now, .end_offset = c->encoded, .outstanding = true,
+          .measured = measured};
+  ++c->outstanding;
+  ++c->sent;
+  ++s_.issued_total;
+  if (!c->dirty) c->dirty = true;
+  if (measured) {
+    int64_t late = now - sched_ns;
+    ++s_.issued;
+    s_.lateness.Record(late);
+    if (late <= o_.timely_tolerance_ns) {
+      ++s_.timely;
+    } else {
+      timeline_.Attribute(sched_ns, now, waited);
+    }
+    if (s_.prev_send_ns >= 0 && s_.issued % s_.gap_stride == 0 &&
+        s_.gap_sample.size() < s_.gap_capacity) {
+      s_.gap_sample.push_back(static_cast<double>(now - s_.prev_send_ns));  // ns; scaled after the run
+    }
+  }
+  s_.prev_send_ns = now;
+}
+
+void ThreadRunner::Flush(Conn* c) {
+  c->dirty = false;
+  if (c->dead || c->down) return;
+  while (c->out_off < c->out.size()) {
+    int64_t before = MonotonicNowNs();
+    net::IoResult r = net::WriteSome(c->fd.get(), c->out.data() + c->out_off, c->out.size() - c->out_off);
+    timeline_.Syscall(Activity::kWrite, before, MonotonicNowNs(), c->index);
+    c->out_off += r.bytes;
+    if (r.closed || r.error != 0) {
+      Down(c, "sending: " + net::DescribeIo(r));
+      return;
+    }
+    if (r.would_block && c->out_off < c->out.size()) {
+      if (!c->want_write) {
+        c->want_write = true;
+        (void)s_.poller.Modify(c->fd.get(), EPOLLIN | EPOLLOUT | EPOLLRDHUP, reinterpret_cast<uint64_t>(c));
+      }
+      return;
+    }
+  }
+  c->out.clear();
+  c->out_off = 0;
+  if (c->want_write) {
+    c->want_write = false;
+    (void)s_.poller.Modify(c->fd.get(), EPOLLIN | EPOLLRDHUP, reinterpret_cast<uint64_t>(c));
+  }
+}
+
+void ThreadRunner::FlushDirty() {
+  for (auto& c : s_.conns) {
+    if (c->dirty) Flush(c.get());
+  }
+}
+
+void ThreadRunner::DropOutstanding(Conn* c, const std::string& reason) {
+  // Each request written on this socket and not answered is counted once, here, and never
+  // sent again: resending would double it in an open-loop schedule (and the server may have
+  // acted on it).
+  for (auto& slot : c->ring) {
+    if (!slot.outstanding) continue;
+    slot.outstanding = false;
+    ++s_.unanswered_total;
+    CountError(slot.measured, "connection lost: " + reason);
+  }
+  c->outstanding = 0;
+  c->oldest = c->next_id;
+  c->out.clear();
+  c->out_off = 0;
+  c->in.Clear();
+  if (c->fd.valid()) {
+    s_.poller.Remove(c->fd.get());
+    c->fd.reset();
+  }
+  c->want_write = false;
+}
+
+void ThreadRunner::Fail(Conn* c, const std::string& reason) {
+  if (c->dead) return;
+  c->dead = true;
+  char when[64];
+  std::snprintf(when, sizeof when, " (%.3f s into the run)",
+                static_cast<double>(MonotonicNowNs() - start_ns_) / 1e9);
+  s_.connection_failures.push_back(reason + when);
+  DropOutstanding(c, reason);
+  if (c->down) {
+    c->down = false;
+    --s_.down;
+  }
+  for (const auto& [sched, measured] : c->waiting) {
+    CountError(measured, "not sent: its connection failed: " + reason);
+  }
+  c->waiting.clear();
+}
+
+void ThreadRunner::Down(Conn* c, const std::string& reason) {
+  if (c->dead || c->down) return;
+  DropOutstanding(c, reason);
+  c->down = true;
+  c->connecting = false;
+  c->down_reason = reason;
+  ++s_.down;
+  ++s_.reconnect_reasons[reason];
+  if (c->answered == 0 && c->reconnected) {
+    // A new socket that closed before answering anything: the server accepts and drops us.
+    AttemptFailed(c, reason);
+    return;
+  }
+  c->retry_at_ns = MonotonicNowNs();
+}
+
+void ThreadRunner::AttemptFailed(Conn* c, const std::string& error) {
+  ++s_.reconnect_failures;
+  c->last_error = error;
+  c->connecting = false;
+  if (c->fd.valid()) {
+    s_.poller.Remove(c->fd.get());
+    c->fd.reset();
+  }
+  if (++c->failed_attempts >= kMaxReconnectAttempts) {
+    GiveUp(c);
+    return;
+  }
+  int64_t delay = kFirstRetryDelayNs << std::min(c->failed_attempts - 1, 20);
+  c->retry_at_ns = MonotonicNowNs() + std::min(delay, kMaxRetryDelayNs);
+}
+
+void ThreadRunner::GiveUp(Conn* c) {
+  char b[128];
+  std::snprintf(b, sizeof b, "connection %d: gave up after %d failed reconnection attempts", c->index,
+                c->failed_attempts);
+  Fail(c, std::string(b) + " (closed first because " + c->down_reason + "; last attempt: " + c->last_error + ")");
+}
+
+void ThreadRunner::StartReconnect(Conn* c) {
+  auto fd = net::StartConnect(o_.host, o_.port);
+  if (!fd.ok()) {
+    AttemptFailed(c, fd.status().message());
+    return;
+  }
+  c->fd = std::move(fd).value();
+  if (Status st = s_.poller.Add(c->fd.get(), EPOLLOUT, reinterpret_cast<uint64_t>(c)); !st.ok()) {
+    AttemptFailed(c, st.message());
+    return;
+  }
+  c->connecting = true;
+  c->connect_deadline_ns = MonotonicNowNs() + o_.connect_timeout_ns;
+}
+
+void ThreadRunner::OnConnectDone(Conn* c) {
+  if (Status st = net::FinishConnect(c->fd.get(), o_.host, o_.port); !st.ok()) {
+    AttemptFailed(c, st.message());
+    return;
+  }
+  if (s_.rx_stamps) (void)net::EnableReceiveTimestamps(c->fd.get());
+  c->encoded = c->stamped = 0;
+  c->tx_next = c->next_id;
+  if (s_.tx_stamps && !net::EnableSendTimestamps(c->fd.get()).ok()) c->tx_next = UINT64_MAX;
+  (void)s_.poller.Modify(c->fd.get(), EPOLLIN | EPOLLRDHUP, reinterpret_cast<uint64_t>(c));
+  c->connecting = false;
+  c->down = false;
+  c->answered = 0;
+  c->sent = 0;
+  c->reconnected = true;
+  --s_.down;
+  ++s_.reconnections;
+  // The requests due while it was down, in schedule order, each timed from its scheduled time.
+  std::vector<std::pair<int64_t, bool>> due;
+  due.swap(c->waiting);
+  for (const auto& [sched, measured] : due) IssueOn(c, sched, measured, true);
+  if (c->dirty) Flush(c);
+}
+
+int64_t ThreadRunner::ServiceReconnects() {
+  if (s_.down == 0) return INT64_MAX;
+  int64_t next = INT64_MAX;
+  int64_t now = MonotonicNowNs();
+  for (auto& cp : s_.conns) {
+    Conn* c = cp.get();
+    if (!c->down) continue;
+    if (c->connecting && now >= c->connect_deadline_ns) {
+      AttemptFailed(c, "no answer to the connect within " + std::to_string(o_.connect_timeout_ns / 1'000'000) + " ms");
+    }
+    if (!c->down) continue;  // given up
+    if (!c->connecting && now >= c->retry_at_ns) StartReconnect(c);
+    if (!c->down) continue;
+    next = std::min(next, c->connecting ? c->connect_deadline_ns : c->retry_at_ns);
+  }
+  return next;
+}
+
+void ThreadRunner::CollectSendStamps(Conn* c) {
+  net::SendStamp stamps[64];
+  for (;;) {
+    int n = net::ReadSendTimestamps(c->fd.get(), stamps, 64);
+    for (int i = 0; i < n; ++i) {
+      // The stamp names the send's last byte modulo 2^32: bytes up to it (inclusive) left then.
+      uint64_t sent = c->stamped + ((static_cast<uint64_t>(stamps[i].last_byte) + 1 -
+                                     static_cast<uint32_t>(c->stamped)) & 0xffffffffULL);
+      if (sent < c->stamped || sent > c->encoded) continue;  // not one of this socket's
+      c->stamped = sent;
+      int64_t at = stamps[i].realtime_ns + s_.mono_minus_real_ns;
+      while (c->tx_next < c->next_id) {
+        Slot& slot = c->ring[c->tx_next & c->mask];
+        if (slot.id == c->tx_next && slot.end_offset > sent) break;
+        if (slot.id == c->tx_next) slot.tx_ns = at;
+        ++c->tx_next;
+      }
+    }
+    if (n < 64) break;
+  }
+}
+
+void ThreadRunner::OnReadable(Conn* c) {
+  if (s_.tx_stamps && c->tx_next < c->next_id) CollectSendStamps(c);
+  int64_t stamp = 0;
+  int64_t before = MonotonicNowNs();
+  net::IoResult r = net::ReadAvailable(c->fd.get(), &c->in, s_.rx_stamps ? &stamp : nullptr);
+  int64_t now = MonotonicNowNs();
+  timeline_.Syscall(Activity::kRead, before, now, c->index);
+  bool kernel_rx = false;
+  if (s_.rx_stamps) {
+    // The kernel's stamp of the last segment read: when the data arrived. A stamp that does
+    // not fit (in the future, or older than a second) is not trusted; the clock is used.
+    int64_t arrived = stamp + s_.mono_minus_real_ns;
+    if (stamp > 0 && arrived <= now && arrived > now - 1'000'000'000) {
+      now = arrived;
+      kernel_rx = true;
+      ++s_.reads_stamped;
+    } else if (r.bytes > 0) {
+      ++s_.reads_unstamped;
+    }
+  }
+  Response resp;
+  for (;;) {
+    auto n = s_.codec->ParseResponse(c->in.view(), &resp);
+    if (!n.ok()) {
+      Fail(c, "garbage from the server (" + n.status().message() + ")");
+      return;
+    }
+    if (*n == 0) break;
+    c->in.Consume(*n);
+    uint64_t id = s_.caps.matches_by_id ? resp.id : c->oldest;
+    Slot* slot = id >= 1 && id < c->next_id ? &c->ring[id & c->mask] : nullptr;
+    if (slot == nullptr || !slot->outstanding || slot->id != id) {
+      if (!resp.ok) {
+        Fail(c, "the server answered with an error: " + resp.error);
+      } else {
+        Fail(c, "response for unknown request id " + std::to_string(resp.id));
+      }
+      return;
+    }
+    slot->outstanding = false;
+    --c->outstanding;
+    while (c->oldest < c->next_id && !c->ring[c->oldest & c->mask].outstanding) ++c->oldest;
+    ++s_.completed_total;
+    ++c->answered;
+    c->failed_attempts = 0;
+    const char* closes = resp.closes_connection;
+    if (slot->measured) {
+      if (!resp.ok) {
+        CountError(true, "server error: " + resp.error.substr(0, 120));
+      } else {
+        RecordAnswer(*slot, resp, now, kernel_rx);
+      }
+    }
+    if (closes != nullptr) {
+      // Nothing after this response will be answered on this socket: move on to a new one now
+      // rather than write more requests into a connection that is going away. A server that
+      // closes after a fixed count of responses (nginx: keepalive_requests) is then taken at its
+      // word, so later sockets stop taking requests at that count instead of losing the ones
+      // written behind its last answer.
+      if (s_.close_after == 0 || c->answered < s_.close_after) s_.close_after = c->answered;
+      Down(c, closes);
+      return;
+    }
+  }
+  if (r.closed) {
+    ServerClose close = s_.codec->OnServerClose(c->in.view(), r.reset);
+    Down(c, close.reason);
+  } else if (r.error != 0) {
+    Down(c, "receiving: " + net::DescribeIo(r));
+  } else if (!c->waiting.empty() && c->outstanding == 0) {
+    // Held back for a close at close_after that did not come: the count was not a rule of the
+    // server. Forget it and send what waited.
+    s_.close_after = 0;
+    std::vector<std::pair<int64_t, bool>> due;
+    due.swap(c->waiting);
+    for (const auto& [sched, measured] : due) IssueOn(c, sched, measured, true);
+    if (c->dirty) Flush(c);
+  }
+}
+
+void ThreadRunner::RecordAnswer(const Slot& slot, const Response& resp, int64_t now, bool kernel_rx) {
+  ++s_.completed;
+  // From the schedule, from the generator's send (its clock before the write: what lateness
+  // adds is the difference), and — below — on the wire. (A stamp can precede the send by the
+  // clocks' conversion error, never by more.)
+  int64_t at = std::max(now, slot.send_ns);
+  s_.latency.Record(at - slot.sched_ns);
+  s_.latency_from_send.Record(at - slot.send_ns);
+  ++s_.answers_measured;
+  if (slot.tx_ns > 0) {
+    ++s_.answers_tx_stamped;
+    // The wire round trip: the kernel's send stamp to its arrival stamp of the answer.
+    if (kernel_rx) s_.wire.Record(std::max<int64_t>(0, now - slot.tx_ns));
+  }
+  if (resp.has_server_times) {
+    s_.has_server_times = true;
+    s_.service.Record(resp.service_ns);
+    s_.queue.Record(resp.queue_ns);
+  }
+}
+
+void ThreadRunner::NoteOversleep(int64_t over_ns) {
+  oversleep_[oversleep_count_++ % kOversleepWindow] = over_ns;
+  if (oversleep_count_ % kOversleepWindow != 0) return;
+  std::vector<int64_t> v(oversleep_, oversleep_ + kOversleepWindow);
+  auto at = v.begin() + (kOversleepWindow * 97) / 100;
+  std::nth_element(v.begin(), at, v.end());
+  spin_ns_ = std::clamp(*at + kMinSpinNs, kMinSpinNs, kMaxSpinNs);
+}
+
+void ThreadRunner::BusyPoll() {
+  if (s_.conns.size() > kDirectPollMaxConns || s_.down > 0) {
+    // (epoll also tells when a reconnecting socket's connect is done.)
+    Poll(0);
+    return;
+  }
+  // With few connections, reading each one directly costs one syscall instead of
+  // epoll_wait plus a read.
+  for (auto& c : s_.conns) {
+    if (c->dead || c->down) continue;
+    if (c->out_off < c->out.size()) Flush(c.get());
+    if (!c->dead && !c->down) OnReadable(c.get());
+  }
+}
+
+void ThreadRunner::Poll(int64_t timeout_ns) {
+  int64_t before = MonotonicNowNs();
+  auto n = s_.poller.Wait(events_, 256, timeout_ns);
+  int64_t after = MonotonicNowNs();
+  if (timeout_ns == 0) {
+    timeline_.Syscall(Activity::kPoll, before, after, -1);
+  } else {
+    timeline_.Slept(before, before + timeout_ns, after);
+  }
+  if (!n.ok()) return;
+  HandleEvents(*n);
+}
+
+void ThreadRunner::HandleEvents(int n) {
+  for (int i = 0; i < n; ++i) {
+    auto* c = reinterpret_cast<Conn*>(events_[i].data.u64);
+    if (c->dead) continue;
+    if (c->down) {
+      // Only a reconnecting socket is registered while down (the old one was removed).
+      if (c->connecting) OnConnectDone(c);
+      continue;
+    }
+    if (events_[i].events & EPOLLOUT) Flush(c);
+    if (c->dead || c->down) continue;
+    if (events_[i].events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) OnReadable(c);
+  }
+}
+
+void ThreadRunner::Run() {
+  (void)UseTightTimerSlack();
+  const int64_t measure_begin = start_ns_ + o_.warmup_ns;
+  const int64_t measure_end = measure_begin + o_.duration_ns;
+  // The schedule starts at a random phase of the first gap so threads do not send in lockstep.
+  double sched = static_cast<double>(start_ns_) + s_.arrival->NextGapNs();
+  while (MonotonicNowNs() < start_ns_) {
+  }
+  for (;;) {
+    int64_t now = MonotonicNowNs();
+    timeline_.Tick(now);
+    if (s_.cpu_begin_ns < 0 && now >= measure_begin) s_.cpu_begin_ns = ThreadCpuNs();
+    if (cancel_.load(std::memory_order_relaxed)) break;
+    bool sent = false;
+    while (sched <= static_cast<double>(now) && sched < static_cast<double>(measure_end)) {
+      auto sched_ns = static_cast<int64_t>(sched);
+      Issue(sched_ns, sched_ns >= measure_begin);
+      sched += s_.arrival->NextGapNs();
+      sent = true;
+      now = MonotonicNowNs();
+    }
+    if (sent) FlushDirty();
+    const int64_t reconnect_at = ServiceReconnects();
+    if (sched >= static_cast<double>(measure_end)) break;
+    if (Outstanding() == 0 && std::all_of(s_.conns.begin(), s_.conns.end(), [](auto& c) { return c->dead; })) {
+      // Nothing can be sent any more; count the rest of the window as not sent.
+      while (sched < static_cast<double>(measure_end)) {
+        CountError(static_cast<int64_t>(sched) >= measure_begin, "not sent: every connection was closed");
+        sched += s_.arrival->NextGapNs();
+      }
+      break;
+    }
+    // Sleep until a response arrives or until shortly before the next send, then spin the
+    // last stretch (spin_ns_: a high percentile of how late this machine's timed waits
+    // wake up) so the send is on time. Spinning polls the sockets for responses, so a
+    // response is timestamped when it arrives, not when the spin ends. With spin_wait the
+    // thread never sleeps: it spins through every gap.
+    int64_t wait = static_cast<int64_t>(sched) - MonotonicNowNs();
+    int64_t sleep = o_.spin_wait ? 0 : wait - spin_ns_;
+    if (reconnect_at != INT64_MAX) sleep = std::min(sleep, reconnect_at - MonotonicNowNs());
+    if (sleep > 0) {
+      timeline_.BeforeSleep();
+      int64_t before = MonotonicNowNs();
+      auto n = s_.poller.Wait(events_, 256, sleep);
+      int64_t after = MonotonicNowNs();
+      timeline_.Slept(before, before + sleep, after);
+      if (n.ok() && *n == 0) {
+        NoteOversleep(after - (before + sleep));
+      } else if (n.ok()) {
+        HandleEvents(*n);
+      }
+    } else {
+      BusyPoll();
+    }
+  }
+  s_.cpu_end_ns = ThreadCpuNs();
+  if (s_.cpu_begin_ns < 0) s_.cpu_begin_ns = s_.cpu_end_ns;
+  s_.late_causes = timeline_.causes();
+  // Drain: collect outstanding responses until the response timeout.
+  // Connections still reconnecting keep trying meanwhile: the requests waiting for them go
+  // out (late) once they are up.
+  int64_t deadline = std::max(MonotonicNowNs(), measure_end) + o_.response_timeout_ns;
+  while ((Outstanding() > 0 || s_.down > 0) && !cancel_.load(std::memory_order_relaxed)) {
+    int64_t next = ServiceReconnects();
+    int64_t now = MonotonicNowNs();
+    int64_t left = deadline - now;
+    if (left <= 0) break;
+    Poll(std::max<int64_t>(0, std::min({left, int64_t{10'000'000}, next - now})));
+  }
+  for (auto& c : s_.conns) {
+    if (c->dead) continue;
+    for (auto& slot : c->ring) {
+      if (!slot.outstanding) continue;
+      slot.outstanding = false;
+      ++s_.unanswered_total;
+      CountError(slot.measured, cancel_.load() ? "cancelled before its response"
+                                               : "no response within the response timeout");
+    }
+    c->outstanding = 0;
+    for (const auto& [sched, measured] : c->waiting) {
+      CountError(measured, "not sent: its connection was still reconnecting at the end (" + c->last_error + ")");
+    }
+    c->waiting.clear();
+    if (c->down) {
+      c->down = false;
+      --s_.down;
+      char b[160];
+      std::snprintf(b, sizeof b, "connection %d: still down at the end of the run after %d failed reconnection attempts",
+                    c->index, c->failed_attempts);
+      s_.connection_failures.push_back(std::string(b) + " (closed because " + c->down_reason + "; last attempt: " +
+                                       c->last_error + ")");
+    }
+  }
+  // Requests that waited for a reconnection may have gone out during the drain.
+  s_.late_causes = timeline_.causes();
+}
+
+}  // namespace ream::load_detail

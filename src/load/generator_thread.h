@@ -1,0 +1,184 @@
+// Inside the generator (not part of its interface): what one thread owns — its connections,
+// their request slots, its schedule and results — and the loop that runs it. generator.cc
+// starts the threads and merges what they recorded.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "load/arrival.h"
+#include "load/generator.h"
+#include "load/histogram.h"
+#include "load/key_chooser.h"
+#include "load/lateness.h"
+#include "platform/clock.h"
+#include "platform/net.h"
+#include "platform/poller.h"
+#include "protocol/registry.h"
+
+namespace ream::load_detail {
+
+constexpr int64_t kMinSpinNs = 5'000;
+constexpr int64_t kMaxSpinNs = 300'000;
+constexpr size_t kDirectPollMaxConns = 4;
+// Reconnecting a connection the server closed: the first attempt at once, then after 1 ms,
+// doubling to at most 250 ms; after kMaxReconnectAttempts failures in a row (an attempt fails
+// when the connect fails, times out, or the new connection closes before answering anything)
+// the connection is given up. About 1.3 s of trying in all: a server restarted on its port
+// comes back within that; a server that refuses costs a bounded handful of connects, never a
+// busy loop.
+constexpr int kMaxReconnectAttempts = 12;
+constexpr int64_t kFirstRetryDelayNs = 1'000'000;
+constexpr int64_t kMaxRetryDelayNs = 250'000'000;
+
+struct Slot {
+  uint64_t id = 0;
+  int64_t sched_ns = 0;
+  int64_t send_ns = 0;
+  int64_t tx_ns = 0;        // when the kernel sent its last byte (monotonic; 0: not stamped)
+  uint64_t end_offset = 0;  // its last byte's end in the socket's stream
+  bool outstanding = false;
+  bool measured = false;
+};
+
+struct Conn {
+  int index = 0;  // over the whole run, for messages
+  net::Fd fd;
+  net::Buffer in;
+  std::string out;
+  size_t out_off = 0;
+  std::vector<Slot> ring;
+  uint64_t mask = 0;
+  uint64_t next_id = 1;
+  uint64_t oldest = 1;  // smallest id that may still be outstanding (FIFO matching)
+  uint64_t outstanding = 0;
+  bool dead = false;  // given up: nothing is sent on it any more
+  bool dirty = false;
+  bool want_write = false;
+  // Down: the server closed it and a new socket is on its way. The schedule's requests that
+  // fall on it meanwhile wait here (scheduled time, measured) and are sent, late, once it is up.
+  bool down = false;
+  bool connecting = false;        // a connect is in flight on fd (else: waiting for retry_at_ns)
+  int64_t retry_at_ns = 0;
+  int64_t connect_deadline_ns = 0;
+  int failed_attempts = 0;        // in a row, since the last response on this connection
+  uint64_t answered = 0;          // responses on the current socket
+  uint64_t sent = 0;              // requests written on the current socket
+  bool reconnected = false;       // the current socket replaced one the server closed
+  std::string down_reason;        // why it went down
+  std::string last_error;         // the last failed attempt's cause
+  std::vector<std::pair<int64_t, bool>> waiting;
+  // Send stamps (LoadOptions::kernel_rx_timestamps also asks for them): bytes encoded into the
+  // current socket's stream, bytes the kernel has stamped as sent, and the oldest request not
+  // yet known to have left.
+  uint64_t encoded = 0;
+  uint64_t stamped = 0;
+  uint64_t tx_next = 1;
+};
+
+// Everything one generator thread owns; nothing here is shared while the run is on.
+struct ThreadState {
+  int index = 0;
+  std::vector<std::unique_ptr<Conn>> conns;
+  std::unique_ptr<ClientCodec> codec;
+  CodecCapabilities caps;
+  net::Poller poller;
+  std::mt19937_64 rng;
+  std::unique_ptr<ArrivalProcess> arrival;
+  std::unique_ptr<KeyChooser> keys;
+  std::string value;
+  double rate_per_s = 0;
+  size_t rr = 0;
+
+  // Results.
+  Histogram latency, latency_from_send, service, queue, lateness, wire;
+  uint64_t issued = 0, completed = 0, errors = 0, timely = 0;
+  uint64_t issued_total = 0, completed_total = 0;
+  std::map<std::string, uint64_t> error_reasons;
+  std::vector<std::string> connection_failures;
+  uint64_t reconnections = 0, reconnect_failures = 0, unanswered_total = 0;
+  std::map<std::string, uint64_t> reconnect_reasons;
+  int down = 0;  // connections down now (reconnecting)
+  // Learned from the server: it announces a close after this many responses on a connection
+  // (nginx's keepalive_requests). 0: not known.
+  uint64_t close_after = 0;
+  std::vector<double> gap_sample;  // sampled send gaps (ns); Exp at the achieved rate under the null
+  uint64_t gap_stride = 1;
+  size_t gap_capacity = 0;
+  int64_t prev_send_ns = -1;
+  int64_t cpu_begin_ns = -1, cpu_end_ns = -1;
+  bool has_server_times = false;
+  // Responses timed by the kernel's arrival stamps (see LoadOptions::kernel_rx_timestamps).
+  bool rx_stamps = false;
+  int64_t mono_minus_real_ns = 0;
+  uint64_t reads_stamped = 0, reads_unstamped = 0;
+  // Requests stamped by the kernel when sent (SO_TIMESTAMPING), and whether it was asked.
+  bool tx_stamps = false;
+  uint64_t answers_tx_stamped = 0, answers_measured = 0;
+  LatenessCauses late_causes;
+};
+
+class ThreadRunner {
+ public:
+  ThreadRunner(const LoadOptions& o, ThreadState& s, int64_t start_ns, std::atomic<bool>& cancel)
+      : o_(o), s_(s), start_ns_(start_ns), cancel_(cancel), timeline_(o.timely_tolerance_ns, &ThreadRunQueueWaitNs) {}
+
+  void Run();
+
+ private:
+  void Issue(int64_t sched_ns, bool measured);
+  // `waited`: the request waited for its connection to be replaced (its lateness's cause).
+  void IssueOn(Conn* c, int64_t sched_ns, bool measured, bool waited = false);
+  // The server closed `c` (or it broke): counts its unanswered requests and schedules a new
+  // socket in its place.
+  void Down(Conn* c, const std::string& reason);
+  void AttemptFailed(Conn* c, const std::string& error);
+  void StartReconnect(Conn* c);
+  void OnConnectDone(Conn* c);
+  void GiveUp(Conn* c);
+  // Starts the reconnections whose retry time came, times out the connects that took too
+  // long. Returns the earliest time it needs to be called again (INT64_MAX: nothing pending).
+  int64_t ServiceReconnects();
+  void DropOutstanding(Conn* c, const std::string& reason);
+  // `kernel_rx`: `now` is the kernel's arrival stamp of the answer.
+  void RecordAnswer(const Slot& slot, const Response& resp, int64_t now, bool kernel_rx);
+  void FlushDirty();
+  void Flush(Conn* c);
+  void OnReadable(Conn* c);
+  // Collects the kernel's send stamps waiting on `c`'s error queue into its requests' slots.
+  void CollectSendStamps(Conn* c);
+  void Fail(Conn* c, const std::string& reason);
+  void CountError(bool measured, const std::string& reason) {
+    if (!measured) return;
+    ++s_.errors;
+    ++s_.error_reasons[reason];
+  }
+  void Poll(int64_t timeout_ns);
+  void HandleEvents(int n);
+  void BusyPoll();
+  void NoteOversleep(int64_t over_ns);
+  uint64_t Outstanding() const {
+    uint64_t n = 0;
+    for (const auto& c : s_.conns) n += c->dead ? 0 : c->outstanding;
+    return n;
+  }
+
+  const LoadOptions& o_;
+  ThreadState& s_;
+  int64_t start_ns_;
+  std::atomic<bool>& cancel_;
+  // Starts generous; after every kOversleepWindow timed waits it becomes their 97th
+  // percentile of oversleep plus kMinSpinNs.
+  int64_t spin_ns_ = 100'000;
+  static constexpr size_t kOversleepWindow = 64;
+  int64_t oversleep_[kOversleepWindow] = {};
+  size_t oversleep_count_ = 0;
+  epoll_event events_[256];
+  LatenessTimeline timeline_;
+};
+
+}  // namespace ream::load_detail

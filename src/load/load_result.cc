@@ -1,0 +1,250 @@
+// The generator's result for people (Summary) and for the store and tools (ToJson).
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "load/generator.h"
+#include "platform/net.h"
+
+namespace ream {
+namespace {
+
+// Percentiles in µs; null (not zeros) when nothing was recorded, so an unmeasured figure is
+// never mistaken for a measured 0.
+nlohmann::json Stats(const Histogram& h, bool full) {
+  if (h.count() == 0) return nullptr;
+  auto us = [](double ns) { return std::round(ns / 10.0) / 100.0; };  // µs, 2 decimals
+  nlohmann::json j;
+  if (full) {
+    j["mean"] = us(h.mean());
+    j["stddev"] = us(h.stddev());
+  }
+  j["p50"] = us(static_cast<double>(h.ValueAtQuantile(0.50)));
+  if (full) j["p95"] = us(static_cast<double>(h.ValueAtQuantile(0.95)));
+  j["p99"] = us(static_cast<double>(h.ValueAtQuantile(0.99)));
+  if (full) j["p999"] = us(static_cast<double>(h.ValueAtQuantile(0.999)));
+  j["max"] = us(static_cast<double>(h.max()));
+  if (full) j["count"] = h.count();
+  return j;
+}
+
+std::string FormatUs(double ns) {
+  char b[32];
+  if (ns >= 1e6) {
+    std::snprintf(b, sizeof b, "%.2f ms", ns / 1e6);
+  } else {
+    std::snprintf(b, sizeof b, "%.1f us", ns / 1e3);
+  }
+  return b;
+}
+
+}  // namespace
+
+nlohmann::json LoadResult::ToJson() const {
+  const LoadOptions& o = options;
+  nlohmann::json j;
+  j["target"] = net::JoinHostPort(o.host, o.port);
+  j["protocol"] = protocol;
+  j["target_qps"] = o.qps;
+  j["achieved_qps"] = achieved_qps;
+  j["throughput_qps"] = throughput_qps;
+  j["issued"] = issued;
+  j["completed"] = completed;
+  j["errors"] = errors;
+  j["error_reasons"] = error_reasons;
+  j["connection_failures"] = connection_failures;
+  j["issued_total"] = issued_total;
+  j["completed_total"] = completed_total;
+  j["unanswered_total"] = unanswered_total;
+  j["reconnections"] = reconnections;
+  j["reconnect_reasons"] = reconnect_reasons;
+  j["reconnect_attempts_failed"] = reconnect_failures;
+  j["server_closes_after"] = server_closes_after ? nlohmann::json(server_closes_after) : nlohmann::json(nullptr);
+  j["timely_ratio"] = timely_ratio;
+  j["timely_tolerance_us"] = static_cast<double>(o.timely_tolerance_ns) / 1e3;
+  j["valid"] = valid;
+  j["validity_rule"] = ValidityRuleName(o.validity);
+  j["validity_rule_text"] = validity_rule;
+  if (distortion.applicable) {
+    j["distortion"] = {{"percentile", distortion.percentile},
+                       {"from_schedule_us", std::round(distortion.from_schedule_ns / 10.0) / 100.0},
+                       {"from_send_us", std::round(distortion.from_send_ns / 10.0) / 100.0},
+                       {"lateness_share", distortion.share},
+                       {"max_share", o.max_distortion}};
+  } else {
+    j["distortion"] = nullptr;
+  }
+  j["invalid_reasons"] = invalid_reasons;
+  j["warnings"] = warnings;
+  j["rate_error_limit"] = rate_error_limit;
+  j["cancelled"] = cancelled;
+  j["response_timing"] = response_timing;
+  j["lateness_us"] = Stats(lateness, false);
+  // Why the late requests were late: the shares add up to 1 − timely_ratio.
+  j["lateness_causes"] = late_causes.ToJson(issued, window_begin_ns);
+  j["latency_us"] = Stats(latency, true);
+  j["latency_from_send_us"] = Stats(latency_from_send, true);
+  // The kernel's send stamp of each request to its arrival stamp of the answer: the round trip
+  // on the wire, without the generator's own write and wake-up. Null when either side's kernel
+  // stamps were not had (send_timing, response_timing say why).
+  j["wire_rtt_us"] = Stats(wire, true);
+  j["send_timing"] = send_timing;
+  if (has_server_times) {
+    j["service_us"] = Stats(service, true);
+    j["queue_us"] = Stats(queue, true);
+  } else {
+    // Absent, not null or zero: these figures were not measured (DESIGN: never print an
+    // unmeasured metric as a number). The reason says why.
+    j["server_times_unavailable"] =
+        server_times_supported ? "no response carried server times (nothing completed in the window)"
+                               : "protocol '" + protocol + "' does not report server service time";
+  }
+  nlohmann::json ad;
+  if (interarrival.applicable) {
+    ad["statistic"] = interarrival.statistic;
+    ad["critical"] = interarrival.critical;
+    ad["passed"] = interarrival.passed;
+    ad["sample_size"] = interarrival.sample_size;
+    ad["method"] = interarrival.method;
+  } else {
+    ad["statistic"] = nullptr;
+    ad["critical"] = nullptr;
+    ad["passed"] = nullptr;
+    ad["not_applicable"] = interarrival.not_applicable_reason;
+  }
+  j["interarrival_test"] = ad;
+  j["generator_cpu_s"] = generator_cpu_s;
+  j["generator_cpu_us_per_request"] =
+      issued ? nlohmann::json(generator_cpu_s * 1e6 / static_cast<double>(issued)) : nlohmann::json(nullptr);
+  j["duration_s"] = static_cast<double>(o.duration_ns) / 1e9;
+  j["warmup_s"] = static_cast<double>(o.warmup_ns) / 1e9;
+  j["connections"] = o.connections;
+  j["threads"] = o.threads;
+  j["wait"] = o.spin_wait ? "spin" : "sleep";
+  j["arrival"] = o.arrival.name;
+  j["key_dist"] = o.key_dist.name;
+  j["keys"] = o.keys;
+  j["get_ratio"] = o.get_ratio;
+  j["value_bytes"] = o.codec.value_bytes;
+  j["seed"] = o.seed;
+  // Each histogram in full, for the results store (Histogram::Decode reads it back).
+  j["histograms"] = {{"latency_ns", latency.Encode()},
+                     {"latency_from_send_ns", latency_from_send.Encode()},
+                     {"service_ns", service.Encode()},
+                     {"queue_ns", queue.Encode()},
+                     {"lateness_ns", lateness.Encode()}};
+  return j;
+}
+
+std::string LoadResult::Summary() const {
+  const LoadOptions& o = options;
+  std::string s;
+  char b[512];
+  std::snprintf(b, sizeof b, "target %s (%s), %s arrivals, keys %s over %llu, %d thread(s), %d connection(s)\n",
+                net::JoinHostPort(o.host, o.port).c_str(), protocol.c_str(), o.arrival.name.c_str(), o.key_dist.name.c_str(),
+                static_cast<unsigned long long>(o.keys), o.threads, o.connections);
+  s += b;
+  std::snprintf(b, sizeof b, "rate:      target %.1f QPS, achieved %.1f QPS, throughput %.1f QPS over %.1f s (+%.1f s warm-up)\n",
+                o.qps, achieved_qps, throughput_qps, static_cast<double>(o.duration_ns) / 1e9,
+                static_cast<double>(o.warmup_ns) / 1e9);
+  s += b;
+  std::snprintf(b, sizeof b, "requests:  %llu issued, %llu completed, %llu errors\n",
+                static_cast<unsigned long long>(issued), static_cast<unsigned long long>(completed),
+                static_cast<unsigned long long>(errors));
+  s += b;
+  if (issued == 0) {
+    s += "timely:    unavailable (no request was sent in the measured window)\n";
+  } else {
+  std::snprintf(b, sizeof b, "timely:    %.2f %% within %.0f us; lateness p50 %s, p99 %s, max %s\n",
+                100 * timely_ratio, static_cast<double>(o.timely_tolerance_ns) / 1e3,
+                FormatUs(static_cast<double>(lateness.ValueAtQuantile(0.5))).c_str(),
+                FormatUs(static_cast<double>(lateness.ValueAtQuantile(0.99))).c_str(),
+                FormatUs(static_cast<double>(lateness.max())).c_str());
+  s += b;
+  if (late_causes.late() > 0) {
+    std::snprintf(b, sizeof b, "late:      %.2f %% of requests: ",
+                  100.0 * static_cast<double>(late_causes.late()) / static_cast<double>(issued));
+    s += b + late_causes.Shares(issued);
+    if (!late_causes.worst.empty()) {
+      const LateOffender& w = late_causes.worst.front();
+      std::snprintf(b, sizeof b, "; longest: %s, %s at %.3f s (%llu late)", w.What().c_str(),
+                    FormatUs(static_cast<double>(w.duration_ns)).c_str(),
+                    static_cast<double>(w.begin_ns - window_begin_ns) / 1e9,
+                    static_cast<unsigned long long>(w.late_requests));
+      s += b;
+    }
+    s += "\n";
+  }
+  }
+  auto line = [&](const char* name, const Histogram& h) {
+    if (h.count() == 0) {
+      std::snprintf(b, sizeof b, "%-10s unavailable (nothing was recorded)\n", name);
+      s += b;
+      return;
+    }
+    std::snprintf(b, sizeof b, "%-10s mean %s, p50 %s, p95 %s, p99 %s, p99.9 %s, max %s\n", name,
+                  FormatUs(h.mean()).c_str(), FormatUs(static_cast<double>(h.ValueAtQuantile(0.5))).c_str(),
+                  FormatUs(static_cast<double>(h.ValueAtQuantile(0.95))).c_str(),
+                  FormatUs(static_cast<double>(h.ValueAtQuantile(0.99))).c_str(),
+                  FormatUs(static_cast<double>(h.ValueAtQuantile(0.999))).c_str(),
+                  FormatUs(static_cast<double>(h.max())).c_str());
+    s += b;
+  };
+  line("latency:", latency);
+  line("from send:", latency_from_send);
+  if (wire.count() > 0) {
+    line("wire rtt:", wire);
+  } else {
+    s += "wire rtt:  unavailable (needs the kernel's send and arrival stamps; sends timed by " + send_timing + ")\n";
+  }
+  if (has_server_times) {
+    line("service:", service);
+    line("queue:", queue);
+  } else {
+    s += "service:   unavailable (protocol '" + protocol + "' does not report server times)\n";
+  }
+  if (interarrival.applicable) {
+    std::snprintf(b, sizeof b, "arrivals:  %s: A2 = %.3f, critical %.3f, n = %zu: %s\n", interarrival.method.c_str(),
+                  interarrival.statistic, interarrival.critical, interarrival.sample_size,
+                  interarrival.passed ? "passed" : "FAILED");
+  } else {
+    std::snprintf(b, sizeof b, "arrivals:  not tested (%s)\n", interarrival.not_applicable_reason.c_str());
+  }
+  s += b;
+  std::snprintf(b, sizeof b, "generator: %.3f CPU s, %.2f CPU us per request (waits by %s)\n",
+                generator_cpu_s, issued ? generator_cpu_s * 1e6 / static_cast<double>(issued) : 0.0,
+                o.spin_wait ? "spinning" : "sleeping, then spinning");
+  s += b;
+  s += "timing:    responses timed by " + response_timing + "; sends by " + send_timing + "\n";
+  if (reconnections == 0 && reconnect_reasons.empty()) {
+    s += "reconnect: none (no connection was closed by the server)\n";
+  } else {
+    std::snprintf(b, sizeof b, "reconnect: %llu reconnection(s), %llu failed attempt(s), %llu request(s) unanswered when their connection closed or timed out;",
+                  static_cast<unsigned long long>(reconnections), static_cast<unsigned long long>(reconnect_failures),
+                  static_cast<unsigned long long>(unanswered_total));
+    s += b;
+    for (const auto& [reason, n] : reconnect_reasons) s += " " + std::to_string(n) + " × " + reason + ";";
+    if (server_closes_after > 0) {
+      s += " the server closes a connection after " + std::to_string(server_closes_after) +
+           " responses, so no more were written on one;";
+    }
+    s.back() = '\n';
+  }
+  if (distortion.applicable) {
+    std::snprintf(b, sizeof b, "lateness:  moved p%g by %.1f %% (%s from the schedule, %s from the send)\n",
+                  distortion.percentile, 100 * distortion.share, FormatUs(distortion.from_schedule_ns).c_str(),
+                  FormatUs(distortion.from_send_ns).c_str());
+    s += b;
+  }
+  if (valid) {
+    s += "valid:     yes, by rule " + validity_rule + "\n";
+  } else {
+    s += "valid:     NO, by rule " + validity_rule + "\n";
+    for (const auto& reason : invalid_reasons) s += "  - " + reason + "\n";
+  }
+  for (const auto& w : warnings) s += "warning:   " + w + "\n";
+  return s;
+}
+
+
+}  // namespace ream
