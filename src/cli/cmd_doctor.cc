@@ -4,6 +4,7 @@
 #include "cli/commands.h"
 #include "cli/table.h"
 #include "platform/capabilities.h"
+#include "sandbox/overhead_stats.h"
 #include "sandbox/sandbox.h"
 #include "topology/topology.h"
 
@@ -32,6 +33,7 @@ int RunDoctor(const DoctorOptions& o) {
   auto caps = ProbeCapabilities(*platform, probe);
   auto topo = ReadTopology(*platform);
   caps.push_back(SmtCapability(topo));
+  if (o.root.empty()) caps.push_back(ProbeOverheadLibrary(*platform));  // LogGP o (issue 18)
   if (o.json) {
     nlohmann::json j;
     j["capabilities"] = CapabilitiesToJson(caps);

@@ -44,6 +44,7 @@ struct LoadFlags {
   std::string response_timing = "kernel";
   std::string wait = "sleep";
   std::string keep_awake;  // a CPU list, "all", or "" (off)
+  std::string cpus;        // the generator threads' CPUs
 };
 
 Result<double> ParseQps(const std::string& text) {
@@ -101,6 +102,11 @@ Result<LoadOptions> BuildOptions(const LoadFlags& f) {
   o.validity = f.validity == "seed" ? ValidityRule::kSeed : ValidityRule::kDistortion;
   o.validity_percentile = f.validity_percentile;
   o.max_distortion = f.max_distortion;
+  if (!f.cpus.empty()) {
+    auto cpus = ParseCpuList(f.cpus);
+    if (!cpus.ok()) return InvalidArgument("--cpus: " + cpus.status().message());
+    o.cpus = *cpus;
+  }
   REAM_RETURN_IF_ERROR(ValidateLoadOptions(o));
   return o;
 }
@@ -217,6 +223,8 @@ void AddLoadCommand(CLI::App& app, CommandList& commands) {
   sub->add_option("--max-distortion", f->max_distortion,
                   "Distortion rule: lateness's largest share of that percentile (0.05 = 5 %)")
       ->capture_default_str();
+  sub->add_option("--cpus", f->cpus,
+                  "CPUS (\"0,1\"): pin generator thread t to the t-th of these (round robin); default: unpinned");
   sub->add_option("--keep-awake", f->keep_awake,
                   "CPUS (\"0,1\", \"all\"): keep these CPUs out of idle during the run with SCHED_IDLE "
                   "pollers, so neither side pays a CPU's wake-up at low load (give the server's CPUs too)");

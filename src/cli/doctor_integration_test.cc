@@ -70,6 +70,20 @@ TEST_F(DoctorOnThisMachine, ResctrlAnswerMatchesTheKernel) {
   }
 }
 
+TEST_F(DoctorOnThisMachine, OverheadRowMatchesTheLoader) {
+  // ld.so itself says whether the library next to the binary can be preloaded.
+  std::string bin = REAM_BINARY;
+  std::string lib = bin.substr(0, bin.rfind('/') + 1) + "libream-overhead.so";
+  int code = -1;
+  std::string err = Sh("[ -f '" + lib + "' ] && LD_PRELOAD='" + lib + "' /bin/true 2>&1", &code);
+  bool loads = code == 0 && err.find("cannot be preloaded") == std::string::npos;
+  EXPECT_EQ(status_["preload.net_overhead"], loads ? "supported" : "unsupported") << err;
+  // Its probe's scratch directory is gone (another doctor running now owns its own).
+  EXPECT_EQ(Sh("for d in /tmp/ream-doctor-overhead-*; do [ -e \"$d\" ] || continue; "
+               "[ -d /proc/${d##*-} ] || echo \"$d\"; done; true"),
+            "");
+}
+
 TEST_F(DoctorOnThisMachine, SmtAnswerMatchesSysfs) {
   // Any thread_siblings_list naming more than one CPU means SMT.
   std::string multi =

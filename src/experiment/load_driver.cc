@@ -37,6 +37,10 @@ class LocalLoadDriver final : public LoadDriver {
   Result<DriverResult> Measure(const LoadOptions& lo, const DriverHooks& hooks) override {
     std::vector<std::string> argv = LoadArgv(lo);
     argv.insert(argv.begin(), o_.ream_binary);
+    // Each generator thread on a CPU of its own among the generator's, said in its JSON.
+    if (lo.cpus.empty() && !o_.generator_cpus.empty()) {
+      argv.insert(argv.end() - 2, {"--cpus", FormatCpuList(o_.generator_cpus)});
+    }
     // The generator runs in a sandbox of its own whose cpuset is the generator's CPUs: it
     // never competes with the workload for a CPU.
     SandboxOptions go;

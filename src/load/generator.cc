@@ -11,6 +11,7 @@
 
 #include "load/anderson_darling.h"
 #include "load/generator_thread.h"
+#include "platform/affinity.h"
 #include "platform/clock.h"
 #include "platform/net.h"
 #include "platform/poller.h"
@@ -93,6 +94,13 @@ Result<LoadResult> RunLoad(const LoadOptions& o) {
   for (auto& s : states) {
     ThreadState* sp = s.get();
     threads.emplace_back([&o, sp, start_ns, &cancel, &running] {
+      if (!o.cpus.empty()) {
+        Status pinned = PinCallingThread(o.cpus[static_cast<size_t>(sp->index) % o.cpus.size()]);
+        if (!pinned.ok()) {
+          sp->pin_error = pinned.message();
+          cancel.store(true);
+        }
+      }
       ThreadRunner runner(o, *sp, start_ns, cancel);
       runner.Run();
       running.fetch_sub(1, std::memory_order_release);
@@ -117,6 +125,9 @@ Result<LoadResult> RunLoad(const LoadOptions& o) {
     }
   }
   for (auto& t : threads) t.join();
+  for (auto& st : states) {
+    if (!st->pin_error.empty()) return Unavailable("--cpus: generator thread " + std::to_string(st->index) + ": " + st->pin_error);
+  }
 
   LoadResult r;
   r.options = o;

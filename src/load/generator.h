@@ -45,6 +45,9 @@ struct LoadOptions {
   double get_ratio = 0.9;                // the rest are sets
   int connections = 1;                   // >= threads; split round-robin over threads
   int threads = 1;
+  // The CPUs the threads run on: thread t on cpus[t % cpus.size()] (each with its own
+  // connections and schedule). Empty: wherever the process may run.
+  std::vector<int> cpus;
   int64_t timely_tolerance_ns = 20000;   // a request issued later than this is non-timely
   double min_timely_ratio = 0.975;       // validity thresholds (DESIGN.md)
   double max_rate_error = 0.02;

@@ -120,6 +120,7 @@ struct ThreadState {
   bool tx_stamps = false;
   uint64_t answers_tx_stamped = 0, answers_measured = 0;
   LatenessCauses late_causes;
+  std::string pin_error;  // the thread could not be pinned to its CPU (LoadOptions::cpus)
 };
 
 class ThreadRunner {

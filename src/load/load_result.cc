@@ -120,6 +120,7 @@ nlohmann::json LoadResult::ToJson() const {
   j["warmup_s"] = static_cast<double>(o.warmup_ns) / 1e9;
   j["connections"] = o.connections;
   j["threads"] = o.threads;
+  j["generator_cpus"] = o.cpus.empty() ? nlohmann::json(nullptr) : nlohmann::json(o.cpus);
   j["wait"] = o.spin_wait ? "spin" : "sleep";
   j["arrival"] = o.arrival.name;
   j["key_dist"] = o.key_dist.name;
@@ -214,6 +215,15 @@ std::string LoadResult::Summary() const {
   std::snprintf(b, sizeof b, "generator: %.3f CPU s, %.2f CPU us per request (waits by %s)\n",
                 generator_cpu_s, issued ? generator_cpu_s * 1e6 / static_cast<double>(issued) : 0.0,
                 o.spin_wait ? "spinning" : "sleeping, then spinning");
+  s += b;
+  if (!o.cpus.empty()) {
+    s += "           threads pinned: ";
+    for (int t = 0; t < o.threads; ++t) {
+      s += (t ? ", " : "") + std::to_string(t) + " on CPU " + std::to_string(o.cpus[static_cast<size_t>(t) % o.cpus.size()]);
+    }
+    b[0] = '\n';
+    b[1] = '\0';
+  }
   s += b;
   s += "timing:    responses timed by " + response_timing + "; sends by " + send_timing + "\n";
   if (reconnections == 0 && reconnect_reasons.empty()) {

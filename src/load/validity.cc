@@ -20,6 +20,9 @@ Status ValidateLoadOptions(const LoadOptions& o) {
     return InvalidArgument("--connections must be >= --threads (each thread needs one) and <= 65536");
   }
   if (o.keys < 1) return InvalidArgument("--keys must be >= 1");
+  for (int cpu : o.cpus) {
+    if (cpu < 0) return InvalidArgument("--cpus: " + std::to_string(cpu) + " is not a CPU number");
+  }
   if (!(o.get_ratio >= 0 && o.get_ratio <= 1)) return InvalidArgument("--get-ratio must be in [0, 1]");
   if (o.timely_tolerance_ns < 0) return InvalidArgument("--timely-tolerance must be >= 0");
   if (!(o.min_timely_ratio >= 0 && o.min_timely_ratio <= 1)) {

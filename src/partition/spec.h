@@ -45,6 +45,13 @@ struct PartitionSpec {
   // converted to AMD's 1/8 GB/s units; refused where the mount takes percentages only. At most
   // one of mem_bw_fraction and mem_bw_mbps is set.
   std::optional<int64_t> mem_bw_mbps;
+  // LogGP network knobs (the second seed). Unset: not applied. L is added one way, in both
+  // directions; o is CPU time the workload spends per message sent and per message received;
+  // g is the minimum interval between consecutive messages on a connection; G is time per byte.
+  std::optional<std::chrono::nanoseconds> net_latency;   // L
+  std::optional<std::chrono::nanoseconds> net_overhead;  // o
+  std::optional<std::chrono::nanoseconds> net_gap;       // g
+  std::optional<std::chrono::nanoseconds> net_per_byte;  // G
 
   // InvalidArgument naming the knob when a value is out of range or knobs conflict.
   Status Validate() const;

@@ -8,6 +8,8 @@
 
 #include "partition/knobs.h"
 #include "partition/placement.h"
+#include "platform/executable.h"
+#include "sandbox/overhead_stats.h"
 #include "topology/topology.h"
 
 namespace ream {
@@ -73,6 +75,37 @@ Status ApplyHtb(Platform& p, const std::string& netns, const std::string& dev, i
                                      "default", "1"})));
   return RunOk(p, cmd({"class", "add", "dev", dev, "parent", "1:", "classid", "1:1", "htb",
                        "rate", rate, "ceil", rate, "burst", burst, "cburst", burst}));
+}
+
+// Whether libream-overhead.so can be preloaded into `argv0` (net_overhead): ld.so honours
+// LD_PRELOAD only in a dynamically linked program that is not setuid or setgid. A "#!" script
+// is judged by its interpreter. Unsupported naming the knob and the program otherwise.
+Status CheckPreloadable(Platform& p, const std::string& argv0) {
+  std::string what = argv0;
+  for (int depth = 0; depth < 2; ++depth) {
+    auto exe = p.FindExecutable(what);
+    if (!exe.ok()) return Status::Ok();  // Spawn reports a missing program better
+    auto info = InspectExecutable(*exe);
+    if (!info.ok()) return info.status().Annotate("net_overhead (o)");
+    if (!info->interpreter.empty()) {
+      what = info->interpreter;
+      continue;
+    }
+    const std::string why =
+        "net_overhead (o) is spent by libream-overhead.so, preloaded (LD_PRELOAD) into the "
+        "workload, and ";
+    if (info->set_id) {
+      return Unsupported(why + *exe + " is setuid/setgid, so the loader ignores LD_PRELOAD; run a "
+                         "copy without the set-id bits, or leave net_overhead unset");
+    }
+    if (info->elf && !info->dynamic) {
+      return Unsupported(why + *exe + " is statically linked (no ELF interpreter), so nothing can "
+                         "be preloaded into it; run a dynamically linked build, or leave "
+                         "net_overhead unset");
+    }
+    return Status::Ok();
+  }
+  return Status::Ok();
 }
 
 }  // namespace
@@ -145,6 +178,22 @@ Status ProcessSandbox::CreateObjects(const SandboxOptions& o, const std::vector<
   if (spec.node) {
     auto ip = p_.FindExecutable("ip");
     if (!ip.ok()) return Unsupported("--node needs the 'ip' tool (iproute2): " + ip.status().message());
+  }
+
+  const bool overhead = spec.net_overhead && spec.net_overhead->count() > 0;
+  std::string overhead_lib;
+  if (overhead) {
+    if (!o.overhead_library.empty()) {
+      overhead_lib = o.overhead_library;
+      if (!p_.Exists(overhead_lib)) {
+        return Unsupported("net_overhead (o): " + overhead_lib + " does not exist");
+      }
+    } else {
+      auto lib = FindOverheadLibrary(p_);
+      if (!lib.ok()) return Unsupported("net_overhead (o): " + lib.status().message());
+      overhead_lib = *lib;
+    }
+    REAM_RETURN_IF_ERROR(CheckPreloadable(p_, argv[0]));
   }
 
   if (o.cleanup_dead_runs) (void)CleanupDeadRuns(p_, o.state_dir);
@@ -225,6 +274,13 @@ Status ProcessSandbox::CreateObjects(const SandboxOptions& o, const std::vector<
     }
   }
 
+  // The overhead o: the library's statistics directory, recorded like every object.
+  if (overhead) {
+    overhead_dir_ = o.state_dir + "/" + name_ + ".overhead";
+    REAM_RETURN_IF_ERROR(state_->Record("statsdir", overhead_dir_));
+    REAM_RETURN_IF_ERROR(p_.MakeDir(overhead_dir_).Annotate("net_overhead (o) statistics"));
+  }
+
   SpawnOptions so;
   so.argv = argv;
   so.join_files = cgroup_->ProcsFiles();
@@ -235,6 +291,21 @@ Status ProcessSandbox::CreateObjects(const SandboxOptions& o, const std::vector<
   so.env = o.env;
   so.env.emplace_back("REAM_SANDBOX", name_);
   so.env.emplace_back("REAM_NODE_ADDRESS", address());
+  if (overhead) {
+    // Ahead of any LD_PRELOAD the caller gave, which still loads after it.
+    std::string preload = overhead_lib;
+    for (auto it = so.env.begin(); it != so.env.end();) {
+      if (it->first == "LD_PRELOAD") {
+        if (!it->second.empty()) preload += ":" + it->second;
+        it = so.env.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    so.env.emplace_back("LD_PRELOAD", preload);
+    so.env.emplace_back("REAM_NET_OVERHEAD_NS", std::to_string(spec.net_overhead->count()));
+    so.env.emplace_back("REAM_NET_OVERHEAD_STATS", overhead_dir_);
+  }
   if (o.before_exec) so.before_exec = [this, &o] { o.before_exec(*this); };
   REAM_ASSIGN_OR_RETURN(child_, p_.Spawn(so));
   return Status::Ok();

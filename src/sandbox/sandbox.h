@@ -53,6 +53,9 @@ struct SandboxOptions {
   std::function<void(const std::string&)> on_stdout_line;
   // Extra environment for the workload.
   std::vector<std::pair<std::string, std::string>> env;
+  // libream-overhead.so, preloaded into the workload when partition.net_overhead > 0. ""
+  // (default): the one next to the ream binary (FindOverheadLibrary).
+  std::string overhead_library;
   // Stop(): time between SIGTERM and SIGKILL.
   std::chrono::milliseconds stop_grace{2000};
   // Where the objects are recorded (sandbox/state.h).
@@ -108,6 +111,11 @@ class Sandbox {
   virtual Result<std::string> WaitForLine(const std::function<bool(const std::string&)>& match,
                                           std::chrono::milliseconds timeout) = 0;
   virtual ChildProcess& process() = 0;
+  // Where the workload's processes write what the LogGP overhead o cost them
+  // (sandbox/overhead_stats.h: ReadOverheadStats); "" when o is not applied. Read it before
+  // Stop(), which removes it; while messages flow its counts are at most 100 ms old (their
+  // ratio, the CPU per message, is always of one moment).
+  virtual std::string overhead_stats_dir() const { return ""; }
   // Ends the workload (SIGTERM, SIGKILL after the grace) and removes what the kind created.
   // Idempotent; the first error.
   virtual Status Stop() = 0;
@@ -171,6 +179,7 @@ class ProcessSandbox final : public Sandbox {
   Result<std::string> WaitForLine(const std::function<bool(const std::string&)>& match,
                                   std::chrono::milliseconds timeout) override;
   ChildProcess& process() override { return *child_; }
+  std::string overhead_stats_dir() const override { return overhead_dir_; }
 
   // SIGTERM to the workload, SIGKILL after stop_grace (to everything left in the cgroup),
   // then removes every kernel object and the state file. Idempotent; the first error.
@@ -193,6 +202,7 @@ class ProcessSandbox final : public Sandbox {
   std::unique_ptr<Cgroup> cgroup_;
   std::unique_ptr<ResctrlGroup> resctrl_;
   std::string netns_, host_veth_, node_veth_, host_ip_, node_ip_;
+  std::string overhead_dir_;  // libream-overhead.so's statistics, "" without net_overhead
   std::string resctrl_why_;  // why there is no resctrl group (monitoring unavailable)
   std::unique_ptr<ChildProcess> child_;
   std::optional<ProcessExit> exit_;

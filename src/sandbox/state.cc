@@ -100,6 +100,21 @@ Status RemoveStateObject(Platform& p, const StateEntry& e) {
     }
     return RemoveResctrlDir(p, e.id);
   }
+  if (e.kind == "statsdir") {
+    // A directory of small files the workload wrote (libream-overhead.so's statistics).
+    std::string base = e.id.substr(e.id.rfind('/') + 1);
+    if (base.rfind("ream-", 0) != 0) {
+      return InvalidArgument("refusing to remove directory '" + e.id + "' (not named ream-*)");
+    }
+    if (!p.IsDirectory(e.id)) return Status::Ok();
+    if (auto files = p.ListDir(e.id); files.ok()) {
+      for (const auto& f : *files) {
+        if (!f.is_dir) (void)p.RemoveFile(e.id + "/" + f.name);
+      }
+    }
+    Status s = p.RemoveDir(e.id);
+    return s.code() == StatusCode::kNotFound ? Status::Ok() : s;
+  }
   if (e.id.rfind("ream", 0) != 0) {
     return InvalidArgument("refusing to remove " + e.kind + " '" + e.id + "' (not named ream*)");
   }

@@ -9,6 +9,7 @@
 //   netns ream-<pid>-<n>
 //   veth ream<pid>h<n>
 //   qdisc ream<pid>h<n>            (host side)   qdisc ream-<pid>-<n>/ream<pid>n<n> (in the netns)
+//   statsdir /run/ream/ream-<pid>-<n>.overhead   (libream-overhead.so's statistics, net_overhead)
 //
 // A run is dead when its owner pid no longer exists or was reused (the start time differs);
 // CleanupDeadRuns removes the objects of dead runs, newest first, then their files.
@@ -26,7 +27,7 @@ namespace ream {
 inline constexpr char kDefaultStateDir[] = "/run/ream";
 
 struct StateEntry {
-  std::string kind;  // cgroup | resctrl | netns | veth | qdisc
+  std::string kind;  // cgroup | resctrl | netns | veth | qdisc | statsdir
   std::string id;
 };
 
