@@ -12,6 +12,7 @@
 #include "analysis/format.h"
 #include "analysis/merge.h"
 #include "analysis/model.h"
+#include "analysis/predicted_sensitivity.h"
 #include "analysis/qos.h"
 #include "analysis/recommend.h"
 #include "analysis/sensitivity.h"
@@ -206,6 +207,7 @@ Result<ExperimentAnalysis> Analyze(const ExperimentData& d, const AnalysisOption
   a.category = Classify(ReferenceGroup(a.groups), a.groups);
   const KnobTable& knobs = o.knobs ? *o.knobs : BuiltinKnobs();
   a.sensitivity = ComputeSensitivity(a.groups, knobs);
+  a.predicted_sensitivity = PredictSensitivity(a.groups, knobs);
   if (o.target_qps) a.recommendation = Recommend(a.groups, *o.target_qps, knobs);
   for (const auto& g : a.groups) {
     if (g.failed) a.warnings.push_back(g.key + " failed: " + g.failure);

@@ -43,7 +43,6 @@ inline constexpr double kSensitivityThreshold = 0.10;
 struct AnalysisOptions {
   std::optional<double> target_qps;   // for the recommendation
   double confidence = 0.95;           // of every interval
-  double messages_per_op = 2;         // k of the queueing model (request + reply)
   // A zero-work baseline experiment (e.g. `ream serve synthetic --service const:0` swept
   // over the same rates): the model's delay center at each load. Optional.
   const ExperimentData* baseline = nullptr;
@@ -165,14 +164,45 @@ struct SensitivityPoint {
   std::optional<double> capacity_qps;
   bool lower_bound = false;
   std::optional<double> relative_change;  // capacity / unlimited capacity − 1
+  // The mean response time at the sensitivity's base load (the reference's lowest valid load,
+  // interpolated on this setting's curve), µs; nullopt with the reason when it lies outside
+  // the setting's valid points.
+  std::optional<double> base_mean_us;
+  std::string base_note;
+  std::optional<double> saturation_qps;  // where the setting saturated (GroupAnalysis's)
 };
 
 struct Sensitivity {
   std::string resource;  // "llc_ways", "mem_bw", "disk_bw", "net_bw", "cpu_quota", ...
   std::string scenario;
+  double base_load = 0;  // where each point's base_mean_us is read (0: none)
   std::string status;    // "sensitive", "insensitive", "not measured", "undetermined"
   std::string explanation;
   std::vector<SensitivityPoint> points;
+};
+
+// One setting of a LogGP knob: the second seed's §5.3.3 prediction from the reference
+// setting's model, beside what was measured at that setting.
+struct PredictedSetting {
+  std::string value;       // the setting ("20 us")
+  std::string group_key;
+  double amount_s = 0;     // the knob's amount: seconds (L, o, g) or seconds per byte (G)
+  std::optional<double> predicted_base_us, measured_base_us;
+  std::optional<double> predicted_slope_us_per_qps, measured_slope_us_per_qps;
+  std::optional<double> predicted_saturation_qps, measured_saturation_qps;
+  std::string measured_note;   // why a measured figure is missing, or that it is a bound
+  std::string predicted_note;  // what the prediction assumed
+};
+
+struct PredictedSensitivity {
+  std::string knob;       // "net_latency", "net_overhead", "net_gap", "net_per_byte"
+  std::string parameter;  // "L", "o", "g", "G"
+  std::string scenario;
+  std::string reference;  // the group the predictions start from (the smallest setting)
+  double base_load_qps = 0;  // where base response times are read
+  std::string rule;       // the prediction, in words
+  std::vector<PredictedSetting> settings;  // the reference first
+  std::string unavailable;  // why nothing could be predicted
 };
 
 struct Recommendation {
@@ -193,6 +223,8 @@ struct ExperimentAnalysis {
   Scaling scaling;
   Category category;
   std::vector<Sensitivity> sensitivity;
+  // Per LogGP knob varied by the experiment's partitions (second seed §5.3.3).
+  std::vector<PredictedSensitivity> predicted_sensitivity;
   std::optional<Recommendation> recommendation;
   std::vector<std::string> warnings;
   // Scenarios of the spec this machine could not run, with why (ExperimentData's).

@@ -33,42 +33,93 @@ json PartitionJson(const Partition& p) {
 
 json RatioJson(const Ratio& r) { return {{"value", Opt(r.value)}, {"status", r.status}}; }
 
+json RegressionJson(const std::optional<CurveRegression>& r) {
+  if (!r) return nullptr;
+  return {{"slope_us_per_qps", r->fit.slope * 1e6},
+          {"intercept_us", r->fit.intercept * 1e6},
+          {"base_us", r->base_s * 1e6},
+          {"r2", r->fit.r2},
+          {"n", r->fit.n}};
+}
+
+json TableJson(const RegressionTable& t) {
+  return {{"statistic", t.statistic},
+          {"measured", RegressionJson(t.measured)},
+          {"model", RegressionJson(t.modeled)},
+          {"base_load_qps", t.unavailable.empty() || t.measured ? json(t.base_load_qps) : json(nullptr)},
+          {"points", t.points},
+          {"mean_abs_relative_error", Opt(t.mean_abs_relative_error)},
+          {"max_abs_relative_error", Opt(t.max_abs_relative_error)},
+          {"unavailable", t.unavailable.empty() ? json(nullptr) : json(t.unavailable)}};
+}
+
 json ModelJson(const ModelComparison& m) {
   json pts = json::array();
   for (const auto& p : m.points) {
     pts.push_back({{"qps", p.qps},
                    {"utilization", p.utilization},
+                   {"in_range", p.in_range},
                    {"delay_us", p.delay_s * 1e6},
                    {"measured_mean_us", p.measured_mean_s * 1e6},
                    {"measured_tail_us", p.measured_p_s * 1e6},
-                   {"predicted_mean_us", p.predicted_mean_s ? json(*p.predicted_mean_s * 1e6)
-                                                            : json(nullptr)},
-                   {"predicted_tail_us",
-                    p.predicted_p_s ? json(*p.predicted_p_s * 1e6) : json(nullptr)},
-                   {"tail_relative_error", Opt(p.p_relative_error)},
-                   {"mean_relative_error", Opt(p.mean_relative_error)}});
+                   {"predicted_mean_us", p.predicted_mean_s ? json(*p.predicted_mean_s * 1e6) : json(nullptr)},
+                   {"predicted_tail_us", p.predicted_p_s ? json(*p.predicted_p_s * 1e6) : json(nullptr)},
+                   {"mean_relative_error", Opt(p.mean_relative_error)},
+                   {"tail_relative_error", Opt(p.p_relative_error)}});
   }
-  auto reg = [](const std::optional<CurveRegression>& r) -> json {
-    if (!r) return nullptr;
-    return {{"slope_us_per_qps", r->fit.slope * 1e6},
-            {"intercept_us", r->fit.intercept * 1e6},
-            {"base_us", r->base_s * 1e6},
-            {"r2", r->fit.r2},
-            {"n", r->fit.n}};
-  };
-  return {{"servers", m.model.servers},
+  json variants = json::array();
+  for (const auto& v : m.variants) {
+    variants.push_back({{"name", v.name},
+                        {"scv", Opt(v.scv)},
+                        {"scv_method", v.scv_method},
+                        {"mean_abs_relative_error", Opt(v.mean_abs_relative_error)},
+                        {"max_abs_relative_error", Opt(v.max_abs_relative_error)},
+                        {"unavailable", v.unavailable.empty() ? json(nullptr) : json(v.unavailable)}});
+  }
+  return {{"queue", m.queue},
+          {"servers", m.model.servers},
+          {"service_us", m.model.service_s * 1e6},
+          {"scv", m.model.scv},
+          {"scv_method", m.scv_method},
           {"s0_us", m.s0_s * 1e6},
           {"s0_method", m.s0_method},
+          {"delay_us", m.delay_s * 1e6},
           {"delay_method", m.delay_method},
           {"messages_per_op", m.messages_per_op},
           {"overhead_us", m.overhead_s * 1e6},
+          {"latency_us", m.latency_s * 1e6},
           {"saturation_qps", m.saturation_qps},
           {"percentile", m.percentile},
-          {"points", pts},
-          {"measured_regression", reg(m.measured_regression)},
-          {"predicted_regression", reg(m.predicted_regression)},
-          {"max_abs_relative_error", Opt(m.max_abs_relative_error)},
-          {"mean_abs_relative_error", Opt(m.mean_abs_relative_error)}};
+          {"range", {{"low", m.range_low}, {"high", m.range_high}, {"source", m.range_source}}},
+          {"variants", variants},
+          {"regression_mean", TableJson(m.mean)},
+          {"regression_tail", TableJson(m.tail)},
+          {"points", pts}};
+}
+
+json PredictedJson(const PredictedSensitivity& p) {
+  json settings = json::array();
+  for (const auto& s : p.settings) {
+    settings.push_back({{"value", s.value},
+                        {"group", s.group_key},
+                        {"amount_s", s.amount_s},
+                        {"predicted_base_us", Opt(s.predicted_base_us)},
+                        {"measured_base_us", Opt(s.measured_base_us)},
+                        {"predicted_slope_us_per_qps", Opt(s.predicted_slope_us_per_qps)},
+                        {"measured_slope_us_per_qps", Opt(s.measured_slope_us_per_qps)},
+                        {"predicted_saturation_qps", Opt(s.predicted_saturation_qps)},
+                        {"measured_saturation_qps", Opt(s.measured_saturation_qps)},
+                        {"predicted_note", s.predicted_note},
+                        {"measured_note", s.measured_note}});
+  }
+  return {{"knob", p.knob},
+          {"parameter", p.parameter},
+          {"scenario", p.scenario},
+          {"reference", p.reference},
+          {"base_load_qps", p.base_load_qps},
+          {"rule", p.rule},
+          {"settings", settings},
+          {"unavailable", p.unavailable.empty() ? json(nullptr) : json(p.unavailable)}};
 }
 
 }  // namespace
@@ -200,15 +251,22 @@ nlohmann::json ToJson(const ExperimentAnalysis& a) {
                      {"group", p.group_key},
                      {"capacity_qps", Opt(p.capacity_qps)},
                      {"lower_bound", p.lower_bound},
-                     {"relative_change", Opt(p.relative_change)}});
+                     {"relative_change", Opt(p.relative_change)},
+                     {"base_mean_us", Opt(p.base_mean_us)},
+                     {"base_note", p.base_note},
+                     {"saturation_qps", Opt(p.saturation_qps)}});
     }
     sens.push_back({{"resource", s.resource},
                     {"scenario", s.scenario},
                     {"status", s.status},
                     {"explanation", s.explanation},
+                    {"base_load", s.base_load > 0 ? json(s.base_load) : json(nullptr)},
                     {"points", pts}});
   }
   j["sensitivity"] = sens;
+  json predicted = json::array();
+  for (const auto& p : a.predicted_sensitivity) predicted.push_back(PredictedJson(p));
+  j["predicted_sensitivity"] = predicted;
   if (a.recommendation) {
     const auto& r = *a.recommendation;
     j["recommendation"] = {{"target_qps", r.target_qps},

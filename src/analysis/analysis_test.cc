@@ -476,7 +476,9 @@ TEST(Analyze, ModelComparisonOnAnMM1Sweep) {
   ASSERT_TRUE(m.has_value()) << a->groups[0].model_unavailable;
   EXPECT_NEAR(m->s0_s, 100e-6, 1e-12);
   EXPECT_NEAR(m->saturation_qps, 10000 / 2.0 * 2, 1e-6);  // c / S0 with o = 0
-  EXPECT_LT(*m->max_abs_relative_error, 1e-6);
+  ASSERT_TRUE(m->tail.max_abs_relative_error.has_value()) << m->tail.unavailable;
+  EXPECT_LT(*m->tail.max_abs_relative_error, 1e-6);
+  EXPECT_LT(*m->mean.max_abs_relative_error, 1e-6);
 }
 
 TEST(ToJson, CarriesTheNumbersAndUnavailableReasons) {

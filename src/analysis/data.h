@@ -114,6 +114,16 @@ struct QosRule {
   double at_utilization = 0.20;  // ... at this CPU utilization
 };
 
+// The spec's [model] (experiment/spec.h ModelSpec), as stored with the experiment; the
+// defaults when it had none.
+struct ModelParams {
+  double messages_per_op = 2;                  // k in S = S0 + k·o
+  double range_low = 0.10, range_high = 0.70;  // the regression's range, utilization fractions
+  bool range_given = false;                    // set by [model] range
+  std::optional<double> service_scv;           // SCV of the server's work; nullopt: unknown
+  std::string service_scv_source;              // where it came from
+};
+
 struct ExperimentData {
   int64_t id = 0;
   std::string name;
@@ -127,6 +137,7 @@ struct ExperimentData {
   double rate_tolerance = 0.02;
   nlohmann::json environment;  // kernel, CPU model, topology, doctor snapshot, ream version
   std::string spec_text;
+  ModelParams model;
   std::vector<RunData> runs;
   // Scenarios of the spec this machine could not run (stored as skipped runs), with why:
   // "2-SMT" -> "placement '2-SMT' needs SMT siblings ...".

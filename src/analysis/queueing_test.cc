@@ -58,6 +58,17 @@ TEST(Saturation, SeedFormula) {
   EXPECT_NEAR(SaturationThroughput(2, 100e-6, 2, 0), 20000, 1e-6);
 }
 
+ModelInputs Inputs(int c, double overhead_s, double lo = 0, double hi = 1) {
+  ModelInputs in;
+  in.servers = c;
+  in.percentile = 95;
+  in.messages_per_op = 2;
+  in.overhead_s = overhead_s;
+  in.range_low = lo;
+  in.range_high = hi;
+  return in;
+}
+
 TEST(CompareWithModel, RecoversS0AndAgreesWithItsOwnCurve) {
   // Loads generated from an M/M/1 with S = 120 µs (S0 = 100 µs plus k·o = 2·10 µs) and a
   // 40 µs delay center; the comparison must recover S0 and predict the curve exactly.
@@ -65,49 +76,53 @@ TEST(CompareWithModel, RecoversS0AndAgreesWithItsOwnCurve) {
   for (double lambda = 1000; lambda <= 6000; lambda += 1000) {
     MeasuredLoad l;
     l.qps = lambda;
-    l.cpu_busy_cpus = lambda * 120e-6;
+    l.cpu_busy_cpus = l.utilization = lambda * 120e-6;
     l.mean_s = 40e-6 + 1 / (1 / 120e-6 - lambda);
     l.p_s = 40e-6 + std::log(20.0) / (1 / 120e-6 - lambda);
     loads.push_back(l);
   }
   std::string why;
-  auto c = CompareWithModel(loads, 1, 95, 2, 10e-6, &why);
+  auto c = CompareWithModel(loads, Inputs(1, 10e-6), &why);
   ASSERT_TRUE(c.has_value()) << why;
   EXPECT_NEAR(c->s0_s, 100e-6, 1e-12);
   EXPECT_NEAR(c->saturation_qps, 1 / 120e-6, 1e-6);
   EXPECT_NEAR(c->points[0].delay_s, 40e-6, 1e-12);
-  EXPECT_LT(*c->max_abs_relative_error, 1e-9);
-  ASSERT_TRUE(c->measured_regression && c->predicted_regression);
-  EXPECT_NEAR(c->measured_regression->fit.slope, c->predicted_regression->fit.slope, 1e-15);
-  EXPECT_GT(c->measured_regression->fit.r2, 0.8);
-  // A measured curve 20 % above the model shows as a 20 % relative error.
-  for (auto& l : loads) l.p_s *= 1.2;
-  auto d = CompareWithModel(loads, 1, 95, 2, 10e-6, &why);
-  EXPECT_NEAR(*d->max_abs_relative_error, 0.2, 1e-9);
+  EXPECT_EQ(c->queue, "M/M/1");  // no SCV known: exponential service
+  ASSERT_TRUE(c->tail.measured && c->tail.modeled) << c->tail.unavailable;
+  EXPECT_LT(*c->tail.max_abs_relative_error, 1e-9);
+  EXPECT_LT(*c->mean.max_abs_relative_error, 1e-9);
+  EXPECT_NEAR(c->tail.measured->fit.slope, c->tail.modeled->fit.slope, 1e-15);
+  EXPECT_GT(c->tail.measured->fit.r2, 0.8);
+  // A measured curve 20 % above the model shows as a relative error of 0.2 / 1.2 of the
+  // measured figure at every point but the lowest, where D is taken.
+  for (auto& l : loads) l.p_s = 40e-6 + (l.p_s - 40e-6) * 1.2;
+  auto d = CompareWithModel(loads, Inputs(1, 10e-6), &why);
+  const double top = std::log(20.0) / (1 / 120e-6 - 6000);  // the model's W + S at 6000/s
+  EXPECT_NEAR(*d->tail.max_abs_relative_error, 0.2 * top / (40e-6 + 1.2 * top), 1e-9);
 }
 
 TEST(CompareWithModel, UsesTheBaselineAsDelayCenterAndExplainsFailures) {
   std::vector<MeasuredLoad> loads;
-  for (double lambda : {1000.0, 2000.0}) {
+  for (double lambda : {1000.0, 2000.0, 3000.0}) {
     MeasuredLoad l;
     l.qps = lambda;
-    l.cpu_busy_cpus = lambda * 100e-6;
+    l.cpu_busy_cpus = l.utilization = lambda * 100e-6;
     l.base_mean_s = 20e-6 + lambda * 1e-9;
     l.mean_s = *l.base_mean_s + 1 / (10000 - lambda);
     l.p_s = *l.base_mean_s + std::log(20.0) / (10000 - lambda);
     loads.push_back(l);
   }
   std::string why;
-  auto c = CompareWithModel(loads, 1, 95, 2, 0, &why);
+  auto c = CompareWithModel(loads, Inputs(1, 0), &why);
   ASSERT_TRUE(c.has_value());
   EXPECT_NE(c->delay_method.find("baseline"), std::string::npos);
   EXPECT_NEAR(c->points[1].delay_s, 22e-6, 1e-12);
-  EXPECT_LT(*c->max_abs_relative_error, 1e-9);
+  EXPECT_LT(*c->tail.max_abs_relative_error, 1e-9);
 
-  EXPECT_FALSE(CompareWithModel({loads[0]}, 1, 95, 2, 0, &why).has_value());
-  EXPECT_NE(why.find("fewer than two"), std::string::npos);
+  EXPECT_FALSE(CompareWithModel({}, Inputs(1, 0), &why).has_value());
+  EXPECT_NE(why.find("no valid load"), std::string::npos);
   for (auto& l : loads) l.cpu_busy_cpus = 0;
-  EXPECT_FALSE(CompareWithModel(loads, 1, 95, 2, 0, &why).has_value());
+  EXPECT_FALSE(CompareWithModel(loads, Inputs(1, 0), &why).has_value());
   EXPECT_NE(why.find("CPU"), std::string::npos);
 }
 

@@ -131,6 +131,20 @@ Result<ExperimentData> LoadExperiment(Store& store, const std::string& name) {
   d.status = std::string(StatusName(e->status));
   d.load_axis = e->load_axis;
   d.spec_text = e->spec_text;
+  // The spec's [model], as the parsed spec was stored (older
+  // databases have no "model": the defaults stand).
+  if (e->spec.is_object() && e->spec.contains("model") && e->spec["model"].is_object()) {
+    const nlohmann::json& m = e->spec["model"];
+    d.model.messages_per_op = m.value("messages_per_op", d.model.messages_per_op);
+    if (m.contains("range") && m["range"].is_array() && m["range"].size() == 2 && m["range"][0].is_number() &&
+        m["range"][1].is_number()) {
+      d.model.range_low = m["range"][0].get<double>();
+      d.model.range_high = m["range"][1].get<double>();
+    }
+    d.model.range_given = m.value("range_given", false);
+    if (m.contains("service_scv") && m["service_scv"].is_number()) d.model.service_scv = m["service_scv"].get<double>();
+    d.model.service_scv_source = m.value("service_scv_source", std::string());
+  }
   d.qos.percentile = e->qos.percentile;
   d.qos.fixed_target_us = e->qos.fixed_target_us;
   d.qos.service_multiple = e->qos.service_multiplier;

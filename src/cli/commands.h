@@ -17,6 +17,7 @@ using CommandList = std::vector<Command>;
 
 void AddDoctorCommand(CLI::App& app, CommandList& commands);
 void AddAnalyzeCommand(CLI::App& app, CommandList& commands);
+void AddModelCommand(CLI::App& app, CommandList& commands);
 void AddReportCommand(CLI::App& app, CommandList& commands);
 void AddExecCommand(CLI::App& app, CommandList& commands);
 void AddCleanupCommand(CLI::App& app, CommandList& commands);

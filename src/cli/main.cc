@@ -25,6 +25,7 @@ int main(int argc, char** argv) {
   ream::cli::CommandList commands;
   ream::cli::AddDoctorCommand(app, commands);
   ream::cli::AddAnalyzeCommand(app, commands);
+  ream::cli::AddModelCommand(app, commands);
   ream::cli::AddReportCommand(app, commands);
   ream::cli::AddExecCommand(app, commands);
   ream::cli::AddCleanupCommand(app, commands);

@@ -12,6 +12,7 @@
 
 #include "experiment/toml_section.h"
 #include "workloads/builtins.h"
+#include "workloads/service_time.h"
 #include "protocol/registry.h"
 
 namespace ream {
@@ -382,6 +383,149 @@ Status ParsePartitions(const TomlSection& s, const KnobTable& knobs, std::vector
   return Status::Ok();
 }
 
+// One [sensitivity] table: the knob (a [partitions] key of `knobs`) and its values, each parsed
+// by the knob's own parser. InvalidArgument naming the key, the value and its line otherwise.
+Status ParseSensitivity(const TomlSection& s, const KnobTable& knobs, SensitivitySpec* out,
+                        std::vector<PartitionValues>* values) {
+  REAM_RETURN_IF_ERROR(s.Unknown());
+  out->line = static_cast<int>(s.table().source().begin.line);
+  const std::string where = s.source() + ":" + std::to_string(out->line) + ": [sensitivity] ";
+  const toml::node* kn = s.Get("knob");
+  if (!kn) return InvalidArgument(where + "needs 'knob' (the [partitions] key to vary, e.g. \"net_overhead\")");
+  REAM_RETURN_IF_ERROR(s.String("knob", &out->knob));
+  const Knob* knob = knobs.Find(out->knob);
+  if (!knob || !knob->in_spec) {
+    std::string known;
+    for (const auto& k : knobs.SpecKeys()) known += (known.empty() ? "" : ", ") + k;
+    return s.Error(*kn, "knob", "is \"" + out->knob + "\": no such knob (the knobs: " + known + ")");
+  }
+  if (!knob->limits) {
+    return s.Error(*kn, "knob", "is \"" + out->knob + "\": it qualifies other knobs and limits nothing, so "
+                                "there is no sensitivity to it");
+  }
+  const toml::node* vn = s.Get("values");
+  if (!vn) return InvalidArgument(where + "needs 'values' (the settings of " + out->knob + " to sweep)");
+  const toml::array* a = vn->as_array();
+  if (!a || a->empty()) return s.Error(*vn, "values", "must be a non-empty array of " + out->knob + " settings");
+  std::set<std::string> seen;
+  for (const auto& e : *a) {
+    std::optional<std::string> text = KnobText(e);
+    if (!text || text->empty()) {
+      return s.Error(e, "values", "must be strings such as \"5us\" or \"50%\", or integers");
+    }
+    const int line = static_cast<int>(e.source().begin.line);
+    auto v = knob->parse(*text, knob->key);
+    if (!v.ok()) {
+      return InvalidArgument(s.source() + ":" + std::to_string(line) + ": sensitivity.values = \"" + *text +
+                             "\" (knob " + knob->key + "): " + v.status().message());
+    }
+    if (!seen.insert(*text).second) {
+      return InvalidArgument(s.source() + ":" + std::to_string(line) + ": sensitivity.values lists \"" + *text +
+                             "\" twice");
+    }
+    PartitionValues one;
+    one.knobs[knob->key] = *text;
+    one.lines[knob->key] = line;
+    one.values[knob->key] = {knob, *v};
+    values->push_back(std::move(one));
+    out->values.push_back(*text);
+  }
+  return Status::Ok();
+}
+
+// The partitions of a sensitivity sweep: every base ([partitions]' partitions, or the
+// unlimited default) with each table's knob at each of its values. A base that sets the swept
+// knob itself is an error: the sweep, not the base, decides it.
+Status ExpandSensitivity(const std::string& source, const std::vector<SensitivitySpec>& tables,
+                         const std::vector<std::vector<PartitionValues>>& values,
+                         std::vector<PartitionValues>* partitions) {
+  std::vector<PartitionValues> out;
+  for (size_t t = 0; t < tables.size(); ++t) {
+    for (const auto& base : *partitions) {
+      if (base.knobs.count(tables[t].knob)) {
+        return InvalidArgument(source + ":" + std::to_string(base.lines.at(tables[t].knob)) + ": partitions." +
+                               tables[t].knob + " is also the knob [sensitivity] (line " +
+                               std::to_string(tables[t].line) + ") varies; leave it out of [partitions]");
+      }
+      for (const auto& v : values[t]) {
+        PartitionValues p = base;
+        const std::string& key = tables[t].knob;
+        p.knobs[key] = v.knobs.at(key);
+        p.lines[key] = v.lines.at(key);
+        p.values[key] = v.values.at(key);
+        out.push_back(std::move(p));
+      }
+    }
+  }
+  std::set<std::string> labels;
+  for (const auto& p : out) {
+    if (!labels.insert(p.Label()).second) {
+      return InvalidArgument(source + ": [sensitivity] makes partition " + p.Label() +
+                             " twice (two tables sweep the same knob over the same value)");
+    }
+  }
+  if (out.size() > 10000) return InvalidArgument(source + ": [sensitivity] makes more than 10000 partitions");
+  *partitions = std::move(out);
+  return Status::Ok();
+}
+
+// The SCV (variance / mean²) of the work a builtin server's `--service` argument names, with
+// where it came from; nullopt when the args name none or it does not parse (the server's own
+// start then says why).
+std::optional<double> ServiceScvFromArgs(const WorkloadSpec& w, std::string* source) {
+  if (w.builtin.empty()) return std::nullopt;
+  for (size_t i = 0; i < w.args.size(); ++i) {
+    std::string text;
+    if (w.args[i] == "--service" && i + 1 < w.args.size()) {
+      text = w.args[i + 1];
+    } else if (w.args[i].rfind("--service=", 0) == 0) {
+      text = w.args[i].substr(10);
+    } else {
+      continue;
+    }
+    auto st = ServiceTime::Parse(text);
+    if (!st.ok()) return std::nullopt;
+    double mean = st->mean_ns();
+    double scv = mean > 0 ? st->variance_ns2() / (mean * mean) : 0;
+    char b[64];
+    std::snprintf(b, sizeof b, "%.3g", scv);
+    *source = "workload.args --service " + text + " (SCV " + b + ")";
+    return scv;
+  }
+  return std::nullopt;
+}
+
+Status ParseModel(const TomlSection& s, ModelSpec* m) {
+  REAM_RETURN_IF_ERROR(s.Unknown());
+  REAM_RETURN_IF_ERROR(s.Number("messages_per_op", &m->messages_per_op, 0.0, 1000.0));
+  if (const toml::node* n = s.Get("range")) {
+    const toml::array* a = n->as_array();
+    if (!a || a->size() != 2 || !(*a)[0].is_number() || !(*a)[1].is_number()) {
+      return s.Error(*n, "range", "must be [low, high], utilization fractions of the allotted CPUs ([0.1, 0.7])");
+    }
+    auto num = [](const toml::node& e) {
+      return e.is_integer() ? static_cast<double>(e.value<int64_t>().value()) : e.value<double>().value();
+    };
+    double lo = num((*a)[0]), hi = num((*a)[1]);
+    if (!(lo >= 0) || !(hi <= 1.5) || !(lo < hi)) {
+      std::ostringstream msg;
+      msg << "is [" << lo << ", " << hi << "]; it must be fractions with 0 <= low < high <= 1.5 ([0.1, 0.7] is "
+          << "10 % to 70 % of the allotted CPUs)";
+      return s.Error(*n, "range", msg.str());
+    }
+    m->range_low = lo;
+    m->range_high = hi;
+    m->range_given = true;
+  }
+  if (s.Get("service_scv")) {
+    double scv = 0;
+    REAM_RETURN_IF_ERROR(s.Number("service_scv", &scv, 0.0, 1e6));
+    m->service_scv = scv;
+    m->service_scv_source = "[model] service_scv";
+  }
+  return Status::Ok();
+}
+
 // The workload's protocol against the codec table, with the [load] options its codec takes:
 // an unknown protocol, a malformed HTTP path, or a get/set mix the protocol cannot send is an
 // error here, before any workload starts.
@@ -478,7 +622,8 @@ Result<ExperimentSpec> ParseSpec(const std::string& text, const std::string& sou
   spec.text = text;
   TomlSection top(root, "", source,
               {"name", "description", "seed", "repetitions", "scenarios", "generator_cpus",
-               "sample_interval", "node", "workload", "load", "sweep", "partitions", "qos"});
+               "sample_interval", "node", "workload", "load", "sweep", "partitions", "qos",
+               "sensitivity", "model"});
   REAM_RETURN_IF_ERROR(top.Unknown());
   REAM_RETURN_IF_ERROR(top.String("name", &spec.name));
   if (spec.name.empty()) {
@@ -542,6 +687,32 @@ Result<ExperimentSpec> ParseSpec(const std::string& text, const std::string& sou
   }
   REAM_RETURN_IF_ERROR(err);
   if (spec.partitions.empty()) spec.partitions.push_back({});
+  if (const toml::node* sens = top.Get("sensitivity")) {
+    std::vector<const toml::table*> tables;
+    if (const toml::table* t = sens->as_table()) {
+      tables.push_back(t);
+    } else if (const toml::array* a = sens->as_array(); a && !a->empty() && a->is_array_of_tables()) {
+      for (const auto& e : *a) tables.push_back(e.as_table());
+    } else {
+      return top.Error(*sens, "sensitivity", "must be a table ([sensitivity]) or tables ([[sensitivity]])");
+    }
+    std::vector<std::vector<PartitionValues>> values(tables.size());
+    for (size_t i = 0; i < tables.size(); ++i) {
+      SensitivitySpec one;
+      REAM_RETURN_IF_ERROR(ParseSensitivity(TomlSection(*tables[i], "sensitivity", source, {"knob", "values"}),
+                                            knobs, &one, &values[i]));
+      spec.sensitivity.push_back(std::move(one));
+    }
+    REAM_RETURN_IF_ERROR(ExpandSensitivity(source, spec.sensitivity, values, &spec.partitions));
+  }
+  if (const toml::table* m = top.Table("model", &err)) {
+    REAM_RETURN_IF_ERROR(ParseModel(TomlSection(*m, "model", source, {"messages_per_op", "range", "service_scv"}),
+                                    &spec.model));
+  }
+  REAM_RETURN_IF_ERROR(err);
+  if (!spec.model.service_scv) {
+    spec.model.service_scv = ServiceScvFromArgs(spec.workload, &spec.model.service_scv_source);
+  }
   if (const toml::table* q = top.Table("qos", &err)) {
     REAM_RETURN_IF_ERROR(ParseQos(TomlSection(*q, "qos", source,
                                           {"percentile", "target", "service_multiplier", "at_utilization",
@@ -615,6 +786,16 @@ nlohmann::json ExperimentSpec::ToJson() const {
   json parts = json::array();
   for (const auto& p : partitions) parts.push_back(p.ToJson());
   j["partitions"] = parts;
+  if (!sensitivity.empty()) {
+    json sens = json::array();
+    for (const auto& t : sensitivity) sens.push_back({{"knob", t.knob}, {"values", t.values}});
+    j["sensitivity"] = sens;
+  }
+  j["model"] = {{"messages_per_op", model.messages_per_op},
+                {"range", {model.range_low, model.range_high}},
+                {"range_given", model.range_given},
+                {"service_scv", model.service_scv ? json(*model.service_scv) : json(nullptr)},
+                {"service_scv_source", model.service_scv_source}};
   j["qos"] = {{"percentile", qos.percentile},
               {"target_us", qos.target_us ? json(*qos.target_us) : json(nullptr)},
               {"service_multiplier", qos.service_multiplier},

@@ -153,6 +153,29 @@ struct QosSpec {
   double max_distortion = 0.05;
 };
 
+// [sensitivity] (or several [[sensitivity]]): the second seed's sweeps, one knob varied over
+// `values` while the other knobs keep the base ([partitions], or unlimited). ParseSpec expands
+// it into the experiment's partitions: one per base and value, labelled "net_overhead=5us".
+struct SensitivitySpec {
+  std::string knob;                 // a [partitions] key of the knob table
+  std::vector<std::string> values;  // the texts as written, each parsed by the knob's parser
+  int line = 0;                     // of the table, for messages
+};
+
+// [model]: how `ream analyze` fits the second seed's queueing model (analysis/queueing.h).
+struct ModelSpec {
+  double messages_per_op = 2;  // k in S = S0 + k·o: a request and a reply
+  // The operating range of the regression, as fractions of the allotted CPUs' utilization.
+  double range_low = 0.10, range_high = 0.70;
+  bool range_given = false;
+  // The squared coefficient of variation of the server's work per request (M/G/1's second
+  // moment): `service_scv`, else from a builtin's `--service` argument when it names its
+  // distribution (exp: 1, const: 0, lognormal: e^σ² − 1, bimodal: from its two points);
+  // unset when neither says. `service_scv_source` says which.
+  std::optional<double> service_scv;
+  std::string service_scv_source;
+};
+
 struct ExperimentSpec {
   std::string name;
   std::string description;
@@ -163,7 +186,10 @@ struct ExperimentSpec {
   SweepSpec sweep;
   std::vector<std::string> scenarios{"1-ST"};
   std::map<std::string, int> scenario_lines;  // scenario -> line, for messages
-  std::vector<PartitionValues> partitions;    // at least one (the default, empty)
+  std::vector<PartitionValues> partitions;    // at least one (the default, empty); with
+                                              // [sensitivity], its expansion
+  std::vector<SensitivitySpec> sensitivity;   // empty without [sensitivity]
+  ModelSpec model;
   QosSpec qos;
   // CPUs for ream's generator: "default" (partition/placement.h) or a CPU list.
   std::string generator_cpus = "default";

@@ -216,6 +216,11 @@ void SensitivitySection(const Page& page, std::ostream& body, ChartSpecs* specs)
         std::snprintf(b, sizeof b, " (%+.1f %%)", *p.relative_change * 100);
         body << b;
       }
+      if (s.base_load > 0) {
+        body << "; mean at " << FormatNumber(s.base_load) << " " << page.load_unit << ": "
+             << (p.base_mean_us ? Fig("sensitivity_base_mean_us", p.base_mean_us, p.group_key) + " µs"
+                                : Esc(p.base_note));
+      }
       body << "<br>";
     }
     body << "</td><td>" << Esc(s.explanation) << "</td></tr>\n";
@@ -224,6 +229,9 @@ void SensitivitySection(const Page& page, std::ostream& body, ChartSpecs* specs)
     for (const auto& p : s.points) {
       if (const auto* g = a.Find(p.group_key)) gs.push_back(g);
     }
+    Panel mean = MeanPanel(a, gs, "sensmean" + std::to_string(sens_chart),
+                           "mean response time by " + s.resource + " (" + s.scenario + ")", unit);
+    sens_panels += PanelHtml(mean, specs);
     Panel p = TailPanel(a, gs, "sens" + std::to_string(sens_chart++),
                         pct + " latency by " + s.resource + " (" + s.scenario + ")", unit);
     sens_panels += PanelHtml(p, specs);
@@ -232,51 +240,151 @@ void SensitivitySection(const Page& page, std::ostream& body, ChartSpecs* specs)
   if (!sens_panels.empty()) body << "<div class=\"panels\">\n" << sens_panels << "</div>\n";
 }
 
-// The second seed's queueing model against the measured curve (its Table 5.1).
+namespace {
+
+std::string Num(const std::optional<double>& v, double scale = 1) {
+  return v ? FormatNumber(*v * scale) : std::string("—");
+}
+
+// One Table 5.1 (of the mean or of the tail): per group a measured and a modeled row.
+void RegressionTableHtml(const ExperimentAnalysis& a, bool mean, const std::string& pct, std::ostream& body) {
+  const std::string stat = mean ? "mean" : pct;
+  const std::string id = mean ? "model_regression_mean" : "model_regression_tail";
+  body << "<h3>Table 5.1 — " << Esc(stat) << " response time: measured vs model</h3>\n<table id=\"" << id
+       << "\"><tr><th>scenario / partition</th><th>range</th><th>curve</th><th>slope (µs per QPS)</th>"
+          "<th>intercept (µs)</th><th>base (µs) at QPS</th><th>R²</th><th>mean |relative error|</th>"
+          "<th>max |relative error|</th></tr>\n";
+  for (const auto& g : a.groups) {
+    if (g.failed) continue;
+    if (!g.model) {
+      body << "<tr><td>" << Esc(g.key) << "</td><td colspan=\"8\" class=\"muted\">unavailable: "
+           << Esc(g.model_unavailable) << "</td></tr>\n";
+      continue;
+    }
+    const auto& m = *g.model;
+    const analysis::RegressionTable& t = mean ? m.mean : m.tail;
+    const std::string range = FormatNumber(m.range_low * 100) + "–" + FormatNumber(m.range_high * 100) +
+                              " % CPU (" + m.range_source + "), " + std::to_string(t.points) + " point(s)";
+    if (!t.measured) {
+      body << "<tr><td>" << Esc(g.key) << "</td><td>" << Esc(range) << "</td><td colspan=\"7\" class=\"muted\" "
+           << "data-metric=\"" << id << "_unavailable\" data-group=\"" << Esc(g.key) << "\">unavailable: "
+           << Esc(t.unavailable) << "</td></tr>\n";
+      continue;
+    }
+    const std::string prefix = mean ? "model_mean_" : "model_tail_";
+    auto row = [&](const char* curve, const std::optional<analysis::CurveRegression>& r, bool first) {
+      std::string cells = std::string("<td>") + curve + "</td>";
+      if (!r) {
+        cells += "<td colspan=\"4\" class=\"muted\">" + Esc(t.unavailable) + "</td>";
+      } else {
+        cells += "<td class=\"num\">" + Fig(prefix + curve + "_slope", r->fit.slope * 1e6, g.key) +
+                 "</td><td class=\"num\">" + Fig(prefix + curve + "_intercept_us", r->fit.intercept * 1e6, g.key) +
+                 "</td><td class=\"num\">" + Fig(prefix + curve + "_base_us", r->base_s * 1e6, g.key) + " at " +
+                 FormatNumber(t.base_load_qps) + "</td><td class=\"num\">" +
+                 Fig(prefix + curve + "_r2", r->fit.r2, g.key) + "</td>";
+      }
+      if (first) {
+        cells += "<td rowspan=\"2\" class=\"num\">" + Fig(prefix + "mean_rel_error", t.mean_abs_relative_error, g.key) +
+                 "</td><td rowspan=\"2\" class=\"num\">" +
+                 Fig(prefix + "max_rel_error", t.max_abs_relative_error, g.key) + "</td>";
+      }
+      return cells;
+    };
+    body << "<tr><td rowspan=\"2\">" << Esc(g.key) << "</td><td rowspan=\"2\">" << Esc(range) << "</td>"
+         << row("measured", t.measured, true) << "</tr>\n<tr>" << row("model", t.modeled, false) << "</tr>\n";
+  }
+  body << "</table>\n";
+}
+
+}  // namespace
+
+// The second seed's queueing model against the measured curve (its Table 5.1), the queues
+// compared, and its predicted sensitivities (§5.3.3) beside the measured ones.
 void ModelSection(const Page& page, std::ostream& body, ChartSpecs* specs) {
   const ExperimentAnalysis& a = page.a;
   const std::string& pct = page.pct;
   LatencyUnit unit = page.unit;
-  body << "<h2>Queueing model against measurement</h2>\n<p>Delay center D plus an M/M/c CPU "
-          "queue with per-operation demand S = S0 + k·o; X_sat = c / (S0 + k·o). Linear "
-          "regressions of the "
-       << pct << " response time against load, as the second seed's Table 5.1.</p>\n";
-  body << "<table id=\"model\"><tr><th>scenario / partition</th><th>S0 (µs)</th><th>X_sat "
-          "(QPS)</th><th>curve</th><th>slope (µs per QPS)</th><th>intercept (µs)</th><th>base "
-          "(µs)</th><th>R²</th><th>max |relative error|</th></tr>\n";
+  body << "<h2>Queueing model against measurement</h2>\n<p>An open network of a delay center D (the measured "
+          "base round trip, with 2·L) and a CPU queue of c servers with per-operation demand S = S0 + k·o; "
+          "X_sat = c / (S0 + k·o). The queue is M/G/1 (Pollaczek–Khinchine) where the service time's second "
+          "moment is known, M/M/c (Erlang C) otherwise. Linear regressions of the mean (and the "
+       << pct
+       << ") response time against load over the operating range, measured and modeled side by side, as the "
+          "second seed's Table 5.1.</p>\n";
+  body << "<table id=\"model\"><tr><th>scenario / partition</th><th>queue</th><th>S = S0 + k·o (µs)</th>"
+          "<th>S0 (µs)</th><th>SCV of S</th><th>D (µs)</th><th>X_sat (QPS)</th><th>how</th></tr>\n";
   std::string model_panels;
   int model_chart = 0;
   for (const auto& g : a.groups) {
     if (g.failed) continue;
     if (!g.model) {
-      body << "<tr><td>" << Esc(g.key)
-           << "</td><td colspan=\"8\" class=\"muted\">unavailable: " << Esc(g.model_unavailable)
-           << "</td></tr>\n";
+      body << "<tr><td>" << Esc(g.key) << "</td><td colspan=\"7\" class=\"muted\">unavailable: "
+           << Esc(g.model_unavailable) << "</td></tr>\n";
       continue;
     }
     const auto& m = *g.model;
-    auto reg = [&](const char* name, const std::optional<analysis::CurveRegression>& r) {
-      std::string s = std::string("<td>") + name + "</td>";
-      if (!r) return s + "<td colspan=\"4\">—</td>";
-      return s + "<td class=\"num\">" + FormatNumber(r->fit.slope * 1e6) +
-             "</td><td class=\"num\">" + FormatNumber(r->fit.intercept * 1e6) +
-             "</td><td class=\"num\">" + FormatNumber(r->base_s * 1e6) + "</td><td class=\"num\">" +
-             FormatNumber(r->fit.r2) + "</td>";
-    };
-    body << "<tr><td rowspan=\"2\">" << Esc(g.key)
-         << "<br><span class=\"muted\">S0: " << Esc(m.s0_method) << "; D: " << Esc(m.delay_method)
-         << "</span></td><td rowspan=\"2\" "
-         << "class=\"num\">" << Fig("model_s0_us", m.s0_s * 1e6, g.key)
-         << "</td><td rowspan=\"2\" class=\"num\">"
-         << Fig("model_xsat_qps", m.saturation_qps, g.key) << "</td>"
-         << reg("measured", m.measured_regression) << "<td rowspan=\"2\" class=\"num\">"
-         << Fig("model_max_rel_error", m.max_abs_relative_error, g.key) << "</td></tr>\n<tr>"
-         << reg("model", m.predicted_regression) << "</tr>\n";
-    model_panels +=
-        PanelHtml(ModelPanel(g, "model" + std::to_string(model_chart++), pct, unit), specs);
+    body << "<tr><td>" << Esc(g.key) << "</td><td>" << Esc(m.queue) << "</td><td class=\"num\">"
+         << FormatNumber(m.model.service_s * 1e6) << "</td><td class=\"num\">" << Fig("model_s0_us", m.s0_s * 1e6, g.key)
+         << "</td><td class=\"num\">" << FormatNumber(m.model.scv) << "</td><td class=\"num\">"
+         << FormatNumber(m.delay_s * 1e6) << "</td><td class=\"num\">"
+         << Fig("model_xsat_qps", m.saturation_qps, g.key) << "</td><td class=\"muted\">S0: " << Esc(m.s0_method)
+         << "; SCV: " << Esc(m.scv_method) << "; D: " << Esc(m.delay_method) << "; k = "
+         << FormatNumber(m.messages_per_op) << ", o = " << FormatNumber(m.overhead_s * 1e6) << " µs, L = "
+         << FormatNumber(m.latency_s * 1e6) << " µs</td></tr>\n";
+    model_panels += PanelHtml(ModelPanel(g, "model" + std::to_string(model_chart++), pct, unit), specs);
+  }
+  body << "</table>\n";
+  RegressionTableHtml(a, true, pct, body);
+  RegressionTableHtml(a, false, pct, body);
+  body << "<h3>The queues compared (mean response time over the range)</h3>\n<table id=\"model_variants\"><tr>"
+          "<th>scenario / partition</th><th>queue</th><th>SCV</th><th>mean |relative error|</th>"
+          "<th>max |relative error|</th><th>how</th></tr>\n";
+  for (const auto& g : a.groups) {
+    if (g.failed || !g.model) continue;
+    for (const auto& v : g.model->variants) {
+      body << "<tr><td>" << Esc(g.key) << "</td><td>" << Esc(v.name) << "</td>";
+      if (!v.unavailable.empty()) {
+        body << "<td colspan=\"4\" class=\"muted\">unavailable: " << Esc(v.unavailable) << "</td></tr>\n";
+        continue;
+      }
+      body << "<td class=\"num\">" << Num(v.scv) << "</td><td class=\"num\">" << Num(v.mean_abs_relative_error)
+           << "</td><td class=\"num\">" << Num(v.max_abs_relative_error) << "</td><td class=\"muted\">"
+           << Esc(v.scv_method) << "</td></tr>\n";
+    }
   }
   body << "</table>\n";
   if (!model_panels.empty()) body << "<div class=\"panels\">\n" << model_panels << "</div>\n";
+
+  if (a.predicted_sensitivity.empty()) return;
+  body << "<h3>Predicted against measured sensitivity (second seed §5.3.3)</h3>\n<table "
+          "id=\"predicted_sensitivity\"><tr><th>knob</th><th>scenario</th><th>setting</th><th>base (µs) "
+          "predicted</th><th>base (µs) measured</th><th>slope predicted</th><th>slope measured</th>"
+          "<th>saturation (QPS) predicted</th><th>saturation (QPS) measured</th><th>notes</th></tr>\n";
+  for (const auto& ps : a.predicted_sensitivity) {
+    const std::string knob = ps.knob + " (" + ps.parameter + ")";
+    if (!ps.unavailable.empty()) {
+      body << "<tr><td>" << Esc(knob) << "</td><td>" << Esc(ps.scenario) << "</td><td colspan=\"8\" "
+           << "class=\"muted\">unavailable: " << Esc(ps.unavailable) << "</td></tr>\n";
+      continue;
+    }
+    bool first = true;
+    for (const auto& s : ps.settings) {
+      body << "<tr><td>" << (first ? Esc(knob) + "<br><span class=\"muted\">" + Esc(ps.rule) + "; base at " +
+                                         FormatNumber(ps.base_load_qps) + " QPS</span>"
+                                   : "")
+           << "</td><td>" << (first ? Esc(ps.scenario) : "") << "</td><td>" << Esc(s.value)
+           << (first ? " (reference)" : "") << "</td><td class=\"num\">"
+           << Fig("predicted_base_us", s.predicted_base_us, s.group_key) << "</td><td class=\"num\">"
+           << Fig("measured_base_us", s.measured_base_us, s.group_key) << "</td><td class=\"num\">"
+           << Num(s.predicted_slope_us_per_qps) << "</td><td class=\"num\">" << Num(s.measured_slope_us_per_qps)
+           << "</td><td class=\"num\">" << Fig("predicted_saturation_qps", s.predicted_saturation_qps, s.group_key)
+           << "</td><td class=\"num\">" << Fig("measured_saturation_qps", s.measured_saturation_qps, s.group_key)
+           << "</td><td class=\"muted\">" << Esc(s.predicted_note)
+           << (s.measured_note.empty() ? "" : "; measured: " + Esc(s.measured_note)) << "</td></tr>\n";
+      first = false;
+    }
+  }
+  body << "</table>\n";
 }
 
 // A point's network path in one line: "net_latency: relay (...); requested 200 us, measured

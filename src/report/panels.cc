@@ -155,6 +155,24 @@ Panel TailPanel(const ExperimentAnalysis& a, const std::vector<const GroupAnalys
   return panel;
 }
 
+Panel MeanPanel(const ExperimentAnalysis& a, const std::vector<const GroupAnalysis*>& groups,
+                const std::string& id, const std::string& title, LatencyUnit unit) {
+  Panel panel{id, title, nullptr, "", 0};
+  json rows = json::array();
+  for (const auto* g : groups) {
+    for (const auto& p : g->points) {
+      if (!p.failed && p.mean_us > 0) rows.push_back(PointRow(*g, p, p.mean_us * unit.per_us));
+    }
+  }
+  if (rows.empty()) {
+    panel.unavailable = "no point has a latency";
+    return panel;
+  }
+  panel.rows = rows.size();
+  panel.spec = LineSpec(title, rows, std::string("mean response time (") + unit.name + ", log)", true, a.load_axis);
+  return panel;
+}
+
 Panel NetworkPanel(const std::vector<const GroupAnalysis*>& groups, const std::string& id,
                    LoadAxis axis) {
   Panel panel{id, "(c) network bandwidth", nullptr, "", 0};
@@ -190,24 +208,23 @@ Panel ModelPanel(const GroupAnalysis& g, const std::string& id, const std::strin
                  LatencyUnit unit) {
   const auto& m = *g.model;
   json rows = json::array();
-  for (const auto& p : m.points) {
-    rows.push_back({{"series", "measured"},
+  auto add = [&](const std::string& series, const analysis::ModelPoint& p, double y_s) {
+    rows.push_back({{"series", series},
                     {"qps", p.qps},
-                    {"y", p.measured_p_s * 1e6 * unit.per_us},
-                    {"validity", "valid"},
-                    {"why", ""}});
-    if (p.predicted_p_s) {
-      rows.push_back({{"series", "model"},
-                      {"qps", p.qps},
-                      {"y", *p.predicted_p_s * 1e6 * unit.per_us},
-                      {"validity", "valid"},
-                      {"why", ""}});
-    }
+                    {"y", y_s * 1e6 * unit.per_us},
+                    {"validity", p.in_range ? "valid" : "invalid"},
+                    {"why", p.in_range ? "" : "outside the operating range"}});
+  };
+  for (const auto& p : m.points) {
+    add("measured mean", p, p.measured_mean_s);
+    if (p.predicted_mean_s) add("model mean", p, *p.predicted_mean_s);
+    add("measured " + pct, p, p.measured_p_s);
+    if (p.predicted_p_s) add("model " + pct, p, *p.predicted_p_s);
   }
-  Panel panel{id, pct + " measured vs model — " + g.key, nullptr, "", rows.size()};
+  Panel panel{id, "mean and " + pct + ", measured vs model — " + g.key, nullptr, "", rows.size()};
   // The model is one of rates: its points are throughputs, whatever the sweep's axis.
-  panel.spec =
-      LineSpec(panel.title, rows, pct + " latency (" + unit.name + ")", false, LoadAxis::kQps);
+  panel.spec = LineSpec(panel.title, rows, std::string("response time (") + unit.name + "); crosses: outside the range",
+                        false, LoadAxis::kQps);
   return panel;
 }
 

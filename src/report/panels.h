@@ -49,10 +49,15 @@ Panel MetricPanel(const std::string& id, const std::string& title, const std::st
 Panel TailPanel(const analysis::ExperimentAnalysis& a,
                 const std::vector<const analysis::GroupAnalysis*>& groups, const std::string& id,
                 const std::string& title, LatencyUnit unit);
+// The mean response time against load, one line per group (a sensitivity's settings).
+Panel MeanPanel(const analysis::ExperimentAnalysis& a,
+                const std::vector<const analysis::GroupAnalysis*>& groups, const std::string& id,
+                const std::string& title, LatencyUnit unit);
 // Network receive and transmit bandwidth against load.
 Panel NetworkPanel(const std::vector<const analysis::GroupAnalysis*>& groups, const std::string& id,
                    LoadAxis axis);
-// The queueing model's predicted latency against the measured one, over throughput.
+// The queueing model's predicted mean and tail latency against the measured ones, over
+// throughput; points outside the operating range are drawn as crosses.
 Panel ModelPanel(const analysis::GroupAnalysis& g, const std::string& id, const std::string& pct,
                  LatencyUnit unit);
 

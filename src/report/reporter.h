@@ -46,6 +46,10 @@ Result<HtmlAssets> LoadHtmlAssets(Platform& platform, const std::string& node_mo
 
 std::unique_ptr<Reporter> MakeTextReporter();
 std::unique_ptr<Reporter> MakeJsonReporter();
+// `ream model`: the queueing model's part alone, as console tables or as JSON ({"experiment",
+// "groups": [{"key", "model", "model_unavailable"}], "predicted_sensitivity"}).
+std::unique_ptr<Reporter> MakeModelReporter();
+std::unique_ptr<Reporter> MakeModelJsonReporter();
 std::unique_ptr<Reporter> MakeHtmlReporter(HtmlAssets assets);
 
 // Number formatting shared by the console and the page: 3 significant digits below 1000,

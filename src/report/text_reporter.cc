@@ -71,6 +71,84 @@ std::string RatioText(const analysis::Ratio& r) {
   return r.status;
 }
 
+// The queueing model (second seed): the fitted queue, its Table 5.1 of the mean and of the
+// tail, and the predicted sensitivities beside the measured ones. `ream model` prints this
+// alone.
+void WriteModel(const analysis::ExperimentAnalysis& a, const std::string& pct, std::ostream& os) {
+  auto opt = [](const std::optional<double>& v, double scale = 1) {
+    return v ? FormatNumber(*v * scale) : std::string("—");
+  };
+  os << "Queueing model (delay center D + a CPU queue of c servers, S = S0 + k·o)\n";
+  AlignedTable tq({"SCENARIO / PARTITION", "QUEUE", "S us", "S0 us", "SCV", "D us", "X_sat QPS", "HOW"});
+  for (const auto& g : a.groups) {
+    if (g.failed) continue;
+    if (!g.model) {
+      tq.Add({g.key, "unavailable: " + g.model_unavailable, "", "", "", "", "", ""});
+      continue;
+    }
+    const auto& m = *g.model;
+    tq.Add({g.key, m.queue, FormatNumber(m.model.service_s * 1e6), FormatNumber(m.s0_s * 1e6),
+            FormatNumber(m.model.scv), FormatNumber(m.delay_s * 1e6), FormatNumber(m.saturation_qps),
+            "SCV: " + m.scv_method + "; D: " + m.delay_method});
+  }
+  tq.Print(os);
+  for (bool mean : {true, false}) {
+    os << "\nTable 5.1 of the " << (mean ? std::string("mean") : pct)
+       << " response time over the operating range (measured vs model)\n";
+    AlignedTable tm({"SCENARIO / PARTITION", "RANGE", "CURVE", "SLOPE us/QPS", "INTERCEPT us", "BASE us @ QPS", "R²",
+                     "MEAN |REL ERR|", "MAX |REL ERR|"});
+    std::vector<std::string> reasons;
+    for (const auto& g : a.groups) {
+      if (g.failed || !g.model) continue;
+      const auto& m = *g.model;
+      const analysis::RegressionTable& t = mean ? m.mean : m.tail;
+      std::string range = FormatNumber(m.range_low * 100) + "-" + FormatNumber(m.range_high * 100) + " % CPU, " +
+                          std::to_string(t.points) + " pts";
+      if (!t.measured) {
+        tm.Add({g.key, range, "unavailable (below)", "—", "—", "—", "—", "—", "—"});
+        reasons.push_back(g.key + ": " + t.unavailable);
+        continue;
+      }
+      for (bool measured : {true, false}) {
+        const auto& r = measured ? t.measured : t.modeled;
+        std::vector<std::string> cells = {measured ? g.key : "", measured ? range : "", measured ? "measured" : "model"};
+        if (r) {
+          cells.push_back(FormatNumber(r->fit.slope * 1e6));
+          cells.push_back(FormatNumber(r->fit.intercept * 1e6));
+          cells.push_back(FormatNumber(r->base_s * 1e6) + " @ " + FormatNumber(t.base_load_qps));
+          cells.push_back(FormatNumber(r->fit.r2));
+        } else {
+          cells.insert(cells.end(), {"—", "—", "—", "—"});
+        }
+        cells.push_back(measured ? opt(t.mean_abs_relative_error) : "");
+        cells.push_back(measured ? opt(t.max_abs_relative_error) : "");
+        tm.Add(cells);
+      }
+    }
+    tm.Print(os);
+    for (const auto& r : reasons) os << "  " << r << "\n";
+  }
+  if (!a.predicted_sensitivity.empty()) {
+    os << "\nPredicted vs measured sensitivity (second seed §5.3.3)\n";
+    AlignedTable tp({"KNOB", "SCENARIO", "SETTING", "BASE us PRED", "BASE us MEAS", "SAT QPS PRED", "SAT QPS MEAS",
+                     "NOTES"});
+    for (const auto& ps : a.predicted_sensitivity) {
+      const std::string knob = ps.knob + " (" + ps.parameter + ")";
+      if (!ps.unavailable.empty()) {
+        tp.Add({knob, ps.scenario, "unavailable: " + ps.unavailable, "", "", "", "", ""});
+        continue;
+      }
+      for (const auto& st : ps.settings) {
+        tp.Add({knob, ps.scenario, st.value, opt(st.predicted_base_us), opt(st.measured_base_us),
+                opt(st.predicted_saturation_qps), opt(st.measured_saturation_qps),
+                st.predicted_note + (st.measured_note.empty() ? "" : "; measured: " + st.measured_note)});
+      }
+    }
+    tp.Print(os);
+  }
+  os << "\n";
+}
+
 class TextReporter : public Reporter {
  public:
   std::string_view name() const override { return "text"; }
@@ -179,37 +257,7 @@ class TextReporter : public Reporter {
     tsen.Print(os);
     os << "\n";
 
-    os << "Queueing model (delay center + M/M/c; regressions of " << pct
-       << " response time against load, as the second seed's Table 5.1)\n";
-    AlignedTable tm({"SCENARIO / PARTITION", "S0 us", "X_sat QPS", "CURVE", "SLOPE us/QPS",
-                     "INTERCEPT us", "BASE us", "R²", "MAX |REL ERR|"});
-    for (const auto& g : a.groups) {
-      if (g.failed) continue;
-      if (!g.model) {
-        tm.Add({g.key, "unavailable: " + g.model_unavailable, "", "", "", "", "", "", ""});
-        continue;
-      }
-      const auto& m = *g.model;
-      auto row = [&](const char* curve, const std::optional<analysis::CurveRegression>& r,
-                     bool first) {
-        std::vector<std::string> cells = {first ? g.key : "", first ? FormatNumber(m.s0_s * 1e6) : "",
-                                          first ? FormatNumber(m.saturation_qps) : "", curve};
-        if (r) {
-          cells.push_back(FormatNumber(r->fit.slope * 1e6));
-          cells.push_back(FormatNumber(r->fit.intercept * 1e6));
-          cells.push_back(FormatNumber(r->base_s * 1e6));
-          cells.push_back(FormatNumber(r->fit.r2));
-        } else {
-          cells.insert(cells.end(), {"—", "—", "—", "—"});
-        }
-        cells.push_back(first ? "" : Opt(m.max_abs_relative_error));
-        tm.Add(cells);
-      };
-      row("measured", m.measured_regression, true);
-      row("model", m.predicted_regression, false);
-    }
-    tm.Print(os);
-    os << "\n";
+    WriteModel(a, pct, os);
 
     if (a.recommendation) {
       os << "Recommendation for " << FormatNumber(a.recommendation->target_qps)
@@ -231,6 +279,35 @@ class JsonReporter : public Reporter {
   }
 };
 
+class ModelReporter : public Reporter {
+ public:
+  explicit ModelReporter(bool json) : json_(json) {}
+  std::string_view name() const override { return json_ ? "model-json" : "model"; }
+  Status Report(const ReportInput& in, std::ostream& os) override {
+    const analysis::ExperimentAnalysis& a = *in.analysis;
+    if (json_) {
+      nlohmann::json all = analysis::ToJson(a);
+      nlohmann::json groups = nlohmann::json::array();
+      for (const auto& g : all["groups"]) {
+        groups.push_back({{"key", g["key"]}, {"model", g["model"]}, {"model_unavailable", g["model_unavailable"]}});
+      }
+      nlohmann::json j = {{"experiment", a.experiment},
+                          {"workload", a.workload},
+                          {"groups", groups},
+                          {"predicted_sensitivity", all["predicted_sensitivity"]}};
+      os << j.dump(2) << "\n";
+    } else {
+      os << "Experiment " << a.experiment << " (" << a.workload << ")\n\n";
+      WriteModel(a, "p" + FormatNumber(a.percentile), os);
+    }
+    if (!os) return IoError("writing the model failed");
+    return Status::Ok();
+  }
+
+ private:
+  bool json_;
+};
+
 }  // namespace
 
 std::string FormatNumber(double v) {
@@ -247,5 +324,7 @@ std::string FormatNumber(double v) {
 
 std::unique_ptr<Reporter> MakeTextReporter() { return std::make_unique<TextReporter>(); }
 std::unique_ptr<Reporter> MakeJsonReporter() { return std::make_unique<JsonReporter>(); }
+std::unique_ptr<Reporter> MakeModelReporter() { return std::make_unique<ModelReporter>(false); }
+std::unique_ptr<Reporter> MakeModelJsonReporter() { return std::make_unique<ModelReporter>(true); }
 
 }  // namespace ream::report
