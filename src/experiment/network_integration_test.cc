@@ -17,6 +17,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "platform/stall_probe.h"
 #include "store/store.h"
 
 namespace ream {
@@ -107,6 +108,11 @@ class NetworkKnobs : public ::testing::Test {
 };
 
 TEST_F(NetworkKnobs, LatencyAddsTwoLAtLowLoadAndLeavesTheSaturationPoint) {
+  // A comparison of latencies against 2·L and of saturation points: on a host whose CPUs stall
+  // more than 1 % of the time in pieces > 20 µs the noise is larger than what is compared
+  // (docs/performance.md); skipped then, with the figures printed (REAM_MAX_STALL_FRACTION
+  // forces it).
+  if (!MachineIsQuiet()) GTEST_SKIP() << "this machine's CPUs stall > 1 % of the time (figures above)";
   constexpr double kL = 200;  // µs
   // 300 QPS: ~3 % utilization; 12000 QPS: above the ~9000 QPS the server sustains (and not so
   // far above that the generator's 8 connections overflow their queues of outstanding requests).
@@ -151,6 +157,11 @@ TEST_F(NetworkKnobs, LatencyAddsTwoLAtLowLoadAndLeavesTheSaturationPoint) {
 }
 
 TEST_F(NetworkKnobs, PerByteTimeMattersOnlyNearOneOverG) {
+  // A comparison of latencies against 2·L and of saturation points: on a host whose CPUs stall
+  // more than 1 % of the time in pieces > 20 µs the noise is larger than what is compared
+  // (docs/performance.md); skipped then, with the figures printed (REAM_MAX_STALL_FRACTION
+  // forces it).
+  if (!MachineIsQuiet()) GTEST_SKIP() << "this machine's CPUs stall > 1 % of the time (figures above)";
   // Gets of 40-byte requests (24-byte header + 16-byte key), 32-byte replies: at G = 10 µs/B the
   // request direction of the relay's link (all 8 connections share it) carries 1/G = 100 kB/s
   // = 2500 requests/s. 100 QPS offers 4 % of that, 2200 QPS 88 %.
