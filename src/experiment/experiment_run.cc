@@ -337,22 +337,12 @@ Status ExperimentRun::RunOne(const PlannedRun& run, RunRecord& rec, RunOutcome& 
   if (!rec.started_ns) rec.started_ns = p_.WallNanos();
   REAM_RETURN_IF_ERROR(store_.UpdateRun(rec));
   observer_.OnEvent(RunStarted{ctx.Where(), rec.workload_cpus, rec.generator_cpus, ctx.stored_points()});
-  // [load] keep_awake: the run's CPUs never idle while it lasts (pollers end with `awake`).
-  std::unique_ptr<KeepAwake> awake;
-  if (spec_.load.keep_awake) {
-    std::vector<int> cpus = prep_.scenario_cpus.at(run.scenario);
-    cpus.insert(cpus.end(), prep_.generator_cpus.begin(), prep_.generator_cpus.end());
-    if (cpus.empty() || prep_.generator_cpus.empty()) {
-      cpus.clear();
-      for (const auto& c : prep_.topology.cpus) cpus.push_back(c.id);
-    }
-    auto started = KeepAwake::Start(cpus);
-    if (!started.ok()) return Unavailable("[load] keep_awake: " + started.status().message());
-    awake = std::move(started).value();
-    keep_awake_cpus_ = FormatCpuList(awake->cpus());
-  } else {
-    keep_awake_cpus_.clear();
-  }
+  // [load] keep_awake: the generator's CPUs never idle while the run lasts, by pollers in the
+  // `ream load` process (load_driver.cc), in its own cgroup. The workload's CPUs are not kept
+  // awake: a SCHED_IDLE poller outside the workload's cgroup made its requests wait a scheduler
+  // slice (p99 0.17 -> 2.7 ms at 5 000 QPS, docs/performance.md), and one inside would be
+  // charged to it.
+  keep_awake_cpus_ = spec_.load.keep_awake ? FormatCpuList(prep_.generator_cpus) : std::string();
 
   SweepEnd end;
   if (spec_.sweep.mode == SweepMode::kKnee) {

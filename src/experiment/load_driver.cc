@@ -41,6 +41,12 @@ class LocalLoadDriver final : public LoadDriver {
     if (lo.cpus.empty() && !o_.generator_cpus.empty()) {
       argv.insert(argv.end() - 2, {"--cpus", FormatCpuList(o_.generator_cpus)});
     }
+    // Its CPUs kept awake by pollers in its own process: in the generator's cgroup, where a
+    // SCHED_IDLE poller yields to the generator at once. (Pollers in another cgroup than the
+    // thread they stand aside for made it wait a scheduler slice, ~5 ms, on this kernel.)
+    if (lo.keep_awake && !o_.generator_cpus.empty()) {
+      argv.insert(argv.end() - 2, {"--keep-awake", FormatCpuList(o_.generator_cpus)});
+    }
     // The generator runs in a sandbox of its own whose cpuset is the generator's CPUs: it
     // never competes with the workload for a CPU.
     SandboxOptions go;

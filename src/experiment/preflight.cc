@@ -154,6 +154,7 @@ LoadOptions LevelLoadOptions(const ExperimentSpec& spec, double load, uint64_t s
   o.seed = seed;
   o.response_timeout_ns = ns(l.response_timeout);
   o.spin_wait = l.wait == "spin";
+  o.keep_awake = l.keep_awake;
   return o;
 }
 

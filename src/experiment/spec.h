@@ -84,9 +84,10 @@ struct LoadSpec {
   // How the generator waits between sends: "sleep" (then spin the last stretch) or "spin"
   // (never sleep; see LoadOptions::spin_wait).
   std::string wait = "sleep";
-  // Keep the workload's and the generator's CPUs out of idle for the whole run: a SCHED_IDLE
-  // poller on each (platform/keep_awake.h), charged to ream's cgroup, not theirs, so no
-  // request pays a CPU's wake-up at low load. Stored with every point (`keep_awake_cpus`).
+  // Keep the generator's CPUs out of idle for the whole run: a SCHED_IDLE poller on each
+  // (platform/keep_awake.h) in the generator's process, so no send or response pays that CPU's
+  // wake-up. Stored with every point (`keep_awake_cpus`). The workload's CPUs are left alone
+  // (see experiment_run.cc).
   bool keep_awake = false;
 };
 

@@ -45,6 +45,10 @@ struct LoadOptions {
   double get_ratio = 0.9;                // the rest are sets
   int connections = 1;                   // >= threads; split round-robin over threads
   int threads = 1;
+  // `ream run`'s [load] keep_awake, for the driver: the `ream load` it starts keeps the
+  // generator's own CPUs awake with pollers in its process (platform/keep_awake.h). RunLoad
+  // itself ignores it.
+  bool keep_awake = false;
   // The CPUs the threads run on: thread t on cpus[t % cpus.size()] (each with its own
   // connections and schedule). Empty: wherever the process may run.
   std::vector<int> cpus;
