@@ -84,6 +84,19 @@ class EnginesIntegration : public ::testing::Test {
     return n;
   }
 
+  // The seed's LQoS (5 × the service time at 20 % CPU) can fall below what any load meets on
+  // a VM, where a request at low load pays both CPUs' wake-ups (issue 14): then the lowest
+  // valid load already misses QoS, QPS under QoS is "below the sweep" and no category's QoS
+  // rule can hold. That says nothing about the engine; the reason, with the figures, instead.
+  static std::string QosBelowTheFloor(const nlohmann::json& j) {
+    if (j.is_discarded() || !j.contains("groups") || j["groups"].empty()) return "";
+    const auto& cap = j["groups"][0]["capacity"];
+    std::string status = cap.value("status", "");
+    if (status.rfind("below the sweep", 0) != 0) return "";
+    return "LQoS " + j["qos"]["target_us"].dump() + " us (5 x the reported service time) is below the p95 of the "
+           "lowest valid load (" + status + "): the host's wake-ups at low load, not the engine (issue 14/16)";
+  }
+
   // The classifier's verdict with its evidence, printed for the record.
   static std::string Category(const nlohmann::json& j) {
     if (j.is_discarded() || !j.contains("category")) return "";
@@ -139,6 +152,7 @@ remeasure_invalid = 1
   if (IsSkipped() || HasFatalFailure()) return;
   EXPECT_EQ(j["qos"]["service_method"], "server-reported") << j["qos"].dump();
   if (ValidPoints(j) < 3) GTEST_SKIP() << "the generator kept its schedule at fewer than 3 levels: too busy to measure";
+  if (std::string why = QosBelowTheFloor(j); !why.empty()) GTEST_SKIP() << why;
   EXPECT_EQ(Category(j), "fast") << j.dump(1);
   // The target is the seed's rule on the service time the server reported: 5 x ~0.1 ms.
   ASSERT_TRUE(j["qos"]["target_us"].is_number()) << j["qos"].dump();
@@ -162,6 +176,7 @@ remeasure_invalid = 1
   if (IsSkipped() || HasFatalFailure()) return;
   EXPECT_EQ(j["qos"]["service_method"], "server-reported") << j["qos"].dump();
   if (ValidPoints(j) < 3) GTEST_SKIP() << "the generator kept its schedule at fewer than 3 levels: too busy to measure";
+  if (std::string why = QosBelowTheFloor(j); !why.empty()) GTEST_SKIP() << why;
   EXPECT_EQ(Category(j), "fast") << j.dump(1);
   ASSERT_TRUE(j["qos"]["target_us"].is_number()) << j["qos"].dump();
   EXPECT_LT(j["qos"]["target_us"].get<double>(), 2000) << j["qos"].dump();
