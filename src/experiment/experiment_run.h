@@ -16,7 +16,6 @@
 #include "experiment/run_events.h"
 #include "experiment/runner.h"
 #include "experiment/spec.h"
-#include "platform/keep_awake.h"
 #include "platform/platform.h"
 #include "sandbox/sandbox.h"
 #include "store/store.h"

@@ -1,6 +1,8 @@
 // SCHED_IDLE pollers pinned to CPUs (see keep_awake.h).
 #include "platform/keep_awake.h"
 
+#include "platform/affinity.h"
+
 #include <pthread.h>
 #include <sched.h>
 
@@ -36,12 +38,9 @@ Result<std::unique_ptr<KeepAwake>> KeepAwake::Start(const std::vector<int>& cpus
   std::string error;
   for (int cpu : cpus) {
     k->threads_.emplace_back([&, cpu, self = k.get()] {
-      cpu_set_t set;
-      CPU_ZERO(&set);
-      CPU_SET(cpu, &set);
       std::string why;
-      if (int e = pthread_setaffinity_np(pthread_self(), sizeof set, &set); e != 0) {
-        why = "keep-awake: cannot pin a poller to CPU " + std::to_string(cpu) + ": " + std::strerror(e);
+      if (Status pinned = PinCallingThread(cpu); !pinned.ok()) {
+        why = "keep-awake: " + pinned.message();
       } else {
         sched_param sp{};
         if (int e2 = pthread_setschedparam(pthread_self(), SCHED_IDLE, &sp); e2 != 0) {

@@ -6,15 +6,13 @@
 // reliably.
 #pragma once
 
-#include <pthread.h>
-#include <sched.h>
-#include <time.h>
 
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <initializer_list>
-#include <thread>
+
+#include "platform/timing_floor.h"
 
 namespace ream {
 
@@ -22,27 +20,9 @@ namespace ream {
 // than `stall_ns`; -1 when the thread could not be pinned.
 inline double StalledFraction(int cpu, int64_t duration_ns = 1'000'000'000,
                               int64_t stall_ns = 20'000) {
-  double fraction = -1;
-  std::thread t([&] {
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    CPU_SET(cpu, &set);
-    if (pthread_setaffinity_np(pthread_self(), sizeof set, &set) != 0) return;
-    auto now = [] {
-      timespec ts{};
-      clock_gettime(CLOCK_MONOTONIC, &ts);
-      return static_cast<int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
-    };
-    int64_t start = now(), prev = start, stalled = 0;
-    while (prev - start < duration_ns) {
-      int64_t t1 = now();
-      if (t1 - prev > stall_ns) stalled += t1 - prev;
-      prev = t1;
-    }
-    fraction = static_cast<double>(stalled) / static_cast<double>(prev - start);
-  });
-  t.join();
-  return fraction;
+  // The same spin loop `ream run` measures the host's floor with (platform/timing_floor.h).
+  auto floor = MeasureTimingFloor({cpu}, duration_ns, stall_ns);
+  return floor.ok() && !floor->cpus.empty() ? floor->cpus[0].stalled_fraction : -1;
 }
 
 // True when every one of `cpus` loses at most `max_fraction` of a second to stalls > 20 us.

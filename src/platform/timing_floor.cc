@@ -1,13 +1,11 @@
 // Pinned spin loops measuring the host's timing floor (see timing_floor.h).
 #include "platform/timing_floor.h"
 
-#include <pthread.h>
-#include <sched.h>
-
 #include <algorithm>
 #include <cmath>
 #include <thread>
 
+#include "platform/affinity.h"
 #include "platform/clock.h"
 
 namespace ream {
@@ -40,10 +38,7 @@ Result<TimingFloor> MeasureTimingFloor(const std::vector<int>& cpus_in, int64_t 
   std::vector<std::thread> threads;
   for (size_t i = 0; i < cpus.size(); ++i) {
     threads.emplace_back([&, i] {
-      cpu_set_t set;
-      CPU_ZERO(&set);
-      CPU_SET(cpus[i], &set);
-      if (pthread_setaffinity_np(pthread_self(), sizeof set, &set) != 0) return;
+      if (!PinCallingThread(cpus[i]).ok()) return;
       pinned[i] = 1;
       CpuTimingFloor& c = f.cpus[i];
       c.cpu = cpus[i];

@@ -97,6 +97,19 @@ class EnginesIntegration : public ::testing::Test {
            "lowest valid load (" + status + "): the host's wake-ups at low load, not the engine (issue 14/16)";
   }
 
+  // The seed's "fast" engine, from its sweep: a QoS target from the service time the server
+  // reported (5 x ~0.1 ms), and the category. Skips, saying why, when the sweep cannot tell.
+  void ExpectFast(const nlohmann::json& j) {
+    SkipWhenNothingWasMeasured(j);
+    if (IsSkipped() || HasFatalFailure()) return;
+    EXPECT_EQ(j["qos"]["service_method"], "server-reported") << j["qos"].dump();
+    if (ValidPoints(j) < 3) GTEST_SKIP() << "the generator kept its schedule at fewer than 3 levels: too busy to measure";
+    if (std::string why = QosBelowTheFloor(j); !why.empty()) GTEST_SKIP() << why;
+    EXPECT_EQ(Category(j), "fast") << j.dump(1);
+    ASSERT_TRUE(j["qos"]["target_us"].is_number()) << j["qos"].dump();
+    EXPECT_LT(j["qos"]["target_us"].get<double>(), 2000) << j["qos"].dump();
+  }
+
   // The classifier's verdict with its evidence, printed for the record.
   static std::string Category(const nlohmann::json& j) {
     if (j.is_discarded() || !j.contains("category")) return "";
@@ -148,15 +161,7 @@ ready_timeout = "30s"
 qps = [500, 2500, 4000, 5500]
 remeasure_invalid = 1
 )");
-  SkipWhenNothingWasMeasured(j);
-  if (IsSkipped() || HasFatalFailure()) return;
-  EXPECT_EQ(j["qos"]["service_method"], "server-reported") << j["qos"].dump();
-  if (ValidPoints(j) < 3) GTEST_SKIP() << "the generator kept its schedule at fewer than 3 levels: too busy to measure";
-  if (std::string why = QosBelowTheFloor(j); !why.empty()) GTEST_SKIP() << why;
-  EXPECT_EQ(Category(j), "fast") << j.dump(1);
-  // The target is the seed's rule on the service time the server reported: 5 x ~0.1 ms.
-  ASSERT_TRUE(j["qos"]["target_us"].is_number()) << j["qos"].dump();
-  EXPECT_LT(j["qos"]["target_us"].get<double>(), 2000) << j["qos"].dump();
+  ExpectFast(j);
 }
 
 TEST_F(EnginesIntegration, DnnIsFast) {
@@ -172,14 +177,7 @@ ready_timeout = "30s"
 qps = [500, 2500, 4000, 5500]
 remeasure_invalid = 1
 )");
-  SkipWhenNothingWasMeasured(j);
-  if (IsSkipped() || HasFatalFailure()) return;
-  EXPECT_EQ(j["qos"]["service_method"], "server-reported") << j["qos"].dump();
-  if (ValidPoints(j) < 3) GTEST_SKIP() << "the generator kept its schedule at fewer than 3 levels: too busy to measure";
-  if (std::string why = QosBelowTheFloor(j); !why.empty()) GTEST_SKIP() << why;
-  EXPECT_EQ(Category(j), "fast") << j.dump(1);
-  ASSERT_TRUE(j["qos"]["target_us"].is_number()) << j["qos"].dump();
-  EXPECT_LT(j["qos"]["target_us"].get<double>(), 2000) << j["qos"].dump();
+  ExpectFast(j);
 }
 
 TEST_F(EnginesIntegration, DnnCpuQuotaLowersItsQpsUnderQos) {
