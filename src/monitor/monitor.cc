@@ -120,6 +120,10 @@ void Monitor::ProbeSources() {
           "cgroup v2 memory.peak is absent (kernels before 5.19 do not keep the peak)";
     }
   }
+  if (target_.cpu_ns_reader) {
+    sources_["cpu"] = target_.cpu_source;
+    unavailable_.erase("cpu");
+  }
   if (!target_.host_veth.empty()) {
     sources_["net"] = "node veth " + target_.host_veth + " (rx = what the node received)";
   } else {
@@ -184,6 +188,9 @@ Monitor::Counters Monitor::Read() {
         if (f.size() == 2 && f[0] == "usage_usec") c.cpu_ns = std::atoll(f[1].c_str()) * 1000;
       }
     }
+  }
+  if (target_.cpu_ns_reader) {
+    if (auto ns = target_.cpu_ns_reader()) c.cpu_ns = *ns;
   }
   if (per_cpu_from_proc_stat_) {
     // USER_HZ is 100 on Linux.
