@@ -181,6 +181,14 @@ nlohmann::json ToJson(const ExperimentAnalysis& a) {
       // from points stored before (not empty, not zero: not measured).
       if (!p.late_shares.empty()) pts.back()["late_causes"] = p.late_shares;
       if (!p.keep_awake_cpus.empty()) pts.back()["keep_awake_cpus"] = p.keep_awake_cpus;
+      // Said since the monitor can estimate memory traffic from LLC misses: absent before.
+      if (!p.membw_method.empty()) pts.back()["membw_method"] = p.membw_method;
+      // Recorded since the generator reconnects (schema 7): absent from points stored before.
+      if (p.reconnections) pts.back()["reconnections"] = *p.reconnections;
+      if (p.lost_requests) {
+        pts.back()["lost_requests"] = *p.lost_requests;
+        pts.back()["lost_reasons"] = p.lost_reasons;
+      }
       // Only where a LogGP knob was set: other analyses print what they always printed.
       if (!p.network.is_null()) pts.back()["network"] = p.network;
     }

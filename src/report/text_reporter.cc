@@ -194,6 +194,20 @@ class TextReporter : public Reporter {
     for (const auto& g : a.groups) {
       if (!g.load_range_note.empty()) os << "  " << g.key << ": range chosen by probes (qps = \"auto\"): " << g.load_range_note << "\n";
     }
+    // Connections the server closed, per point, where any was: a server that closes
+    // keep-alive connections (nginx's keepalive_requests) costs reconnections, and the
+    // requests lost with them count as errors.
+    for (const auto& g : a.groups) {
+      std::string line;
+      for (const auto& p : g.points) {
+        if (p.reconnections.value_or(0) == 0 && p.lost_requests.value_or(0) == 0) continue;
+        line += (line.empty() ? "" : "; ") + FormatNumber(p.target_load) + " " + u + ": " +
+                std::to_string(p.reconnections.value_or(0)) + " reconnection(s), " +
+                std::to_string(p.lost_requests.value_or(0)) + " request(s) lost on closed connections";
+        for (const auto& [reason, n] : p.lost_reasons) line += " (" + std::to_string(n) + " × " + reason + ")";
+      }
+      if (!line.empty()) os << "  " << g.key << ": connections closed by the server: " << line << "\n";
+    }
     os << "\n";
 
     os << "Table 2 — " << u << " under QoS (LQoS " << Opt(a.qos.target_us, " us") << ", " << pct
