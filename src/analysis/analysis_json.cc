@@ -76,9 +76,9 @@ json ModelJson(const ModelComparison& m) {
                         {"max_abs_relative_error", Opt(v.max_abs_relative_error)},
                         {"unavailable", v.unavailable.empty() ? json(nullptr) : json(v.unavailable)}});
   }
-  return {{"queue", m.queue},
+  json j = {{"queue", m.queue},
           {"servers", m.model.servers},
-          {"service_us", m.model.service_s * 1e6},
+          {"service_us", m.demand_s * 1e6},
           {"scv", m.model.scv},
           {"scv_method", m.scv_method},
           {"s0_us", m.s0_s * 1e6},
@@ -95,6 +95,13 @@ json ModelJson(const ModelComparison& m) {
           {"regression_mean", TableJson(m.mean)},
           {"regression_tail", TableJson(m.tail)},
           {"points", pts}};
+  // Only where a CPU quota allows less than the servers' CPUs: the capacity the queue had, and
+  // its time per request at that capacity (service_us stays the CPU time per request).
+  if (m.capacity_cpus < m.model.servers - 1e-9) {
+    j["capacity_cpus"] = m.capacity_cpus;
+    j["queue_service_us"] = m.model.service_s * 1e6;
+  }
+  return j;
 }
 
 json PredictedJson(const PredictedSensitivity& p) {

@@ -334,7 +334,7 @@ void ModelSection(const Page& page, std::ostream& body, ChartSpecs* specs) {
     }
     const auto& m = *g.model;
     body << "<tr><td>" << Esc(g.key) << "</td><td>" << Esc(m.queue) << "</td><td class=\"num\">"
-         << FormatNumber(m.model.service_s * 1e6) << "</td><td class=\"num\">" << Fig("model_s0_us", m.s0_s * 1e6, g.key)
+         << FormatNumber(m.demand_s * 1e6) << "</td><td class=\"num\">" << Fig("model_s0_us", m.s0_s * 1e6, g.key)
          << "</td><td class=\"num\">" << FormatNumber(m.model.scv) << "</td><td class=\"num\">"
          << FormatNumber(m.delay_s * 1e6) << "</td><td class=\"num\">"
          << Fig("model_xsat_qps", m.saturation_qps, g.key) << "</td><td class=\"muted\">S0: " << Esc(m.s0_method)

@@ -87,7 +87,7 @@ void WriteModel(const analysis::ExperimentAnalysis& a, const std::string& pct, s
       continue;
     }
     const auto& m = *g.model;
-    tq.Add({g.key, m.queue, FormatNumber(m.model.service_s * 1e6), FormatNumber(m.s0_s * 1e6),
+    tq.Add({g.key, m.queue, FormatNumber(m.demand_s * 1e6), FormatNumber(m.s0_s * 1e6),
             FormatNumber(m.model.scv), FormatNumber(m.delay_s * 1e6), FormatNumber(m.saturation_qps),
             "SCV: " + m.scv_method + "; D: " + m.delay_method});
   }
