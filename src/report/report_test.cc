@@ -185,6 +185,28 @@ TEST(Reporters, ShowEachPointsReconnectionsAndRequestsLost) {
   EXPECT_EQ(text2.str().find("connections closed by the server"), std::string::npos);
 }
 
+// A memory bandwidth estimated from LLC misses says so in its panel's title; the memory
+// controller's own count (or no method said, as in older databases) does not.
+TEST(HtmlReporter, AnEstimatedMemoryBandwidthIsLabelledAsAnEstimate) {
+  auto d = Sample();
+  for (auto& p : d.runs[0].points) {
+    p.membw_bps = analysis::Metric::Of(1e8);
+    p.membw_method = "estimate: LLC misses × line size (perf)";
+  }
+  auto a = analysis::Analyze(d, {});
+  ASSERT_TRUE(a.ok());
+  std::ostringstream os;
+  ASSERT_TRUE(MakeHtmlReporter(FakeAssets())->Report({&d, &*a}, os).ok());
+  EXPECT_NE(os.str().find("(e) memory bandwidth — estimate: LLC misses × line size (perf)"), std::string::npos);
+  for (auto& p : d.runs[0].points) p.membw_method = "resctrl MBM";
+  auto b = analysis::Analyze(d, {});
+  ASSERT_TRUE(b.ok());
+  std::ostringstream os2;
+  ASSERT_TRUE(MakeHtmlReporter(FakeAssets())->Report({&d, &*b}, os2).ok());
+  EXPECT_NE(os2.str().find("(e) memory bandwidth"), std::string::npos);
+  EXPECT_EQ(os2.str().find("(e) memory bandwidth — estimate"), std::string::npos);
+}
+
 // A sessions sweep's page and tables name loads in sessions; a qps one's say QPS, as always.
 TEST(Reporters, NameLoadsByTheSweepsAxis) {
   for (LoadAxis axis : kLoadAxes) {
