@@ -23,5 +23,12 @@ Result<std::pair<int, int>> Platform::DeviceOf(const std::string& path) {
   return Unsupported("this platform cannot stat " + path);
 }
 int64_t Platform::ThreadCpuNanos() { return 0; }
+Result<RunAs> Platform::LookupUser(const std::string& name) {
+  return Unsupported("this platform has no user database (user '" + name + "')");
+}
+bool Platform::IsSymlink(const std::string& /*path*/) { return false; }
+Status Platform::ChangeOwner(const std::string& path, int /*uid*/, int /*gid*/) {
+  return Unsupported("this platform cannot change the owner of " + path);
+}
 
 }  // namespace ream
