@@ -10,7 +10,7 @@ CMAKE_FLAGS += -DCMAKE_CXX_COMPILER_LAUNCHER=$(CCACHE)
 export CCACHE_BASEDIR := $(CURDIR)
 endif
 
-.PHONY: all deps build demo test clean
+.PHONY: all deps build demo test install deb clean
 
 all: build
 
@@ -28,6 +28,16 @@ demo: build
 # The whole CTest suite: unit, integration (root, real kernel interfaces), peers, browser.
 test: build
 	@cd $(BUILD) && ctest --output-on-failure --timeout 600 -j $(JOBS)
+
+# ream, its libraries, report assets, examples and docs under PREFIX (cmake/install.cmake).
+PREFIX ?= /usr/local
+install: build
+	@cmake --install $(BUILD) --prefix $(PREFIX)
+
+# The Debian package (build/ream_<version>_<arch>.deb); scripts/check-deb installs it in a
+# fresh Debian 12 chroot.
+deb: build
+	@cd $(BUILD) && cpack -G DEB
 
 clean:
 	rm -rf $(BUILD)

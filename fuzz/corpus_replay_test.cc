@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "fuzz/fuzz_targets.h"
+#include "fuzz/spec_targets.h"
 
 namespace ream::fuzz {
 namespace {
@@ -22,7 +23,8 @@ struct Replayed {
   size_t with_replies = 0;  // files holding at least one complete, well-formed reply
 };
 
-Replayed ReplayCorpus(const std::string& parser, const Entry& entry) {
+Replayed ReplayCorpus(const std::string& parser, const Entry& entry,
+                      const std::function<bool()>& valid = [] { return LastReplyCount() > 0; }) {
   Replayed out;
   std::filesystem::path dir = std::filesystem::path(REAM_SOURCE_DIR) / "fuzz" / "corpus" / parser;
   std::error_code ec;
@@ -38,7 +40,7 @@ Replayed ReplayCorpus(const std::string& parser, const Entry& entry) {
     std::string violation = entry(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
     EXPECT_EQ(violation, "") << f;
     ++out.files;
-    if (LastReplyCount() > 0) ++out.with_replies;
+    if (valid()) ++out.with_replies;
   }
   return out;
 }
@@ -53,6 +55,26 @@ void ExpectMeaningful(const Replayed& r, const std::string& parser) {
 TEST(FuzzCorpusReplay, Memcached) { ExpectMeaningful(ReplayCorpus("memcached", MemcachedReplies), "memcached"); }
 TEST(FuzzCorpusReplay, Redis) { ExpectMeaningful(ReplayCorpus("redis", RedisReplies), "redis"); }
 TEST(FuzzCorpusReplay, Http) { ExpectMeaningful(ReplayCorpus("http", HttpReplies), "http"); }
+// The spec and its value parsers: valid specs and values (the shipped examples, each value
+// form of docs/spec.md) and what fuzzing found.
+TEST(FuzzCorpusReplay, Spec) { ExpectMeaningful(ReplayCorpus("spec", SpecInput, LastAccepted), "spec"); }
+
+// The spec entry point accepts what it should and holds every parser to its contract.
+TEST(FuzzCorpusReplay, SpecEntryPointAcceptsValidInputs) {
+  auto in = [](int first, const std::string& text) {
+    std::string b(1, static_cast<char>(first));
+    b += text;
+    std::string v = SpecInput(reinterpret_cast<const uint8_t*>(b.data()), b.size());
+    return v.empty() && LastAccepted();
+  };
+  EXPECT_TRUE(in(0, "name = \"x\"\n[workload]\nbuiltin = \"kv\"\n[sweep]\nqps = [100]\n"));
+  EXPECT_FALSE(in(0, "name = \"x\"\n[workload]\nbuiltin = \"nope\"\n"));
+  // Odd first byte: a value; the second byte picks the parser (0: durations, 3: sizes, 8: CPU lists).
+  EXPECT_TRUE(in(1, std::string(1, '\0') + "250ms"));
+  EXPECT_TRUE(in(1, std::string(1, '\3') + "512M"));
+  EXPECT_TRUE(in(1, std::string(1, '\10') + "0-3,8"));
+  EXPECT_FALSE(in(1, std::string(1, '\10') + "3-1"));
+}
 
 // The entry points walk a reply stream up to the first corrupt reply and count what they
 // parsed; the replay's "holds valid replies" check relies on that count.

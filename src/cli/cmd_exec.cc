@@ -31,6 +31,7 @@ struct ExecArgs {
   std::string state_dir = kDefaultStateDir;
   int relay_port = 0;          // with L, g or G: the port COMMAND listens on
   std::string relay_protocol;  // the relay's framing ("ream"); "" = chunks
+  std::string user;            // --user; "" = kDefaultWorkloadUser
   std::vector<std::string> command;
 };
 
@@ -121,6 +122,7 @@ int RunExec(const ExecArgs& f) {
   o.partition.net_gap.reset();
   o.partition.net_per_byte.reset();
   o.state_dir = f.state_dir;
+  o.user = WorkloadUser(*platform, f.user);
   if (!spec->cpus.empty() || f.reserve_cpus != "default") {
     auto topo = ReadTopology(*platform);
     if (!topo.ok()) {
@@ -157,8 +159,8 @@ int RunExec(const ExecArgs& f) {
     return ExitCodeFor(sb.status());
   }
   ProcessSandbox& box = **sb;
-  std::cerr << "ream exec: sandbox " << box.name() << ", pid " << box.pid() << ", cpus "
-            << FormatCpuList(box.cpus());
+  std::cerr << "ream exec: sandbox " << box.name() << ", pid " << box.pid() << ", user "
+            << (o.user.empty() ? "ream's" : o.user) << ", cpus " << FormatCpuList(box.cpus());
   if (spec->node) std::cerr << ", node address " << box.address() << " (host " << box.host_address() << ")";
   std::cerr << "\n";
   // The relay of L, g, G, on the generator's CPUs (never COMMAND's); it connects to COMMAND when
@@ -287,6 +289,9 @@ void AddExecCommand(CLI::App& app, CommandList& commands) {
                   "forwards to it and prints its own address (\"relay 127.0.0.1:PORT\" on stdout)");
   sub->add_option("--relay-protocol", f->relay_protocol,
                   "The relay splits this protocol's messages (ream); otherwise each read is a message");
+  sub->add_option("--user", f->user,
+                  std::string("Run COMMAND as this account, without capabilities and with no_new_privs "
+                              "(default: ") + kDefaultWorkloadUser + "); root keeps ream's privileges");
   sub->add_option("--sample-interval", f->sample_interval, "Monitor interval (default 250ms)");
   sub->add_option("--samples", f->samples, "Write the monitor's timeline and summary (JSON) here");
   sub->add_option("--state-dir", f->state_dir, "Where created objects are recorded")

@@ -13,7 +13,8 @@ namespace ream::cli {
 namespace {
 
 // Where the chart libraries may be: --assets, $REAM_REPORT_ASSETS, next to the binary
-// (build/ream → ../report-assets/node_modules), the source tree it was built from.
+// (build/ream → ../report-assets/node_modules; PREFIX/bin/ream → PREFIX/share/ream/...), the
+// source tree it was built from.
 std::vector<std::string> AssetDirs(const AnalyzeOptions& o, Platform& platform) {
   if (!o.assets.empty()) return {o.assets};
   std::vector<std::string> dirs;
@@ -23,6 +24,8 @@ std::vector<std::string> AssetDirs(const AnalyzeOptions& o, Platform& platform) 
     std::string dir = exe->substr(0, exe->rfind('/'));
     dirs.push_back(dir + "/report-assets/node_modules");
     dirs.push_back(dir + "/../report-assets/node_modules");
+    // An install (cmake/install.cmake): PREFIX/bin/ream and PREFIX/share/ream/report-assets.
+    dirs.push_back(dir + "/../share/ream/report-assets/node_modules");
   }
   dirs.push_back(report::kSourceAssetDir);
   return dirs;

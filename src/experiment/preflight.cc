@@ -30,6 +30,12 @@ Result<PartitionSpec> BuildPartition(const ExperimentSpec& spec, const Partition
 Result<Prepared> Validate(Platform& p, SandboxKind& sandboxes, const ExperimentSpec& spec, const Plan& plan,
                           const std::string& ream_binary, bool strict) {
   Prepared out;
+  // The workload's account must exist before anything runs (a typo fails here, with its line).
+  // (A platform without a user database, a fixture tree, cannot say: the sandbox decides then.)
+  if (auto user = ResolveWorkloadUser(p, WorkloadUser(p, spec.workload.user));
+      !user.ok() && user.status().code() != StatusCode::kUnsupported) {
+    return Status(user.status().code(), SpecAt(spec, spec.workload.line) + user.status().message());
+  }
   REAM_ASSIGN_OR_RETURN(out.topology, ReadTopology(p));
   auto gen = ParseReservedCpus(out.topology, spec.generator_cpus);
   if (!gen.ok()) return InvalidArgument(SpecAt(spec, 0) + "generator_cpus: " + gen.status().message());

@@ -41,6 +41,8 @@ Status RecordEnvironment(Platform& p, SandboxKind& sandboxes, const RunnerOption
   env.topology = prep.topology.ToJson();
   std::vector<Capability> caps = sandboxes.Probe();
   caps.push_back(SmtCapability(Result<Topology>(prep.topology)));
+  // Who the workload runs as, with no schema change: one more line of the stored doctor list.
+  caps.push_back(WorkloadUserCapability(p, WorkloadUser(p, spec.workload.user)));
   env.doctor = CapabilitiesToJson(caps);
   // The floor no generator can beat here, on every CPU the experiment may use, at its
   // tolerance: stored so the report can set each point's non-timely share against it.

@@ -1,6 +1,7 @@
 // The runner end to end on this machine (root, real cgroups, real servers): a SIGKILL
 // mid-sweep then --resume, a workload crashing at one load level, specs that must fail before
 // any load, and the knee search against a fine grid on the synthetic server.
+#include <pwd.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -412,6 +413,56 @@ qps = [1000, 1500, 2000]
   EXPECT_EQ((*points)[0].status, PointStatus::kOk);
   EXPECT_EQ((*points)[2].status, PointStatus::kOk) << r.output;
   EXPECT_TRUE((*points)[2].issued.value_or(0) > 0);
+}
+
+// A spec's command runs as the workload user (no capabilities) unless it says user = "root",
+// and the stored environment says which.
+TEST_F(RunnerIntegration, SpecCommandRunsUnprivilegedByDefaultAndAsRootOnlyWhenAsked) {
+  struct passwd* pw = getpwnam("ream");
+  ASSERT_NE(pw, nullptr) << "no user 'ream': run scripts/install-deps (or scripts/ream-user)";
+  const fs::path out = dir_ / "out";
+  fs::create_directories(out);
+  fs::permissions(out, fs::perms::all);  // the workload user writes its uid here
+  for (const std::string user : {"", "root"}) {
+    const std::string name = user.empty() ? "asdefault" : "asroot";
+    std::string spec = Spec(name, "name = \"" + name + "\"\n[workload]\n" +
+                                      (user.empty() ? "" : "user = \"" + user + "\"\n") +
+                                      "command = [\"sh\", \"-c\", \"id -u > " + (out / name).string() +
+                                      "; grep CapEff /proc/self/status >> " + (out / name).string() + "; exec " +
+                                      REAM_BINARY + R"( serve synthetic --service const:20us --port {port}"]
+ready = "port"
+[load]
+warmup = "100ms"
+duration = "1s"
+[sweep]
+qps = [500]
+)");
+    Exec r = Ream("run " + spec + " --db " + db_);
+    ASSERT_EQ(r.code, 0) << r.output;
+    std::ifstream f(out / name);
+    std::string uid, capeff_key, capeff;
+    f >> uid >> capeff_key >> capeff;
+    auto s = Store::OpenReadOnly(db_);
+    ASSERT_TRUE(s.ok());
+    auto e = s->FindExperiment(name);
+    ASSERT_TRUE(e.ok() && e->has_value());
+    auto env = s->GetEnvironment((*e)->id);
+    ASSERT_TRUE(env.ok() && env->has_value());
+    std::string stored;
+    for (const auto& c : (*env)->doctor) {
+      if (c.value("name", "") == "workload.user") stored = c.value("detail", "");
+    }
+    if (user.empty()) {
+      EXPECT_EQ(uid, std::to_string(pw->pw_uid)) << r.output;
+      EXPECT_EQ(capeff, "0000000000000000");
+      EXPECT_NE(stored.find("user=ream uid=" + std::to_string(pw->pw_uid)), std::string::npos) << stored;
+      EXPECT_NE(stored.find("no_new_privs=1 capabilities=none"), std::string::npos) << stored;
+    } else {
+      EXPECT_EQ(uid, "0") << r.output;
+      EXPECT_NE(capeff, "0000000000000000");
+      EXPECT_NE(stored.find("user=root uid=0"), std::string::npos) << stored;
+    }
+  }
 }
 
 // Two experiments interleaved (--interleave): the runs alternate in the rounds --dry-run

@@ -37,7 +37,13 @@ Status ParseWorkload(const TomlSection& s, WorkloadSpec* w) {
   std::string restart = ToString(w->restart);
   REAM_RETURN_IF_ERROR(s.OneOf("restart", &restart, {"sweep", "point"}));
   w->restart = *RestartEveryFromString(restart);
+  REAM_RETURN_IF_ERROR(s.String("user", &w->user));
   const std::string where = s.source() + ":" + std::to_string(w->line) + ": [workload] ";
+  if (s.table().contains("user") &&
+      (w->user.empty() || w->user.find_first_of(" \t\n/:") != std::string::npos)) {
+    return InvalidArgument(where + "user \"" + w->user +
+                           "\" is not an account name (\"ream\", \"nobody\", or \"root\" to keep ream's privileges)");
+  }
   if (w->builtin.empty() == w->command.empty()) {
     std::string names;
     for (size_t i = 0; i < builtins.size(); ++i) {
@@ -659,7 +665,7 @@ Result<ExperimentSpec> ParseSpec(const std::string& text, const std::string& sou
   if (!w) return InvalidArgument(source + ": [workload] is required (builtin = \"kv\", or command = [...])");
   REAM_RETURN_IF_ERROR(ParseWorkload(TomlSection(*w, "workload", source,
                                              {"builtin", "args", "command", "protocol", "port", "ready",
-                                              "ready_line", "ready_timeout", "threads", "restart"}),
+                                              "ready_line", "ready_timeout", "threads", "restart", "user"}),
                                      &spec.workload));
   if (const toml::table* l = top.Table("load", &err)) {
     REAM_RETURN_IF_ERROR(ParseLoad(TomlSection(*l, "load", source,
@@ -743,6 +749,12 @@ Result<ExperimentSpec> ParseSpec(const std::string& text, const std::string& sou
 }
 
 Result<ExperimentSpec> LoadSpecFile(Platform& platform, const std::string& path) {
+  // A link could swap what runs (the spec names the command run) after the user read the file.
+  if (platform.IsSymlink(path)) {
+    auto target = platform.RealPath(path);
+    return InvalidArgument("refusing experiment spec " + path + ": it is a symbolic link" +
+                           (target.ok() ? " to " + *target : std::string()) + "; give the file itself");
+  }
   auto text = platform.ReadFile(path);
   if (!text.ok()) {
     StatusCode c = text.status().code();
@@ -772,6 +784,7 @@ nlohmann::json ExperimentSpec::ToJson() const {
                    {"ready_line", workload.ready_line},
                    {"ready_timeout_ms", ms(workload.ready_timeout)},
                    {"threads", workload.threads},   {"restart", ToString(workload.restart)}};
+  if (!workload.user.empty()) j["workload"]["user"] = workload.user;
   j["load"] = {{"arrival", load.arrival},     {"key_dist", load.key_dist},
                {"keys", load.keys},           {"get_ratio", load.get_ratio},
                {"value_bytes", load.value_bytes}, {"connections", load.connections},

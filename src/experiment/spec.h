@@ -53,6 +53,10 @@ struct WorkloadSpec {
   int threads = 0;
   // "sweep": one start per scenario × partition sweep; "point": a fresh start per load level.
   RestartEvery restart = RestartEvery::kSweep;
+  // The account the workload runs as (sandbox/sandbox.h: SandboxOptions::user). "" (default):
+  // kDefaultWorkloadUser when ream runs as root, without capabilities; "root": ream's own
+  // privileges, only when the workload needs them (say why in the spec).
+  std::string user;
   int line = 0;  // line of [workload], for messages
 };
 

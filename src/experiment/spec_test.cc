@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -36,6 +38,41 @@ TEST(Spec, MinimalSpecGetsEveryDefault) {
   EXPECT_EQ(r->partitions.size(), 1u);
   EXPECT_EQ(r->partitions[0].Label(), "default");
   EXPECT_EQ(r->ToJson()["load"]["key_dist"], "zipf:0.99");
+}
+
+TEST(Spec, ASpecThatIsASymlinkIsRefused) {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::temp_directory_path() / ("ream-spec-link-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::ofstream(dir / "real.toml") << "name = \"x\"\n[workload]\nbuiltin = \"synthetic\"\n[sweep]\nqps = [100]\n";
+  fs::create_symlink(dir / "real.toml", dir / "link.toml");
+  auto platform = MakePosixPlatform();
+  EXPECT_TRUE(LoadSpecFile(*platform, (dir / "real.toml").string()).ok());
+  auto r = LoadSpecFile(*platform, (dir / "link.toml").string());
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(r.status().message().find("refusing experiment spec " + (dir / "link.toml").string() +
+                                      ": it is a symbolic link to " + (dir / "real.toml").string()),
+            std::string::npos)
+      << r.status().message();
+  fs::remove_all(dir);
+}
+
+TEST(Spec, WorkloadUserIsAnAccountName) {
+  auto ok = ParseSpec("name = \"x\"\n[workload]\nbuiltin = \"synthetic\"\nuser = \"root\"\n[sweep]\nqps = [100]\n", "u.toml");
+  ASSERT_TRUE(ok.ok()) << ok.status().ToString();
+  EXPECT_EQ(ok->workload.user, "root");
+  EXPECT_EQ(ok->ToJson()["workload"]["user"], "root");
+  auto dflt = ParseSpec("name = \"x\"\n[workload]\nbuiltin = \"synthetic\"\n[sweep]\nqps = [100]\n", "u.toml");
+  ASSERT_TRUE(dflt.ok());
+  EXPECT_EQ(dflt->workload.user, "");
+  EXPECT_FALSE(dflt->ToJson()["workload"].contains("user"));  // stored specs keep their hash
+  auto bad = ParseSpec("name = \"x\"\n[workload]\nbuiltin = \"synthetic\"\nuser = \"a b\"\n[sweep]\nqps = [100]\n", "u.toml");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("u.toml:2: [workload] user \"a b\" is not an account name"),
+            std::string::npos)
+      << bad.status().message();
 }
 
 TEST(Spec, TypoInAKeyNamesTheKeyItsLineAndASuggestion) {

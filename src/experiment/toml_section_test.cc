@@ -43,6 +43,13 @@ TEST(TomlSection, EditDistanceAndDurations) {
   EXPECT_EQ(*ParseSpecDuration("1.5s"), std::chrono::milliseconds(1500));
   EXPECT_EQ(*ParseSpecDuration("20us"), std::chrono::microseconds(20));
   EXPECT_FALSE(ParseSpecDuration("5 parsecs").ok());
+  // Found by fuzz/spec_fuzzer: past int64 nanoseconds the duration came back negative, and
+  // a NUL ended the unit early.
+  auto huge = ParseSpecDuration("55555555502");
+  ASSERT_FALSE(huge.ok());
+  EXPECT_NE(huge.status().message().find("too long"), std::string::npos) << huge.status().message();
+  EXPECT_FALSE(ParseSpecDuration("1e300ms").ok());
+  EXPECT_FALSE(ParseSpecDuration(std::string("5s\0x", 4)).ok());
 }
 
 }  // namespace

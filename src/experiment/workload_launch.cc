@@ -66,6 +66,7 @@ Result<LaunchedWorkload> StartWorkload(Platform& p, SandboxKind& sandboxes, cons
   so.partition.cpus = FormatCpuList(prep.scenario_cpus.at(run.scenario));
   so.reserved_cpus = prep.generator_cpus;
   so.capture_stdout = true;
+  so.user = WorkloadUser(p, w.user);
   if (!state_dir.empty()) so.state_dir = state_dir;
   std::vector<std::string> argv = WorkloadArgv(spec, prep, run, wl.port);
   REAM_ASSIGN_OR_RETURN(wl.sandbox, sandboxes.Start(so, argv));

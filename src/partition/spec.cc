@@ -131,6 +131,8 @@ Result<std::chrono::nanoseconds> ParseDuration(std::string_view s) {
   else if (unit == "s" || unit.empty()) ns = v * 1e9;
   else if (unit == "m" || unit == "min") ns = v * 60e9;
   else return InvalidArgument("unknown duration unit in '" + std::string(s) + "' (ns, us, ms, s, m)");
+  // Past int64 nanoseconds llround has no answer (a negative duration otherwise).
+  if (ns > 9.0e18) return InvalidArgument("duration '" + std::string(s) + "' is too long");
   return std::chrono::nanoseconds(static_cast<int64_t>(std::llround(ns)));
 }
 

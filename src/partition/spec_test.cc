@@ -38,6 +38,8 @@ TEST(ParsePercent, PercentOrFraction) {
 TEST(ParseDuration, Units) {
   EXPECT_EQ(*ParseDuration("250ms"), std::chrono::milliseconds(250));
   EXPECT_EQ(*ParseDuration("2s"), std::chrono::seconds(2));
+  // Past int64 nanoseconds: refused, not a negative duration.
+  EXPECT_FALSE(ParseDuration("99999999999999s").ok());
   EXPECT_EQ(*ParseDuration("100us"), std::chrono::microseconds(100));
   EXPECT_FALSE(ParseDuration("soon").ok());
   EXPECT_FALSE(ParseDuration("3h").ok());

@@ -62,6 +62,11 @@ class ForwardingPlatform : public Platform {
     return target_.DeviceOf(path);
   }
   int64_t ThreadCpuNanos() override { return target_.ThreadCpuNanos(); }
+  Result<RunAs> LookupUser(const std::string& name) override { return target_.LookupUser(name); }
+  bool IsSymlink(const std::string& path) override { return target_.IsSymlink(path); }
+  Status ChangeOwner(const std::string& path, int uid, int gid) override {
+    return target_.ChangeOwner(path, uid, gid);
+  }
   int64_t MonotonicNanos() override { return target_.MonotonicNanos(); }
   int64_t WallNanos() override { return target_.WallNanos(); }
   void SleepFor(std::chrono::nanoseconds duration) override { target_.SleepFor(duration); }

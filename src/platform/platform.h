@@ -86,6 +86,13 @@ class Platform {
   virtual Result<std::pair<int, int>> DeviceOf(const std::string& path);
   // CPU time consumed so far by the calling thread (the monitor measures its own cost).
   virtual int64_t ThreadCpuNanos();
+  // The account `name` from the user database (getpwnam_r, getgrouplist), for
+  // SpawnOptions::run_as. NotFound naming the user when there is none.
+  virtual Result<RunAs> LookupUser(const std::string& name);
+  // lstat(2): whether `path` itself is a symbolic link (false when absent or unreadable).
+  virtual bool IsSymlink(const std::string& path);
+  // chown(2), for a directory a workload running as another user must write into.
+  virtual Status ChangeOwner(const std::string& path, int uid, int gid);
 
   // Clocks and sleeping (leveldb's Env::NowMicros / SleepForMicroseconds): code that waits
   // (cgroup removal retries, readiness polls) reads time and sleeps through here, so a fake
@@ -144,6 +151,7 @@ class RootedPlatform : public Platform {
   Status RemoveDir(const std::string& path) override;
   Status RemoveFile(const std::string& path) override;
   Result<std::string> RealPath(const std::string& path) override;
+  bool IsSymlink(const std::string& path) override;
   Result<CommandResult> Run(const std::vector<std::string>& argv,
                             std::chrono::milliseconds timeout) override;
   Result<std::string> FindExecutable(const std::string& name) override;

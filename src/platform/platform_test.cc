@@ -1,9 +1,52 @@
 #include "platform/platform.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
 
 namespace ream {
 namespace {
+
+// Files ream creates (state files, exports, reports, event logs) never get group/other
+// write, whatever the umask; a link is told apart from what it points to.
+TEST(PosixPlatformFiles, CreatedWithoutGroupOrOtherWriteAndLinksSeen) {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::temp_directory_path() / ("ream-platform-modes-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  auto p = MakePosixPlatform();
+  const mode_t old = ::umask(0);
+  ASSERT_TRUE(p->WriteFile((dir / "w").string(), "x").ok());
+  ASSERT_TRUE(p->AppendFile((dir / "a").string(), "x").ok());
+  { ASSERT_TRUE(p->OpenForWriting((dir / "o").string()).ok()); }
+  ASSERT_TRUE(p->MakeDir((dir / "d").string()).ok());
+  ::umask(old);
+  for (const char* f : {"w", "a", "o", "d"}) {
+    struct stat st {};
+    ASSERT_EQ(::stat((dir / f).c_str(), &st), 0) << f;
+    EXPECT_EQ(st.st_mode & 022, 0u) << f << " mode " << std::oct << (st.st_mode & 0777);
+  }
+  fs::create_symlink(dir / "w", dir / "l");
+  EXPECT_TRUE(p->IsSymlink((dir / "l").string()));
+  EXPECT_FALSE(p->IsSymlink((dir / "w").string()));
+  EXPECT_FALSE(p->IsSymlink((dir / "absent").string()));
+  fs::remove_all(dir);
+}
+
+TEST(PosixPlatformUsers, LooksUpAnAccountAndNamesAMissingOne) {
+  auto p = MakePosixPlatform();
+  auto root = p->LookupUser("root");
+  ASSERT_TRUE(root.ok()) << root.status().ToString();
+  EXPECT_EQ(root->uid, 0);
+  EXPECT_EQ(root->gid, 0);
+  EXPECT_FALSE(root->groups.empty());
+  auto none = p->LookupUser("no-such-user-for-ream");
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(none.status().code(), StatusCode::kNotFound);
+  EXPECT_NE(none.status().message().find("no-such-user-for-ream"), std::string::npos);
+}
 
 TEST(CpuList, ParsesRangesAndSingles) {
   auto r = ParseCpuList("0-3,8,10-11\n");

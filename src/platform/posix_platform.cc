@@ -1,9 +1,11 @@
 // The real machine's Platform: POSIX files, fork/exec for commands, clock_gettime, and the
 // perf_event_open / KVM probes.
 #include <fcntl.h>
+#include <grp.h>
 #include <linux/kvm.h>
 #include <linux/perf_event.h>
 #include <poll.h>
+#include <pwd.h>
 #include <signal.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
@@ -130,9 +132,48 @@ class PosixPlatform final : public Platform {
   }
 
   Result<std::unique_ptr<std::ostream>> OpenForWriting(const std::string& path) override {
+    // Created here with 0644 so the file never gets group/other write, whatever the umask
+    // (an ofstream creates with 0666 & ~umask); the stream then truncates what exists.
+    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) return ErrnoStatus(errno, "creating " + path);
+    ::close(fd);
     auto out = std::make_unique<std::ofstream>(path, std::ios::binary | std::ios::trunc);
     if (!*out) return ErrnoStatus(errno, "creating " + path);
     return std::unique_ptr<std::ostream>(std::move(out));
+  }
+
+  bool IsSymlink(const std::string& path) override {
+    struct stat st {};
+    return ::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode);
+  }
+
+  Status ChangeOwner(const std::string& path, int uid, int gid) override {
+    if (::chown(path.c_str(), static_cast<uid_t>(uid), static_cast<gid_t>(gid)) != 0) {
+      return ErrnoStatus(errno, "chown " + path + " to " + std::to_string(uid) + ":" + std::to_string(gid));
+    }
+    return Status::Ok();
+  }
+
+  Result<RunAs> LookupUser(const std::string& name) override {
+    struct passwd pw {};
+    struct passwd* found = nullptr;
+    std::vector<char> buf(16384);
+    int rc = ::getpwnam_r(name.c_str(), &pw, buf.data(), buf.size(), &found);
+    if (rc != 0) return ErrnoStatus(rc, "looking up user '" + name + "'");
+    if (found == nullptr) return NotFound("no user '" + name + "' on this machine");
+    RunAs r;
+    r.name = name;
+    r.uid = static_cast<int>(pw.pw_uid);
+    r.gid = static_cast<int>(pw.pw_gid);
+    r.home = pw.pw_dir ? pw.pw_dir : "/";
+    int n = 64;
+    std::vector<gid_t> groups(static_cast<size_t>(n));
+    while (::getgrouplist(name.c_str(), pw.pw_gid, groups.data(), &n) < 0) {
+      groups.resize(static_cast<size_t>(n) * 2);
+      n = static_cast<int>(groups.size());
+    }
+    for (int i = 0; i < n; ++i) r.groups.push_back(static_cast<int>(groups[static_cast<size_t>(i)]));
+    return r;
   }
 
   Status RenameFile(const std::string& from, const std::string& to) override {

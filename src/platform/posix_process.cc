@@ -4,6 +4,8 @@
 #include "platform/posix_process.h"
 
 #include <fcntl.h>
+#include <grp.h>
+#include <linux/capability.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -236,20 +238,42 @@ Result<std::unique_ptr<ChildProcess>> PosixSpawn(const SpawnOptions& o,
                                                 const std::string& exe) {
   // Everything the child needs is prepared before fork: after fork only async-signal-safe
   // calls are allowed (ream is multi-threaded).
+  std::vector<std::pair<std::string, std::string>> env = o.env;
+  if (o.run_as) {
+    // The user's own HOME, USER and LOGNAME, not root's: a workload writing under $HOME
+    // writes where that user may.
+    env.emplace_back("HOME", o.run_as->home);
+    env.emplace_back("USER", o.run_as->name);
+    env.emplace_back("LOGNAME", o.run_as->name);
+  }
   std::vector<std::string> env_store;
   for (char** e = environ; *e; ++e) {
     std::string entry = *e;
     bool overridden = false;
-    for (const auto& [k, v] : o.env) overridden = overridden || entry.rfind(k + "=", 0) == 0;
+    for (const auto& [k, v] : env) overridden = overridden || entry.rfind(k + "=", 0) == 0;
     if (!overridden) env_store.push_back(entry);
   }
-  for (const auto& [k, v] : o.env) env_store.push_back(k + "=" + v);
+  for (const auto& [k, v] : env) env_store.push_back(k + "=" + v);
   std::vector<char*> envp;
   for (auto& e : env_store) envp.push_back(e.data());
   envp.push_back(nullptr);
   std::vector<char*> args;
   for (const auto& a : o.argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
+
+  // Dropping to run_as: the groups and the messages of each step, made before fork.
+  std::vector<gid_t> groups;
+  std::string who, fail_groups, fail_gid, fail_caps, fail_uid, fail_nnp;
+  if (o.run_as) {
+    for (int g : o.run_as->groups) groups.push_back(static_cast<gid_t>(g));
+    who = "switching to user " + o.run_as->name + " (uid " + std::to_string(o.run_as->uid) + ", gid " +
+          std::to_string(o.run_as->gid) + ")";
+    fail_groups = who + ": setgroups";
+    fail_gid = who + ": setgid";
+    fail_caps = who + ": dropping capabilities";
+    fail_uid = who + ": setuid";
+    fail_nnp = who + ": PR_SET_NO_NEW_PRIVS";
+  }
 
   int netns_fd = -1;
   if (!o.netns_path.empty()) {
@@ -294,6 +318,31 @@ Result<std::unique_ptr<ChildProcess>> PosixSpawn(const SpawnOptions& o,
     if (r != 1) ::_exit(127);  // the parent gave up (a join file failed)
     if (netns_fd >= 0 && ::setns(netns_fd, CLONE_NEWNET) != 0) {
       ChildFail(err[1], errno, "entering the network namespace");
+    }
+    if (o.run_as) {
+      // Groups and gid first (they need the privilege the uid change gives up), the bounding
+      // and ambient sets emptied while CAP_SETPCAP is still held, then the uid: leaving uid 0
+      // clears the permitted and effective sets.
+      if (::setgroups(groups.size(), groups.data()) != 0) ChildFail(err[1], errno, fail_groups.c_str());
+      if (::setgid(static_cast<gid_t>(o.run_as->gid)) != 0) ChildFail(err[1], errno, fail_gid.c_str());
+      for (int cap = 0; cap < 64; ++cap) {
+        // EINVAL: past the last capability this kernel knows.
+        if (::prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 && errno != EINVAL) {
+          ChildFail(err[1], errno, fail_caps.c_str());
+        }
+      }
+      (void)::prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);  // EINVAL before 4.3
+      if (::setuid(static_cast<uid_t>(o.run_as->uid)) != 0) ChildFail(err[1], errno, fail_uid.c_str());
+      // The inheritable set survives setuid; empty it too, so no capability is left anywhere.
+      struct __user_cap_header_struct hdr = {_LINUX_CAPABILITY_VERSION_3, 0};
+      struct __user_cap_data_struct data[2] = {};
+      if (::syscall(SYS_capset, &hdr, data) != 0) ChildFail(err[1], errno, fail_caps.c_str());
+      // A credential change clears the parent-death signal: set it again.
+      if (o.kill_with_parent) {
+        ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (::getppid() != parent) ::_exit(127);
+      }
+      if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) ChildFail(err[1], errno, fail_nnp.c_str());
     }
     if (o.capture_stdout) ::dup2(out[1], 1);
     ::execve(exe.c_str(), args.data(), envp.data());

@@ -27,5 +27,12 @@ Result<std::unique_ptr<EventCounter>> Platform::OpenCgroupLlcMisses(const std::s
                                                                     const std::vector<int>& /*cpus*/) {
   return Unsupported("this platform has no hardware counters (cgroup " + cgroup_dir + ")");
 }
+Result<RunAs> Platform::LookupUser(const std::string& name) {
+  return Unsupported("this platform has no user database (user '" + name + "')");
+}
+bool Platform::IsSymlink(const std::string& /*path*/) { return false; }
+Status Platform::ChangeOwner(const std::string& path, int /*uid*/, int /*gid*/) {
+  return Unsupported("this platform cannot change the owner of " + path);
+}
 
 }  // namespace ream

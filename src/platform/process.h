@@ -16,6 +16,15 @@
 
 namespace ream {
 
+// Who a workload runs as when it is not ream's own user (Platform::LookupUser fills it).
+struct RunAs {
+  std::string name;         // "ream", "nobody", ...
+  int uid = 0;
+  int gid = 0;              // the user's primary group
+  std::vector<int> groups;  // its supplementary groups (getgrouplist), primary included
+  std::string home;         // HOME for the child
+};
+
 struct SpawnOptions {
   // argv[0] is searched in PATH (also in /usr/sbin and /sbin). Required.
   std::vector<std::string> argv;
@@ -37,6 +46,12 @@ struct SpawnOptions {
   // Called in the parent once the child has joined `join_files`, just before it is let go to
   // exec: what is read here (a cgroup's counters, say) precedes everything the child runs.
   std::function<void()> before_exec;
+  // Set: once in its cgroups and namespace, the child takes this user's groups, gid and uid,
+  // empties its capability bounding and ambient sets (so it holds no capability, also after
+  // exec) and sets PR_SET_NO_NEW_PRIVS (no setuid binary or file capability gives any back);
+  // HOME, USER and LOGNAME become the user's. A failed step fails Spawn with its errno
+  // (PermissionDenied when ream is not root). nullopt: ream's own user and privileges.
+  std::optional<RunAs> run_as;
 };
 
 // How a process ended.

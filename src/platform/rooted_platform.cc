@@ -50,6 +50,8 @@ Status RootedPlatform::RemoveDir(const std::string& path) { return host_->Remove
 Status RootedPlatform::RemoveFile(const std::string& path) {
   return host_->RemoveFile(Map(path));
 }
+bool RootedPlatform::IsSymlink(const std::string& path) { return host_->IsSymlink(Map(path)); }
+
 Result<std::string> RootedPlatform::RealPath(const std::string& path) {
   auto r = host_->RealPath(Map(path));
   if (!r.ok()) return r;

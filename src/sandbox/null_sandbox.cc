@@ -82,6 +82,8 @@ class NullSandboxKind final : public SandboxKind {
     }
     SpawnOptions so;
     so.argv = argv;
+    // The user is honoured like the process kind's: it needs no kernel object.
+    REAM_ASSIGN_OR_RETURN(so.run_as, ResolveWorkloadUser(p_, o.user));
     so.capture_stdout = o.capture_stdout;
     so.on_stdout_line = o.on_stdout_line;
     so.env = o.env;

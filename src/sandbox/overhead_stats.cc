@@ -39,12 +39,14 @@ Result<OverheadStats> ReadOverheadStats(Platform& p, const std::string& dir) {
 
 Result<std::string> FindOverheadLibrary(Platform& p) {
   REAM_ASSIGN_OR_RETURN(std::string exe, p.RealPath("/proc/self/exe"));
-  std::string lib = exe.substr(0, exe.rfind('/') + 1) + kOverheadLibraryName;
-  if (!p.Exists(lib)) {
-    return NotFound(std::string(kOverheadLibraryName) + " is not next to " + exe + " (looked for " +
-                    lib + "; build it with the target ream_overhead)");
-  }
-  return lib;
+  const std::string dir = exe.substr(0, exe.rfind('/') + 1);
+  std::string lib = dir + kOverheadLibraryName;
+  if (p.Exists(lib)) return lib;  // the build tree: build/ream beside it
+  // An install (cmake/install.cmake): PREFIX/bin/ream and PREFIX/lib/ream/.
+  std::string installed = dir + "../lib/ream/" + kOverheadLibraryName;
+  if (p.Exists(installed)) return p.RealPath(installed);
+  return NotFound(std::string(kOverheadLibraryName) + " is not next to " + exe + " (looked for " + lib +
+                  " and " + installed + "; build it with the target ream_overhead)");
 }
 
 Capability ProbeOverheadLibrary(Platform& p, const std::string& library) {

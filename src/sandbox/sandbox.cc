@@ -110,6 +110,53 @@ Status CheckPreloadable(Platform& p, const std::string& argv0) {
 
 }  // namespace
 
+std::string WorkloadUser(Platform& p, const std::string& asked) {
+  if (!asked.empty()) return asked;
+  return p.EffectiveUserId() == 0 ? kDefaultWorkloadUser : "";
+}
+
+Result<std::optional<RunAs>> ResolveWorkloadUser(Platform& p, const std::string& user) {
+  const bool root = p.EffectiveUserId() == 0;
+  if (user.empty()) return std::optional<RunAs>();
+  if (user == "root" && root) return std::optional<RunAs>();
+  auto r = p.LookupUser(user);
+  if (!r.ok()) {
+    if (r.status().code() != StatusCode::kNotFound) return r.status().Annotate("workload user");
+    std::string how = user == kDefaultWorkloadUser
+                          ? "scripts/install-deps (or installing ream's .deb) creates it"
+                          : "create it (useradd --system " + user + ")";
+    return NotFound("the workload's user '" + user + "' does not exist on this machine: " + how +
+                    ", or name another account with [workload] user / ream exec --user");
+  }
+  if (!root) {
+    if (r->uid == p.EffectiveUserId()) return std::optional<RunAs>();  // already that user
+    return Status(StatusCode::kPermissionDenied, "running the workload as user '" + user + "' needs ream to run as root");
+  }
+  if (r->uid == 0) return std::optional<RunAs>();  // another name of root: ream's privileges
+  return std::optional<RunAs>(std::move(*r));
+}
+
+Capability WorkloadUserCapability(Platform& p, const std::string& user) {
+  Capability c{"workload.user", Support::kSupported, ""};
+  auto run_as = ResolveWorkloadUser(p, user);
+  if (!run_as.ok()) {
+    c.status = Support::kUnsupported;
+    c.detail = run_as.status().message();
+    return c;
+  }
+  if (*run_as) {
+    c.detail = "user=" + (*run_as)->name + " uid=" + std::to_string((*run_as)->uid) +
+               " gid=" + std::to_string((*run_as)->gid) + " no_new_privs=1 capabilities=none";
+  } else {
+    const int uid = p.EffectiveUserId();
+    std::string name = user.empty() ? "" : user;
+    if (name.empty()) name = uid == 0 ? "root" : "uid " + std::to_string(uid);
+    c.detail = "user=" + name + " uid=" + std::to_string(uid) + " no_new_privs=0 capabilities=ream's (" +
+               (user == "root" ? "asked for with user = \"root\"" : "ream's own user") + ")";
+  }
+  return c;
+}
+
 std::function<bool(const std::string&)> StartsWith(std::string prefix) {
   return [prefix = std::move(prefix)](const std::string& l) { return l.rfind(prefix, 0) == 0; };
 }
@@ -133,6 +180,7 @@ Result<std::unique_ptr<ProcessSandbox>> StartSandbox(Platform& p, const SandboxO
 Status ProcessSandbox::CreateObjects(const SandboxOptions& o, const std::vector<std::string>& argv) {
   const PartitionSpec& spec = o.partition;
   // Everything that can be checked without creating objects comes first.
+  REAM_ASSIGN_OR_RETURN(std::optional<RunAs> run_as, ResolveWorkloadUser(p_, o.user));
   CgroupLayout layout = DetectCgroups(p_);
   if (layout.version == 0) {
     return Unsupported("no cgroup hierarchy is mounted: a sandbox needs cgroups");
@@ -279,6 +327,11 @@ Status ProcessSandbox::CreateObjects(const SandboxOptions& o, const std::vector<
     overhead_dir_ = o.state_dir + "/" + name_ + ".overhead";
     REAM_RETURN_IF_ERROR(state_->Record("statsdir", overhead_dir_));
     REAM_RETURN_IF_ERROR(p_.MakeDir(overhead_dir_).Annotate("net_overhead (o) statistics"));
+    // The preloaded library writes its counts here from inside the workload's processes.
+    if (run_as) {
+      REAM_RETURN_IF_ERROR(
+          p_.ChangeOwner(overhead_dir_, run_as->uid, run_as->gid).Annotate("net_overhead (o) statistics"));
+    }
   }
 
   SpawnOptions so;
@@ -288,6 +341,7 @@ Status ProcessSandbox::CreateObjects(const SandboxOptions& o, const std::vector<
   if (!netns_.empty()) so.netns_path = "/run/netns/" + netns_;
   so.capture_stdout = o.capture_stdout;
   so.on_stdout_line = o.on_stdout_line;
+  so.run_as = run_as;
   so.env = o.env;
   so.env.emplace_back("REAM_SANDBOX", name_);
   so.env.emplace_back("REAM_NODE_ADDRESS", address());

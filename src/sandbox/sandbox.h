@@ -42,6 +42,29 @@ inline constexpr char kNodeNetwork[] = "10.213.0.0/16";
 
 class Sandbox;
 
+// The account workloads run as when neither the spec ([workload] user) nor `ream exec --user`
+// names one and ream runs as root: a system user of ream's own, which scripts/install-deps and
+// the .deb create, rather than nobody — the data sets and caches the built-in servers write
+// are then owned by an account nothing else runs as (nobody, by convention, owns no files),
+// and /var/cache/ream can be made its own at install time.
+inline constexpr char kDefaultWorkloadUser[] = "ream";
+
+// The user a workload runs as for what was asked (`asked`: the spec's or --user's text, ""
+// when not given): `asked` when given; kDefaultWorkloadUser when ream runs as root; "" (ream's
+// own user, which holds no privilege to drop) otherwise.
+std::string WorkloadUser(Platform& p, const std::string& asked);
+
+// SandboxOptions::user as the spawn's run_as: nullopt for "" and for "root" when ream is root
+// (ream's own user and privileges), the account otherwise. NotFound saying how to create it
+// when it does not exist; PermissionDenied when ream is not root and the account is another.
+Result<std::optional<RunAs>> ResolveWorkloadUser(Platform& p, const std::string& user);
+
+// The stored environment's line on the workload's user (a Capability "workload.user"):
+// supported with "user=ream uid=999 gid=999 no_new_privs=1 capabilities=none", or
+// "user=root uid=0 ... capabilities=ream's" when root was asked; unsupported with the reason
+// when the account cannot be resolved.
+Capability WorkloadUserCapability(Platform& p, const std::string& user);
+
 struct SandboxOptions {
   PartitionSpec partition;
   // CPUs kept for ream's load generator when resolving a scenario. nullopt (default):
@@ -53,6 +76,11 @@ struct SandboxOptions {
   std::function<void(const std::string&)> on_stdout_line;
   // Extra environment for the workload.
   std::vector<std::pair<std::string, std::string>> env;
+  // Who the workload runs as (ResolveWorkloadUser): "" (default) ream's own user and
+  // privileges, for ream's own helpers (the generator, the relay); an account name: that
+  // account with no capabilities and PR_SET_NO_NEW_PRIVS (WorkloadUser gives the default);
+  // "root": ream's privileges, when asked for.
+  std::string user;
   // libream-overhead.so, preloaded into the workload when partition.net_overhead > 0. ""
   // (default): the one next to the ream binary (FindOverheadLibrary).
   std::string overhead_library;

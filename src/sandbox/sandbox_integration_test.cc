@@ -5,6 +5,7 @@
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
+#include <pwd.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -108,6 +109,55 @@ class ReamExec : public ::testing::Test {
   std::deque<ReamRun> runs_;  // a deque: references stay valid as runs are added
   std::vector<std::string> files_;
 };
+
+// What /proc says of the process a shell line runs in: its uid, capability sets, no_new_privs.
+const char kWhoAmI[] =
+    "echo uid=$(id -u); grep -E '^(CapInh|CapPrm|CapEff|CapBnd|CapAmb|NoNewPrivs):' /proc/self/status";
+
+std::string Field(const std::string& out, const std::string& key) {
+  std::smatch m;
+  std::regex re("(^|\n)" + key + "[=:]\\s*([^\\n]*)");
+  return std::regex_search(out, m, re) ? m[2].str() : "<no " + key + ">";
+}
+
+TEST_F(ReamExec, CommandRunsAsTheWorkloadUserWithNoPrivilegeByDefault) {
+  struct passwd* pw = ::getpwnam("ream");
+  ASSERT_NE(pw, nullptr) << "no user 'ream': run scripts/install-deps (or scripts/ream-user)";
+  ProcessExit e;
+  ReamRun& r = Run({"exec", "--", "sh", "-c", kWhoAmI}, milliseconds(30000), &e);
+  const std::string out = r.Output();
+  EXPECT_EQ(e.exit_code, 0) << out;
+  EXPECT_EQ(Field(out, "uid"), std::to_string(pw->pw_uid)) << out;
+  EXPECT_NE(Field(out, "uid"), "0") << out;
+  for (const char* set : {"CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb"}) {
+    EXPECT_EQ(Field(out, set), "0000000000000000") << set << "\n" << out;
+  }
+  EXPECT_EQ(Field(out, "NoNewPrivs"), "1") << out;
+  EXPECT_NE(out.find("user ream"), std::string::npos) << out;
+}
+
+TEST_F(ReamExec, RootOnlyWhenAskedFor) {
+  ProcessExit e;
+  ReamRun& r = Run({"exec", "--user", "root", "--", "sh", "-c", kWhoAmI}, milliseconds(30000), &e);
+  const std::string out = r.Output();
+  EXPECT_EQ(e.exit_code, 0) << out;
+  EXPECT_EQ(Field(out, "uid"), "0") << out;
+  EXPECT_NE(Field(out, "CapEff"), "0000000000000000") << out;  // ream's own privileges
+  // --user nobody: another account, dropped the same way.
+  ReamRun& n = Run({"exec", "--user", "nobody", "--", "sh", "-c", kWhoAmI}, milliseconds(30000), &e);
+  EXPECT_EQ(Field(n.Output(), "uid"), std::to_string(::getpwnam("nobody")->pw_uid)) << n.Output();
+  EXPECT_EQ(Field(n.Output(), "CapEff"), "0000000000000000") << n.Output();
+}
+
+TEST_F(ReamExec, UnknownUserIsRefusedBeforeAnythingRuns) {
+  ProcessExit e;
+  ReamRun& r = Run({"exec", "--user", "no-such-ream-user", "--", "sh", "-c", "echo ran"}, milliseconds(30000), &e);
+  const std::string out = r.Output();
+  EXPECT_NE(e.exit_code, 0) << out;
+  EXPECT_NE(out.find("the workload's user 'no-such-ream-user' does not exist"), std::string::npos) << out;
+  EXPECT_EQ(out.find("\nran\n"), std::string::npos) << out;
+  // TearDown checks that no cgroup, state file or namespace was left.
+}
 
 TEST_F(ReamExec, AllowedCpusEqualTheResolvedScenario) {
   auto topo = ReadTopology(*host);

@@ -126,9 +126,18 @@ Result<Database> Database::Open(const std::string& path, bool create, bool read_
   d.path_ = path;
   int flags = read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE;
   if (create && !read_only) flags |= SQLITE_OPEN_CREATE;
+  // A path through a symbolic link is refused (by SQLite itself, so no check can race the
+  // open): a link planted where a database is expected must not redirect hours of results,
+  // or their journal, somewhere else. SQLite creates the file 0644: no group/other write.
+  flags |= SQLITE_OPEN_NOFOLLOW;
   int rc = sqlite3_open_v2(path.c_str(), &d.db_, flags, nullptr);
   if (rc != SQLITE_OK) {
     std::string msg = d.db_ ? sqlite3_errmsg(d.db_) : "out of memory";
+    if (d.db_ && sqlite3_extended_errcode(d.db_) == SQLITE_CANTOPEN_SYMLINK) {
+      return InvalidArgument("refusing results database " + path +
+                             ": it is a symbolic link or its path goes through one; give the real "
+                             "path (realpath " + path + ")");
+    }
     if (!create && rc == SQLITE_CANTOPEN) {
       return NotFound("cannot open results database " + path + ": " + msg +
                       " (does it exist? 'ream run' creates it)");

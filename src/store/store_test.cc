@@ -1,5 +1,7 @@
 #include "store/store.h"
 
+#include <sys/stat.h>
+
 #include <filesystem>
 
 #include <gtest/gtest.h>
@@ -49,6 +51,45 @@ class StoreTest : public ::testing::Test {
   std::filesystem::path dir_;
   std::string path_;
 };
+
+// Whatever the umask, the database and its journal get no group/other write: another local
+// user must not be able to alter hours of results.
+TEST_F(StoreTest, DatabaseAndJournalAreCreatedWithoutGroupOrOtherWrite) {
+  const mode_t old = ::umask(0);
+  {
+    auto s = Store::Open(path_);
+    ::umask(old);
+    ASSERT_TRUE(s.ok()) << s.status().ToString();
+    ASSERT_TRUE(s->CreateExperiment(Exp("modes")).ok());
+    for (const std::string f : {path_, path_ + "-wal"}) {
+      struct stat st {};
+      ASSERT_EQ(::stat(f.c_str(), &st), 0) << f;
+      EXPECT_EQ(st.st_mode & 022, 0u) << f << " mode " << std::oct << (st.st_mode & 0777);
+    }
+  }
+}
+
+// A link where the database is expected (or a directory link on its path) would redirect
+// every write: refused, naming the path, and nothing is created behind it.
+TEST_F(StoreTest, DatabasePathThroughASymlinkIsRefused) {
+  const std::string elsewhere = (dir_ / "elsewhere.db").string();
+  std::filesystem::create_symlink(elsewhere, path_);
+  for (bool read_only : {false, true}) {
+    auto s = read_only ? Store::OpenReadOnly(path_) : Store::Open(path_);
+    ASSERT_FALSE(s.ok());
+    EXPECT_EQ(s.status().code(), StatusCode::kInvalidArgument);
+    EXPECT_NE(s.status().message().find("refusing results database " + path_ + ": it is a symbolic link"),
+              std::string::npos)
+        << s.status().message();
+  }
+  EXPECT_FALSE(std::filesystem::exists(elsewhere));
+  std::filesystem::create_directories(dir_ / "real");
+  std::filesystem::create_directory_symlink(dir_ / "real", dir_ / "linkdir");
+  auto through = Store::Open((dir_ / "linkdir" / "r.db").string());
+  ASSERT_FALSE(through.ok());
+  EXPECT_NE(through.status().message().find("symbolic link"), std::string::npos) << through.status().message();
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "real" / "r.db"));
+}
 
 TEST_F(StoreTest, CreatesSchemaAtCurrentVersionInWalMode) {
   auto s = Store::Open(path_);

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdint>
 #include <map>
 #include <set>
 
@@ -36,7 +37,9 @@ Result<int64_t> ParseCacheSize(std::string_view s) {
   if (mult != 1) t.pop_back();
   int64_t v = 0;
   auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
-  if (ec != std::errc() || ptr != t.data() + t.size()) {
+  // A negative size, or one whose bytes overflow int64 (fuzz/spec_fuzzer found "-05"), is
+  // not a cache size.
+  if (ec != std::errc() || ptr != t.data() + t.size() || v < 0 || v > INT64_MAX / mult) {
     return InvalidArgument("bad cache size '" + std::string(s) + "'");
   }
   return v * mult;

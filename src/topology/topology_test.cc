@@ -61,6 +61,9 @@ TEST(Topology, ParsesCacheSizes) {
   EXPECT_EQ(*ParseCacheSize("32K"), 32768);
   EXPECT_EQ(*ParseCacheSize("1M\n"), 1048576);
   EXPECT_FALSE(ParseCacheSize("lots").ok());
+  // Found by fuzz/spec_fuzzer: a negative size was accepted; an overflowing one is refused too.
+  EXPECT_FALSE(ParseCacheSize("-05").ok());
+  EXPECT_FALSE(ParseCacheSize("9223372036854775807G").ok());
 }
 
 }  // namespace

@@ -165,7 +165,7 @@ const char* kRocksdbSpec = R"(name = "rocksdb"
 scenarios = ["1-ST"]
 [workload]
 builtin = "rocksdb"
-args = ["--keys", "200000", "--value-bytes", "1000", "--reads", "8", "--data-dir", "/var/tmp/ream-test"]
+args = ["--keys", "200000", "--value-bytes", "1000", "--reads", "8", "--data-dir", "/var/tmp/ream/test"]
 threads = 1
 ready_timeout = "60s"
 [load]
