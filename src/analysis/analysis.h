@@ -37,6 +37,12 @@ inline constexpr double kCpuSaturated = 0.9;              // ... with CPU reachi
 inline constexpr double kFastMaxLatencyS = 0.010;         // low-load p95 ≤ 10 ms
 inline constexpr double kFastMinQps = 1000;               // ≥ 1000 QPS measured under QoS
 inline constexpr double kFastCpuCorrelation = 0.9;        // CPU utilization vs QPS, Pearson r
+// Session load's QoS (a sweep on the sessions axis): a point meets it when at most this share
+// of its chunks missed their play-out deadline (arrived after their request + their play
+// time, or never). 1 %: a viewer sees about one stall per hundred chunks, the margin a
+// streaming service plans with; the capacity is the most sessions measured that meet it.
+inline constexpr double kSessionMaxDeadlineMiss = 0.01;
+
 // Sensitivity: a partition that lowers QPS under QoS by more than this fraction matters.
 inline constexpr double kSensitivityThreshold = 0.10;
 
@@ -91,6 +97,10 @@ struct PointAnalysis {
   std::optional<double> lateness_p50_us, lateness_p99_us;
   std::map<std::string, double> late_shares;
   std::string keep_awake_cpus;
+  // Session load: the median of the measurements' figures (deadline-miss ratio, chunk rate,
+  // bytes/s); a sessions point meets QoS when valid and its miss ratio is at most
+  // kSessionMaxDeadlineMiss.
+  std::optional<SessionPoint> session;
 };
 
 // The sweep's capacity on its load axis: for a qps axis, the seed's "max QPS under QoS"; the

@@ -181,6 +181,14 @@ nlohmann::json ToJson(const ExperimentAnalysis& a) {
       // from points stored before (not empty, not zero: not measured).
       if (!p.late_shares.empty()) pts.back()["late_causes"] = p.late_shares;
       if (!p.keep_awake_cpus.empty()) pts.back()["keep_awake_cpus"] = p.keep_awake_cpus;
+      if (p.session) {
+        pts.back()["session"] = {{"sessions", p.session->sessions},
+                                 {"chunk_play_ms", p.session->chunk_play_ms},
+                                 {"chunks_requested", p.session->chunks_requested},
+                                 {"chunks_completed", p.session->chunks_completed},
+                                 {"deadline_miss_ratio", p.session->deadline_miss_ratio},
+                                 {"throughput_bytes_per_s", p.session->throughput_bytes_per_s}};
+      }
       // Only where a LogGP knob was set: other analyses print what they always printed.
       if (!p.network.is_null()) pts.back()["network"] = p.network;
     }

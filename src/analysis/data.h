@@ -28,6 +28,16 @@ struct Metric {
   bool has() const { return value.has_value(); }
 };
 
+// What session load measured at a point (load/session_load.h, the generator JSON's
+// "sessions"): the chunks of the window and the share that missed their play-out deadline.
+struct SessionPoint {
+  double sessions = 0;
+  double chunk_play_ms = 0;          // a chunk's play time: its deadline after its request
+  double chunks_requested = 0, chunks_completed = 0;
+  double deadline_miss_ratio = 0;    // the workload's QoS figure
+  double throughput_bytes_per_s = 0;  // chunk bytes received per second
+};
+
 // One load level of one run.
 struct PointData {
   int64_t id = 0;           // the store's point id (0 in tests)
@@ -66,6 +76,7 @@ struct PointData {
   std::optional<double> lateness_p50_us, lateness_p99_us;
   std::map<std::string, double> late_shares;
   std::string keep_awake_cpus;
+  std::optional<SessionPoint> session;  // session load only
 };
 
 // The resource limits a run was given. Absent = not limited.

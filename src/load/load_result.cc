@@ -171,9 +171,15 @@ std::string LoadResult::Summary() const {
   const LoadOptions& o = options;
   std::string s;
   char b[512];
-  std::snprintf(b, sizeof b, "target %s (%s), %s arrivals, keys %s over %llu, %d thread(s), %d connection(s)\n",
-                net::JoinHostPort(o.host, o.port).c_str(), protocol.c_str(), o.arrival.name.c_str(), o.key_dist.name.c_str(),
-                static_cast<unsigned long long>(o.keys), o.threads, o.connections);
+  if (o.session.enabled()) {
+    std::snprintf(b, sizeof b, "target %s (%s), session load, videos %s over %llu, 1 thread, %d connection(s)\n",
+                  net::JoinHostPort(o.host, o.port).c_str(), protocol.c_str(), o.key_dist.name.c_str(),
+                  static_cast<unsigned long long>(o.keys), o.session.sessions);
+  } else {
+    std::snprintf(b, sizeof b, "target %s (%s), %s arrivals, keys %s over %llu, %d thread(s), %d connection(s)\n",
+                  net::JoinHostPort(o.host, o.port).c_str(), protocol.c_str(), o.arrival.name.c_str(),
+                  o.key_dist.name.c_str(), static_cast<unsigned long long>(o.keys), o.threads, o.connections);
+  }
   s += b;
   if (o.session.enabled()) {
     const SessionFigures& f = session;
@@ -205,7 +211,8 @@ std::string LoadResult::Summary() const {
     s += "timely:    unavailable (no request was sent in the measured window)\n";
   } else {
   std::snprintf(b, sizeof b, "timely:    %.2f %% within %.0f us; lateness p50 %s, p99 %s, max %s\n",
-                100 * timely_ratio, static_cast<double>(o.timely_tolerance_ns) / 1e3,
+                100 * timely_ratio,
+                o.session.enabled() ? session.timely_tolerance_us : static_cast<double>(o.timely_tolerance_ns) / 1e3,
                 FormatUs(static_cast<double>(lateness.ValueAtQuantile(0.5))).c_str(),
                 FormatUs(static_cast<double>(lateness.ValueAtQuantile(0.99))).c_str(),
                 FormatUs(static_cast<double>(lateness.max())).c_str());
@@ -264,16 +271,13 @@ std::string LoadResult::Summary() const {
   std::snprintf(b, sizeof b, "generator: %.3f CPU s, %.2f CPU us per request (waits by %s)\n",
                 generator_cpu_s, issued ? generator_cpu_s * 1e6 / static_cast<double>(issued) : 0.0,
                 o.spin_wait ? "spinning" : "sleeping, then spinning");
-  s += b;
   if (!o.cpus.empty()) {
     s += "           threads pinned: ";
     for (int t = 0; t < o.threads; ++t) {
       s += (t ? ", " : "") + std::to_string(t) + " on CPU " + std::to_string(o.cpus[static_cast<size_t>(t) % o.cpus.size()]);
     }
-    b[0] = '\n';
-    b[1] = '\0';
+    s += "\n";
   }
-  s += b;
   s += "timing:    responses timed by " + response_timing + "; sends by " + send_timing + "\n";
   if (reconnections == 0 && reconnect_reasons.empty()) {
     s += "reconnect: none (no connection was closed by the server)\n";

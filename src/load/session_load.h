@@ -15,7 +15,7 @@
 //
 // Validity is the generator's own: a point is invalid when the generator fell behind its
 // schedule (fewer than min_timely_ratio of the requests sent within the tolerance, which for
-// sessions is the larger of timely_tolerance and 1 % of a chunk's play time), when it did not
+// sessions is the larger of timely_tolerance and 5 % of a chunk's play time), when it did not
 // send every chunk the schedule held, when a connection failed for good, or when the server
 // answered a chunk with an HTTP error (a video too short, a wrong path). Late and unanswered
 // chunks are not invalidity: they are the deadline misses the point measures.
