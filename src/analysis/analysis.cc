@@ -157,9 +157,10 @@ Result<ExperimentAnalysis> Analyze(const ExperimentData& d, const AnalysisOption
   }
 
   a.qos = ComputeQos(d, a.groups);
+  // A sessions sweep measured by session load is judged by its chunks' deadline misses.
+  const bool sessions = d.load_axis == LoadAxis::kSessions && HasSessionFigures(a.groups);
   if (!a.qos.target_us) a.warnings.push_back("no QoS target: " + a.qos.unavailable);
   for (auto& g : a.groups) {
-    const bool sessions = d.load_axis == LoadAxis::kSessions;
     for (auto& p : g.points) {
       if (sessions) {
         if (p.valid && p.session) p.meets_qos = p.session->deadline_miss_ratio <= kSessionMaxDeadlineMiss;

@@ -65,6 +65,9 @@ struct QosTarget {
   std::string reference;       // the scenario × partition it was derived from
   std::string unavailable;     // why there is no target
   std::string note;
+  // Session load: target_us is a chunk's play-out deadline, and a level meets QoS by its
+  // deadline-miss ratio (kSessionMaxDeadlineMiss), not by the percentile.
+  bool by_deadline_miss = false;
 };
 
 // One load level of a scenario × partition, merged over repetitions.

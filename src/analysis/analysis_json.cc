@@ -141,6 +141,10 @@ nlohmann::json ToJson(const ExperimentAnalysis& a) {
               {"reference", a.qos.reference},
               {"unavailable", a.qos.unavailable.empty() ? json(nullptr) : json(a.qos.unavailable)},
               {"note", a.qos.note}};
+  if (a.qos.by_deadline_miss) {
+    j["qos"]["by_deadline_miss"] = true;
+    j["qos"]["max_deadline_miss_ratio"] = kSessionMaxDeadlineMiss;
+  }
   json groups = json::array();
   for (const auto& g : a.groups) {
     json pts = json::array();

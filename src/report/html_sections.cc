@@ -52,7 +52,7 @@ void QosSection(const Page& page, std::ostream& body) {
   }
   body << "</p>\n";
   if (!a.qos.note.empty()) body << "<p class=\"muted\">" << Esc(a.qos.note) << "</p>\n";
-  if (a.load_axis == LoadAxis::kSessions) {
+  if (a.qos.by_deadline_miss) {
     body << "<p>A level meets QoS when it is valid and at most " << FormatNumber(analysis::kSessionMaxDeadlineMiss * 100)
          << " % of its chunks missed their play-out deadline (LQoS here is that deadline; see Sessions below). "
             "Invalid points (drawn as crosses) are shown but never used for capacity.</p>\n";
@@ -184,7 +184,7 @@ void ProfileSection(const Page& page, std::ostream& body, ChartSpecs* specs) {
   body << "<h2>Resource profile against load</h2>\n<div class=\"panels\">\n";
   // A sessions sweep's panel (a) is the seed's media-streaming figure: a chunk's response +
   // transfer time, its play-out deadline dashed.
-  const std::string tail_title = a.load_axis == LoadAxis::kSessions
+  const std::string tail_title = a.qos.by_deadline_miss
                                      ? "(a) " + pct + " chunk transfer + response time, play-out deadline dashed"
                                      : "(a) " + pct + " tail latency, LQoS dashed";
   body << PanelHtml(TailPanel(a, base, "tail", tail_title, unit), specs);

@@ -14,6 +14,11 @@ using nlohmann::json;
 void SessionsSection(const Page& page, std::ostream& body, ChartSpecs* specs) {
   const analysis::ExperimentAnalysis& a = page.a;
   if (a.load_axis != LoadAxis::kSessions) return;
+  bool any = false;
+  for (const auto& g : a.groups) {
+    for (const auto& p : g.points) any = any || p.session.has_value();
+  }
+  if (!any) return;  // a sessions sweep stored without session load's figures
   body << "<h2 id=\"sessions-view\">Sessions</h2>\n";
   body << "<p>Each session fetches consecutive chunks of a video on an absolute schedule, one chunk per chunk "
           "play time; a chunk misses its play-out deadline when its last byte arrives later than its scheduled "

@@ -169,7 +169,7 @@ class TextReporter : public Reporter {
     }
     os << "\n";
     if (!a.qos.note.empty()) os << "  note: " << a.qos.note << "\n";
-    if (a.load_axis == LoadAxis::kSessions) {
+    if (a.qos.by_deadline_miss) {
       os << "A level meets QoS when it is valid and at most " << analysis::kSessionMaxDeadlineMiss * 100
          << " % of its chunks missed their play-out deadline (LQoS: that deadline).\n\n";
     } else {
