@@ -97,6 +97,13 @@ Result<Prepared> Validate(Platform& p, SandboxKind& sandboxes, const ExperimentS
                                " ns/B): the link rate, not G, would limit; raise net_per_byte or drop net_rate");
       }
     }
+    if (spec.sweep.axis == LoadAxis::kSessions && ps.NeedsRelay()) {
+      // The relay's calibration drives a request load at 200 QPS (network_path.h), which a
+      // sessions sweep has no options for; net_rate (the kernel's shaper) is its bandwidth knob.
+      return InvalidArgument(SpecAt(spec, 0) + "partition " + pv.Label() +
+                             ": net_latency, net_gap and net_per_byte (the relay) do not apply to a sessions sweep "
+                             "yet; shape its link with net_rate");
+    }
     if (ps.net_rate_bps && spec.sweep.axis == LoadAxis::kSessions && !spec.sweep.qps.empty()) {
       // Session load through a shaped link: the sessions' bitrate must fit. When even the
       // fewest sessions swept need more than the link carries, every level would measure only
