@@ -61,7 +61,13 @@ Category Classify(const GroupAnalysis* ref, const std::vector<GroupAnalysis>& gr
       break;
     }
   }
-  if (ref->capacity.qps) {
+  if (axis == LoadAxis::kSessions) {
+    // A sessions capacity is a count: the rules on "QPS under QoS" read the chunk requests
+    // per second completed at that level.
+    for (const auto& p : ref->points) {
+      if (ref->capacity.qps && p.target_load == *ref->capacity.qps) qos_qps = p.throughput_qps;
+    }
+  } else if (ref->capacity.qps) {
     qos_qps = *ref->capacity.qps;
   } else {
     double best = 0;
