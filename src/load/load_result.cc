@@ -139,6 +139,7 @@ nlohmann::json LoadResult::ToJson() const {
     // time and its response time alone as histograms of their own kinds.
     const SessionFigures& f = session;
     j["load_axis"] = "sessions";
+    j["arrival"] = "sessions";  // each session's absolute chunk schedule, not an arrival process
     j["connections"] = o.session.sessions;
     j["timely_tolerance_us"] = f.timely_tolerance_us;
     j["sessions"] = {{"sessions", o.session.sessions},
