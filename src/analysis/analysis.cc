@@ -157,16 +157,26 @@ Result<ExperimentAnalysis> Analyze(const ExperimentData& d, const AnalysisOption
   }
 
   a.qos = ComputeQos(d, a.groups);
+  // A sessions sweep measured by session load is judged by its chunks' deadline misses.
+  const bool sessions = d.load_axis == LoadAxis::kSessions && HasSessionFigures(a.groups);
   if (!a.qos.target_us) a.warnings.push_back("no QoS target: " + a.qos.unavailable);
   for (auto& g : a.groups) {
     for (auto& p : g.points) {
-      if (a.qos.target_us && p.valid) p.meets_qos = p.tail_us <= *a.qos.target_us;
+      if (sessions) {
+        if (p.valid && p.session) p.meets_qos = p.session->deadline_miss_ratio <= kSessionMaxDeadlineMiss;
+      } else if (a.qos.target_us && p.valid) {
+        p.meets_qos = p.tail_us <= *a.qos.target_us;
+      }
     }
-    g.capacity = ComputeCapacity(g.points, a.qos.target_us, d.load_axis);
+    g.capacity = sessions ? ComputeSessionCapacity(g.points) : ComputeCapacity(g.points, a.qos.target_us, d.load_axis);
     QpsAtUtilization(g.points, 0.20, &g.qps_at_20, &g.qps_at_20_note);
     QpsAtUtilization(g.points, 0.50, &g.qps_at_50, &g.qps_at_50_note);
     Saturation(g, d.load_axis);
-    FitModel(g, d, o, pct);
+    if (sessions) {
+      g.model_unavailable = "the queueing model is one of request rates; a sessions sweep's levels are session counts";
+    } else {
+      FitModel(g, d, o, pct);
+    }
   }
 
   a.skipped_scenarios = d.skipped_scenarios;
@@ -204,7 +214,7 @@ Result<ExperimentAnalysis> Analyze(const ExperimentData& d, const AnalysisOption
   a.scaling.qps50_2st = MakeRatio(st2, st1, "2-ST", &GroupAnalysis::qps_at_50, false, skip2, skip1);
   a.scaling.qps50_2smt = MakeRatio(smt2, st1, "2-SMT", &GroupAnalysis::qps_at_50, false, skip_smt, skip1);
 
-  a.category = Classify(ReferenceGroup(a.groups), a.groups);
+  a.category = Classify(ReferenceGroup(a.groups), a.groups, d.load_axis);
   const KnobTable& knobs = o.knobs ? *o.knobs : BuiltinKnobs();
   a.sensitivity = ComputeSensitivity(a.groups, knobs);
   a.predicted_sensitivity = PredictSensitivity(a.groups, knobs);

@@ -37,6 +37,12 @@ inline constexpr double kCpuSaturated = 0.9;              // ... with CPU reachi
 inline constexpr double kFastMaxLatencyS = 0.010;         // low-load p95 ≤ 10 ms
 inline constexpr double kFastMinQps = 1000;               // ≥ 1000 QPS measured under QoS
 inline constexpr double kFastCpuCorrelation = 0.9;        // CPU utilization vs QPS, Pearson r
+// Session load's QoS (a sweep on the sessions axis): a point meets it when at most this share
+// of its chunks missed their play-out deadline (arrived after their request + their play
+// time, or never). 1 %: a viewer sees about one stall per hundred chunks, the margin a
+// streaming service plans with; the capacity is the most sessions measured that meet it.
+inline constexpr double kSessionMaxDeadlineMiss = 0.01;
+
 // Sensitivity: a partition that lowers QPS under QoS by more than this fraction matters.
 inline constexpr double kSensitivityThreshold = 0.10;
 
@@ -59,6 +65,9 @@ struct QosTarget {
   std::string reference;       // the scenario × partition it was derived from
   std::string unavailable;     // why there is no target
   std::string note;
+  // Session load: target_us is a chunk's play-out deadline, and a level meets QoS by its
+  // deadline-miss ratio (kSessionMaxDeadlineMiss), not by the percentile.
+  bool by_deadline_miss = false;
 };
 
 // One load level of a scenario × partition, merged over repetitions.
@@ -97,6 +106,10 @@ struct PointAnalysis {
   // when none of them reported it.
   std::optional<int64_t> reconnections, lost_requests;
   std::map<std::string, int64_t> lost_reasons;
+  // Session load: the median of the measurements' figures (deadline-miss ratio, chunk rate,
+  // bytes/s); a sessions point meets QoS when valid and its miss ratio is at most
+  // kSessionMaxDeadlineMiss.
+  std::optional<SessionPoint> session;
 };
 
 // The sweep's capacity on its load axis: for a qps axis, the seed's "max QPS under QoS"; the

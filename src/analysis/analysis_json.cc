@@ -148,6 +148,10 @@ nlohmann::json ToJson(const ExperimentAnalysis& a) {
               {"reference", a.qos.reference},
               {"unavailable", a.qos.unavailable.empty() ? json(nullptr) : json(a.qos.unavailable)},
               {"note", a.qos.note}};
+  if (a.qos.by_deadline_miss) {
+    j["qos"]["by_deadline_miss"] = true;
+    j["qos"]["max_deadline_miss_ratio"] = kSessionMaxDeadlineMiss;
+  }
   json groups = json::array();
   for (const auto& g : a.groups) {
     json pts = json::array();
@@ -195,6 +199,14 @@ nlohmann::json ToJson(const ExperimentAnalysis& a) {
       if (p.lost_requests) {
         pts.back()["lost_requests"] = *p.lost_requests;
         pts.back()["lost_reasons"] = p.lost_reasons;
+      }
+      if (p.session) {
+        pts.back()["session"] = {{"sessions", p.session->sessions},
+                                 {"chunk_play_ms", p.session->chunk_play_ms},
+                                 {"chunks_requested", p.session->chunks_requested},
+                                 {"chunks_completed", p.session->chunks_completed},
+                                 {"deadline_miss_ratio", p.session->deadline_miss_ratio},
+                                 {"throughput_bytes_per_s", p.session->throughput_bytes_per_s}};
       }
       // Only where a LogGP knob was set: other analyses print what they always printed.
       if (!p.network.is_null()) pts.back()["network"] = p.network;

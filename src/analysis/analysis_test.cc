@@ -618,3 +618,74 @@ TEST(Analyze, ARangeChosenByProbesIsStatedWithTable1) {
 
 }  // namespace
 }  // namespace ream::analysis
+
+namespace ream::analysis {
+namespace {
+
+// A sessions sweep measured by session load: 1 MB/s per session, a link that carries 10.
+RunData StreamRun(const std::string& label, double link_sessions) {
+  RunData r;
+  r.scenario = "1-ST";
+  r.partition.label = label;
+  if (label != "") r.partition.limits["net_bw"] = link_sessions * 1e6;
+  for (double n : {2.0, 4.0, 8.0, 12.0, 16.0}) {
+    PointData p;
+    p.target_load = n;
+    p.valid = true;
+    p.timely_ratio = 1;
+    p.achieved_qps = p.throughput_qps = n * 4;  // 4 chunks of 256 KB a second per session
+    p.completed = static_cast<uint64_t>(n * 8);
+    bool fits = n <= link_sessions;
+    p.p95_us = fits ? 5000 : 900000;
+    p.p50_us = p.p99_us = p.p999_us = p.latency_mean_us = p.p95_us;
+    p.cpu_util = Metric::Of(0.002 * n);
+    p.net_tx_bps = Metric::Of(std::min(n, link_sessions) * 1.05e6);
+    p.net_rx_bps = Metric::Of(n * 1000);
+    p.disk_read_bps = Metric::Of(0);
+    p.session = SessionPoint{n, 250, n * 8, n * 8, fits ? (n == 8 ? 0.005 : 0.0) : 0.6, std::min(n, link_sessions) * 1e6};
+    r.points.push_back(p);
+  }
+  return r;
+}
+
+TEST(AnalyzeSessions, CapacityIsTheMostSessionsWithFewDeadlineMisses) {
+  ExperimentData d;
+  d.name = "stream";
+  d.load_axis = LoadAxis::kSessions;
+  d.runs.push_back(StreamRun("", 1e9));
+  d.runs.push_back(StreamRun("net_rate=80mbit", 10));
+  auto a = Analyze(d, {});
+  ASSERT_TRUE(a.ok()) << a.status().ToString();
+  EXPECT_TRUE(a->qos.by_deadline_miss);
+  ASSERT_TRUE(a->qos.target_us);
+  EXPECT_NEAR(*a->qos.target_us, 250000, 1e-6);  // the chunk's play time: its deadline
+  const GroupAnalysis* full = a->Find("1-ST / unlimited");
+  const GroupAnalysis* slow = a->Find("1-ST / net_rate=80mbit");
+  ASSERT_TRUE(full && slow);
+  EXPECT_TRUE(full->capacity.lower_bound);
+  EXPECT_EQ(full->capacity.qps.value_or(0), 16);
+  // 0.5 % misses at 8 sessions meets the 1 % rule; 60 % at 12 does not. Not interpolated.
+  EXPECT_EQ(slow->capacity.qps.value_or(0), 8);
+  EXPECT_EQ(slow->capacity.first_fail_qps.value_or(0), 12);
+  EXPECT_NE(slow->capacity.status.find("8 sessions (0.5 % missed); 12 sessions miss 60 %"), std::string::npos)
+      << slow->capacity.status;
+  EXPECT_EQ(slow->points[2].meets_qos, std::optional<bool>(true));
+  EXPECT_EQ(slow->points[3].meets_qos, std::optional<bool>(false));
+  // The link is what limits it.
+  bool net_sensitive = false;
+  for (const auto& s : a->sensitivity) net_sensitive = net_sensitive || (s.resource == "net_bw" && s.status == "sensitive");
+  EXPECT_TRUE(net_sensitive);
+  // Network / streaming, with the load counted in sessions as evidence.
+  EXPECT_EQ(a->category.name, "network-streaming") << a->category.explanation;
+  EXPECT_NE(a->category.explanation.find("load counted in sessions (up to 16)"), std::string::npos)
+      << a->category.explanation;
+  bool said = false;
+  for (const auto& e : a->category.evidence) said = said || (e.name.find("load counted in sessions") == 0 && e.holds);
+  EXPECT_TRUE(said);
+  auto j = ToJson(*a);
+  EXPECT_EQ(j["qos"]["max_deadline_miss_ratio"], kSessionMaxDeadlineMiss);
+  EXPECT_EQ(j["groups"][1]["points"][3]["session"]["deadline_miss_ratio"], 0.6);
+}
+
+}  // namespace
+}  // namespace ream::analysis

@@ -17,6 +17,53 @@
 
 namespace ream::analysis {
 
+Capacity ComputeSessionCapacity(const std::vector<PointAnalysis>& points) {
+  Capacity c;
+  const std::string rule = "at most " + Fmt(kSessionMaxDeadlineMiss * 100) + " % of chunks missing their play-out deadline";
+  std::vector<const PointAnalysis*> valid;
+  for (const auto& p : points) {
+    if (p.valid && p.session) valid.push_back(&p);
+  }
+  if (valid.empty()) {
+    c.status = "no valid points";
+    return c;
+  }
+  auto meets = [](const PointAnalysis* p) { return p->session->deadline_miss_ratio <= kSessionMaxDeadlineMiss; };
+  if (!meets(valid.front())) {
+    c.upper_bound = valid.front()->target_load;
+    c.status = "below the sweep: the fewest sessions measured (" + Load(valid.front()->target_load, LoadAxis::kSessions) +
+               ") already miss " + Fmt(valid.front()->session->deadline_miss_ratio * 100) + " % of their chunks' deadlines (QoS: " +
+               rule + ")";
+    return c;
+  }
+  size_t fail = 0;
+  while (fail < valid.size() && meets(valid[fail])) ++fail;
+  const PointAnalysis* last = valid[fail - 1];
+  c.qps = last->target_load;
+  c.last_pass_qps = last->target_load;
+  c.low = c.high = last->target_load;
+  if (fail == valid.size()) {
+    c.lower_bound = true;
+    c.status = "not reached: every valid level meets QoS (" + rule + "), so at least " +
+               Load(last->target_load, LoadAxis::kSessions) + " are sustained";
+    return c;
+  }
+  c.first_fail_qps = valid[fail]->target_load;
+  c.high = valid[fail]->target_load;
+  c.status = "the most sessions meeting QoS (" + rule + "): " + Load(last->target_load, LoadAxis::kSessions) + " (" +
+             Fmt(last->session->deadline_miss_ratio * 100) + " % missed); " +
+             Load(valid[fail]->target_load, LoadAxis::kSessions) + " miss " +
+             Fmt(valid[fail]->session->deadline_miss_ratio * 100) + " %";
+  for (size_t i = fail + 1; i < valid.size(); ++i) {
+    if (meets(valid[i])) {
+      c.status += "; more sessions (" + Load(valid[i]->target_load, LoadAxis::kSessions) +
+                  ") meet QoS again — not monotonic, the first failure is kept";
+      break;
+    }
+  }
+  return c;
+}
+
 // The highest load of the sweep meeting QoS ("max QPS under QoS" on a qps axis), in the
 // axis's unit, with how it was obtained in words that name the axis.
 Capacity ComputeCapacity(const std::vector<PointAnalysis>& points, std::optional<double> target,

@@ -15,6 +15,11 @@ namespace ream::analysis {
 // passing and the first failing point; bounded (with the status saying so) otherwise.
 Capacity ComputeCapacity(const std::vector<PointAnalysis>& points, std::optional<double> target,
                          LoadAxis axis);
+// A sessions sweep's capacity: the most sessions measured whose chunks missed their play-out
+// deadline at most kSessionMaxDeadlineMiss of the time, up to the first level that missed it
+// more often (not interpolated: a session is whole). Bounded, with the status saying so, when
+// every valid level meets it or none does.
+Capacity ComputeSessionCapacity(const std::vector<PointAnalysis>& points);
 // The load at CPU utilization `u` (interpolated over valid points); `note` says why not.
 void QpsAtUtilization(const std::vector<PointAnalysis>& points, double u,
                       std::optional<double>* out, std::string* note);

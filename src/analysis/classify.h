@@ -12,6 +12,8 @@
 namespace ream::analysis {
 
 // The category of the reference group `ref`, explained.
-Category Classify(const GroupAnalysis* ref, const std::vector<GroupAnalysis>& groups);
+// `axis`: what the sweep varied; load counted in sessions is part of the streaming evidence.
+Category Classify(const GroupAnalysis* ref, const std::vector<GroupAnalysis>& groups,
+                  LoadAxis axis = LoadAxis::kQps);
 
 }  // namespace ream::analysis

@@ -28,6 +28,16 @@ struct Metric {
   bool has() const { return value.has_value(); }
 };
 
+// What session load measured at a point (load/session_load.h, the generator JSON's
+// "sessions"): the chunks of the window and the share that missed their play-out deadline.
+struct SessionPoint {
+  double sessions = 0;
+  double chunk_play_ms = 0;          // a chunk's play time: its deadline after its request
+  double chunks_requested = 0, chunks_completed = 0;
+  double deadline_miss_ratio = 0;    // the workload's QoS figure
+  double throughput_bytes_per_s = 0;  // chunk bytes received per second
+};
+
 // One load level of one run.
 struct PointData {
   int64_t id = 0;           // the store's point id (0 in tests)
@@ -74,6 +84,7 @@ struct PointData {
   // empty when the generator did not report them (points stored before it reconnected).
   std::optional<int64_t> reconnections, lost_requests;
   std::map<std::string, int64_t> lost_reasons;
+  std::optional<SessionPoint> session;  // session load only
 };
 
 // The resource limits a run was given. Absent = not limited.

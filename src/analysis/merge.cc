@@ -107,7 +107,9 @@ PointAnalysis MergePoints(const std::vector<const PointData*>& all, const RunDat
   std::vector<double> achieved, throughput, timely, mean, p50, p95, p99, p999, tails;
   std::vector<const Metric*> cpu, rx, tx, dr, dw, mb, llc, mem;
   std::vector<double> services, late50, late99;
+  std::vector<const SessionPoint*> sessions;
   for (const PointData* p : reps) {
+    if (p->session) sessions.push_back(&*p->session);
     if (p->lateness_p50_us) late50.push_back(*p->lateness_p50_us);
     if (p->lateness_p99_us) late99.push_back(*p->lateness_p99_us);
     // Means, so the causes' shares still add up to one minus the (mean) timely share.
@@ -153,6 +155,20 @@ PointAnalysis MergePoints(const std::vector<const PointData*>& all, const RunDat
     llc.push_back(&p->llc_bytes);
     mem.push_back(&p->memory_bytes);
     if (p->service_mean_us) services.push_back(*p->service_mean_us);
+  }
+  if (!sessions.empty()) {
+    auto med = [&](double SessionPoint::*f) {
+      std::vector<double> v;
+      for (const SessionPoint* s : sessions) v.push_back(s->*f);
+      return Median(v);
+    };
+    SessionPoint sp;
+    for (double SessionPoint::*f : {&SessionPoint::sessions, &SessionPoint::chunk_play_ms,
+                                    &SessionPoint::chunks_requested, &SessionPoint::chunks_completed,
+                                    &SessionPoint::deadline_miss_ratio, &SessionPoint::throughput_bytes_per_s}) {
+      sp.*f = med(f);
+    }
+    out.session = sp;
   }
   out.achieved_qps = Median(achieved);
   out.throughput_qps = Median(throughput);

@@ -29,8 +29,37 @@ const GroupAnalysis* ReferenceGroup(const std::vector<GroupAnalysis>& groups) {
   return best;
 }
 
+bool HasSessionFigures(const std::vector<GroupAnalysis>& groups) {
+  for (const auto& g : groups) {
+    for (const auto& p : g.points) {
+      if (p.session) return true;
+    }
+  }
+  return false;
+}
+
 QosTarget ComputeQos(const ExperimentData& d, const std::vector<GroupAnalysis>& groups) {
   QosTarget q;
+  if (d.load_axis == LoadAxis::kSessions && HasSessionFigures(groups)) {
+    // Session load: a chunk's deadline is its play time after its request (load/session_load.h);
+    // the target shown beside the chunks' response + transfer time is that deadline, and a
+    // level meets QoS by its deadline-miss ratio (kSessionMaxDeadlineMiss), not by a percentile.
+    for (const auto& g : groups) {
+      for (const auto& p : g.points) {
+        if (p.session && p.session->chunk_play_ms > 0 && !q.target_us) q.target_us = p.session->chunk_play_ms * 1e3;
+      }
+    }
+    if (!q.target_us) {
+      q.unavailable = "no point of the sessions sweep carries session figures (chunk play time)";
+      return q;
+    }
+    q.by_deadline_miss = true;
+    q.method = "session load: a chunk is on time when its last byte arrives within its play time (" +
+               Fmt(*q.target_us / 1e3) + " ms) of its scheduled request; a level meets QoS when at most " +
+               Fmt(kSessionMaxDeadlineMiss * 100) + " % of its chunks miss that deadline";
+    if (d.qos.fixed_target_us) q.note = "the spec's fixed [qos] target does not apply to a sessions sweep";
+    return q;
+  }
   if (d.qos.fixed_target_us) {
     q.target_us = *d.qos.fixed_target_us;
     q.method = "fixed target from the experiment spec";

@@ -14,6 +14,10 @@ namespace ream::analysis {
 // The group the QoS target and the category are derived from (unlimited 1-ST first).
 const GroupAnalysis* ReferenceGroup(const std::vector<GroupAnalysis>& groups);
 // The QoS target with how it was set, or why there is none.
+// Whether any point carries session load's figures (a sessions sweep measured by session
+// load). A sessions sweep without them (stored by a driver that does not report them) is
+// judged by its latency percentile against the target, as a qps sweep is.
+bool HasSessionFigures(const std::vector<GroupAnalysis>& groups);
 QosTarget ComputeQos(const ExperimentData& d, const std::vector<GroupAnalysis>& groups);
 
 }  // namespace ream::analysis

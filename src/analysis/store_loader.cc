@@ -236,6 +236,21 @@ Result<ExperimentData> LoadExperiment(Store& store, const std::string& name) {
         if (g.contains("keep_awake_cpus") && g["keep_awake_cpus"].is_string()) {
           pd.keep_awake_cpus = g["keep_awake_cpus"].get<std::string>();
         }
+        // Session load's figures (load/session_load.h), kept whole in the generator's JSON.
+        if (g.contains("sessions") && g["sessions"].is_object()) {
+          const auto& s = g["sessions"];
+          auto num = [&](const char* k) { return s.contains(k) && s[k].is_number() ? s[k].get<double>() : 0.0; };
+          SessionPoint sp;
+          sp.sessions = num("sessions");
+          sp.chunk_play_ms = num("chunk_play_ms");
+          sp.chunks_requested = num("chunks_requested");
+          sp.chunks_completed = num("chunks_completed");
+          sp.deadline_miss_ratio = s.contains("deadline_miss_ratio") && s["deadline_miss_ratio"].is_number()
+                                       ? s["deadline_miss_ratio"].get<double>()
+                                       : 1.0;  // nothing requested: nothing arrived in time
+          sp.throughput_bytes_per_s = num("throughput_bytes_per_s");
+          pd.session = sp;
+        }
       }
       if (!pd.failed) {
         REAM_ASSIGN_OR_RETURN(auto hists, store.GetHistograms(p.id));

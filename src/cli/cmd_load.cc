@@ -8,6 +8,7 @@
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
 #include "load/generator.h"
+#include "partition/spec.h"
 #include "platform/keep_awake.h"
 #include "platform/platform.h"
 #include "platform/net.h"
@@ -45,6 +46,11 @@ struct LoadFlags {
   std::string wait = "sleep";
   std::string keep_awake;  // a CPU list, "all", or "" (off)
   std::string cpus;        // the generator threads' CPUs
+  // Session load (load/session_load.h) instead of --qps.
+  int sessions = 0;
+  uint64_t session_chunks = 8;
+  std::string chunk_bytes = "256k";
+  std::string bitrate;
 };
 
 Result<double> ParseQps(const std::string& text) {
@@ -64,7 +70,27 @@ Result<LoadOptions> BuildOptions(const LoadFlags& f) {
   o.host = hp.host;
   o.port = hp.port;
   o.protocol = f.protocol;
-  REAM_ASSIGN_OR_RETURN(o.qps, ParseQps(f.qps));
+  if (f.sessions != 0) {
+    // Session load: the rate is the schedule's (sessions * bitrate / chunk size).
+    if (!f.qps.empty()) return InvalidArgument("--qps and --sessions are both given: a load is a rate or sessions, not both");
+    if (f.sessions < 0) return InvalidArgument("--sessions must be >= 1");
+    if (f.bitrate.empty()) return InvalidArgument("--sessions needs --bitrate (the video's, e.g. 4mbit)");
+    o.session.sessions = f.sessions;
+    o.session.session_chunks = f.session_chunks;
+    auto bytes = ParseBytes(f.chunk_bytes);
+    if (!bytes.ok() || *bytes < 1) {
+      return InvalidArgument("--chunk-bytes '" + f.chunk_bytes + "' is not a size in bytes (e.g. 256k)");
+    }
+    o.session.chunk_bytes = static_cast<uint64_t>(*bytes);
+    auto bps = ParseBitRate(f.bitrate);
+    if (!bps.ok()) return InvalidArgument("--bitrate: " + bps.status().message());
+    o.session.bitrate_bps = static_cast<uint64_t>(*bps);
+    o.qps = o.session.ChunkRate();
+    if (o.protocol == "ream") o.protocol = "http";  // streaming is HTTP; the default protocol is ream's
+  } else {
+    if (f.qps.empty()) return InvalidArgument("--qps RATE (or --sessions N) is required");
+    REAM_ASSIGN_OR_RETURN(o.qps, ParseQps(f.qps));
+  }
   REAM_ASSIGN_OR_RETURN(o.duration_ns, ParseDurationNs(f.duration, "--duration"));
   REAM_ASSIGN_OR_RETURN(o.warmup_ns, ParseDurationNs(f.warmup, "--warmup"));
   REAM_ASSIGN_OR_RETURN(o.timely_tolerance_ns, ParseDurationNs(f.tolerance, "--timely-tolerance"));
@@ -173,10 +199,18 @@ int RunLoadCommand(const LoadFlags& f) {
 void AddLoadCommand(CLI::App& app, CommandList& commands) {
   auto f = std::make_shared<LoadFlags>();
   CLI::App* sub = app.add_subcommand(
-      "load", "Open-loop load generator: drive HOST:PORT at --qps, report latency and validity");
+      "load", "Open-loop load generator: drive HOST:PORT at --qps (or --sessions), report latency and validity");
   sub->add_option("--target", f->target, "HOST:PORT of the server")->required();
   sub->add_option("--protocol", f->protocol, "Wire protocol")->capture_default_str();
-  sub->add_option("--qps", f->qps, "Target requests per second (over all threads)")->required();
+  sub->add_option("--qps", f->qps, "Target requests per second (over all threads); or --sessions");
+  sub->add_option("--sessions", f->sessions,
+                  "Session load instead of --qps: N concurrent streaming sessions over HTTP, each on its own "
+                  "connection, fetching --chunk-bytes chunks of a video at --bitrate on an absolute schedule");
+  sub->add_option("--session-chunks", f->session_chunks, "Sessions: chunks per session (then a new one starts)")
+      ->capture_default_str();
+  sub->add_option("--chunk-bytes", f->chunk_bytes, "Sessions: bytes per chunk (one Range request)")
+      ->capture_default_str();
+  sub->add_option("--bitrate", f->bitrate, "Sessions: the video's bitrate (4mbit): a chunk plays chunk-bytes*8/bitrate");
   sub->add_option("--duration", f->duration, "Measured window (e.g. 10s)")->capture_default_str();
   sub->add_option("--warmup", f->warmup, "Warm-up before the window, not measured")->capture_default_str();
   sub->add_option("--arrival", f->arrival,

@@ -52,6 +52,46 @@ int Serve(const char* what, const ServerOptions& options, HandlerFactory factory
   return 0;
 }
 
+// A builtin that runs a server of its own (stream's nginx): started, announced with the same
+// readiness line, stopped at SIGINT/SIGTERM or reported when it dies first.
+int ServeExternal(const BuiltinWorkload& w, const ServerOptions& options, const WorkloadServer& made) {
+  auto signals = net::BlockTerminationSignals();
+  if (!signals.ok()) {
+    std::cerr << "ream serve " << w.name << ": " << signals.status().message() << "\n";
+    return 1;
+  }
+  auto server = made.external(options);
+  if (!server.ok()) {
+    std::cerr << "ream serve " << w.name << ": " << server.status().message() << "\n";
+    return ExitCodeFor(server.status());
+  }
+  std::printf("ready %s:%d protocol=%s server=%s threads=%d %s\n", options.bind.c_str(), (*server)->port(),
+              w.protocol.c_str(), w.name.c_str(), options.threads, made.detail.c_str());
+  std::fflush(stdout);
+  auto poller = net::Poller::Create();
+  if (!poller.ok() || !poller->Add(signals->get(), EPOLLIN, 1).ok()) {
+    (void)(*server)->Stop();
+    std::cerr << "ream serve " << w.name << ": cannot wait for signals\n";
+    return 1;
+  }
+  while (true) {
+    epoll_event ev[1];
+    auto n = poller->Wait(ev, 1, 200'000'000);
+    if (n.ok() && *n > 0) break;  // SIGINT / SIGTERM
+    if (auto exited = (*server)->Exited()) {
+      std::cerr << "ream serve " << w.name << ": " << *exited << "\n";
+      (void)(*server)->Stop();
+      return 1;
+    }
+  }
+  Status s = (*server)->Stop();
+  if (!s.ok()) {
+    std::cerr << "ream serve " << w.name << ": " << s.message() << "\n";
+    return 1;
+  }
+  return 0;
+}
+
 // One built-in workload of the table: its options' texts (defaults filled in) make its server.
 int RunBuiltin(const BuiltinWorkload& w, const ServeFlags& f, const std::map<std::string, std::string>& values) {
   auto made = w.make(values);
@@ -60,6 +100,7 @@ int RunBuiltin(const BuiltinWorkload& w, const ServeFlags& f, const std::map<std
     return ExitCodeFor(made.status());
   }
   ServerOptions o{.bind = f.bind, .port = f.port, .threads = f.threads};
+  if (made->external) return ServeExternal(w, o, *made);
   return Serve(w.name.c_str(), o, std::move(made->handlers), made->detail);
 }
 
@@ -67,7 +108,7 @@ int RunBuiltin(const BuiltinWorkload& w, const ServeFlags& f, const std::map<std
 
 void AddServeCommand(CLI::App& app, CommandList& commands) {
   auto flags = std::make_shared<ServeFlags>();
-  CLI::App* serve = app.add_subcommand("serve", "Run a built-in server (ream protocol) until SIGINT/SIGTERM");
+  CLI::App* serve = app.add_subcommand("serve", "Run a built-in server (ream protocol; stream: nginx over HTTP) until SIGINT/SIGTERM");
   serve->require_subcommand(1);
   // One subcommand per entry of the workload table (workloads/builtins.h), with its own options.
   struct Entry {

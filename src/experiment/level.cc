@@ -11,7 +11,8 @@ Result<PointData> MeasureLevel(Platform& p, LoadDriver& driver, LaunchedWorkload
                                std::chrono::nanoseconds sample_interval, const std::function<bool()>& interrupted) {
   PointData d;
   PointRecord& pt = d.point;
-  pt.target_load = options.qps;
+  // The level on the sweep's axis: a rate, or a number of sessions.
+  pt.target_load = options.session.enabled() ? options.session.sessions : options.qps;
   pt.started_ns = p.WallNanos();
 
   Monitor monitor(p, TargetOf(*wl.sandbox), {.interval = sample_interval});

@@ -1,5 +1,6 @@
 #include "experiment/load_driver.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <mutex>
@@ -73,7 +74,8 @@ class LocalLoadDriver final : public LoadDriver {
       if (hooks.interrupted()) {
         (void)gen->Stop();
         if (window == kIn) hooks.window_ended();
-        return Cancelled("interrupted during the load level at " + Num(lo.qps) + " QPS");
+        return Cancelled("interrupted during the load level at " +
+                           (lo.session.enabled() ? std::to_string(lo.session.sessions) + " sessions" : Num(lo.qps) + " QPS"));
       }
       if (window == kBefore && now >= window_start) {
         hooks.window_started();
@@ -123,7 +125,7 @@ class LocalLoadDriver final : public LoadDriver {
 }  // namespace
 
 std::vector<std::string> LoadArgv(const LoadOptions& lo) {
-  return {"load",
+  std::vector<std::string> argv = {"load",
           "--target", Target(lo.host, lo.port),
           "--protocol", lo.protocol,
           "--qps", Num(lo.qps),
@@ -149,6 +151,16 @@ std::vector<std::string> LoadArgv(const LoadOptions& lo) {
           "--response-timing", lo.kernel_rx_timestamps ? "kernel" : "user",
           "--wait", lo.spin_wait ? "spin" : "sleep",
           "--json", "/dev/stdout"};
+  if (lo.session.enabled()) {
+    // Session load: its sessions, not a rate (`ream load` derives the chunk rate).
+    auto q = std::find(argv.begin(), argv.end(), "--qps");
+    argv.erase(q, q + 2);
+    argv.insert(argv.end() - 2, {"--sessions", std::to_string(lo.session.sessions), "--session-chunks",
+                                 std::to_string(lo.session.session_chunks), "--chunk-bytes",
+                                 std::to_string(lo.session.chunk_bytes), "--bitrate",
+                                 std::to_string(lo.session.bitrate_bps) + "bit"});
+  }
+  return argv;
 }
 
 std::unique_ptr<LoadDriver> MakeLocalLoadDriver(Platform& platform, SandboxKind& sandboxes,

@@ -95,7 +95,10 @@ void FillFromGenerator(const nlohmann::json& g, PointData* d) {
   if (g.contains("histograms") && g["histograms"].is_object()) {
     const std::pair<const char*, const char*> kinds[] = {
         {"latency_ns", kHistSojourn}, {"latency_from_send_ns", kHistSojournFromSend},
-        {"service_ns", kHistService}, {"queue_ns", kHistQueue}, {"lateness_ns", kHistLateness}};
+        {"service_ns", kHistService}, {"queue_ns", kHistQueue}, {"lateness_ns", kHistLateness},
+        // Session load (load/session_load.h): a chunk's response + transfer time, and its
+        // response time alone, from the chunk's scheduled instant. New kinds, no new column.
+        {"chunk_ns", "chunk"}, {"first_byte_ns", "first_byte"}};
     for (const auto& [src, dst] : kinds) {
       if (!server_times && (std::string(dst) == kHistService || std::string(dst) == kHistQueue)) continue;
       const auto& h = g["histograms"];

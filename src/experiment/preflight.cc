@@ -1,6 +1,7 @@
 #include "experiment/preflight.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 #include "experiment/run_events.h"
@@ -102,6 +103,41 @@ Result<Prepared> Validate(Platform& p, SandboxKind& sandboxes, const ExperimentS
                                " ns/B): the link rate, not G, would limit; raise net_per_byte or drop net_rate");
       }
     }
+    if (spec.sweep.axis == LoadAxis::kSessions && ps.NeedsRelay()) {
+      // The relay's calibration drives a request load at 200 QPS (network_path.h), which a
+      // sessions sweep has no options for; net_rate (the kernel's shaper) is its bandwidth knob.
+      return InvalidArgument(SpecAt(spec, 0) + "partition " + pv.Label() +
+                             ": net_latency, net_gap and net_per_byte (the relay) do not apply to a sessions sweep "
+                             "yet; shape its link with net_rate");
+    }
+    if (ps.net_rate_bps && spec.sweep.axis == LoadAxis::kSessions && !spec.sweep.qps.empty()) {
+      // Session load through a shaped link: the sessions' bitrate must fit. When even the
+      // fewest sessions swept need more than the link carries, every level would measure only
+      // the shaper: refused here, before any run. Levels above the link's rate are what a
+      // net_rate sensitivity measures (their chunks miss their deadlines): said, not refused.
+      const double rate = static_cast<double>(*ps.net_rate_bps);
+      const double bitrate = static_cast<double>(spec.load.bitrate_bps);
+      const double fewest = spec.sweep.qps.front();
+      if (fewest * bitrate > rate) {
+        char b[512];
+        std::snprintf(b, sizeof b,
+                      "partitions.net_rate = %s carries %.4g Mbit/s, less than the fewest sessions swept need: %.0f "
+                      "x load.bitrate = %s is %.4g Mbit/s (before HTTP's headers), so the link cannot carry the "
+                      "bitrate; lower the sessions or the bitrate, or raise net_rate",
+                      pv.knobs.at("net_rate").c_str(), rate / 1e6, fewest, spec.load.bitrate.c_str(),
+                      fewest * bitrate / 1e6);
+        return InvalidArgument(SpecAt(spec, knob_line("net_rate")) + b);
+      }
+      const double most = std::floor(rate / bitrate);
+      if (spec.sweep.qps.back() > most) {
+        char b[384];
+        std::snprintf(b, sizeof b,
+                      "partition %s: net_rate = %s carries at most %.0f sessions at load.bitrate = %s; the levels "
+                      "above offer more than the link carries, and their chunks will miss their deadlines",
+                      pv.Label().c_str(), pv.knobs.at("net_rate").c_str(), most, spec.load.bitrate.c_str());
+        out.notes.push_back(b);
+      }
+    }
     if (ps.node) {
       const KnobSupport* k = enforceable("--node");
       if (k && !k->enforceable) return Unsupported(SpecAt(spec, 0) + "node = true: " + k->detail);
@@ -161,6 +197,17 @@ LoadOptions LevelLoadOptions(const ExperimentSpec& spec, double load, uint64_t s
   o.response_timeout_ns = ns(l.response_timeout);
   o.spin_wait = l.wait == "spin";
   o.keep_awake = l.keep_awake;
+  if (spec.sweep.axis == LoadAxis::kSessions) {
+    // The level is a number of sessions (load/session_load.h): one connection each, one
+    // thread, the rate the schedule's.
+    o.session.sessions = static_cast<int>(std::lround(load));
+    o.session.session_chunks = static_cast<uint64_t>(l.session_chunks);
+    o.session.chunk_bytes = static_cast<uint64_t>(l.chunk_bytes);
+    o.session.bitrate_bps = static_cast<uint64_t>(l.bitrate_bps);
+    o.qps = o.session.ChunkRate();
+    o.connections = o.session.sessions;
+    o.threads = 1;
+  }
   return o;
 }
 

@@ -27,6 +27,9 @@ struct Prepared {
   std::string ream;                                 // the ream binary
   // Scenarios this machine cannot place, with why: their runs are stored as skipped.
   std::map<std::string, std::string> skipped_scenarios;
+  // What the spec will do that a reader should know before it runs (a sessions sweep whose top
+  // levels exceed a partition's net_rate): printed by --dry-run and before the runs.
+  std::vector<std::string> notes;
 };
 
 // InvalidArgument (a bad value, with the spec's line), Unsupported (a scenario or a knob the

@@ -92,6 +92,7 @@ void PrintDryRun(std::ostream& out, const Session& s) {
   for (const auto& [scenario, why] : prep.skipped_scenarios) {
     out << "  scenario " << scenario << " skipped: not available here: " << why << " (--strict refuses the spec)\n";
   }
+  for (const auto& note : prep.notes) out << "  note: " << note << "\n";
   for (const auto& r : s.plan.runs) {
     out << "  run " << r.ordinal + 1 << ": " << r.scenario << " (CPU " << FormatCpuList(prep.scenario_cpus.at(r.scenario))
         << "), partition " << r.partition.Label() << ", repetition " << r.repetition << ": ";
@@ -107,7 +108,8 @@ void PrintDryRun(std::ostream& out, const Session& s) {
     } else {
       std::vector<std::string> q;
       for (double v : r.grid_loads) q.push_back(Fmt("%.6g", v));
-      out << q.size() << " levels: " << Join(q) << " QPS\n";
+      out << q.size() << " levels: " << Join(q) << " " << (s.plan.axis == LoadAxis::kSessions ? "sessions" : "QPS")
+          << "\n";
     }
   }
 }
@@ -171,6 +173,9 @@ Result<std::vector<RunOutcome>> RunExperiments(Platform& p, const std::vector<Ex
     std::vector<PlannedRun> runnable;
     for (auto& r : s.plan.runs) (s.prep->skipped_scenarios.count(r.scenario) ? s.skipped : runnable).push_back(r);
     s.plan.runs = std::move(runnable);
+    if (!o.dry_run) {
+      for (const auto& note : s.prep->notes) out << "ream run: note: " << note << "\n";
+    }
   }
 
   std::vector<int> runs;  // each plan's number of runs, for the order

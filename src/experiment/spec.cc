@@ -11,6 +11,8 @@
 #include <toml++/toml.h>
 
 #include "experiment/toml_section.h"
+#include "load/session_schedule.h"
+#include "partition/spec.h"
 #include "workloads/builtins.h"
 #include "workloads/service_time.h"
 #include "protocol/registry.h"
@@ -51,9 +53,14 @@ Status ParseWorkload(const TomlSection& s, WorkloadSpec* w) {
     }
     return InvalidArgument(where + "needs exactly one of 'builtin' (" + names + ") and 'command' (an argv array)");
   }
-  if (!w->builtin.empty() && w->protocol != "ream") {
-    return InvalidArgument(where + "a builtin server speaks protocol \"ream\", not \"" +
-                           w->protocol + "\"");
+  if (!w->builtin.empty()) {
+    // Each builtin speaks its own protocol (ream's; nginx's HTTP for "stream"): the default.
+    const std::string& speaks = BuiltinWorkloads().Find(w->builtin)->protocol;
+    if (!s.Get("protocol")) w->protocol = speaks;
+    if (w->protocol != speaks) {
+      return InvalidArgument(where + "a builtin server speaks protocol \"" + speaks + "\" (builtin \"" + w->builtin +
+                             "\"), not \"" + w->protocol + "\"");
+    }
   }
   if (!w->command.empty()) {
     if (!w->args.empty()) {
@@ -134,6 +141,28 @@ Status ParseLoad(const TomlSection& s, LoadSpec* l) {
   REAM_RETURN_IF_ERROR(s.OneOf("http_method", &l->http_method, {"auto", "GET", "POST"}));
   REAM_RETURN_IF_ERROR(s.OneOf("wait", &l->wait, {"sleep", "spin"}));
   REAM_RETURN_IF_ERROR(s.Bool("keep_awake", &l->keep_awake));
+  // Session load's chunks (sweep axis = "sessions"; load/session_load.h).
+  REAM_RETURN_IF_ERROR(s.Int("session_chunks", &l->session_chunks, 1, 1'000'000));
+  if (const toml::node* n = s.Get("chunk_bytes")) {
+    if (n->is_integer()) {
+      l->chunk_bytes = n->value<int64_t>().value();
+    } else if (n->is_string()) {
+      auto b = ParseBytes(n->as_string()->get());
+      if (!b.ok()) return s.Error(*n, "chunk_bytes", b.status().message());
+      l->chunk_bytes = *b;
+    } else {
+      return s.Error(*n, "chunk_bytes", "must be a size in bytes (262144 or \"256k\")");
+    }
+    if (l->chunk_bytes < 1 || static_cast<uint64_t>(l->chunk_bytes) > kMaxChunkBytes) {
+      return s.Error(*n, "chunk_bytes", "must be in 1.." + std::to_string(kMaxChunkBytes) + " bytes");
+    }
+  }
+  REAM_RETURN_IF_ERROR(s.String("bitrate", &l->bitrate));
+  if (const toml::node* n = s.Get("bitrate")) {
+    auto b = ParseBitRate(l->bitrate);
+    if (!b.ok() || *b < 1) return s.Error(*n, "bitrate", b.ok() ? "must be above 0" : b.status().message());
+    l->bitrate_bps = *b;
+  }
   return Status::Ok();
 }
 
@@ -152,20 +181,76 @@ Result<double> NumberOf(const TomlSection& s, const toml::node& n, const std::st
   return n.is_integer() ? static_cast<double>(n.value<int64_t>().value()) : n.value<double>().value();
 }
 
+// axis = "sessions": a grid of whole session counts, `sessions = [1, 4, 8]` or start/stop/steps.
+// The knee search and the probes of qps = "auto" search a rate; a session count is chosen by
+// the spec.
+Status ParseSessionSweep(const TomlSection& s, SweepSpec* w) {
+  REAM_RETURN_IF_ERROR(s.OneOf("on_failure", &w->on_failure, {"continue", "stop"}));
+  REAM_RETURN_IF_ERROR(s.Int("stop_after_invalid", &w->stop_after_invalid, 0, 1000));
+  const std::string where = s.source() + ":" + std::to_string(s.table().source().begin.line) + ": [sweep] ";
+  if (w->mode != SweepMode::kGrid) {
+    return s.Error(*s.Get("mode"), "mode", "is \"knee\"; axis = \"sessions\" sweeps a grid (sessions = [...])");
+  }
+  for (const char* k : {"qps", "low", "high", "precision", "max_points", "confirm", "probe_start", "probe_duration", "step"}) {
+    if (auto* n = s.Get(k)) {
+      return s.Error(*n, k, "does not apply to axis = \"sessions\" (give sessions = [...] or start/stop/steps)");
+    }
+  }
+  w->remeasure_invalid = 0;
+  REAM_RETURN_IF_ERROR(s.Int("remeasure_invalid", &w->remeasure_invalid, 0, 1000));
+  auto whole = [&](const toml::node& n, const char* key) -> Result<double> {
+    if (!n.is_integer() || n.value<int64_t>().value() < 1 || n.value<int64_t>().value() > 10000) {
+      return s.Error(n, key, "must be a whole number of sessions in 1..10000");
+    }
+    return static_cast<double>(n.value<int64_t>().value());
+  };
+  if (const toml::node* list = s.Get("sessions")) {
+    if (s.Get("start") || s.Get("stop") || s.Get("steps")) {
+      return s.Error(*list, "sessions", "and a range (start/stop/steps) are both given; use one");
+    }
+    const toml::array* a = list->as_array();
+    if (!a || a->empty()) return s.Error(*list, "sessions", "must be a non-empty array of session counts");
+    for (const auto& e : *a) {
+      REAM_ASSIGN_OR_RETURN(double v, whole(e, "sessions"));
+      w->qps.push_back(v);
+    }
+  } else if (s.Get("start") || s.Get("stop")) {
+    if (!s.Get("start") || !s.Get("stop") || !s.Get("steps")) {
+      return InvalidArgument(where + "a sessions range needs 'start', 'stop' and 'steps'");
+    }
+    REAM_ASSIGN_OR_RETURN(double start, whole(*s.Get("start"), "start"));
+    REAM_ASSIGN_OR_RETURN(double stop, whole(*s.Get("stop"), "stop"));
+    if (stop < start) return s.Error(*s.Get("stop"), "stop", "is below 'start'");
+    int64_t steps = 0;
+    REAM_RETURN_IF_ERROR(s.Int("steps", &steps, 1, 10000));
+    for (int64_t i = 0; i < steps; ++i) {
+      double v = steps == 1 ? start : std::round(start + (stop - start) * static_cast<double>(i) / static_cast<double>(steps - 1));
+      if (w->qps.empty() || w->qps.back() != v) w->qps.push_back(v);
+    }
+  } else {
+    return InvalidArgument(where + "axis = \"sessions\" needs 'sessions' (a list of session counts) or 'start', "
+                                   "'stop' and 'steps'");
+  }
+  std::vector<double> sorted = w->qps;
+  std::sort(sorted.begin(), sorted.end());
+  if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end()) {
+    return InvalidArgument(where + "the session counts repeat a value; each level is measured once per run (use repetitions)");
+  }
+  w->qps = sorted;
+  return Status::Ok();
+}
+
 Status ParseSweep(const TomlSection& s, SweepSpec* w) {
   REAM_RETURN_IF_ERROR(s.Unknown());
   std::string mode = ToString(w->mode);
   REAM_RETURN_IF_ERROR(s.OneOf("mode", &mode, {"grid", "knee"}));
   w->mode = *SweepModeFromString(mode);
-  // The sweep's independent variable. Only the open-loop rate exists in the generator so far;
-  // "sessions" is named so a spec written for it gets a reason, not "unknown value".
+  // The sweep's independent variable: the open-loop rate, or concurrent streaming sessions.
   std::string axis(LoadAxisName(w->axis));
   REAM_RETURN_IF_ERROR(s.OneOf("axis", &axis, {"qps", "sessions"}));
-  if (axis != "qps") {
-    return s.Error(*s.Get("axis"), "axis",
-                   "is \"" + axis + "\": this ream's generator has no session load yet; the axis it sweeps is \"qps\"");
-  }
   w->axis = *ParseLoadAxis(axis);
+  if (w->axis == LoadAxis::kSessions) return ParseSessionSweep(s, w);
+  if (auto* n = s.Get("sessions")) return s.Error(*n, "sessions", "applies to axis = \"sessions\" only");
   REAM_RETURN_IF_ERROR(s.OneOf("on_failure", &w->on_failure, {"continue", "stop"}));
   REAM_RETURN_IF_ERROR(s.Int("stop_after_invalid", &w->stop_after_invalid, 0, 1000));
   const std::string where = s.source() + ":" + std::to_string(s.table().source().begin.line) + ": [sweep] ";
@@ -672,7 +757,8 @@ Result<ExperimentSpec> ParseSpec(const std::string& text, const std::string& sou
                                            {"arrival", "key_dist", "keys", "get_ratio", "value_bytes",
                                             "connections", "threads", "warmup", "duration",
                                             "timely_tolerance", "response_timeout", "http_path",
-                                            "http_method", "wait", "keep_awake"}),
+                                            "http_method", "wait", "keep_awake", "session_chunks",
+                                            "chunk_bytes", "bitrate"}),
                                    &spec.load));
   }
   REAM_RETURN_IF_ERROR(err);
@@ -680,7 +766,7 @@ Result<ExperimentSpec> ParseSpec(const std::string& text, const std::string& sou
   REAM_RETURN_IF_ERROR(err);
   if (!sw) return InvalidArgument(source + ": [sweep] is required (qps = [...], a range, or mode = \"knee\")");
   REAM_RETURN_IF_ERROR(ParseSweep(TomlSection(*sw, "sweep", source,
-                                          {"mode", "axis", "qps", "probe_start", "probe_duration", "start", "stop", "steps", "step", "low", "high",
+                                          {"mode", "axis", "qps", "sessions", "probe_start", "probe_duration", "start", "stop", "steps", "step", "low", "high",
                                            "precision", "max_points", "confirm", "remeasure_invalid",
                                            "stop_after_invalid", "on_failure"}),
                                   &spec.sweep));
@@ -738,6 +824,21 @@ Result<ExperimentSpec> ParseSpec(const std::string& text, const std::string& sou
   }
   REAM_RETURN_IF_ERROR(err);
   REAM_RETURN_IF_ERROR(CheckProtocol(spec));
+  if (spec.sweep.axis == LoadAxis::kSessions) {
+    // Session load streams over HTTP, one connection per session, on one generator thread.
+    if (spec.load.bitrate_bps == 0) {
+      return InvalidArgument(source + ": [load] bitrate is required with [sweep] axis = \"sessions\" (the video's, "
+                             "e.g. \"4mbit\")");
+    }
+    if (spec.workload.protocol != "http") {
+      return InvalidArgument(source + ": [sweep] axis = \"sessions\" streams over HTTP: set [workload] protocol = "
+                             "\"http\" (it is \"" + spec.workload.protocol + "\")");
+    }
+    if (spec.load.connections_auto || spec.load.threads_auto) {
+      return InvalidArgument(source + ": [load] connections / threads = \"auto\" do not apply to axis = "
+                             "\"sessions\" (each session has its connection; one thread drives them)");
+    }
+  }
   if (spec.sweep.mode == SweepMode::kKnee && (spec.load.connections_auto || spec.load.threads_auto)) {
     return InvalidArgument(source + ": [load] connections / threads = \"auto\" chooses them at a grid's top level; "
                            "give a knee search fixed ones");
@@ -806,6 +907,16 @@ nlohmann::json ExperimentSpec::ToJson() const {
     j["sweep"]["steps"] = sweep.auto_levels;
     j["sweep"]["probe_start"] = sweep.probe_start_qps;
     j["sweep"]["probe_duration_ms"] = sweep.probe_duration.count();
+  }
+  if (sweep.axis == LoadAxis::kSessions) {
+    // Only a sessions sweep carries these, so a qps spec's JSON is what it always was.
+    j["sweep"]["axis"] = "sessions";
+    j["sweep"]["sessions"] = sweep.qps;
+    j["sweep"].erase("qps");
+    j["load"]["session_chunks"] = load.session_chunks;
+    j["load"]["chunk_bytes"] = load.chunk_bytes;
+    j["load"]["bitrate"] = load.bitrate;
+    j["load"]["bitrate_bps"] = load.bitrate_bps;
   }
   json parts = json::array();
   for (const auto& p : partitions) parts.push_back(p.ToJson());

@@ -93,12 +93,20 @@ struct LoadSpec {
   // wake-up. Stored with every point (`keep_awake_cpus`). The workload's CPUs are left alone
   // (see experiment_run.cc).
   bool keep_awake = false;
+  // Session load (sweep axis "sessions", load/session_load.h): chunks per session, bytes per
+  // chunk, the video's bitrate in bits/s (0: not given; the sessions axis requires it).
+  int64_t session_chunks = 8;
+  int64_t chunk_bytes = 262144;
+  int64_t bitrate_bps = 0;
+  std::string bitrate = "";  // as written ("4mbit")
 };
 
 struct SweepSpec {
   SweepMode mode = SweepMode::kGrid;  // "grid" (a list or a range) | "knee"
-  LoadAxis axis = LoadAxis::kQps;  // what the levels are (load/load_axis.h); "qps" only, so far
-  std::vector<double> qps;    // grid: the load levels, ascending (empty with auto_range)
+  LoadAxis axis = LoadAxis::kQps;  // what the levels are (load/load_axis.h): rates or sessions
+  // grid: the load levels on the axis, ascending (empty with auto_range): rates from 'qps', or
+  // session counts (whole numbers) from 'sessions' on the sessions axis.
+  std::vector<double> qps;
   // grid, qps = "auto": short probes find the rates at 20 % and 50 % CPU and saturation
   // (experiment/load_range.h), and `steps` levels span the 20 % rate to saturation.
   bool auto_range = false;

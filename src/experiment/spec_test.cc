@@ -8,7 +8,9 @@
 #include <fstream>
 #include <sstream>
 
+#include "experiment/load_driver.h"
 #include "experiment/plan.h"
+#include "experiment/preflight.h"
 
 namespace ream {
 namespace {
@@ -310,17 +312,19 @@ TEST(Spec, ModesAreEnumsWithOneSpellingEach) {
 namespace ream {
 namespace {
 
-TEST(SpecSweepAxis, IsQpsByDefaultAndSessionsIsRefusedWithTheReason) {
+TEST(SpecSweepAxis, IsQpsByDefaultAndSessionsTakesSessionCounts) {
   const std::string base = "name = \"a\"\n[workload]\nbuiltin = \"kv\"\n[sweep]\nqps = [1000]\n";
   auto plain = ParseSpec(base, "a.toml");
   ASSERT_TRUE(plain.ok()) << plain.status().message();
   EXPECT_EQ(plain->sweep.axis, LoadAxis::kQps);
   auto explicit_qps = ParseSpec(base + "axis = \"qps\"\n", "a.toml");
   ASSERT_TRUE(explicit_qps.ok()) << explicit_qps.status().message();
+  // The sessions axis (issue 17) takes session counts, not rates: its spec's qps is refused,
+  // naming the key and its line.
   auto sessions = ParseSpec(base + "axis = \"sessions\"\n", "a.toml");
   ASSERT_FALSE(sessions.ok());
-  EXPECT_NE(sessions.status().message().find("a.toml:6: sweep.axis"), std::string::npos) << sessions.status().message();
-  EXPECT_NE(sessions.status().message().find("no session load yet"), std::string::npos);
+  EXPECT_NE(sessions.status().message().find("a.toml:5: sweep.qps"), std::string::npos) << sessions.status().message();
+  EXPECT_NE(sessions.status().message().find("axis = \"sessions\""), std::string::npos);
   auto typo = ParseSpec(base + "axis = \"rps\"\n", "a.toml");
   ASSERT_FALSE(typo.ok());
   EXPECT_NE(typo.status().message().find("qps"), std::string::npos) << typo.status().message();
@@ -351,6 +355,71 @@ TEST(Spec, SandboxKindVmWithItsOptionsAndTheProcessDefault) {
   EXPECT_NE(bad.find("vm"), std::string::npos) << bad;
   std::string typo = Err(std::string(kMinimal) + "[sandbox]\nkidn = \"vm\"\n");
   EXPECT_NE(typo.find("did you mean 'sandbox.kind'"), std::string::npos) << typo;
+}
+
+const char* kStreamSpec = R"(name = "s"
+node = true
+[workload]
+builtin = "stream"
+[load]
+http_path = "/video/{key}.bin"
+chunk_bytes = "256k"
+bitrate = "8mbit"
+session_chunks = 4
+[sweep]
+axis = "sessions"
+)";
+
+TEST(SpecSessions, ParsesTheLevelsAndTheChunks) {
+  auto s = ParseSpec(std::string(kStreamSpec) + "sessions = [8, 1, 24]\n", "s.toml");
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  EXPECT_EQ(s->sweep.axis, LoadAxis::kSessions);
+  EXPECT_EQ(s->sweep.qps, (std::vector<double>{1, 8, 24}));
+  EXPECT_EQ(s->workload.protocol, "http");  // the builtin's own
+  EXPECT_EQ(s->load.chunk_bytes, 262144);
+  EXPECT_EQ(s->load.bitrate_bps, 8'000'000);
+  EXPECT_EQ(s->load.session_chunks, 4);
+  auto range = ParseSpec(std::string(kStreamSpec) + "start = 2\nstop = 24\nsteps = 4\n", "s.toml");
+  ASSERT_TRUE(range.ok()) << range.status().message();
+  EXPECT_EQ(range->sweep.qps, (std::vector<double>{2, 9, 17, 24}));
+  // The generator's options at a level: sessions, one connection each, the schedule's rate.
+  LoadOptions lo = LevelLoadOptions(*s, 8, 1, "10.0.0.2", 8080);
+  EXPECT_EQ(lo.session.sessions, 8);
+  EXPECT_EQ(lo.connections, 8);
+  EXPECT_EQ(lo.session.chunk_bytes, 262144u);
+  EXPECT_NEAR(lo.qps, 8 * 8e6 / (8 * 262144.0), 1e-9);
+  EXPECT_TRUE(ValidateLoadOptions(lo).ok()) << ValidateLoadOptions(lo).message();
+  // ... and `ream load`'s argv for them: sessions, not a rate.
+  std::vector<std::string> argv = LoadArgv(lo);
+  std::string line;
+  for (const auto& a : argv) line += a + " ";
+  EXPECT_EQ(line.find("--qps"), std::string::npos) << line;
+  EXPECT_NE(line.find("--sessions 8 --session-chunks 4 --chunk-bytes 262144 --bitrate 8000000bit"), std::string::npos)
+      << line;
+}
+
+TEST(SpecSessions, BadParametersNameTheirKey) {
+  auto err = [](const std::string& tail, const std::string& head = kStreamSpec) {
+    auto s = ParseSpec(head + tail, "s.toml");
+    return s.ok() ? std::string("(parsed)") : s.status().message();
+  };
+  EXPECT_NE(err("sessions = [1.5]\n").find("whole number of sessions"), std::string::npos);
+  EXPECT_NE(err("sessions = [0]\n").find("whole number of sessions"), std::string::npos);
+  EXPECT_NE(err("sessions = [4, 4]\n").find("repeat"), std::string::npos);
+  EXPECT_NE(err("").find("needs 'sessions'"), std::string::npos);
+  EXPECT_NE(err("mode = \"knee\"\nsessions = [4]\n").find("sweeps a grid"), std::string::npos);
+  std::string no_bitrate = kStreamSpec;
+  no_bitrate.replace(no_bitrate.find("bitrate = \"8mbit\"\n"), 18, "");
+  EXPECT_NE(err("sessions = [4]\n", no_bitrate).find("[load] bitrate is required"), std::string::npos);
+  std::string bad_rate = kStreamSpec;
+  bad_rate.replace(bad_rate.find("8mbit"), 5, "fast");
+  EXPECT_NE(err("sessions = [4]\n", bad_rate).find("load.bitrate"), std::string::npos);
+  std::string bad_chunk = kStreamSpec;
+  bad_chunk.replace(bad_chunk.find("256k"), 4, "0");
+  EXPECT_NE(err("sessions = [4]\n", bad_chunk).find("load.chunk_bytes"), std::string::npos);
+  std::string ream_protocol = kStreamSpec;
+  ream_protocol.replace(ream_protocol.find("builtin = \"stream\""), 18, "builtin = \"kv\"");
+  EXPECT_NE(err("sessions = [4]\n", ream_protocol).find("streams over HTTP"), std::string::npos);
 }
 
 }  // namespace

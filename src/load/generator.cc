@@ -11,6 +11,7 @@
 
 #include "load/anderson_darling.h"
 #include "load/generator_thread.h"
+#include "load/session_load.h"
 #include "platform/affinity.h"
 #include "platform/clock.h"
 #include "platform/net.h"
@@ -23,6 +24,7 @@ using load_detail::ThreadRunner;
 using load_detail::ThreadState;
 
 Result<LoadResult> RunLoad(const LoadOptions& o) {
+  if (o.session.enabled()) return RunSessionLoad(o);
   REAM_RETURN_IF_ERROR(ValidateLoadOptions(o));
   REAM_ASSIGN_OR_RETURN(auto probe_codec, MakeClientCodec(o.protocol, o.codec));
   CodecCapabilities caps = probe_codec->capabilities();

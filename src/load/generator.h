@@ -15,6 +15,7 @@
 #include "load/histogram.h"
 #include "load/lateness.h"
 #include "load/key_chooser.h"
+#include "load/session_schedule.h"
 #include "platform/status.h"
 #include "protocol/registry.h"
 
@@ -37,6 +38,9 @@ struct LoadOptions {
   std::string protocol = "ream";         // a name from ClientCodecNames()
   CodecOptions codec;                    // value size of sets, HTTP path, ...
   double qps = 0;                        // target rate over all threads, required, > 0
+  // Session load instead of request load when session.sessions > 0 (load/session_load.h):
+  // qps is then the schedule's chunk rate (SessionLoad::ChunkRate), set by whoever fills it.
+  SessionLoad session;
   int64_t duration_ns = 10'000'000'000;  // the measured window
   int64_t warmup_ns = 2'000'000'000;     // sent before the window, not measured
   ArrivalSpec arrival;                   // default exponential (Poisson)
@@ -104,8 +108,27 @@ struct Distortion {
   double share = 0;  // (from_schedule − from_send) / from_schedule
 };
 
+// What session load measured (load/session_load.h), over the chunks scheduled inside the
+// measured window. A chunk misses its play-out deadline when its last byte arrives after
+// its scheduled instant + its play time (or never): the workload's QoS figure.
+struct SessionFigures {
+  double chunk_play_ms = 0;          // chunk_bytes * 8 / bitrate: the deadline's distance
+  double timely_tolerance_us = 0;    // the lateness a chunk request is allowed (see session_load.h)
+  uint64_t sessions_started = 0;     // sessions whose first chunk was due in the window
+  uint64_t chunks_scheduled = 0;     // due in the window by the schedule
+  uint64_t chunks_requested = 0;     // ... and sent
+  uint64_t chunks_completed = 0;     // ... and answered whole (206/200)
+  uint64_t chunks_on_time = 0;       // ... by their deadline
+  uint64_t deadline_misses = 0;      // requested - on time (late, failed or never answered)
+  double deadline_miss_ratio = 0;    // deadline_misses / chunks_requested
+  uint64_t bytes_received = 0;       // response bytes of the window's chunks
+  double throughput_bytes_per_s = 0;  // bytes_received / the window
+  Histogram first_byte;              // first byte of the response − scheduled instant (ns)
+};
+
 struct LoadResult {
   LoadOptions options;
+  SessionFigures session;  // session load only (options.session.enabled())
   std::string protocol;
   bool has_server_times = false;        // some response carried server times
   bool server_times_supported = false;  // the protocol reports them at all
@@ -140,7 +163,7 @@ struct LoadResult {
   double achieved_qps = 0;
   double throughput_qps = 0;
   double timely_ratio = 0;
-  Histogram latency;            // completion − scheduled time (ns)
+  Histogram latency;            // completion − scheduled time (ns); session load: a chunk's response + transfer time
   Histogram latency_from_send;  // completion − the generator's send (its clock before the write)
   Histogram wire;               // the kernel's arrival stamp − its send stamp (ns): the wire round trip
   std::string send_timing = "user";  // how sends were timed ("kernel (...)", or why not)

@@ -134,6 +134,37 @@ nlohmann::json LoadResult::ToJson() const {
                      {"service_ns", service.Encode()},
                      {"queue_ns", queue.Encode()},
                      {"lateness_ns", lateness.Encode()}};
+  if (o.session.enabled()) {
+    // Session load (load/session_load.h): its figures, and the chunk's response + transfer
+    // time and its response time alone as histograms of their own kinds.
+    const SessionFigures& f = session;
+    j["load_axis"] = "sessions";
+    j["arrival"] = "sessions";  // each session's absolute chunk schedule, not an arrival process
+    j["connections"] = o.session.sessions;
+    j["timely_tolerance_us"] = f.timely_tolerance_us;
+    j["sessions"] = {{"sessions", o.session.sessions},
+                     {"session_chunks", o.session.session_chunks},
+                     {"chunk_bytes", o.session.chunk_bytes},
+                     {"bitrate_bps", o.session.bitrate_bps},
+                     {"chunk_play_ms", f.chunk_play_ms},
+                     {"deadline_rule", "a chunk is on time when its last byte arrives by its scheduled request "
+                                       "instant + its play time (chunk_bytes * 8 / bitrate)"},
+                     {"timely_tolerance_us", f.timely_tolerance_us},
+                     {"sessions_started", f.sessions_started},
+                     {"chunks_scheduled", f.chunks_scheduled},
+                     {"chunks_requested", f.chunks_requested},
+                     {"chunks_completed", f.chunks_completed},
+                     {"chunks_on_time", f.chunks_on_time},
+                     {"deadline_misses", f.deadline_misses},
+                     {"deadline_miss_ratio", f.chunks_requested ? nlohmann::json(f.deadline_miss_ratio) : nlohmann::json(nullptr)},
+                     {"bytes_received", f.bytes_received},
+                     {"throughput_bytes_per_s", f.throughput_bytes_per_s},
+                     {"offered_bytes_per_s", o.session.OfferedBitsPerSecond() / 8},
+                     {"chunk_us", Stats(latency, true)},
+                     {"first_byte_us", Stats(f.first_byte, true)}};
+    j["histograms"]["chunk_ns"] = latency.Encode();
+    j["histograms"]["first_byte_ns"] = f.first_byte.Encode();
+  }
   return j;
 }
 
@@ -141,10 +172,34 @@ std::string LoadResult::Summary() const {
   const LoadOptions& o = options;
   std::string s;
   char b[512];
-  std::snprintf(b, sizeof b, "target %s (%s), %s arrivals, keys %s over %llu, %d thread(s), %d connection(s)\n",
-                net::JoinHostPort(o.host, o.port).c_str(), protocol.c_str(), o.arrival.name.c_str(), o.key_dist.name.c_str(),
-                static_cast<unsigned long long>(o.keys), o.threads, o.connections);
+  if (o.session.enabled()) {
+    std::snprintf(b, sizeof b, "target %s (%s), session load, videos %s over %llu, 1 thread, %d connection(s)\n",
+                  net::JoinHostPort(o.host, o.port).c_str(), protocol.c_str(), o.key_dist.name.c_str(),
+                  static_cast<unsigned long long>(o.keys), o.session.sessions);
+  } else {
+    std::snprintf(b, sizeof b, "target %s (%s), %s arrivals, keys %s over %llu, %d thread(s), %d connection(s)\n",
+                  net::JoinHostPort(o.host, o.port).c_str(), protocol.c_str(), o.arrival.name.c_str(),
+                  o.key_dist.name.c_str(), static_cast<unsigned long long>(o.keys), o.threads, o.connections);
+  }
   s += b;
+  if (o.session.enabled()) {
+    const SessionFigures& f = session;
+    std::snprintf(b, sizeof b,
+                  "sessions:  %d concurrent, %llu chunks of %llu B each at %.3g Mbit/s (a chunk plays %.1f ms); %llu "
+                  "session(s) started in the window\n",
+                  o.session.sessions, static_cast<unsigned long long>(o.session.session_chunks),
+                  static_cast<unsigned long long>(o.session.chunk_bytes),
+                  static_cast<double>(o.session.bitrate_bps) / 1e6, f.chunk_play_ms,
+                  static_cast<unsigned long long>(f.sessions_started));
+    s += b;
+    std::snprintf(b, sizeof b,
+                  "chunks:    %llu due, %llu requested, %llu completed, %llu on time: deadline misses %.2f %%; "
+                  "throughput %.2f MB/s (offered %.2f MB/s)\n",
+                  static_cast<unsigned long long>(f.chunks_scheduled), static_cast<unsigned long long>(f.chunks_requested),
+                  static_cast<unsigned long long>(f.chunks_completed), static_cast<unsigned long long>(f.chunks_on_time),
+                  100 * f.deadline_miss_ratio, f.throughput_bytes_per_s / 1e6, o.session.OfferedBitsPerSecond() / 8e6);
+    s += b;
+  }
   std::snprintf(b, sizeof b, "rate:      target %.1f QPS, achieved %.1f QPS, throughput %.1f QPS over %.1f s (+%.1f s warm-up)\n",
                 o.qps, achieved_qps, throughput_qps, static_cast<double>(o.duration_ns) / 1e9,
                 static_cast<double>(o.warmup_ns) / 1e9);
@@ -157,7 +212,8 @@ std::string LoadResult::Summary() const {
     s += "timely:    unavailable (no request was sent in the measured window)\n";
   } else {
   std::snprintf(b, sizeof b, "timely:    %.2f %% within %.0f us; lateness p50 %s, p99 %s, max %s\n",
-                100 * timely_ratio, static_cast<double>(o.timely_tolerance_ns) / 1e3,
+                100 * timely_ratio,
+                o.session.enabled() ? session.timely_tolerance_us : static_cast<double>(o.timely_tolerance_ns) / 1e3,
                 FormatUs(static_cast<double>(lateness.ValueAtQuantile(0.5))).c_str(),
                 FormatUs(static_cast<double>(lateness.ValueAtQuantile(0.99))).c_str(),
                 FormatUs(static_cast<double>(lateness.max())).c_str());
@@ -191,7 +247,8 @@ std::string LoadResult::Summary() const {
                   FormatUs(static_cast<double>(h.max())).c_str());
     s += b;
   };
-  line("latency:", latency);
+  line(o.session.enabled() ? "chunk:" : "latency:", latency);
+  if (o.session.enabled()) line("1st byte:", session.first_byte);
   line("from send:", latency_from_send);
   if (wire.count() > 0) {
     line("wire rtt:", wire);
@@ -215,16 +272,13 @@ std::string LoadResult::Summary() const {
   std::snprintf(b, sizeof b, "generator: %.3f CPU s, %.2f CPU us per request (waits by %s)\n",
                 generator_cpu_s, issued ? generator_cpu_s * 1e6 / static_cast<double>(issued) : 0.0,
                 o.spin_wait ? "spinning" : "sleeping, then spinning");
-  s += b;
   if (!o.cpus.empty()) {
     s += "           threads pinned: ";
     for (int t = 0; t < o.threads; ++t) {
       s += (t ? ", " : "") + std::to_string(t) + " on CPU " + std::to_string(o.cpus[static_cast<size_t>(t) % o.cpus.size()]);
     }
-    b[0] = '\n';
-    b[1] = '\0';
+    s += "\n";
   }
-  s += b;
   s += "timing:    responses timed by " + response_timing + "; sends by " + send_timing + "\n";
   if (reconnections == 0 && reconnect_reasons.empty()) {
     s += "reconnect: none (no connection was closed by the server)\n";

@@ -11,6 +11,12 @@ const char* ValidityRuleName(ValidityRule r) { return r == ValidityRule::kSeed ?
 
 Status ValidateLoadOptions(const LoadOptions& o) {
   if (o.port < 1 || o.port > 65535) return InvalidArgument("--target: the port must be in 1..65535");
+  if (o.session.enabled()) {
+    // Session load (load/session_load.h): its rate is the schedule's, one thread drives it.
+    REAM_RETURN_IF_ERROR(ValidateSessionLoad(o.session, o.duration_ns));
+    if (o.threads != 1) return InvalidArgument("--threads: session load runs on one generator thread (got " +
+                                               std::to_string(o.threads) + ")");
+  }
   if (!(o.qps > 0) || !std::isfinite(o.qps)) return InvalidArgument("--qps must be a number > 0");
   if (o.qps > 50e6) return InvalidArgument("--qps above 50 000 000 is not something one host can send");
   if (o.duration_ns <= 0) return InvalidArgument("--duration must be > 0");

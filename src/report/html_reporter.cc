@@ -49,6 +49,7 @@ class HtmlReporter : public Reporter {
     CategorySection(page, body);
     RecommendationSection(page, body);
     ProfileSection(page, body, &specs);
+    SessionsSection(page, body, &specs);
     SensitivitySection(page, body, &specs);
     ModelSection(page, body, &specs);
     PointsSection(page, body);

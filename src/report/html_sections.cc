@@ -52,9 +52,15 @@ void QosSection(const Page& page, std::ostream& body) {
   }
   body << "</p>\n";
   if (!a.qos.note.empty()) body << "<p class=\"muted\">" << Esc(a.qos.note) << "</p>\n";
-  body << "<p>A point meets QoS when it is valid and its " << pct
-       << " latency is at most LQoS. Invalid points (drawn as crosses) are shown but never "
-          "used for capacity.</p>\n";
+  if (a.qos.by_deadline_miss) {
+    body << "<p>A level meets QoS when it is valid and at most " << FormatNumber(analysis::kSessionMaxDeadlineMiss * 100)
+         << " % of its chunks missed their play-out deadline (LQoS here is that deadline; see Sessions below). "
+            "Invalid points (drawn as crosses) are shown but never used for capacity.</p>\n";
+  } else {
+    body << "<p>A point meets QoS when it is valid and its " << pct
+         << " latency is at most LQoS. Invalid points (drawn as crosses) are shown but never "
+            "used for capacity.</p>\n";
+  }
 }
 
 // Table 1: the load range each scenario / partition was swept over.
@@ -176,8 +182,12 @@ void ProfileSection(const Page& page, std::ostream& body, ChartSpecs* specs) {
   }
   using PA = analysis::PointAnalysis;
   body << "<h2>Resource profile against load</h2>\n<div class=\"panels\">\n";
-  body << PanelHtml(TailPanel(a, base, "tail", "(a) " + pct + " tail latency, LQoS dashed", unit),
-                    specs);
+  // A sessions sweep's panel (a) is the seed's media-streaming figure: a chunk's response +
+  // transfer time, its play-out deadline dashed.
+  const std::string tail_title = a.qos.by_deadline_miss
+                                     ? "(a) " + pct + " chunk transfer + response time, play-out deadline dashed"
+                                     : "(a) " + pct + " tail latency, LQoS dashed";
+  body << PanelHtml(TailPanel(a, base, "tail", tail_title, unit), specs);
   body << PanelHtml(MetricPanel("cpu", "(b) CPU utilization", "% of allotted CPUs", base,
                                 &PA::cpu_util, 100, a.load_axis),
                     specs);

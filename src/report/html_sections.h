@@ -33,6 +33,9 @@ void SensitivitySection(const Page& page, std::ostream& body, ChartSpecs* specs)
 void ModelSection(const Page& page, std::ostream& body, ChartSpecs* specs);
 void PointsSection(const Page& page, std::ostream& body);
 // The generator's lateness, its causes and the host's floor (html_timeliness.cc).
+// A sessions sweep's view (html_sessions.cc): deadline misses and bytes per level; nothing
+// on a qps page.
+void SessionsSection(const Page& page, std::ostream& body, ChartSpecs* specs);
 void TimelinessSection(const Page& page, std::ostream& body, ChartSpecs* specs);
 void EnvironmentSection(const Page& page, std::ostream& body);
 

@@ -150,6 +150,11 @@ Panel TailPanel(const ExperimentAnalysis& a, const std::vector<const GroupAnalys
   std::optional<double> rule;
   if (a.qos.target_us) rule = *a.qos.target_us * unit.per_us;
   std::string pct = "p" + FormatNumber(a.percentile);
+  if (a.qos.by_deadline_miss) {
+    panel.spec = LineSpec(title, rows, pct + " chunk transfer + response (" + unit.name + ", log)", true, a.load_axis,
+                          "", rule, "deadline " + FormatNumber(a.qos.target_us.value_or(0) / 1e3) + " ms");
+    return panel;
+  }
   panel.spec = LineSpec(title, rows, pct + " latency (" + unit.name + ", log)", true, a.load_axis,
                         "", rule, "LQoS " + FormatNumber(a.qos.target_us.value_or(0)) + " µs");
   return panel;

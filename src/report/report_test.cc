@@ -233,6 +233,38 @@ TEST(Reporters, NameLoadsByTheSweepsAxis) {
   }
 }
 
+// A sessions sweep measured by session load: panel (a) is the chunks' transfer + response time
+// with the play-out deadline, and the page has its sessions view (deadline misses, bytes).
+TEST(Reporters, DrawASessionsSweepsChunksAndDeadlineMisses) {
+  auto d = Sample();
+  d.load_axis = LoadAxis::kSessions;
+  for (auto& r : d.runs) {
+    for (auto& p : r.points) {
+      p.session = analysis::SessionPoint{p.target_load, 250, 100, 99, p.target_load > 3000 ? 0.2 : 0.0, 1e6};
+    }
+  }
+  auto a = analysis::Analyze(d, {});
+  ASSERT_TRUE(a.ok()) << a.status().ToString();
+  std::ostringstream html, text;
+  ASSERT_TRUE(MakeHtmlReporter(FakeAssets())->Report({&d, &*a}, html).ok());
+  ASSERT_TRUE(MakeTextReporter()->Report({&d, &*a}, text).ok());
+  const std::string h = html.str();
+  EXPECT_NE(h.find("(a) p95 chunk transfer + response time, play-out deadline dashed"), std::string::npos);
+  EXPECT_NE(h.find("deadline 250 ms"), std::string::npos);
+  EXPECT_NE(h.find("id=\"sessions-view\""), std::string::npos);
+  EXPECT_NE(h.find("chunks missing their play-out deadline"), std::string::npos);
+  EXPECT_NE(h.find("<table id=\"sessions\">"), std::string::npos);
+  EXPECT_NE(text.str().find("missed their play-out deadline"), std::string::npos);
+  // A qps page has none of it.
+  auto q = Sample();
+  auto b = analysis::Analyze(q, {});
+  ASSERT_TRUE(b.ok());
+  std::ostringstream plain;
+  ASSERT_TRUE(MakeHtmlReporter(FakeAssets())->Report({&q, &*b}, plain).ok());
+  EXPECT_EQ(plain.str().find("sessions-view"), std::string::npos);
+  EXPECT_NE(plain.str().find("(a) p95 tail latency, LQoS dashed"), std::string::npos);
+}
+
 TEST(LoadHtmlAssets, NamesTheMissingFile) {
   auto platform = MakePosixPlatform();
   auto r = LoadHtmlAssets(*platform, "/nonexistent/node_modules");

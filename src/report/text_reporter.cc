@@ -169,7 +169,12 @@ class TextReporter : public Reporter {
     }
     os << "\n";
     if (!a.qos.note.empty()) os << "  note: " << a.qos.note << "\n";
-    os << "A point meets QoS when its " << pct << " latency ≤ LQoS and it is valid.\n\n";
+    if (a.qos.by_deadline_miss) {
+      os << "A level meets QoS when it is valid and at most " << analysis::kSessionMaxDeadlineMiss * 100
+         << " % of its chunks missed their play-out deadline (LQoS: that deadline).\n\n";
+    } else {
+      os << "A point meets QoS when its " << pct << " latency ≤ LQoS and it is valid.\n\n";
+    }
 
     // Loads are named by the sweep's axis: "QPS" (as always) or "sessions".
     const std::string u(LoadAxisUnit(a.load_axis));

@@ -9,6 +9,7 @@
 #include "workloads/rocksdb.h"
 #include "workloads/service_time.h"
 #include "workloads/sphinx.h"
+#include "workloads/stream.h"
 #include "workloads/synthetic.h"
 #include "workloads/xapian_search.h"
 
@@ -48,6 +49,20 @@ Result<double> Real(const std::map<std::string, std::string>& v, const std::stri
     return InvalidArgument(flag + " '" + text + "' is not a number");
   }
   return x;
+}
+
+// "4mbit", "500kbit", "1gbit", "4000000bit" or a plain number of bits per second (decimal, as
+// the spec's net_rate and `ream load --bitrate` write them).
+Result<uint64_t> BitRate(const std::map<std::string, std::string>& v, const std::string& flag) {
+  const std::string& text = v.at(flag);
+  double x = 0;
+  auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), x);
+  std::string unit(p, text.data() + text.size());
+  double scale = unit.empty() || unit == "bit" ? 1 : unit == "kbit" ? 1e3 : unit == "mbit" ? 1e6 : unit == "gbit" ? 1e9 : 0;
+  if (text.empty() || ec != std::errc() || scale == 0 || !(x > 0)) {
+    return InvalidArgument(flag + " '" + text + "' is not a bitrate (e.g. 4mbit, 500kbit, 4000000)");
+  }
+  return static_cast<uint64_t>(x * scale + 0.5);
 }
 
 }  // namespace
@@ -218,6 +233,39 @@ void RegisterBuiltinWorkloads(WorkloadTable& t) {
                               "path=" + o.path + " keys=" + std::to_string(o.keys) +
                                   " value_bytes=" + std::to_string(o.value_bytes) +
                                   " reads=" + std::to_string(o.reads)};
+      },
+  });
+  (void)t.Add({
+      .name = "stream",
+      .help = "Media streaming (the seed's CloudSuite media-streaming): nginx serving generated videos of a "
+              "given bitrate over HTTP, driven by session load (network / streaming)",
+      .protocol = "http",
+      .options = {{"--videos", "Distinct videos (/video/key0000000000000.bin ..; the generator's --keys)", "8"},
+                  {"--bitrate", "Each video's bitrate (4mbit, 500kbit)", "4mbit"},
+                  {"--seconds", "Each video's length in seconds (bytes = seconds * bitrate / 8)", "20"},
+                  {"--seed", "Seed of the videos' bytes", "1"},
+                  {"--path", "Dataset directory (default: <data-dir>/stream-<videos>x<bytes>-s<seed>)", ""},
+                  {"--data-dir", "Directory holding the default dataset path", "/var/tmp/ream"},
+                  {"--max-bytes", "Largest dataset accepted (videos * bytes)", "8589934592"},
+                  {"--nginx", "The nginx executable (Debian's)", "nginx"}},
+      .make = [](const std::map<std::string, std::string>& v) -> Result<WorkloadServer> {
+        StreamOptions o;
+        REAM_ASSIGN_OR_RETURN(o.videos, Unsigned(v, "--videos", 10'000'000));
+        REAM_ASSIGN_OR_RETURN(o.bitrate_bps, BitRate(v, "--bitrate"));
+        REAM_ASSIGN_OR_RETURN(o.seconds, Unsigned(v, "--seconds", 100'000'000));
+        REAM_ASSIGN_OR_RETURN(o.seed, Unsigned(v, "--seed", UINT64_MAX));
+        REAM_ASSIGN_OR_RETURN(o.max_bytes, Unsigned(v, "--max-bytes", UINT64_MAX));
+        o.data_dir = v.at("--data-dir");
+        o.nginx = v.at("--nginx");
+        o.path = v.at("--path").empty() ? StreamDefaultPath(o) : v.at("--path");
+        REAM_RETURN_IF_ERROR(ValidateStreamOptions(o));
+        auto platform = std::shared_ptr<Platform>(MakePosixPlatform());
+        REAM_RETURN_IF_ERROR(PrepareStreamDataset(*platform, o));
+        WorkloadServer w;
+        w.detail = "videos=" + std::to_string(o.videos) + " bitrate=" + std::to_string(o.bitrate_bps) +
+                   " video_bytes=" + std::to_string(o.video_bytes()) + " path=" + o.path;
+        w.external = [platform, o](const ServerOptions& so) { return StartStreamServer(*platform, o, so); };
+        return w;
       },
   });
 }

@@ -13,7 +13,10 @@ std::map<std::string, std::string> Defaults(const BuiltinWorkload& w) {
 
 TEST(BuiltinWorkloads, ListsEachServerOnceWithItsOptions) {
   const WorkloadTable& t = BuiltinWorkloads();
-  EXPECT_EQ(t.Names(), (std::vector<std::string>{"synthetic", "kv", "xapian", "dnn", "sphinx", "rocksdb"}));
+  EXPECT_EQ(t.Names(), (std::vector<std::string>{"synthetic", "kv", "xapian", "dnn", "sphinx", "rocksdb", "stream"}));
+  // Each says the protocol its clients speak: ream's, or HTTP for stream's nginx.
+  EXPECT_EQ(t.Find("kv")->protocol, "ream");
+  EXPECT_EQ(t.Find("stream")->protocol, "http");
   const BuiltinWorkload* syn = t.Find("synthetic");
   ASSERT_NE(syn, nullptr);
   ASSERT_FALSE(syn->options.empty());
@@ -55,7 +58,7 @@ TEST(WorkloadTable, RefusesATakenNameAndTakesANewOne) {
   EXPECT_FALSE(t.Add({.name = "kv"}).ok());
   ASSERT_TRUE(t.Add({.name = "throwaway", .help = "test"}).ok());
   EXPECT_NE(t.Find("throwaway"), nullptr);
-  EXPECT_EQ(t.Names().size(), 7u);
+  EXPECT_EQ(t.Names().size(), 8u);
 }
 
 }  // namespace
