@@ -8,6 +8,7 @@
 #include "experiment/experiment_run.h"
 #include "experiment/plan.h"
 #include "experiment/preflight.h"
+#include "experiment/remote_driver.h"
 #include "experiment/text.h"
 #include "partition/placement.h"
 #include "platform/signals.h"
@@ -242,6 +243,21 @@ Result<std::vector<RunOutcome>> RunExperiments(Platform& p, const std::vector<Ex
     s.outcome.experiment = spec.name;
     // The local driver runs `ream load` on this experiment's generator CPUs.
     LoadDriver* driver = o.load_driver;
+    if (!driver && spec.nodes.remote()) {
+      // Client nodes over ssh (experiment/remote_driver.h): agents on other hosts.
+      RemoteDriverOptions ro;
+      ro.hosts = spec.nodes.client_hosts;
+      ro.workload_host = spec.nodes.workload_address;
+      ro.ream_binary = s.prep->ream;
+      ro.version_line = "ream " + o.ream_version + " (" + o.ream_commit + ")";
+      ro.ssh_config = spec.nodes.ssh_config;
+      ro.ssh_options = spec.nodes.ssh_options;
+      ro.continue_without_lost = spec.nodes.on_agent_loss == "continue";
+      std::ostream* note_out = o.out ? o.out : &std::cerr;
+      ro.note = [note_out](const std::string& text) { *note_out << "nodes: " << text << "\n"; };
+      s.own_driver = MakeRemoteLoadDriver(p, std::move(ro));
+      driver = s.own_driver.get();
+    }
     if (!driver) {
       s.own_driver = MakeLocalLoadDriver(p, *sandboxes, {s.prep->ream, s.prep->generator_cpus, o.state_dir});
       driver = s.own_driver.get();
