@@ -367,8 +367,9 @@ TEST_F(NodesIntegration, TwoSshClientsMergeToWhatOneGeneratorMeasures) {
   EXPECT_TRUE(NoAgentsLeft(namespaces_));
 }
 
-TEST_F(NodesIntegration, AKilledAgentMakesThePointInvalidNamingItAndNoAgentIsLeft) {
-  std::string spec = Spec("killed", "clients = [\"ssh:cna\", \"ssh:cnb\"]\n", "1000, 1500");
+TEST_F(NodesIntegration, AKilledAgentMakesThePointInvalidNamingItTheNextRunsOnTheOtherNoAgentIsLeft) {
+  std::string spec =
+      Spec("killed", "clients = [\"ssh:cna\", \"ssh:cnb\"]\non_agent_loss = \"continue\"\n", "1000, 1200");
   Exec run;
   auto t0 = Clock::now();
   std::thread runner([&] { run = Run(spec); });
@@ -400,9 +401,15 @@ TEST_F(NodesIntegration, AKilledAgentMakesThePointInvalidNamingItAndNoAgentIsLef
   std::string reasons;
   for (const auto& r : points[0].invalid_reasons) reasons += r + "\n";
   EXPECT_NE(reasons.find("agent ssh:cna"), std::string::npos) << reasons;
-  // on_agent_loss = "fail" (the default): the next level fails with the reason.
-  EXPECT_NE(run.code, 0);
-  EXPECT_NE(run.output.find("agent ssh:cna was lost"), std::string::npos) << run.output;
+  // on_agent_loss = "continue": the next level runs on the other agent, at the whole rate.
+  EXPECT_EQ(run.code, 0) << run.output;
+  EXPECT_NE(run.output.find("agent ssh:cna lost"), std::string::npos) << run.output;
+  ASSERT_EQ(points.size(), 2u) << run.output;
+  const nlohmann::json& second = points[1].generator;
+  ASSERT_EQ(second["agents"].size(), 1u) << second.dump();
+  EXPECT_EQ(second["agents"][0]["name"], "ssh:cnb");
+  EXPECT_NEAR(second["agents"][0]["target_qps"].get<double>(), 1200, 1e-9);
+  EXPECT_NEAR(*points[1].achieved_qps / 1200, 1.0, 3.0 / std::sqrt(1200 * 2.0));
   EXPECT_TRUE(NoAgentsLeft(namespaces_)) << "agents left in the namespaces";
 }
 
