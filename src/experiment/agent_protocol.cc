@@ -358,8 +358,9 @@ std::string DescribeSshFailure(const std::string& host, int exit_code, const std
 std::string ProbeScript(const std::string& cached_name) {
   // POSIX sh, for whatever login shell the remote user has; ream on the remote PATH may be
   // absent (then version= is empty).
+  // The cache directory is made here too, so a copy needs no second login for it.
   return "v=$(ream --version 2>/dev/null | head -n 1); d=\"${XDG_CACHE_HOME:-$HOME/.cache}/ream\"; "
-         "echo \"version=$v\"; echo \"cache=$d\"; "
+         "mkdir -p \"$d\" 2>/dev/null; echo \"version=$v\"; echo \"cache=$d\"; "
          "if [ -x \"$d/" + cached_name + "\" ]; then echo cached=yes; fi; echo \"arch=$(uname -m)\"";
 }
 

@@ -82,7 +82,7 @@ Result<nlohmann::json> MergeAgentResults(const LoadOptions& total, const std::ve
 std::string DescribeSshFailure(const std::string& host, int exit_code, const std::string& stderr_text);
 
 // The remote shell script that reports what the host has: `ream --version`, the per-user
-// cache directory, whether `cached_name` is already in it, and the machine's architecture
+// cache directory (made when absent), whether `cached_name` is already in it, and the machine's architecture
 // (lines "version=", "cache=", "cached=yes", "arch="). Parsed by ParseProbe.
 std::string ProbeScript(const std::string& cached_name);
 struct RemoteProbe {

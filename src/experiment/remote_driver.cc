@@ -2,11 +2,13 @@
 #include "experiment/remote_driver.h"
 
 #include <algorithm>
+#include <atomic>
 #include <condition_variable>
 #include <cstdio>
 #include <deque>
 #include <mutex>
 #include <optional>
+#include <thread>
 
 #include "experiment/agent_protocol.h"
 
@@ -203,8 +205,8 @@ class RemoteLoadDriver final : public LoadDriver {
       max_rtt = std::max(max_rtt, active[i]->clock.rtt_ns);
     }
     // A common start far enough ahead for every run message to arrive and every agent to
-    // connect (it wakes 300 ms before it to connect).
-    const int64_t lead_ns = 1'000'000'000 + 4 * max_rtt;
+    // connect (it wakes 300 ms before it to connect): 600 ms and 4 round trips.
+    const int64_t lead_ns = 600'000'000 + 4 * max_rtt;
     const int64_t start_ns = p_.MonotonicNanos() + lead_ns;
     const int n = static_cast<int>(active.size());
     for (int i = 0; i < n; ++i) {
@@ -226,7 +228,7 @@ class RemoteLoadDriver final : public LoadDriver {
     }
     const int64_t window_start = start_ns + lo.warmup_ns;
     const int64_t window_end = window_start + lo.duration_ns;
-    const int64_t give_up = window_end + lo.response_timeout_ns + 15'000'000'000;
+    const int64_t give_up = window_end + lo.response_timeout_ns + o_.result_grace.count() * 1'000'000;
     enum { kBefore, kIn, kAfter } window = kBefore;
     std::vector<bool> done(active.size(), false);
     for (size_t i = 0; i < active.size(); ++i) done[i] = active[i]->lost;
@@ -271,8 +273,8 @@ class RemoteLoadDriver final : public LoadDriver {
           continue;
         }
         if (now > give_up) {
-          Lose(s, "it returned no result within 15 s after the level's response timeout (the host stopped "
-                  "answering?)");
+          Lose(s, "it returned no result within " + std::to_string(o_.result_grace.count()) +
+                      " ms after the level's response timeout (the host stopped answering?)");
           s.Kill();
           outcomes[i].failure = s.lost_why;
           done[i] = true;
@@ -339,24 +341,46 @@ class RemoteLoadDriver final : public LoadDriver {
     auto bytes = p_.ReadFile(o_.ream_binary);
     if (!bytes.ok()) return bytes.status().Annotate("reading this ream binary (" + o_.ream_binary + ") to identify it");
     const std::string cached_name = "ream-" + ContentKey(*bytes);
-    for (size_t i = 0; i < o_.hosts.size(); ++i) {
-      const std::string& host = o_.hosts[i];
-      auto session = std::make_unique<AgentSession>(host, scratch_ + "/agent" + std::to_string(i) + ".err");
-      REAM_ASSIGN_OR_RETURN(std::string command, RemoteCommand(host, arch, cached_name));
-      REAM_RETURN_IF_ERROR(session->Start(p_, SshArgv(o_, host, "exec " + command + " agent")));
-      REAM_RETURN_IF_ERROR(session->Send({{"type", "hello"}, {"protocol", agent::kProtocolVersion}}));
-      auto hello = session->Await(p_, "hello", p_.MonotonicNanos() + o_.connect_timeout.count() * 1'000'000);
-      if (!hello.ok()) {
-        Status st = hello.status();
-        session->Kill();
-        return Status(st.code(), "client node ssh:" + host + ": the agent did not start: " + st.message());
+    // The hosts are probed (and given a copy) side by side, each in a thread of its own; the
+    // sessions are then started from this thread, which outlives them (a child gets SIGKILL
+    // when the thread that spawned it exits), and their hellos awaited together. The first
+    // failure in host order is reported.
+    const size_t n = o_.hosts.size();
+    std::vector<Result<std::string>> commands(n, Result<std::string>(Internal("not probed")));
+    {
+      std::vector<std::thread> threads;
+      for (size_t i = 0; i < n; ++i) {
+        threads.emplace_back([&, i] { commands[i] = RemoteCommand(o_.hosts[i], arch, cached_name); });
       }
-      if (hello->value("protocol", 0) != agent::kProtocolVersion) {
-        return Unsupported("client node ssh:" + host + ": its agent speaks protocol " +
-                           std::to_string(hello->value("protocol", 0)) + ", this ream " +
-                           std::to_string(agent::kProtocolVersion));
-      }
+      for (auto& t : threads) t.join();
+    }
+    for (size_t i = 0; i < n; ++i) REAM_RETURN_IF_ERROR(commands[i].status());
+    for (size_t i = 0; i < n; ++i) {
+      auto session = std::make_unique<AgentSession>(o_.hosts[i], scratch_ + "/agent" + std::to_string(i) + ".err");
+      AgentSession& s = *session;
       sessions_.push_back(std::move(session));
+      REAM_RETURN_IF_ERROR(s.Start(p_, SshArgv(o_, o_.hosts[i], "exec " + *commands[i] + " agent")));
+      REAM_RETURN_IF_ERROR(s.Send({{"type", "hello"}, {"protocol", agent::kProtocolVersion}}));
+    }
+    const int64_t deadline = p_.MonotonicNanos() + o_.connect_timeout.count() * 1'000'000;
+    for (auto& s : sessions_) REAM_RETURN_IF_ERROR(AwaitHello(*s, deadline));
+    return Status::Ok();
+  }
+
+  // The agent's hello: its protocol must be this ream's.
+  Status AwaitHello(AgentSession& session, int64_t deadline_ns) {
+    const std::string& host = session.host();
+    auto hello = session.Await(p_, "hello", deadline_ns);
+    if (!hello.ok()) {
+      Status st = hello.status();
+      session.Kill();
+      return Status(st.code(), "client node ssh:" + host + ": the agent did not start: " + st.message());
+    }
+    if (hello->value("protocol", 0) != agent::kProtocolVersion) {
+      session.Kill();
+      return Unsupported("client node ssh:" + host + ": its agent speaks protocol " +
+                         std::to_string(hello->value("protocol", 0)) + ", this ream " +
+                         std::to_string(agent::kProtocolVersion));
     }
     return Status::Ok();
   }
@@ -384,13 +408,8 @@ class RemoteLoadDriver final : public LoadDriver {
     const std::string path = probe->cache_dir + "/" + cached_name;
     if (probe->cached) return Quote(path);
     // Copy this binary: to a temporary name, then renamed, so a half copy is never run.
-    const std::string tmp = path + ".part" + std::to_string(p_.ProcessId());
-    auto mk = p_.Run(SshArgv(o_, host, "mkdir -p " + Quote(probe->cache_dir)), o_.connect_timeout);
-    if (!mk.ok() || mk->exit_code != 0) {
-      return Unavailable("client node ssh:" + host + ": cannot create " + probe->cache_dir + ": " +
-                         (mk.ok() ? agent::DescribeSshFailure(host, mk->exit_code, mk->err) : mk.status().message()));
-    }
-    std::vector<std::string> scp = {"scp", "-q", "-o", "BatchMode=yes", "-o", "ConnectTimeout=10"};
+    const std::string tmp = path + ".part" + std::to_string(p_.ProcessId()) + "." + std::to_string(copy_seq_++);
+    std::vector<std::string> scp = {o_.scp_program, "-q", "-o", "BatchMode=yes", "-o", "ConnectTimeout=10"};
     if (!o_.ssh_config.empty()) scp.insert(scp.end(), {"-F", o_.ssh_config});
     scp.insert(scp.end(), o_.ssh_options.begin(), o_.ssh_options.end());
     scp.push_back(o_.ream_binary);
@@ -409,6 +428,7 @@ class RemoteLoadDriver final : public LoadDriver {
                          "); it needs the same architecture and the same shared libraries (docs/nodes.md)");
     }
     if (o_.note) {
+      std::lock_guard<std::mutex> lock(note_mu_);
       o_.note("client node ssh:" + host + ": " +
               (probe->version.empty() ? std::string("has no ream on its PATH")
                                       : "has '" + probe->version + "', not '" + o_.version_line + "'") +
@@ -419,6 +439,8 @@ class RemoteLoadDriver final : public LoadDriver {
 
   Platform& p_;
   RemoteDriverOptions o_;
+  std::mutex note_mu_;  // notes come from the hosts' preparation threads
+  std::atomic<int> copy_seq_{0};  // hosts sharing one file system copy to distinct names
   bool started_ = false;
   uint64_t run_id_ = 0;
   std::string scratch_;
@@ -431,7 +453,7 @@ std::vector<std::string> SshArgv(const RemoteDriverOptions& o, const std::string
                                  const std::string& remote_command) {
   // BatchMode: a host that would ask for a password or a passphrase fails at once, with the
   // reason on stderr. The keep-alives end a session whose host stopped answering in ~6 s.
-  std::vector<std::string> argv = {"ssh", "-T", "-o", "BatchMode=yes", "-o", "ConnectTimeout=10",
+  std::vector<std::string> argv = {o.ssh_program, "-T", "-o", "BatchMode=yes", "-o", "ConnectTimeout=10",
                                    "-o", "ServerAliveInterval=2", "-o", "ServerAliveCountMax=3"};
   if (!o.ssh_config.empty()) argv.insert(argv.end(), {"-F", o.ssh_config});
   argv.insert(argv.end(), o.ssh_options.begin(), o.ssh_options.end());

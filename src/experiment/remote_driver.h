@@ -34,6 +34,12 @@ struct RemoteDriverOptions {
   // An agent lost at one level: the next levels run on the others (true) or fail naming it.
   bool continue_without_lost = false;
   std::chrono::milliseconds connect_timeout{15000};  // ssh login, probe, copy, hello
+  // How long past a level's window and response timeout an agent's result may take before the
+  // agent is given up (its host stopped answering) and its session killed.
+  std::chrono::milliseconds result_grace{15000};
+  // The programs run as ssh and scp (tests put stand-ins here).
+  std::string ssh_program = "ssh";
+  std::string scp_program = "scp";
   // Where the sessions' stderr files go (removed with the driver); "" = /tmp.
   std::string scratch_dir;
   // What the driver tells the user (a binary copied); nullptr = nothing.
