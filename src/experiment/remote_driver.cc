@@ -146,8 +146,11 @@ class AgentSession {
       (void)ssh_->Wait(milliseconds(2000));
     }
   }
-  void Kill() {
+  // ssh and whatever it started (a ProxyCommand; a stand-in's children in tests): the whole
+  // process group, which the spawn made ssh the leader of.
+  void Kill(Platform& p) {
     if (ssh_ && !ssh_->Poll()) {
+      (void)p.Kill(-ssh_->pid(), SIGKILL);
       (void)ssh_->Signal(SIGKILL);
       (void)ssh_->Wait(milliseconds(2000));
     }
@@ -275,7 +278,7 @@ class RemoteLoadDriver final : public LoadDriver {
         if (now > give_up) {
           Lose(s, "it returned no result within " + std::to_string(o_.result_grace.count()) +
                       " ms after the level's response timeout (the host stopped answering?)");
-          s.Kill();
+          s.Kill(p_);
           outcomes[i].failure = s.lost_why;
           done[i] = true;
           continue;
@@ -305,7 +308,7 @@ class RemoteLoadDriver final : public LoadDriver {
     if (s.lost) return;
     s.lost = true;
     s.lost_why = why;
-    s.Kill();
+    s.Kill(p_);
     if (o_.note) o_.note("agent " + s.name() + " lost: " + why);
   }
 
@@ -373,11 +376,11 @@ class RemoteLoadDriver final : public LoadDriver {
     auto hello = session.Await(p_, "hello", deadline_ns);
     if (!hello.ok()) {
       Status st = hello.status();
-      session.Kill();
+      session.Kill(p_);
       return Status(st.code(), "client node ssh:" + host + ": the agent did not start: " + st.message());
     }
     if (hello->value("protocol", 0) != agent::kProtocolVersion) {
-      session.Kill();
+      session.Kill(p_);
       return Unsupported("client node ssh:" + host + ": its agent speaks protocol " +
                          std::to_string(hello->value("protocol", 0)) + ", this ream " +
                          std::to_string(agent::kProtocolVersion));

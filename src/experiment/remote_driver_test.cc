@@ -28,10 +28,13 @@ class RemoteDriverTest : public ::testing::Test {
     fs::create_directories(dir_ + "/cache");
     // "ssh [options] HOST COMMAND": COMMAND runs here; host "dying" has its agent killed 1.05 s
     // after it starts: inside the first level's window (hello and clocks, the 600 ms lead and
-    // the 100 ms warm-up put it at ~0.75-1.35 s).
+    // the 100 ms warm-up put it at ~0.75-1.35 s); host "silent" has its agent stopped (SIGSTOP)
+    // then, a host that stops answering with its session still up.
     std::ofstream(dir_ + "/ssh") << "#!/bin/sh\n"
                                     "eval \"host=\\${$(($# - 1))}\"; eval \"cmd=\\${$#}\"\n"
-                                    "case \"$host:$cmd\" in dying:exec*) exec timeout -s KILL 1.05 sh -c \"$cmd\";; esac\n"
+                                    "case \"$host:$cmd\" in dying:exec*) exec timeout -s KILL 1.05 sh -c \"$cmd\";;\n"
+                                    "  silent:exec*) exec 3<&0; sh -c \"$cmd\" <&3 3<&- & a=$!; sleep 1.05; kill -STOP $a; wait $a; exit;;\n"
+                                    "esac\n"
                                     "exec sh -c \"$cmd\"\n";
     std::ofstream(dir_ + "/scp") << "#!/bin/sh\neval \"dst=\\${$#}\"; eval \"src=\\${$(($# - 1))}\"\n"
                                     "exec cp \"$src\" \"${dst#*:}\"\n";
@@ -161,6 +164,26 @@ TEST_F(RemoteDriverTest, ADyingAgentLeavesTheNextLevelToTheOthersWhenToldToConti
   EXPECT_NEAR(g["agents"][0]["target_qps"].get<double>(), 500, 1e-9);
   d.reset();
   EXPECT_EQ(AgentsRunning(), 0);
+}
+
+TEST_F(RemoteDriverTest, AHostThatStopsAnsweringIsGivenUpInBoundedTimeNamingIt) {
+  RemoteDriverOptions o = Options({"good", "silent"}, false);
+  o.result_grace = std::chrono::milliseconds(1000);
+  auto d = MakeRemoteLoadDriver(*p_, o);
+  auto t0 = std::chrono::steady_clock::now();
+  auto first = d->Measure(Level(400), {});
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  ASSERT_TRUE(first.ok()) << first.status().message();
+  ASSERT_TRUE(first->generator);
+  EXPECT_FALSE((*first->generator)["valid"].get<bool>());
+  std::string reasons = (*first->generator)["invalid_reasons"].dump();
+  EXPECT_NE(reasons.find("agent ssh:silent: it returned no result within 1000 ms"), std::string::npos) << reasons;
+  // The good agent's share is still in the point.
+  EXPECT_GT((*first->generator)["issued"].get<uint64_t>(), 0u);
+  // Window (~1.4 s with the lead), response timeout, grace: well under 10 s.
+  EXPECT_LT(seconds, 10.0);
+  d.reset();
+  EXPECT_EQ(AgentsRunning(), 0);  // the stopped agent went with its session's process group
 }
 
 }  // namespace
