@@ -81,8 +81,17 @@ void PrintDryRun(std::ostream& out, const Session& s) {
   const ExperimentSpec& spec = *s.spec;
   const Prepared& prep = *s.prep;
   out << "spec " << spec.source << " is valid: experiment '" << spec.name << "', workload " << WorkloadLabel(spec)
-      << " (" << spec.workload.protocol << "), generator on CPU "
-      << (prep.generator_cpus.empty() ? "any" : FormatCpuList(prep.generator_cpus)) << "\n";
+      << " (" << spec.workload.protocol << "), ";
+  if (spec.nodes.remote()) {
+    // The load comes from the client nodes (experiment/remote_driver.h); nothing is run there
+    // in a dry run.
+    std::string clients;
+    for (const auto& c : spec.nodes.clients) clients += (clients.empty() ? "" : ", ") + c;
+    out << "load from client nodes " << clients << " (agents over ssh, reaching the workload at "
+        << spec.nodes.workload_address << ")\n";
+  } else {
+    out << "generator on CPU " << (prep.generator_cpus.empty() ? "any" : FormatCpuList(prep.generator_cpus)) << "\n";
+  }
   for (const auto& [scenario, why] : prep.skipped_scenarios) {
     out << "  scenario " << scenario << " skipped: not available here: " << why << " (--strict refuses the spec)\n";
   }
