@@ -36,7 +36,7 @@ on_cpu() { local cpu=$1; shift; nice -n "$bench_nice" taskset -c "$cpu" "$@"; }
 
 die() { echo "peers.sh: $*" >&2; exit 1; }
 [ -x "$ream" ] || die "no ream binary at $ream; build first (cmake --build $build)"
-for tool in redis-server redis-benchmark redis-cli nginx wrk taskset python3; do
+for tool in redis-server redis-benchmark redis-cli nginx wrk memcached taskset python3; do
   command -v "$tool" >/dev/null 2>&1 || [ -x "/usr/sbin/$tool" ] ||
     die "$tool is missing; run scripts/install-deps"
 done
@@ -173,6 +173,105 @@ nginx_peer=$(on_cpu "$load_cpu" wrk -t 1 -c "$conns" -d "${peer_s}s" \
   "http://127.0.0.1:$nport/" | awk '/^Requests\/sec:/ {printf "%d", $2}')
 echo "wrk, $conns connections, closed loop: $nginx_peer requests/s"
 nginx_ream=$(search_rate "$nport" "$nginx_peer" --protocol http --get-ratio 1)
+
+# --- memcached and mutilate (issue 14: timeliness against the floor) -----------------------
+# mutilate is not in Debian: it builds from its source (bench/build-mutilate.sh SRC_DIR); where
+# it is not built, its part is skipped and the script says so.
+mutilate=${MUTILATE:-$build/peers/mutilate}
+mport=$(free_port)
+nice -n "$bench_nice" taskset -c "$server_cpu" memcached -p "$mport" -l 127.0.0.1 -t 1 -u nobody \
+  >"$tmp/memcached.log" 2>&1 &
+pids+=($!)
+wait_port "$mport"
+mc_peer=0
+if [ -x "$mutilate" ]; then
+  on_cpu "$load_cpu" "$mutilate" -s "127.0.0.1:$mport" --loadonly -K 30 -V 64 -r 100000 >/dev/null 2>&1
+  # Closed loop, depth 1 (one outstanding request per connection, as ream's connections are),
+  # gets only (-u 0).
+  mc_peer=$(on_cpu "$load_cpu" "$mutilate" -s "127.0.0.1:$mport" --noload -K 30 -V 64 -r 100000 \
+    -c "$conns" -d 1 -u 0 -t "$peer_s" 2>/dev/null | awk '/^Total QPS/ {printf "%d", $4}')
+  echo "mutilate gets, $conns connections, depth 1, closed loop: $mc_peer requests/s"
+else
+  echo "mutilate: not built at $mutilate (bench/build-mutilate.sh SRC_DIR builds it): its part is skipped"
+fi
+# ream writes the keys it reads (ream's own key names), once.
+on_cpu "$load_cpu" "$ream" load --target "127.0.0.1:$mport" --protocol memcached --qps 20000 \
+  --duration 6s --warmup 0s --get-ratio 0 --keys 100000 --key-dist uniform --value-bytes 64 \
+  --connections "$conns" >/dev/null 2>&1 || true
+
+# The CPU time a closed-loop peer spends per request: its user + system time (the kernel's
+# accounting of the finished child) over the requests it reported.
+cpu_of() {
+  python3 -c '
+import resource, subprocess, sys
+out = subprocess.run(sys.argv[1:], capture_output=True, text=True).stdout
+r = resource.getrusage(resource.RUSAGE_CHILDREN)
+sys.stdout.write(out)
+print("cpu_s %.3f" % (r.ru_utime + r.ru_stime))' "$@"
+}
+wrk_out=$(cpu_of nice -n "$bench_nice" taskset -c "$load_cpu" wrk -t 1 -c "$conns" -d "${peer_s}s" \
+  "http://127.0.0.1:$nport/")
+wrk_rps=$(echo "$wrk_out" | awk '/^Requests\/sec:/ {print $2}')
+wrk_cpu=$(echo "$wrk_out" | awk '/^cpu_s/ {print $2}')
+wrk_us_per_req=$(python3 -c "print('%.2f' % ($wrk_cpu * 1e6 / ($wrk_rps * $peer_s)))")
+echo "wrk again, with its CPU time: $wrk_rps requests/s, $wrk_us_per_req us of CPU per request"
+
+# The floor, in the same run: the share of instants a perfect spinning generator on the load
+# CPU would find more than 20 us late, and the same after a sleep (bench/stalls.sh).
+floor_out=$("$here/bench/stalls.sh" 2 2>&1)
+# "CPU 1: ... instants late by > 20 / 50 / 100 us: A / B / C %" and "2. ... late by > 20 us: D %"
+spin_floor=$(echo "$floor_out" | sed -n "s|.*CPU $load_cpu:.*20 / 50 / 100 us: \([0-9.]*\) /.*|\1|p")
+sleep_floor=$(echo "$floor_out" | sed -n 's|^2\..*late by > 20 us: \([0-9.]*\) %.*|\1|p')
+[ -n "$spin_floor" ] && [ -n "$sleep_floor" ] || die "could not read bench/stalls.sh's output: $floor_out"
+echo "floor (bench/stalls.sh 2): instants > 20 us late: spinning on CPU $load_cpu $spin_floor %, after a sleep $sleep_floor %"
+
+# One timeliness trial: prints "timely_% valid achieved us_per_request".
+timely_trial() {
+  local port=$1 qps=$2
+  shift 2
+  local out=$tmp/timely.json
+  rm -f "$out"
+  on_cpu "$load_cpu" "$ream" load --target "127.0.0.1:$port" --qps "$qps" \
+    --duration "${trial_s}s" --warmup 1s --connections "$conns" --threads 1 --json "$out" "$@" \
+    >/dev/null 2>&1 || true
+  [ -s "$out" ] || { echo "- false 0 -"; return; }
+  python3 -c '
+import json, sys
+j = json.load(open(sys.argv[1]))
+print("%.2f" % (100 * j["timely_ratio"]), str(j["valid"]).lower(), "%.0f" % j["achieved_qps"],
+      "%.2f" % (j.get("generator_cpu_us_per_request") or 0))' "$out"
+}
+# (100 - timely) - floor, in percentage points; "-" when the trial gave no result.
+over_floor() { python3 -c "import sys; t = sys.argv[1]; print('-' if t == '-' else '%+.2f' % ((100 - float(t)) - float(sys.argv[2])))" "$1" "$2"; }
+echo
+echo "ream's timeliness at the default 20 us tolerance, one thread on CPU $load_cpu (wait sleep);"
+echo "'late-floor' = ream's non-timely share less the spinning floor, percentage points:"
+printf '  %-10s %-6s %9s %9s %10s %s\n' server x QPS "timely %" late-floor verdict
+for server in nginx memcached; do
+  if [ "$server" = nginx ]; then
+    peer=$nginx_peer port=$nport args=(--protocol http --get-ratio 1)
+  else
+    peer=$mc_peer port=$mport
+    args=(--protocol memcached --get-ratio 1 --keys 100000 --key-dist uniform --value-bytes 64)
+  fi
+  [ "$peer" -gt 0 ] 2>/dev/null || { echo "  $server: no peer peak measured, skipped"; continue; }
+  for x in 0.25 0.5 0.5 0.5 0.9; do
+    qps=$(python3 -c "print(int($peer * $x))")
+    read -r timely valid _ _ < <(timely_trial "$port" "$qps" "${args[@]}")
+    printf '  %-10s %-6s %9s %9s %10s valid=%s\n' "$server" "${x}x" "$qps" "$timely" \
+      "$(over_floor "$timely" "$spin_floor")" "$valid"
+  done
+  # ream's send capacity: the rate achieved when asked for 1.5x the peer's closed-loop peak.
+  read -r _ _ achieved per_req < <(timely_trial "$port" "$(python3 -c "print(int($peer * 1.5))")" "${args[@]}")
+  echo "  $server: send capacity (achieved at 1.5x the peer's peak): $achieved QPS against a peer peak of $peer; ream's CPU per request there: $per_req us"
+done
+# Sparse load, sleeping: 2 000 QPS against memcached, against the after-sleep floor.
+for _ in 1 2 3; do
+  read -r timely valid _ _ < <(timely_trial "$mport" 2000 --protocol memcached --get-ratio 1 \
+    --keys 100000 --key-dist uniform --value-bytes 64)
+  printf '  %-10s %-6s %9s %9s %10s valid=%s (against the after-sleep floor)\n' memcached sparse 2000 \
+    "$timely" "$(over_floor "$timely" "$sleep_floor")" "$valid"
+done
 
 echo
 printf '%-8s %-16s %14s %18s %7s\n' server peer "peer max/s" "ream valid QPS" ratio

@@ -83,6 +83,7 @@ struct PointAnalysis {
   std::optional<double> service_us;  // server-reported, else demand law (when CPU measured)
   std::string service_method;
   Metric cpu_util, net_rx_bps, net_tx_bps, disk_bps, membw_bps, llc_bytes, memory_bytes;
+  std::string membw_method;  // how membw_bps was obtained (data.h), "" when not said
   int clients = 0;
   // How the LogGP knobs were applied and what their calibration measured (one measurement's;
   // the calibration is per run); null when no knob was set.
@@ -91,6 +92,11 @@ struct PointAnalysis {
   std::optional<double> lateness_p50_us, lateness_p99_us;
   std::map<std::string, double> late_shares;
   std::string keep_awake_cpus;
+  // Connections the server closed, summed over the measurements the figures come from (counts,
+  // not rates: a median would hide the one repetition whose connections were closed); nullopt
+  // when none of them reported it.
+  std::optional<int64_t> reconnections, lost_requests;
+  std::map<std::string, int64_t> lost_reasons;
 };
 
 // The sweep's capacity on its load axis: for a qps axis, the seed's "max QPS under QoS"; the

@@ -76,9 +76,9 @@ json ModelJson(const ModelComparison& m) {
                         {"max_abs_relative_error", Opt(v.max_abs_relative_error)},
                         {"unavailable", v.unavailable.empty() ? json(nullptr) : json(v.unavailable)}});
   }
-  return {{"queue", m.queue},
+  json j = {{"queue", m.queue},
           {"servers", m.model.servers},
-          {"service_us", m.model.service_s * 1e6},
+          {"service_us", m.demand_s * 1e6},
           {"scv", m.model.scv},
           {"scv_method", m.scv_method},
           {"s0_us", m.s0_s * 1e6},
@@ -95,6 +95,13 @@ json ModelJson(const ModelComparison& m) {
           {"regression_mean", TableJson(m.mean)},
           {"regression_tail", TableJson(m.tail)},
           {"points", pts}};
+  // Only where a CPU quota allows less than the servers' CPUs: the capacity the queue had, and
+  // its time per request at that capacity (service_us stays the CPU time per request).
+  if (m.capacity_cpus < m.model.servers - 1e-9) {
+    j["capacity_cpus"] = m.capacity_cpus;
+    j["queue_service_us"] = m.model.service_s * 1e6;
+  }
+  return j;
 }
 
 json PredictedJson(const PredictedSensitivity& p) {
@@ -181,6 +188,14 @@ nlohmann::json ToJson(const ExperimentAnalysis& a) {
       // from points stored before (not empty, not zero: not measured).
       if (!p.late_shares.empty()) pts.back()["late_causes"] = p.late_shares;
       if (!p.keep_awake_cpus.empty()) pts.back()["keep_awake_cpus"] = p.keep_awake_cpus;
+      // Said since the monitor can estimate memory traffic from LLC misses: absent before.
+      if (!p.membw_method.empty()) pts.back()["membw_method"] = p.membw_method;
+      // Recorded since the generator reconnects (schema 7): absent from points stored before.
+      if (p.reconnections) pts.back()["reconnections"] = *p.reconnections;
+      if (p.lost_requests) {
+        pts.back()["lost_requests"] = *p.lost_requests;
+        pts.back()["lost_reasons"] = p.lost_reasons;
+      }
       // Only where a LogGP knob was set: other analyses print what they always printed.
       if (!p.network.is_null()) pts.back()["network"] = p.network;
     }

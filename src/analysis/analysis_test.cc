@@ -424,6 +424,35 @@ TEST(Analyze, RepetitionsMergeIntoTheirMedian) {
   EXPECT_NE(p.tail_ci_method.find("covers 75.0 %"), std::string::npos) << p.tail_ci_method;
 }
 
+// Reconnections and the requests lost with closed connections are counts: a level's figure is
+// their sum over the measurements it merges (a median would hide the one whose connections
+// were closed), and the JSON carries them only where the generator counted them.
+TEST(Analyze, ReconnectionsAndLostRequestsAddUpOverRepetitions) {
+  auto d = Mm1Experiment();
+  RunData second = d.runs[0];
+  second.repetition = 1;
+  d.runs[0].points[0].reconnections = 0;
+  d.runs[0].points[0].lost_requests = 0;
+  second.points[0].reconnections = 19;
+  second.points[0].lost_requests = 3;
+  second.points[0].lost_reasons["connection lost: server closed the connection"] = 3;
+  d.runs.push_back(second);
+  auto a = Analyze(d, {});
+  ASSERT_TRUE(a.ok());
+  const auto& p = a->groups[0].points[0];
+  EXPECT_EQ(p.reconnections, std::optional<int64_t>(19));
+  EXPECT_EQ(p.lost_requests, std::optional<int64_t>(3));
+  EXPECT_EQ(p.lost_reasons.at("connection lost: server closed the connection"), 3);
+  EXPECT_FALSE(a->groups[0].points[1].reconnections.has_value());
+  auto j = ToJson(*a);
+  const auto& pts = j["groups"][0]["points"];
+  EXPECT_EQ(pts[0]["reconnections"], 19);
+  EXPECT_EQ(pts[0]["lost_requests"], 3);
+  EXPECT_EQ(pts[0]["lost_reasons"]["connection lost: server closed the connection"], 3);
+  EXPECT_FALSE(pts[1].contains("reconnections"));
+  EXPECT_FALSE(pts[1].contains("lost_requests"));
+}
+
 TEST(Analyze, AnInvalidRepetitionIsLeftOutWhileAnotherIsValid) {
   auto d = Mm1Experiment();
   RunData late = d.runs[0];

@@ -55,6 +55,9 @@ struct PointData {
   Metric disk_read_bps;   // bytes per second
   Metric disk_write_bps;  // bytes per second
   Metric membw_bps;       // memory bandwidth, bytes per second
+  // How membw_bps was obtained (monitor kMemBwMeasured "resctrl MBM", or kMemBwEstimate
+  // "estimate: LLC misses × line size (perf)"); "" when not said (stored before it was).
+  std::string membw_method;
   Metric llc_bytes;       // LLC occupancy, bytes
   Metric memory_bytes;    // resident memory in use
   int clients = 0;        // client connections used for this point
@@ -66,6 +69,11 @@ struct PointData {
   std::optional<double> lateness_p50_us, lateness_p99_us;
   std::map<std::string, double> late_shares;
   std::string keep_awake_cpus;
+  // Connections the server closed (store PointRecord): times the generator reconnected over
+  // the run, and the measured requests lost with a connection, in all and by reason. nullopt /
+  // empty when the generator did not report them (points stored before it reconnected).
+  std::optional<int64_t> reconnections, lost_requests;
+  std::map<std::string, int64_t> lost_reasons;
 };
 
 // The resource limits a run was given. Absent = not limited.

@@ -115,6 +115,9 @@ PointAnalysis MergePoints(const std::vector<const PointData*>& all, const RunDat
       out.late_shares[cause] += share / static_cast<double>(reps.size());
     }
     if (out.keep_awake_cpus.empty()) out.keep_awake_cpus = p->keep_awake_cpus;
+    if (p->reconnections) out.reconnections = out.reconnections.value_or(0) + *p->reconnections;
+    if (p->lost_requests) out.lost_requests = out.lost_requests.value_or(0) + *p->lost_requests;
+    for (const auto& [reason, n] : p->lost_reasons) out.lost_reasons[reason] += n;
     out.target_load = p->target_load;
     achieved.push_back(p->achieved_qps);
     throughput.push_back(p->throughput_qps);
@@ -146,6 +149,7 @@ PointAnalysis MergePoints(const std::vector<const PointData*>& all, const RunDat
     dr.push_back(&p->disk_read_bps);
     dw.push_back(&p->disk_write_bps);
     mb.push_back(&p->membw_bps);
+    if (out.membw_method.empty()) out.membw_method = p->membw_method;
     llc.push_back(&p->llc_bytes);
     mem.push_back(&p->memory_bytes);
     if (p->service_mean_us) services.push_back(*p->service_mean_us);

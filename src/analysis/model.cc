@@ -46,6 +46,10 @@ void FitModel(GroupAnalysis& g, const ExperimentData& d, const AnalysisOptions& 
       std::sort(base.begin(), base.end(), [](const XY& a, const XY& b) { return a.x < b.x; });
     }
   }
+  // The CPUs' worth the group may use: its CPUs, or its CPU quota's (in CPUs) when less. The
+  // utilization is of that allotment (monitor), so U × it is the busy CPU time.
+  double allotted = static_cast<double>(g.threads);
+  if (auto quota = g.partition.Limit("cpu_quota"); quota && *quota > 0 && *quota < allotted) allotted = *quota;
   std::vector<MeasuredLoad> loads;
   for (const auto& p : g.points) {
     if (!p.valid || !p.cpu_util.has()) continue;
@@ -54,13 +58,14 @@ void FitModel(GroupAnalysis& g, const ExperimentData& d, const AnalysisOptions& 
     l.mean_s = p.mean_us / 1e6;
     l.p_s = p.tail_us / 1e6;
     l.utilization = *p.cpu_util.value;
-    l.cpu_busy_cpus = *p.cpu_util.value * g.threads;
+    l.cpu_busy_cpus = *p.cpu_util.value * allotted;
     if (p.service_us && p.service_method == "server-reported") l.service_s = *p.service_us / 1e6;
     if (!base.empty()) l.base_mean_s = InterpolateY(base, p.target_load);
     loads.push_back(l);
   }
   ModelInputs in;
   in.servers = g.threads;
+  in.capacity_cpus = allotted;
   in.percentile = pct;
   in.messages_per_op = d.model.messages_per_op;
   // The model's per-message CPU cost o and one-way latency L are the LogGP knobs the

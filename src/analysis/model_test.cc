@@ -155,6 +155,57 @@ TEST(Welch, WakeUpOnIdleMatchesASimulationAndIsRecoveredFromTheCpuPerRequest) {
   EXPECT_GT(*c->variants[0].max_abs_relative_error, 0.02);  // plain M/M/1: S from U/X is too large
 }
 
+// A CPU quota is the queue's capacity, not a longer demand (issue 18's follow-up): 1-ST with
+// S = 100 µs of CPU per request at a 50 % and a 75 % quota serves each request in S / quota,
+// and its utilization is of the quota. The fitted S stays 100 µs at every quota (it read
+// 233 µs and 147 µs in examples/sensitivity.toml before), and X_sat is quota / S.
+TEST(CompareWithModel, ACpuQuotaIsTheCapacityAndSStaysTheDemand) {
+  ExperimentData d;
+  d.name = "quota";
+  for (double quota : {1.0, 0.75, 0.5}) {
+    RunData r;
+    r.scenario = "1-ST";
+    r.threads = 1;
+    if (quota < 1) r.partition.limits["cpu_quota"] = quota;
+    QueueModel truth{1, 100e-6 / quota, 30e-6, 1};  // the queue the quota makes
+    for (double u = 0.05; u < 0.91; u += 0.05) {
+      PointData p;
+      p.target_load = p.achieved_qps = p.throughput_qps = u * quota / 100e-6;
+      p.valid = true;
+      p.timely_ratio = 1;
+      p.latency_mean_us = *MeanResponse(truth, p.achieved_qps) * 1e6;
+      p.p95_us = *ResponsePercentile(truth, p.achieved_qps, 0.95) * 1e6;
+      p.p50_us = p.p99_us = p.p999_us = p.p95_us;
+      p.cpu_util = Metric::Of(u);  // of the allotment: the quota's CPUs
+      r.points.push_back(p);
+    }
+    d.runs.push_back(r);
+  }
+  auto a = Analyze(d, {});
+  ASSERT_TRUE(a.ok()) << a.status().ToString();
+  ASSERT_EQ(a->groups.size(), 3u);
+  for (const auto& g : a->groups) {
+    ASSERT_TRUE(g.model.has_value()) << g.key << ": " << g.model_unavailable;
+    const double quota = g.partition.Limit("cpu_quota").value_or(1.0);
+    EXPECT_NEAR(g.model->demand_s, 100e-6, 1e-9) << g.key;
+    EXPECT_NEAR(g.model->s0_s, 100e-6, 1e-9) << g.key;
+    EXPECT_NEAR(g.model->capacity_cpus, quota, 1e-12) << g.key;
+    EXPECT_NEAR(g.model->saturation_qps, quota / 100e-6, 1e-3) << g.key;
+    // The curve is the quota's queue: predicted as measured.
+    EXPECT_LT(*g.model->mean.max_abs_relative_error, 1e-6) << g.key;
+    if (quota < 1) {
+      EXPECT_NE(g.model->s0_method.find("quota"), std::string::npos) << g.model->s0_method;
+      EXPECT_NEAR(g.model->model.service_s, 100e-6 / quota, 1e-9) << g.key;
+    }
+  }
+  auto j = ToJson(*a);
+  for (const auto& g : j["groups"]) {
+    EXPECT_NEAR(g["model"]["service_us"].get<double>(), 100, 1e-3) << g["key"];
+    EXPECT_EQ(g["model"].contains("capacity_cpus"), g["key"].get<std::string>().find("quota") != std::string::npos)
+        << g["key"];
+  }
+}
+
 // A knob table with the LogGP knobs L and o as the relay declares them (µs).
 KnobTable WithLogGp() {
   KnobTable t = BuiltinKnobs();

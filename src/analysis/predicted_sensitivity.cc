@@ -158,7 +158,7 @@ std::vector<PredictedSensitivity> PredictSensitivity(const std::vector<GroupAnal
             s.predicted_note = "saturation: " + ref_sat_how;
           } else if (p == "o") {
             if (ref_base) s.predicted_base_us = *ref_base + m.messages_per_op * delta * 1e6;
-            s.predicted_saturation_qps = SaturationThroughput(m.model.servers, m.s0_s, m.messages_per_op, s.amount_s);
+            s.predicted_saturation_qps = SaturationThroughput(m.capacity_cpus, m.s0_s, m.messages_per_op, s.amount_s);
             s.predicted_note = "S0 " + Fmt(m.s0_s * 1e6) + " µs, k " + Fmt(m.messages_per_op) + ", c " +
                                std::to_string(m.model.servers) + " from the reference's model";
           } else if (p == "g") {

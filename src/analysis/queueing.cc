@@ -96,9 +96,9 @@ std::optional<double> ResponsePercentile(const QueueModel& m, double lambda, dou
   return m.delay_s + (lo + hi) / 2;
 }
 
-double SaturationThroughput(int servers, double s0_s, double k, double o_s) {
+double SaturationThroughput(double capacity_cpus, double s0_s, double k, double o_s) {
   double s = s0_s + k * o_s;
-  return s > 0 ? servers / s : 0;
+  return s > 0 ? capacity_cpus / s : 0;
 }
 
 namespace {
@@ -246,13 +246,24 @@ std::optional<ModelComparison> CompareWithModel(const std::vector<MeasuredLoad>&
   // so the fitted demand is S = S0 + k·o and S0 is what remains.
   const double demand = sxy / sxx;
   c.s0_s = std::max(0.0, demand - in.messages_per_op * in.overhead_s);
+  const int servers = std::max(1, in.servers);
+  // A CPU quota below the c CPUs is the queue's capacity: S stays the CPU time per request,
+  // and each of the c servers takes S·c / capacity per request (the quota's share of its CPU).
+  const double capacity =
+      in.capacity_cpus > 0 ? std::min(in.capacity_cpus, static_cast<double>(servers)) : static_cast<double>(servers);
+  const double stretch = servers / capacity;
+  c.demand_s = demand;
+  c.capacity_cpus = capacity;
   c.s0_method = std::string("least-squares fit through the origin of the server's CPU busy time (utilization × "
                             "allotted CPUs) against throughput over ") +
                 (range.empty() ? "every valid point (none lies in the operating range)"
                                : "the operating range's " + std::to_string(range.size()) + " point(s)") +
                 ": the service demand law U·c = X·S, less k·o";
-  c.saturation_qps = SaturationThroughput(in.servers, c.s0_s, in.messages_per_op, in.overhead_s);
-  const int servers = std::max(1, in.servers);
+  if (stretch > 1 + 1e-9) {
+    c.s0_method += "; the CPU quota's " + F(capacity) + " CPU(s) are the capacity (c = " + std::to_string(servers) +
+                   " servers, each serving a request in S·c/" + F(capacity) + ")";
+  }
+  c.saturation_qps = SaturationThroughput(capacity, c.s0_s, in.messages_per_op, in.overhead_s);
   const std::string mmc = servers == 1 ? "M/M/1" : "M/M/c (Erlang C, c = " + std::to_string(servers) + ")";
   const std::string mgc = servers == 1 ? "M/G/1 (Pollaczek–Khinchine)"
                                        : "M/G/c (Allen–Cunneen approximation, c = " + std::to_string(servers) + ")";
@@ -298,7 +309,7 @@ std::optional<ModelComparison> CompareWithModel(const std::vector<MeasuredLoad>&
 
   QueueModel mm;
   mm.servers = servers;
-  mm.service_s = demand;
+  mm.service_s = demand * stretch;
   mm.scv = 1;
   auto variant = [&](const std::string& name, const QueueModel& q, const std::string& method) {
     QueueVariant v;
@@ -379,9 +390,12 @@ std::optional<ModelComparison> CompareWithModel(const std::vector<MeasuredLoad>&
         c.model = wq;
         c.queue = name;
         c.scv_method = method;
-        c.s0_s = std::max(0.0, busy - in.messages_per_op * in.overhead_s);
-        c.s0_method += "; with the wake-up fitted, S0 is the busy period's S " + F(busy * 1e6) + " µs less k·o";
-        c.saturation_qps = SaturationThroughput(in.servers, c.s0_s, in.messages_per_op, in.overhead_s);
+        // The fit is in the queue's time per request (U is of the allotted capacity); the
+        // demand is that over the stretch.
+        c.demand_s = busy / stretch;
+        c.s0_s = std::max(0.0, c.demand_s - in.messages_per_op * in.overhead_s);
+        c.s0_method += "; with the wake-up fitted, S0 is the busy period's S " + F(c.demand_s * 1e6) + " µs less k·o";
+        c.saturation_qps = SaturationThroughput(capacity, c.s0_s, in.messages_per_op, in.overhead_s);
       }
     }
   }

@@ -57,8 +57,9 @@ std::optional<double> ResponsePercentile(const QueueModel& m, double lambda, dou
 // P(W + S > t) for the model's CPU queue (D excluded); used by ResponsePercentile.
 double SojournTail(const QueueModel& m, double lambda, double t);
 
-// X_sat = c / (S0 + k·o): the throughput at which the CPU queue saturates.
-double SaturationThroughput(int servers, double s0_s, double messages_per_op, double overhead_s);
+// X_sat = c / (S0 + k·o): the throughput at which the CPU queue saturates. `capacity_cpus` is
+// c, or the CPU quota's CPUs where a quota allows less than c.
+double SaturationThroughput(double capacity_cpus, double s0_s, double messages_per_op, double overhead_s);
 
 // A measured valid load level of one group.
 struct MeasuredLoad {
@@ -66,7 +67,7 @@ struct MeasuredLoad {
   double mean_s = 0;          // mean response time
   double p_s = 0;             // tail percentile response time
   double utilization = 0;     // busy fraction of the allotted CPUs, 0..1
-  double cpu_busy_cpus = 0;   // U·c: CPUs' worth of busy time
+  double cpu_busy_cpus = 0;   // U × the allotted CPUs (c, or the quota's): CPUs' worth of busy time
   std::optional<double> service_s;    // mean service time the server reported
   std::optional<double> base_mean_s;  // mean round trip of a zero-work baseline at this load
 };
@@ -74,6 +75,10 @@ struct MeasuredLoad {
 // What the model is fitted with.
 struct ModelInputs {
   int servers = 1;               // c: the allotted CPUs
+  // The CPUs' worth of time the group may use: c, or less under a CPU quota (1-ST at a 75 %
+  // quota: 0.75). 0: c. The demand S stays CPU time per request; the queue's c servers each
+  // run at capacity / c of a CPU, so each serves a request in S·c / capacity.
+  double capacity_cpus = 0;
   double percentile = 95;        // of the tail table
   double messages_per_op = 2;    // k
   double overhead_s = 0;         // o of the partition (LogGP), per message
@@ -127,6 +132,10 @@ struct QueueVariant {
 
 struct ModelComparison {
   QueueModel model;                // the queue of the tables (M/G/· when its SCV is known)
+  // S = S0 + k·o: the CPU time per request (the service demand law's), whatever the quota;
+  // model.service_s is the queue's time per request, S·c / capacity_cpus.
+  double demand_s = 0;
+  double capacity_cpus = 1;        // c, or the quota's CPUs when less
   std::string queue;               // its name
   std::string scv_method;          // where its SCV came from, or what was assumed
   double s0_s = 0;                 // fitted per-operation CPU demand without the overhead

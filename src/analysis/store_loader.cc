@@ -202,6 +202,11 @@ Result<ExperimentData> LoadExperiment(Store& store, const std::string& name) {
       pd.disk_read_bps = FromColumn(p.disk_read_bps, p, "disk_read_bps");
       pd.disk_write_bps = FromColumn(p.disk_write_bps, p, "disk_write_bps");
       pd.membw_bps = FromColumn(p.mem_bw_bps, p, "mem_bw_bps");
+      if (pd.membw_bps.has() && p.monitor.is_object() && p.monitor.contains("methods") &&
+          p.monitor["methods"].is_object() && p.monitor["methods"].contains("mem_bandwidth") &&
+          p.monitor["methods"]["mem_bandwidth"].is_string()) {
+        pd.membw_method = p.monitor["methods"]["mem_bandwidth"].get<std::string>();
+      }
       pd.llc_bytes = FromColumn(p.llc_occupancy_bytes, p, "llc_occupancy_bytes");
       pd.memory_bytes = FromColumn(p.mem_bytes, p, "mem_bytes");
       if (p.generator.is_object() && p.generator.contains("connections") &&
@@ -211,6 +216,13 @@ Result<ExperimentData> LoadExperiment(Store& store, const std::string& name) {
       pd.network = p.network;
       pd.lateness_p50_us = p.lateness_p50_us;
       pd.lateness_p99_us = p.lateness_p99_us;
+      pd.reconnections = p.reconnections;
+      pd.lost_requests = p.lost_requests;
+      if (p.lost_reasons.is_object()) {
+        for (const auto& [reason, n] : p.lost_reasons.items()) {
+          if (n.is_number_integer()) pd.lost_reasons[reason] = n.get<int64_t>();
+        }
+      }
       if (p.generator.is_object()) {
         const auto& g = p.generator;
         if (g.contains("lateness_causes") && g["lateness_causes"].is_object() &&

@@ -126,6 +126,52 @@ TEST_F(StoreLoaderTest, LoadsRunsPointsMetricsAndHistograms) {
   EXPECT_NE(missing.status().message().find("old, other"), std::string::npos);
 }
 
+// What the store keeps of a point's connections and of how its memory bandwidth was had
+// reaches the analysis: the reconnections and lost requests from their columns, and the
+// monitor's method (an estimate from perf LLC misses) beside the figure, in the JSON too.
+TEST_F(StoreLoaderTest, CarriesReconnectionsAndAMemoryBandwidthEstimate) {
+  auto s = Store::Open(path_);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  int64_t eid = AddExperiment(*s, "conns", 100);
+  RunRecord r;
+  r.experiment_id = eid;
+  r.key = {"1-ST", "default", 0};
+  r.partition = nlohmann::json::object();
+  r.workload_cpus = "0";
+  r.status = RunStatus::kComplete;
+  auto run = s->EnsureRun(r);
+  ASSERT_TRUE(run.ok()) << run.status().ToString();
+  ream::PointData pd;
+  pd.point.run_id = run->id;
+  pd.point.target_load = 20000;
+  pd.point.valid = true;
+  pd.point.achieved_qps = pd.point.throughput_qps = 20000;
+  pd.point.timely_ratio = 0.99;
+  pd.point.cpu_util = 0.3;
+  pd.point.mem_bw_bps = 2.5e8;
+  pd.point.monitor = {{"methods", {{"mem_bandwidth", "estimate: LLC misses × line size (perf)"}}}};
+  pd.point.reconnections = 136;
+  pd.point.lost_requests = 2;
+  pd.point.lost_reasons = {{"connection lost: the server announced the close (HTTP Connection: close)", 2}};
+  ASSERT_TRUE(s->InsertPoint(pd).ok());
+  auto d = LoadExperiment(*s, "conns");
+  ASSERT_TRUE(d.ok()) << d.status().ToString();
+  const PointData& p = d->runs.at(0).points.at(0);
+  EXPECT_EQ(p.reconnections, std::optional<int64_t>(136));
+  EXPECT_EQ(p.lost_requests, std::optional<int64_t>(2));
+  EXPECT_EQ(p.lost_reasons.at("connection lost: the server announced the close (HTTP Connection: close)"), 2);
+  EXPECT_DOUBLE_EQ(*p.membw_bps.value, 2.5e8);
+  EXPECT_EQ(p.membw_method, "estimate: LLC misses × line size (perf)");
+  auto a = Analyze(*d, {});
+  ASSERT_TRUE(a.ok()) << a.status().ToString();
+  auto j = ToJson(*a);
+  const auto& jp = j["groups"][0]["points"][0];
+  EXPECT_EQ(jp["reconnections"], 136);
+  EXPECT_EQ(jp["lost_requests"], 2);
+  EXPECT_EQ(jp["membw_method"], "estimate: LLC misses × line size (perf)");
+  EXPECT_DOUBLE_EQ(jp["membw_bps"].get<double>(), 2.5e8);
+}
+
 // A sessions sweep: the loader carries the axis, and the analysis names loads by it (a qps
 // experiment's JSON has no load_axis key and names its loads target_qps, as before).
 TEST_F(StoreLoaderTest, ASessionsSweepIsAnalyzedOnItsAxis) {

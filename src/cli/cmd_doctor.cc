@@ -6,6 +6,7 @@
 #include "platform/capabilities.h"
 #include "sandbox/overhead_stats.h"
 #include "sandbox/sandbox.h"
+#include "sandbox/vm_sandbox.h"
 #include "topology/topology.h"
 
 namespace ream::cli {
@@ -34,6 +35,10 @@ int RunDoctor(const DoctorOptions& o) {
   auto topo = ReadTopology(*platform);
   caps.push_back(SmtCapability(topo));
   if (o.root.empty()) caps.push_back(ProbeOverheadLibrary(*platform));  // LogGP o (issue 18)
+  if (o.root.empty()) {
+    // The vm sandbox ([sandbox] kind = "vm"): libvirt, the guest image, the accelerator.
+    for (auto& c : MakeVmSandboxKind(*platform, {})->Probe()) caps.push_back(std::move(c));
+  }
   if (o.json) {
     nlohmann::json j;
     j["capabilities"] = CapabilitiesToJson(caps);

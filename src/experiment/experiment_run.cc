@@ -274,6 +274,9 @@ class ExperimentRun::Context final : public SweepContext {
       REAM_ASSIGN_OR_RETURN(LaunchedWorkload w, StartWorkload(r_.p_, r_.sandboxes_, r_.spec_, r_.prep_, run_,
                                                               r_.o_.state_dir, Interrupted));
       wl_ = std::move(w);
+      if (std::string note = wl_->sandbox->startup_note(); !note.empty()) {
+        Emit(WorkloadStarted{Where(), std::string(r_.sandboxes_.name()), note});
+      }
       REAM_RETURN_IF_ERROR(CalibrateNetwork());
     }
     return Status::Ok();

@@ -72,6 +72,26 @@ void FillFromGenerator(const nlohmann::json& g, PointData* d) {
   p.lateness_max_us = OptNum(g, "lateness_us", "max");
   p.generator_cpu_s = OptNum(g, "generator_cpu_s");
   p.duration_s = OptNum(g, "duration_s");
+  // Connections the server closed: reported by every generator that reconnects (the key is
+  // there, 0 when none closed). The measured requests lost with a connection are the error
+  // reasons the generator counts them under (load/generator_thread.cc): written and
+  // unanswered when it closed ("connection lost: ..."), or due while it was down ("not
+  // sent: ..."). The same rule as the 6 -> 7 migration's.
+  if (auto n = OptInt(g, "reconnections")) {
+    p.reconnections = n;
+    int64_t lost = 0;
+    nlohmann::json reasons = nlohmann::json::object();
+    if (g.contains("error_reasons") && g["error_reasons"].is_object()) {
+      for (const auto& [reason, count] : g["error_reasons"].items()) {
+        if (!count.is_number_integer()) continue;
+        if (reason.rfind("connection lost: ", 0) != 0 && reason.rfind("not sent: ", 0) != 0) continue;
+        lost += count.get<int64_t>();
+        reasons[reason] = count;
+      }
+    }
+    p.lost_requests = lost;
+    p.lost_reasons = reasons;
+  }
   if (g.contains("histograms") && g["histograms"].is_object()) {
     const std::pair<const char*, const char*> kinds[] = {
         {"latency_ns", kHistSojourn}, {"latency_from_send_ns", kHistSojournFromSend},

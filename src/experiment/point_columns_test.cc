@@ -60,6 +60,38 @@ TEST(FillFromGenerator, DecodesCountersHistogramsAndTheMissingServerTimes) {
   EXPECT_FALSE(p.unavailable.at("service_mean_us").empty());
 }
 
+// The connections the server closed become the point's columns: the reconnections, and the
+// measured requests lost with a connection by reason (a server's error answer is not one).
+TEST(FillFromGenerator, CountsReconnectionsAndTheRequestsLostWithAConnection) {
+  LoadResult r;
+  r.protocol = "http";
+  r.reconnections = 19;
+  r.reconnect_reasons["server closed the connection (Connection: close)"] = 19;
+  r.error_reasons["connection lost: server closed the connection (Connection: close)"] = 3;
+  r.error_reasons["not sent: every connection was closed"] = 2;
+  r.error_reasons["server error: HTTP 503"] = 4;
+  PointData d;
+  FillFromGenerator(r.ToJson(), &d);
+  const PointRecord& p = d.point;
+  EXPECT_EQ(p.reconnections, std::optional<int64_t>(19));
+  EXPECT_EQ(p.lost_requests, std::optional<int64_t>(5));
+  ASSERT_TRUE(p.lost_reasons.is_object());
+  EXPECT_EQ(p.lost_reasons.size(), 2u);
+  EXPECT_EQ(p.lost_reasons["not sent: every connection was closed"], 2);
+  EXPECT_FALSE(p.lost_reasons.contains("server error: HTTP 503"));
+
+  // None closed: zero, recorded (the generator counted), not missing.
+  PointData quiet;
+  FillFromGenerator(LoadResult{}.ToJson(), &quiet);
+  EXPECT_EQ(quiet.point.reconnections, std::optional<int64_t>(0));
+  EXPECT_EQ(quiet.point.lost_requests, std::optional<int64_t>(0));
+  // A generator JSON from before reconnections: nothing recorded.
+  PointData old;
+  FillFromGenerator(nlohmann::json{{"issued", 5}}, &old);
+  EXPECT_FALSE(old.point.reconnections.has_value());
+  EXPECT_TRUE(old.point.lost_reasons.is_null());
+}
+
 TEST(FillFromMonitor, LeavesWhatTheMonitorCouldNotMeasureNullWithItsReason) {
   MonitorReport r;
   r.unavailable["cpu"] = "no cgroup (test)";

@@ -53,6 +53,7 @@ std::string EventName(const RunEvent& e) {
                         [](const GridStopped&) { return "grid_stopped"; },
                         [](const KneeEnded&) { return "knee_ended"; },
                         [](const RunWarning&) { return "run_warning"; },
+                        [](const WorkloadStarted&) { return "workload_started"; },
                         [](const RunFinished&) { return "run_finished"; },
                     },
                     e);
@@ -173,6 +174,12 @@ nlohmann::json EventToJson(const RunEvent& e) {
           },
           [](const RunWarning& x) {
             nlohmann::json j = RunJson(x.run);
+            j["message"] = x.message;
+            return j;
+          },
+          [](const WorkloadStarted& x) {
+            nlohmann::json j = RunJson(x.run);
+            j["sandbox"] = x.sandbox;
             j["message"] = x.message;
             return j;
           },
@@ -310,6 +317,7 @@ void ConsoleObserver::OnEvent(const RunEvent& event) {
             }
           },
           [&](const RunWarning& x) { out_ << "  " << x.message << "\n"; },
+          [&](const WorkloadStarted& x) { out_ << "  " << x.message << "\n"; },
           [&](const RunFinished&) {},
       },
       event);

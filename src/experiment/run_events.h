@@ -153,6 +153,13 @@ struct RunWarning {
   std::string message;
 };
 
+// How the run's sandbox came up, when its kind says (the vm sandbox: restore and boot times).
+struct WorkloadStarted {
+  EventRun run;
+  std::string sandbox;  // the kind: "vm"
+  std::string message;
+};
+
 struct RunFinished {
   EventRun run;
   std::string status;  // "complete" | "failed" | "interrupted"
@@ -161,7 +168,7 @@ struct RunFinished {
 
 using RunEvent = std::variant<ExperimentStarted, ScenarioSkipped, RunStarted, WorkloadRestarted, LevelMeasured,
                               MeasuringAgain, QosTargetSet, LoadRangeChosen, ClientsChosen, GridStopped, KneeEnded, RunWarning,
-                              RunFinished>;
+                              WorkloadStarted, RunFinished>;
 
 // The event's name ("level_measured", …) and its JSON form ({"event": name, ...}).
 std::string EventName(const RunEvent& e);

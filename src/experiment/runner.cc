@@ -13,6 +13,7 @@
 #include "partition/placement.h"
 #include "platform/signals.h"
 #include "platform/timing_floor.h"
+#include "sandbox/vm_sandbox.h"
 #include "store/store.h"
 
 namespace ream {
@@ -73,6 +74,10 @@ struct Session {
   bool resumed = false;
   std::vector<PlannedRun> skipped;  // runs of scenarios this machine cannot place
   std::unique_ptr<LoadDriver> own_driver;
+  // The workload's sandbox kind when the spec asks for another than the runner's ([sandbox]
+  // kind = "vm"); the load generator stays in the runner's kind.
+  std::unique_ptr<SandboxKind> own_workload_kind;
+  SandboxKind* workload_kind = nullptr;
   std::unique_ptr<ExperimentRun> runner;
   RunOutcome outcome;
 };
@@ -147,7 +152,28 @@ Result<std::vector<RunOutcome>> RunExperiments(Platform& p, const std::vector<Ex
                              "' is also another spec's; each experiment needs its own name");
     }
     REAM_ASSIGN_OR_RETURN(s.plan, MakePlan(specs[i], o.only));
-    REAM_ASSIGN_OR_RETURN(Prepared prep, Validate(p, *sandboxes, specs[i], s.plan, o.ream_binary, o.strict));
+    s.workload_kind = sandboxes;
+    if (specs[i].sandbox.kind == "vm") {
+      if (specs[i].workload.builtin.empty()) {
+        return InvalidArgument(specs[i].source + ": [sandbox] kind = \"vm\" runs ream's own servers (workload.builtin): "
+                               "the guest image carries no other program yet (docs/vm.md)");
+      }
+      VmKindOptions vo;
+      vo.ream_binary = o.ream_binary;
+      vo.accel = specs[i].sandbox.accel;
+      vo.uri = specs[i].sandbox.uri;
+      vo.image = specs[i].sandbox.image;
+      vo.boot_timeout = specs[i].sandbox.boot_timeout;
+      s.own_workload_kind = MakeVmSandboxKind(p, vo);
+      s.workload_kind = s.own_workload_kind.get();
+      // Before anything is stored or any load generated: libvirt must answer.
+      for (const Capability& c : s.workload_kind->Probe()) {
+        if ((c.name == "vm.libvirt" || c.name == "vm.image") && c.status != Support::kSupported) {
+          return Unavailable(specs[i].source + ": [sandbox] kind = \"vm\": " + c.detail);
+        }
+      }
+    }
+    REAM_ASSIGN_OR_RETURN(Prepared prep, Validate(p, *s.workload_kind, specs[i], s.plan, o.ream_binary, o.strict));
     s.prep = std::move(prep);
     // The runs of a scenario this machine cannot place are stored as skipped, not run.
     std::vector<PlannedRun> runnable;
@@ -248,7 +274,7 @@ Result<std::vector<RunOutcome>> RunExperiments(Platform& p, const std::vector<Ex
       REAM_RETURN_IF_ERROR(store.UpdateRun(rec));
     }
     REAM_ASSIGN_OR_RETURN(auto env, store.GetEnvironment(s.id));
-    if (!env) REAM_RETURN_IF_ERROR(RecordEnvironment(p, *sandboxes, o, store, s.id, spec, *s.prep));
+    if (!env) REAM_RETURN_IF_ERROR(RecordEnvironment(p, *s.workload_kind, o, store, s.id, spec, *s.prep));
     s.outcome.experiment = spec.name;
     // The local driver runs `ream load` on this experiment's generator CPUs.
     LoadDriver* driver = o.load_driver;
@@ -271,8 +297,8 @@ Result<std::vector<RunOutcome>> RunExperiments(Platform& p, const std::vector<Ex
       s.own_driver = MakeLocalLoadDriver(p, *sandboxes, {s.prep->ream, s.prep->generator_cpus, o.state_dir});
       driver = s.own_driver.get();
     }
-    s.runner = std::make_unique<ExperimentRun>(p, spec, o, std::move(*s.prep), std::move(store), *sandboxes, *driver,
-                                               observer);
+    s.runner = std::make_unique<ExperimentRun>(p, spec, o, std::move(*s.prep), std::move(store), *s.workload_kind,
+                                               *driver, observer);
     if (several) s.runner->SetLabel(spec.name + ": ");
     REAM_RETURN_IF_ERROR(s.runner->Begin(s.plan, s.id));
   }

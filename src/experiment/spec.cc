@@ -667,7 +667,7 @@ Result<ExperimentSpec> ParseSpec(const std::string& text, const std::string& sou
   TomlSection top(root, "", source,
               {"name", "description", "seed", "repetitions", "scenarios", "generator_cpus",
                "sample_interval", "node", "workload", "load", "sweep", "partitions", "qos",
-               "sensitivity", "model", "nodes"});
+               "sensitivity", "model", "sandbox", "nodes"});
   REAM_RETURN_IF_ERROR(top.Unknown());
   REAM_RETURN_IF_ERROR(top.String("name", &spec.name));
   if (spec.name.empty()) {
@@ -757,6 +757,17 @@ Result<ExperimentSpec> ParseSpec(const std::string& text, const std::string& sou
   if (!spec.model.service_scv) {
     spec.model.service_scv = ServiceScvFromArgs(spec.workload, &spec.model.service_scv_source);
   }
+  if (const toml::table* sb = top.Table("sandbox", &err)) {
+    TomlSection t(*sb, "sandbox", source, {"kind", "accel", "uri", "image", "boot_timeout"});
+    REAM_RETURN_IF_ERROR(t.Unknown());
+    REAM_RETURN_IF_ERROR(t.OneOf("kind", &spec.sandbox.kind, {"process", "vm"}));
+    REAM_RETURN_IF_ERROR(t.OneOf("accel", &spec.sandbox.accel, {"tcg", "kvm"}));
+    REAM_RETURN_IF_ERROR(t.String("uri", &spec.sandbox.uri));
+    REAM_RETURN_IF_ERROR(t.String("image", &spec.sandbox.image));
+    REAM_RETURN_IF_ERROR(t.Duration("boot_timeout", &spec.sandbox.boot_timeout, std::chrono::milliseconds(1000),
+                                    std::chrono::milliseconds(3600000)));
+  }
+  REAM_RETURN_IF_ERROR(err);
   if (const toml::table* q = top.Table("qos", &err)) {
     REAM_RETURN_IF_ERROR(ParseQos(TomlSection(*q, "qos", source,
                                           {"percentile", "target", "service_multiplier", "at_utilization",
@@ -848,6 +859,14 @@ nlohmann::json ExperimentSpec::ToJson() const {
     json sens = json::array();
     for (const auto& t : sensitivity) sens.push_back({{"knob", t.knob}, {"values", t.values}});
     j["sensitivity"] = sens;
+  }
+  // Only a non-default sandbox is written, so the stored specs of process runs stay as before.
+  if (sandbox.kind != "process") {
+    j["sandbox"] = {{"kind", sandbox.kind},
+                    {"accel", sandbox.accel},
+                    {"uri", sandbox.uri},
+                    {"image", sandbox.image},
+                    {"boot_timeout_s", std::chrono::duration<double>(sandbox.boot_timeout).count()}};
   }
   j["model"] = {{"messages_per_op", model.messages_per_op},
                 {"range", {model.range_low, model.range_high}},

@@ -163,6 +163,17 @@ struct SensitivitySpec {
   int line = 0;                     // of the table, for messages
 };
 
+// [sandbox]: where the workload runs. "process" (default): a process in a cgroup of its own
+// (sandbox/sandbox.h); "vm": a libvirt/QEMU guest restored from a saved state
+// (sandbox/vm_sandbox.h, docs/vm.md), emulated by TCG unless accel = "kvm".
+struct SandboxSpec {
+  std::string kind = "process";
+  std::string accel = "tcg";
+  std::string uri = "qemu:///system";  // libvirt's connection
+  std::string image;                   // a user's own image directory; "" = ream's
+  std::chrono::milliseconds boot_timeout{300000};  // the cold boot to the readiness line
+};
+
 // [model]: how `ream analyze` fits the second seed's queueing model (analysis/queueing.h).
 struct ModelSpec {
   double messages_per_op = 2;  // k in S = S0 + k·o: a request and a reply
@@ -211,6 +222,7 @@ struct ExperimentSpec {
                                               // [sensitivity], its expansion
   std::vector<SensitivitySpec> sensitivity;   // empty without [sensitivity]
   ModelSpec model;
+  SandboxSpec sandbox;
   QosSpec qos;
   // CPUs for ream's generator: "default" (partition/placement.h) or a CPU list.
   std::string generator_cpus = "default";

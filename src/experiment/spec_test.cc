@@ -323,3 +323,30 @@ TEST(SpecSweepAxis, IsQpsByDefaultAndSessionsIsRefusedWithTheReason) {
 
 }  // namespace
 }  // namespace ream
+
+namespace ream {
+namespace {
+
+TEST(Spec, SandboxKindVmWithItsOptionsAndTheProcessDefault) {
+  auto d = ParseSpec(kMinimal, "x.toml");
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(d->sandbox.kind, "process");
+  EXPECT_FALSE(d->ToJson().contains("sandbox"));  // stored specs of process runs are unchanged
+  auto v = ParseSpec(std::string(kMinimal) + "[sandbox]\nkind = \"vm\"\naccel = \"kvm\"\nimage = \"/img\"\n"
+                                             "boot_timeout = \"90s\"\n",
+                     "x.toml");
+  ASSERT_TRUE(v.ok()) << v.status().ToString();
+  EXPECT_EQ(v->sandbox.kind, "vm");
+  EXPECT_EQ(v->sandbox.accel, "kvm");
+  EXPECT_EQ(v->sandbox.image, "/img");
+  EXPECT_EQ(v->sandbox.boot_timeout, std::chrono::milliseconds(90000));
+  EXPECT_EQ(v->ToJson()["sandbox"]["kind"], "vm");
+  std::string bad = Err(std::string(kMinimal) + "[sandbox]\nkind = \"docker\"\n");
+  EXPECT_NE(bad.find("sandbox.kind"), std::string::npos) << bad;
+  EXPECT_NE(bad.find("vm"), std::string::npos) << bad;
+  std::string typo = Err(std::string(kMinimal) + "[sandbox]\nkidn = \"vm\"\n");
+  EXPECT_NE(typo.find("did you mean 'sandbox.kind'"), std::string::npos) << typo;
+}
+
+}  // namespace
+}  // namespace ream

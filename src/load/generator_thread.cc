@@ -233,10 +233,19 @@ void ThreadRunner::OnConnectDone(Conn* c) {
   c->reconnected = true;
   --s_.down;
   ++s_.reconnections;
-  // The requests due while it was down, in schedule order, each timed from its scheduled time.
+  // The requests due while it was down, in schedule order, each timed from its scheduled time
+  // — up to the count the server answers on one connection (close_after): a long outage (a
+  // stalled generator, a server slow to accept) leaves more waiting than that, and the rest
+  // would be written where the server discards them. They wait for the next socket.
   std::vector<std::pair<int64_t, bool>> due;
   due.swap(c->waiting);
-  for (const auto& [sched, measured] : due) IssueOn(c, sched, measured, true);
+  for (const auto& [sched, measured] : due) {
+    if (s_.close_after > 0 && c->sent >= s_.close_after) {
+      c->waiting.emplace_back(sched, measured);
+    } else {
+      IssueOn(c, sched, measured, true);
+    }
+  }
   if (c->dirty) Flush(c);
 }
 

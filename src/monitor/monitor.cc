@@ -120,6 +120,10 @@ void Monitor::ProbeSources() {
           "cgroup v2 memory.peak is absent (kernels before 5.19 do not keep the peak)";
     }
   }
+  if (target_.cpu_ns_reader) {
+    sources_["cpu"] = target_.cpu_source;
+    unavailable_.erase("cpu");
+  }
   if (!target_.host_veth.empty()) {
     sources_["net"] = "node veth " + target_.host_veth + " (rx = what the node received)";
   } else {
@@ -138,20 +142,19 @@ void Monitor::ProbeSources() {
       unavailable_["net"] = "cannot list /sys/class/net: " + ifaces.status().message();
     }
   }
-  std::string perf_note;
   if (!target_.resctrl) {
-    Status perf = p_.ProbePerfLlcMisses();
     auto rc = ReadResctrl(p_);
     std::string rc_why = !target_.resctrl_reason.empty() ? target_.resctrl_reason
                          : rc.ok() ? "the sandbox has no resctrl group"
                                    : rc.status().message();
-    // Without resctrl monitoring, LLC misses x line size would estimate memory traffic; only
-    // where the kernel lets ream count them.
-    std::string hw_why = perf.ok() ? "an LLC-miss estimate from hardware counters per sandbox is not "
-                                     "implemented"
-                                   : "hardware counters (for an LLC-miss estimate): " + perf.message();
-    unavailable_["llc_occupancy"] = rc_why + "; " + hw_why;
-    unavailable_["mem_bandwidth"] = rc_why + "; " + hw_why;
+    std::string hw_why = ProbeLlcMissEstimate();
+    if (hw_why.empty()) {
+      // Misses count lines brought in, not lines held: no occupancy from them.
+      unavailable_["llc_occupancy"] = rc_why + "; hardware counters count LLC misses, not occupancy";
+    } else {
+      unavailable_["llc_occupancy"] = rc_why + "; " + hw_why;
+      unavailable_["mem_bandwidth"] = rc_why + "; " + hw_why;
+    }
   } else {
     if (target_.resctrl->LlcOccupancyBytes().ok()) {
       sources_["llc_occupancy"] = "resctrl " + target_.resctrl->dir() + "/mon_data/*/llc_occupancy";
@@ -160,10 +163,56 @@ void Monitor::ProbeSources() {
     }
     if (target_.resctrl->MbmTotalBytes().ok()) {
       sources_["mem_bandwidth"] = "resctrl " + target_.resctrl->dir() + "/mon_data/*/mbm_total_bytes";
+      methods_["mem_bandwidth"] = kMemBwMeasured;
     } else {
       unavailable_["mem_bandwidth"] = target_.resctrl->MbmTotalBytes().status().message();
     }
   }
+}
+
+std::string Monitor::ProbeLlcMissEstimate() {
+  // Without resctrl monitoring, LLC misses × line size estimate the sandbox's memory traffic,
+  // where the kernel lets ream count them for the sandbox's cgroup.
+  const Cgroup* cg = target_.cgroup;
+  if (!cg) return "hardware counters (for an LLC-miss estimate): no cgroup to count the sandbox's misses in";
+  Status perf = p_.ProbePerfLlcMisses();
+  if (!perf.ok()) return "hardware counters (for an LLC-miss estimate): " + perf.message();
+  // A cgroup event names the cgroup by a directory of the hierarchy that has perf_event:
+  // v2's unified one; in v1, the perf_event controller's.
+  std::string dir = cg->version() == 2 ? cg->Dir("cpu") : cg->Dir("perf_event");
+  if (dir.empty()) {
+    return "hardware counters (for an LLC-miss estimate): cgroup v1 controller 'perf_event' is not "
+           "mounted, so the sandbox's misses cannot be told from the host's";
+  }
+  if (target_.cpus.empty()) return "hardware counters (for an LLC-miss estimate): the sandbox's CPUs are not known";
+  auto counter = p_.OpenCgroupLlcMisses(dir, target_.cpus);
+  if (!counter.ok()) return "hardware counters (for an LLC-miss estimate): " + counter.status().message();
+  auto first = (*counter)->Read();
+  if (!first.ok()) return "hardware counters (for an LLC-miss estimate): " + first.status().message();
+  // The last-level cache's line size from sysfs (coherency_line_size of the highest level).
+  std::string line_note;
+  int best_level = -1;
+  const std::string cache = "/sys/devices/system/cpu/cpu" + std::to_string(target_.cpus.front()) + "/cache";
+  for (const auto& e : p_.ListDir(cache).value_or(std::vector<DirEntry>{})) {
+    if (e.name.rfind("index", 0) != 0) continue;
+    auto level = ToInt(p_.ReadFile(cache + "/" + e.name + "/level"));
+    auto line = ToInt(p_.ReadFile(cache + "/" + e.name + "/coherency_line_size"));
+    if (!level || !line || *line <= 0 || *level <= best_level) continue;
+    best_level = static_cast<int>(*level);
+    llc_line_bytes_ = *line;
+    line_note = "the L" + std::to_string(best_level) + " line (" + cache + "/" + e.name + ")";
+  }
+  if (best_level < 0) {
+    llc_line_bytes_ = 64;
+    line_note = "a line assumed 64 B (" + cache + " gives no line size)";
+  }
+  llc_misses_ = std::move(counter).value();
+  sources_["mem_bandwidth"] = "estimate: perf LLC read misses of cgroup " + dir + " on CPUs " +
+                              FormatCpuList(target_.cpus) + " × " + std::to_string(llc_line_bytes_) +
+                              " B, " + line_note + "; counts demand reads that missed, not write-backs "
+                              "or prefetches";
+  methods_["mem_bandwidth"] = kMemBwEstimate;
+  return "";
 }
 
 Monitor::Counters Monitor::Read() {
@@ -184,6 +233,9 @@ Monitor::Counters Monitor::Read() {
         if (f.size() == 2 && f[0] == "usage_usec") c.cpu_ns = std::atoll(f[1].c_str()) * 1000;
       }
     }
+  }
+  if (target_.cpu_ns_reader) {
+    if (auto ns = target_.cpu_ns_reader()) c.cpu_ns = *ns;
   }
   if (per_cpu_from_proc_stat_) {
     // USER_HZ is 100 on Linux.
@@ -256,6 +308,10 @@ Monitor::Counters Monitor::Read() {
     }
     c.net_rx = rx;
     c.net_tx = tx;
+  }
+  if (llc_misses_) {
+    auto v = llc_misses_->Read();
+    if (v.ok()) c.mbm_total = static_cast<int64_t>(*v) * llc_line_bytes_;
   }
   if (target_.resctrl) {
     if (!unavailable_.count("llc_occupancy")) {
@@ -383,6 +439,7 @@ MonitorReport Monitor::Stop() {
   r.monitor_cpu_s = static_cast<double>(thread_cpu_ns_.load()) / 1e9;
   r.unavailable = unavailable_;
   r.sources = sources_;
+  r.methods = methods_;
 
   // Whole-window rates straight from the counters.
   Sample whole = Between(first_, end);
@@ -442,6 +499,7 @@ nlohmann::json MonitorReport::ToJson() const {
   j["monitor_cpu_s"] = monitor_cpu_s;
   j["sources"] = sources;
   j["unavailable"] = unavailable;
+  j["methods"] = methods;
   // The kernel's figure beside the sampled one (summary.memory_bytes.max).
   j["memory_peak"] = {{"bytes", Opt(memory_peak_bytes)},
                       {"scope", memory_peak_bytes ? nlohmann::json(memory_peak_scope) : nlohmann::json(nullptr)}};

@@ -32,6 +32,11 @@ namespace ream {
 // Everything a sandbox exposes for monitoring.
 MonitorTarget TargetOf(Sandbox& sandbox);
 
+// MonitorReport::methods["mem_bandwidth"]: the memory controller's own count of the group's
+// traffic, or an estimate from the LLC misses the CPUs counted for the sandbox's cgroup.
+inline constexpr const char* kMemBwMeasured = "resctrl MBM";
+inline constexpr const char* kMemBwEstimate = "estimate: LLC misses × line size (perf)";
+
 struct MonitorOptions {
   // Time between samples (>= 10 ms).
   std::chrono::nanoseconds interval = std::chrono::milliseconds(250);
@@ -71,6 +76,9 @@ struct MonitorReport {
   std::map<std::string, std::string> unavailable;
   // Where each family of metrics comes from ("cgroup v1 cpuacct", "veth ream12h1", ...).
   std::map<std::string, std::string> sources;
+  // How a family was obtained where ways differ in kind: "mem_bandwidth" -> kMemBwMeasured
+  // (resctrl MBM) or kMemBwEstimate (perf LLC misses × line size).
+  std::map<std::string, std::string> methods;
   double monitor_cpu_s = 0;  // CPU time the sampling thread itself used
   // The kernel's high-water mark of the cgroup's memory (bytes), read at Stop() while the
   // cgroup still exists. The sampled memory_bytes maximum misses what happens between samples
@@ -121,6 +129,9 @@ class Monitor {
  private:
   void Loop();
   void ProbeSources();
+  // Opens the perf LLC-miss estimate of memory traffic (resctrl monitoring absent): "" when
+  // it counts, else why not (perf's errno named).
+  std::string ProbeLlcMissEstimate();
   // Resets the v1 high-water mark at the window's start (Baseline): the peak is then the
   // window's. Where it cannot be reset the scope says "cgroup lifetime".
   void ResetPeak();
@@ -131,6 +142,11 @@ class Monitor {
   double allotted_ = 0;
   std::map<std::string, std::string> unavailable_;
   std::map<std::string, std::string> sources_;
+  std::map<std::string, std::string> methods_;
+  // The perf LLC-miss estimate of memory traffic (null: not used) and its line size; read
+  // into Counters::mbm_total as bytes.
+  std::unique_ptr<EventCounter> llc_misses_;
+  int64_t llc_line_bytes_ = 64;
   bool per_cpu_from_proc_stat_ = false;
   // Where the kernel's memory high-water mark is read ("" : unavailable) and what it covers.
   std::string peak_file_, peak_scope_;

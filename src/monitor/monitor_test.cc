@@ -135,5 +135,147 @@ TEST(Monitor, V2PeakIsTheLifetimePeakLabelledAsSuchOrUnavailable) {
   std::filesystem::create_directory(fx.Path(dir));
 }
 
+// Memory bandwidth, the decision: resctrl monitoring where the sandbox has a group (the memory
+// controller's count); else, where perf counts LLC misses for the sandbox's cgroup, misses ×
+// line size as an estimate, labelled so; else unavailable with each reason.
+TEST(Monitor, MemoryBandwidthFromResctrlBeforeAnEstimateFromPerf) {
+  FixtureCopy fx("resctrl-intel");
+  std::filesystem::create_directories(fx.Path("/sys/fs/resctrl/mon_groups"));
+  RootedPlatform p(fx.root());
+  auto info = ReadResctrl(p);
+  ASSERT_TRUE(info.ok()) << info.status().ToString();
+  auto g = ResctrlGroup::CreateMonitoring(p, *info, "ream-7-1", nullptr);
+  ASSERT_TRUE(g.ok()) << g.status().ToString();
+  const std::string mon = "/sys/fs/resctrl/mon_groups/ream-7-1/mon_data/mon_L3_00/";
+  fx.Write(mon + "llc_occupancy", "4096\n");
+  fx.Write(mon + "mbm_total_bytes", "1000\n");
+  p.SetPerfStatus(Status::Ok());  // counters exist too: resctrl still comes first
+  p.SetCgroupLlcMisses(std::make_shared<std::atomic<uint64_t>>(0));
+  MonitorTarget t;
+  t.cpus = {0};
+  t.resctrl = g->get();
+  Monitor m(p, t, {});
+  auto a = m.Read();
+  fx.Write(mon + "mbm_total_bytes", "3001000\n");
+  p.AdvanceNanos(1000000000);
+  auto b = m.Read();
+  EXPECT_DOUBLE_EQ(*m.Between(a, b).mem_bandwidth_bytes_per_s, 3e6);
+  ASSERT_TRUE(m.Start().ok());
+  MonitorReport r = m.Stop();
+  EXPECT_EQ(r.methods.at("mem_bandwidth"), kMemBwMeasured);
+  EXPECT_NE(r.sources.at("mem_bandwidth").find("mbm_total_bytes"), std::string::npos);
+  EXPECT_TRUE(p.llc_miss_opens().empty()) << "perf was opened although resctrl monitors the sandbox";
+  EXPECT_EQ(r.ToJson()["methods"]["mem_bandwidth"], kMemBwMeasured);
+  std::filesystem::remove_all(fx.Path("/sys/fs/resctrl/mon_groups/ream-7-1/mon_data"));
+}
+
+TEST(Monitor, WithoutResctrlLlcMissesTimesTheLineAreAnEstimateForTheCgroup) {
+  FixtureCopy fx("cgroup-v2");
+  RootedPlatform p(fx.root());
+  p.SetFilesystemMagic(kCgroup2Magic);
+  auto cg = Cgroup::Create(p, DetectCgroups(p), "ream-7-2", nullptr);
+  ASSERT_TRUE(cg.ok()) << cg.status().ToString();
+  fx.Write("/sys/devices/system/cpu/cpu2/cache/index0/level", "1\n");
+  fx.Write("/sys/devices/system/cpu/cpu2/cache/index0/coherency_line_size", "64\n");
+  fx.Write("/sys/devices/system/cpu/cpu2/cache/index3/level", "3\n");
+  fx.Write("/sys/devices/system/cpu/cpu2/cache/index3/coherency_line_size", "128\n");
+  p.SetPerfStatus(Status::Ok());
+  auto misses = std::make_shared<std::atomic<uint64_t>>(500);
+  p.SetCgroupLlcMisses(misses);
+  MonitorTarget t;
+  t.cgroup = cg->get();
+  t.cpus = {2, 3};
+  t.resctrl_reason = "resctrl is absent: the kernel has no resctrl filesystem";
+  Monitor m(p, t, {});
+  // One event per CPU of the sandbox, on the sandbox's cgroup directory.
+  auto opens = p.llc_miss_opens();
+  ASSERT_EQ(opens.size(), 1u);
+  EXPECT_EQ(opens[0].first, (*cg)->Dir("cpu"));
+  EXPECT_EQ(opens[0].second, (std::vector<int>{2, 3}));
+  auto a = m.Read();
+  *misses = 500 + 10000;
+  p.AdvanceNanos(500000000);
+  auto b = m.Read();
+  // 10 000 misses × 128 B (the L3's line) in 0.5 s.
+  EXPECT_DOUBLE_EQ(*m.Between(a, b).mem_bandwidth_bytes_per_s, 10000 * 128 / 0.5);
+  ASSERT_TRUE(m.Start().ok());
+  MonitorReport r = m.Stop();
+  EXPECT_FALSE(r.unavailable.count("mem_bandwidth"));
+  EXPECT_EQ(r.methods.at("mem_bandwidth"), kMemBwEstimate);
+  EXPECT_NE(r.sources.at("mem_bandwidth").find("estimate"), std::string::npos);
+  EXPECT_NE(r.sources.at("mem_bandwidth").find("128 B"), std::string::npos) << r.sources.at("mem_bandwidth");
+  // Misses say nothing of occupancy: that stays unavailable, saying why.
+  EXPECT_NE(r.unavailable.at("llc_occupancy").find("not occupancy"), std::string::npos);
+  EXPECT_NE(r.unavailable.at("llc_occupancy").find("resctrl is absent"), std::string::npos);
+  std::string dir = (*cg)->Dir("memory");
+  std::filesystem::remove_all(fx.Path(dir));
+  std::filesystem::create_directory(fx.Path(dir));
+}
+
+TEST(Monitor, WithNeitherMemoryBandwidthIsUnavailableWithPerfsReason) {
+  {
+    // perf refuses (the host's answer here: no such hardware event): its errno in the reason.
+    FixtureCopy fx("cgroup-v2");
+    RootedPlatform p(fx.root());
+    p.SetFilesystemMagic(kCgroup2Magic);
+    auto cg = Cgroup::Create(p, DetectCgroups(p), "ream-7-3", nullptr);
+    ASSERT_TRUE(cg.ok());
+    p.SetPerfStatus(Unsupported("perf_event_open(LLC read misses): No such file or directory (ENOENT)"));
+    MonitorTarget t;
+    t.cgroup = cg->get();
+    t.cpus = {0};
+    Monitor m(p, t, {});
+    ASSERT_TRUE(m.Start().ok());
+    MonitorReport r = m.Stop();
+    ASSERT_TRUE(r.unavailable.count("mem_bandwidth"));
+    EXPECT_NE(r.unavailable.at("mem_bandwidth").find("(ENOENT)"), std::string::npos) << r.unavailable.at("mem_bandwidth");
+    EXPECT_NE(r.unavailable.at("mem_bandwidth").find("resctrl"), std::string::npos);
+    EXPECT_FALSE(r.methods.count("mem_bandwidth"));
+    EXPECT_FALSE(r.Mean("mem_bandwidth_bytes_per_s").has_value());
+    std::string dir = (*cg)->Dir("memory");
+    std::filesystem::remove_all(fx.Path(dir));
+    std::filesystem::create_directory(fx.Path(dir));
+  }
+  {
+    // The probe passes but the cgroup event does not open: that open's reason.
+    FixtureCopy fx("cgroup-v2");
+    RootedPlatform p(fx.root());
+    p.SetFilesystemMagic(kCgroup2Magic);
+    auto cg = Cgroup::Create(p, DetectCgroups(p), "ream-7-4", nullptr);
+    ASSERT_TRUE(cg.ok());
+    p.SetPerfStatus(Status::Ok());  // and no counter set: the fake refuses the cgroup event
+    MonitorTarget t;
+    t.cgroup = cg->get();
+    t.cpus = {0};
+    Monitor m(p, t, {});
+    ASSERT_TRUE(m.Start().ok());
+    MonitorReport r = m.Stop();
+    EXPECT_NE(r.unavailable.at("mem_bandwidth").find("no LLC-miss counter for cgroup"), std::string::npos)
+        << r.unavailable.at("mem_bandwidth");
+    std::string dir = (*cg)->Dir("memory");
+    std::filesystem::remove_all(fx.Path(dir));
+    std::filesystem::create_directory(fx.Path(dir));
+  }
+  {
+    // cgroup v1 without the perf_event controller: the sandbox's misses cannot be counted apart.
+    FixtureCopy fx("cgroup-v1");
+    RootedPlatform p(fx.root());
+    auto cg = Cgroup::Create(p, DetectCgroups(p), "ream-7-5", nullptr);
+    ASSERT_TRUE(cg.ok());
+    p.SetPerfStatus(Status::Ok());
+    p.SetCgroupLlcMisses(std::make_shared<std::atomic<uint64_t>>(0));
+    MonitorTarget t;
+    t.cgroup = cg->get();
+    t.cpus = {0};
+    Monitor m(p, t, {});
+    ASSERT_TRUE(m.Start().ok());
+    MonitorReport r = m.Stop();
+    EXPECT_NE(r.unavailable.at("mem_bandwidth").find("'perf_event' is not mounted"), std::string::npos)
+        << r.unavailable.at("mem_bandwidth");
+    EXPECT_TRUE(p.llc_miss_opens().empty());
+    for (const auto& d : (*cg)->dirs()) std::filesystem::remove_all(fx.Path(d)), std::filesystem::create_directory(fx.Path(d));
+  }
+}
+
 }  // namespace
 }  // namespace ream

@@ -6,8 +6,10 @@
 namespace ream {
 
 const std::vector<std::string>& Cgroup::V1Controllers() {
+  // perf_event: where it is mounted, the monitor's LLC-miss estimate names the sandbox's
+  // cgroup by its directory there (perf_event_open with PERF_FLAG_PID_CGROUP).
   static const std::vector<std::string> kControllers = {"cpuset", "cpu", "cpuacct", "memory",
-                                                        "blkio"};
+                                                        "blkio", "perf_event"};
   return kControllers;
 }
 

@@ -290,7 +290,7 @@ CgroupLayout DetectCgroups(Platform& p) {
       layout.v2_root = f[1];
     } else if (f[2] == "cgroup") {
       for (const auto& opt : Split(f[3], ',')) {
-        for (const char* ctl : {"cpuset", "cpu", "cpuacct", "memory", "blkio", "pids"}) {
+        for (const char* ctl : {"cpuset", "cpu", "cpuacct", "memory", "blkio", "pids", "perf_event"}) {
           if (opt == ctl) layout.v1_mounts.emplace_back(opt, f[1]);
         }
       }

@@ -66,6 +66,10 @@ class ForwardingPlatform : public Platform {
   int64_t WallNanos() override { return target_.WallNanos(); }
   void SleepFor(std::chrono::nanoseconds duration) override { target_.SleepFor(duration); }
   Status ProbePerfLlcMisses() override { return target_.ProbePerfLlcMisses(); }
+  Result<std::unique_ptr<EventCounter>> OpenCgroupLlcMisses(const std::string& cgroup_dir,
+                                                             const std::vector<int>& cpus) override {
+    return target_.OpenCgroupLlcMisses(cgroup_dir, cpus);
+  }
   Result<int> KvmApiVersion() override { return target_.KvmApiVersion(); }
   Result<int64_t> FilesystemMagic(const std::string& path) override {
     return target_.FilesystemMagic(path);

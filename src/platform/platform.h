@@ -32,6 +32,16 @@ struct DirEntry {
   bool is_dir = false;
 };
 
+// Hardware event counters opened by the platform (perf events), read as one sum. Closed when
+// destroyed.
+class EventCounter {
+ public:
+  virtual ~EventCounter() = default;
+  // The events counted since the counter was opened, summed over its CPUs. IoError when a
+  // read fails.
+  virtual Result<uint64_t> Read() = 0;
+};
+
 class Platform {
  public:
   virtual ~Platform() = default;
@@ -90,6 +100,14 @@ class Platform {
   // Opens (and closes) a perf event counting LLC read misses for this process. Ok when the
   // kernel and hardware count it; otherwise the errno-derived reason.
   virtual Status ProbePerfLlcMisses() = 0;
+  // Counts the LLC read misses of the tasks in the cgroup directory `cgroup_dir` (v2: the
+  // group's directory; v1: its perf_event controller's), one perf event per CPU of `cpus`
+  // (perf_event_open with PERF_FLAG_PID_CGROUP: a cgroup event counts only on the CPU it is
+  // opened for). The errno of the first open that failed otherwise, named in the message
+  // ("... (ENOENT)"); Unsupported when the CPU or VM has no such counter. The default (fakes)
+  // is Unsupported.
+  virtual Result<std::unique_ptr<EventCounter>> OpenCgroupLlcMisses(const std::string& cgroup_dir,
+                                                                     const std::vector<int>& cpus);
   // KVM_GET_API_VERSION on /dev/kvm.
   virtual Result<int> KvmApiVersion() = 0;
   // Filesystem magic of the filesystem holding `path` (statfs f_type).
@@ -134,6 +152,10 @@ class RootedPlatform : public Platform {
   // Advances the manual clock by `duration` instead of waiting.
   void SleepFor(std::chrono::nanoseconds duration) override;
   Status ProbePerfLlcMisses() override;
+  // perf's status when it is not Ok; else a counter reading `llc_misses` (SetCgroupLlcMisses)
+  // for the cgroup directory the test names, Unsupported without one.
+  Result<std::unique_ptr<EventCounter>> OpenCgroupLlcMisses(const std::string& cgroup_dir,
+                                                             const std::vector<int>& cpus) override;
   Result<int> KvmApiVersion() override;
   Result<int64_t> FilesystemMagic(const std::string& path) override;
   int ProcessId() override { return 4242; }
@@ -144,6 +166,11 @@ class RootedPlatform : public Platform {
   std::vector<std::chrono::nanoseconds> sleeps() const;
   // What the fake's probes answer (default: unsupported).
   void SetPerfStatus(Status s) { perf_status_ = std::move(s); }
+  // The LLC misses a cgroup event opened on the fake reads (summed over its CPUs): the value
+  // of `*misses` at each read. nullptr: no such counter (Unsupported).
+  void SetCgroupLlcMisses(std::shared_ptr<std::atomic<uint64_t>> misses) { llc_misses_ = std::move(misses); }
+  // The cgroup directories and CPU lists OpenCgroupLlcMisses was asked for, in order.
+  std::vector<std::pair<std::string, std::vector<int>>> llc_miss_opens() const;
   void SetFilesystemMagic(int64_t magic) { fs_magic_ = magic; }
   // Every command Run() was asked to run, in order.
   const std::vector<std::vector<std::string>>& commands() const { return commands_; }
@@ -159,6 +186,9 @@ class RootedPlatform : public Platform {
   mutable std::mutex sleeps_mu_;
   std::vector<std::chrono::nanoseconds> sleeps_;
   Status perf_status_ = Unsupported("fake platform: no performance counters");
+  std::shared_ptr<std::atomic<uint64_t>> llc_misses_;
+  mutable std::mutex llc_mu_;
+  std::vector<std::pair<std::string, std::vector<int>>> llc_miss_opens_;
   int64_t fs_magic_ = 0;
   std::vector<std::vector<std::string>> commands_;
 };

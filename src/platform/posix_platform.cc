@@ -32,6 +32,52 @@ extern char** environ;
 namespace ream {
 namespace {
 
+// perf: the LLC read misses (the generic cache event; on Intel and AMD the L3's demand read
+// misses, the lines filled from memory).
+perf_event_attr LlcReadMissAttr() {
+  perf_event_attr attr{};
+  attr.size = sizeof attr;
+  attr.type = PERF_TYPE_HW_CACHE;
+  attr.config = PERF_COUNT_HW_CACHE_LL | (PERF_COUNT_HW_CACHE_OP_READ << 8) |
+                (PERF_COUNT_HW_CACHE_RESULT_MISS << 16);
+  attr.exclude_hv = 1;
+  return attr;
+}
+
+// perf_event_open's errno as a Status that names it ("... (ENOENT)"): perf's errnos are its
+// only explanation (ENOENT / EOPNOTSUPP / ENODEV: no such counter on this CPU or VM; EACCES:
+// perf_event_paranoid; EINVAL: a flag this kernel does not know).
+Status PerfStatus(int err, const std::string& what) {
+  const char* name = ::strerrorname_np(err);
+  Status s = ErrnoStatus(err, what);
+  std::string msg = s.message() + " (" + (name ? name : "errno " + std::to_string(err)) + ")";
+  if (err == ENOENT || err == EOPNOTSUPP || err == ENODEV) {
+    return Unsupported(msg + ": no hardware counter for this event on this CPU/VM");
+  }
+  return Status(s.code(), msg);
+}
+
+class PerfEventCounter : public EventCounter {
+ public:
+  ~PerfEventCounter() override {
+    for (int fd : fds) ::close(fd);
+  }
+  Result<uint64_t> Read() override {
+    uint64_t sum = 0;
+    for (int fd : fds) {
+      uint64_t v = 0;
+      ssize_t n = ::read(fd, &v, sizeof v);
+      if (n != static_cast<ssize_t>(sizeof v)) {
+        return n < 0 ? ErrnoStatus(errno, "reading a perf LLC-miss counter")
+                     : IoError("reading a perf LLC-miss counter: short read");
+      }
+      sum += v;
+    }
+    return sum;
+  }
+  std::vector<int> fds;
+};
+
 class FdCloser {
  public:
   explicit FdCloser(int fd) : fd_(fd) {}
@@ -239,25 +285,35 @@ class PosixPlatform final : public Platform {
   }
 
   Status ProbePerfLlcMisses() override {
-    struct perf_event_attr attr {};
-    attr.size = sizeof attr;
-    attr.type = PERF_TYPE_HW_CACHE;
-    attr.config = PERF_COUNT_HW_CACHE_LL | (PERF_COUNT_HW_CACHE_OP_READ << 8) |
-                  (PERF_COUNT_HW_CACHE_RESULT_MISS << 16);
+    perf_event_attr attr = LlcReadMissAttr();
     attr.disabled = 1;
     attr.exclude_kernel = 1;
-    attr.exclude_hv = 1;
     long fd = ::syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
-    if (fd < 0) {
-      int err = errno;
-      Status s = ErrnoStatus(err, "perf_event_open(LLC read misses)");
-      if (err == ENOENT || err == EOPNOTSUPP || err == ENODEV) {
-        return Unsupported(s.message() + " (no hardware counter for this event on this CPU/VM)");
-      }
-      return s;
-    }
+    if (fd < 0) return PerfStatus(errno, "perf_event_open(LLC read misses)");
     ::close(static_cast<int>(fd));
     return Status::Ok();
+  }
+
+  Result<std::unique_ptr<EventCounter>> OpenCgroupLlcMisses(const std::string& cgroup_dir,
+                                                             const std::vector<int>& cpus) override {
+    if (cpus.empty()) return InvalidArgument("an LLC-miss count of cgroup " + cgroup_dir + " needs its CPUs");
+    int cg = ::open(cgroup_dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (cg < 0) return ErrnoStatus(errno, "open " + cgroup_dir + " (for perf_event_open)");
+    FdCloser closer(cg);
+    // Counting from the open on (not disabled), user and kernel: the kernel's work for the
+    // workload (its network stack, its page faults) moves memory too.
+    perf_event_attr attr = LlcReadMissAttr();
+    auto counter = std::make_unique<PerfEventCounter>();
+    for (int cpu : cpus) {
+      long fd = ::syscall(SYS_perf_event_open, &attr, cg, cpu, -1,
+                          PERF_FLAG_PID_CGROUP | PERF_FLAG_FD_CLOEXEC);
+      if (fd < 0) {
+        return PerfStatus(errno, "perf_event_open(LLC read misses, cgroup " + cgroup_dir + ", CPU " +
+                                     std::to_string(cpu) + ")");
+      }
+      counter->fds.push_back(static_cast<int>(fd));
+    }
+    return std::unique_ptr<EventCounter>(std::move(counter));
   }
 
   Result<int> KvmApiVersion() override {

@@ -27,5 +27,9 @@ Result<std::pair<int, int>> Platform::DeviceOf(const std::string& path) {
   return Unsupported("this platform cannot stat " + path);
 }
 int64_t Platform::ThreadCpuNanos() { return 0; }
+Result<std::unique_ptr<EventCounter>> Platform::OpenCgroupLlcMisses(const std::string& cgroup_dir,
+                                                                    const std::vector<int>& /*cpus*/) {
+  return Unsupported("this platform has no hardware counters (cgroup " + cgroup_dir + ")");
+}
 
 }  // namespace ream

@@ -80,6 +80,33 @@ std::vector<std::chrono::nanoseconds> RootedPlatform::sleeps() const {
   return sleeps_;
 }
 Status RootedPlatform::ProbePerfLlcMisses() { return perf_status_; }
+
+namespace {
+class FakeEventCounter : public EventCounter {
+ public:
+  explicit FakeEventCounter(std::shared_ptr<std::atomic<uint64_t>> v) : v_(std::move(v)) {}
+  Result<uint64_t> Read() override { return v_->load(); }
+
+ private:
+  std::shared_ptr<std::atomic<uint64_t>> v_;
+};
+}  // namespace
+
+Result<std::unique_ptr<EventCounter>> RootedPlatform::OpenCgroupLlcMisses(const std::string& cgroup_dir,
+                                                                          const std::vector<int>& cpus) {
+  {
+    std::lock_guard<std::mutex> lock(llc_mu_);
+    llc_miss_opens_.emplace_back(cgroup_dir, cpus);
+  }
+  if (!perf_status_.ok()) return perf_status_;
+  if (!llc_misses_) return Unsupported("fake platform: no LLC-miss counter for cgroup " + cgroup_dir);
+  return std::unique_ptr<EventCounter>(new FakeEventCounter(llc_misses_));
+}
+
+std::vector<std::pair<std::string, std::vector<int>>> RootedPlatform::llc_miss_opens() const {
+  std::lock_guard<std::mutex> lock(llc_mu_);
+  return llc_miss_opens_;
+}
 Result<int> RootedPlatform::KvmApiVersion() { return NotFound("open /dev/kvm: fake platform"); }
 Result<int64_t> RootedPlatform::FilesystemMagic(const std::string& path) {
   if (fs_magic_ != 0) return fs_magic_;

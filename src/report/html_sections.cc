@@ -185,9 +185,19 @@ void ProfileSection(const Page& page, std::ostream& body, ChartSpecs* specs) {
   body << PanelHtml(MetricPanel("disk", "(d) disk bandwidth", "MB/s (read + write)", base,
                                 &PA::disk_bps, 1e-6, a.load_axis),
                     specs);
-  body << PanelHtml(
-      MetricPanel("membw", "(e) memory bandwidth", "MB/s", base, &PA::membw_bps, 1e-6, a.load_axis),
-      specs);
+  // An estimate (LLC misses × line size, where resctrl monitoring is absent) says so in its
+  // title: it is not the memory controller's count.
+  std::string membw_estimate;
+  for (const GroupAnalysis* g : base) {
+    for (const auto& p : g->points) {
+      if (membw_estimate.empty() && p.membw_bps.has() && p.membw_method.rfind("estimate", 0) == 0) {
+        membw_estimate = " — " + p.membw_method;
+      }
+    }
+  }
+  body << PanelHtml(MetricPanel("membw", "(e) memory bandwidth" + membw_estimate, "MB/s", base,
+                                &PA::membw_bps, 1e-6, a.load_axis),
+                    specs);
   body << PanelHtml(
       MetricPanel("llc", "(f) LLC occupancy", "MB", base, &PA::llc_bytes, 1e-6, a.load_axis),
       specs);
@@ -324,7 +334,7 @@ void ModelSection(const Page& page, std::ostream& body, ChartSpecs* specs) {
     }
     const auto& m = *g.model;
     body << "<tr><td>" << Esc(g.key) << "</td><td>" << Esc(m.queue) << "</td><td class=\"num\">"
-         << FormatNumber(m.model.service_s * 1e6) << "</td><td class=\"num\">" << Fig("model_s0_us", m.s0_s * 1e6, g.key)
+         << FormatNumber(m.demand_s * 1e6) << "</td><td class=\"num\">" << Fig("model_s0_us", m.s0_s * 1e6, g.key)
          << "</td><td class=\"num\">" << FormatNumber(m.model.scv) << "</td><td class=\"num\">"
          << FormatNumber(m.delay_s * 1e6) << "</td><td class=\"num\">"
          << Fig("model_xsat_qps", m.saturation_qps, g.key) << "</td><td class=\"muted\">S0: " << Esc(m.s0_method)
@@ -429,13 +439,17 @@ void PointsSection(const Page& page, std::ostream& body) {
     // A network column only where a LogGP knob was set: how each was applied and what its
     // calibration measured (a warning when off by more than 10 %).
     bool network = std::any_of(g.points.begin(), g.points.end(), [](const auto& p) { return !p.network.is_null(); });
+    // Connections the server closed, where the generator counted them (points stored before
+    // it reconnected have no such figure, and their tables stay as they were).
+    bool connections = std::any_of(g.points.begin(), g.points.end(), [](const auto& p) { return p.reconnections.has_value(); });
     body << "<table class=\"points\"><tr><th>target " << page.load_unit
          << "</th><th>achieved</th><th>timely</th>"
             "<th>"
          << pct
          << " (µs)</th><th>interval (µs)</th><th>mean (µs)</th><th>meets QoS</th>"
             "<th>CPU</th><th>service (µs)</th><th>valid</th>"
-         << (network ? "<th>network (method; requested → measured)</th>" : "") << "</tr>\n";
+         << (network ? "<th>network (method; requested → measured)</th>" : "")
+         << (connections ? "<th>reconnections</th><th>lost on closed connections</th>" : "") << "</tr>\n";
     for (const auto& p : g.points) {
       std::string why;
       for (const auto& r : p.reasons) why += (why.empty() ? "" : "; ") + r;
@@ -453,6 +467,15 @@ void PointsSection(const Page& page, std::ostream& body) {
            << "</td><td class=\"num\">" << (p.service_us ? FormatNumber(*p.service_us) : "—")
            << "</td><td>" << (p.valid ? "valid" : "invalid: " + Esc(why)) << "</td>";
       if (network) body << "<td>" << Esc(NetworkText(p.network)) << "</td>";
+      if (connections) {
+        std::string lost_why;
+        for (const auto& [reason, n] : p.lost_reasons) {
+          lost_why += (lost_why.empty() ? "" : "; ") + std::to_string(n) + " × " + reason;
+        }
+        body << "<td class=\"num\">" << (p.reconnections ? std::to_string(*p.reconnections) : "—")
+             << "</td><td class=\"num\"" << (lost_why.empty() ? "" : " title=\"" + Esc(lost_why) + "\"") << ">"
+             << (p.lost_requests ? std::to_string(*p.lost_requests) : "—") << "</td>";
+      }
       body << "</tr>\n";
     }
     body << "</table>\n";

@@ -152,6 +152,61 @@ TEST(HtmlReporter, TimelinessSectionSetsTheCausesAgainstTheHostFloor) {
   EXPECT_NE(os2.str().find("data-chart-unavailable=\"lateness\""), std::string::npos);
 }
 
+// The connections the server closed, per point: columns in the point table where the generator
+// counted them (none otherwise, as for older databases), and a line in the text.
+TEST(Reporters, ShowEachPointsReconnectionsAndRequestsLost) {
+  auto d = Sample();
+  for (auto& p : d.runs[0].points) {
+    p.reconnections = 0;
+    p.lost_requests = 0;
+  }
+  d.runs[0].points[0].reconnections = 79;
+  d.runs[0].points[0].lost_requests = 4;
+  d.runs[0].points[0].lost_reasons["connection lost: server closed the connection (EOF)"] = 4;
+  auto a = analysis::Analyze(d, {});
+  ASSERT_TRUE(a.ok());
+  std::ostringstream html, text;
+  ASSERT_TRUE(MakeHtmlReporter(FakeAssets())->Report({&d, &*a}, html).ok());
+  ASSERT_TRUE(MakeTextReporter()->Report({&d, &*a}, text).ok());
+  EXPECT_NE(html.str().find("<th>reconnections</th><th>lost on closed connections</th>"), std::string::npos);
+  EXPECT_NE(html.str().find("<td class=\"num\">79</td>"), std::string::npos);
+  EXPECT_NE(html.str().find("title=\"4 × connection lost: server closed the connection (EOF)\">4</td>"),
+            std::string::npos);
+  EXPECT_NE(text.str().find("connections closed by the server: "), std::string::npos) << text.str();
+  EXPECT_NE(text.str().find("79 reconnection(s), 4 request(s) lost on closed connections"), std::string::npos);
+
+  auto bare = Sample();
+  auto b = analysis::Analyze(bare, {});
+  ASSERT_TRUE(b.ok());
+  std::ostringstream html2, text2;
+  ASSERT_TRUE(MakeHtmlReporter(FakeAssets())->Report({&bare, &*b}, html2).ok());
+  ASSERT_TRUE(MakeTextReporter()->Report({&bare, &*b}, text2).ok());
+  EXPECT_EQ(html2.str().find("<th>reconnections</th>"), std::string::npos);
+  EXPECT_EQ(text2.str().find("connections closed by the server"), std::string::npos);
+}
+
+// A memory bandwidth estimated from LLC misses says so in its panel's title; the memory
+// controller's own count (or no method said, as in older databases) does not.
+TEST(HtmlReporter, AnEstimatedMemoryBandwidthIsLabelledAsAnEstimate) {
+  auto d = Sample();
+  for (auto& p : d.runs[0].points) {
+    p.membw_bps = analysis::Metric::Of(1e8);
+    p.membw_method = "estimate: LLC misses × line size (perf)";
+  }
+  auto a = analysis::Analyze(d, {});
+  ASSERT_TRUE(a.ok());
+  std::ostringstream os;
+  ASSERT_TRUE(MakeHtmlReporter(FakeAssets())->Report({&d, &*a}, os).ok());
+  EXPECT_NE(os.str().find("(e) memory bandwidth — estimate: LLC misses × line size (perf)"), std::string::npos);
+  for (auto& p : d.runs[0].points) p.membw_method = "resctrl MBM";
+  auto b = analysis::Analyze(d, {});
+  ASSERT_TRUE(b.ok());
+  std::ostringstream os2;
+  ASSERT_TRUE(MakeHtmlReporter(FakeAssets())->Report({&d, &*b}, os2).ok());
+  EXPECT_NE(os2.str().find("(e) memory bandwidth"), std::string::npos);
+  EXPECT_EQ(os2.str().find("(e) memory bandwidth — estimate"), std::string::npos);
+}
+
 // A sessions sweep's page and tables name loads in sessions; a qps one's say QPS, as always.
 TEST(Reporters, NameLoadsByTheSweepsAxis) {
   for (LoadAxis axis : kLoadAxes) {

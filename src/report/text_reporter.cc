@@ -87,7 +87,7 @@ void WriteModel(const analysis::ExperimentAnalysis& a, const std::string& pct, s
       continue;
     }
     const auto& m = *g.model;
-    tq.Add({g.key, m.queue, FormatNumber(m.model.service_s * 1e6), FormatNumber(m.s0_s * 1e6),
+    tq.Add({g.key, m.queue, FormatNumber(m.demand_s * 1e6), FormatNumber(m.s0_s * 1e6),
             FormatNumber(m.model.scv), FormatNumber(m.delay_s * 1e6), FormatNumber(m.saturation_qps),
             "SCV: " + m.scv_method + "; D: " + m.delay_method});
   }
@@ -193,6 +193,20 @@ class TextReporter : public Reporter {
     t1.Print(os);
     for (const auto& g : a.groups) {
       if (!g.load_range_note.empty()) os << "  " << g.key << ": range chosen by probes (qps = \"auto\"): " << g.load_range_note << "\n";
+    }
+    // Connections the server closed, per point, where any was: a server that closes
+    // keep-alive connections (nginx's keepalive_requests) costs reconnections, and the
+    // requests lost with them count as errors.
+    for (const auto& g : a.groups) {
+      std::string line;
+      for (const auto& p : g.points) {
+        if (p.reconnections.value_or(0) == 0 && p.lost_requests.value_or(0) == 0) continue;
+        line += (line.empty() ? "" : "; ") + FormatNumber(p.target_load) + " " + u + ": " +
+                std::to_string(p.reconnections.value_or(0)) + " reconnection(s), " +
+                std::to_string(p.lost_requests.value_or(0)) + " request(s) lost on closed connections";
+        for (const auto& [reason, n] : p.lost_reasons) line += " (" + std::to_string(n) + " × " + reason + ")";
+      }
+      if (!line.empty()) os << "  " << g.key << ": connections closed by the server: " << line << "\n";
     }
     os << "\n";
 

@@ -32,9 +32,11 @@ Status RunRemoval(Platform& p, const std::vector<std::string>& argv) {
 }
 
 int KindOrder(const std::string& kind) {
-  // Removal order: shaping first, then links, namespaces, resctrl, cgroups.
+  // Removal order: a vm's domain first (it holds its tap on the bridge and its files), then
+  // shaping, links, namespaces, resctrl, cgroups.
+  if (kind == "domain") return -1;
   if (kind == "qdisc") return 0;
-  if (kind == "veth") return 1;
+  if (kind == "veth" || kind == "bridge") return 1;
   if (kind == "netns") return 2;
   if (kind == "resctrl") return 3;
   if (kind == "cgroup") return 4;
@@ -115,9 +117,30 @@ Status RemoveStateObject(Platform& p, const StateEntry& e) {
     Status s = p.RemoveDir(e.id);
     return s.code() == StatusCode::kNotFound ? Status::Ok() : s;
   }
+  if (e.kind == "vmfile") {
+    // The vm sandbox's saved guest state and console log (sandbox/vm_sandbox.h).
+    std::string base = e.id.substr(e.id.rfind('/') + 1);
+    if (base.rfind("ream-", 0) != 0) {
+      return InvalidArgument("refusing to remove file '" + e.id + "' (not named ream-*)");
+    }
+    Status s = p.RemoveFile(e.id);
+    return s.code() == StatusCode::kNotFound ? Status::Ok() : s;
+  }
   if (e.id.rfind("ream", 0) != 0) {
     return InvalidArgument("refusing to remove " + e.kind + " '" + e.id + "' (not named ream*)");
   }
+  if (e.kind == "domain") {
+    // A transient libvirt domain: destroying it is removing it. "failed to get domain" when it
+    // is already gone.
+    auto r = p.Run({"virsh", "-q", "-c", "qemu:///system", "destroy", e.id}, kCmdTimeout);
+    if (!r.ok()) return r.status();
+    if (r->exit_code == 0 || r->err.find("failed to get domain") != std::string::npos ||
+        r->err.find("not running") != std::string::npos) {
+      return Status::Ok();
+    }
+    return IoError("'virsh destroy " + e.id + "': " + r->Describe());
+  }
+  if (e.kind == "bridge") return RunRemoval(p, {"ip", "link", "delete", e.id});
   if (e.kind == "netns") return RunRemoval(p, {"ip", "netns", "delete", e.id});
   if (e.kind == "veth") return RunRemoval(p, {"ip", "link", "delete", e.id});
   if (e.kind == "qdisc") {

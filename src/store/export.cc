@@ -133,7 +133,9 @@ Result<std::map<std::string, std::string>> ExportStore(Store& store, ExportForma
                       ",status,failure,workload_exit_code,workload_exit,valid,invalid_reasons,"
                       "service_reported";
     for (const auto& c : PointMetricColumns()) pts += "," + c;
-    pts += ",unavailable\n";
+    // Columns added after the metric ones go last, so a reader indexing the old ones by
+    // position reads what it always did.
+    pts += ",unavailable,reconnections,lost_requests\n";
     for (const auto& e : exps) {
       ex += std::to_string(e.id) + "," + CsvField(e.name) + "," + std::string(StatusName(e.status)) + "," +
             CsvField(e.failure) + "," + CsvField(e.workload) + "," + CsvField(e.protocol) + "," +
@@ -166,7 +168,8 @@ Result<std::map<std::string, std::string>> ExportStore(Store& store, ExportForma
             else if (v.is_number()) s = Num(std::optional<double>(v.get<double>()));
             pts += "," + s;
           }
-          pts += "," + CsvField(nlohmann::json(p.unavailable).dump()) + "\n";
+          pts += "," + CsvField(nlohmann::json(p.unavailable).dump()) + "," + Num(p.reconnections) + "," +
+                 Num(p.lost_requests) + "\n";
         }
       }
     }

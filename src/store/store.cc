@@ -163,6 +163,23 @@ ALTER TABLE environment ADD COLUMN timing_json TEXT NOT NULL DEFAULT 'null';
     R"sql(
 ALTER TABLE points ADD COLUMN network_json TEXT NOT NULL DEFAULT 'null';
 )sql",
+    // 6 -> 7: connections the server closed, per point (issue 16): how many times the
+    // generator reconnected, and the measured requests lost with a connection, in all and by
+    // reason. They lived only in generator_json; points whose generator reported them (it has a
+    // "reconnections" key since it reconnects) get them from there, the others keep NULL and
+    // 'null' (not measured, not zero).
+    R"sql(
+ALTER TABLE points ADD COLUMN reconnections INTEGER;
+ALTER TABLE points ADD COLUMN lost_requests INTEGER;
+ALTER TABLE points ADD COLUMN lost_json TEXT NOT NULL DEFAULT 'null';
+UPDATE points SET
+  reconnections = json_extract(generator_json, '$.reconnections'),
+  lost_requests = coalesce((SELECT sum(value) FROM json_each(points.generator_json, '$.error_reasons')
+                            WHERE key LIKE 'connection lost: %' OR key LIKE 'not sent: %'), 0),
+  lost_json = coalesce((SELECT json_group_object(key, value) FROM json_each(points.generator_json, '$.error_reasons')
+                        WHERE key LIKE 'connection lost: %' OR key LIKE 'not sent: %'), '{}')
+WHERE json_valid(generator_json) AND json_type(generator_json, '$.reconnections') = 'integer';
+)sql",
 };
 constexpr int kMigrationCount = sizeof(kMigrations) / sizeof(kMigrations[0]);
 static_assert(kMigrationCount == kStoreSchemaVersion);
@@ -231,8 +248,9 @@ const char* const kPointTail[] = {"unavailable_json", "generator_json", "monitor
 // Columns a later schema added, written and read only at that schema (a store held at an older
 // one for tests has no such column).
 constexpr const char* kNetworkColumn = "network_json";
+const char* const kConnectionColumns[] = {"reconnections", "lost_requests", "lost_json"};  // schema 7
 
-std::string PointSelectList(bool with_network) {
+std::string PointSelectList(bool with_network, bool with_connections) {
   std::string s;
   auto add = [&](const char* c) { s += (s.empty() ? "" : ", ") + std::string(c); };
   for (auto c : kPointHead) add(c);
@@ -240,6 +258,9 @@ std::string PointSelectList(bool with_network) {
   for (auto& c : kDoubleColumns) add(c.name);
   for (auto c : kPointTail) add(c);
   if (with_network) add(kNetworkColumn);
+  if (with_connections) {
+    for (auto c : kConnectionColumns) add(c);
+  }
   return s;
 }
 
@@ -354,6 +375,11 @@ nlohmann::json PointToJson(const PointRecord& p, LoadAxis axis) {
   j["started_ns"] = p.started_ns;
   // Only points with a LogGP knob have a network path: the others' JSON stays as it was.
   if (!p.network.is_null()) j["network"] = p.network;
+  // Only points whose generator counted its reconnections (schema 7, or a generator JSON that
+  // had them): older points' JSON stays as it was.
+  if (p.reconnections) j["reconnections"] = *p.reconnections;
+  if (p.lost_requests) j["lost_requests"] = *p.lost_requests;
+  if (!p.lost_reasons.is_null()) j["lost_reasons"] = p.lost_reasons;
   return j;
 }
 
@@ -680,6 +706,10 @@ Result<int64_t> Store::InsertPoint(const PointData& data) {
   for (auto c : kPointTail) add(c);
   const bool with_network = schema_version_ >= 6;
   if (with_network) add(kNetworkColumn);
+  const bool with_connections = schema_version_ >= 7;
+  if (with_connections) {
+    for (auto c : kConnectionColumns) add(c);
+  }
   REAM_ASSIGN_OR_RETURN(auto st, db_.Prepare("INSERT INTO points (" + cols + ") VALUES (" +
                                               marks + ")"));
   int i = 1;
@@ -702,6 +732,11 @@ Result<int64_t> Store::InsertPoint(const PointData& data) {
   st.Bind(i++, p.monitor.dump());
   st.Bind(i++, p.started_ns);
   if (with_network) st.Bind(i++, p.network.dump());
+  if (with_connections) {
+    st.Bind(i++, p.reconnections);
+    st.Bind(i++, p.lost_requests);
+    st.Bind(i++, p.lost_reasons.dump());
+  }
   Status s = st.Run();
   if (s.code() == StatusCode::kAlreadyExists) {
     return Status(StatusCode::kAlreadyExists,
@@ -732,7 +767,8 @@ Result<int64_t> Store::InsertPoint(const PointData& data) {
 
 Result<std::vector<PointRecord>> Store::ListPoints(int64_t run_id) {
   const bool with_network = schema_version_ >= 6;
-  REAM_ASSIGN_OR_RETURN(auto st, db_.Prepare("SELECT " + PointSelectList(with_network) +
+  const bool with_connections = schema_version_ >= 7;
+  REAM_ASSIGN_OR_RETURN(auto st, db_.Prepare("SELECT " + PointSelectList(with_network, with_connections) +
                                               " FROM points WHERE run_id = ? ORDER BY seq, id"));
   st.Bind(1, run_id);
   std::vector<PointRecord> v;
@@ -769,6 +805,11 @@ Result<std::vector<PointRecord>> Store::ListPoints(int64_t run_id) {
     p.monitor = ParseJsonOr(st.Text(c++), nullptr);
     p.started_ns = st.Int(c++);
     if (with_network) p.network = ParseJsonOr(st.Text(c++), nullptr);
+    if (with_connections) {
+      p.reconnections = st.OptInt(c++);
+      p.lost_requests = st.OptInt(c++);
+      p.lost_reasons = ParseJsonOr(st.Text(c++), nullptr);
+    }
     v.push_back(std::move(p));
   }
   return v;

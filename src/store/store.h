@@ -25,7 +25,7 @@
 namespace ream {
 
 // The schema version this build writes; older databases are migrated on open.
-inline constexpr int kStoreSchemaVersion = 6;
+inline constexpr int kStoreSchemaVersion = 7;
 
 // The QoS rule and validity thresholds of an experiment, as its spec set them.
 struct QosSettings {
@@ -163,6 +163,15 @@ struct PointRecord {
   int64_t started_ns = 0;    // wall clock when the level started
   // The LogGP knobs' path (NetworkPath::ToJson), null when none was set (and before schema 6).
   nlohmann::json network;
+  // Connections the server closed (schema 7; issue 16). reconnections: how many times the
+  // generator replaced a closed connection over the whole run; lost_requests: the measured
+  // window's requests lost with a connection (written and not answered when it closed, or not
+  // sent because it was down), and lost_reasons their reasons with counts ({"connection lost:
+  // server closed the connection (Connection: close)": 3}). nullopt / null when the
+  // generator did not report them (stored before schema 7 by a generator that never
+  // reconnected).
+  std::optional<int64_t> reconnections, lost_requests;
+  nlohmann::json lost_reasons;
 };
 
 // Histogram kinds stored per point (all in nanoseconds).

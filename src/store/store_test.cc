@@ -306,7 +306,7 @@ TEST_F(StoreTest, MigratesSchemaFiveAndKeepsANetworkPathWithEveryPoint) {
   }
   auto s = Store::Open(path_);
   ASSERT_TRUE(s.ok()) << s.status().ToString();
-  EXPECT_EQ(s->schema_version(), 6);
+  EXPECT_EQ(s->schema_version(), kStoreSchemaVersion);
   EXPECT_TRUE(s->IntegrityCheck().ok());
   NetworkPath n;
   n.methods["net_latency"] = "relay (message granularity, ream framing)";
@@ -336,6 +336,70 @@ TEST_F(StoreTest, MigratesSchemaFiveAndKeepsANetworkPathWithEveryPoint) {
   EXPECT_TRUE(back.warning());
   EXPECT_DOUBLE_EQ(*back.relay_added_us, 12.5);
   EXPECT_EQ(PointToJson((*points)[1], LoadAxis::kQps)["network"]["calibrations"][0]["unit"], "us");
+}
+
+// Schema 7 gives the connections the server closed their own columns; a schema-6 point takes
+// them from its generator JSON when that generator counted them, and keeps NULL otherwise.
+TEST_F(StoreTest, MigratesSchemaSixTakingReconnectionsFromTheGeneratorJson) {
+  int64_t run_id = 0;
+  {
+    auto s = Store::CreateAtSchemaVersionForTesting(path_, 6);
+    ASSERT_TRUE(s.ok()) << s.status().ToString();
+    run_id = NewRun(*s, "v6");
+    ASSERT_FALSE(HasFailure());
+    PointData reconnecting;
+    reconnecting.point.run_id = run_id;
+    reconnecting.point.target_load = 100;
+    reconnecting.point.generator = {
+        {"reconnections", 19},
+        {"error_reasons",
+         {{"connection lost: server closed the connection (Connection: close)", 3},
+          {"not sent: every connection was closed", 2},
+          {"server error: 500", 7}}}};
+    reconnecting.point.reconnections = 99;  // schema 6 has no column: not written
+    ASSERT_TRUE(s->InsertPoint(reconnecting).ok());
+    PointData older;  // a generator from before reconnections: no key
+    older.point.run_id = run_id;
+    older.point.target_load = 200;
+    older.point.generator = {{"error_reasons", {{"connection lost: EOF", 4}}}};
+    ASSERT_TRUE(s->InsertPoint(older).ok());
+  }
+  auto s = Store::Open(path_);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_EQ(s->schema_version(), 7);
+  EXPECT_TRUE(s->IntegrityCheck().ok());
+  auto points = s->ListPoints(run_id);
+  ASSERT_TRUE(points.ok()) << points.status().ToString();
+  ASSERT_EQ(points->size(), 2u);
+  const PointRecord& a = (*points)[0];
+  ASSERT_TRUE(a.reconnections.has_value());
+  EXPECT_EQ(*a.reconnections, 19);
+  ASSERT_TRUE(a.lost_requests.has_value());
+  EXPECT_EQ(*a.lost_requests, 5);  // the server's error answer is not a lost request
+  EXPECT_EQ(a.lost_reasons.size(), 2u);
+  EXPECT_EQ(a.lost_reasons["connection lost: server closed the connection (Connection: close)"], 3);
+  EXPECT_EQ(PointToJson(a, LoadAxis::kQps)["reconnections"], 19);
+  const PointRecord& b = (*points)[1];
+  EXPECT_FALSE(b.reconnections.has_value());
+  EXPECT_FALSE(b.lost_requests.has_value());
+  EXPECT_TRUE(b.lost_reasons.is_null());
+  EXPECT_FALSE(PointToJson(b, LoadAxis::kQps).contains("reconnections"));
+  EXPECT_FALSE(PointToJson(b, LoadAxis::kQps).contains("lost_requests"));
+
+  // Written at schema 7, the columns round-trip.
+  PointData d;
+  d.point.run_id = run_id;
+  d.point.target_load = 300;
+  d.point.reconnections = 0;
+  d.point.lost_requests = 0;
+  d.point.lost_reasons = nlohmann::json::object();
+  ASSERT_TRUE(s->InsertPoint(d).ok());
+  points = s->ListPoints(run_id);
+  ASSERT_TRUE(points.ok());
+  ASSERT_EQ(points->size(), 3u);
+  EXPECT_EQ((*points)[2].reconnections, std::optional<int64_t>(0));
+  EXPECT_EQ((*points)[2].lost_requests, std::optional<int64_t>(0));
+  EXPECT_TRUE((*points)[2].lost_reasons.is_object());
 }
 
 // Readers never write: an older database is migrated in a private copy, the file left as is.
