@@ -216,6 +216,7 @@ class RemoteLoadDriver final : public LoadDriver {
       AgentSession& s = *active[static_cast<size_t>(i)];
       agent::AgentOutcome& out = outcomes[static_cast<size_t>(i)];
       LoadOptions share = agent::AgentShare(lo, i, n, o_.workload_host, start_ns + s.clock.offset_ns);
+      share.cpus = o_.agent_cpus;
       out.target_qps = share.qps;
       out.seed = share.seed;
       out.start_at_ns = share.start_at_ns;

@@ -33,6 +33,7 @@ struct RemoteDriverOptions {
   std::vector<std::string> ssh_options;  // extra ssh/scp arguments ("-o", "Port=2222")
   // An agent lost at one level: the next levels run on the others (true) or fail naming it.
   bool continue_without_lost = false;
+  std::vector<int> agent_cpus;  // each agent's generator threads pinned to these; empty: unpinned
   std::chrono::milliseconds connect_timeout{15000};  // ssh login, probe, copy, hello
   // How long past a level's window and response timeout an agent's result may take before the
   // agent is given up (its host stopped answering) and its session killed.

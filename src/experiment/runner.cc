@@ -288,6 +288,7 @@ Result<std::vector<RunOutcome>> RunExperiments(Platform& p, const std::vector<Ex
       ro.ssh_config = spec.nodes.ssh_config;
       ro.ssh_options = spec.nodes.ssh_options;
       ro.continue_without_lost = spec.nodes.on_agent_loss == "continue";
+      ro.agent_cpus = spec.nodes.client_cpus;
       std::ostream* note_out = o.out ? o.out : &std::cerr;
       ro.note = [note_out](const std::string& text) { *note_out << "nodes: " << text << "\n"; };
       s.own_driver = MakeRemoteLoadDriver(p, std::move(ro));

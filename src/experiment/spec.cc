@@ -522,6 +522,16 @@ Status ParseNodes(const TomlSection& s, const std::vector<PartitionValues>& part
   REAM_RETURN_IF_ERROR(s.String("ssh_config", &n->ssh_config));
   REAM_RETURN_IF_ERROR(s.StringList("ssh_options", &n->ssh_options));
   REAM_RETURN_IF_ERROR(s.OneOf("on_agent_loss", &n->on_agent_loss, {"fail", "continue"}));
+  std::string cpus;
+  REAM_RETURN_IF_ERROR(s.String("client_cpus", &cpus));
+  if (!cpus.empty()) {
+    auto list = ParseCpuList(cpus);
+    if (!list.ok()) {
+      return InvalidArgument(s.source() + ":" + std::to_string(s.Line("client_cpus")) + ": nodes.client_cpus: " +
+                             list.status().message());
+    }
+    n->client_cpus = *list;
+  }
   if (!n->client_hosts.empty() && n->workload_address.empty()) {
     return InvalidArgument(s.source() + ":" + std::to_string(s.Line("clients")) +
                            ": nodes.workload_address is required with client nodes: the address at which they "
@@ -778,7 +788,7 @@ Result<ExperimentSpec> ParseSpec(const std::string& text, const std::string& sou
   if (const toml::table* n = top.Table("nodes", &err)) {
     REAM_RETURN_IF_ERROR(ParseNodes(TomlSection(*n, "nodes", source,
                                                 {"clients", "workload_address", "ssh_config", "ssh_options",
-                                                 "on_agent_loss"}),
+                                                 "on_agent_loss", "client_cpus"}),
                                     spec.partitions, &spec.nodes));
   }
   REAM_RETURN_IF_ERROR(err);

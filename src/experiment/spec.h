@@ -204,6 +204,9 @@ struct NodesSpec {
   // An agent lost at a level (that point is invalid, naming it): "fail" stops the run at the
   // next level with the reason; "continue" runs the next levels on the other agents.
   std::string on_agent_loss = "fail";
+  // The CPUs of each client host that its agent's generator threads are pinned to (thread t on
+  // the t-th, round robin), as a CPU list; empty: unpinned.
+  std::vector<int> client_cpus;
   int line = 0;
   bool remote() const { return !client_hosts.empty(); }
 };
