@@ -27,5 +27,6 @@ void AddRunCommand(CLI::App& app, CommandList& commands);
 void AddLoadCommand(CLI::App& app, CommandList& commands);
 void AddServeCommand(CLI::App& app, CommandList& commands);
 void AddRelayCommand(CLI::App& app, CommandList& commands);
+void AddAgentCommand(CLI::App& app, CommandList& commands);
 
 }  // namespace ream::cli

@@ -8,6 +8,7 @@
 #include "experiment/experiment_run.h"
 #include "experiment/plan.h"
 #include "experiment/preflight.h"
+#include "experiment/remote_driver.h"
 #include "experiment/text.h"
 #include "partition/placement.h"
 #include "platform/signals.h"
@@ -87,8 +88,17 @@ void PrintDryRun(std::ostream& out, const Session& s) {
   const ExperimentSpec& spec = *s.spec;
   const Prepared& prep = *s.prep;
   out << "spec " << spec.source << " is valid: experiment '" << spec.name << "', workload " << WorkloadLabel(spec)
-      << " (" << spec.workload.protocol << "), generator on CPU "
-      << (prep.generator_cpus.empty() ? "any" : FormatCpuList(prep.generator_cpus)) << "\n";
+      << " (" << spec.workload.protocol << "), ";
+  if (spec.nodes.remote()) {
+    // The load comes from the client nodes (experiment/remote_driver.h); nothing is run there
+    // in a dry run.
+    std::string clients;
+    for (const auto& c : spec.nodes.clients) clients += (clients.empty() ? "" : ", ") + c;
+    out << "load from client nodes " << clients << " (agents over ssh, reaching the workload at "
+        << spec.nodes.workload_address << ")\n";
+  } else {
+    out << "generator on CPU " << (prep.generator_cpus.empty() ? "any" : FormatCpuList(prep.generator_cpus)) << "\n";
+  }
   for (const auto& [scenario, why] : prep.skipped_scenarios) {
     out << "  scenario " << scenario << " skipped: not available here: " << why << " (--strict refuses the spec)\n";
   }
@@ -275,6 +285,22 @@ Result<std::vector<RunOutcome>> RunExperiments(Platform& p, const std::vector<Ex
     s.outcome.experiment = spec.name;
     // The local driver runs `ream load` on this experiment's generator CPUs.
     LoadDriver* driver = o.load_driver;
+    if (!driver && spec.nodes.remote()) {
+      // Client nodes over ssh (experiment/remote_driver.h): agents on other hosts.
+      RemoteDriverOptions ro;
+      ro.hosts = spec.nodes.client_hosts;
+      ro.workload_host = spec.nodes.workload_address;
+      ro.ream_binary = s.prep->ream;
+      ro.version_line = "ream " + o.ream_version + " (" + o.ream_commit + ")";
+      ro.ssh_config = spec.nodes.ssh_config;
+      ro.ssh_options = spec.nodes.ssh_options;
+      ro.continue_without_lost = spec.nodes.on_agent_loss == "continue";
+      ro.agent_cpus = spec.nodes.client_cpus;
+      std::ostream* note_out = o.out ? o.out : &std::cerr;
+      ro.note = [note_out](const std::string& text) { *note_out << "nodes: " << text << "\n"; };
+      s.own_driver = MakeRemoteLoadDriver(p, std::move(ro));
+      driver = s.own_driver.get();
+    }
     if (!driver) {
       s.own_driver = MakeLocalLoadDriver(p, *sandboxes, {s.prep->ream, s.prep->generator_cpus, o.state_dir});
       driver = s.own_driver.get();

@@ -586,6 +586,60 @@ std::optional<double> ServiceScvFromArgs(const WorkloadSpec& w, std::string* sou
   return std::nullopt;
 }
 
+Status ParseNodes(const TomlSection& s, const std::vector<PartitionValues>& partitions, NodesSpec* n) {
+  REAM_RETURN_IF_ERROR(s.Unknown());
+  n->line = s.Line("clients");
+  std::vector<int> lines;
+  REAM_RETURN_IF_ERROR(s.StringList("clients", &n->clients, &lines));
+  for (size_t i = 0; i < n->clients.size(); ++i) {
+    const std::string& c = n->clients[i];
+    std::string host = c.rfind("ssh:", 0) == 0 ? c.substr(4) : "";
+    // A host that ssh would read as an option, or that a shell would split, is refused here.
+    bool bad = host.empty() || host[0] == '-' || host.find_first_of(" \t'\"$;&|<>`\\") != std::string::npos;
+    if (bad) {
+      return InvalidArgument(s.source() + ":" + std::to_string(lines[i]) + ": nodes.clients: '" + c +
+                             "' is not \"ssh:HOST\" (HOST as your ssh configuration knows it: \"ssh:client1\", "
+                             "\"ssh:user@10.0.0.2\")");
+    }
+    for (const std::string& h : n->client_hosts) {
+      if (h == host) {
+        return InvalidArgument(s.source() + ":" + std::to_string(lines[i]) + ": nodes.clients lists '" + c +
+                               "' twice");
+      }
+    }
+    n->client_hosts.push_back(host);
+  }
+  REAM_RETURN_IF_ERROR(s.String("workload_address", &n->workload_address));
+  REAM_RETURN_IF_ERROR(s.String("ssh_config", &n->ssh_config));
+  REAM_RETURN_IF_ERROR(s.StringList("ssh_options", &n->ssh_options));
+  REAM_RETURN_IF_ERROR(s.OneOf("on_agent_loss", &n->on_agent_loss, {"fail", "continue"}));
+  std::string cpus;
+  REAM_RETURN_IF_ERROR(s.String("client_cpus", &cpus));
+  if (!cpus.empty()) {
+    auto list = ParseCpuList(cpus);
+    if (!list.ok()) {
+      return InvalidArgument(s.source() + ":" + std::to_string(s.Line("client_cpus")) + ": nodes.client_cpus: " +
+                             list.status().message());
+    }
+    n->client_cpus = *list;
+  }
+  if (!n->client_hosts.empty() && n->workload_address.empty()) {
+    return InvalidArgument(s.source() + ":" + std::to_string(s.Line("clients")) +
+                           ": nodes.workload_address is required with client nodes: the address at which they "
+                           "reach the workload (this host's address on their network)");
+  }
+  // The relay of L, g and G listens on this host's loopback: remote clients cannot reach it.
+  for (const PartitionValues& p : partitions) {
+    for (const char* k : {"net_latency", "net_gap", "net_per_byte"}) {
+      if (!n->client_hosts.empty() && p.knobs.count(k)) {
+        return InvalidArgument(s.source() + ":" + std::to_string(s.Line("clients")) + ": partition knob " + k +
+                               " (the relay on this host's loopback) cannot be combined with remote client nodes yet");
+      }
+    }
+  }
+  return Status::Ok();
+}
+
 Status ParseModel(const TomlSection& s, ModelSpec* m) {
   REAM_RETURN_IF_ERROR(s.Unknown());
   REAM_RETURN_IF_ERROR(s.Number("messages_per_op", &m->messages_per_op, 0.0, 1000.0));
@@ -714,7 +768,7 @@ Result<ExperimentSpec> ParseSpec(const std::string& text, const std::string& sou
   TomlSection top(root, "", source,
               {"name", "description", "seed", "repetitions", "scenarios", "generator_cpus",
                "sample_interval", "node", "workload", "load", "sweep", "partitions", "qos",
-               "sensitivity", "model", "sandbox"});
+               "sensitivity", "model", "sandbox", "nodes"});
   REAM_RETURN_IF_ERROR(top.Unknown());
   REAM_RETURN_IF_ERROR(top.String("name", &spec.name));
   if (spec.name.empty()) {
@@ -823,6 +877,13 @@ Result<ExperimentSpec> ParseSpec(const std::string& text, const std::string& sou
                                   &spec.qos));
   }
   REAM_RETURN_IF_ERROR(err);
+  if (const toml::table* n = top.Table("nodes", &err)) {
+    REAM_RETURN_IF_ERROR(ParseNodes(TomlSection(*n, "nodes", source,
+                                                {"clients", "workload_address", "ssh_config", "ssh_options",
+                                                 "on_agent_loss", "client_cpus"}),
+                                    spec.partitions, &spec.nodes));
+  }
+  REAM_RETURN_IF_ERROR(err);
   REAM_RETURN_IF_ERROR(CheckProtocol(spec));
   if (spec.sweep.axis == LoadAxis::kSessions) {
     // Session load streams over HTTP, one connection per session, on one generator thread.
@@ -879,6 +940,13 @@ nlohmann::json ExperimentSpec::ToJson() const {
   j["generator_cpus"] = generator_cpus;
   j["sample_interval_ms"] = ms(sample_interval);
   j["node"] = node;
+  if (!nodes.clients.empty()) {
+    j["nodes"] = {{"clients", nodes.clients},
+                  {"workload_address", nodes.workload_address},
+                  {"ssh_config", nodes.ssh_config},
+                  {"ssh_options", nodes.ssh_options},
+                  {"on_agent_loss", nodes.on_agent_loss}};
+  }
   j["workload"] = {{"builtin", workload.builtin},   {"args", workload.args},
                    {"command", workload.command},   {"protocol", workload.protocol},
                    {"port", workload.port},         {"ready", ToString(workload.ready)},

@@ -200,6 +200,29 @@ struct ModelSpec {
   std::string service_scv_source;
 };
 
+// [nodes]: where the load comes from (issue 19). Without it, or with no clients, the local
+// generator (`ream load` on the generator's CPUs) drives the load, as before.
+struct NodesSpec {
+  // Client nodes, each "ssh:HOST": an agent (`ream agent`) on HOST reached with
+  // `ssh -o BatchMode=yes HOST` (user, key and port from the ssh configuration). The rate of a
+  // level is split evenly among them.
+  std::vector<std::string> clients;
+  std::vector<std::string> client_hosts;  // the HOSTs of `clients`, parsed
+  // The workload's address as the client nodes reach it (required with clients); a builtin
+  // workload then listens on every address (0.0.0.0).
+  std::string workload_address;
+  std::string ssh_config;                // ssh -F FILE; "" = the user's configuration
+  std::vector<std::string> ssh_options;  // extra ssh/scp arguments
+  // An agent lost at a level (that point is invalid, naming it): "fail" stops the run at the
+  // next level with the reason; "continue" runs the next levels on the other agents.
+  std::string on_agent_loss = "fail";
+  // The CPUs of each client host that its agent's generator threads are pinned to (thread t on
+  // the t-th, round robin), as a CPU list; empty: unpinned.
+  std::vector<int> client_cpus;
+  int line = 0;
+  bool remote() const { return !client_hosts.empty(); }
+};
+
 struct ExperimentSpec {
   std::string name;
   std::string description;
@@ -220,6 +243,7 @@ struct ExperimentSpec {
   std::string generator_cpus = "default";
   std::chrono::milliseconds sample_interval{250};
   bool node = false;  // run the workload in its own network namespace
+  NodesSpec nodes;    // [nodes]: client nodes (remote agents); none = the local generator
 
   std::string source;  // the file name, for messages
   std::string text;    // the TOML text

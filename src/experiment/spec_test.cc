@@ -95,6 +95,38 @@ TEST(Spec, NegativeRateIsRejectedWithItsLine) {
   EXPECT_NE(knee.find("sweep.low"), std::string::npos) << knee;
 }
 
+TEST(Spec, NodesNameSshClientsAndTheWorkloadsAddress) {
+  auto r = ParseSpec(std::string(kMinimal) +
+                         "[nodes]\nclients = [\"ssh:client1\", \"ssh:root@10.0.0.3\"]\n"
+                         "workload_address = \"10.0.0.1\"\nssh_config = \"/etc/ream/ssh_config\"\n"
+                         "on_agent_loss = \"continue\"\n",
+                     "x.toml");
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_TRUE(r->nodes.remote());
+  EXPECT_EQ(r->nodes.client_hosts, (std::vector<std::string>{"client1", "root@10.0.0.3"}));
+  EXPECT_EQ(r->nodes.workload_address, "10.0.0.1");
+  EXPECT_EQ(r->nodes.on_agent_loss, "continue");
+  EXPECT_EQ(r->ToJson()["nodes"]["clients"][1], "ssh:root@10.0.0.3");
+  // Without [nodes]: the local generator, as before.
+  EXPECT_FALSE(ParseSpec(kMinimal, "x.toml")->nodes.remote());
+}
+
+TEST(Spec, NodesRefuseWhatSshCannotMean) {
+  std::string bad = Err(std::string(kMinimal) + "[nodes]\nclients = [\"client1\"]\nworkload_address = \"a\"\n");
+  EXPECT_NE(bad.find("x.toml:7"), std::string::npos) << bad;
+  EXPECT_NE(bad.find("ssh:HOST"), std::string::npos) << bad;
+  std::string opt = Err(std::string(kMinimal) + "[nodes]\nclients = [\"ssh:-oProxyCommand=x\"]\nworkload_address = \"a\"\n");
+  EXPECT_NE(opt.find("ssh:HOST"), std::string::npos) << opt;
+  std::string addr = Err(std::string(kMinimal) + "[nodes]\nclients = [\"ssh:client1\"]\n");
+  EXPECT_NE(addr.find("workload_address is required"), std::string::npos) << addr;
+  std::string twice =
+      Err(std::string(kMinimal) + "[nodes]\nclients = [\"ssh:a\", \"ssh:a\"]\nworkload_address = \"x\"\n");
+  EXPECT_NE(twice.find("twice"), std::string::npos) << twice;
+  std::string loss = Err(std::string(kMinimal) +
+                         "[nodes]\nclients = [\"ssh:a\"]\nworkload_address = \"x\"\non_agent_loss = \"retry\"\n");
+  EXPECT_NE(loss.find("on_agent_loss"), std::string::npos) << loss;
+}
+
 // Every shipped example parses and plans: a spec users copy from must not be broken.
 TEST(Spec, EveryShippedExampleParses) {
   int seen = 0;

@@ -25,7 +25,8 @@ std::vector<std::string> WorkloadArgv(const ExperimentSpec& spec, const Prepared
   std::vector<std::string> argv;
   if (!w.builtin.empty()) {
     argv = {prep.ream, "serve", w.builtin, "--port", "0", "--threads", std::to_string(threads)};
-    if (prep.partitions.at(run.partition.Label()).node) {
+    // In a node, or reached by remote client nodes: on every address, not loopback only.
+    if (prep.partitions.at(run.partition.Label()).node || spec.nodes.remote()) {
       argv.push_back("--bind");
       argv.push_back("0.0.0.0");
     }

@@ -91,7 +91,7 @@ Result<LoadResult> RunLoad(const LoadOptions& o) {
   }
   std::atomic<bool> cancel{false};
   std::atomic<int> running{o.threads};
-  const int64_t start_ns = MonotonicNowNs() + 5'000'000;
+  const int64_t start_ns = std::max(MonotonicNowNs() + 5'000'000, o.start_at_ns);
   std::vector<std::thread> threads;
   for (auto& s : states) {
     ThreadState* sp = s.get();

@@ -84,6 +84,10 @@ struct LoadOptions {
   bool spin_wait = false;
   // A file descriptor (e.g. a signalfd) that, once readable, stops the run early (Cancelled).
   int cancel_fd = -1;
+  // The monotonic instant (this host's CLOCK_MONOTONIC, ns) at which the schedule starts, for
+  // agents on several hosts that start together (experiment/agent_protocol.h); 0, or an
+  // instant less than 5 ms away once the connections are up: 5 ms after they are.
+  int64_t start_at_ns = 0;
 };
 
 // InvalidArgument naming the first bad field.

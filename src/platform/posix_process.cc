@@ -7,6 +7,7 @@
 #include <grp.h>
 #include <linux/capability.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -45,10 +46,33 @@ void CloseFd(int& fd) {
   fd = -1;
 }
 
+// write(2) on a pipe whose reader may be gone, without the SIGPIPE that would kill ream: the
+// signal is blocked for the call and a pending one consumed (the usual recipe; pipes have no
+// MSG_NOSIGNAL). errno is write's.
+ssize_t WriteNoSigpipe(int fd, const char* data, size_t size) {
+  sigset_t pipe_set, old;
+  sigemptyset(&pipe_set);
+  sigaddset(&pipe_set, SIGPIPE);
+  sigset_t pending;
+  sigemptyset(&pending);
+  bool was_pending = ::sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE);
+  ::pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
+  ssize_t n = ::write(fd, data, size);
+  int e = errno;
+  if (n < 0 && e == EPIPE && !was_pending) {
+    struct timespec zero = {0, 0};
+    while (::sigtimedwait(&pipe_set, nullptr, &zero) < 0 && errno == EINTR) {
+    }
+  }
+  ::pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  errno = e;
+  return n;
+}
+
 class PosixChild final : public ChildProcess {
  public:
-  PosixChild(pid_t pid, int pidfd, int stdout_fd, std::function<void(const std::string&)> on_line)
-      : pid_(pid), pidfd_(pidfd), stdout_fd_(stdout_fd), on_line_(std::move(on_line)) {
+  PosixChild(pid_t pid, int pidfd, int stdout_fd, int stdin_fd, std::function<void(const std::string&)> on_line)
+      : pid_(pid), pidfd_(pidfd), stdout_fd_(stdout_fd), stdin_fd_(stdin_fd), on_line_(std::move(on_line)) {
     if (stdout_fd_ >= 0) {
       int p[2];
       if (::pipe2(p, O_CLOEXEC) == 0) {
@@ -75,6 +99,7 @@ class PosixChild final : public ChildProcess {
       reader_.join();
     }
     CloseFd(stdout_fd_);
+    CloseFd(stdin_fd_);
     CloseFd(wake_r_);
     CloseFd(wake_w_);
     CloseFd(pidfd_);
@@ -152,6 +177,40 @@ class PosixChild final : public ChildProcess {
     return cv_.wait_for(lock, timeout, [this] { return eof_; });
   }
 
+  Status WriteStdin(const std::string& data, std::chrono::milliseconds timeout) override {
+    std::lock_guard<std::mutex> lock(stdin_mu_);
+    if (stdin_fd_ < 0) return ChildProcess::WriteStdin(data, timeout);
+    auto deadline = std::chrono::steady_clock::now() + timeout;
+    size_t done = 0;
+    while (done < data.size()) {
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+      if (left.count() <= 0) {
+        return Timeout("the stdin of process " + std::to_string(pid_) + " stayed full for " +
+                       std::to_string(timeout.count()) + " ms");
+      }
+      struct pollfd pfd = {stdin_fd_, POLLOUT, 0};
+      int r = ::poll(&pfd, 1, static_cast<int>(std::min<int64_t>(left.count(), 1000)));
+      if (r < 0 && errno == EINTR) continue;
+      if (r <= 0) continue;
+      if (pfd.revents & (POLLERR | POLLHUP | POLLNVAL)) {
+        return Unavailable("process " + std::to_string(pid_) + " closed its stdin (it has exited)");
+      }
+      ssize_t n = WriteNoSigpipe(stdin_fd_, data.data() + done, data.size() - done);
+      if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+      if (n < 0 && errno == EPIPE) {
+        return Unavailable("process " + std::to_string(pid_) + " closed its stdin (it has exited)");
+      }
+      if (n < 0) return ErrnoStatus(errno, "writing to the stdin of process " + std::to_string(pid_));
+      done += static_cast<size_t>(n);
+    }
+    return Status::Ok();
+  }
+
+  void CloseStdin() override {
+    std::lock_guard<std::mutex> lock(stdin_mu_);
+    CloseFd(stdin_fd_);
+  }
+
  private:
   void ReadLoop() {
     std::string partial;
@@ -206,6 +265,8 @@ class PosixChild final : public ChildProcess {
   pid_t pid_;
   int pidfd_;
   int stdout_fd_;
+  int stdin_fd_;
+  std::mutex stdin_mu_;
   int wake_r_ = -1, wake_w_ = -1;
   std::function<void(const std::string&)> on_line_;
   std::optional<ProcessExit> exit_;
@@ -280,12 +341,23 @@ Result<std::unique_ptr<ChildProcess>> PosixSpawn(const SpawnOptions& o,
     netns_fd = ::open(o.netns_path.c_str(), O_RDONLY | O_CLOEXEC);
     if (netns_fd < 0) return ErrnoStatus(errno, "open network namespace " + o.netns_path);
   }
-  int go[2] = {-1, -1}, err[2] = {-1, -1}, out[2] = {-1, -1};
+  int go[2] = {-1, -1}, err[2] = {-1, -1}, out[2] = {-1, -1}, in[2] = {-1, -1};
+  int errfile = -1;
   auto close_all = [&] {
-    for (int* fd : {&go[0], &go[1], &err[0], &err[1], &out[0], &out[1], &netns_fd}) CloseFd(*fd);
+    for (int* fd : {&go[0], &go[1], &err[0], &err[1], &out[0], &out[1], &in[0], &in[1], &errfile, &netns_fd}) {
+      CloseFd(*fd);
+    }
   };
+  if (!o.stderr_path.empty()) {
+    errfile = ::open(o.stderr_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (errfile < 0) {
+      Status s = ErrnoStatus(errno, "open " + o.stderr_path + " for the stderr of '" + o.argv[0] + "'");
+      close_all();
+      return s;
+    }
+  }
   if (::pipe2(go, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0 ||
-      (o.capture_stdout && ::pipe2(out, O_CLOEXEC) != 0)) {
+      (o.capture_stdout && ::pipe2(out, O_CLOEXEC) != 0) || (o.pipe_stdin && ::pipe2(in, O_CLOEXEC) != 0)) {
     Status s = ErrnoStatus(errno, "pipe");
     close_all();
     return s;
@@ -345,12 +417,16 @@ Result<std::unique_ptr<ChildProcess>> PosixSpawn(const SpawnOptions& o,
       if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) ChildFail(err[1], errno, fail_nnp.c_str());
     }
     if (o.capture_stdout) ::dup2(out[1], 1);
+    if (o.pipe_stdin) ::dup2(in[0], 0);
+    if (errfile >= 0) ::dup2(errfile, 2);
     ::execve(exe.c_str(), args.data(), envp.data());
     ChildFail(err[1], errno, "exec");
   }
   CloseFd(go[0]);
   CloseFd(err[1]);
   CloseFd(out[1]);
+  CloseFd(in[0]);
+  CloseFd(errfile);
   CloseFd(netns_fd);
   auto abort_child = [&](Status s) -> Status {
     ::kill(pid, SIGKILL);
@@ -396,8 +472,15 @@ Result<std::unique_ptr<ChildProcess>> PosixSpawn(const SpawnOptions& o,
   CloseFd(err[0]);
   int stdout_fd = out[0];
   out[0] = -1;
+  int stdin_fd = in[1];
+  in[1] = -1;
+  if (stdin_fd >= 0) {
+    // Writes never block ream for longer than WriteStdin's timeout.
+    int fl = ::fcntl(stdin_fd, F_GETFL);
+    if (fl >= 0) (void)::fcntl(stdin_fd, F_SETFL, fl | O_NONBLOCK);
+  }
   return std::unique_ptr<ChildProcess>(
-      new PosixChild(pid, pidfd, stdout_fd, o.on_stdout_line));
+      new PosixChild(pid, pidfd, stdout_fd, stdin_fd, o.on_stdout_line));
 }
 
 }  // namespace ream

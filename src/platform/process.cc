@@ -12,6 +12,10 @@ std::string ProcessExit::Describe() const {
          (abbrev ? std::string(" (SIG") + abbrev + ")" : std::string());
 }
 
+Status ChildProcess::WriteStdin(const std::string& /*data*/, std::chrono::milliseconds /*timeout*/) {
+  return Unsupported("the stdin of process " + std::to_string(pid()) + " is not a pipe (SpawnOptions::pipe_stdin)");
+}
+
 Result<std::unique_ptr<ChildProcess>> Platform::Spawn(const SpawnOptions& options) {
   return Unsupported("this platform cannot start processes ('" +
                      (options.argv.empty() ? std::string() : options.argv[0]) + "')");

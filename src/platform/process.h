@@ -43,6 +43,13 @@ struct SpawnOptions {
   bool kill_with_parent = true;
   // Extra environment variables (NAME, value) on top of ream's own environment.
   std::vector<std::pair<std::string, std::string>> env;
+  // true: the child's stdin is a pipe that ChildProcess::WriteStdin feeds and CloseStdin ends
+  // (an agent behind `ssh` reads its requests there and exits when it closes). false: the
+  // child's stdin is inherited from ream.
+  bool pipe_stdin = false;
+  // Non-empty: the child's stderr goes to this file (created or truncated), for a caller that
+  // reads what the child said when it failed (ssh's "Permission denied", say).
+  std::string stderr_path;
   // Called in the parent once the child has joined `join_files`, just before it is let go to
   // exec: what is read here (a cgroup's counters, say) precedes everything the child runs.
   std::function<void()> before_exec;
@@ -87,6 +94,12 @@ class ChildProcess {
   // read and passed on — or `timeout` passes. true when it has. A process that has exited may
   // still have lines in the pipe: read its output after this, not after Wait alone.
   virtual bool WaitForOutputEnd(std::chrono::milliseconds timeout) = 0;
+  // With pipe_stdin: writes all of `data` to the child's stdin. Unavailable when the child has
+  // closed its end (it exited: EPIPE, never a SIGPIPE in ream), Timeout when the pipe stayed full
+  // for `timeout`; Unsupported without pipe_stdin.
+  virtual Status WriteStdin(const std::string& data, std::chrono::milliseconds timeout);
+  // With pipe_stdin: closes ream's end, so the child reads end-of-file. Idempotent.
+  virtual void CloseStdin() {}
 };
 
 }  // namespace ream

@@ -169,5 +169,52 @@ TEST(Platform, DeviceOfNamesTheFilesystemDevice) {
   EXPECT_FALSE(p->DeviceOf("/nonexistent-ream").ok());
 }
 
+// The agent sessions' plumbing (experiment/remote_driver.cc): requests on the child's stdin,
+// its end closed to say "finish", its stderr in a file, and a write to a child that has gone
+// reported, not a SIGPIPE.
+TEST(Spawn, StdinPipeFeedsTheChildAndClosingItEndsIt) {
+  auto p = MakePosixPlatform();
+  std::string err_path = "/tmp/ream-process-test-" + std::to_string(p->ProcessId()) + ".err";
+  SpawnOptions o;
+  o.argv = {"sh", "-c", "while read l; do echo \"got $l\"; done; echo bye >&2"};
+  o.pipe_stdin = true;
+  o.capture_stdout = true;
+  o.stderr_path = err_path;
+  auto child = p->Spawn(o);
+  ASSERT_TRUE(child.ok()) << child.status().message();
+  ASSERT_TRUE((*child)->WriteStdin("one\ntwo\n", milliseconds(2000)).ok());
+  auto line = (*child)->WaitForLine([](const std::string& l) { return l == "got two"; }, milliseconds(5000));
+  ASSERT_TRUE(line.ok()) << line.status().message();
+  (*child)->CloseStdin();
+  auto exit = (*child)->Wait(milliseconds(5000));
+  ASSERT_TRUE(exit.ok());
+  EXPECT_EQ(exit->exit_code, 0);
+  EXPECT_EQ(*p->ReadFile(err_path), "bye\n");
+  (void)p->RemoveFile(err_path);
+  // Written to after it exited: Unavailable, and this process is still here.
+  Status late = (*child)->WriteStdin("three\n", milliseconds(1000));
+  EXPECT_FALSE(late.ok());
+}
+
+TEST(Spawn, WritingToAChildThatClosedItsStdinIsAnErrorNotASignal) {
+  auto p = MakePosixPlatform();
+  SpawnOptions o;
+  o.argv = {"sh", "-c", "exec 0<&-; sleep 5"};
+  o.pipe_stdin = true;
+  auto child = p->Spawn(o);
+  ASSERT_TRUE(child.ok());
+  Status st;
+  for (int i = 0; i < 100 && st.ok(); ++i) {
+    st = (*child)->WriteStdin(std::string(4096, 'x'), milliseconds(500));
+    if (st.ok()) p->SleepFor(milliseconds(20));
+  }
+  EXPECT_EQ(st.code(), StatusCode::kUnavailable) << st.message();
+  SpawnOptions plain;
+  plain.argv = {"true"};
+  auto no_pipe = p->Spawn(plain);
+  ASSERT_TRUE(no_pipe.ok());
+  EXPECT_EQ((*no_pipe)->WriteStdin("x", milliseconds(100)).code(), StatusCode::kUnsupported);
+}
+
 }  // namespace
 }  // namespace ream

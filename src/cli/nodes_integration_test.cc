@@ -1,0 +1,436 @@
+// Client nodes over OpenSSH end to end (issue 19): two network namespaces, each running its own
+// Debian sshd (a throwaway host key and authorized key made here, listening only inside its
+// namespace), reached by `ream run` through a [nodes] spec. The merged point must equal one
+// generator at the same total rate within noise; a killed agent must give an invalid point
+// naming it, no hang, and no agent left; ssh's refusals must read clearly.
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "analysis/stats.h"
+#include "load/histogram.h"
+#include "platform/stall_probe.h"
+#include "store/store.h"
+
+namespace ream {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+struct Exec {
+  int code = -1;
+  std::string output;
+};
+
+Exec Sh(const std::string& cmd) {
+  Exec e;
+  FILE* f = popen((cmd + " 2>&1").c_str(), "r");
+  if (!f) return e;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, f)) > 0) e.output.append(buf, n);
+  int st = pclose(f);
+  e.code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+  return e;
+}
+
+std::string Read(const std::string& path) {
+  std::ifstream f(path);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+// The pids of `ream agent` processes in namespace `ns` (argv[1] == "agent").
+std::vector<int> AgentsIn(const std::string& ns) {
+  std::vector<int> out;
+  std::istringstream pids(Sh("ip netns pids " + ns).output);
+  for (int pid; pids >> pid;) {
+    std::string cmd = Read("/proc/" + std::to_string(pid) + "/cmdline");
+    std::vector<std::string> argv;
+    std::string cur;
+    for (char c : cmd) {
+      if (c == '\0') {
+        argv.push_back(cur);
+        cur.clear();
+      } else {
+        cur += c;
+      }
+    }
+    if (argv.size() >= 2 && argv[1] == "agent" && fs::path(argv[0]).filename().string().rfind("ream", 0) == 0) {
+      out.push_back(pid);
+    }
+  }
+  return out;
+}
+
+// Agents exit when their session closes; allow them a moment.
+bool NoAgentsLeft(const std::vector<std::string>& namespaces) {
+  auto deadline = Clock::now() + std::chrono::seconds(5);
+  for (;;) {
+    bool none = true;
+    for (const auto& ns : namespaces) none = none && AgentsIn(ns).empty();
+    if (none) return true;
+    if (Clock::now() > deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+}
+
+class NodesIntegration : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    if (geteuid() != 0) return;
+    if (!fs::exists("/usr/sbin/sshd")) return;
+    // What an earlier run of this test left when it was killed (its namespaces hold the same
+    // addresses): the namespaces of pids that no longer exist.
+    {
+      std::istringstream list(Sh("ip netns list").output);
+      for (std::string line; std::getline(list, line);) {
+        std::string ns = line.substr(0, line.find(' '));
+        if (ns.rfind("reamnodes", 0) != 0 || ns.size() < 11) continue;
+        std::string pid = ns.substr(9, ns.size() - 10);
+        if (fs::exists("/proc/" + pid)) continue;
+        Sh("ip netns pids " + ns + " | xargs -r kill -9");
+        Sh("ip netns del " + ns);
+      }
+    }
+    const std::string tag = std::to_string(getpid() % 100000);
+    dir_ = new std::string((fs::temp_directory_path() / ("ream-nodes-it-" + tag)).string());
+    fs::remove_all(*dir_);
+    fs::create_directories(*dir_);
+    const std::string& d = *dir_;
+    ok_ = false;
+    auto must = [&](const std::string& cmd) {
+      Exec e = Sh(cmd);
+      if (e.code != 0) setup_error_ += "'" + cmd + "' failed: " + e.output + "\n";
+      return e.code == 0;
+    };
+    // sshd's privilege-separation directory; created (and later removed) only when absent.
+    if (!fs::exists("/run/sshd")) {
+      fs::create_directories("/run/sshd");
+      made_run_sshd_ = true;
+    }
+    if (!must("ssh-keygen -q -t ed25519 -N '' -f " + d + "/host_key") ||
+        !must("ssh-keygen -q -t ed25519 -N '' -f " + d + "/other_host_key") ||
+        !must("ssh-keygen -q -t ed25519 -N '' -f " + d + "/client_key") ||
+        !must("ssh-keygen -q -t ed25519 -N '' -f " + d + "/stranger_key") ||
+        !must("cp " + d + "/client_key.pub " + d + "/authorized_keys")) {
+      return;
+    }
+    std::string host_pub = Read(d + "/host_key.pub");
+    std::string other_pub = Read(d + "/other_host_key.pub");
+    std::ofstream known(d + "/known_hosts"), wrong(d + "/known_hosts_wrong"), cfg(d + "/ssh_config");
+    for (int i = 0; i < 2; ++i) {
+      std::string ns = "reamnodes" + tag + (i ? "b" : "a");
+      std::string veth_host = "rn" + tag + (i ? "b" : "a");
+      std::string veth_ns = veth_host + "n";
+      std::string net = "10.213." + std::to_string(i + 1);
+      namespaces_.push_back(ns);
+      if (!must("ip netns add " + ns) ||
+          !must("ip link add " + veth_host + " type veth peer name " + veth_ns + " netns " + ns) ||
+          !must("ip addr add " + net + ".1/24 dev " + veth_host) || !must("ip link set " + veth_host + " up") ||
+          !must("ip -n " + ns + " addr add " + net + ".2/24 dev " + veth_ns) ||
+          !must("ip -n " + ns + " link set " + veth_ns + " up") || !must("ip -n " + ns + " link set lo up") ||
+          !must("ip -n " + ns + " route add default via " + net + ".1")) {
+        return;
+      }
+      std::string cache = d + "/cache" + std::to_string(i);
+      std::ofstream(d + "/sshd" + std::to_string(i) + ".conf")
+          << "ListenAddress " << net << ".2\nPort 22\nHostKey " << d << "/host_key\n"
+          << "AuthorizedKeysFile " << d << "/authorized_keys\nPubkeyAuthentication yes\n"
+          << "PasswordAuthentication yes\nKbdInteractiveAuthentication no\nPermitRootLogin prohibit-password\n"
+          << "StrictModes no\nUsePAM no\nPidFile none\nSubsystem sftp internal-sftp\n"
+          << "SetEnv XDG_CACHE_HOME=" << cache << "\nLogLevel ERROR\n";
+      pid_t pid = fork();
+      if (pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);  // a killed test leaves no sshd listening
+        std::string log = d + "/sshd" + std::to_string(i) + ".log";
+        int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        if (fd >= 0) {
+          dup2(fd, 1);
+          dup2(fd, 2);
+        }
+        execlp("ip", "ip", "netns", "exec", ns.c_str(), "/usr/sbin/sshd", "-D", "-e", "-f",
+               (d + "/sshd" + std::to_string(i) + ".conf").c_str(), static_cast<char*>(nullptr));
+        _exit(127);
+      }
+      sshd_pids_.push_back(pid);
+      std::string alias = i ? "cnb" : "cna";
+      known << net << ".2 " << host_pub;
+      wrong << net << ".2 " << other_pub;
+      for (const auto& [name, key, hosts] :
+           std::vector<std::tuple<std::string, std::string, std::string>>{{alias, "client_key", "known_hosts"},
+                                                                           {alias + "-stranger", "stranger_key", "known_hosts"},
+                                                                           {alias + "-wrongkey", "client_key", "known_hosts_wrong"}}) {
+        cfg << "Host " << name << "\n  HostName " << net << ".2\n  User root\n  IdentityFile " << d << "/" << key
+            << "\n  IdentitiesOnly yes\n  UserKnownHostsFile " << d << "/" << hosts
+            << "\n  GlobalKnownHostsFile /dev/null\n  StrictHostKeyChecking yes\n  LogLevel ERROR\n";
+      }
+    }
+    known.close();
+    wrong.close();
+    cfg.close();
+    // Both sshds answer before any test runs.
+    auto deadline = Clock::now() + std::chrono::seconds(10);
+    for (const char* alias : {"cna", "cnb"}) {
+      for (;;) {
+        Exec e = Sh("ssh -F " + d + "/ssh_config -o BatchMode=yes " + alias + " true");
+        if (e.code == 0) break;
+        if (Clock::now() > deadline) {
+          setup_error_ += std::string("sshd for ") + alias + " never answered: " + e.output + Read(d + "/sshd0.log");
+          return;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      }
+    }
+    ok_ = true;
+  }
+
+  static void TearDownTestSuite() {
+    for (pid_t pid : sshd_pids_) {
+      kill(pid, SIGTERM);
+      int st;
+      waitpid(pid, &st, 0);
+    }
+    sshd_pids_.clear();
+    // Whatever still runs in the namespaces (sessions of the sshds), then the namespaces: their
+    // veth ends go with them, and the host ends with those.
+    for (const auto& ns : namespaces_) {
+      Sh("ip netns pids " + ns + " | xargs -r kill -9");
+      Sh("ip netns del " + ns);
+    }
+    namespaces_.clear();
+    if (made_run_sshd_) fs::remove_all("/run/sshd");
+    if (dir_) {
+      fs::remove_all(*dir_);
+      delete dir_;
+      dir_ = nullptr;
+    }
+  }
+
+  void SetUp() override {
+    if (geteuid() != 0) GTEST_SKIP() << "needs root (network namespaces, sshd)";
+    if (!fs::exists("/usr/sbin/sshd")) GTEST_SKIP() << "needs Debian's openssh-server (scripts/install-deps)";
+    ASSERT_TRUE(ok_) << setup_error_;
+    db_ = *dir_ + "/" + ::testing::UnitTest::GetInstance()->current_test_info()->name() + ".db";
+  }
+
+  std::string Spec(const std::string& name, const std::string& nodes, const std::string& qps) {
+    std::string path = *dir_ + "/" + name + ".toml";
+    std::ofstream(path) << "name = \"" << name << "\"\nscenarios = [\"1-ST\"]\n"
+                        << "[workload]\nbuiltin = \"synthetic\"\nargs = [\"--service\", \"exp:100us\"]\nthreads = 1\n"
+                        << "[load]\nconnections = 4\nwarmup = \"500ms\"\nduration = \"2s\"\n"
+                        << "response_timeout = \"500ms\"\ntimely_tolerance = \"500us\"\n"
+                        << "[sweep]\nqps = [" << qps << "]\n[qos]\ntarget = \"5ms\"\n"
+                        << "[nodes]\n" << nodes << "ssh_config = \"" << *dir_ << "/ssh_config\"\n"
+                        << "workload_address = \"10.213.1.1\"\n"
+                        // This one host has 2 CPUs: the workload on CPU 0, every generator on
+                        // CPU 1 (the agents here, the single generator below), so both sides of
+                        // the comparison share the same CPUs.
+                        << "client_cpus = \"1\"\n";
+    return path;
+  }
+
+  Exec Run(const std::string& spec) { return Sh(std::string(REAM_BINARY) + " run " + spec + " --db " + db_); }
+
+  std::vector<PointRecord> Points(const std::string& experiment) {
+    auto s = Store::OpenReadOnly(db_);
+    if (!s.ok()) return {};
+    auto e = s->FindExperiment(experiment);
+    if (!e.ok() || !e->has_value()) return {};
+    auto runs = s->ListRuns((*e)->id);
+    if (!runs.ok() || runs->empty()) return {};
+    auto points = s->ListPoints((*runs)[0].id);
+    return points.ok() ? *points : std::vector<PointRecord>{};
+  }
+
+  static std::string* dir_;
+  static bool ok_;
+  static bool made_run_sshd_;
+  static std::string setup_error_;
+  static std::vector<std::string> namespaces_;
+  static std::vector<pid_t> sshd_pids_;
+  std::string db_;
+};
+
+std::string* NodesIntegration::dir_ = nullptr;
+bool NodesIntegration::ok_ = false;
+bool NodesIntegration::made_run_sshd_ = false;
+std::string NodesIntegration::setup_error_;
+std::vector<std::string> NodesIntegration::namespaces_;
+std::vector<pid_t> NodesIntegration::sshd_pids_;
+
+Histogram LatencyOf(const nlohmann::json& generator) {
+  auto h = Histogram::Decode(generator["histograms"]["latency_ns"].get<std::string>());
+  return h.ok() ? *h : Histogram();
+}
+
+bool Overlap(const analysis::PercentileCi& a, const analysis::PercentileCi& b) { return a.low <= b.high && b.low <= a.high; }
+
+TEST_F(NodesIntegration, TwoSshClientsMergeToWhatOneGeneratorMeasures) {
+  const double qps = 2000;
+  Exec remote = Run(Spec("remote", "clients = [\"ssh:cna\", \"ssh:cnb\"]\n", "2000"));
+  ASSERT_EQ(remote.code, 0) << remote.output;
+  // Neither namespace had ream: the binary was copied to each, and said so.
+  EXPECT_NE(remote.output.find("ssh:cna: has no ream on its PATH; copied this ream"), std::string::npos)
+      << remote.output;
+  EXPECT_NE(remote.output.find("ssh:cnb: has no ream on its PATH; copied this ream"), std::string::npos)
+      << remote.output;
+  auto points = Points("remote");
+  ASSERT_EQ(points.size(), 1u) << remote.output;
+  const PointRecord& p = points[0];
+  ASSERT_EQ(p.status, PointStatus::kOk) << p.failure;
+  ASSERT_TRUE(p.generator.contains("agents")) << p.generator.dump();
+  ASSERT_EQ(p.generator["agents"].size(), 2u);
+  uint64_t issued_by_agents = 0;
+  for (const auto& a : p.generator["agents"]) {
+    EXPECT_NEAR(a["target_qps"].get<double>(), qps / 2, 1e-9);
+    issued_by_agents += a["issued"].get<uint64_t>();
+    // Both namespaces share this host's clock: the offset measured is within the round trip.
+    EXPECT_LE(std::abs(a["clock"]["offset_ns"].get<int64_t>()), a["clock"]["rtt_ns"].get<int64_t>() + 50'000)
+        << a.dump();
+    EXPECT_GE(a["clock"]["samples"].get<int>(), 5);
+  }
+  EXPECT_EQ(static_cast<uint64_t>(*p.issued), issued_by_agents);
+  EXPECT_TRUE(NoAgentsLeft(namespaces_));
+
+  // One generator at the same total rate, from one client namespace over the same kind of
+  // path, against the same server (its builtin, on the CPU the scenario gave it: CPU 0).
+  Exec serve_port = Sh("taskset -c 0 " + std::string(REAM_BINARY) +
+                       " serve synthetic --bind 0.0.0.0 --port 0 --threads 1 --service exp:100us > " + *dir_ +
+                       "/serve.out 2>&1 & echo $!");
+  int serve_pid = std::atoi(serve_port.output.c_str());
+  std::string ready;
+  for (int i = 0; i < 400 && ready.find('\n', ready.find("ready ")) == std::string::npos; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    ready = Read(*dir_ + "/serve.out");
+  }
+  ASSERT_NE(ready.find("ready "), std::string::npos) << "the server never became ready: " << ready;
+  std::string port = ready.substr(ready.find(':', ready.find("ready ")) + 1);
+  port = port.substr(0, port.find_first_not_of("0123456789"));
+  Exec local = Sh("ip netns exec " + namespaces_[0] + " " + REAM_BINARY + " load --target 10.213.1.1:" + port +
+                  " --protocol ream --qps 2000 --duration 2s --warmup 500ms --connections 4 --keys 100000"
+                  " --timely-tolerance 500us --response-timeout 500ms --cpus 1 --json " + *dir_ + "/local.json");
+  kill(serve_pid, SIGTERM);
+  ASSERT_EQ(local.code, 0) << local.output;
+  nlohmann::json one = nlohmann::json::parse(Read(*dir_ + "/local.json"));
+
+  // The achieved rate: both within the schedule's own Poisson spread of the target.
+  double limit = 3.0 / std::sqrt(qps * 2.0);
+  EXPECT_NEAR(*p.achieved_qps / qps, 1.0, limit);
+  EXPECT_NEAR(one["achieved_qps"].get<double>() / qps, 1.0, limit);
+  // p50 and p99: the merged histogram's confidence intervals overlap the single generator's.
+  // The store keeps the point's histograms in rows of their own (kind "sojourn").
+  Histogram merged;
+  {
+    auto s = Store::OpenReadOnly(db_);
+    ASSERT_TRUE(s.ok());
+    auto hs = s->GetHistograms(p.id);
+    ASSERT_TRUE(hs.ok() && hs->count(kHistSojourn));
+    merged = hs->at(kHistSojourn);
+  }
+  Histogram single = LatencyOf(one);
+  ASSERT_GT(merged.count(), 1000u) << p.generator["invalid_reasons"].dump() << p.generator["agents"].dump().substr(0, 2000);
+  // The percentiles compare two runs made one after the other: on a host whose CPUs stall
+  // (other builds, a hypervisor) both are the host's, not the generators' (measured here at
+  // 36-61 % of a pinned spin loop's time lost, p50 334 us in one run and 864 us in the next);
+  // they are then printed, not judged, as the model tests do (platform/stall_probe.h).
+  const bool quiet = MachineIsQuiet();
+  for (double q : {0.50, 0.99}) {
+    auto a = analysis::PercentileConfidence(merged, q, 0.99);
+    auto b = analysis::PercentileConfidence(single, q, 0.99);
+    ASSERT_TRUE(a && b);
+    std::ostringstream what;
+    what << "p" << q * 100 << ": agents " << a->value / 1e3 << " us [" << a->low / 1e3 << ", " << a->high / 1e3
+         << "], one generator " << b->value / 1e3 << " us [" << b->low / 1e3 << ", " << b->high / 1e3 << "]";
+    std::printf("%s\n", what.str().c_str());
+    if (quiet) {
+      EXPECT_TRUE(Overlap(*a, *b)) << what.str();
+    } else {
+      std::printf("  (not judged: this host's CPUs stall more than 1 %% of the time)\n");
+    }
+  }
+  // A second run finds the copies in the cache and copies nothing.
+  Exec again = Run(Spec("remote2", "clients = [\"ssh:cna\", \"ssh:cnb\"]\n", "1000"));
+  ASSERT_EQ(again.code, 0) << again.output;
+  EXPECT_EQ(again.output.find("copied this ream"), std::string::npos) << again.output;
+  EXPECT_TRUE(NoAgentsLeft(namespaces_));
+}
+
+TEST_F(NodesIntegration, AKilledAgentMakesThePointInvalidNamingItTheNextRunsOnTheOtherNoAgentIsLeft) {
+  std::string spec =
+      Spec("killed", "clients = [\"ssh:cna\", \"ssh:cnb\"]\non_agent_loss = \"continue\"\n", "1000, 1200");
+  Exec run;
+  auto t0 = Clock::now();
+  std::thread runner([&] { run = Run(spec); });
+  // The agent in the first namespace, once its generator runs (it has threads then), well
+  // inside the measured window.
+  int victim = -1;
+  auto deadline = Clock::now() + std::chrono::seconds(30);
+  while (victim < 0 && Clock::now() < deadline) {
+    for (int pid : AgentsIn(namespaces_[0])) {
+      std::error_code ec;
+      auto tasks = std::distance(fs::directory_iterator("/proc/" + std::to_string(pid) + "/task", ec),
+                                 fs::directory_iterator());
+      if (!ec && tasks >= 2) victim = pid;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  if (victim > 0) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1200));
+    kill(victim, SIGKILL);
+  }
+  runner.join();
+  double seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+  ASSERT_GT(victim, 0) << "no running agent found in " << namespaces_[0] << "; the run said:\n" << run.output;
+  // No hang: the level's window and the bounded waits, not a timeout's worth.
+  EXPECT_LT(seconds, 30.0) << run.output;
+  auto points = Points("killed");
+  ASSERT_GE(points.size(), 1u) << run.output;
+  EXPECT_EQ(points[0].valid, std::optional<bool>(false)) << points[0].generator.dump();
+  std::string reasons;
+  for (const auto& r : points[0].invalid_reasons) reasons += r + "\n";
+  EXPECT_NE(reasons.find("agent ssh:cna"), std::string::npos) << reasons;
+  // on_agent_loss = "continue": the next level runs on the other agent, at the whole rate.
+  EXPECT_EQ(run.code, 0) << run.output;
+  EXPECT_NE(run.output.find("agent ssh:cna lost"), std::string::npos) << run.output;
+  ASSERT_EQ(points.size(), 2u) << run.output;
+  const nlohmann::json& second = points[1].generator;
+  ASSERT_EQ(second["agents"].size(), 1u) << second.dump();
+  EXPECT_EQ(second["agents"][0]["name"], "ssh:cnb");
+  EXPECT_NEAR(second["agents"][0]["target_qps"].get<double>(), 1200, 1e-9);
+  EXPECT_NEAR(*points[1].achieved_qps / 1200, 1.0, 3.0 / std::sqrt(1200 * 2.0));
+  EXPECT_TRUE(NoAgentsLeft(namespaces_)) << "agents left in the namespaces";
+}
+
+TEST_F(NodesIntegration, PasswordHostAndHostKeyMismatchFailAtOnceWithTheReason) {
+  auto t0 = Clock::now();
+  Exec password = Run(Spec("password", "clients = [\"ssh:cna-stranger\"]\n", "1000"));
+  EXPECT_NE(password.code, 0);
+  EXPECT_NE(password.output.find("asked for a password or refused the key"), std::string::npos) << password.output;
+  EXPECT_NE(password.output.find("BatchMode=yes"), std::string::npos) << password.output;
+  Exec hostkey = Run(Spec("hostkey", "clients = [\"ssh:cnb-wrongkey\"]\n", "1000"));
+  EXPECT_NE(hostkey.code, 0);
+  EXPECT_NE(hostkey.output.find("host key of cnb-wrongkey does not match"), std::string::npos) << hostkey.output;
+  EXPECT_LT(std::chrono::duration<double>(Clock::now() - t0).count(), 20.0);
+  EXPECT_TRUE(NoAgentsLeft(namespaces_));
+}
+
+}  // namespace
+}  // namespace ream

@@ -1,0 +1,473 @@
+// The remote load driver: agents behind ssh sessions (experiment/remote_driver.h).
+#include "experiment/remote_driver.h"
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <cstdio>
+#include <deque>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+#include "experiment/agent_protocol.h"
+
+namespace ream {
+namespace {
+
+using nlohmann::json;
+using std::chrono::milliseconds;
+
+std::string Quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+// FNV-1a of the binary: a cached copy is this build's exactly, not one with the same version.
+std::string ContentKey(const std::string& bytes) {
+  uint64_t h = 1469598103934665603ULL;
+  for (unsigned char c : bytes) {
+    h ^= c;
+    h *= 1099511628211ULL;
+  }
+  char b[32];
+  std::snprintf(b, sizeof b, "%016llx", static_cast<unsigned long long>(h));
+  return b;
+}
+
+// The lines one ssh session's stdout delivered, for the thread that waits on them.
+struct Inbox {
+  std::mutex mu;
+  std::condition_variable cv;
+  std::deque<std::string> lines;
+};
+
+class AgentSession {
+ public:
+  AgentSession(std::string host, std::string stderr_path) : host_(std::move(host)), stderr_path_(std::move(stderr_path)) {}
+  ~AgentSession() { Close(milliseconds(3000)); }
+
+  const std::string& host() const { return host_; }
+  std::string name() const { return "ssh:" + host_; }
+
+  Status Start(Platform& p, const std::vector<std::string>& argv) {
+    SpawnOptions so;
+    so.argv = argv;
+    so.pipe_stdin = true;
+    so.capture_stdout = true;
+    so.stderr_path = stderr_path_;
+    auto inbox = inbox_;
+    so.on_stdout_line = [inbox](const std::string& line) {
+      std::lock_guard<std::mutex> lock(inbox->mu);
+      inbox->lines.push_back(line);
+      inbox->cv.notify_all();
+    };
+    auto child = p.Spawn(so);
+    if (!child.ok()) return child.status().Annotate("starting ssh to " + host_);
+    ssh_ = std::move(child).value();
+    return Status::Ok();
+  }
+
+  bool Alive() { return ssh_ && !ssh_->Poll(); }
+
+  // Why the session ended, from ssh's exit and what it wrote on stderr.
+  std::string WhyEnded(Platform& p) {
+    if (!ssh_) return "no ssh session";
+    auto e = ssh_->Poll();
+    std::string err;
+    if (auto text = p.ReadFile(stderr_path_); text.ok()) err = *text;
+    if (!e) return "the ssh session is still running";
+    if (e->signaled) {
+      std::string tail = Trim(err);
+      if (tail.size() > 300) tail = tail.substr(tail.size() - 300);
+      return "its ssh session was " + e->Describe() + (tail.empty() ? "" : " (stderr: " + tail + ")");
+    }
+    return "its ssh session ended (" + e->Describe() + "): " + agent::DescribeSshFailure(host_, e->exit_code, err);
+  }
+
+  Status Send(const json& message) {
+    if (!ssh_) return Unavailable("no ssh session to " + host_);
+    return ssh_->WriteStdin(message.dump() + "\n", milliseconds(5000));
+  }
+
+  // The next message of `type` (or "error") before `deadline_ns` (the platform's clock).
+  // Timeout past it; Unavailable when the session ended first. Other lines are dropped.
+  Result<json> Await(Platform& p, const std::string& type, int64_t deadline_ns) {
+    for (;;) {
+      std::optional<std::string> line;
+      {
+        std::unique_lock<std::mutex> lock(inbox_->mu);
+        if (inbox_->lines.empty()) inbox_->cv.wait_for(lock, milliseconds(20));
+        if (!inbox_->lines.empty()) {
+          line = std::move(inbox_->lines.front());
+          inbox_->lines.pop_front();
+        }
+      }
+      if (line) {
+        json m = json::parse(*line, nullptr, false);
+        if (m.is_discarded() || !m.is_object()) continue;  // not a protocol line
+        std::string t = m.value("type", "");
+        if (t == type || t == "error") return m;
+        continue;
+      }
+      if (!Alive()) {
+        // What it printed before ending is still in the pipe: read it, then say why.
+        if (ssh_) (void)ssh_->WaitForOutputEnd(milliseconds(500));
+        std::lock_guard<std::mutex> lock(inbox_->mu);
+        if (!inbox_->lines.empty()) continue;
+        return Unavailable(WhyEnded(p));
+      }
+      if (p.MonotonicNanos() > deadline_ns) return Timeout("no '" + type + "' message from the agent in time");
+    }
+  }
+
+  // Nothing waiting; returns the next message of `type` or "error" if one is there now.
+  std::optional<json> TryTake(const std::string& type) {
+    std::lock_guard<std::mutex> lock(inbox_->mu);
+    while (!inbox_->lines.empty()) {
+      std::string line = std::move(inbox_->lines.front());
+      inbox_->lines.pop_front();
+      json m = json::parse(line, nullptr, false);
+      if (m.is_discarded() || !m.is_object()) continue;
+      std::string t = m.value("type", "");
+      if (t == type || t == "error") return m;
+    }
+    return std::nullopt;
+  }
+
+  // Ends the session: the agent reads end-of-file and exits; ssh is killed if it lingers.
+  void Close(milliseconds grace) {
+    if (!ssh_) return;
+    ssh_->CloseStdin();
+    if (!ssh_->Poll()) (void)ssh_->Wait(grace);
+    if (!ssh_->Poll()) {
+      (void)ssh_->Signal(SIGKILL);
+      (void)ssh_->Wait(milliseconds(2000));
+    }
+  }
+  // ssh and whatever it started (a ProxyCommand; a stand-in's children in tests): the whole
+  // process group, which the spawn made ssh the leader of.
+  void Kill(Platform& p) {
+    if (ssh_ && !ssh_->Poll()) {
+      (void)p.Kill(-ssh_->pid(), SIGKILL);
+      (void)ssh_->Signal(SIGKILL);
+      (void)ssh_->Wait(milliseconds(2000));
+    }
+  }
+
+  bool lost = false;
+  std::string lost_why;
+  agent::ClockEstimate clock;
+
+ private:
+  std::string host_;
+  std::string stderr_path_;
+  std::shared_ptr<Inbox> inbox_ = std::make_shared<Inbox>();
+  std::unique_ptr<ChildProcess> ssh_;
+};
+
+class RemoteLoadDriver final : public LoadDriver {
+ public:
+  RemoteLoadDriver(Platform& p, RemoteDriverOptions o) : p_(p), o_(std::move(o)) {}
+  ~RemoteLoadDriver() override {
+    for (auto& s : sessions_) s->Close(milliseconds(3000));
+    sessions_.clear();
+    if (!scratch_.empty()) {
+      if (auto entries = p_.ListDir(scratch_); entries.ok()) {
+        for (const auto& e : *entries) (void)p_.RemoveFile(scratch_ + "/" + e.name);
+      }
+      (void)p_.RemoveDir(scratch_);
+    }
+  }
+  std::string_view name() const override { return "agents"; }
+
+  Result<DriverResult> Measure(const LoadOptions& lo, const DriverHooks& hooks) override {
+    if (!started_) {
+      REAM_RETURN_IF_ERROR(StartAll());
+      started_ = true;
+    }
+    std::vector<AgentSession*> active;
+    for (auto& s : sessions_) {
+      if (!s->lost) {
+        active.push_back(s.get());
+      } else if (!o_.continue_without_lost) {
+        return Unavailable("agent " + s->name() + " was lost at an earlier level (" + s->lost_why +
+                           "); [nodes] on_agent_loss = \"continue\" runs on with the other agents");
+      }
+    }
+    if (active.empty()) return Unavailable("no agent is left to drive the load (every client node was lost)");
+
+    std::vector<agent::AgentOutcome> outcomes(active.size());
+    int64_t max_rtt = 0;
+    for (size_t i = 0; i < active.size(); ++i) {
+      outcomes[i].name = active[i]->name();
+      Status st = SyncClock(*active[i]);
+      if (!st.ok()) Lose(*active[i], st.message());
+      outcomes[i].clock = active[i]->clock;
+      max_rtt = std::max(max_rtt, active[i]->clock.rtt_ns);
+    }
+    // A common start far enough ahead for every run message to arrive and every agent to
+    // connect (it wakes 300 ms before it to connect): 600 ms and 4 round trips.
+    const int64_t lead_ns = 600'000'000 + 4 * max_rtt;
+    const int64_t start_ns = p_.MonotonicNanos() + lead_ns;
+    const int n = static_cast<int>(active.size());
+    for (int i = 0; i < n; ++i) {
+      AgentSession& s = *active[static_cast<size_t>(i)];
+      agent::AgentOutcome& out = outcomes[static_cast<size_t>(i)];
+      LoadOptions share = agent::AgentShare(lo, i, n, o_.workload_host, start_ns + s.clock.offset_ns);
+      share.cpus = o_.agent_cpus;
+      out.target_qps = share.qps;
+      out.seed = share.seed;
+      out.start_at_ns = share.start_at_ns;
+      if (s.lost) {
+        out.failure = s.lost_why;
+        continue;
+      }
+      Status st = s.Send({{"type", "run"}, {"id", ++run_id_}, {"options", agent::LoadOptionsToJson(share)}});
+      if (!st.ok()) {
+        Lose(s, "the run request could not be sent: " + st.message());
+        out.failure = s.lost_why;
+      }
+    }
+    const int64_t window_start = start_ns + lo.warmup_ns;
+    const int64_t window_end = window_start + lo.duration_ns;
+    const int64_t give_up = window_end + lo.response_timeout_ns + o_.result_grace.count() * 1'000'000;
+    enum { kBefore, kIn, kAfter } window = kBefore;
+    std::vector<bool> done(active.size(), false);
+    for (size_t i = 0; i < active.size(); ++i) done[i] = active[i]->lost;
+    while (true) {
+      const int64_t now = p_.MonotonicNanos();
+      if (hooks.interrupted()) {
+        for (AgentSession* s : active) (void)s->Send({{"type", "stop"}});
+        if (window == kIn) hooks.window_ended();
+        return Cancelled("interrupted during the load level at " + std::to_string(lo.qps) + " QPS");
+      }
+      if (window == kBefore && now >= window_start) {
+        hooks.window_started();
+        window = kIn;
+      }
+      if (window == kIn && now >= window_end) {
+        hooks.window_ended();
+        window = kAfter;
+      }
+      bool all = true;
+      for (size_t i = 0; i < active.size(); ++i) {
+        if (done[i]) continue;
+        AgentSession& s = *active[i];
+        if (auto m = s.TryTake("result")) {
+          done[i] = true;
+          if (m->value("type", "") == "error") {
+            outcomes[i].failure = "the agent could not run the level: " + m->value("message", std::string("?"));
+          } else {
+            outcomes[i].result = std::move(*m);
+          }
+          continue;
+        }
+        if (!s.Alive()) {
+          // Its last words may still be in the pipe.
+          if (auto m = s.TryTake("result"); m && m->value("type", "") == "result") {
+            outcomes[i].result = std::move(*m);
+            done[i] = true;
+            continue;
+          }
+          Lose(s, "it ended during the level: " + s.WhyEnded(p_));
+          outcomes[i].failure = s.lost_why;
+          done[i] = true;
+          continue;
+        }
+        if (now > give_up) {
+          Lose(s, "it returned no result within " + std::to_string(o_.result_grace.count()) +
+                      " ms after the level's response timeout (the host stopped answering?)");
+          s.Kill(p_);
+          outcomes[i].failure = s.lost_why;
+          done[i] = true;
+          continue;
+        }
+        all = false;
+      }
+      if (all) break;
+      p_.SleepFor(milliseconds(10));
+    }
+    if (window == kBefore) {
+      hooks.window_started();
+      window = kIn;
+    }
+    if (window == kIn) hooks.window_ended();
+    DriverResult out;
+    auto merged = agent::MergeAgentResults(lo, outcomes);
+    if (merged.ok()) {
+      out.generator = std::move(merged).value();
+    } else {
+      out.no_result = merged.status();
+    }
+    return out;
+  }
+
+ private:
+  void Lose(AgentSession& s, const std::string& why) {
+    if (s.lost) return;
+    s.lost = true;
+    s.lost_why = why;
+    s.Kill(p_);
+    if (o_.note) o_.note("agent " + s.name() + " lost: " + why);
+  }
+
+  Status SyncClock(AgentSession& s) {
+    std::vector<agent::ClockSample> samples;
+    for (int k = 0; k < 7; ++k) {
+      agent::ClockSample c;
+      c.sent_ns = p_.MonotonicNanos();
+      REAM_RETURN_IF_ERROR(s.Send({{"type", "clock"}}));
+      auto m = s.Await(p_, "clock", c.sent_ns + 5'000'000'000);
+      if (!m.ok()) return m.status().Annotate("clock sample");
+      c.received_ns = p_.MonotonicNanos();
+      if (!m->contains("mono_ns")) return Corrupt("the agent's clock reply has no mono_ns: " + m->dump());
+      c.agent_ns = (*m)["mono_ns"].get<int64_t>();
+      samples.push_back(c);
+    }
+    s.clock = agent::BestClock(samples);
+    return Status::Ok();
+  }
+
+  Status StartAll() {
+    if (o_.hosts.empty()) return InvalidArgument("[nodes] names no client node");
+    if (o_.workload_host.empty()) {
+      return InvalidArgument("[nodes] workload_address is required with remote client nodes (the address at "
+                             "which they reach the workload)");
+    }
+    std::string base = o_.scratch_dir.empty() ? "/tmp" : o_.scratch_dir;
+    scratch_ = base + "/ream-agents-" + std::to_string(p_.ProcessId());
+    Status made = p_.MakeDir(scratch_);
+    if (!made.ok() && made.code() != StatusCode::kAlreadyExists) return made.Annotate("scratch directory");
+    auto local_arch = p_.Run({"uname", "-m"}, milliseconds(5000));
+    std::string arch = local_arch.ok() ? Trim(local_arch->out) : "";
+    auto bytes = p_.ReadFile(o_.ream_binary);
+    if (!bytes.ok()) return bytes.status().Annotate("reading this ream binary (" + o_.ream_binary + ") to identify it");
+    const std::string cached_name = "ream-" + ContentKey(*bytes);
+    // The hosts are probed (and given a copy) side by side, each in a thread of its own; the
+    // sessions are then started from this thread, which outlives them (a child gets SIGKILL
+    // when the thread that spawned it exits), and their hellos awaited together. The first
+    // failure in host order is reported.
+    const size_t n = o_.hosts.size();
+    std::vector<Result<std::string>> commands(n, Result<std::string>(Internal("not probed")));
+    {
+      std::vector<std::thread> threads;
+      for (size_t i = 0; i < n; ++i) {
+        threads.emplace_back([&, i] { commands[i] = RemoteCommand(o_.hosts[i], arch, cached_name); });
+      }
+      for (auto& t : threads) t.join();
+    }
+    for (size_t i = 0; i < n; ++i) REAM_RETURN_IF_ERROR(commands[i].status());
+    for (size_t i = 0; i < n; ++i) {
+      auto session = std::make_unique<AgentSession>(o_.hosts[i], scratch_ + "/agent" + std::to_string(i) + ".err");
+      AgentSession& s = *session;
+      sessions_.push_back(std::move(session));
+      REAM_RETURN_IF_ERROR(s.Start(p_, SshArgv(o_, o_.hosts[i], "exec " + *commands[i] + " agent")));
+      REAM_RETURN_IF_ERROR(s.Send({{"type", "hello"}, {"protocol", agent::kProtocolVersion}}));
+    }
+    const int64_t deadline = p_.MonotonicNanos() + o_.connect_timeout.count() * 1'000'000;
+    for (auto& s : sessions_) REAM_RETURN_IF_ERROR(AwaitHello(*s, deadline));
+    return Status::Ok();
+  }
+
+  // The agent's hello: its protocol must be this ream's.
+  Status AwaitHello(AgentSession& session, int64_t deadline_ns) {
+    const std::string& host = session.host();
+    auto hello = session.Await(p_, "hello", deadline_ns);
+    if (!hello.ok()) {
+      Status st = hello.status();
+      session.Kill(p_);
+      return Status(st.code(), "client node ssh:" + host + ": the agent did not start: " + st.message());
+    }
+    if (hello->value("protocol", 0) != agent::kProtocolVersion) {
+      session.Kill(p_);
+      return Unsupported("client node ssh:" + host + ": its agent speaks protocol " +
+                         std::to_string(hello->value("protocol", 0)) + ", this ream " +
+                         std::to_string(agent::kProtocolVersion));
+    }
+    return Status::Ok();
+  }
+
+  // The agent's command on `host`: its own ream when it is this build, else this binary in the
+  // user's cache directory there (copied now when absent).
+  Result<std::string> RemoteCommand(const std::string& host, const std::string& arch, const std::string& cached_name) {
+    auto probe_run = p_.Run(SshArgv(o_, host, agent::ProbeScript(cached_name)), o_.connect_timeout);
+    if (!probe_run.ok()) {
+      return Status(probe_run.status().code(),
+                    "client node ssh:" + host + ": probing it over ssh: " + probe_run.status().message());
+    }
+    if (probe_run->exit_code != 0) {
+      return Unavailable("client node ssh:" + host + ": " +
+                         agent::DescribeSshFailure(host, probe_run->exit_code, probe_run->err));
+    }
+    auto probe = agent::ParseProbe(probe_run->out);
+    if (!probe.ok()) return probe.status().Annotate("client node ssh:" + host);
+    if (!arch.empty() && !probe->arch.empty() && probe->arch != arch) {
+      return Unsupported("client node ssh:" + host + " is " + probe->arch + ", this ream is built for " + arch +
+                         ": install a ream of version '" + o_.version_line + "' built for " + probe->arch +
+                         " on its PATH");
+    }
+    if (!probe->version.empty() && probe->version == o_.version_line) return std::string("ream");
+    const std::string path = probe->cache_dir + "/" + cached_name;
+    if (probe->cached) return Quote(path);
+    // Copy this binary: to a temporary name, then renamed, so a half copy is never run.
+    const std::string tmp = path + ".part" + std::to_string(p_.ProcessId()) + "." + std::to_string(copy_seq_++);
+    std::vector<std::string> scp = {o_.scp_program, "-q", "-o", "BatchMode=yes", "-o", "ConnectTimeout=10"};
+    if (!o_.ssh_config.empty()) scp.insert(scp.end(), {"-F", o_.ssh_config});
+    scp.insert(scp.end(), o_.ssh_options.begin(), o_.ssh_options.end());
+    scp.push_back(o_.ream_binary);
+    scp.push_back(host + ":" + tmp);
+    auto cp = p_.Run(scp, milliseconds(120000));
+    if (!cp.ok() || cp->exit_code != 0) {
+      return Unavailable("client node ssh:" + host + ": copying this ream there with scp failed: " +
+                         (cp.ok() ? agent::DescribeSshFailure(host, cp->exit_code, cp->err) : cp.status().message()));
+    }
+    auto mv = p_.Run(SshArgv(o_, host, "chmod 755 " + Quote(tmp) + " && mv -f " + Quote(tmp) + " " + Quote(path) +
+                                           " && " + Quote(path) + " --version"),
+                     o_.connect_timeout);
+    if (!mv.ok() || mv->exit_code != 0) {
+      return Unavailable("client node ssh:" + host + ": the copied ream does not run there (" +
+                         (mv.ok() ? Trim(mv->err) : mv.status().message()) +
+                         "); it needs the same architecture and the same shared libraries (docs/nodes.md)");
+    }
+    if (o_.note) {
+      std::lock_guard<std::mutex> lock(note_mu_);
+      o_.note("client node ssh:" + host + ": " +
+              (probe->version.empty() ? std::string("has no ream on its PATH")
+                                      : "has '" + probe->version + "', not '" + o_.version_line + "'") +
+              "; copied this ream to " + path + " (once: later runs reuse it)");
+    }
+    return Quote(path);
+  }
+
+  Platform& p_;
+  RemoteDriverOptions o_;
+  std::mutex note_mu_;  // notes come from the hosts' preparation threads
+  std::atomic<int> copy_seq_{0};  // hosts sharing one file system copy to distinct names
+  bool started_ = false;
+  uint64_t run_id_ = 0;
+  std::string scratch_;
+  std::vector<std::unique_ptr<AgentSession>> sessions_;
+};
+
+}  // namespace
+
+std::vector<std::string> SshArgv(const RemoteDriverOptions& o, const std::string& host,
+                                 const std::string& remote_command) {
+  // BatchMode: a host that would ask for a password or a passphrase fails at once, with the
+  // reason on stderr. The keep-alives end a session whose host stopped answering in ~6 s.
+  std::vector<std::string> argv = {o.ssh_program, "-T", "-o", "BatchMode=yes", "-o", "ConnectTimeout=10",
+                                   "-o", "ServerAliveInterval=2", "-o", "ServerAliveCountMax=3"};
+  if (!o.ssh_config.empty()) argv.insert(argv.end(), {"-F", o.ssh_config});
+  argv.insert(argv.end(), o.ssh_options.begin(), o.ssh_options.end());
+  argv.push_back(host);
+  argv.push_back(remote_command);
+  return argv;
+}
+
+std::unique_ptr<LoadDriver> MakeRemoteLoadDriver(Platform& platform, RemoteDriverOptions options) {
+  return std::make_unique<RemoteLoadDriver>(platform, std::move(options));
+}
+
+}  // namespace ream

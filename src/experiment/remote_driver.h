@@ -1,0 +1,57 @@
+// The load driver of client nodes reached over OpenSSH (issue 19): one `ream agent` per
+// host behind `ssh -o BatchMode=yes HOST`, spoken to over the session's stdin/stdout only
+// (experiment/agent_protocol.h). ream runs no daemon of its own, opens no control port and
+// handles no credentials: the user's ssh configuration names users, keys and ports.
+//
+// Before the first level each host is probed (`ream --version`, the per-user cache directory,
+// the architecture); when it has no ream of this build, the coordinator's binary is copied
+// there with scp, once, and the driver says so. Each level: the clock offset and round trip
+// to every agent (several samples, the shortest kept), a common start in the future moved into
+// each agent's clock, the rate split evenly, and the agents' histograms merged losslessly into
+// one point with the per-agent figures under "agents". An agent that dies, a host that stops
+// answering or a session that drops makes the point invalid with the agent named; every wait
+// is bounded; an agent exits when its stdin closes, so none is left running.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "experiment/load_driver.h"
+#include "platform/platform.h"
+
+namespace ream {
+
+struct RemoteDriverOptions {
+  std::vector<std::string> hosts;  // ssh destinations ("client1", "user@10.0.0.2")
+  std::string workload_host;       // the workload's address as the agents reach it
+  std::string ream_binary;         // this ream, copied to hosts that lack it
+  std::string version_line;        // "ream 0.x (commit)": what `ream --version` prints here
+  std::string ssh_config;          // ssh -F FILE; "" = the user's own configuration
+  std::vector<std::string> ssh_options;  // extra ssh/scp arguments ("-o", "Port=2222")
+  // An agent lost at one level: the next levels run on the others (true) or fail naming it.
+  bool continue_without_lost = false;
+  std::vector<int> agent_cpus;  // each agent's generator threads pinned to these; empty: unpinned
+  std::chrono::milliseconds connect_timeout{15000};  // ssh login, probe, copy, hello
+  // How long past a level's window and response timeout an agent's result may take before the
+  // agent is given up (its host stopped answering) and its session killed.
+  std::chrono::milliseconds result_grace{15000};
+  // The programs run as ssh and scp (tests put stand-ins here).
+  std::string ssh_program = "ssh";
+  std::string scp_program = "scp";
+  // Where the sessions' stderr files go (removed with the driver); "" = /tmp.
+  std::string scratch_dir;
+  // What the driver tells the user (a binary copied); nullptr = nothing.
+  std::function<void(const std::string&)> note;
+};
+
+std::unique_ptr<LoadDriver> MakeRemoteLoadDriver(Platform& platform, RemoteDriverOptions options);
+
+// The ssh command line for `host` running `remote_command` (BatchMode, keep-alives, connect
+// timeout, the config and options given). Pure; exposed for tests.
+std::vector<std::string> SshArgv(const RemoteDriverOptions& options, const std::string& host,
+                                 const std::string& remote_command);
+
+}  // namespace ream
