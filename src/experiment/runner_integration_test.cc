@@ -36,6 +36,31 @@ struct Exec {
   double seconds = 0;
 };
 
+// The ream binary at a path every user can reach, for spec commands that start it by path:
+// they run as the unprivileged workload user, and the build tree may sit in a directory only
+// root can enter (a clone under /root or in a private temporary directory). A hard link (a
+// copy across file systems) in a world-searchable directory, removed when the test ends.
+const std::string& WorkloadReam() {
+  struct Link {
+    fs::path dir;
+    std::string path;
+    Link() {
+      dir = fs::path("/tmp") / ("ream-it-bin-" + std::to_string(::getpid()));
+      fs::remove_all(dir);
+      fs::create_directories(dir);
+      fs::permissions(dir, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                               fs::perms::others_read | fs::perms::others_exec);
+      path = (dir / "ream").string();
+      std::error_code ec;
+      fs::create_hard_link(REAM_BINARY, path, ec);
+      if (ec) fs::copy_file(REAM_BINARY, path);
+    }
+    ~Link() { fs::remove_all(dir); }
+  };
+  static Link link;
+  return link.path;
+}
+
 // Runs `ream ARGS` to completion, stdout and stderr together.
 Exec Ream(const std::string& args) {
   Exec e;
@@ -380,7 +405,7 @@ TEST_F(RunnerIntegration, WorkloadCrashingAtOneLevelIsStoredAsFailedAndTheRunGoe
   // the middle of the second level's 3 s window), kills it and exits with status 42.
   std::string spec = Spec("crash", std::string(R"(name = "crash"
 [workload]
-command = ["sh", "-c", ")") + REAM_BINARY + R"( serve synthetic --service const:20us --port {port} & sleep 6.5; kill -9 $!; exit 42"]
+command = ["sh", "-c", ")") + WorkloadReam() + R"( serve synthetic --service const:20us --port {port} & sleep 6.5; kill -9 $!; exit 42"]
 ready = "port"
 ready_timeout = "10s"
 [load]
@@ -429,7 +454,7 @@ TEST_F(RunnerIntegration, SpecCommandRunsUnprivilegedByDefaultAndAsRootOnlyWhenA
                                       (user.empty() ? "" : "user = \"" + user + "\"\n") +
                                       "command = [\"sh\", \"-c\", \"id -u > " + (out / name).string() +
                                       "; grep CapEff /proc/self/status >> " + (out / name).string() + "; exec " +
-                                      REAM_BINARY + R"( serve synthetic --service const:20us --port {port}"]
+                                      WorkloadReam() + R"( serve synthetic --service const:20us --port {port}"]
 ready = "port"
 [load]
 warmup = "100ms"

@@ -336,6 +336,21 @@ Result<std::unique_ptr<ChildProcess>> PosixSpawn(const SpawnOptions& o,
     fail_nnp = who + ": PR_SET_NO_NEW_PRIVS";
   }
 
+  // A program run as another user is opened here, by ream, and executed from that descriptor
+  // (execveat): the user needs the right to execute the file, not to reach it, so a workload
+  // built in a directory only root can enter (a checkout under /root, a private temporary
+  // directory) still runs as the unprivileged user. ELF files only: a script's interpreter
+  // would have to reopen it by a /dev/fd path that close-on-exec has closed.
+  int exe_fd = -1;
+  if (o.run_as) {
+    int fd = ::open(exe.c_str(), O_RDONLY | O_CLOEXEC);
+    char magic[4] = {};
+    if (fd >= 0 && ::pread(fd, magic, 4, 0) == 4 && std::memcmp(magic, "\x7f" "ELF", 4) == 0) {
+      exe_fd = fd;
+    } else if (fd >= 0) {
+      ::close(fd);
+    }
+  }
   int netns_fd = -1;
   if (!o.netns_path.empty()) {
     netns_fd = ::open(o.netns_path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -344,7 +359,8 @@ Result<std::unique_ptr<ChildProcess>> PosixSpawn(const SpawnOptions& o,
   int go[2] = {-1, -1}, err[2] = {-1, -1}, out[2] = {-1, -1}, in[2] = {-1, -1};
   int errfile = -1;
   auto close_all = [&] {
-    for (int* fd : {&go[0], &go[1], &err[0], &err[1], &out[0], &out[1], &in[0], &in[1], &errfile, &netns_fd}) {
+    for (int* fd : {&go[0], &go[1], &err[0], &err[1], &out[0], &out[1], &in[0], &in[1], &errfile, &netns_fd,
+                    &exe_fd}) {
       CloseFd(*fd);
     }
   };
@@ -419,9 +435,14 @@ Result<std::unique_ptr<ChildProcess>> PosixSpawn(const SpawnOptions& o,
     if (o.capture_stdout) ::dup2(out[1], 1);
     if (o.pipe_stdin) ::dup2(in[0], 0);
     if (errfile >= 0) ::dup2(errfile, 2);
+    if (exe_fd >= 0) {
+      ::syscall(SYS_execveat, exe_fd, "", args.data(), envp.data(), AT_EMPTY_PATH);
+      if (errno != ENOSYS) ChildFail(err[1], errno, "exec");
+    }
     ::execve(exe.c_str(), args.data(), envp.data());
     ChildFail(err[1], errno, "exec");
   }
+  CloseFd(exe_fd);
   CloseFd(go[0]);
   CloseFd(err[1]);
   CloseFd(out[1]);

@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <regex>
 #include <thread>
 
@@ -54,15 +55,23 @@ class VmEnvironment : public ::testing::Environment {
   void SetUp() override {
     if (::geteuid() != 0) return;
     if (!LibvirtAnswers()) {
+      // Each test is a process of its own (CTest): the previous one's daemons may still be
+      // going away. Wait for them, then start both; virtlogd holds the guests' consoles.
+      Sh("for i in $(seq 100); do pgrep -x 'libvirtd|virtlogd' >/dev/null || break; sleep 0.1; done");
       Sh("pgrep -x virtlogd >/dev/null || virtlogd -d");
       Sh("libvirtd -d --pid-file /run/ream-test-libvirtd.pid");
-      for (int i = 0; i < 100 && !LibvirtAnswers(); ++i) std::this_thread::sleep_for(100ms);
+      for (int i = 0; i < 100 && !(LibvirtAnswers() && fs::exists("/run/libvirt/virtlogd-sock")); ++i) {
+        std::this_thread::sleep_for(100ms);
+      }
       started_ = true;
     }
   }
   void TearDown() override {
     if (started_) {
-      Sh("kill $(cat /run/ream-test-libvirtd.pid) 2>/dev/null; pkill -x virtlogd; rm -f /run/ream-test-libvirtd.pid");
+      // Stopped as they were found: not running. Waited for, so the next test starts afresh.
+      Sh("kill $(cat /run/ream-test-libvirtd.pid) 2>/dev/null; pkill -x virtlogd; "
+         "for i in $(seq 100); do pgrep -x 'libvirtd|virtlogd' >/dev/null || break; sleep 0.1; done; "
+         "rm -f /run/ream-test-libvirtd.pid");
     }
   }
 
@@ -173,13 +182,18 @@ TEST_F(VmSandboxTest, KillNineLeavesWhatReamCleanupRemoves) {
   ASSERT_TRUE(child.ok()) << child.status().ToString();
   // Wait until the guest runs (restored), then kill ream outright.
   bool started = false;
-  for (int i = 0; i < 3000 && !started; ++i) {
+  std::optional<ProcessExit> ended;
+  for (int i = 0; i < 3000 && !started && !ended; ++i) {
     std::ifstream f(events);
     std::string all((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
     started = all.find("\"workload_started\"") != std::string::npos;
-    if (!started) std::this_thread::sleep_for(100ms);
+    if (!started) {
+      ended = (*child)->Poll();
+      std::this_thread::sleep_for(100ms);
+    }
   }
-  ASSERT_TRUE(started) << "the guest never started";
+  ASSERT_TRUE(started) << "the guest never started"
+                       << (ended ? "; ream run " + ended->Describe() + " first (its messages are above)" : "");
   ASSERT_TRUE((*child)->Signal(SIGKILL).ok());
   (void)(*child)->Wait(10s);
   // What the killed run left: its domain is still running (libvirt's child, not ream's).
