@@ -3,6 +3,7 @@
 // --json`: the classifier's network / streaming with its evidence, and net_rate lowering the
 // sessions sustained before chunks miss their deadlines (the seed's network sensitivity). And
 // the bad parameters of session load and of the workload, refused at start-up leaving nothing.
+#include <pwd.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -48,6 +49,11 @@ class StreamIntegration : public ::testing::Test {
                .string();
     fs::remove_all(dir_);
     fs::create_directories(dir_);
+    // The stream server runs as the unprivileged workload user (scripts/ream-user's 'ream')
+    // and generates its videos here: the directory is that user's.
+    if (const passwd* pw = ::getpwnam("ream")) {
+      if (::chown(dir_.c_str(), pw->pw_uid, pw->pw_gid) != 0) std::perror("chown the test directory");
+    }
   }
   void TearDown() override {
     if (!dir_.empty()) fs::remove_all(dir_);
