@@ -304,14 +304,7 @@ Result<json> MergeAgentResults(const LoadOptions& total, const std::vector<Agent
     m.interarrival.not_applicable_reason = "no agent returned a send-gap test";
   }
   m.measured_s = static_cast<double>(total.duration_ns) / 1e9;
-  Distortion& dist = m.distortion;
-  dist.percentile = total.validity_percentile;
-  if (m.latency.count() > 0 && m.latency_from_send.count() > 0) {
-    dist.applicable = true;
-    dist.from_schedule_ns = static_cast<double>(m.latency.ValueAtQuantile(total.validity_percentile / 100));
-    dist.from_send_ns = static_cast<double>(m.latency_from_send.ValueAtQuantile(total.validity_percentile / 100));
-    dist.share = dist.from_schedule_ns > 0 ? (dist.from_schedule_ns - dist.from_send_ns) / dist.from_schedule_ns : 0;
-  }
+  MeasureDistortion(&m, total.validity_percentile);
   JudgeValidity(&m);
   for (const auto& why : lost) m.invalid_reasons.push_back(why);
   if (!lost.empty()) m.valid = false;

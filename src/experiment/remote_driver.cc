@@ -24,17 +24,6 @@ std::string Quote(const std::string& s) {
   return q + "'";
 }
 
-// FNV-1a of the binary: a cached copy is this build's exactly, not one with the same version.
-std::string ContentKey(const std::string& bytes) {
-  uint64_t h = 1469598103934665603ULL;
-  for (unsigned char c : bytes) {
-    h ^= c;
-    h *= 1099511628211ULL;
-  }
-  char b[32];
-  std::snprintf(b, sizeof b, "%016llx", static_cast<unsigned long long>(h));
-  return b;
-}
 
 // The lines one ssh session's stdout delivered, for the thread that waits on them.
 struct Inbox {
@@ -344,7 +333,7 @@ class RemoteLoadDriver final : public LoadDriver {
     std::string arch = local_arch.ok() ? Trim(local_arch->out) : "";
     auto bytes = p_.ReadFile(o_.ream_binary);
     if (!bytes.ok()) return bytes.status().Annotate("reading this ream binary (" + o_.ream_binary + ") to identify it");
-    const std::string cached_name = "ream-" + ContentKey(*bytes);
+    const std::string cached_name = "ream-" + Fnv1aHex(*bytes);
     // The hosts are probed (and given a copy) side by side, each in a thread of its own; the
     // sessions are then started from this thread, which outlives them (a child gets SIGKILL
     // when the thread that spawned it exits), and their hellos awaited together. The first

@@ -19,18 +19,6 @@
 namespace ream {
 namespace {
 
-// FNV-1a of the spec text: --resume refuses to continue an experiment whose spec changed.
-std::string HashText(const std::string& s) {
-  uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : s) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  char b[24];
-  std::snprintf(b, sizeof b, "%016llx", static_cast<unsigned long long>(h));
-  return b;
-}
-
 Status RecordEnvironment(Platform& p, SandboxKind& sandboxes, const RunnerOptions& o, Store& store, int64_t id,
                          const ExperimentSpec& spec, const Prepared& prep) {
   EnvironmentRecord env;
@@ -225,7 +213,7 @@ Result<std::vector<RunOutcome>> RunExperiments(Platform& p, const std::vector<Ex
                       "experiment '" + spec.name + "' is already in " + o.db_path + " (status " + std::string(StatusName(existing->status)) +
                           "); use --resume to continue it, or another name or --db");
       }
-      if (existing->spec_hash != HashText(spec.text)) {
+      if (existing->spec_hash != Fnv1aHex(spec.text)) {
         return InvalidArgument("--resume: the spec of experiment '" + spec.name + "' changed since it started; "
                                "resume with the same spec, or give the experiment a new name");
       }
@@ -246,7 +234,7 @@ Result<std::vector<RunOutcome>> RunExperiments(Platform& p, const std::vector<Ex
       e.name = spec.name;
       e.spec_text = spec.text;
       e.spec = spec.ToJson();
-      e.spec_hash = HashText(spec.text);
+      e.spec_hash = Fnv1aHex(spec.text);
       e.status = ExperimentStatus::kRunning;
       e.created_ns = p.WallNanos();
       e.workload = WorkloadLabel(spec);

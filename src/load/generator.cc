@@ -223,14 +223,7 @@ Result<LoadResult> RunLoad(const LoadOptions& o) {
     ad.critical = kAndersonDarlingCritical1;
     ad.passed = ad.statistic <= ad.critical;
   }
-  Distortion& dist = r.distortion;
-  dist.percentile = o.validity_percentile;
-  if (r.latency.count() > 0 && r.latency_from_send.count() > 0) {
-    dist.applicable = true;
-    dist.from_schedule_ns = static_cast<double>(r.latency.ValueAtQuantile(o.validity_percentile / 100));
-    dist.from_send_ns = static_cast<double>(r.latency_from_send.ValueAtQuantile(o.validity_percentile / 100));
-    dist.share = dist.from_schedule_ns > 0 ? (dist.from_schedule_ns - dist.from_send_ns) / dist.from_schedule_ns : 0;
-  }
+  MeasureDistortion(&r, o.validity_percentile);
   JudgeValidity(&r);
   return r;
 }

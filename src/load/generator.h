@@ -205,4 +205,8 @@ Result<LoadResult> RunLoad(const LoadOptions& options);
 // counters and the interarrival test. Exposed for tests.
 void JudgeValidity(LoadResult* result);
 
+// Fills result->distortion at `percentile`: the figure timed from the schedule against the
+// same figure timed from the send (when both histograms hold requests). JudgeValidity reads it.
+void MeasureDistortion(LoadResult* result, double percentile);
+
 }  // namespace ream

@@ -45,6 +45,17 @@ Status ValidateLoadOptions(const LoadOptions& o) {
   return Status::Ok();
 }
 
+void MeasureDistortion(LoadResult* r, double percentile) {
+  Distortion& dist = r->distortion;
+  dist.percentile = percentile;
+  if (r->latency.count() > 0 && r->latency_from_send.count() > 0) {
+    dist.applicable = true;
+    dist.from_schedule_ns = static_cast<double>(r->latency.ValueAtQuantile(percentile / 100));
+    dist.from_send_ns = static_cast<double>(r->latency_from_send.ValueAtQuantile(percentile / 100));
+    dist.share = dist.from_schedule_ns > 0 ? (dist.from_schedule_ns - dist.from_send_ns) / dist.from_schedule_ns : 0;
+  }
+}
+
 void JudgeValidity(LoadResult* r) {
   const LoadOptions& o = r->options;
   double window_s = static_cast<double>(o.duration_ns) / 1e9;

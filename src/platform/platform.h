@@ -203,6 +203,9 @@ class RootedPlatform : public Platform {
 
 // Small helpers shared by the layers above.
 // Trims ASCII whitespace at both ends.
+// FNV-1a of `bytes` as 16 hex digits: a content key (a spec's text, a binary), not a
+// cryptographic hash.
+std::string Fnv1aHex(std::string_view bytes);
 std::string Trim(std::string_view s);
 // Splits on `sep`, dropping empty pieces when `skip_empty`.
 std::vector<std::string> Split(std::string_view s, char sep, bool skip_empty = true);

@@ -1,6 +1,7 @@
 // String and CPU-list helpers shared by the layers that read kernel files.
 #include <algorithm>
 #include <charconv>
+#include <cstdio>
 
 #include "platform/platform.h"
 
@@ -74,6 +75,17 @@ std::string FormatCpuList(const std::vector<int>& cpus) {
     i = j + 1;
   }
   return out;
+}
+
+std::string Fnv1aHex(std::string_view bytes) {
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : bytes) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  char b[24];
+  std::snprintf(b, sizeof b, "%016llx", static_cast<unsigned long long>(h));
+  return b;
 }
 
 }  // namespace ream

@@ -205,7 +205,8 @@ TEST_F(VmSandboxTest, KillNineLeavesWhatReamCleanupRemoves) {
   EXPECT_NE((c->out + c->err).find("domain ream-vm-"), std::string::npos) << c->out << c->err;
   EXPECT_EQ(Leftovers(), "");
   EXPECT_EQ(Sh("virsh -q -c qemu:///system list --all --name | grep ream || true"), "");
-  EXPECT_EQ(Sh("virsh -q -c qemu:///system list --name | xargs -r -n1 virsh -q -c qemu:///system snapshot-list"), "");
+  // ream keeps a guest's state in a saved-state file, not a libvirt snapshot: Leftovers() above
+  // covers those files; with no domain left there is no snapshot list to read.
 }
 
 TEST_F(VmSandboxTest, NoDaemonNoImageAndAnUnbootableImageFailBeforeAnyLoad) {
