@@ -20,6 +20,8 @@ namespace {
 using nlohmann::json;
 using namespace std::chrono_literals;
 
+// One test, one sweep: CTest runs each test in a process of its own, so three tests sharing a
+// suite's set-up ran the sweep, the report and the browser three times.
 class ReportBrowserTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
@@ -67,17 +69,18 @@ max_rate_error = 0.05
   static inline CommandResult run_, report_, analyze_, check_;
 };
 
-TEST_F(ReportBrowserTest, RealRunReportedAndAnalyzed) {
-  ASSERT_EQ(run_.exit_code, 0) << run_.out << run_.err;
-  ASSERT_EQ(report_.exit_code, 0) << report_.err;
-  EXPECT_NE(report_.out.find("report written to "), std::string::npos);
-  ASSERT_EQ(analyze_.exit_code, 0) << analyze_.err;
-  ASSERT_EQ(check_.exit_code, 0) << check_.out << check_.err;
+void RealRunReportedAndAnalyzed(const CommandResult& run, const CommandResult& report,
+                                 const CommandResult& analyze, const CommandResult& check) {
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  ASSERT_EQ(report.exit_code, 0) << report.err;
+  EXPECT_NE(report.out.find("report written to "), std::string::npos);
+  ASSERT_EQ(analyze.exit_code, 0) << analyze.err;
+  ASSERT_EQ(check.exit_code, 0) << check.out << check.err;
 }
 
-TEST_F(ReportBrowserTest, OpensOfflineWithoutErrorsAndDrawsEveryChart) {
-  ASSERT_EQ(check_.exit_code, 0) << check_.out << check_.err;
-  json c = json::parse(check_.out);
+void OpensOfflineWithoutErrorsAndDrawsEveryChart(const CommandResult& analyze, const CommandResult& check) {
+  ASSERT_EQ(check.exit_code, 0) << check.out << check.err;
+  json c = json::parse(check.out);
   EXPECT_TRUE(c["console_errors"].empty()) << c["console_errors"].dump();
   EXPECT_TRUE(c["page_errors"].empty()) << c["page_errors"].dump();
   EXPECT_TRUE(c["foreign_requests"].empty()) << c["foreign_requests"].dump();
@@ -101,7 +104,7 @@ TEST_F(ReportBrowserTest, OpensOfflineWithoutErrorsAndDrawsEveryChart) {
   }
   EXPECT_TRUE(tail);
   // This host has no resctrl and no counters: those panels say so instead of drawing zeros.
-  json a = json::parse(analyze_.out);
+  json a = json::parse(analyze.out);
   const auto& p0 = a["groups"][0]["points"][0];
   for (const char* m : {"llc_bytes", "membw_bps"}) {
     if (!p0[m].is_object()) continue;  // measured here after all
@@ -124,11 +127,11 @@ json PageValue(const json& check, const std::string& metric, const std::string& 
   return "missing";
 }
 
-TEST_F(ReportBrowserTest, NumbersInThePageEqualAnalyzeJson) {
-  ASSERT_EQ(check_.exit_code, 0) << check_.out << check_.err;
-  ASSERT_EQ(analyze_.exit_code, 0) << analyze_.err;
-  json c = json::parse(check_.out);
-  json a = json::parse(analyze_.out);
+void NumbersInThePageEqualAnalyzeJson(const CommandResult& analyze, const CommandResult& check) {
+  ASSERT_EQ(check.exit_code, 0) << check.out << check.err;
+  ASSERT_EQ(analyze.exit_code, 0) << analyze.err;
+  json c = json::parse(check.out);
+  json a = json::parse(analyze.out);
   ASSERT_FALSE(a["qos"]["target_us"].is_null()) << a["qos"].dump();
   EXPECT_EQ(PageValue(c, "lqos_us"), a["qos"]["target_us"]);
   int compared = 0;
@@ -146,6 +149,22 @@ TEST_F(ReportBrowserTest, NumbersInThePageEqualAnalyzeJson) {
   }
   EXPECT_GE(compared, 1);
   EXPECT_EQ(PageValue(c, "category").get<std::string>(), a["category"]["name"]);
+}
+
+TEST_F(ReportBrowserTest, RealRunOpensOfflineDrawsEveryChartAndShowsAnalyzesNumbers) {
+  {
+    SCOPED_TRACE("the run, the report, analyze and the browser all succeed");
+    RealRunReportedAndAnalyzed(run_, report_, analyze_, check_);
+  }
+  if (HasFatalFailure()) return;
+  {
+    SCOPED_TRACE("the page opens offline without errors and draws every chart");
+    OpensOfflineWithoutErrorsAndDrawsEveryChart(analyze_, check_);
+  }
+  {
+    SCOPED_TRACE("the numbers in the page equal ream analyze --json");
+    NumbersInThePageEqualAnalyzeJson(analyze_, check_);
+  }
 }
 
 }  // namespace
