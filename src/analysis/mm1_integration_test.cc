@@ -89,6 +89,13 @@ TEST(Mm1Calibration, LqosAndTailMatchTheMM1Prediction) {
                    60s);
   auto bn = p->Run({REAM_BINARY, "analyze", "--db", db, "--experiment", "base", "--json"}, 60s);
   ASSERT_TRUE(an.ok() && bn.ok());
+  // No valid point at all is the generator's timeliness on a stalling CPU (each reason is
+  // printed) — the machine's noise, measured now, unless the machine is quiet.
+  if ((an->exit_code != 0 || bn->exit_code != 0) && (an->err + bn->err).find("has no valid point") != std::string::npos &&
+      !MachineIsQuiet()) {
+    GTEST_SKIP() << "no valid point, and this machine's CPUs stall > 1 % of the time (figures above): "
+                 << an->err << bn->err;
+  }
   ASSERT_EQ(an->exit_code, 0) << an->err;
   ASSERT_EQ(bn->exit_code, 0) << bn->err;
   json a = json::parse(an->out);
