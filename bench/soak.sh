@@ -20,7 +20,9 @@ command -v sqlite3 >/dev/null || { echo "soak.sh: sqlite3 is missing (scripts/in
 tmp=$(mktemp -d /tmp/ream-soak.XXXXXX)
 pid=
 cleanup() {
-  if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then kill -INT "$pid"; wait "$pid" 2>/dev/null || true; fi
+  # SIGTERM: a job started with & in a script starts with SIGINT ignored, until ream installs
+  # its handler.
+  if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then kill -TERM "$pid"; wait "$pid" 2>/dev/null || true; fi
   rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -42,7 +44,11 @@ EOF
 db=$tmp/soak.db
 "$ream" run "$tmp/soak.toml" --db "$db" >"$tmp/run.log" 2>&1 &
 pid=$!
-size() { du -cb "$db" "$db-wal" "$db-shm" 2>/dev/null | tail -n 1 | cut -f1; }
+size() {
+  local total=0 f
+  for f in "$db" "$db-wal" "$db-shm"; do [ -f "$f" ] && total=$((total + $(stat -c %s "$f"))); done
+  echo "$total"
+}
 points() { sqlite3 "file:$db?mode=ro" "select count(*) from points" 2>/dev/null || echo 0; }
 echo "soak: ream run (pid $pid) for $minutes min, a sample every $interval s; workload pinned by 1-ST, generator on the other CPU"
 printf '%8s %8s %10s %6s %8s %12s\n' minute points rss_kib fds threads db_bytes
@@ -63,7 +69,8 @@ while [ $SECONDS -lt $end ]; do
     thr=$(awk '/^Threads:/ {print $2}' /proc/$pid/status)
     row="$(( (SECONDS - end + minutes * 60) / 60 )) $(points) $rss $fds $thr $(size)"
     printf '%8s %8s %10s %6s %8s %12s\n' $row
-    [ -n "$first" ] || first=$row
+    # The baseline is the first sample after a point is stored: before it, ream is starting.
+    [ -n "$first" ] || [ "$(echo "$row" | cut -d' ' -f2)" = 0 ] || first=$row
     last=$row
     next=$((next + interval))
   fi
@@ -77,13 +84,13 @@ echo "soak: ream run interrupted (SIGINT) after $minutes min, exit status $rc: $
 integrity=$(sqlite3 "$db" "pragma integrity_check")
 stored=$(points)
 "$ream" export --db "$db" --format hdrlog --out "$tmp/export" >/dev/null
-read_back=$(ls "$tmp/export" | grep -c '\.hlog$' || true)
+read_back=$(find "$tmp/export" -name '*.hlog' | wc -l)
 "$ream" export --db "$db" --format csv --out "$tmp/csv" >/dev/null
 rows=$(($(wc -l <"$tmp/csv/points.csv") - 1))
-echo "soak: database integrity: $integrity; $stored points stored; ream export read back $rows point rows and wrote $read_back histogram logs"
+echo "soak: database integrity: $integrity; $stored points stored; ream export read back $rows point rows and wrote $read_back histogram logs (one per point and kind)"
 read -r _ p0 r0 f0 t0 s0 <<<"$first"
 read -r _ p1 r1 f1 t1 s1 <<<"$last"
-dp=$((p1 - p0))
+dp=$((${p1:-0} - ${p0:-0}))
 if [ "$dp" -gt 0 ]; then
   echo "soak: from the first sample to the last ($dp points): rss $r0 -> $r1 KiB ($(( (r1 - r0) * 1024 / dp )) B/point)," \
     "fds $f0 -> $f1, threads $t0 -> $t1, database $s0 -> $s1 B ($(( (s1 - s0) / dp )) B/point)"
