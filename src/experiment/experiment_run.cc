@@ -64,7 +64,12 @@ class ExperimentRun::Context final : public SweepContext {
     d.point.seq = next_seq_;
     d.point.target_load = load;
     d.point.attempt = attempt;
-    REAM_ASSIGN_OR_RETURN(d.point.id, r_.store_.InsertPoint(d));
+    auto id = r_.store_.InsertPoint(d);
+    if (!id.ok()) {
+      return id.status().Annotate("storing the point at " + Fmt("%.6g", load) + " " +
+                                  (r_.axis_ == LoadAxis::kSessions ? "sessions" : "QPS"));
+    }
+    d.point.id = *id;
     ++next_seq_;
     r_.measured_seconds_ += static_cast<double>(r_.p_.MonotonicNanos() - started_ns) / 1e9;
     ++r_.measured_points_;
@@ -377,10 +382,12 @@ Status ExperimentRun::RunOne(const PlannedRun& run, RunRecord& rec, RunOutcome& 
   rec.status = run_failed ? RunStatus::kFailed : RunStatus::kComplete;
   rec.failure = run_failure;
   rec.finished_ns = p_.WallNanos();
-  REAM_RETURN_IF_ERROR(store_.UpdateRun(rec));
+  Status recorded = store_.UpdateRun(rec);
   observer_.OnEvent(RunFinished{ctx.Where(), std::string(StatusName(rec.status)), rec.failure});
+  // The run's own failure is the cause to report; recording it can fail for the same reason
+  // (a full disk under the database) and must not hide it.
   if (!result.ok()) return result;
-  return Status::Ok();
+  return recorded;
 }
 
 Status ExperimentRun::Begin(const Plan& plan, int64_t experiment_id) {
