@@ -1,7 +1,6 @@
 #include "experiment/level.h"
 
 #include <algorithm>
-#include <cmath>
 #include <cstdio>
 #include <optional>
 
@@ -12,14 +11,15 @@ namespace ream {
 namespace {
 
 // The monitor times its window on ream's clock; the driver opened and closed it `duration`
-// apart by the same clock, so the two agree to a few polls. When they do not (by more than a
-// second and a half of the window), ream's clock jumped during the level (or ream was stopped
-// that long): the monitor's rates are over another span than the load's, so none is given —
-// each family unavailable with the reason — and no hour-long or negative window is stored.
+// apart by the same clock, so the two agree to a few polls. A window longer than that by more
+// than a second and half the level, or a negative one, means ream's clock jumped during the
+// level (or ream was stopped that long): the monitor's rates are over another span than the
+// load's, so none is given — each family unavailable with the reason — and no hour-long or
+// negative window is stored. (A shorter window is legitimate: the driver closes it early when
+// the generator ends early.)
 void CheckMonitorWindow(const LoadOptions& o, MonitorReport* r) {
   const double want_s = static_cast<double>(o.duration_ns) / 1e9;
-  const double off_s = r->duration_s - want_s;
-  if (std::abs(off_s) <= std::max(1.0, 0.5 * want_s)) return;
+  if (r->duration_s >= 0 && r->duration_s <= want_s + std::max(1.0, 0.5 * want_s)) return;
   char why[256];
   std::snprintf(why, sizeof why,
                 "the monitor's window lasted %.6g s by ream's clock where the level's is %.6g s: the clock "
