@@ -70,6 +70,15 @@ class ExperimentRun::Context final : public SweepContext {
                                   (r_.axis_ == LoadAxis::kSessions ? "sessions" : "QPS"));
     }
     d.point.id = *id;
+    // The wall clock gives only the stored start times (durations are timed on the monotonic
+    // clock); when it is stepped back (NTP, or by hand) they go out of order, which is said.
+    if (last_started_ns_ && d.point.started_ns < *last_started_ns_) {
+      Emit(RunWarning{Where(), "the wall clock went back " +
+                                   Fmt("%.6g", static_cast<double>(*last_started_ns_ - d.point.started_ns) / 1e9) +
+                                   " s since the previous point started (stepped by NTP or by hand): the stored start "
+                                   "times follow the clock; the durations are timed on the monotonic clock"});
+    }
+    last_started_ns_ = d.point.started_ns;
     ++next_seq_;
     r_.measured_seconds_ += static_cast<double>(r_.p_.MonotonicNanos() - started_ns) / 1e9;
     ++r_.measured_points_;
@@ -320,6 +329,7 @@ class ExperimentRun::Context final : public SweepContext {
   // attempt) pairs in the same order, so every stored attempt is reused, none repeated.
   std::map<std::pair<double, int64_t>, PointData> have_;
   int64_t next_seq_ = 0;
+  std::optional<int64_t> last_started_ns_;  // the wall clock at the last point measured here
   std::optional<LaunchedWorkload> wl_;
   std::optional<std::pair<int, int>> clients_;  // (threads, connections) chosen by ChooseClients
   std::optional<NetworkPath> calibrated_;        // the LogGP knobs' calibration (CalibrateNetwork)

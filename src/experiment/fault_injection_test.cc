@@ -298,6 +298,7 @@ TEST_F(FaultInjection, CgroupFileVanishingMidRunMakesItsFigureUnavailableWithThe
   EXPECT_FALSE(second.server_cpu_s.has_value());
   ASSERT_TRUE(second.unavailable.count("cpu_util"));
   const std::string& why = second.unavailable.at("cpu_util");
+  std::cerr << "[ stored as unavailable: " << why << " ]\n";
   EXPECT_TRUE(why.find("cpuacct.usage") != std::string::npos || why.find("cpu.stat") != std::string::npos) << why;
   EXPECT_NE(why.find("No such file or directory"), std::string::npos) << why;
   ExpectNothingLeft();
@@ -394,10 +395,15 @@ TEST_F(FaultInjection, ClockJumpsKeepDurationsSaneAndAreSaid) {
   }
   // The level the monotonic jump crossed: its monitor figures are unavailable, said.
   ASSERT_TRUE(points[1].unavailable.count("cpu_util"));
+  std::cerr << "[ stored as unavailable: " << points[1].unavailable.at("cpu_util") << " ]\n";
   EXPECT_NE(points[1].unavailable.at("cpu_util").find("clock jumped"), std::string::npos)
       << points[1].unavailable.at("cpu_util");
   EXPECT_TRUE(points[0].cpu_util.has_value());
   EXPECT_TRUE(points[2].cpu_util.has_value());
+  // The wall clock's step back: the start times follow the clock, and that is said.
+  EXPECT_LT(points[1].started_ns, points[0].started_ns);
+  ASSERT_EQ(hook_.warnings.size(), 1u) << console_.str();
+  EXPECT_NE(hook_.warnings[0].find("the wall clock went back 359"), std::string::npos) << hook_.warnings[0];
   ExpectNothingLeft();
 }
 
