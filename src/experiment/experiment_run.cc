@@ -64,7 +64,21 @@ class ExperimentRun::Context final : public SweepContext {
     d.point.seq = next_seq_;
     d.point.target_load = load;
     d.point.attempt = attempt;
-    REAM_ASSIGN_OR_RETURN(d.point.id, r_.store_.InsertPoint(d));
+    auto id = r_.store_.InsertPoint(d);
+    if (!id.ok()) {
+      return id.status().Annotate("storing the point at " + Fmt("%.6g", load) + " " +
+                                  (r_.axis_ == LoadAxis::kSessions ? "sessions" : "QPS"));
+    }
+    d.point.id = *id;
+    // The wall clock gives only the stored start times (durations are timed on the monotonic
+    // clock); when it is stepped back (NTP, or by hand) they go out of order, which is said.
+    if (last_started_ns_ && d.point.started_ns < *last_started_ns_) {
+      Emit(RunWarning{Where(), "the wall clock went back " +
+                                   Fmt("%.6g", static_cast<double>(*last_started_ns_ - d.point.started_ns) / 1e9) +
+                                   " s since the previous point started (stepped by NTP or by hand): the stored start "
+                                   "times follow the clock; the durations are timed on the monotonic clock"});
+    }
+    last_started_ns_ = d.point.started_ns;
     ++next_seq_;
     r_.measured_seconds_ += static_cast<double>(r_.p_.MonotonicNanos() - started_ns) / 1e9;
     ++r_.measured_points_;
@@ -315,6 +329,7 @@ class ExperimentRun::Context final : public SweepContext {
   // attempt) pairs in the same order, so every stored attempt is reused, none repeated.
   std::map<std::pair<double, int64_t>, PointData> have_;
   int64_t next_seq_ = 0;
+  std::optional<int64_t> last_started_ns_;  // the wall clock at the last point measured here
   std::optional<LaunchedWorkload> wl_;
   std::optional<std::pair<int, int>> clients_;  // (threads, connections) chosen by ChooseClients
   std::optional<NetworkPath> calibrated_;        // the LogGP knobs' calibration (CalibrateNetwork)
@@ -377,10 +392,12 @@ Status ExperimentRun::RunOne(const PlannedRun& run, RunRecord& rec, RunOutcome& 
   rec.status = run_failed ? RunStatus::kFailed : RunStatus::kComplete;
   rec.failure = run_failure;
   rec.finished_ns = p_.WallNanos();
-  REAM_RETURN_IF_ERROR(store_.UpdateRun(rec));
+  Status recorded = store_.UpdateRun(rec);
   observer_.OnEvent(RunFinished{ctx.Where(), std::string(StatusName(rec.status)), rec.failure});
+  // The run's own failure is the cause to report; recording it can fail for the same reason
+  // (a full disk under the database) and must not hide it.
   if (!result.ok()) return result;
-  return Status::Ok();
+  return recorded;
 }
 
 Status ExperimentRun::Begin(const Plan& plan, int64_t experiment_id) {

@@ -1,11 +1,42 @@
 #include "experiment/level.h"
 
+#include <algorithm>
+#include <cstdio>
 #include <optional>
 
 #include "experiment/point_columns.h"
 #include "monitor/monitor.h"
 
 namespace ream {
+namespace {
+
+// The monitor times its window on ream's clock; the driver opened and closed it `duration`
+// apart by the same clock, so the two agree to a few polls. A window longer than that by more
+// than a second and half the level, or a negative one, means ream's clock jumped during the
+// level (or ream was stopped that long): the monitor's rates are over another span than the
+// load's, so none is given — each family unavailable with the reason — and no hour-long or
+// negative window is stored. (A shorter window is legitimate: the driver closes it early when
+// the generator ends early.)
+void CheckMonitorWindow(const LoadOptions& o, MonitorReport* r) {
+  const double want_s = static_cast<double>(o.duration_ns) / 1e9;
+  if (r->duration_s >= 0 && r->duration_s <= want_s + std::max(1.0, 0.5 * want_s)) return;
+  char why[256];
+  std::snprintf(why, sizeof why,
+                "the monitor's window lasted %.6g s by ream's clock where the level's is %.6g s: the clock "
+                "jumped (or ream was stopped) during the level, so the window's figures are not given",
+                r->duration_s, want_s);
+  for (const char* family : {"cpu", "net", "disk", "memory", "memory_peak", "mem_bandwidth", "llc_occupancy"}) {
+    r->unavailable[family] = why;
+  }
+  r->unavailable["window"] = why;
+  r->summary.clear();
+  r->timeline.clear();
+  r->per_cpu_mean.clear();
+  r->memory_peak_bytes.reset();
+  r->duration_s = 0;
+}
+
+}  // namespace
 
 Result<PointData> MeasureLevel(Platform& p, LoadDriver& driver, LaunchedWorkload& wl, const LoadOptions& options,
                                std::chrono::nanoseconds sample_interval, const std::function<bool()>& interrupted) {
@@ -44,6 +75,7 @@ Result<PointData> MeasureLevel(Platform& p, LoadDriver& driver, LaunchedWorkload
     pt.status = PointStatus::kFailed;
     pt.failure = r.failure;
   }
+  if (report) CheckMonitorWindow(options, &*report);
   if (report) FillFromMonitor(*report, &d);
   if (r.generator) FillFromGenerator(*r.generator, &d);
   if (!wl.sandbox->Alive()) {

@@ -65,12 +65,25 @@ class LocalLoadDriver final : public LoadDriver {
     int64_t t0 = p_.MonotonicNanos();
     REAM_ASSIGN_OR_RETURN(auto gen, kind_.Start(go, argv));
     // Sample the measured window only: from the end of the warm-up to the end of the duration.
-    const int64_t window_start = t0 + lo.warmup_ns;
-    const int64_t window_end = window_start + lo.duration_ns;
-    const int64_t give_up = window_end + lo.response_timeout_ns + 15'000'000'000;
+    int64_t window_start = t0 + lo.warmup_ns;
+    int64_t window_end = window_start + lo.duration_ns;
+    int64_t give_up = window_end + lo.response_timeout_ns + 15'000'000'000;
     enum { kBefore, kIn, kAfter } window = kBefore;
+    int64_t last = p_.MonotonicNanos();
     while (true) {
       int64_t now = p_.MonotonicNanos();
+      // The polls are 10 ms apart: a step backwards, or of more than kClockStep, is ream's clock
+      // jumping (or ream stopped that long). The generator keeps its own time, so the window's
+      // and the give-up deadlines move with the step instead of passing at once (which cut the
+      // window short and killed a generator that was measuring, as if it had hung).
+      constexpr int64_t kClockStep = 5'000'000'000;
+      if (now < last || now - last > kClockStep) {
+        const int64_t shift = now - last - 10'000'000;
+        window_start += shift;
+        window_end += shift;
+        give_up += shift;
+      }
+      last = now;
       if (hooks.interrupted()) {
         (void)gen->Stop();
         if (window == kIn) hooks.window_ended();

@@ -219,16 +219,25 @@ Monitor::Counters Monitor::Read() {
   Counters c;
   c.t_ns = p_.MonotonicNanos();
   const Cgroup* cg = target_.cgroup;
+  // A counter file that cannot be read (the cgroup removed under the monitor, an I/O error):
+  // the first failure of each family in this reading, for Stop() to say.
+  auto fault = [&c](const char* family, const Result<std::string>& r) {
+    if (!r.ok()) c.faults.emplace(family, r.status().message());
+  };
   if (cg && !unavailable_.count("cpu")) {
     if (cg->version() == 1) {
-      c.cpu_ns = ToInt(cg->Read("cpuacct", "cpuacct.usage"));
+      auto usage = cg->Read("cpuacct", "cpuacct.usage");
+      fault("cpu", usage);
+      c.cpu_ns = ToInt(usage);
       auto per = cg->Read("cpuacct", "cpuacct.usage_percpu");
       if (per.ok()) {
         auto f = Split(Trim(*per), ' ');
         for (size_t i = 0; i < f.size(); ++i) c.per_cpu_ns[static_cast<int>(i)] = std::atoll(f[i].c_str());
       }
     } else {
-      for (const auto& line : Split(cg->Read("cpu", "cpu.stat").value_or(""), '\n')) {
+      auto stat = cg->Read("cpu", "cpu.stat");
+      fault("cpu", stat);
+      for (const auto& line : Split(stat.value_or(""), '\n')) {
         auto f = Split(line, ' ');
         if (f.size() == 2 && f[0] == "usage_usec") c.cpu_ns = std::atoll(f[1].c_str()) * 1000;
       }
@@ -242,8 +251,9 @@ Monitor::Counters Monitor::Read() {
     for (const auto& [id, ticks] : ProcStatBusyTicks(p_)) c.per_cpu_ns[id] = ticks * 10000000;
   }
   if (cg && !unavailable_.count("memory")) {
-    c.memory = ToInt(cg->Read("memory", cg->version() == 1 ? "memory.usage_in_bytes"
-                                                            : "memory.current"));
+    auto mem = cg->Read("memory", cg->version() == 1 ? "memory.usage_in_bytes" : "memory.current");
+    fault("memory", mem);
+    c.memory = ToInt(mem);
   }
   if (cg && !unavailable_.count("disk")) {
     auto wanted = [&](const std::string& dev) {
@@ -252,6 +262,7 @@ Monitor::Counters Monitor::Read() {
     if (cg->version() == 1) {
       auto sum = [&](const std::string& file, int64_t* rd, int64_t* wr) {
         auto text = cg->Read("blkio", file);
+        fault("disk", text);
         if (!text.ok()) return false;
         for (const auto& line : Split(*text, '\n')) {
           auto f = Split(line, ' ');
@@ -272,6 +283,7 @@ Monitor::Counters Monitor::Read() {
       }
     } else {
       auto text = cg->Read("io", "io.stat");
+      fault("disk", text);
       if (text.ok()) {
         int64_t rb = 0, wb = 0, ri = 0, wi = 0;
         for (const auto& line : Split(*text, '\n')) {
@@ -393,7 +405,11 @@ void Monitor::Loop() {
   while (!stop_) {
     // An absolute schedule, so the timeline does not drift by the sampling cost.
     next += options_.interval.count();
-    int64_t wait = next - p_.MonotonicNanos();
+    const int64_t now = p_.MonotonicNanos();
+    // More than an interval behind (the thread starved, or the clock jumped forward): the
+    // schedule restarts from now rather than catching up in a burst of back-to-back readings.
+    if (now - next > options_.interval.count()) next = now;
+    int64_t wait = next - now;
     if (wait > 0 && cv_.wait_for(lock, std::chrono::nanoseconds(wait), [this] { return stop_; })) {
       break;
     }
@@ -401,6 +417,7 @@ void Monitor::Loop() {
     Counters c = Read();
     lock.lock();
     timeline_.push_back(Between(last_, c));
+    faults_.insert(c.faults.begin(), c.faults.end());
     last_ = c;
   }
   thread_cpu_ns_ = p_.ThreadCpuNanos();
@@ -436,6 +453,14 @@ MonitorReport Monitor::Stop() {
   if (end.t_ns - last_.t_ns > options_.interval.count() / 10) timeline_.push_back(Between(last_, end));
   r.timeline = std::move(timeline_);
   r.duration_s = static_cast<double>(end.t_ns - first_.t_ns) / 1e9;
+  // A family whose counters failed to read at any reading of the window has no whole-window
+  // figure (a rate needs both ends) and a partial one would pass for the window's: it is
+  // unavailable, with the first failure (which names the file and the errno text).
+  faults_.insert(first_.faults.begin(), first_.faults.end());
+  faults_.insert(end.faults.begin(), end.faults.end());
+  for (const auto& [family, why] : faults_) {
+    unavailable_[family] = why + " (during the window, so the window's figures are not given)";
+  }
   r.monitor_cpu_s = static_cast<double>(thread_cpu_ns_.load()) / 1e9;
   r.unavailable = unavailable_;
   r.sources = sources_;
@@ -459,21 +484,25 @@ MonitorReport Monitor::Stop() {
     }
     if (m.mean || m.max) r.summary[key] = m;
   };
-  put("cpu_used", whole.cpu_used, [](const Sample& s) { return s.cpu_used; });
-  put("cpu_utilization", whole.cpu_utilization, [](const Sample& s) { return s.cpu_utilization; });
+  // Families that failed mid-window (faults_) keep no summary: see above.
+  auto put_unless = [&](const char* family, const std::string& key, std::optional<double> mean, auto get) {
+    if (!faults_.count(family)) put(key, mean, get);
+  };
+  put_unless("cpu", "cpu_used", whole.cpu_used, [](const Sample& s) { return s.cpu_used; });
+  put_unless("cpu", "cpu_utilization", whole.cpu_utilization, [](const Sample& s) { return s.cpu_utilization; });
   put("net_rx_bytes_per_s", whole.net_rx_bytes_per_s,
       [](const Sample& s) { return s.net_rx_bytes_per_s; });
   put("net_tx_bytes_per_s", whole.net_tx_bytes_per_s,
       [](const Sample& s) { return s.net_tx_bytes_per_s; });
-  put("disk_read_bytes_per_s", whole.disk_read_bytes_per_s,
+  put_unless("disk", "disk_read_bytes_per_s", whole.disk_read_bytes_per_s,
       [](const Sample& s) { return s.disk_read_bytes_per_s; });
-  put("disk_write_bytes_per_s", whole.disk_write_bytes_per_s,
+  put_unless("disk", "disk_write_bytes_per_s", whole.disk_write_bytes_per_s,
       [](const Sample& s) { return s.disk_write_bytes_per_s; });
-  put("disk_read_iops", whole.disk_read_iops, [](const Sample& s) { return s.disk_read_iops; });
-  put("disk_write_iops", whole.disk_write_iops, [](const Sample& s) { return s.disk_write_iops; });
+  put_unless("disk", "disk_read_iops", whole.disk_read_iops, [](const Sample& s) { return s.disk_read_iops; });
+  put_unless("disk", "disk_write_iops", whole.disk_write_iops, [](const Sample& s) { return s.disk_write_iops; });
   put("mem_bandwidth_bytes_per_s", whole.mem_bandwidth_bytes_per_s,
       [](const Sample& s) { return s.mem_bandwidth_bytes_per_s; });
-  put("memory_bytes", std::nullopt, [](const Sample& s) -> std::optional<double> {
+  put_unless("memory", "memory_bytes", std::nullopt, [](const Sample& s) -> std::optional<double> {
     if (!s.memory_bytes) return std::nullopt;
     return static_cast<double>(*s.memory_bytes);
   });

@@ -121,6 +121,8 @@ class Monitor {
     std::optional<int64_t> memory;
     std::optional<int64_t> llc;
     std::optional<int64_t> mbm_total;
+    // family ("cpu", "memory", "disk") -> why its counter file could not be read this time.
+    std::map<std::string, std::string> faults;
   };
   Counters Read();
   // The sample for the interval between two readings.
@@ -161,6 +163,8 @@ class Monitor {
   int64_t start_ns_ = 0;
   Counters first_, last_;
   std::vector<Sample> timeline_;
+  // The first read failure of each family over the window (Counters::faults), for Stop().
+  std::map<std::string, std::string> faults_;
   std::atomic<int64_t> thread_cpu_ns_{0};
 };
 

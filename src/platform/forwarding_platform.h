@@ -12,7 +12,9 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 #include "platform/platform.h"
@@ -117,6 +119,44 @@ class FakeClockPlatform : public ForwardingPlatform {
   std::atomic<int64_t> now_ns_;
   mutable std::mutex mu_;
   std::vector<std::chrono::nanoseconds> sleeps_;
+};
+
+// A forwarding platform whose file, command and clock calls can each be intercepted by a
+// hook, for fault-injection tests (experiment/fault_injection_test.cc): a hook returns
+// the fault, or std::nullopt to let the call through to the target. Hooks are set before the
+// code under test runs (they are not guarded) and may be called from any thread (the
+// monitor samples on its own), so what they change while it runs must be atomic.
+class FaultPlatform : public ForwardingPlatform {
+ public:
+  using ForwardingPlatform::ForwardingPlatform;
+
+  std::function<std::optional<Result<std::string>>(const std::string& path)> on_read;
+  std::function<std::optional<Status>(const std::string& path, const std::string& content)> on_write;
+  std::function<std::optional<Result<CommandResult>>(const std::vector<std::string>& argv)> on_run;
+  // Added to the target's clocks at each reading (a jump: the offset changes).
+  std::atomic<int64_t> monotonic_offset_ns{0};
+  std::atomic<int64_t> wall_offset_ns{0};
+
+  Result<std::string> ReadFile(const std::string& path) override {
+    if (on_read) {
+      if (auto r = on_read(path)) return std::move(*r);
+    }
+    return ForwardingPlatform::ReadFile(path);
+  }
+  Status WriteFile(const std::string& path, const std::string& content) override {
+    if (on_write) {
+      if (auto s = on_write(path, content)) return std::move(*s);
+    }
+    return ForwardingPlatform::WriteFile(path, content);
+  }
+  Result<CommandResult> Run(const std::vector<std::string>& argv, std::chrono::milliseconds timeout) override {
+    if (on_run) {
+      if (auto r = on_run(argv)) return std::move(*r);
+    }
+    return ForwardingPlatform::Run(argv, timeout);
+  }
+  int64_t MonotonicNanos() override { return ForwardingPlatform::MonotonicNanos() + monotonic_offset_ns.load(); }
+  int64_t WallNanos() override { return ForwardingPlatform::WallNanos() + wall_offset_ns.load(); }
 };
 
 }  // namespace ream

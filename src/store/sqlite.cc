@@ -5,6 +5,13 @@
 #include <utility>
 
 namespace ream::sql {
+namespace {
+
+// SQLite's "database or disk is full" does not say which: here the disk (ream sets no page
+// limit), and SQLite rolled the transaction back, so nothing half-written is left.
+constexpr const char* kFullNote = " (no space left on the file system holding it; nothing of this write was kept)";
+
+}  // namespace
 
 Statement::Statement(Statement&& o) noexcept
     : db_(o.db_), stmt_(std::exchange(o.stmt_, nullptr)), path_(std::move(o.path_)),
@@ -28,6 +35,7 @@ Statement::~Statement() {
 Status Statement::Error(std::string_view what) const {
   std::string msg = std::string(what) + " in " + path_ + ": " + (db_ ? sqlite3_errmsg(db_) : "no database");
   int code = db_ ? sqlite3_errcode(db_) : SQLITE_ERROR;
+  if (code == SQLITE_FULL) msg += kFullNote;
   if (code == SQLITE_CORRUPT || code == SQLITE_NOTADB) return Corrupt(msg);
   if (code == SQLITE_CONSTRAINT) return {StatusCode::kAlreadyExists, msg};
   return IoError(msg);
@@ -69,7 +77,11 @@ Result<bool> Statement::Step() {
   int rc = sqlite3_step(stmt_);
   if (rc == SQLITE_ROW) return true;
   if (rc == SQLITE_DONE) return false;
-  return Error(std::string("executing '") + sqlite3_sql(stmt_) + "'");
+  // The statement's head names it ("INSERT INTO points (run_id, ..."); its whole column list
+  // would bury the cause at the end of a long line.
+  std::string sql = sqlite3_sql(stmt_);
+  if (sql.size() > 72) sql = sql.substr(0, 64) + " ...";
+  return Error("executing '" + sql + "'");
 }
 
 Status Statement::Run() {
@@ -175,6 +187,7 @@ Status Database::Exec(std::string_view sql) {
     std::string msg = err ? err : sqlite3_errmsg(db_);
     sqlite3_free(err);
     std::string full = "SQL error in " + path_ + ": " + msg;
+    if (rc == SQLITE_FULL) full += kFullNote;
     if (rc == SQLITE_CORRUPT || rc == SQLITE_NOTADB) return Corrupt(full);
     return IoError(full);
   }
