@@ -28,5 +28,6 @@ void AddLoadCommand(CLI::App& app, CommandList& commands);
 void AddServeCommand(CLI::App& app, CommandList& commands);
 void AddRelayCommand(CLI::App& app, CommandList& commands);
 void AddAgentCommand(CLI::App& app, CommandList& commands);
+void AddKeepAwakeCommand(CLI::App& app, CommandList& commands);
 
 }  // namespace ream::cli

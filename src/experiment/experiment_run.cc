@@ -60,7 +60,10 @@ class ExperimentRun::Context final : public SweepContext {
                                                     Interrupted));
     d.point.run_id = rec_.id;
     if (!wl_->network.empty()) d.point.network = wl_->network.ToJson();
-    if (!r_.keep_awake_cpus_.empty()) d.point.generator["keep_awake_cpus"] = r_.keep_awake_cpus_;
+    if (!r_.keep_awake_cpus_.empty()) {
+      d.point.generator["keep_awake_cpus"] = r_.keep_awake_cpus_;
+      d.point.generator["keep_awake_workload"] = wl_->sandbox->keep_awake_note();
+    }
     d.point.seq = next_seq_;
     d.point.target_load = load;
     d.point.attempt = attempt;
@@ -356,10 +359,12 @@ Status ExperimentRun::RunOne(const PlannedRun& run, RunRecord& rec, RunOutcome& 
   REAM_RETURN_IF_ERROR(store_.UpdateRun(rec));
   observer_.OnEvent(RunStarted{ctx.Where(), rec.workload_cpus, rec.generator_cpus, ctx.stored_points()});
   // [load] keep_awake: the generator's CPUs never idle while the run lasts, by pollers in the
-  // `ream load` process (load_driver.cc), in its own cgroup. The workload's CPUs are not kept
-  // awake: a SCHED_IDLE poller outside the workload's cgroup made its requests wait a scheduler
-  // slice (p99 0.17 -> 2.7 ms at 5 000 QPS, docs/performance.md), and one inside would be
-  // charged to it.
+  // `ream load` process (load_driver.cc), in its own cgroup; the workload's, by `ream
+  // keep-awake` in the workload's cpu cgroup (SandboxOptions::keep_awake): a SCHED_IDLE poller
+  // outside that group made its requests wait a scheduler slice (p99 0.17 -> 2.7 ms at 5 000
+  // QPS, docs/performance.md). Each point stores what was kept awake (keep_awake_workload says
+  // why the workload's CPUs were not, where the sandbox could not do it without charging the
+  // pollers to the workload).
   keep_awake_cpus_ = spec_.load.keep_awake ? FormatCpuList(prep_.generator_cpus) : std::string();
 
   SweepEnd end;

@@ -592,6 +592,85 @@ target = "5ms"
   EXPECT_FALSE(s->FindExperiment("delta").value_or(std::nullopt).has_value()) << again.output;
 }
 
+// --keep-awake keeps the workload's CPU awake too: `ream keep-awake` runs in the workload's cpu
+// cgroup (where its SCHED_IDLE pollers yield to the workload at once) but not in its cpuacct
+// group, so the workload's CPU figure does not count the pollers' spinning; each point says
+// what was kept awake, and the pollers end with the run.
+TEST_F(RunnerIntegration, KeepAwakeSpinsBesideTheWorkloadWithoutBeingChargedToIt) {
+  if (!fs::exists("/sys/fs/cgroup/cpu/cgroup.procs") || !fs::exists("/sys/fs/cgroup/cpuacct/cgroup.procs") ||
+      fs::equivalent("/sys/fs/cgroup/cpu", "/sys/fs/cgroup/cpuacct")) {
+    GTEST_SKIP() << "needs cgroup v1 with cpu and cpuacct in hierarchies of their own (ream says why not otherwise)";
+  }
+  std::string events = (dir_ / "events.jsonl").string();
+  std::string spec = Spec("awake", R"(name = "awake"
+scenarios = ["1-ST"]
+[workload]
+builtin = "kv"
+[load]
+warmup = "200ms"
+duration = "1500ms"
+keep_awake = true
+[sweep]
+qps = [1000]
+)");
+  FILE* f = popen((std::string(REAM_BINARY) + " run " + spec + " --db " + db_ + " --events " + events + " 2>&1").c_str(),
+                  "r");
+  ASSERT_NE(f, nullptr);
+  // While the level runs: the poller is in a ream cpu cgroup, in no ream cpuacct group, and spins.
+  int pid = 0;
+  std::string cpu_line, cpuacct_line;
+  double spun_s = 0;
+  for (int i = 0; i < 100 && pid == 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    auto pids = ProcessesWith("keep-awake --cpus");
+    if (pids.empty()) continue;
+    pid = pids[0];
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    std::ifstream cg("/proc/" + std::to_string(pid) + "/cgroup");
+    for (std::string l; std::getline(cg, l);) {
+      if (l.find(":cpu:") != std::string::npos) cpu_line = l;
+      if (l.find(":cpuacct:") != std::string::npos) cpuacct_line = l;
+    }
+    std::ifstream st("/proc/" + std::to_string(pid) + "/stat");
+    std::string stat((std::istreambuf_iterator<char>(st)), std::istreambuf_iterator<char>());
+    std::istringstream in(stat.substr(stat.rfind(')') + 2));
+    std::string field;
+    long utime = 0, stime = 0;
+    for (int k = 3; k <= 15 && in >> field; ++k) {
+      if (k == 14) utime = std::stol(field);
+      if (k == 15) stime = std::stol(field);
+    }
+    spun_s = static_cast<double>(utime + stime) / static_cast<double>(sysconf(_SC_CLK_TCK));
+  }
+  std::string out;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, f)) > 0) out.append(buf, n);
+  int st = pclose(f);
+  ASSERT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) << out;
+  ASSERT_GT(pid, 0) << "no ream keep-awake process appeared: " << out;
+  EXPECT_NE(cpu_line.find("/ream-"), std::string::npos) << cpu_line;
+  EXPECT_EQ(cpuacct_line.find("/ream-"), std::string::npos) << cpuacct_line;
+  EXPECT_GT(spun_s, 0.1) << "the poller did not spin";
+  EXPECT_NE(out.find("kept awake by SCHED_IDLE pollers in its cpu cgroup"), std::string::npos) << out;
+  std::string q;
+  if (FILE* sql = popen(("sqlite3 " + db_ +
+                         " \"select cpu_util, json_extract(generator_json, '$.keep_awake_workload') from points\"")
+                            .c_str(),
+                        "r")) {
+    while ((n = fread(buf, 1, sizeof buf, sql)) > 0) q.append(buf, n);
+    pclose(sql);
+  }
+  ASSERT_FALSE(q.empty());
+  // The poller spins whenever the kv server does not run (~all of this CPU at 1 000 QPS): were
+  // it counted, the workload's utilization would be near 1.
+  std::printf("points: %s\n", q.c_str());
+  double util = std::stod(q.substr(0, q.find('|')));
+  EXPECT_LT(util, 0.5) << q;
+  EXPECT_NE(q.find("kept awake"), std::string::npos) << q;
+  EXPECT_TRUE(ProcessesWith("keep-awake --cpus").empty());
+}
+
 TEST_F(RunnerIntegration, BadSpecsFailFastNamingTheCause) {
   const std::string base = "[workload]\nbuiltin = \"synthetic\"\n[load]\nduration = \"1s\"\n[sweep]\nqps = [1000]\n";
   Exec typo = Ream("run " + Spec("typo", "name = \"t\"\n[workload]\nbuiltin = \"synthetic\"\n[load]\nduraton = \"1s\"\n[sweep]\nqps = [1000]\n") +

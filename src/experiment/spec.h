@@ -88,10 +88,11 @@ struct LoadSpec {
   // How the generator waits between sends: "sleep" (then spin the last stretch) or "spin"
   // (never sleep; see LoadOptions::spin_wait).
   std::string wait = "sleep";
-  // Keep the generator's CPUs out of idle for the whole run: a SCHED_IDLE poller on each
-  // (platform/keep_awake.h) in the generator's process, so no send or response pays that CPU's
-  // wake-up. Stored with every point (`keep_awake_cpus`). The workload's CPUs are left alone
-  // (see experiment_run.cc).
+  // Keep the CPUs out of idle for the whole run: a SCHED_IDLE poller on each (platform/
+  // keep_awake.h), the generator's in the generator's process, the workload's in `ream
+  // keep-awake` inside the workload's cpu cgroup (SandboxOptions::keep_awake), so no send or
+  // response pays a CPU's wake-up. Stored with every point (`keep_awake_cpus`,
+  // `keep_awake_workload`).
   bool keep_awake = false;
   // Session load (sweep axis "sessions", load/session_load.h): chunks per session, bytes per
   // chunk, the video's bitrate in bits/s (0: not given; the sessions axis requires it).

@@ -362,7 +362,57 @@ Status ProcessSandbox::CreateObjects(const SandboxOptions& o, const std::vector<
   }
   if (o.before_exec) so.before_exec = [this, &o] { o.before_exec(*this); };
   REAM_ASSIGN_OR_RETURN(child_, p_.Spawn(so));
+  if (o.keep_awake) StartKeepAwake();
   return Status::Ok();
+}
+
+void ProcessSandbox::StartKeepAwake() {
+  const std::string cpus = FormatCpuList(cpus_);
+  const std::string not_kept = "the workload's CPUs " + cpus + " are not kept awake: ";
+  // Only where the pollers share the workload's CPU scheduling group and nothing else: in
+  // cgroup v1's cpu hierarchy alone, with CPU time counted by a cpuacct hierarchy of its own.
+  if (cgroup_->version() != 1) {
+    awake_note_ = not_kept + "with cgroup v2 the pollers would share the workload's CPU and memory accounting";
+    return;
+  }
+  const std::string cpu_dir = cgroup_->Dir("cpu");
+  if (cpu_dir.empty()) {
+    awake_note_ = not_kept + "the workload has no cpu cgroup to put the pollers in";
+    return;
+  }
+  if (cgroup_->Dir("cpuacct").empty() || cgroup_->Dir("cpuacct") == cpu_dir) {
+    awake_note_ = not_kept + "cpu and cpuacct share one hierarchy here, so the pollers' time would be counted as the "
+                             "workload's";
+    return;
+  }
+  if (spec_.cpu_quota) {
+    awake_note_ = not_kept + "the pollers would spend the workload's CPU quota";
+    return;
+  }
+  auto exe = p_.RealPath("/proc/self/exe");
+  if (!exe.ok()) {
+    awake_note_ = not_kept + exe.status().message();
+    return;
+  }
+  SpawnOptions so;
+  so.argv = {*exe, "keep-awake", "--cpus", cpus};
+  so.join_files = {cpu_dir + "/cgroup.procs"};
+  so.capture_stdout = true;
+  auto child = p_.Spawn(so);
+  if (!child.ok()) {
+    awake_note_ = not_kept + child.status().message();
+    return;
+  }
+  auto ready = (*child)->WaitForLine(StartsWith("ready keep-awake"), std::chrono::milliseconds(5000));
+  if (!ready.ok()) {
+    (void)(*child)->Signal(SIGKILL);
+    (void)(*child)->Wait(std::chrono::milliseconds(2000));
+    awake_note_ = not_kept + "ream keep-awake did not start: " + ready.status().message();
+    return;
+  }
+  awake_ = std::move(*child);
+  awake_note_ = "the workload's CPUs " + cpus + " kept awake by SCHED_IDLE pollers in its cpu cgroup (pid " +
+                std::to_string(awake_->pid()) + "; their time is not in its cpuacct group)";
 }
 
 ProcessSandbox::~ProcessSandbox() { (void)Stop(); }
@@ -419,6 +469,14 @@ Status ProcessSandbox::Stop() {
       auto k = child_->Wait(std::chrono::milliseconds(5000));
       if (k.ok()) exit_ = *k;
     }
+  }
+  if (awake_) {
+    (void)awake_->Signal(SIGTERM);
+    if (!awake_->Wait(std::chrono::milliseconds(2000)).ok()) {
+      (void)awake_->Signal(SIGKILL);
+      (void)awake_->Wait(std::chrono::milliseconds(2000));
+    }
+    awake_.reset();
   }
   // The OOM verdict needs the cgroup, so it is read before the cgroup goes.
   if (exit_) (void)OomKilled();

@@ -95,6 +95,11 @@ struct SandboxOptions {
   // Monitor::Baseline). Only reading is safe here; the sandbox is not returned yet and is
   // destroyed if the exec then fails.
   std::function<void(Sandbox&)> before_exec;
+  // Keep the workload's CPUs out of idle while it runs (ream run --keep-awake): `ream
+  // keep-awake` (SCHED_IDLE pollers, platform/keep_awake.h) in the workload's CPU cgroup only,
+  // where the workload's threads preempt a poller at once. Kinds that cannot do it without
+  // charging the pollers to the workload say why in startup_note() and run without.
+  bool keep_awake = false;
 };
 
 // What a monitor watches in a sandbox (monitor/monitor.h samples it). Pointers are the
@@ -151,6 +156,10 @@ class Sandbox {
   // How the sandbox came up, for people, when a kind has something to say ("vm sandbox (TCG):
   // guest ... restored from its saved state in 9.2 s; its cold boot ... took 14.9 s"); "" else.
   virtual std::string startup_note() const { return ""; }
+  // What SandboxOptions::keep_awake did: the CPUs kept awake, or why they are not.
+  virtual std::string keep_awake_note() const {
+    return "the workload's CPUs are not kept awake: this sandbox kind cannot place pollers beside it";
+  }
   // Ends the workload (SIGTERM, SIGKILL after the grace) and removes what the kind created.
   // Idempotent; the first error.
   virtual Status Stop() = 0;
@@ -215,6 +224,8 @@ class ProcessSandbox final : public Sandbox {
                                   std::chrono::milliseconds timeout) override;
   ChildProcess& process() override { return *child_; }
   std::string overhead_stats_dir() const override { return overhead_dir_; }
+  std::string startup_note() const override { return awake_note_; }
+  std::string keep_awake_note() const override { return awake_note_; }
 
   // SIGTERM to the workload, SIGKILL after stop_grace (to everything left in the cgroup),
   // then removes every kernel object and the state file. Idempotent; the first error.
@@ -225,6 +236,8 @@ class ProcessSandbox final : public Sandbox {
                                                               const std::vector<std::string>&);
   explicit ProcessSandbox(Platform& p) : p_(p) {}
   Status CreateObjects(const SandboxOptions& o, const std::vector<std::string>& argv);
+  // keep_awake: starts the pollers, or says in awake_note_ why not (the run goes on).
+  void StartKeepAwake();
   Status RemoveObjects();
 
   Platform& p_;
@@ -240,6 +253,8 @@ class ProcessSandbox final : public Sandbox {
   std::string overhead_dir_;  // libream-overhead.so's statistics, "" without net_overhead
   std::string resctrl_why_;  // why there is no resctrl group (monitoring unavailable)
   std::unique_ptr<ChildProcess> child_;
+  std::unique_ptr<ChildProcess> awake_;  // `ream keep-awake` in the CPU cgroup (keep_awake)
+  std::string awake_note_;               // what keep_awake did, for startup_note()
   std::optional<ProcessExit> exit_;
   int64_t oom_kills_at_start_ = 0;
   std::optional<bool> oom_;
