@@ -79,6 +79,9 @@ struct PointData {
   std::optional<double> lateness_p50_us, lateness_p99_us;
   std::map<std::string, double> late_shares;
   std::string keep_awake_cpus;
+  // What was done for the workload's CPUs under keep-awake ("kept awake by ..." or why not;
+  // "" : keep-awake off, or a point stored before it was said).
+  std::string keep_awake_workload;
   // Connections the server closed (store PointRecord): times the generator reconnected over
   // the run, and the measured requests lost with a connection, in all and by reason. nullopt /
   // empty when the generator did not report them (points stored before it reconnected).

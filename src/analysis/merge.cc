@@ -117,6 +117,7 @@ PointAnalysis MergePoints(const std::vector<const PointData*>& all, const RunDat
       out.late_shares[cause] += share / static_cast<double>(reps.size());
     }
     if (out.keep_awake_cpus.empty()) out.keep_awake_cpus = p->keep_awake_cpus;
+    if (out.keep_awake_workload.empty()) out.keep_awake_workload = p->keep_awake_workload;
     if (p->reconnections) out.reconnections = out.reconnections.value_or(0) + *p->reconnections;
     if (p->lost_requests) out.lost_requests = out.lost_requests.value_or(0) + *p->lost_requests;
     for (const auto& [reason, n] : p->lost_reasons) out.lost_reasons[reason] += n;

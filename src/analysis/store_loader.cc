@@ -236,6 +236,9 @@ Result<ExperimentData> LoadExperiment(Store& store, const std::string& name) {
         if (g.contains("keep_awake_cpus") && g["keep_awake_cpus"].is_string()) {
           pd.keep_awake_cpus = g["keep_awake_cpus"].get<std::string>();
         }
+        if (g.contains("keep_awake_workload") && g["keep_awake_workload"].is_string()) {
+          pd.keep_awake_workload = g["keep_awake_workload"].get<std::string>();
+        }
         // Session load's figures (load/session_load.h), kept whole in the generator's JSON.
         if (g.contains("sessions") && g["sessions"].is_object()) {
           const auto& s = g["sessions"];

@@ -55,12 +55,13 @@ void TimelinessSection(const Page& page, std::ostream& body, ChartSpecs* specs) 
   body << "<h2>Generator timeliness</h2>\n";
   std::string floor_line;
   auto [floor, tolerance] = Floor(page.d, &floor_line);
-  std::set<std::string> awake;
+  std::set<std::string> awake, awake_workload;
   bool any_point = false;
   for (const auto& g : a.groups) {
     for (const auto& p : g.points) {
       any_point = true;
       awake.insert(p.keep_awake_cpus);
+      if (!p.keep_awake_workload.empty()) awake_workload.insert(p.keep_awake_workload);
     }
   }
   if (!any_point) {
@@ -80,6 +81,7 @@ void TimelinessSection(const Page& page, std::ostream& body, ChartSpecs* specs) 
                              "<code>--keep-awake</code> keeps the run's CPUs out of idle)"
                            : "")
        << ".</p>\n";
+  for (const auto& w : awake_workload) body << "<p class=\"keep-awake-workload\">" << Esc(w) << ".</p>\n";
 
   json rows = json::array();
   for (const auto& g : a.groups) {

@@ -123,6 +123,7 @@ TEST(HtmlReporter, TimelinessSectionSetsTheCausesAgainstTheHostFloor) {
     p.lateness_p99_us = p.valid ? 14.0 : 400.0;
     p.late_shares = {{"stall", 0.0006}, {"busy", 1 - p.timely_ratio - 0.0006}};
     p.keep_awake_cpus = "0-1";
+    p.keep_awake_workload = "the workload's CPUs 0 kept awake by SCHED_IDLE pollers in its cpu cgroup";
   }
   d.environment["timing_floor"] = {{"duration_s", 0.3},
                                    {"tolerance_us", 20},
@@ -134,6 +135,7 @@ TEST(HtmlReporter, TimelinessSectionSetsTheCausesAgainstTheHostFloor) {
   ASSERT_TRUE(MakeHtmlReporter(FakeAssets())->Report({&d, &*a}, os).ok());
   std::string html = os.str();
   EXPECT_NE(html.find("<h2>Generator timeliness</h2>"), std::string::npos);
+  EXPECT_NE(html.find("the workload&#39;s CPUs 0 kept awake by SCHED_IDLE pollers"), std::string::npos);
   EXPECT_NE(html.find("data-chart=\"lateness\""), std::string::npos);
   EXPECT_NE(html.find("tolerance 20 µs"), std::string::npos);
   // The worst CPU's floor in the table, every CPU's in the text.
