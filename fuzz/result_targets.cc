@@ -106,6 +106,8 @@ std::string AgentLine(const uint8_t* data, size_t size) {
   if (m.is_discarded() || !m.is_object()) return "";  // both ends skip or answer "not a JSON object"
   // The agent's end: a "run" message's options (cmd_agent.cc).
   try {
+    (void)agent::MessageType(m);
+    (void)agent::MessageId(m);
     auto o = agent::LoadOptionsFromJson(m.value("options", json()));
     if (!o.ok()) {
       std::string v = Refusal(o.status(), StatusCode::kInvalidArgument, "LoadOptionsFromJson", "agent run options");
