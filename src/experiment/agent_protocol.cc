@@ -292,7 +292,8 @@ Result<json> MergeAgentResults(const LoadOptions& total, const std::vector<Agent
             m.interarrival.applicable = true;
             m.interarrival.statistic = D(ad, "statistic");
             m.interarrival.critical = D(ad, "critical");
-            m.interarrival.passed = ad["passed"].is_boolean() && ad["passed"].get<bool>();
+            // contains() first: a const json's [] of a missing key reads freed memory.
+            m.interarrival.passed = ad.contains("passed") && ad["passed"].is_boolean() && ad["passed"].get<bool>();
             m.interarrival.sample_size = static_cast<size_t>(U(ad, "sample_size"));
             m.interarrival.method = S(ad, "method") + " (agent " + a.name + ", the closest to failing of " +
                                     std::to_string(agents.size()) + ")";

@@ -214,6 +214,7 @@ TEST(AgentProtocol, MistypedResultFieldsDoNotThrow) {
   r["generator"]["connection_failures"] = {2};
   r["has_server_times"] = "yes";
   r["window_begin_ns"] = -9.2e18;
+  r["generator"]["interarrival_test"] = {{"statistic", 1.0}, {"critical", 2.0}};  // no "passed" (read freed memory)
   auto merged = MergeAgentResults(total, agents);
   ASSERT_TRUE(merged.ok()) << merged.status().message();
   EXPECT_EQ((*merged)["agents"].size(), 2u);
