@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "fuzz/fuzz_targets.h"
+#include "fuzz/result_targets.h"
 #include "fuzz/spec_targets.h"
 
 namespace ream::fuzz {
@@ -58,6 +59,33 @@ TEST(FuzzCorpusReplay, Http) { ExpectMeaningful(ReplayCorpus("http", HttpReplies
 // The spec and its value parsers: valid specs and values (the shipped examples, each value
 // form of docs/spec.md) and what fuzzing found.
 TEST(FuzzCorpusReplay, Spec) { ExpectMeaningful(ReplayCorpus("spec", SpecInput, LastAccepted), "spec"); }
+
+// What ream reads back from its other half: stored histograms (encoded by the real generator),
+// `ream load --json` output captured from a real run, agent protocol lines; and what fuzzing found.
+void ExpectReadsBack(const Replayed& r, const std::string& parser) {
+  EXPECT_GE(r.files, 5u) << "fuzz/corpus/" << parser << " is missing or nearly empty";
+  EXPECT_GE(r.with_replies, 3u) << "fuzz/corpus/" << parser << " holds too few inputs that decode";
+}
+TEST(FuzzCorpusReplay, Histogram) { ExpectReadsBack(ReplayCorpus("histogram", HistogramBlob, LastDecoded), "histogram"); }
+TEST(FuzzCorpusReplay, GeneratorJson) {
+  ExpectReadsBack(ReplayCorpus("generator_json", GeneratorOutput, LastDecoded), "generator_json");
+}
+TEST(FuzzCorpusReplay, Agent) { ExpectReadsBack(ReplayCorpus("agent", AgentLine, LastDecoded), "agent"); }
+
+// The result entry points accept what the real code writes and refuse what is broken.
+TEST(FuzzCorpusReplay, ResultEntryPointsAcceptValidInputs) {
+  auto run = [](auto entry, const std::string& b) {
+    std::string v = entry(reinterpret_cast<const uint8_t*>(b.data()), b.size());
+    EXPECT_EQ(v, "") << b;
+    return LastDecoded();
+  };
+  EXPECT_TRUE(run(HistogramBlob, "v1;2;200;20000;100;100;0;100:2"));
+  EXPECT_FALSE(run(HistogramBlob, "v1;3;200;20000;100;100;0;100:2"));  // counts do not add up
+  EXPECT_TRUE(run(GeneratorOutput, "{\n  \"issued\": 5,\n  \"histograms\": {}\n}\n"));
+  EXPECT_FALSE(run(GeneratorOutput, "rate: 5 QPS\n"));
+  EXPECT_TRUE(run(AgentLine, R"({"type":"run","id":1,"options":{"host":"127.0.0.1","port":1,"qps":10}})"));
+  EXPECT_FALSE(run(AgentLine, "not json"));
+}
 
 // The spec entry point accepts what it should and holds every parser to its contract.
 TEST(FuzzCorpusReplay, SpecEntryPointAcceptsValidInputs) {

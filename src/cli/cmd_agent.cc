@@ -40,7 +40,7 @@ int RunAgent() {
       if (!reply({{"type", "error"}, {"message", "not a JSON object: " + **next}})) return kExitCouldNotRun;
       continue;
     }
-    const std::string type = m.value("type", "");
+    const std::string type = agent::MessageType(m);
     if (type == "hello") {
       if (!reply({{"type", "hello"},
                   {"protocol", agent::kProtocolVersion},
@@ -53,7 +53,7 @@ int RunAgent() {
         return kExitCouldNotRun;
       }
     } else if (type == "run") {
-      const uint64_t id = m.value("id", uint64_t{0});
+      const uint64_t id = agent::MessageId(m);
       auto options = agent::LoadOptionsFromJson(m.value("options", json()));
       if (!options.ok()) {
         if (!reply({{"type", "error"}, {"id", id}, {"message", options.status().message()}})) return kExitCouldNotRun;

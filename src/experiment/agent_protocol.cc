@@ -6,6 +6,7 @@
 #include <climits>
 #include <cstdio>
 #include <map>
+#include <type_traits>
 
 #include "load/histogram.h"
 #include "load/lateness.h"
@@ -19,6 +20,10 @@ using nlohmann::json;
 template <typename T>
 Status Take(const json& j, const char* key, T* out) {
   if (!j.contains(key)) return Status::Ok();  // the default stands
+  // An integer field given as a fraction (2e98) would be converted with undefined behaviour.
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    if (j.at(key).is_number_float()) return InvalidArgument(std::string("agent run options: '") + key + "' is not an integer");
+  }
   try {
     *out = j.at(key).get<T>();
   } catch (const std::exception& e) {
@@ -27,9 +32,15 @@ Status Take(const json& j, const char* key, T* out) {
   return Status::Ok();
 }
 
+// A count as an agent writes it: a non-negative integer; anything else (a fraction, which would
+// convert with undefined behaviour, a negative, a string) counts as 0.
+uint64_t Count(const json& v) {
+  if (v.is_number_unsigned()) return v.get<uint64_t>();
+  return v.is_number_integer() && v.get<int64_t>() >= 0 ? static_cast<uint64_t>(v.get<int64_t>()) : 0;
+}
 uint64_t U(const json& j, const char* key) {
   auto it = j.find(key);
-  return it != j.end() && it->is_number() ? it->get<uint64_t>() : 0;
+  return it != j.end() ? Count(*it) : 0;
 }
 double D(const json& j, const char* key) {
   auto it = j.find(key);
@@ -49,6 +60,11 @@ Status AddHistogram(const json& encoded, const std::string& agent, const char* w
 }
 
 }  // namespace
+
+std::string MessageType(const json& m) {
+  return m.is_object() && m.contains("type") && m["type"].is_string() ? m["type"].get<std::string>() : "";
+}
+uint64_t MessageId(const json& m) { return m.is_object() && m.contains("id") ? Count(m["id"]) : 0; }
 
 json LoadOptionsToJson(const LoadOptions& o) {
   return {{"host", o.host},
@@ -138,7 +154,7 @@ Result<LoadOptions> LoadOptionsFromJson(const json& j) {
     return InvalidArgument("agent run options: validity '" + validity + "' is neither seed nor distortion");
   }
   o.validity = validity == "seed" ? ValidityRule::kSeed : ValidityRule::kDistortion;
-  REAM_RETURN_IF_ERROR(ValidateLoadOptions(o));
+  if (Status valid = ValidateLoadOptions(o); !valid.ok()) return InvalidArgument("agent run options: " + valid.message());
   return o;
 }
 
@@ -230,22 +246,22 @@ Result<json> MergeAgentResults(const LoadOptions& total, const std::vector<Agent
       m.reconnect_failures += U(g, "reconnect_attempts_failed");
       m.generator_cpu_s += D(g, "generator_cpu_s");
       m.cancelled = m.cancelled || (g.contains("cancelled") && g["cancelled"].is_boolean() && g["cancelled"].get<bool>());
-      m.has_server_times = m.has_server_times || (r.contains("has_server_times") && r["has_server_times"].get<bool>());
+      m.has_server_times = m.has_server_times || (r.contains("has_server_times") && r["has_server_times"].is_boolean() && r["has_server_times"].get<bool>());
       m.server_times_supported =
-          m.server_times_supported || (r.contains("server_times_supported") && r["server_times_supported"].get<bool>());
-      if (g.contains("server_closes_after") && g["server_closes_after"].is_number()) {
+          m.server_times_supported || (r.contains("server_times_supported") && r["server_times_supported"].is_boolean() && r["server_times_supported"].get<bool>());
+      if (g.contains("server_closes_after") && g["server_closes_after"].is_number_unsigned()) {
         m.server_closes_after = g["server_closes_after"].get<uint64_t>();
       }
       if (g.contains("error_reasons") && g["error_reasons"].is_object()) {
-        for (const auto& [k, v] : g["error_reasons"].items()) m.error_reasons[k] += v.get<uint64_t>();
+        for (const auto& [k, v] : g["error_reasons"].items()) m.error_reasons[k] += Count(v);
       }
       if (g.contains("reconnect_reasons") && g["reconnect_reasons"].is_object()) {
-        for (const auto& [k, v] : g["reconnect_reasons"].items()) m.reconnect_reasons[k] += v.get<uint64_t>();
+        for (const auto& [k, v] : g["reconnect_reasons"].items()) m.reconnect_reasons[k] += Count(v);
       }
       if (g.contains("connection_failures") && g["connection_failures"].is_array()) {
-        for (const auto& f : g["connection_failures"]) m.connection_failures.push_back(a.name + ": " + f.get<std::string>());
+        for (const auto& f : g["connection_failures"]) if (f.is_string()) m.connection_failures.push_back(a.name + ": " + f.get<std::string>());
       }
-      const json hs = g.value("histograms", json::object());
+      const json hs = g.contains("histograms") && g["histograms"].is_object() ? g["histograms"] : json::object();
       REAM_RETURN_IF_ERROR(AddHistogram(hs.value("latency_ns", json()), a.name, "latency", &m.latency));
       REAM_RETURN_IF_ERROR(
           AddHistogram(hs.value("latency_from_send_ns", json()), a.name, "latency from send", &m.latency_from_send));
@@ -255,7 +271,8 @@ Result<json> MergeAgentResults(const LoadOptions& total, const std::vector<Agent
       REAM_RETURN_IF_ERROR(AddHistogram(r.value("wire_ns", json()), a.name, "wire", &m.wire));
       if (g.contains("lateness_causes") && g["lateness_causes"].is_object()) {
         const json& lc = g["lateness_causes"];
-        m.late_causes.threshold_ns = static_cast<int64_t>(D(lc, "threshold_us") * 1e3);
+        const double threshold_ns = D(lc, "threshold_us") * 1e3;  // converted only when it fits
+        if (threshold_ns >= 0 && threshold_ns < 9e18) m.late_causes.threshold_ns = static_cast<int64_t>(threshold_ns);
         if (lc.contains("causes") && lc["causes"].is_object()) {
           for (size_t i = 0; i < kLateCauses; ++i) {
             const char* name = LateCauseName(static_cast<LateCause>(i));
@@ -275,7 +292,8 @@ Result<json> MergeAgentResults(const LoadOptions& total, const std::vector<Agent
             m.interarrival.applicable = true;
             m.interarrival.statistic = D(ad, "statistic");
             m.interarrival.critical = D(ad, "critical");
-            m.interarrival.passed = ad["passed"].is_boolean() && ad["passed"].get<bool>();
+            // contains() first: a const json's [] of a missing key reads freed memory.
+            m.interarrival.passed = ad.contains("passed") && ad["passed"].is_boolean() && ad["passed"].get<bool>();
             m.interarrival.sample_size = static_cast<size_t>(U(ad, "sample_size"));
             m.interarrival.method = S(ad, "method") + " (agent " + a.name + ", the closest to failing of " +
                                     std::to_string(agents.size()) + ")";
@@ -284,7 +302,11 @@ Result<json> MergeAgentResults(const LoadOptions& total, const std::vector<Agent
           m.interarrival.not_applicable_reason = S(ad, "not_applicable");
         }
       }
-      for (const auto& w : g.value("warnings", json::array())) m.warnings.push_back(a.name + ": " + w.get<std::string>());
+      if (g.contains("warnings") && g["warnings"].is_array()) {
+        for (const auto& w : g["warnings"]) {
+          if (w.is_string()) m.warnings.push_back(a.name + ": " + w.get<std::string>());
+        }
+      }
       if (response_timing.empty()) response_timing = S(g, "response_timing");
       if (send_timing.empty()) send_timing = S(g, "send_timing");
       for (const char* k : {"achieved_qps", "throughput_qps", "timely_ratio", "issued", "completed", "errors", "valid",
@@ -292,9 +314,16 @@ Result<json> MergeAgentResults(const LoadOptions& total, const std::vector<Agent
                             "response_timing"}) {
         if (g.contains(k)) pa[k] = g[k];
       }
-      pa["window_begin_ns"] = r.value("window_begin_ns", int64_t{0});
+      const int64_t window_begin_ns =
+          r.contains("window_begin_ns") && r["window_begin_ns"].is_number_integer() ? r["window_begin_ns"].get<int64_t>() : 0;
+      pa["window_begin_ns"] = window_begin_ns;
       // How far its window began from the common one (its own clock; the offset already in).
-      pa["start_lag_ns"] = r.value("window_begin_ns", int64_t{0}) - (a.start_at_ns + total.warmup_ns);
+      int64_t lag = 0;
+      if (__builtin_sub_overflow(window_begin_ns, a.start_at_ns + total.warmup_ns, &lag)) {
+        pa["start_lag_ns"] = nullptr;  // a window_begin_ns no clock gives
+      } else {
+        pa["start_lag_ns"] = lag;
+      }
     }
     per_agent.push_back(pa);
   }

@@ -29,6 +29,11 @@ namespace ream::agent {
 
 inline constexpr int kProtocolVersion = 1;
 
+// A line's "type" and "id" as both ends read them: "" / 0 when absent or of another type (a
+// line `{"type":1}` must not throw out of either end).
+std::string MessageType(const nlohmann::json& m);
+uint64_t MessageId(const nlohmann::json& m);
+
 // Every LoadOptions field an agent needs, and back. InvalidArgument naming the field on a
 // malformed document (a different ream on the other end).
 nlohmann::json LoadOptionsToJson(const LoadOptions& options);

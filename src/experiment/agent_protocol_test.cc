@@ -181,6 +181,45 @@ TEST(AgentProtocol, CorruptHistogramIsAnError) {
   EXPECT_NE(merged.status().message().find("ssh:one"), std::string::npos);
 }
 
+// Found by agent_fuzzer: an integer field given as a fraction was converted with undefined
+// behaviour; a value out of range was refused without saying it came from the run options.
+TEST(AgentProtocol, FractionalIntegersAndBadValuesAreRefusedAsRunOptions) {
+  nlohmann::json j = LoadOptionsToJson(SomeOptions());
+  j["duration_ns"] = 2e98;
+  auto r = LoadOptionsFromJson(j);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("'duration_ns' is not an integer"), std::string::npos) << r.status().message();
+  j = LoadOptionsToJson(SomeOptions());
+  j["qps"] = -1;
+  r = LoadOptionsFromJson(j);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message().rfind("agent run options: ", 0), 0u) << r.status().message();
+  // A line's type and id of another type read as none (json::value would throw).
+  EXPECT_EQ(MessageType(nlohmann::json::parse(R"({"type":1,"id":"x"})")), "");
+  EXPECT_EQ(MessageId(nlohmann::json::parse(R"({"type":1,"id":"x"})")), 0u);
+  EXPECT_EQ(MessageType(nlohmann::json::parse(R"({"type":"run","id":7})")), "run");
+  EXPECT_EQ(MessageId(nlohmann::json::parse(R"({"type":"run","id":7})")), 7u);
+}
+
+// A result document of the wrong types (a different ream on the other end) is read as far as
+// it goes: no exception, no conversion of a fraction to a count.
+TEST(AgentProtocol, MistypedResultFieldsDoNotThrow) {
+  LoadOptions total = SomeOptions();
+  LoadResult a, b;
+  auto agents = TwoAgents(total, &a, &b);
+  nlohmann::json& r = *agents[0].result;
+  r["generator"]["issued"] = 1e300;
+  r["generator"]["error_reasons"] = {{"x", "many"}};
+  r["generator"]["warnings"] = {1};
+  r["generator"]["connection_failures"] = {2};
+  r["has_server_times"] = "yes";
+  r["window_begin_ns"] = -9.2e18;
+  r["generator"]["interarrival_test"] = {{"statistic", 1.0}, {"critical", 2.0}};  // no "passed" (read freed memory)
+  auto merged = MergeAgentResults(total, agents);
+  ASSERT_TRUE(merged.ok()) << merged.status().message();
+  EXPECT_EQ((*merged)["agents"].size(), 2u);
+}
+
 // ssh's own words (OpenSSH 9.2, BatchMode=yes), as its stderr carries them.
 TEST(SshFailure, PasswordHostSaysBatchModeAndWhatToDo) {
   std::string m = DescribeSshFailure("client1", 255, "root@10.0.0.2: Permission denied (publickey,password).\n");

@@ -1,5 +1,7 @@
 #include "experiment/point_columns.h"
 
+#include <cstdint>
+
 namespace ream {
 namespace {
 
@@ -10,7 +12,8 @@ std::optional<double> OptNum(const nlohmann::json& j, const char* a, const char*
   return v->get<double>();
 }
 std::optional<int64_t> OptInt(const nlohmann::json& j, const char* a) {
-  if (!j.contains(a) || !j[a].is_number()) return std::nullopt;
+  // An integer as the generator writes it; a fraction (1e300) would convert with undefined behaviour.
+  if (!j.contains(a) || !j[a].is_number_integer()) return std::nullopt;
   return j[a].get<int64_t>();
 }
 
@@ -83,9 +86,11 @@ void FillFromGenerator(const nlohmann::json& g, PointData* d) {
     nlohmann::json reasons = nlohmann::json::object();
     if (g.contains("error_reasons") && g["error_reasons"].is_object()) {
       for (const auto& [reason, count] : g["error_reasons"].items()) {
-        if (!count.is_number_integer()) continue;
+        // A count: a negative one (or a fraction) is not the generator's.
+        if (!count.is_number_unsigned() && !(count.is_number_integer() && count.get<int64_t>() >= 0)) continue;
         if (reason.rfind("connection lost: ", 0) != 0 && reason.rfind("not sent: ", 0) != 0) continue;
-        lost += count.get<int64_t>();
+        uint64_t c = count.get<uint64_t>();
+        if (c > INT64_MAX || __builtin_add_overflow(lost, static_cast<int64_t>(c), &lost)) lost = INT64_MAX;
         reasons[reason] = count;
       }
     }

@@ -103,5 +103,17 @@ TEST(FillFromMonitor, LeavesWhatTheMonitorCouldNotMeasureNullWithItsReason) {
   EXPECT_EQ(d.point.unavailable.at("server_cpu_s"), "no cgroup (test)");
 }
 
+// A generator document of the wrong types: a fraction where a count belongs is no count
+// (converting 1e300 is undefined behaviour), and a negative lost count is not added.
+TEST(FillFromGenerator, FractionsAndNegativesAreNoCounts) {
+  nlohmann::json g = {{"issued", 1e300}, {"completed", 5}, {"reconnections", 1},
+                      {"error_reasons", {{"connection lost: reset", -3}, {"not sent: down", 2}}}};
+  PointData d;
+  FillFromGenerator(g, &d);
+  EXPECT_FALSE(d.point.issued.has_value());
+  EXPECT_EQ(d.point.completed, 5);
+  EXPECT_EQ(d.point.lost_requests, 2);
+}
+
 }  // namespace
 }  // namespace ream

@@ -96,7 +96,7 @@ class AgentSession {
       if (line) {
         json m = json::parse(*line, nullptr, false);
         if (m.is_discarded() || !m.is_object()) continue;  // not a protocol line
-        std::string t = m.value("type", "");
+        std::string t = agent::MessageType(m);
         if (t == type || t == "error") return m;
         continue;
       }
@@ -119,7 +119,7 @@ class AgentSession {
       inbox_->lines.pop_front();
       json m = json::parse(line, nullptr, false);
       if (m.is_discarded() || !m.is_object()) continue;
-      std::string t = m.value("type", "");
+      std::string t = agent::MessageType(m);
       if (t == type || t == "error") return m;
     }
     return std::nullopt;
@@ -246,7 +246,7 @@ class RemoteLoadDriver final : public LoadDriver {
         AgentSession& s = *active[i];
         if (auto m = s.TryTake("result")) {
           done[i] = true;
-          if (m->value("type", "") == "error") {
+          if (agent::MessageType(*m) == "error") {
             outcomes[i].failure = "the agent could not run the level: " + m->value("message", std::string("?"));
           } else {
             outcomes[i].result = std::move(*m);
@@ -255,7 +255,7 @@ class RemoteLoadDriver final : public LoadDriver {
         }
         if (!s.Alive()) {
           // Its last words may still be in the pipe.
-          if (auto m = s.TryTake("result"); m && m->value("type", "") == "result") {
+          if (auto m = s.TryTake("result"); m && agent::MessageType(*m) == "result") {
             outcomes[i].result = std::move(*m);
             done[i] = true;
             continue;

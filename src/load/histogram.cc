@@ -154,10 +154,16 @@ Result<Histogram> Histogram::Decode(std::string_view text) {
       return Corrupt("histogram encoding: bad bucket '" + std::string(item) + "'");
     }
     h.counts_[idx] += c;
-    total += c;
+    if (__builtin_add_overflow(total, c, &total)) return Corrupt("histogram encoding: bucket counts overflow");
     body = comma == std::string_view::npos ? std::string_view() : body.substr(comma + 1);
   }
   if (total != count) return Corrupt("histogram encoding: bucket counts do not add up to count");
+  // What Record keeps true; a blob that breaks it would give quantiles outside [min, max].
+  if (count > 0 && (mn < 0 || mn > mx)) return Corrupt("histogram encoding: min and max out of order");
+  if (ovf > count) return Corrupt("histogram encoding: more overflowed values than values");
+  if (!std::isfinite(h.sum_) || !std::isfinite(h.sum_sq_) || h.sum_ < 0 || h.sum_sq_ < 0) {
+    return Corrupt("histogram encoding: sums not finite and non-negative");
+  }
   h.count_ = count;
   h.min_ = mn;
   h.max_ = mx;

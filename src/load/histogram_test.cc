@@ -84,6 +84,13 @@ TEST(Histogram, DecodeRejectsGarbage) {
   EXPECT_FALSE(Histogram::Decode("v1;2;1;1;1;1;0;1:1").ok());  // counts do not add up
   EXPECT_FALSE(Histogram::Decode("v1;1;1;1;1;1;0;999999:1").ok());
   EXPECT_FALSE(Histogram::Decode("v1;1;1;1;1;1;0;x").ok());
+  // Found by histogram_fuzzer: fields Record never writes (min above max, more overflowed
+  // values than values, a sum that is not a finite non-negative number).
+  EXPECT_FALSE(Histogram::Decode("v1;1;5;25;6;5;0;5:1").ok());
+  EXPECT_FALSE(Histogram::Decode("v1;1;5;25;-1;5;0;5:1").ok());
+  EXPECT_FALSE(Histogram::Decode("v1;1;5;25;5;5;2;5:1").ok());
+  EXPECT_FALSE(Histogram::Decode("v1;1;nan;25;5;5;0;5:1").ok());
+  EXPECT_FALSE(Histogram::Decode("v1;2;5;25;5;5;0;5:18446744073709551615,6:3").ok());  // wraps
 }
 
 }  // namespace

@@ -1,0 +1,14 @@
+// libFuzzer target: one agent protocol line, at the agent and at the coordinator; see result_targets.h for what is checked.
+#include <cstdio>
+#include <cstdlib>
+
+#include "fuzz/result_targets.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  std::string violation = ream::fuzz::AgentLine(data, size);
+  if (!violation.empty()) {
+    std::fprintf(stderr, "agent decoder contract broken: %s\n", violation.c_str());
+    std::abort();
+  }
+  return 0;
+}

@@ -1,0 +1,14 @@
+// libFuzzer target: the generator's `ream load --json` output as the runner reads it; see result_targets.h for what is checked.
+#include <cstdio>
+#include <cstdlib>
+
+#include "fuzz/result_targets.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  std::string violation = ream::fuzz::GeneratorOutput(data, size);
+  if (!violation.empty()) {
+    std::fprintf(stderr, "generator_json decoder contract broken: %s\n", violation.c_str());
+    std::abort();
+  }
+  return 0;
+}
