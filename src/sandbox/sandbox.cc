@@ -385,7 +385,9 @@ void ProcessSandbox::StartKeepAwake() {
                              "workload's";
     return;
   }
-  if (spec_.cpu_quota) {
+  // A quota below the allotment would be spent by the pollers whenever the workload idles (and
+  // then throttle it); one of the whole allotment or more limits nothing the CPUs do not.
+  if (spec_.cpu_quota && *spec_.cpu_quota < static_cast<double>(cpus_.size()) - 1e-9) {
     awake_note_ = not_kept + "the pollers would spend the workload's CPU quota";
     return;
   }
