@@ -23,6 +23,7 @@
 #include "experiment/runner.h"
 #include "experiment/spec.h"
 #include "platform/forwarding_platform.h"
+#include "platform/integration_test_support.h"
 #include "store/export.h"
 #include "store/store.h"
 
@@ -35,59 +36,13 @@ constexpr int64_t kHourNs = 3600LL * 1'000'000'000;
 
 std::unique_ptr<Platform> host = MakePosixPlatform();
 
-std::string Sh(const std::string& script) {
-  auto r = host->Run({"sh", "-c", script}, std::chrono::seconds(30));
-  return r.ok() ? r->out : "<sh failed: " + r.status().message() + ">";
-}
+using testing_support::ProcessesWith;
 
-// Every kernel object and state file named for ream process `pid` (this test: the runner runs
-// in it), one per line; "" when none.
-std::string Leftovers(int pid) {
-  std::string p = std::to_string(pid);
-  return Sh("ls -d /sys/fs/cgroup/*/ream-" + p + "-* /sys/fs/cgroup/ream-" + p + "-* "
-            "/sys/fs/resctrl/ream-" + p + "-* /run/ream/" + p + "-*.state 2>/dev/null; "
-            "ip netns list 2>/dev/null | grep -w 'ream-" + p + "-[0-9]*'; "
-            "ip -o link show 2>/dev/null | grep -o 'ream" + p + "[hn][0-9]*'; "
-            "tc qdisc show 2>/dev/null | grep 'ream" + p + "[hn]'; true");
-}
+std::string Leftovers(int pid) { return testing_support::ReamObjectsOf(pid); }
 
 // The ream binary under a path unique to this test process, so every process started from it
-// (`ream serve`, `ream load`) is found by that path in /proc; world-reachable, because the
-// workload runs as the unprivileged workload user. Removed when the test binary ends.
-const std::string& MarkedReam() {
-  struct Link {
-    fs::path dir;
-    std::string path;
-    Link() {
-      dir = fs::path("/tmp") / ("ream-faults-bin-" + std::to_string(::getpid()));
-      fs::remove_all(dir);
-      fs::create_directories(dir);
-      fs::permissions(dir, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
-                               fs::perms::others_read | fs::perms::others_exec);
-      path = (dir / "ream").string();
-      std::error_code ec;
-      fs::create_hard_link(REAM_BINARY, path, ec);
-      if (ec) fs::copy_file(REAM_BINARY, path);
-    }
-    ~Link() { fs::remove_all(dir); }
-  };
-  static Link link;
-  return link.path;
-}
-
-// Pids of live processes whose command line contains `marker`.
-std::vector<int> ProcessesWith(const std::string& marker) {
-  std::vector<int> out;
-  for (const auto& d : fs::directory_iterator("/proc")) {
-    std::string name = d.path().filename();
-    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::ifstream f(d.path() / "cmdline");
-    std::string cmd((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-    for (char& c : cmd) c = c ? c : ' ';
-    if (cmd.find(marker) != std::string::npos && std::stoi(name) != getpid()) out.push_back(std::stoi(name));
-  }
-  return out;
-}
+// (`ream serve`, `ream load`) is found by that path in /proc.
+const std::string& MarkedReam() { return testing_support::WorldReachableReam(REAM_BINARY, "faults"); }
 
 // Calls `on_level` after each level is measured and stored (the runner emits LevelMeasured
 // after the point's transaction).
@@ -312,7 +267,7 @@ TEST_F(FaultInjection, TcFailingWhileShapingTheNodeFailsBeforeAnyLoadAndRemovesW
   std::atomic<int> ip_commands{0};
   p.on_run = [&](const std::vector<std::string>& argv) -> std::optional<Result<CommandResult>> {
     if (!argv.empty() && argv[0] == "ip") ++ip_commands;
-    if (argv.size() < 2 || argv[0] != "tc" || argv[1] != "qdisc" || argv[2] != "add") return std::nullopt;
+    if (argv.size() < 3 || argv[0] != "tc" || argv[1] != "qdisc" || argv[2] != "add") return std::nullopt;
     CommandResult c;
     c.exit_code = 2;
     c.err = "RTNETLINK answers: Operation not supported (injected)\n";

@@ -22,6 +22,7 @@
 #include <nlohmann/json.hpp>
 
 #include "platform/stall_probe.h"
+#include "platform/integration_test_support.h"
 #include "store/store.h"
 
 namespace ream {
@@ -36,30 +37,9 @@ struct Exec {
   double seconds = 0;
 };
 
-// The ream binary at a path every user can reach, for spec commands that start it by path:
-// they run as the unprivileged workload user, and the build tree may sit in a directory only
-// root can enter (a clone under /root or in a private temporary directory). A hard link (a
-// copy across file systems) in a world-searchable directory, removed when the test ends.
-const std::string& WorkloadReam() {
-  struct Link {
-    fs::path dir;
-    std::string path;
-    Link() {
-      dir = fs::path("/tmp") / ("ream-it-bin-" + std::to_string(::getpid()));
-      fs::remove_all(dir);
-      fs::create_directories(dir);
-      fs::permissions(dir, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
-                               fs::perms::others_read | fs::perms::others_exec);
-      path = (dir / "ream").string();
-      std::error_code ec;
-      fs::create_hard_link(REAM_BINARY, path, ec);
-      if (ec) fs::copy_file(REAM_BINARY, path);
-    }
-    ~Link() { fs::remove_all(dir); }
-  };
-  static Link link;
-  return link.path;
-}
+// The ream binary at a path every user can reach, for spec commands that start it by path
+// (they run as the unprivileged workload user; platform/integration_test_support.h).
+const std::string& WorkloadReam() { return testing_support::WorldReachableReam(REAM_BINARY, "it"); }
 
 // Runs `ream ARGS` to completion, stdout and stderr together.
 Exec Ream(const std::string& args) {
@@ -128,19 +108,7 @@ std::vector<std::string> CgroupsOf(int pid) {
   return out;
 }
 
-// Pids of processes whose command line contains `marker`.
-std::vector<int> ProcessesWith(const std::string& marker) {
-  std::vector<int> out;
-  for (const auto& d : fs::directory_iterator("/proc")) {
-    std::string name = d.path().filename();
-    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::ifstream f(d.path() / "cmdline");
-    std::string cmd((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-    for (char& c : cmd) c = c ? c : ' ';
-    if (cmd.find(marker) != std::string::npos && std::stoi(name) != getpid()) out.push_back(std::stoi(name));
-  }
-  return out;
-}
+using testing_support::ProcessesWith;
 
 // The run events `ream run --events FILE` wrote, one JSON object per line; those named
 // `event` ("level_measured", ...) when given.

@@ -19,6 +19,7 @@
 
 #include "partition/placement.h"
 #include "platform/platform.h"
+#include "platform/integration_test_support.h"
 #include "topology/topology.h"
 
 namespace ream {
@@ -34,15 +35,7 @@ std::string Sh(const std::string& script) {
   return r.ok() ? r->out : "<sh failed: " + r.status().message() + ">";
 }
 
-// Every kernel object whose name carries ream's pid `pid`, one per line ("" when none).
-std::string Leftovers(int pid) {
-  std::string p = std::to_string(pid);
-  return Sh("ls -d /sys/fs/cgroup/*/ream-" + p + "-* /sys/fs/cgroup/ream-" + p + "-* "
-            "/sys/fs/resctrl/ream-" + p + "-* /run/ream/" + p + "-*.state 2>/dev/null; "
-            "ip netns list 2>/dev/null | grep -w 'ream-" + p + "-[0-9]*'; "
-            "ip -o link show 2>/dev/null | grep -o 'ream" + p + "[hn][0-9]*'; "
-            "tc qdisc show 2>/dev/null | grep 'ream" + p + "[hn]'; true");
-}
+std::string Leftovers(int pid) { return testing_support::ReamObjectsOf(pid); }
 
 struct ReamRun {
   int pid = 0;

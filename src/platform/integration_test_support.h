@@ -1,0 +1,80 @@
+// What the integration tests check ream left behind, and the ream binary at a path every user
+// can reach: shared by the runner, sandbox and fault-injection tests (header only, like
+// stall_probe.h; no production code includes it).
+#pragma once
+
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "platform/platform.h"
+
+namespace ream::testing_support {
+
+// Every kernel object and state file named for ream process `pid` — cgroups in any hierarchy,
+// resctrl groups, /run/ream state files, network namespaces, veths and their qdiscs — one per
+// line; "" when none.
+inline std::string ReamObjectsOf(int pid) {
+  const std::string p = std::to_string(pid);
+  auto r = MakePosixPlatform()->Run(
+      {"sh", "-c",
+       "ls -d /sys/fs/cgroup/*/ream-" + p + "-* /sys/fs/cgroup/ream-" + p + "-* /sys/fs/resctrl/ream-" + p +
+           "-* /run/ream/" + p + "-*.state 2>/dev/null; "
+           "ip netns list 2>/dev/null | grep -w 'ream-" + p + "-[0-9]*'; "
+           "ip -o link show 2>/dev/null | grep -o 'ream" + p + "[hn][0-9]*'; "
+           "tc qdisc show 2>/dev/null | grep 'ream" + p + "[hn]'; true"},
+      std::chrono::seconds(30));
+  return r.ok() ? r->out : "<sh failed: " + r.status().message() + ">";
+}
+
+// Pids of live processes (other than this one) whose command line contains `marker`.
+inline std::vector<int> ProcessesWith(const std::string& marker) {
+  namespace fs = std::filesystem;
+  std::vector<int> out;
+  for (const auto& d : fs::directory_iterator("/proc")) {
+    std::string name = d.path().filename();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream f(d.path() / "cmdline");
+    std::string cmd((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    for (char& c : cmd) c = c ? c : ' ';
+    if (cmd.find(marker) != std::string::npos && std::stoi(name) != ::getpid()) out.push_back(std::stoi(name));
+  }
+  return out;
+}
+
+// The ream binary `binary` at /tmp/ream-<tag>-bin-<pid>/ream, a directory every user can enter:
+// spec commands that start ream by path run as the unprivileged workload user, and the build
+// tree may sit where only root can enter (a clone under /root or in a private temporary
+// directory). The path is unique to this test process, so the processes started from it are
+// found by it in /proc. A hard link (a copy across file systems), removed at exit.
+inline const std::string& WorldReachableReam(const std::string& binary, const std::string& tag) {
+  namespace fs = std::filesystem;
+  struct Link {
+    fs::path dir;
+    std::string path;
+    Link(const std::string& binary, const std::string& tag) {
+      dir = fs::path("/tmp") / ("ream-" + tag + "-bin-" + std::to_string(::getpid()));
+      fs::remove_all(dir);
+      fs::create_directories(dir);
+      fs::permissions(dir, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                               fs::perms::others_read | fs::perms::others_exec);
+      path = (dir / "ream").string();
+      std::error_code ec;
+      fs::create_hard_link(binary, path, ec);
+      if (ec) fs::copy_file(binary, path);
+    }
+    ~Link() {
+      std::error_code ec;
+      fs::remove_all(dir, ec);
+    }
+  };
+  static Link link(binary, tag);
+  return link.path;
+}
+
+}  // namespace ream::testing_support
