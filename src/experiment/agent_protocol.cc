@@ -8,6 +8,7 @@
 #include <map>
 #include <type_traits>
 
+#include "experiment/point_columns.h"
 #include "load/histogram.h"
 #include "load/lateness.h"
 #include "platform/platform.h"
@@ -32,12 +33,8 @@ Status Take(const json& j, const char* key, T* out) {
   return Status::Ok();
 }
 
-// A count as an agent writes it: a non-negative integer; anything else (a fraction, which would
-// convert with undefined behaviour, a negative, a string) counts as 0.
-uint64_t Count(const json& v) {
-  if (v.is_number_unsigned()) return v.get<uint64_t>();
-  return v.is_number_integer() && v.get<int64_t>() >= 0 ? static_cast<uint64_t>(v.get<int64_t>()) : 0;
-}
+// A count as an agent writes it (JsonCount); anything else counts as 0.
+uint64_t Count(const json& v) { return JsonCount(v).value_or(0); }
 uint64_t U(const json& j, const char* key) {
   auto it = j.find(key);
   return it != j.end() ? Count(*it) : 0;

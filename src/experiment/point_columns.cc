@@ -19,6 +19,12 @@ std::optional<int64_t> OptInt(const nlohmann::json& j, const char* a) {
 
 }  // namespace
 
+std::optional<uint64_t> JsonCount(const nlohmann::json& v) {
+  if (v.is_number_unsigned()) return v.get<uint64_t>();
+  if (v.is_number_integer() && v.get<int64_t>() >= 0) return static_cast<uint64_t>(v.get<int64_t>());
+  return std::nullopt;
+}
+
 Result<nlohmann::json> ExtractGeneratorJson(const std::string& text) {
   size_t start = text.rfind("\n{\n") != std::string::npos ? text.find("\n{\n") + 1 : std::string::npos;
   if (text.rfind("{\n", 0) == 0) start = 0;
@@ -87,9 +93,10 @@ void FillFromGenerator(const nlohmann::json& g, PointData* d) {
     if (g.contains("error_reasons") && g["error_reasons"].is_object()) {
       for (const auto& [reason, count] : g["error_reasons"].items()) {
         // A count: a negative one (or a fraction) is not the generator's.
-        if (!count.is_number_unsigned() && !(count.is_number_integer() && count.get<int64_t>() >= 0)) continue;
+        const std::optional<uint64_t> n = JsonCount(count);
+        if (!n) continue;
         if (reason.rfind("connection lost: ", 0) != 0 && reason.rfind("not sent: ", 0) != 0) continue;
-        uint64_t c = count.get<uint64_t>();
+        const uint64_t c = *n;
         if (c > INT64_MAX || __builtin_add_overflow(lost, static_cast<int64_t>(c), &lost)) lost = INT64_MAX;
         reasons[reason] = count;
       }
