@@ -39,10 +39,14 @@ int RunKeepAwake(const std::string& list) {
     return 1;
   }
   epoll_event ev[1];
-  while (true) {
-    auto n = poller->Wait(ev, 1, -1);
-    if (n.ok() && *n > 0) return 0;
+  Result<int> n = 0;
+  while ((n = poller->Wait(ev, 1, -1)).ok() && *n == 0) {
   }
+  if (!n.ok()) {
+    std::cerr << "ream keep-awake: waiting for a signal: " << n.status().message() << "\n";
+    return 1;
+  }
+  return 0;
 }
 
 }  // namespace

@@ -69,16 +69,17 @@ class LocalLoadDriver final : public LoadDriver {
     int64_t window_end = window_start + lo.duration_ns;
     int64_t give_up = window_end + lo.response_timeout_ns + 15'000'000'000;
     enum { kBefore, kIn, kAfter } window = kBefore;
+    constexpr milliseconds kPoll{10};
     int64_t last = p_.MonotonicNanos();
     while (true) {
       int64_t now = p_.MonotonicNanos();
-      // The polls are 10 ms apart: a step backwards, or of more than kClockStep, is ream's clock
+      // The polls are kPoll apart: a step backwards, or of more than kClockStep, is ream's clock
       // jumping (or ream stopped that long). The generator keeps its own time, so the window's
       // and the give-up deadlines move with the step instead of passing at once (which cut the
       // window short and killed a generator that was measuring, as if it had hung).
       constexpr int64_t kClockStep = 5'000'000'000;
       if (now < last || now - last > kClockStep) {
-        const int64_t shift = now - last - 10'000'000;
+        const int64_t shift = now - last - std::chrono::nanoseconds(kPoll).count();
         window_start += shift;
         window_end += shift;
         give_up += shift;
@@ -108,7 +109,7 @@ class LocalLoadDriver final : public LoadDriver {
         out.failure = "the generator did not finish within 15 s of its response timeout after its window";
         break;
       }
-      p_.SleepFor(milliseconds(10));
+      p_.SleepFor(kPoll);
     }
     if (window == kIn) hooks.window_ended();
     // The generator prints its JSON just before it exits; the pipe may still hold it when the

@@ -473,11 +473,9 @@ Status ProcessSandbox::Stop() {
     }
   }
   if (awake_) {
-    (void)awake_->Signal(SIGTERM);
-    if (!awake_->Wait(std::chrono::milliseconds(2000)).ok()) {
-      (void)awake_->Signal(SIGKILL);
-      (void)awake_->Wait(std::chrono::milliseconds(2000));
-    }
+    // The pollers hold nothing to save: killed, and reaped before their cgroup goes.
+    (void)awake_->Signal(SIGKILL);
+    (void)awake_->Wait(std::chrono::milliseconds(2000));
     awake_.reset();
   }
   // The OOM verdict needs the cgroup, so it is read before the cgroup goes.

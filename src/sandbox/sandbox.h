@@ -98,7 +98,7 @@ struct SandboxOptions {
   // Keep the workload's CPUs out of idle while it runs (ream run --keep-awake): `ream
   // keep-awake` (SCHED_IDLE pollers, platform/keep_awake.h) in the workload's CPU cgroup only,
   // where the workload's threads preempt a poller at once. Kinds that cannot do it without
-  // charging the pollers to the workload say why in startup_note() and run without.
+  // charging the pollers to the workload say why in keep_awake_note() and run without.
   bool keep_awake = false;
 };
 
