@@ -18,7 +18,7 @@ args = ["--service", "exp:100us"]
 qps = [1000, 2000, 3000]
 )";
 
-std::string Err(const std::string& text, const KnobTable& knobs = BuiltinKnobs()) {
+std::string SensitivityErr(const std::string& text, const KnobTable& knobs = BuiltinKnobs()) {
   auto r = ParseSpec(text, "x.toml", knobs);
   EXPECT_FALSE(r.ok()) << "spec was accepted:\n" << text;
   return r.ok() ? "" : r.status().message();
@@ -85,25 +85,25 @@ values = ["0us", "5us", "20us"]
 }
 
 TEST(SensitivitySpec, RefusesAnUnknownKnobABadValueAndAKnobTheBaseSets) {
-  std::string e = Err(kHead + "[sensitivity]\nknob = \"net_wizardry\"\nvalues = [\"1\"]\n");
+  std::string e = SensitivityErr(kHead + "[sensitivity]\nknob = \"net_wizardry\"\nvalues = [\"1\"]\n");
   EXPECT_NE(e.find("x.toml:8: sensitivity.knob is \"net_wizardry\": no such knob"), std::string::npos) << e;
   EXPECT_NE(e.find("cpu_quota"), std::string::npos) << e;  // the known ones are listed
-  e = Err(kHead + "[sensitivity]\nknob = \"gadget_delay\"\nvalues = [\"5us\",\n \"lots\"]\n", WithGadget());
+  e = SensitivityErr(kHead + "[sensitivity]\nknob = \"gadget_delay\"\nvalues = [\"5us\",\n \"lots\"]\n", WithGadget());
   EXPECT_NE(e.find("x.toml:10: sensitivity.values = \"lots\" (knob gadget_delay)"), std::string::npos) << e;
   EXPECT_NE(e.find("not a delay in us"), std::string::npos) << e;
-  e = Err(kHead + "[sensitivity]\nknob = \"memory\"\nvalues = [\"lots\"]\n");
+  e = SensitivityErr(kHead + "[sensitivity]\nknob = \"memory\"\nvalues = [\"lots\"]\n");
   EXPECT_NE(e.find("sensitivity.values = \"lots\" (knob memory)"), std::string::npos) << e;
-  e = Err(kHead + "[sensitivity]\nknob = \"cpu_quota\"\nvalues = []\n");
+  e = SensitivityErr(kHead + "[sensitivity]\nknob = \"cpu_quota\"\nvalues = []\n");
   EXPECT_NE(e.find("sensitivity.values must be a non-empty array"), std::string::npos) << e;
-  e = Err(kHead + "[sensitivity]\nknob = \"cpu_quota\"\nvalues = [\"50%\", \"50%\"]\n");
+  e = SensitivityErr(kHead + "[sensitivity]\nknob = \"cpu_quota\"\nvalues = [\"50%\", \"50%\"]\n");
   EXPECT_NE(e.find("lists \"50%\" twice"), std::string::npos) << e;
-  e = Err(kHead + "[sensitivity]\nvalues = [\"50%\"]\n");
+  e = SensitivityErr(kHead + "[sensitivity]\nvalues = [\"50%\"]\n");
   EXPECT_NE(e.find("needs 'knob'"), std::string::npos) << e;
-  e = Err(kHead + "[partitions]\ncpu_quota = \"50%\"\n[sensitivity]\nknob = \"cpu_quota\"\nvalues = [\"10%\"]\n");
+  e = SensitivityErr(kHead + "[partitions]\ncpu_quota = \"50%\"\n[sensitivity]\nknob = \"cpu_quota\"\nvalues = [\"10%\"]\n");
   EXPECT_NE(e.find("partitions.cpu_quota is also the knob [sensitivity]"), std::string::npos) << e;
-  e = Err(kHead + "[sensitivity]\nknob = \"cpu_quota\"\nvalues = [\"50%\"]\nstep = 2\n");
+  e = SensitivityErr(kHead + "[sensitivity]\nknob = \"cpu_quota\"\nvalues = [\"50%\"]\nstep = 2\n");
   EXPECT_NE(e.find("sensitivity.step"), std::string::npos) << e;
-  e = Err(kHead + "[[sensitivity]]\nknob = \"cpu_quota\"\nvalues = [\"50%\"]\n[[sensitivity]]\nknob = "
+  e = SensitivityErr(kHead + "[[sensitivity]]\nknob = \"cpu_quota\"\nvalues = [\"50%\"]\n[[sensitivity]]\nknob = "
                   "\"cpu_quota\"\nvalues = [\"50%\"]\n");
   EXPECT_NE(e.find("makes partition cpu_quota=50% twice"), std::string::npos) << e;
 }
@@ -140,11 +140,11 @@ TEST(ModelSpec, DefaultsRangeMessagesAndTheServiceScvFromTheWorkloadArgs) {
   EXPECT_DOUBLE_EQ(*given->model.service_scv, 0.5);
   EXPECT_EQ(given->model.service_scv_source, "[model] service_scv");
 
-  std::string e = Err(kHead + "[model]\nrange = [0.7, 0.1]\n");
+  std::string e = SensitivityErr(kHead + "[model]\nrange = [0.7, 0.1]\n");
   EXPECT_NE(e.find("model.range is [0.7, 0.1]"), std::string::npos) << e;
-  e = Err(kHead + "[model]\nrange = [0.1]\n");
+  e = SensitivityErr(kHead + "[model]\nrange = [0.1]\n");
   EXPECT_NE(e.find("model.range must be [low, high]"), std::string::npos) << e;
-  e = Err(kHead + "[model]\nmessages_per_opp = 2\n");
+  e = SensitivityErr(kHead + "[model]\nmessages_per_opp = 2\n");
   EXPECT_NE(e.find("messages_per_op"), std::string::npos) << e;
 }
 

@@ -12,7 +12,7 @@ namespace {
 
 constexpr int64_t kCgroup2Magic = 0x63677270;
 
-std::string ReadAll(const std::string& path) {
+std::string ReadTrimmed(const std::string& path) {
   return Trim(MakePosixPlatform()->ReadFile(path).value_or("<missing>"));
 }
 
@@ -31,7 +31,7 @@ TEST(CgroupV2, CreatesOneDirectoryAndWritesTheKnobs) {
   EXPECT_EQ(recorded, std::vector<std::string>{"/sys/fs/cgroup/ream-7-1"});
   EXPECT_EQ((*cg)->ProcsFiles(), std::vector<std::string>{"/sys/fs/cgroup/ream-7-1/cgroup.procs"});
   // Controllers were enabled for children (the fake keeps the last write).
-  EXPECT_EQ(ReadAll(fx.Path("/sys/fs/cgroup/cgroup.subtree_control")), "+io");
+  EXPECT_EQ(ReadTrimmed(fx.Path("/sys/fs/cgroup/cgroup.subtree_control")), "+io");
   // A knob whose file the kernel did not create fails by name.
   auto missing = ApplyCpuQuota(**cg, 0.5);
   EXPECT_EQ(missing.code(), StatusCode::kUnsupported);
@@ -42,16 +42,16 @@ TEST(CgroupV2, CreatesOneDirectoryAndWritesTheKnobs) {
     fx.Write(std::string("/sys/fs/cgroup/ream-7-1/") + f, "");
   fx.Write("/sys/fs/cgroup/ream-7-1/memory.events", "low 0\nhigh 0\nmax 3\noom 1\noom_kill 1\n");
   ASSERT_TRUE(ApplyCpuQuota(**cg, 0.5).ok());
-  EXPECT_EQ(ReadAll(fx.Path("/sys/fs/cgroup/ream-7-1/cpu.max")), "50000 100000");
+  EXPECT_EQ(ReadTrimmed(fx.Path("/sys/fs/cgroup/ream-7-1/cpu.max")), "50000 100000");
   ASSERT_TRUE(ApplyCpuWeight(**cg, 400).ok());
-  EXPECT_EQ(ReadAll(fx.Path("/sys/fs/cgroup/ream-7-1/cpu.weight")), "400");
+  EXPECT_EQ(ReadTrimmed(fx.Path("/sys/fs/cgroup/ream-7-1/cpu.weight")), "400");
   ASSERT_TRUE(ApplyCpuset(**cg, {2, 3, 5}).ok());
-  EXPECT_EQ(ReadAll(fx.Path("/sys/fs/cgroup/ream-7-1/cpuset.cpus")), "2-3,5");
+  EXPECT_EQ(ReadTrimmed(fx.Path("/sys/fs/cgroup/ream-7-1/cpuset.cpus")), "2-3,5");
   ASSERT_TRUE(ApplyMemoryLimit(**cg, 128 << 20).ok());
-  EXPECT_EQ(ReadAll(fx.Path("/sys/fs/cgroup/ream-7-1/memory.max")), "134217728");
-  EXPECT_EQ(ReadAll(fx.Path("/sys/fs/cgroup/ream-7-1/memory.swap.max")), "0");
+  EXPECT_EQ(ReadTrimmed(fx.Path("/sys/fs/cgroup/ream-7-1/memory.max")), "134217728");
+  EXPECT_EQ(ReadTrimmed(fx.Path("/sys/fs/cgroup/ream-7-1/memory.swap.max")), "0");
   ASSERT_TRUE(ApplyDiskLimits(**cg, BlockDevice{254, 0, "vda"}, {10 << 20, std::nullopt, 100, std::nullopt}).ok());
-  EXPECT_EQ(ReadAll(fx.Path("/sys/fs/cgroup/ream-7-1/io.max")), "254:0 rbps=10485760 riops=100");
+  EXPECT_EQ(ReadTrimmed(fx.Path("/sys/fs/cgroup/ream-7-1/io.max")), "254:0 rbps=10485760 riops=100");
   EXPECT_EQ(*OomKillCount(**cg), 1);
   // Removal: the kernel removes a group's files itself; here the test does.
   for (const char* f : {"cpu.max", "cpu.weight", "cpuset.cpus", "memory.max", "memory.swap.max",
@@ -89,15 +89,15 @@ TEST(CgroupV1, OneDirectoryPerHierarchyAndCpusetInitialized) {
   EXPECT_EQ(recorded.size(), 5u);
   EXPECT_EQ((*cg)->Dir("memory"), "/sys/fs/cgroup/memory/ream-7-2");
   EXPECT_EQ((*cg)->Dir("cpuacct"), "/sys/fs/cgroup/cpuacct/ream-7-2");
-  EXPECT_EQ(ReadAll(fx.Path("/sys/fs/cgroup/cpuset/ream-7-2/cpuset.mems")), "0");
-  EXPECT_EQ(ReadAll(fx.Path("/sys/fs/cgroup/cpuset/ream-7-2/cpuset.cpus")), "0-7");
+  EXPECT_EQ(ReadTrimmed(fx.Path("/sys/fs/cgroup/cpuset/ream-7-2/cpuset.mems")), "0");
+  EXPECT_EQ(ReadTrimmed(fx.Path("/sys/fs/cgroup/cpuset/ream-7-2/cpuset.cpus")), "0-7");
   ASSERT_TRUE(ApplyCpuQuota(**cg, 1.5).ok());
-  EXPECT_EQ(ReadAll(fx.Path("/sys/fs/cgroup/cpu/ream-7-2/cpu.cfs_quota_us")), "150000");
-  EXPECT_EQ(ReadAll(fx.Path("/sys/fs/cgroup/cpu/ream-7-2/cpu.cfs_period_us")), "100000");
+  EXPECT_EQ(ReadTrimmed(fx.Path("/sys/fs/cgroup/cpu/ream-7-2/cpu.cfs_quota_us")), "150000");
+  EXPECT_EQ(ReadTrimmed(fx.Path("/sys/fs/cgroup/cpu/ream-7-2/cpu.cfs_period_us")), "100000");
   ASSERT_TRUE(ApplyCpuWeight(**cg, 1000).ok());
-  EXPECT_EQ(ReadAll(fx.Path("/sys/fs/cgroup/cpu/ream-7-2/cpu.shares")), "10240");
+  EXPECT_EQ(ReadTrimmed(fx.Path("/sys/fs/cgroup/cpu/ream-7-2/cpu.shares")), "10240");
   ASSERT_TRUE(ApplyDiskLimits(**cg, BlockDevice{8, 0, "sda"}, {std::nullopt, 5 << 20, std::nullopt, std::nullopt}).ok());
-  EXPECT_EQ(ReadAll(fx.Path("/sys/fs/cgroup/blkio/ream-7-2/blkio.throttle.write_bps_device")),
+  EXPECT_EQ(ReadTrimmed(fx.Path("/sys/fs/cgroup/blkio/ream-7-2/blkio.throttle.write_bps_device")),
             "8:0 5242880");
   // No oom_kill line: an old kernel, said so.
   fx.Write("/sys/fs/cgroup/memory/ream-7-2/memory.oom_control", "oom_kill_disable 0\nunder_oom 0\n");

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-namespace ream {
+namespace ream::http_codec_test {
 namespace {
 
 std::unique_ptr<ClientCodec> Codec(std::string path = "/", std::string method = "GET",
@@ -306,4 +306,4 @@ TEST(HttpCodec, EofAfterACompleteResponseIsOrderlyInsideOneIsNot) {
 }
 
 }  // namespace
-}  // namespace ream
+}  // namespace ream::http_codec_test

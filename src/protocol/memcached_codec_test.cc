@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-namespace ream {
+namespace ream::memcached_codec_test {
 namespace {
 
 std::unique_ptr<ClientCodec> Codec(size_t value_bytes = 8) {
@@ -210,4 +210,4 @@ TEST(MemcachedCodec, EofBetweenRepliesIsOrderlyInsideOneIsNot) {
 }
 
 }  // namespace
-}  // namespace ream
+}  // namespace ream::memcached_codec_test

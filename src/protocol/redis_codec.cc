@@ -51,7 +51,7 @@ bool ValidDouble(std::string_view s) {
   return i == s.size();
 }
 
-enum class Step { kNeedMore, kDone, kCorrupt };
+enum class RedisStep { kNeedMore, kDone, kCorrupt };
 
 class RespParser {
  public:
@@ -59,7 +59,7 @@ class RespParser {
 
   // Parses one value (after any attributes) starting at *pos. On kDone, *pos is past it,
   // *type its type byte and, for error replies, *error_text its message.
-  Step Value(size_t* pos, int depth, char* type, std::string_view* error_text) {
+  RedisStep Value(size_t* pos, int depth, char* type, std::string_view* error_text) {
     if (depth > RedisLimits::kMaxDepth) {
       return Fail("RESP reply nested deeper than " + std::to_string(RedisLimits::kMaxDepth) +
                   " levels");
@@ -69,12 +69,12 @@ class RespParser {
         return Fail("RESP reply longer than " + std::to_string(RedisLimits::kMaxReplyBytes) +
                     " bytes");
       }
-      if (*pos >= data_.size()) return Step::kNeedMore;
+      if (*pos >= data_.size()) return RedisStep::kNeedMore;
       char t = data_[*pos];
       std::string_view line;
       size_t next = 0;
-      Step s = Line(*pos + 1, &line, &next);
-      if (s != Step::kDone) return s;
+      RedisStep s = Line(*pos + 1, &line, &next);
+      if (s != RedisStep::kDone) return s;
       *type = t;
       switch (t) {
         case '+':
@@ -82,31 +82,31 @@ class RespParser {
             return Fail("RESP simple string holds a CR: '" + Printable(line) + "'");
           }
           *pos = next;
-          return Step::kDone;
+          return RedisStep::kDone;
         case '-':
           if (error_text != nullptr) *error_text = line;
           *pos = next;
-          return Step::kDone;
+          return RedisStep::kDone;
         case ':': {
           int64_t v = 0;
           if (!ParseInt(line, &v)) return Fail("RESP integer is malformed: '" + Printable(line) + "'");
           *pos = next;
-          return Step::kDone;
+          return RedisStep::kDone;
         }
         case '_':
           if (!line.empty()) return Fail("RESP null carries data: '" + Printable(line) + "'");
           *pos = next;
-          return Step::kDone;
+          return RedisStep::kDone;
         case ',':
           if (!ValidDouble(line)) return Fail("RESP double is malformed: '" + Printable(line) + "'");
           *pos = next;
-          return Step::kDone;
+          return RedisStep::kDone;
         case '#':
           if (line != "t" && line != "f") {
             return Fail("RESP boolean is neither t nor f: '" + Printable(line) + "'");
           }
           *pos = next;
-          return Step::kDone;
+          return RedisStep::kDone;
         case '(': {
           std::string_view digits = line;
           if (!digits.empty() && (digits[0] == '-' || digits[0] == '+')) digits.remove_prefix(1);
@@ -114,7 +114,7 @@ class RespParser {
             return Fail("RESP big number is malformed: '" + Printable(line) + "'");
           }
           *pos = next;
-          return Step::kDone;
+          return RedisStep::kDone;
         }
         case '$':
         case '!':
@@ -128,16 +128,16 @@ class RespParser {
           if (len == -1) {
             if (t != '$') return Fail(std::string("RESP '") + t + "' cannot be null");
             *pos = next;  // RESP2 null bulk string
-            return Step::kDone;
+            return RedisStep::kDone;
           }
           std::string_view body;
-          Step b = Blob(next, len, &body, pos);
-          if (b != Step::kDone) return b;
+          RedisStep b = Blob(next, len, &body, pos);
+          if (b != RedisStep::kDone) return b;
           if (t == '=' && (body.size() < 4 || body[3] != ':')) {
             return Fail("RESP verbatim string lacks its 3-byte format prefix");
           }
           if (t == '!' && error_text != nullptr) *error_text = body;
-          return Step::kDone;
+          return RedisStep::kDone;
         }
         case '*':
         case '~':
@@ -154,7 +154,7 @@ class RespParser {
           if (count == -1) {
             if (t != '*') return Fail(std::string("RESP '") + t + "' cannot be null");
             *pos = next;  // RESP2 null array
-            return Step::kDone;
+            return RedisStep::kDone;
           }
           if (count > RedisLimits::kMaxElements) {
             return Fail("RESP aggregate of " + std::to_string(count) +
@@ -164,12 +164,12 @@ class RespParser {
           size_t p = next;
           for (int64_t i = 0; i < count * per_entry; ++i) {
             char inner = 0;
-            Step e = Value(&p, depth + 1, &inner, nullptr);
-            if (e != Step::kDone) return e;
+            RedisStep e = Value(&p, depth + 1, &inner, nullptr);
+            if (e != RedisStep::kDone) return e;
           }
           *pos = p;
           if (t == '|') continue;  // an attribute annotates the value that follows it
-          return Step::kDone;
+          return RedisStep::kDone;
         }
         default:
           return Fail("not a RESP reply: unknown type byte '" +
@@ -182,14 +182,14 @@ class RespParser {
   const Status& error() const { return error_; }
 
  private:
-  Step Fail(std::string message) {
+  RedisStep Fail(std::string message) {
     error_ = Corrupt(std::move(message));
-    return Step::kCorrupt;
+    return RedisStep::kCorrupt;
   }
 
   // The CRLF-terminated line starting at `pos`, without its CRLF; *next is past it.
-  Step Line(size_t pos, std::string_view* line, size_t* next) {
-    if (pos >= data_.size()) return Step::kNeedMore;
+  RedisStep Line(size_t pos, std::string_view* line, size_t* next) {
+    if (pos >= data_.size()) return RedisStep::kNeedMore;
     std::string_view rest = data_.substr(pos);
     size_t window = rest.size() < RedisLimits::kMaxLineBytes ? rest.size()
                                                              : RedisLimits::kMaxLineBytes;
@@ -199,7 +199,7 @@ class RespParser {
         return Fail("RESP line longer than " + std::to_string(RedisLimits::kMaxLineBytes) +
                     " bytes");
       }
-      return Step::kNeedMore;
+      return RedisStep::kNeedMore;
     }
     size_t len = static_cast<const char*>(nl) - rest.data();
     if (len == 0 || rest[len - 1] != '\r') {
@@ -207,11 +207,11 @@ class RespParser {
     }
     *line = rest.substr(0, len - 1);
     *next = pos + len + 1;
-    return Step::kDone;
+    return RedisStep::kDone;
   }
 
   // `len` bytes of data at `pos` followed by CRLF; *end is past the CRLF.
-  Step Blob(size_t pos, int64_t len, std::string_view* body, size_t* end) {
+  RedisStep Blob(size_t pos, int64_t len, std::string_view* body, size_t* end) {
     if (len < 0 || static_cast<uint64_t>(len) > RedisLimits::kMaxReplyBytes ||
         pos + static_cast<size_t>(len) > RedisLimits::kMaxReplyBytes) {
       return Fail("RESP string of " + std::to_string(len) +
@@ -219,64 +219,64 @@ class RespParser {
                   std::to_string(RedisLimits::kMaxReplyBytes) + " bytes");
     }
     size_t n = static_cast<size_t>(len);
-    if (data_.size() - pos < n + 2) return Step::kNeedMore;
+    if (data_.size() - pos < n + 2) return RedisStep::kNeedMore;
     if (data_[pos + n] != '\r' || data_[pos + n + 1] != '\n') {
       return Fail("RESP string of " + std::to_string(n) + " bytes not followed by CRLF");
     }
     *body = data_.substr(pos, n);
     *end = pos + n + 2;
-    return Step::kDone;
+    return RedisStep::kDone;
   }
 
   // RESP3 streamed string: ";<len>\r\n<data>\r\n" chunks until ";0\r\n".
-  Step StreamedString(size_t p, size_t* pos) {
+  RedisStep StreamedString(size_t p, size_t* pos) {
     for (;;) {
-      if (p >= data_.size()) return Step::kNeedMore;
+      if (p >= data_.size()) return RedisStep::kNeedMore;
       if (data_[p] != ';') {
         return Fail("RESP streamed string chunk does not start with ';': '" +
                     Printable(data_.substr(p, 32)) + "'");
       }
       std::string_view line;
       size_t next = 0;
-      Step s = Line(p + 1, &line, &next);
-      if (s != Step::kDone) return s;
+      RedisStep s = Line(p + 1, &line, &next);
+      if (s != RedisStep::kDone) return s;
       int64_t len = 0;
       if (!ParseInt(line, &len) || len < 0) {
         return Fail("RESP streamed string chunk length is malformed: '" + Printable(line) + "'");
       }
       if (len == 0) {
         *pos = next;
-        return Step::kDone;
+        return RedisStep::kDone;
       }
       std::string_view body;
-      Step b = Blob(next, len, &body, &p);
-      if (b != Step::kDone) return b;
+      RedisStep b = Blob(next, len, &body, &p);
+      if (b != RedisStep::kDone) return b;
     }
   }
 
   // RESP3 streamed aggregate: entries until the end marker ".\r\n".
-  Step StreamedAggregate(size_t p, int depth, int64_t per_entry, char t, size_t* pos) {
+  RedisStep StreamedAggregate(size_t p, int depth, int64_t per_entry, char t, size_t* pos) {
     int64_t values = 0;
     for (;;) {
-      if (p >= data_.size()) return Step::kNeedMore;
+      if (p >= data_.size()) return RedisStep::kNeedMore;
       if (data_[p] == '.') {
         std::string_view line;
         size_t next = 0;
-        Step s = Line(p + 1, &line, &next);
-        if (s != Step::kDone) return s;
+        RedisStep s = Line(p + 1, &line, &next);
+        if (s != RedisStep::kDone) return s;
         if (!line.empty() || values % per_entry != 0) {
           return Fail(std::string("RESP streamed '") + t + "' ends malformed");
         }
         *pos = next;
-        return Step::kDone;
+        return RedisStep::kDone;
       }
       if (values >= RedisLimits::kMaxElements * per_entry) {
         return Fail("RESP streamed aggregate exceeds " +
                     std::to_string(RedisLimits::kMaxElements) + " entries");
       }
       char inner = 0;
-      Step e = Value(&p, depth + 1, &inner, nullptr);
-      if (e != Step::kDone) return e;
+      RedisStep e = Value(&p, depth + 1, &inner, nullptr);
+      if (e != RedisStep::kDone) return e;
       ++values;
     }
   }
@@ -343,11 +343,11 @@ class RedisCodec final : public ClientCodec {
       char type = 0;
       std::string_view error_text;
       switch (parser.Value(&pos, 0, &type, &error_text)) {
-        case Step::kNeedMore:
+        case RedisStep::kNeedMore:
           return size_t{0};
-        case Step::kCorrupt:
+        case RedisStep::kCorrupt:
           return parser.error();
-        case Step::kDone:
+        case RedisStep::kDone:
           break;
       }
       if (type == '>') {

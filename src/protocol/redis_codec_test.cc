@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-namespace ream {
+namespace ream::redis_codec_test {
 namespace {
 
 std::unique_ptr<ClientCodec> Codec(size_t value_bytes = 8) {
@@ -229,4 +229,4 @@ TEST(RedisCodec, EofBetweenRepliesIsOrderlyInsideOneIsNot) {
 }
 
 }  // namespace
-}  // namespace ream
+}  // namespace ream::redis_codec_test

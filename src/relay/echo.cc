@@ -8,8 +8,8 @@
 
 namespace ream::relay {
 namespace {
-constexpr uint64_t kListenTag = ~uint64_t{0};
-constexpr uint64_t kStopTag = ~uint64_t{0} - 1;
+constexpr uint64_t kEchoListenTag = ~uint64_t{0};
+constexpr uint64_t kEchoStopTag = ~uint64_t{0} - 1;
 }  // namespace
 
 Result<std::unique_ptr<EchoServer>> EchoServer::Start(const std::string& host) {
@@ -18,8 +18,8 @@ Result<std::unique_ptr<EchoServer>> EchoServer::Start(const std::string& host) {
   REAM_ASSIGN_OR_RETURN(e->port_, net::LocalPort(e->listen_.get()));
   REAM_ASSIGN_OR_RETURN(e->poller_, net::Poller::Create());
   REAM_ASSIGN_OR_RETURN(e->stop_, net::Notifier::Create());
-  REAM_RETURN_IF_ERROR(e->poller_.Add(e->listen_.get(), EPOLLIN, kListenTag));
-  REAM_RETURN_IF_ERROR(e->poller_.Add(e->stop_.fd(), EPOLLIN, kStopTag));
+  REAM_RETURN_IF_ERROR(e->poller_.Add(e->listen_.get(), EPOLLIN, kEchoListenTag));
+  REAM_RETURN_IF_ERROR(e->poller_.Add(e->stop_.fd(), EPOLLIN, kEchoStopTag));
   e->thread_ = std::thread([p = e.get()] { p->Loop(); });
   return e;
 }
@@ -43,8 +43,8 @@ void EchoServer::Loop() {
     if (!n.ok()) return;
     for (int i = 0; i < *n; ++i) {
       uint64_t tag = events[i].data.u64;
-      if (tag == kStopTag) return;
-      if (tag == kListenTag) {
+      if (tag == kEchoStopTag) return;
+      if (tag == kEchoListenTag) {
         while (true) {
           auto fd = net::Accept(listen_.get());
           if (!fd.ok() || !fd->valid()) break;

@@ -15,12 +15,11 @@
 namespace ream {
 namespace {
 
-constexpr auto kCmdTimeout = std::chrono::milliseconds(10000);
 
 std::atomic<int> g_sandbox_seq{0};
 
 Status RunOk(Platform& p, const std::vector<std::string>& argv) {
-  auto r = p.Run(argv, kCmdTimeout);
+  auto r = p.Run(argv, kSandboxCommandTimeout);
   std::string cmd;
   for (const auto& a : argv) cmd += (cmd.empty() ? "" : " ") + a;
   if (!r.ok()) return r.status().Annotate("'" + cmd + "'");
@@ -44,7 +43,7 @@ std::pair<std::string, std::string> PairAddresses(int k) {
 // A pair no interface on the host uses yet, starting from one derived from pid and seq so
 // concurrent ream processes rarely probe the same pairs.
 Result<int> FreePair(Platform& p, int pid, int seq) {
-  auto r = p.Run({"ip", "-o", "-4", "addr", "show"}, kCmdTimeout);
+  auto r = p.Run({"ip", "-o", "-4", "addr", "show"}, kSandboxCommandTimeout);
   if (!r.ok()) return r.status().Annotate("listing addresses");
   const int kPairs = 16384;
   int start = static_cast<int>((static_cast<int64_t>(pid) * 8 + seq) % kPairs);

@@ -9,7 +9,6 @@
 namespace ream {
 namespace {
 
-constexpr auto kCmdTimeout = std::chrono::milliseconds(10000);
 
 // "Cannot find device", "No such file": the object is gone, which is what removal wants.
 bool Gone(const CommandResult& r) {
@@ -23,7 +22,7 @@ bool Gone(const CommandResult& r) {
 }
 
 Status RunRemoval(Platform& p, const std::vector<std::string>& argv) {
-  auto r = p.Run(argv, kCmdTimeout);
+  auto r = p.Run(argv, kSandboxCommandTimeout);
   if (!r.ok()) return r.status();
   if (r->exit_code == 0 || Gone(*r)) return Status::Ok();
   std::string cmd;
@@ -132,7 +131,7 @@ Status RemoveStateObject(Platform& p, const StateEntry& e) {
   if (e.kind == "domain") {
     // A transient libvirt domain: destroying it is removing it. "failed to get domain" when it
     // is already gone.
-    auto r = p.Run({"virsh", "-q", "-c", "qemu:///system", "destroy", e.id}, kCmdTimeout);
+    auto r = p.Run({"virsh", "-q", "-c", "qemu:///system", "destroy", e.id}, kSandboxCommandTimeout);
     if (!r.ok()) return r.status();
     if (r->exit_code == 0 || r->err.find("failed to get domain") != std::string::npos ||
         r->err.find("not running") != std::string::npos) {

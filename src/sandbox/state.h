@@ -15,6 +15,7 @@
 // CleanupDeadRuns removes the objects of dead runs, newest first, then their files.
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <string>
 #include <vector>
@@ -22,6 +23,9 @@
 #include "platform/platform.h"
 
 namespace ream {
+
+// The bound on each ip, tc or virsh command a sandbox runs to make or remove an object.
+inline constexpr auto kSandboxCommandTimeout = std::chrono::milliseconds(10000);
 
 // Where ream records its objects, shared by every ream process on the machine.
 inline constexpr char kDefaultStateDir[] = "/run/ream";

@@ -19,7 +19,7 @@ DnnOptions Tiny() {
   return o;
 }
 
-std::string Ask(RequestHandler& h, const std::string& key) {
+std::string Classify(RequestHandler& h, const std::string& key) {
   frame::RequestFrame r;
   r.key = key;
   std::string payload;
@@ -33,19 +33,19 @@ TEST(DnnNetwork, ClassifiesAGeneratedBatchTheSameForTheSameKeyAndSeed) {
   EXPECT_EQ((*net)->weight_bytes(), ((64 + 1) * 32 + (32 + 1) * 32 + (32 + 1) * 10) * 4u);
   EXPECT_EQ((*net)->flops_per_request(), 2u * 3 * (64 * 32 + 32 * 32 + 32 * 10));
   auto h = MakeDnnHandlers(*net);
-  std::string a = Ask(*h(0), "key0000000000005");
+  std::string a = Classify(*h(0), "key0000000000005");
   ASSERT_EQ(a.rfind("classes=", 0), 0u) << a;
   EXPECT_EQ(std::count(a.begin(), a.end(), ','), 2) << "one class per batch item: " << a;
-  EXPECT_EQ(Ask(*h(1), "key0000000000005"), a);
+  EXPECT_EQ(Classify(*h(1), "key0000000000005"), a);
   // Another network (seed) gives other probabilities for the same key.
   DnnOptions o = Tiny();
   o.seed = 9;
   auto other = DnnNetwork::Make(o);
   ASSERT_TRUE(other.ok());
-  EXPECT_NE(Ask(*MakeDnnHandlers(*other)(0), "key0000000000005"), a);
+  EXPECT_NE(Classify(*MakeDnnHandlers(*other)(0), "key0000000000005"), a);
   // Keys differ: over many keys the inputs (and so the answers) are not all alike.
   std::set<std::string> answers;
-  for (int k = 0; k < 20; ++k) answers.insert(Ask(*h(0), "key" + std::to_string(k)));
+  for (int k = 0; k < 20; ++k) answers.insert(Classify(*h(0), "key" + std::to_string(k)));
   EXPECT_GT(answers.size(), 10u);
 }
 

@@ -18,7 +18,7 @@ XapianOptions Small() {
   return o;
 }
 
-std::string Ask(RequestHandler& h, const std::string& key, frame::ResponseStatus* status = nullptr) {
+std::string Search(RequestHandler& h, const std::string& key, frame::ResponseStatus* status = nullptr) {
   frame::RequestFrame r;
   r.key = key;
   std::string payload;
@@ -46,7 +46,7 @@ TEST(XapianIndex, AnswersARankedQueryTheSameForTheSameKey) {
   auto factory = MakeXapianHandlers(*index);
   auto h0 = factory(0), h1 = factory(1);
   frame::ResponseStatus status;
-  std::string a = Ask(*h0, "key0000000000042", &status);
+  std::string a = Search(*h0, "key0000000000042", &status);
   EXPECT_EQ(status, frame::ResponseStatus::kOk) << a;
   // top-k = 10 hits over 300 documents of 20 Zipf words each: the query always matches.
   EXPECT_EQ(std::count(a.begin(), a.end(), '\n'), 10) << a;
@@ -59,14 +59,14 @@ TEST(XapianIndex, AnswersARankedQueryTheSameForTheSameKey) {
     prev = w;
     pos = end + 1;
   }
-  EXPECT_EQ(Ask(*h1, "key0000000000042"), a);  // another worker, same key: same answer
-  EXPECT_NE(Ask(*h0, "key0000000000043"), a);  // another key: another query
+  EXPECT_EQ(Search(*h1, "key0000000000042"), a);  // another worker, same key: same answer
+  EXPECT_NE(Search(*h0, "key0000000000043"), a);  // another key: another query
   // Another corpus seed: another index, so other hits for the same key.
   XapianOptions reseeded = Small();
   reseeded.seed = 5;
   auto other = XapianIndex::Open(reseeded, Posix());
   ASSERT_TRUE(other.ok()) << other.status().message();
-  EXPECT_NE(Ask(*MakeXapianHandlers(*other)(0), "key0000000000042"), a);
+  EXPECT_NE(Search(*MakeXapianHandlers(*other)(0), "key0000000000042"), a);
   h0.reset();
   h1.reset();
   factory = nullptr;
@@ -84,14 +84,14 @@ TEST(XapianIndex, ReusesACachedIndexOfTheSameCorpusOnly) {
     auto built = XapianIndex::Open(o, Posix());
     ASSERT_TRUE(built.ok()) << built.status().message();
     EXPECT_FALSE((*built)->reused());
-    first = Ask(*MakeXapianHandlers(*built)(0), "key0000000000007");
+    first = Search(*MakeXapianHandlers(*built)(0), "key0000000000007");
   }
   EXPECT_TRUE(std::filesystem::exists(dir + "/iamglass")) << "a given --index-dir is kept";
   {
     auto again = XapianIndex::Open(o, Posix());
     ASSERT_TRUE(again.ok()) << again.status().message();
     EXPECT_TRUE((*again)->reused());
-    EXPECT_EQ(Ask(*MakeXapianHandlers(*again)(0), "key0000000000007"), first);
+    EXPECT_EQ(Search(*MakeXapianHandlers(*again)(0), "key0000000000007"), first);
   }
   o.seed = 2;  // another corpus: rebuilt, not reused
   auto other = XapianIndex::Open(o, Posix());
@@ -155,7 +155,7 @@ TEST(XapianIndex, FromTheTableNamesTheBadFlag) {
   ASSERT_TRUE(made.ok()) << made.status().message();
   EXPECT_NE(made->detail.find("documents=200"), std::string::npos) << made->detail;
   frame::ResponseStatus status;
-  Ask(*made->handlers(0), "key0000000000001", &status);
+  Search(*made->handlers(0), "key0000000000001", &status);
   EXPECT_EQ(status, frame::ResponseStatus::kOk);
 }
 
