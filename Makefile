@@ -10,7 +10,7 @@ CMAKE_FLAGS += -DCMAKE_CXX_COMPILER_LAUNCHER=$(CCACHE)
 export CCACHE_BASEDIR := $(CURDIR)
 endif
 
-.PHONY: all deps build demo test install deb clean
+.PHONY: all deps build demo test sanitize install deb clean
 
 all: build
 
@@ -25,9 +25,15 @@ build: deps
 demo: build
 	@scripts/demo $(BUILD)
 
-# The whole CTest suite: unit, integration (root, real kernel interfaces), peers, browser.
+# The whole CTest suite: unit, integration (root, real kernel interfaces), peers, browser;
+# then the unit label under ASan+UBSan and the generator's and monitor's tests under TSan.
 test: build
 	@cd $(BUILD) && ctest --output-on-failure --timeout 600 -j $(JOBS)
+	@JOBS=$(JOBS) scripts/sanitizer-tests
+
+# The sanitizer runs alone (build-asan/, build-tsan/; `scripts/sanitizer-tests asan` for one).
+sanitize: deps
+	@JOBS=$(JOBS) scripts/sanitizer-tests
 
 # ream, its libraries, report assets, examples and docs under PREFIX (cmake/install.cmake).
 PREFIX ?= /usr/local
