@@ -24,6 +24,7 @@
 
 #include "analysis/stats.h"
 #include "load/histogram.h"
+#include "platform/integration_test_support.h"
 #include "platform/stall_probe.h"
 #include "store/store.h"
 
@@ -430,6 +431,130 @@ TEST_F(NodesIntegration, PasswordHostAndHostKeyMismatchFailAtOnceWithTheReason) 
   EXPECT_NE(hostkey.output.find("host key of cnb-wrongkey does not match"), std::string::npos) << hostkey.output;
   EXPECT_LT(std::chrono::duration<double>(Clock::now() - t0).count(), 20.0);
   EXPECT_TRUE(NoAgentsLeft(namespaces_));
+}
+
+// Local client nodes: namespaces ream makes itself ([nodes] clients = ["local:NAME"]), no
+// sshd. Two of them drive the load through links shaped to link_rate, and every object they
+// had is gone after the run; after a SIGKILL of ream, `ream cleanup` removes them.
+class LocalNodes : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (geteuid() != 0) GTEST_SKIP() << "needs root (network namespaces)";
+    dir_ = (fs::temp_directory_path() / ("ream-local-nodes-" + std::to_string(getpid()))).string();
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override {
+    if (!dir_.empty()) fs::remove_all(dir_);
+  }
+  std::string Spec(const std::string& name, const std::string& qps, const std::string& duration) {
+    std::string path = dir_ + "/" + name + ".toml";
+    std::ofstream(path) << "name = \"" << name << "\"\nscenarios = [\"1-ST\"]\n"
+                        << "[workload]\nbuiltin = \"synthetic\"\nargs = [\"--service\", \"exp:100us\"]\nthreads = 1\n"
+                        << "[load]\nconnections = 4\nwarmup = \"500ms\"\nduration = \"" << duration << "\"\n"
+                        << "response_timeout = \"500ms\"\ntimely_tolerance = \"500us\"\n"
+                        << "[sweep]\nqps = [" << qps << "]\n[qos]\ntarget = \"5ms\"\n"
+                        << "[nodes]\nclients = [\"local:a\", \"local:b\"]\nlink_rate = \"40mbit\"\n";
+    return path;
+  }
+  // The ream pid in the namespace names the run prints ("namespace ream-PID-c1").
+  static int ReamPidIn(const std::string& output) {
+    auto at = output.find("namespace ream-");
+    return at == std::string::npos ? -1 : std::atoi(output.c_str() + at + 15);
+  }
+  std::string dir_;
+};
+
+TEST_F(LocalNodes, TwoNodesOfReamsOwnDriveTheLoadThroughShapedLinksAndLeaveNothing) {
+  const std::string db = dir_ + "/local.db";
+  const std::string out = dir_ + "/run.out";
+  Exec run;
+  std::thread runner([&] {
+    run = Sh(std::string(REAM_BINARY) + " run " + Spec("local", "1000, 2000", "1500ms") + " --db " + db +
+             " > " + out + " 2>&1; cat " + out);
+  });
+  // While it runs: each node's host end carries an htb of link_rate (the run prints the veth).
+  std::set<std::string> shaped;
+  auto deadline = Clock::now() + std::chrono::seconds(30);
+  while (shaped.size() < 2 && Clock::now() < deadline) {
+    std::string text = Read(out);
+    for (size_t at = text.find("(ream"); at != std::string::npos; at = text.find("(ream", at + 1)) {
+      std::string dev = text.substr(at + 1, text.find(')', at) - at - 1);
+      Exec tc = Sh("tc class show dev " + dev);
+      if (tc.output.find("rate 40Mbit") != std::string::npos) shaped.insert(dev);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  runner.join();
+  ASSERT_EQ(run.code, 0) << run.output;
+  EXPECT_EQ(shaped.size(), 2u) << "htb of 40mbit on both host ends; the run said:\n" << run.output;
+  EXPECT_NE(run.output.find("local client node local:a: namespace ream-"), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("local client node local:b: namespace ream-"), std::string::npos) << run.output;
+  const int ream_pid = ReamPidIn(run.output);
+  ASSERT_GT(ream_pid, 0) << run.output;
+  EXPECT_EQ(testing_support::ReamObjectsOf(ream_pid), "") << "left behind by ream " << ream_pid;
+
+  auto store = Store::OpenReadOnly(db);
+  ASSERT_TRUE(store.ok()) << store.status().message();
+  auto e = store->FindExperiment("local");
+  ASSERT_TRUE(e.ok() && e->has_value());
+  auto runs = store->ListRuns((*e)->id);
+  ASSERT_TRUE(runs.ok() && runs->size() == 1u);
+  auto points = store->ListPoints((*runs)[0].id);
+  ASSERT_TRUE(points.ok());
+  ASSERT_EQ(points->size(), 2u) << run.output;
+  for (const PointRecord& p : *points) {
+    ASSERT_EQ(p.status, PointStatus::kOk) << p.failure;
+    ASSERT_EQ(p.generator["agents"].size(), 2u) << p.generator.dump().substr(0, 2000);
+    uint64_t issued = 0, completed = 0;
+    std::set<std::string> names;
+    for (const auto& a : p.generator["agents"]) {
+      names.insert(a["name"].get<std::string>());
+      EXPECT_NEAR(a["target_qps"].get<double>(), p.target_load / 2, 1e-9);
+      issued += a["issued"].get<uint64_t>();
+      completed += a["completed"].get<uint64_t>();
+    }
+    EXPECT_EQ(names, (std::set<std::string>{"local:a", "local:b"}));
+    EXPECT_EQ(static_cast<uint64_t>(*p.issued), issued);
+    // Every request reached the workload on the host through the nodes' links and was answered.
+    EXPECT_EQ(completed, issued) << p.generator["agents"].dump().substr(0, 2000);
+    EXPECT_NEAR(*p.achieved_qps / p.target_load, 1.0, 3.0 / std::sqrt(p.target_load * 1.5));
+  }
+}
+
+TEST_F(LocalNodes, AfterASigkillOfReamCleanupRemovesTheNodesAndNoAgentIsLeft) {
+  const std::string out = dir_ + "/run.out";
+  Exec run;
+  std::thread runner([&] {
+    run = Sh(std::string(REAM_BINARY) + " run " + Spec("killed", "1000, 1100, 1200", "3s") + " --db " + dir_ +
+             "/killed.db > " + out + " 2>&1; cat " + out);
+  });
+  // Once both nodes exist and their agents run, kill ream outright.
+  int ream_pid = -1;
+  std::vector<std::string> namespaces;
+  auto deadline = Clock::now() + std::chrono::seconds(30);
+  while (Clock::now() < deadline) {
+    std::string text = Read(out);
+    ream_pid = ReamPidIn(text);
+    if (ream_pid > 0 && text.find("local:b: namespace") != std::string::npos) {
+      namespaces = {"ream-" + std::to_string(ream_pid) + "-c1", "ream-" + std::to_string(ream_pid) + "-c2"};
+      if (!AgentsIn(namespaces[0]).empty() && !AgentsIn(namespaces[1]).empty()) break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  if (namespaces.size() != 2u) {
+    runner.join();
+    FAIL() << "the nodes and their agents never appeared; the run said:\n" << run.output;
+  }
+  ASSERT_EQ(kill(ream_pid, SIGKILL), 0);
+  runner.join();
+  // The agents read end-of-file on their stdin and exit; the nodes stay until a cleanup.
+  EXPECT_TRUE(NoAgentsLeft(namespaces)) << "agents outlived their ream";
+  EXPECT_NE(testing_support::ReamObjectsOf(ream_pid), "") << "a SIGKILL leaves the nodes for ream cleanup";
+  Exec cleanup = Sh(std::string(REAM_BINARY) + " cleanup");
+  EXPECT_EQ(cleanup.code, 0) << cleanup.output;
+  EXPECT_NE(cleanup.output.find(namespaces[0]), std::string::npos) << cleanup.output;
+  EXPECT_EQ(testing_support::ReamObjectsOf(ream_pid), "") << cleanup.output;
 }
 
 }  // namespace

@@ -34,11 +34,20 @@ struct Inbox {
 
 class AgentSession {
  public:
-  AgentSession(std::string host, std::string stderr_path) : host_(std::move(host)), stderr_path_(std::move(stderr_path)) {}
+  // `host`: the ssh destination, or "" for a local node's agent (named `name`, "local:a").
+  // `workload_host`: where this agent reaches the workload.
+  AgentSession(std::string name, std::string host, std::string stderr_path, std::string workload_host)
+      : name_(std::move(name)),
+        host_(std::move(host)),
+        stderr_path_(std::move(stderr_path)),
+        workload_host_(std::move(workload_host)) {}
   ~AgentSession() { Close(milliseconds(3000)); }
 
   const std::string& host() const { return host_; }
-  std::string name() const { return "ssh:" + host_; }
+  const std::string& name() const { return name_; }
+  const std::string& workload_host() const { return workload_host_; }
+  bool over_ssh() const { return !host_.empty(); }
+  std::vector<int> cpus;  // the agent's generator CPUs on its host
 
   Status Start(Platform& p, const std::vector<std::string>& argv) {
     SpawnOptions so;
@@ -53,7 +62,7 @@ class AgentSession {
       inbox->cv.notify_all();
     };
     auto child = p.Spawn(so);
-    if (!child.ok()) return child.status().Annotate("starting ssh to " + host_);
+    if (!child.ok()) return child.status().Annotate(over_ssh() ? "starting ssh to " + host_ : "starting the agent of " + name_);
     ssh_ = std::move(child).value();
     return Status::Ok();
   }
@@ -62,11 +71,16 @@ class AgentSession {
 
   // Why the session ended, from ssh's exit and what it wrote on stderr.
   std::string WhyEnded(Platform& p) {
-    if (!ssh_) return "no ssh session";
+    if (!ssh_) return over_ssh() ? "no ssh session" : "no agent process";
     auto e = ssh_->Poll();
     std::string err;
     if (auto text = p.ReadFile(stderr_path_); text.ok()) err = *text;
-    if (!e) return "the ssh session is still running";
+    if (!e) return over_ssh() ? "the ssh session is still running" : "the agent is still running";
+    if (!over_ssh()) {
+      std::string tail = Trim(err);
+      if (tail.size() > 300) tail = tail.substr(tail.size() - 300);
+      return "its agent process " + e->Describe() + (tail.empty() ? "" : " (stderr: " + tail + ")");
+    }
     if (e->signaled) {
       std::string tail = Trim(err);
       if (tail.size() > 300) tail = tail.substr(tail.size() - 300);
@@ -76,7 +90,7 @@ class AgentSession {
   }
 
   Status Send(const json& message) {
-    if (!ssh_) return Unavailable("no ssh session to " + host_);
+    if (!ssh_) return Unavailable("no session to " + name_);
     return ssh_->WriteStdin(message.dump() + "\n", milliseconds(5000));
   }
 
@@ -150,8 +164,10 @@ class AgentSession {
   agent::ClockEstimate clock;
 
  private:
+  std::string name_;
   std::string host_;
   std::string stderr_path_;
+  std::string workload_host_;
   std::shared_ptr<Inbox> inbox_ = std::make_shared<Inbox>();
   std::unique_ptr<ChildProcess> ssh_;
 };
@@ -204,8 +220,8 @@ class RemoteLoadDriver final : public LoadDriver {
     for (int i = 0; i < n; ++i) {
       AgentSession& s = *active[static_cast<size_t>(i)];
       agent::AgentOutcome& out = outcomes[static_cast<size_t>(i)];
-      LoadOptions share = agent::AgentShare(lo, i, n, o_.workload_host, start_ns + s.clock.offset_ns);
-      share.cpus = o_.agent_cpus;
+      LoadOptions share = agent::AgentShare(lo, i, n, s.workload_host(), start_ns + s.clock.offset_ns);
+      share.cpus = s.cpus;
       out.target_qps = share.qps;
       out.seed = share.seed;
       out.start_at_ns = share.start_at_ns;
@@ -320,8 +336,8 @@ class RemoteLoadDriver final : public LoadDriver {
   }
 
   Status StartAll() {
-    if (o_.hosts.empty()) return InvalidArgument("[nodes] names no client node");
-    if (o_.workload_host.empty()) {
+    if (o_.hosts.empty() && o_.local_nodes.empty()) return InvalidArgument("[nodes] names no client node");
+    if (!o_.hosts.empty() && o_.workload_host.empty()) {
       return InvalidArgument("[nodes] workload_address is required with remote client nodes (the address at "
                              "which they reach the workload)");
     }
@@ -349,10 +365,26 @@ class RemoteLoadDriver final : public LoadDriver {
     }
     for (size_t i = 0; i < n; ++i) REAM_RETURN_IF_ERROR(commands[i].status());
     for (size_t i = 0; i < n; ++i) {
-      auto session = std::make_unique<AgentSession>(o_.hosts[i], scratch_ + "/agent" + std::to_string(i) + ".err");
+      auto session = std::make_unique<AgentSession>("ssh:" + o_.hosts[i], o_.hosts[i],
+                                                    scratch_ + "/agent" + std::to_string(i) + ".err", o_.workload_host);
       AgentSession& s = *session;
+      s.cpus = o_.agent_cpus;
       sessions_.push_back(std::move(session));
       REAM_RETURN_IF_ERROR(s.Start(p_, SshArgv(o_, o_.hosts[i], "exec " + *commands[i] + " agent")));
+      REAM_RETURN_IF_ERROR(s.Send({{"type", "hello"}, {"protocol", agent::kProtocolVersion}}));
+    }
+    // Local nodes run this very binary in their namespace: nothing to probe or copy.
+    for (size_t i = 0; i < o_.local_nodes.size(); ++i) {
+      const LocalAgentNode& node = o_.local_nodes[i];
+      auto session = std::make_unique<AgentSession>(node.name, "", scratch_ + "/local" + std::to_string(i) + ".err",
+                                                    node.workload_host);
+      AgentSession& s = *session;
+      s.cpus = node.cpus;
+      sessions_.push_back(std::move(session));
+      std::vector<std::string> argv = node.exec_prefix;
+      argv.push_back(o_.ream_binary);
+      argv.push_back("agent");
+      REAM_RETURN_IF_ERROR(s.Start(p_, argv));
       REAM_RETURN_IF_ERROR(s.Send({{"type", "hello"}, {"protocol", agent::kProtocolVersion}}));
     }
     const int64_t deadline = p_.MonotonicNanos() + o_.connect_timeout.count() * 1'000'000;
@@ -362,16 +394,16 @@ class RemoteLoadDriver final : public LoadDriver {
 
   // The agent's hello: its protocol must be this ream's.
   Status AwaitHello(AgentSession& session, int64_t deadline_ns) {
-    const std::string& host = session.host();
+    const std::string& name = session.name();
     auto hello = session.Await(p_, "hello", deadline_ns);
     if (!hello.ok()) {
       Status st = hello.status();
       session.Kill(p_);
-      return Status(st.code(), "client node ssh:" + host + ": the agent did not start: " + st.message());
+      return Status(st.code(), "client node " + name + ": the agent did not start: " + st.message());
     }
     if (hello->value("protocol", 0) != agent::kProtocolVersion) {
       session.Kill(p_);
-      return Unsupported("client node ssh:" + host + ": its agent speaks protocol " +
+      return Unsupported("client node " + name + ": its agent speaks protocol " +
                          std::to_string(hello->value("protocol", 0)) + ", this ream " +
                          std::to_string(agent::kProtocolVersion));
     }

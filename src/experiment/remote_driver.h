@@ -1,6 +1,6 @@
-// The load driver of client nodes reached over OpenSSH (issue 19): one `ream agent` per
-// host behind `ssh -o BatchMode=yes HOST`, spoken to over the session's stdin/stdout only
-// (experiment/agent_protocol.h). ream runs no daemon of its own, opens no control port and
+// The load driver of client nodes (issue 19): one `ream agent` per host behind
+// `ssh -o BatchMode=yes HOST`, or per local namespace node behind `ip netns exec`, spoken to
+// over its stdin/stdout only (experiment/agent_protocol.h). ream runs no daemon of its own, opens no control port and
 // handles no credentials: the user's ssh configuration names users, keys and ports.
 //
 // Before the first level each host is probed (`ream --version`, the per-user cache directory,
@@ -24,9 +24,19 @@
 
 namespace ream {
 
+// A client node on this host (sandbox/client_node.h): its agent is this ream, started in the
+// node's namespace.
+struct LocalAgentNode {
+  std::string name;                      // "local:a", for messages and the per-agent figures
+  std::vector<std::string> exec_prefix;  // runs a command in the node ("ip netns exec NS")
+  std::string workload_host;             // the workload's address from the node
+  std::vector<int> cpus;                 // its generator threads pinned to these; empty: unpinned
+};
+
 struct RemoteDriverOptions {
   std::vector<std::string> hosts;  // ssh destinations ("client1", "user@10.0.0.2")
-  std::string workload_host;       // the workload's address as the agents reach it
+  std::string workload_host;       // the workload's address as the ssh agents reach it
+  std::vector<LocalAgentNode> local_nodes;  // agents on this host, after the ssh ones
   std::string ream_binary;         // this ream, copied to hosts that lack it
   std::string version_line;        // "ream 0.x (commit)": what `ream --version` prints here
   std::string ssh_config;          // ssh -F FILE; "" = the user's own configuration

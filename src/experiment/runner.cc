@@ -13,6 +13,7 @@
 #include "partition/placement.h"
 #include "platform/signals.h"
 #include "platform/timing_floor.h"
+#include "sandbox/client_node.h"
 #include "sandbox/vm_sandbox.h"
 #include "store/store.h"
 
@@ -63,6 +64,9 @@ struct Session {
   int64_t id = 0;
   bool resumed = false;
   std::vector<PlannedRun> skipped;  // runs of scenarios this machine cannot place
+  // The local client nodes ([nodes] clients = ["local:NAME"]); they outlive the driver whose
+  // agents run in them.
+  std::vector<std::unique_ptr<ClientNode>> client_nodes;
   std::unique_ptr<LoadDriver> own_driver;
   // The workload's sandbox kind when the spec asks for another than the runner's ([sandbox]
   // kind = "vm"); the load generator stays in the runner's kind.
@@ -82,8 +86,16 @@ void PrintDryRun(std::ostream& out, const Session& s) {
     // in a dry run.
     std::string clients;
     for (const auto& c : spec.nodes.clients) clients += (clients.empty() ? "" : ", ") + c;
-    out << "load from client nodes " << clients << " (agents over ssh, reaching the workload at "
-        << spec.nodes.workload_address << ")\n";
+    out << "load from client nodes " << clients << " (";
+    if (!spec.nodes.client_hosts.empty()) {
+      out << "agents over ssh, reaching the workload at " << spec.nodes.workload_address;
+    }
+    if (!spec.nodes.local_nodes.empty()) {
+      out << (spec.nodes.client_hosts.empty() ? "" : "; ")
+          << "local agents in network namespaces ream creates, reaching the workload over their veth links";
+      if (spec.nodes.link_rate_bps) out << " of " << *spec.nodes.link_rate_bps << " bit/s each way";
+    }
+    out << ")\n";
   } else {
     out << "generator on CPU " << (prep.generator_cpus.empty() ? "any" : FormatCpuList(prep.generator_cpus)) << "\n";
   }
@@ -286,6 +298,20 @@ Result<std::vector<RunOutcome>> RunExperiments(Platform& p, const std::vector<Ex
       ro.agent_cpus = spec.nodes.client_cpus;
       std::ostream* note_out = o.out ? o.out : &std::cerr;
       ro.note = [note_out](const std::string& text) { *note_out << "nodes: " << text << "\n"; };
+      for (const std::string& name : spec.nodes.local_nodes) {
+        REAM_ASSIGN_OR_RETURN(auto node, ClientNode::Create(p, name, spec.nodes.link_rate_bps,
+                                                            o.state_dir.empty() ? kDefaultStateDir : o.state_dir));
+        // On this host the agents share the generator's CPUs (client_cpus when given), away
+        // from the workload's.
+        ro.local_nodes.push_back({"local:" + name, node->Exec({}), node->host_ip(),
+                                  spec.nodes.client_cpus.empty() ? s.prep->generator_cpus : spec.nodes.client_cpus});
+        *note_out << "nodes: local client node local:" << name << ": namespace " << node->link().netns << ", "
+                  << node->link().node_ip << " <-> " << node->host_ip() << " (" << node->link().host_veth << ")"
+                  << (spec.nodes.link_rate_bps ? ", " + std::to_string(*spec.nodes.link_rate_bps) + " bit/s each way"
+                                               : std::string(", unshaped"))
+                  << "\n";
+        s.client_nodes.push_back(std::move(node));
+      }
       s.own_driver = MakeRemoteLoadDriver(p, std::move(ro));
       driver = s.own_driver.get();
     }

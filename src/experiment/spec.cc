@@ -586,20 +586,36 @@ std::optional<double> ServiceScvFromArgs(const WorkloadSpec& w, std::string* sou
   return std::nullopt;
 }
 
-Status ParseNodes(const TomlSection& s, const std::vector<PartitionValues>& partitions, NodesSpec* n) {
+Status ParseNodes(const TomlSection& s, const std::vector<PartitionValues>& partitions, bool workload_node,
+                  NodesSpec* n) {
   REAM_RETURN_IF_ERROR(s.Unknown());
   n->line = s.Line("clients");
   std::vector<int> lines;
   REAM_RETURN_IF_ERROR(s.StringList("clients", &n->clients, &lines));
   for (size_t i = 0; i < n->clients.size(); ++i) {
     const std::string& c = n->clients[i];
+    if (c.rfind("local:", 0) == 0) {
+      std::string name = c.substr(6);
+      bool ok = !name.empty() && name.size() <= 32;
+      for (char ch : name) ok = ok && (std::isalnum(static_cast<unsigned char>(ch)) || ch == '-' || ch == '_');
+      if (!ok) {
+        return InvalidArgument(s.source() + ":" + std::to_string(lines[i]) + ": nodes.clients: '" + c +
+                               "': a local node's NAME is 1-32 letters, digits, '-' or '_' (\"local:a\")");
+      }
+      if (std::find(n->local_nodes.begin(), n->local_nodes.end(), name) != n->local_nodes.end()) {
+        return InvalidArgument(s.source() + ":" + std::to_string(lines[i]) + ": nodes.clients lists '" + c +
+                               "' twice");
+      }
+      n->local_nodes.push_back(name);
+      continue;
+    }
     std::string host = c.rfind("ssh:", 0) == 0 ? c.substr(4) : "";
     // A host that ssh would read as an option, or that a shell would split, is refused here.
     bool bad = host.empty() || host[0] == '-' || host.find_first_of(" \t'\"$;&|<>`\\") != std::string::npos;
     if (bad) {
       return InvalidArgument(s.source() + ":" + std::to_string(lines[i]) + ": nodes.clients: '" + c +
                              "' is not \"ssh:HOST\" (HOST as your ssh configuration knows it: \"ssh:client1\", "
-                             "\"ssh:user@10.0.0.2\")");
+                             "\"ssh:user@10.0.0.2\") or \"local:NAME\" (a namespace node ream creates here)");
     }
     for (const std::string& h : n->client_hosts) {
       if (h == host) {
@@ -623,6 +639,38 @@ Status ParseNodes(const TomlSection& s, const std::vector<PartitionValues>& part
     }
     n->client_cpus = *list;
   }
+  std::string link_rate;
+  REAM_RETURN_IF_ERROR(s.String("link_rate", &link_rate));
+  if (!link_rate.empty()) {
+    auto rate = ParseBitRate(link_rate);
+    if (!rate.ok() || *rate <= 0) {
+      return InvalidArgument(s.source() + ":" + std::to_string(s.Line("link_rate")) + ": nodes.link_rate: " +
+                             (rate.ok() ? "'" + link_rate + "' must be above 0" : rate.status().message()));
+    }
+    if (n->local_nodes.empty()) {
+      return InvalidArgument(s.source() + ":" + std::to_string(s.Line("link_rate")) +
+                             ": nodes.link_rate shapes the links of local client nodes, and clients names none "
+                             "(\"local:NAME\"); an ssh client's network is its own");
+    }
+    n->link_rate_bps = *rate;
+  }
+  if (!n->local_nodes.empty()) {
+    // A local node reaches the host at its link's host end; a workload in a namespace of its
+    // own would need the host to forward between the two namespaces, which ream does not turn on.
+    std::string in_node = workload_node ? "node = true" : "";
+    for (const PartitionValues& p : partitions) {
+      for (const auto& [key, parsed] : p.values) {
+        if (in_node.empty() && parsed.knob && parsed.knob->needs_node) in_node = "partition knob " + key;
+      }
+    }
+    if (!in_node.empty()) {
+      return InvalidArgument(s.source() + ":" + std::to_string(s.Line("clients")) +
+                             ": local client nodes reach the workload on this host; " + in_node +
+                             " puts the workload in a node of its own, and the host would have to forward "
+                             "between the two namespaces (ream does not turn that on); shape the clients' links "
+                             "with nodes.link_rate instead");
+    }
+  }
   if (!n->client_hosts.empty() && n->workload_address.empty()) {
     return InvalidArgument(s.source() + ":" + std::to_string(s.Line("clients")) +
                            ": nodes.workload_address is required with client nodes: the address at which they "
@@ -631,9 +679,9 @@ Status ParseNodes(const TomlSection& s, const std::vector<PartitionValues>& part
   // The relay of L, g and G listens on this host's loopback: remote clients cannot reach it.
   for (const PartitionValues& p : partitions) {
     for (const char* k : {"net_latency", "net_gap", "net_per_byte"}) {
-      if (!n->client_hosts.empty() && p.knobs.count(k)) {
+      if (n->remote() && p.knobs.count(k)) {
         return InvalidArgument(s.source() + ":" + std::to_string(s.Line("clients")) + ": partition knob " + k +
-                               " (the relay on this host's loopback) cannot be combined with remote client nodes yet");
+                               " (the relay on this host's loopback) cannot be combined with client nodes yet");
       }
     }
   }
@@ -880,8 +928,8 @@ Result<ExperimentSpec> ParseSpec(const std::string& text, const std::string& sou
   if (const toml::table* n = top.Table("nodes", &err)) {
     REAM_RETURN_IF_ERROR(ParseNodes(TomlSection(*n, "nodes", source,
                                                 {"clients", "workload_address", "ssh_config", "ssh_options",
-                                                 "on_agent_loss", "client_cpus"}),
-                                    spec.partitions, &spec.nodes));
+                                                 "on_agent_loss", "client_cpus", "link_rate"}),
+                                    spec.partitions, spec.node, &spec.nodes));
   }
   REAM_RETURN_IF_ERROR(err);
   REAM_RETURN_IF_ERROR(CheckProtocol(spec));
@@ -946,6 +994,7 @@ nlohmann::json ExperimentSpec::ToJson() const {
                   {"ssh_config", nodes.ssh_config},
                   {"ssh_options", nodes.ssh_options},
                   {"on_agent_loss", nodes.on_agent_loss}};
+    if (nodes.link_rate_bps) j["nodes"]["link_rate_bps"] = *nodes.link_rate_bps;
   }
   j["workload"] = {{"builtin", workload.builtin},   {"args", workload.args},
                    {"command", workload.command},   {"protocol", workload.protocol},

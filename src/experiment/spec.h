@@ -205,10 +205,14 @@ struct ModelSpec {
 // generator (`ream load` on the generator's CPUs) drives the load, as before.
 struct NodesSpec {
   // Client nodes, each "ssh:HOST": an agent (`ream agent`) on HOST reached with
-  // `ssh -o BatchMode=yes HOST` (user, key and port from the ssh configuration). The rate of a
-  // level is split evenly among them.
+  // `ssh -o BatchMode=yes HOST` (user, key and port from the ssh configuration), or
+  // "local:NAME": a network namespace ream creates on this host for an agent, joined to the
+  // host by a veth pair (sandbox/client_node.h). The rate of a level is split evenly among them.
   std::vector<std::string> clients;
-  std::vector<std::string> client_hosts;  // the HOSTs of `clients`, parsed
+  std::vector<std::string> client_hosts;  // the HOSTs of the ssh clients, parsed
+  std::vector<std::string> local_nodes;   // the NAMEs of the local clients, parsed
+  // Each local client's link, each way (htb on both ends of its veth); nullopt: unshaped.
+  std::optional<int64_t> link_rate_bps;
   // The workload's address as the client nodes reach it (required with clients); a builtin
   // workload then listens on every address (0.0.0.0).
   std::string workload_address;
@@ -221,7 +225,8 @@ struct NodesSpec {
   // the t-th, round robin), as a CPU list; empty: unpinned.
   std::vector<int> client_cpus;
   int line = 0;
-  bool remote() const { return !client_hosts.empty(); }
+  // Whether agents drive the load (client nodes of either kind) instead of the local generator.
+  bool remote() const { return !client_hosts.empty() || !local_nodes.empty(); }
 };
 
 struct ExperimentSpec {

@@ -127,6 +127,36 @@ TEST(Spec, NodesRefuseWhatSshCannotMean) {
   EXPECT_NE(loss.find("on_agent_loss"), std::string::npos) << loss;
 }
 
+TEST(Spec, LocalClientNodesNeedNoAddressAndShapeTheirLinks) {
+  auto r = ParseSpec(std::string(kMinimal) + "[nodes]\nclients = [\"local:a\", \"local:b-2\"]\nlink_rate = \"100mbit\"\n",
+                     "x.toml");
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_TRUE(r->nodes.remote());
+  EXPECT_TRUE(r->nodes.client_hosts.empty());
+  EXPECT_EQ(r->nodes.local_nodes, (std::vector<std::string>{"a", "b-2"}));
+  EXPECT_EQ(r->nodes.link_rate_bps, std::optional<int64_t>(100'000'000));
+  EXPECT_EQ(r->ToJson()["nodes"]["link_rate_bps"], 100'000'000);
+  // ssh and local clients together: the address is required for the ssh ones.
+  std::string mixed = Err(std::string(kMinimal) + "[nodes]\nclients = [\"local:a\", \"ssh:c1\"]\n");
+  EXPECT_NE(mixed.find("workload_address is required"), std::string::npos) << mixed;
+}
+
+TEST(Spec, LocalClientNodesRefuseBadNamesRatesAndAWorkloadInANode) {
+  std::string name = Err(std::string(kMinimal) + "[nodes]\nclients = [\"local:a b\"]\n");
+  EXPECT_NE(name.find("x.toml:7"), std::string::npos) << name;
+  EXPECT_NE(name.find("NAME is 1-32 letters"), std::string::npos) << name;
+  std::string twice = Err(std::string(kMinimal) + "[nodes]\nclients = [\"local:a\", \"local:a\"]\n");
+  EXPECT_NE(twice.find("twice"), std::string::npos) << twice;
+  std::string rate = Err(std::string(kMinimal) + "[nodes]\nclients = [\"local:a\"]\nlink_rate = \"fast\"\n");
+  EXPECT_NE(rate.find("nodes.link_rate"), std::string::npos) << rate;
+  EXPECT_NE(rate.find("bit rate"), std::string::npos) << rate;
+  std::string ssh_only =
+      Err(std::string(kMinimal) + "[nodes]\nclients = [\"ssh:c1\"]\nworkload_address = \"x\"\nlink_rate = \"1gbit\"\n");
+  EXPECT_NE(ssh_only.find("shapes the links of local client nodes"), std::string::npos) << ssh_only;
+  std::string in_node = Err("node = true\n" + std::string(kMinimal) + "[nodes]\nclients = [\"local:a\"]\n");
+  EXPECT_NE(in_node.find("node = true puts the workload in a node of its own"), std::string::npos) << in_node;
+}
+
 // Every shipped example parses and plans: a spec users copy from must not be broken.
 TEST(Spec, EveryShippedExampleParses) {
   int seen = 0;

@@ -9,6 +9,7 @@
 #include "partition/knobs.h"
 #include "partition/placement.h"
 #include "platform/executable.h"
+#include "sandbox/node_link.h"
 #include "sandbox/overhead_stats.h"
 #include "topology/topology.h"
 
@@ -18,62 +19,10 @@ namespace {
 
 std::atomic<int> g_sandbox_seq{0};
 
-Status RunOk(Platform& p, const std::vector<std::string>& argv) {
-  auto r = p.Run(argv, kSandboxCommandTimeout);
-  std::string cmd;
-  for (const auto& a : argv) cmd += (cmd.empty() ? "" : " ") + a;
-  if (!r.ok()) return r.status().Annotate("'" + cmd + "'");
-  if (r->exit_code != 0) return IoError("'" + cmd + "': " + r->Describe());
-  return Status::Ok();
-}
-
 std::string Mib(int64_t bytes) {
   char b[64];
   std::snprintf(b, sizeof b, "%.1f MiB", static_cast<double>(bytes) / (1024.0 * 1024.0));
   return b;
-}
-
-// The /30 pair `k` of kNodeNetwork.
-std::pair<std::string, std::string> PairAddresses(int k) {
-  int base = 4 * k;
-  std::string net = "10.213." + std::to_string(base / 256) + ".";
-  return {net + std::to_string(base % 256 + 1), net + std::to_string(base % 256 + 2)};
-}
-
-// A pair no interface on the host uses yet, starting from one derived from pid and seq so
-// concurrent ream processes rarely probe the same pairs.
-Result<int> FreePair(Platform& p, int pid, int seq) {
-  auto r = p.Run({"ip", "-o", "-4", "addr", "show"}, kSandboxCommandTimeout);
-  if (!r.ok()) return r.status().Annotate("listing addresses");
-  const int kPairs = 16384;
-  int start = static_cast<int>((static_cast<int64_t>(pid) * 8 + seq) % kPairs);
-  for (int i = 0; i < kPairs; ++i) {
-    int k = (start + i) % kPairs;
-    if (k == 0) continue;
-    auto [host, node] = PairAddresses(k);
-    if (r->out.find(" " + host + "/") == std::string::npos &&
-        r->out.find(" " + node + "/") == std::string::npos)
-      return k;
-  }
-  return Unavailable("every /30 pair of " + std::string(kNodeNetwork) + " is in use");
-}
-
-Status ApplyHtb(Platform& p, const std::string& netns, const std::string& dev, int64_t rate_bps) {
-  // A burst of ~10 ms at the rate (at least 64 KiB, for segmentation-offloaded packets)
-  // keeps htb accurate without letting long bursts through.
-  std::string rate = std::to_string(rate_bps) + "bit";
-  std::string burst = std::to_string(std::max<int64_t>(rate_bps / 8 / 100, 64 * 1024));
-  std::vector<std::string> tc = {"tc"};
-  if (!netns.empty()) tc = {"tc", "-n", netns};
-  auto cmd = [&](std::vector<std::string> rest) {
-    std::vector<std::string> argv = tc;
-    argv.insert(argv.end(), rest.begin(), rest.end());
-    return argv;
-  };
-  REAM_RETURN_IF_ERROR(RunOk(p, cmd({"qdisc", "add", "dev", dev, "root", "handle", "1:", "htb",
-                                     "default", "1"})));
-  return RunOk(p, cmd({"class", "add", "dev", dev, "parent", "1:", "classid", "1:1", "htb",
-                       "rate", rate, "ceil", rate, "burst", burst, "cburst", burst}));
 }
 
 // Whether libream-overhead.so can be preloaded into `argv0` (net_overhead): ld.so honours
@@ -292,33 +241,10 @@ Status ProcessSandbox::CreateObjects(const SandboxOptions& o, const std::vector<
     netns_ = name_;
     host_veth_ = "ream" + std::to_string(pid) + "h" + std::to_string(seq);
     node_veth_ = "ream" + std::to_string(pid) + "n" + std::to_string(seq);
-    if (host_veth_.size() > 15) {
-      return Internal("interface name " + host_veth_ + " exceeds 15 characters");
-    }
-    REAM_RETURN_IF_ERROR(state_->Record("netns", netns_));
-    REAM_RETURN_IF_ERROR(RunOk(p_, {"ip", "netns", "add", netns_}));
-    REAM_ASSIGN_OR_RETURN(int k, FreePair(p_, pid, seq));
-    std::tie(host_ip_, node_ip_) = PairAddresses(k);
-    REAM_RETURN_IF_ERROR(state_->Record("veth", host_veth_));
-    REAM_RETURN_IF_ERROR(RunOk(p_, {"ip", "link", "add", host_veth_, "type", "veth", "peer",
-                                    "name", node_veth_, "netns", netns_}));
-    REAM_RETURN_IF_ERROR(RunOk(p_, {"ip", "addr", "add", host_ip_ + "/30", "dev", host_veth_}));
-    REAM_RETURN_IF_ERROR(RunOk(p_, {"ip", "link", "set", host_veth_, "up"}));
-    REAM_RETURN_IF_ERROR(
-        RunOk(p_, {"ip", "-n", netns_, "addr", "add", node_ip_ + "/30", "dev", node_veth_}));
-    REAM_RETURN_IF_ERROR(RunOk(p_, {"ip", "-n", netns_, "link", "set", node_veth_, "up"}));
-    REAM_RETURN_IF_ERROR(RunOk(p_, {"ip", "-n", netns_, "link", "set", "lo", "up"}));
-    REAM_RETURN_IF_ERROR(
-        RunOk(p_, {"ip", "-n", netns_, "route", "add", "default", "via", host_ip_}));
-    if (spec.net_rate_bps) {
-      // Both directions are egress somewhere: host->node leaves the host veth, node->host
-      // leaves the node veth inside the namespace.
-      REAM_RETURN_IF_ERROR(state_->Record("qdisc", host_veth_));
-      REAM_RETURN_IF_ERROR(ApplyHtb(p_, "", host_veth_, *spec.net_rate_bps).Annotate("--net-rate"));
-      REAM_RETURN_IF_ERROR(state_->Record("qdisc", netns_ + "/" + node_veth_));
-      REAM_RETURN_IF_ERROR(
-          ApplyHtb(p_, netns_, node_veth_, *spec.net_rate_bps).Annotate("--net-rate"));
-    }
+    REAM_ASSIGN_OR_RETURN(NodeLink link, MakeNodeLink(p_, *state_, netns_, host_veth_, node_veth_, pid, seq,
+                                                      spec.net_rate_bps, "--net-rate"));
+    host_ip_ = link.host_ip;
+    node_ip_ = link.node_ip;
   }
 
   // The overhead o: the library's statistics directory, recorded like every object.

@@ -31,14 +31,10 @@
 #include "platform/capabilities.h"
 #include "platform/platform.h"
 #include "platform/process.h"
+#include "sandbox/node_link.h"
 #include "sandbox/state.h"
 
 namespace ream {
-
-// Node links use 10.213.0.0/16, split into /30 pairs: pair k has the host side at
-// 10.213.(4k / 256).(4k % 256 + 1) and the node at +2. Traffic only flows between the host
-// and namespaces ream created; nothing is routed or NATed beyond them.
-inline constexpr char kNodeNetwork[] = "10.213.0.0/16";
 
 class Sandbox;
 

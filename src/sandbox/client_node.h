@@ -1,0 +1,48 @@
+// A local client node (issue 19, `[nodes] clients = ["local:NAME"]`): a network namespace that
+// ream creates for a `ream agent`, joined to the host by a veth pair of its own
+// (sandbox/node_link.h) and shaped to a bandwidth per link when one is given. Its objects are
+// recorded in a state file of their own, like a sandbox's, so the destructor removes them and
+// `ream cleanup` does after a SIGKILL. The agent reaches a workload on the host at host_ip().
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "platform/platform.h"
+#include "sandbox/node_link.h"
+#include "sandbox/state.h"
+
+namespace ream {
+
+class ClientNode {
+ public:
+  // `label`: the node's name in the spec ("a" of "local:a"), for messages. `rate_bps`: the
+  // link's bandwidth, each way; nullopt: unshaped.
+  static Result<std::unique_ptr<ClientNode>> Create(Platform& p, const std::string& label,
+                                                    std::optional<int64_t> rate_bps,
+                                                    const std::string& state_dir = kDefaultStateDir);
+  ~ClientNode();
+  ClientNode(const ClientNode&) = delete;
+  ClientNode& operator=(const ClientNode&) = delete;
+
+  const std::string& label() const { return label_; }
+  const NodeLink& link() const { return link_; }
+  // The host's end of the link: where a program in the node reaches the host's listeners.
+  const std::string& host_ip() const { return link_.host_ip; }
+  // `argv` run inside the node's namespace (ip netns exec).
+  std::vector<std::string> Exec(const std::vector<std::string>& argv) const;
+  // Removes the node's objects now (the destructor does otherwise); the failures, if any.
+  std::vector<Status> Remove();
+
+ private:
+  ClientNode(Platform& p, std::string label) : p_(p), label_(std::move(label)) {}
+  Platform& p_;
+  std::string label_;
+  std::unique_ptr<StateFile> state_;
+  NodeLink link_;
+};
+
+}  // namespace ream
