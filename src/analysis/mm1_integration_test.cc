@@ -61,6 +61,14 @@ qps = [1000, 2500, 4000, 5500, 7000]
 }
 
 TEST(Mm1Calibration, LqosAndTailMatchTheMM1Prediction) {
+  // On CPUs that already stall more than 1 % of the time the comparison would measure the host
+  // (every figure of it goes unjudged below), so its 100 s of load are not spent: measured
+  // first, and again after the runs, since noise can begin in between.
+  if (!MachineIsQuiet()) {
+    GTEST_SKIP() << "this machine's CPUs stall > 1 % of the time (figures above): LQoS and the tail would be the "
+                    "host's, not M/M/1's; run it on a quiet machine (ctest -R Mm1Calibration), or with "
+                    "REAM_MAX_STALL_FRACTION=1 to judge it anyway";
+  }
   auto dir = std::filesystem::temp_directory_path() / ("ream-mm1-" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
