@@ -546,6 +546,16 @@ TEST_F(LocalNodes, AfterASigkillOfReamCleanupRemovesTheNodesAndNoAgentIsLeft) {
     runner.join();
     FAIL() << "the nodes and their agents never appeared; the run said:\n" << run.output;
   }
+  // The agents hold no privilege: they run as the workloads' account, not as root.
+  for (const auto& ns : namespaces) {
+    for (int pid : AgentsIn(ns)) {
+      std::string status = Read("/proc/" + std::to_string(pid) + "/status");
+      auto at = status.find("\nUid:\t");
+      ASSERT_NE(at, std::string::npos) << status;
+      EXPECT_NE(std::atoi(status.c_str() + at + 6), 0) << "agent " << pid << " in " << ns << " runs as root";
+      EXPECT_NE(status.find("CapEff:\t0000000000000000"), std::string::npos) << status;
+    }
+  }
   ASSERT_EQ(kill(ream_pid, SIGKILL), 0);
   runner.join();
   // The agents read end-of-file on their stdin and exit; the nodes stay until a cleanup.

@@ -49,9 +49,13 @@ class AgentSession {
   bool over_ssh() const { return !host_.empty(); }
   std::vector<int> cpus;  // the agent's generator CPUs on its host
 
-  Status Start(Platform& p, const std::vector<std::string>& argv) {
+  // `netns_path`, `run_as`: a local node's agent enters its namespace and drops to that user.
+  Status Start(Platform& p, const std::vector<std::string>& argv, const std::string& netns_path = "",
+               const std::optional<RunAs>& run_as = std::nullopt) {
     SpawnOptions so;
     so.argv = argv;
+    so.netns_path = netns_path;
+    so.run_as = run_as;
     so.pipe_stdin = true;
     so.capture_stdout = true;
     so.stderr_path = stderr_path_;
@@ -381,10 +385,7 @@ class RemoteLoadDriver final : public LoadDriver {
       AgentSession& s = *session;
       s.cpus = node.cpus;
       sessions_.push_back(std::move(session));
-      std::vector<std::string> argv = node.exec_prefix;
-      argv.push_back(o_.ream_binary);
-      argv.push_back("agent");
-      REAM_RETURN_IF_ERROR(s.Start(p_, argv));
+      REAM_RETURN_IF_ERROR(s.Start(p_, {o_.ream_binary, "agent"}, node.netns_path, node.run_as));
       REAM_RETURN_IF_ERROR(s.Send({{"type", "hello"}, {"protocol", agent::kProtocolVersion}}));
     }
     const int64_t deadline = p_.MonotonicNanos() + o_.connect_timeout.count() * 1'000'000;

@@ -16,21 +16,24 @@
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "experiment/load_driver.h"
 #include "platform/platform.h"
+#include "platform/process.h"
 
 namespace ream {
 
 // A client node on this host (sandbox/client_node.h): its agent is this ream, started in the
-// node's namespace.
+// node's namespace, as `run_as` (no capabilities: an agent only opens TCP connections).
 struct LocalAgentNode {
-  std::string name;                      // "local:a", for messages and the per-agent figures
-  std::vector<std::string> exec_prefix;  // runs a command in the node ("ip netns exec NS")
-  std::string workload_host;             // the workload's address from the node
-  std::vector<int> cpus;                 // its generator threads pinned to these; empty: unpinned
+  std::string name;                 // "local:a", for messages and the per-agent figures
+  std::string netns_path;           // the node's namespace ("/run/netns/ream-...")
+  std::string workload_host;        // the workload's address from the node
+  std::vector<int> cpus;            // its generator threads pinned to these; empty: unpinned
+  std::optional<RunAs> run_as;      // nullopt: ream's own user
 };
 
 struct RemoteDriverOptions {

@@ -303,8 +303,11 @@ Result<std::vector<RunOutcome>> RunExperiments(Platform& p, const std::vector<Ex
                                                             o.state_dir.empty() ? kDefaultStateDir : o.state_dir));
         // On this host the agents share the generator's CPUs (client_cpus when given), away
         // from the workload's.
-        ro.local_nodes.push_back({"local:" + name, node->Exec({}), node->host_ip(),
-                                  spec.nodes.client_cpus.empty() ? s.prep->generator_cpus : spec.nodes.client_cpus});
+        // The agent needs no privilege: it runs as the workloads' default account.
+        REAM_ASSIGN_OR_RETURN(auto run_as, ResolveWorkloadUser(p, WorkloadUser(p, "")));
+        ro.local_nodes.push_back({"local:" + name, node->netns_path(), node->host_ip(),
+                                  spec.nodes.client_cpus.empty() ? s.prep->generator_cpus : spec.nodes.client_cpus,
+                                  run_as});
         *note_out << "nodes: local client node local:" << name << ": namespace " << node->link().netns << ", "
                   << node->link().node_ip << " <-> " << node->host_ip() << " (" << node->link().host_veth << ")"
                   << (spec.nodes.link_rate_bps ? ", " + std::to_string(*spec.nodes.link_rate_bps) + " bit/s each way"

@@ -43,10 +43,4 @@ std::vector<Status> ClientNode::Remove() {
 
 ClientNode::~ClientNode() { (void)Remove(); }
 
-std::vector<std::string> ClientNode::Exec(const std::vector<std::string>& argv) const {
-  std::vector<std::string> out = {"ip", "netns", "exec", link_.netns};
-  out.insert(out.end(), argv.begin(), argv.end());
-  return out;
-}
-
 }  // namespace ream

@@ -32,8 +32,8 @@ class ClientNode {
   const NodeLink& link() const { return link_; }
   // The host's end of the link: where a program in the node reaches the host's listeners.
   const std::string& host_ip() const { return link_.host_ip; }
-  // `argv` run inside the node's namespace (ip netns exec).
-  std::vector<std::string> Exec(const std::vector<std::string>& argv) const;
+  // The namespace file a process enters to run in the node (SpawnOptions::netns_path).
+  std::string netns_path() const { return "/run/netns/" + link_.netns; }
   // Removes the node's objects now (the destructor does otherwise); the failures, if any.
   std::vector<Status> Remove();
 
