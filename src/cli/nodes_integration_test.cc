@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 #include <string>
@@ -447,9 +448,10 @@ class LocalNodes : public ::testing::Test {
   void TearDown() override {
     if (!dir_.empty()) fs::remove_all(dir_);
   }
-  std::string Spec(const std::string& name, const std::string& qps, const std::string& duration) {
+  std::string Spec(const std::string& name, const std::string& qps, const std::string& duration,
+                   const std::string& partitions = "") {
     std::string path = dir_ + "/" + name + ".toml";
-    std::ofstream(path) << "name = \"" << name << "\"\nscenarios = [\"1-ST\"]\n"
+    std::ofstream(path) << "name = \"" << name << "\"\nscenarios = [\"1-ST\"]\n" << partitions
                         << "[workload]\nbuiltin = \"synthetic\"\nargs = [\"--service\", \"exp:100us\"]\nthreads = 1\n"
                         << "[load]\nconnections = 4\nwarmup = \"500ms\"\nduration = \"" << duration << "\"\n"
                         << "response_timeout = \"500ms\"\ntimely_tolerance = \"500us\"\n"
@@ -520,6 +522,39 @@ TEST_F(LocalNodes, TwoNodesOfReamsOwnDriveTheLoadThroughShapedLinksAndLeaveNothi
     EXPECT_EQ(completed, issued) << p.generator["agents"].dump().substr(0, 2000);
     EXPECT_NEAR(*p.achieved_qps / p.target_load, 1.0, 3.0 / std::sqrt(p.target_load * 1.5));
   }
+}
+
+// L with client nodes: the relay accepts on every address and each agent reaches it at its
+// own link's host end, so every request crosses the delay twice (there and back).
+TEST_F(LocalNodes, TheirAgentsGoThroughTheRelayOfNetLatency) {
+  const std::string db = dir_ + "/relay.db";
+  Exec run = Sh(std::string(REAM_BINARY) + " run " +
+                Spec("relay", "500", "1500ms", "[partitions]\nnet_latency = [\"0us\", \"1ms\"]\n") + " --db " + db);
+  ASSERT_EQ(run.code, 0) << run.output;
+  auto store = Store::OpenReadOnly(db);
+  ASSERT_TRUE(store.ok()) << store.status().message();
+  auto e = store->FindExperiment("relay");
+  ASSERT_TRUE(e.ok() && e->has_value());
+  auto runs = store->ListRuns((*e)->id);
+  ASSERT_TRUE(runs.ok());
+  ASSERT_EQ(runs->size(), 2u) << run.output;
+  std::map<std::string, double> p50;
+  for (const RunRecord& r : *runs) {
+    auto points = store->ListPoints(r.id);
+    ASSERT_TRUE(points.ok() && points->size() == 1u) << run.output;
+    const PointRecord& p = (*points)[0];
+    ASSERT_EQ(p.status, PointStatus::kOk) << p.failure;
+    ASSERT_EQ(p.generator["agents"].size(), 2u);
+    ASSERT_TRUE(p.latency_p50_us.has_value());
+    p50[r.key.partition_label] = *p.latency_p50_us;
+  }
+  ASSERT_EQ(p50.size(), 2u);
+  double with = 0, without = 0;
+  for (const auto& [label, value] : p50) (label.find("1ms") != std::string::npos ? with : without) = value;
+  std::printf("p50 without L %.0f us, with L = 1 ms %.0f us\n", without, with);
+  // 2 L = 2 000 us added to the median, whatever the host's noise adds to both.
+  EXPECT_GE(with - without, 1800.0) << run.output;
+  EXPECT_LE(with - without, 2000.0 + 1500.0) << run.output;
 }
 
 TEST_F(LocalNodes, AfterASigkillOfReamCleanupRemovesTheNodesAndNoAgentIsLeft) {

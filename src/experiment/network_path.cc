@@ -43,11 +43,11 @@ relay::LogGpParams RelayParams(const PartitionSpec& ps) {
 Result<StartedRelay> StartRelay(Platform&, SandboxKind& sandboxes, const std::string& ream,
                                 const std::vector<int>& cpus, const std::string& to_host, int to_port,
                                 const relay::LogGpParams& params, const std::string& protocol,
-                                const std::string& state_dir) {
+                                const std::string& state_dir, const std::string& listen_host) {
   std::vector<std::string> argv = {ream,
                                    "relay",
                                    "--listen",
-                                   "127.0.0.1:0",
+                                   net::JoinHostPort(listen_host, 0),
                                    "--to",
                                    net::JoinHostPort(to_host, to_port),
                                    "--latency",

@@ -31,12 +31,14 @@ struct StartedRelay {
 relay::LogGpParams RelayParams(const PartitionSpec& ps);
 
 // `ream relay` towards to_host:to_port on `cpus` (the generator's: never the workload's), with
-// the stream split by `protocol`'s framing. Waits for its readiness line. Unavailable (it exited
-// first, with its output) or the sandbox's error; nothing is left running on failure.
+// the stream split by `protocol`'s framing, accepting on `listen_host` (127.0.0.1 for the local
+// generator; 0.0.0.0 when client nodes' agents connect to it). Waits for its readiness line.
+// Unavailable (it exited first, with its output) or the sandbox's error; nothing is left
+// running on failure.
 Result<StartedRelay> StartRelay(Platform& p, SandboxKind& sandboxes, const std::string& ream,
                                 const std::vector<int>& cpus, const std::string& to_host, int to_port,
                                 const relay::LogGpParams& params, const std::string& protocol,
-                                const std::string& state_dir);
+                                const std::string& state_dir, const std::string& listen_host = "127.0.0.1");
 
 // The methods of the knobs `ps` sets, before any calibration: the relay's for L, g, G (its
 // framing for `protocol`); o is the workload's own.

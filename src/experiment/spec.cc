@@ -676,15 +676,6 @@ Status ParseNodes(const TomlSection& s, const std::vector<PartitionValues>& part
                            ": nodes.workload_address is required with client nodes: the address at which they "
                            "reach the workload (this host's address on their network)");
   }
-  // The relay of L, g and G listens on this host's loopback: remote clients cannot reach it.
-  for (const PartitionValues& p : partitions) {
-    for (const char* k : {"net_latency", "net_gap", "net_per_byte"}) {
-      if (n->remote() && p.knobs.count(k)) {
-        return InvalidArgument(s.source() + ":" + std::to_string(s.Line("clients")) + ": partition knob " + k +
-                               " (the relay on this host's loopback) cannot be combined with client nodes yet");
-      }
-    }
-  }
   return Status::Ok();
 }
 

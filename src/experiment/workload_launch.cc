@@ -125,8 +125,9 @@ Result<LaunchedWorkload> StartWorkload(Platform& p, SandboxKind& sandboxes, cons
   }
   wl.network = NetworkMethods(knobs, spec.workload.protocol);
   if (knobs.NeedsRelay()) {
+    // Client nodes' agents connect to the relay from their own hosts or namespaces.
     auto r = StartRelay(p, sandboxes, prep.ream, prep.generator_cpus, sb.address(), wl.port, RelayParams(knobs),
-                        spec.workload.protocol, state_dir);
+                        spec.workload.protocol, state_dir, spec.nodes.remote() ? "0.0.0.0" : "127.0.0.1");
     if (!r.ok()) {
       (void)sb.Stop();
       return r.status();
@@ -134,7 +135,8 @@ Result<LaunchedWorkload> StartWorkload(Platform& p, SandboxKind& sandboxes, cons
     wl.relay = std::move(r->sandbox);
     wl.relay_port = r->port;
     wl.relay_what = r->what;
-    wl.network.target = "relay 127.0.0.1:" + std::to_string(r->port);
+    wl.network.target = std::string(spec.nodes.remote() ? "relay 0.0.0.0:" : "relay 127.0.0.1:") +
+                        std::to_string(r->port);
   }
   return wl;
 }

@@ -24,7 +24,7 @@ struct LaunchedWorkload {
   // The relay of the LogGP knobs L, g, G (experiment/network_path.h), in the path when one of
   // them is set; null otherwise, and the generator then connects to the workload itself.
   std::unique_ptr<Sandbox> relay;
-  int relay_port = 0;      // at 127.0.0.1
+  int relay_port = 0;      // at 127.0.0.1 (on every address with client nodes)
   std::string relay_what;  // its command line, for messages
   NetworkPath network;     // the knobs' methods and calibration, stored with every point
 
