@@ -103,6 +103,27 @@ TEST(Analyze, ServiceDemandLawWhenTheServerReportsNothing) {
   EXPECT_NEAR(*a->qos.target_us, 5 * 250, 1e-6);
   EXPECT_EQ(a->qos.service_method, "service demand law S = U·c/X");
   EXPECT_NE(a->qos.method.find("service demand law"), std::string::npos);
+  EXPECT_EQ(a->qos.note.find("kept awake"), std::string::npos) << a->qos.note;
+}
+
+// Under keep-awake the workload's CPU time per request was measured to double on a VM
+// (docs/performance.md): a service time from the demand law then carries that warning; a
+// server-reported one does not need it.
+TEST(Analyze, ServiceDemandLawUnderKeepAwakeSaysWhatItMayInherit) {
+  ExperimentData d;
+  d.name = "blackbox";
+  d.runs.push_back(ModelRun("1-ST", 1, 250e-6, 200, 3800, 200, /*report_service=*/false));
+  for (auto& p : d.runs[0].points) {
+    p.keep_awake_workload = "the workload's CPUs 0 kept awake by SCHED_IDLE pollers in its cpu cgroup (pid 7)";
+  }
+  auto a = Analyze(d, {});
+  ASSERT_TRUE(a.ok());
+  EXPECT_NE(a->qos.note.find("kept awake (keep_awake)"), std::string::npos) << a->qos.note;
+  ExperimentData r = Mm1Experiment();
+  for (auto& p : r.runs[0].points) p.keep_awake_workload = d.runs[0].points[0].keep_awake_workload;
+  auto b = Analyze(r, {});
+  ASSERT_TRUE(b.ok());
+  EXPECT_EQ(b->qos.note.find("kept awake"), std::string::npos) << b->qos.note;
 }
 
 TEST(Analyze, CapacityInterpolatesBetweenLastPassAndFirstFail) {
