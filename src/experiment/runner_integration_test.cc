@@ -739,8 +739,15 @@ target = "2ms"
                                       "remeasure_invalid = 2\n");
   std::string knee = Spec("knee", "name = \"knee\"\n" + common +
                                       "[sweep]\nmode = \"knee\"\nlow = 1000\nhigh = 8000\nprecision = 0.05\nmax_points = 14\n");
-  Exec g = Ream("run " + grid + " --db " + db_);
-  ASSERT_EQ(g.code, 0) << g.output;
+  // The grid (up to 29 levels) serves only the agreement, which is judged on a quiet machine:
+  // on one that already stalls it is not run (the knee's point count is still checked), and
+  // the machine is measured again at the end, since noise can begin in between.
+  const bool quiet_before = MachineIsQuiet();
+  Exec g;
+  if (quiet_before) {
+    g = Ream("run " + grid + " --db " + db_);
+    ASSERT_EQ(g.code, 0) << g.output;
+  }
   Exec k = Ream("run " + knee + " --db " + db_);
   ASSERT_EQ(k.code, 0) << k.output;
   auto s = Store::OpenReadOnly(db_);
@@ -792,10 +799,10 @@ target = "2ms"
     auto [x1, y1] = levels[*best + 1];
     return x0 + (target - y0) / (y1 - y0) * (x1 - x0);
   };
-  int grid_points = count_points("grid");
+  int grid_points = quiet_before ? count_points("grid") : 0;
   int knee_points = count_points("knee");
-  std::string grid_status, knee_status;
-  double grid_best = capacity("grid", /*first_crossing=*/false, &grid_status);
+  std::string grid_status = "not run: the machine stalled before it", knee_status;
+  double grid_best = quiet_before ? capacity("grid", /*first_crossing=*/false, &grid_status) : 0;
   double knee_best = capacity("knee", /*first_crossing=*/true, &knee_status);
   // A fine grid at this precision needs one level per precision × knee across [low, high];
   // the grid here (step 250) is finer than that near the knee.
@@ -805,7 +812,7 @@ target = "2ms"
   // 20-250 us pieces moves where a single sweep crosses it (seen: grid 4250 vs knee 5375 QPS
   // on this project's VMs). The agreement is asserted where the machine is quiet (measured),
   // and printed either way.
-  const bool quiet = MachineIsQuiet();
+  const bool quiet = quiet_before && MachineIsQuiet();
   if (quiet) {
     ASSERT_GT(grid_best, 0) << "the grid found no capacity (" << grid_status
                             << "); if every point says the generator could not keep its schedule, "
