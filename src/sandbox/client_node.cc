@@ -14,7 +14,7 @@ Result<std::unique_ptr<ClientNode>> ClientNode::Create(Platform& p, const std::s
   const int pid = p.ProcessId();
   const int k = ++g_client_node_seq;
   if (k > 99) return InvalidArgument("at most 99 local client nodes per ream process");
-  std::unique_ptr<ClientNode> node(new ClientNode(p, label));
+  std::unique_ptr<ClientNode> node(new ClientNode(p));
   const std::string name = "ream-" + std::to_string(pid) + "-c" + std::to_string(k);
   REAM_ASSIGN_OR_RETURN(node->state_,
                         StateFile::Create(p, state_dir, std::to_string(pid) + "-c" + std::to_string(k)));
@@ -30,17 +30,8 @@ Result<std::unique_ptr<ClientNode>> ClientNode::Create(Platform& p, const std::s
   return node;
 }
 
-std::vector<Status> ClientNode::Remove() {
-  if (!state_) return {};
-  std::vector<Status> failures = RemoveStateObjects(p_, state_->entries());
-  if (failures.empty()) {
-    Status st = state_->Remove();
-    if (!st.ok()) failures.push_back(st);
-  }
-  state_.reset();
-  return failures;
+ClientNode::~ClientNode() {
+  if (state_ && RemoveStateObjects(p_, state_->entries()).empty()) (void)state_->Remove();
 }
-
-ClientNode::~ClientNode() { (void)Remove(); }
 
 }  // namespace ream

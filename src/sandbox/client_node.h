@@ -9,7 +9,6 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include <vector>
 
 #include "platform/platform.h"
 #include "sandbox/node_link.h"
@@ -24,23 +23,21 @@ class ClientNode {
   static Result<std::unique_ptr<ClientNode>> Create(Platform& p, const std::string& label,
                                                     std::optional<int64_t> rate_bps,
                                                     const std::string& state_dir = kDefaultStateDir);
+  // Removes the node's objects; when one cannot be removed, the state file stays for
+  // `ream cleanup`.
   ~ClientNode();
   ClientNode(const ClientNode&) = delete;
   ClientNode& operator=(const ClientNode&) = delete;
 
-  const std::string& label() const { return label_; }
   const NodeLink& link() const { return link_; }
   // The host's end of the link: where a program in the node reaches the host's listeners.
   const std::string& host_ip() const { return link_.host_ip; }
   // The namespace file a process enters to run in the node (SpawnOptions::netns_path).
   std::string netns_path() const { return "/run/netns/" + link_.netns; }
-  // Removes the node's objects now (the destructor does otherwise); the failures, if any.
-  std::vector<Status> Remove();
 
  private:
-  ClientNode(Platform& p, std::string label) : p_(p), label_(std::move(label)) {}
+  explicit ClientNode(Platform& p) : p_(p) {}
   Platform& p_;
-  std::string label_;
   std::unique_ptr<StateFile> state_;
   NodeLink link_;
 };

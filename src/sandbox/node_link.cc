@@ -3,9 +3,14 @@
 
 #include <algorithm>
 #include <tuple>
+#include <utility>
+#include <vector>
 
 namespace ream {
+namespace {
 
+// One ip or tc command (kSandboxCommandTimeout); an error naming the command line and its
+// output when it fails or exits non-zero.
 Status RunSandboxCommand(Platform& p, const std::vector<std::string>& argv) {
   auto r = p.Run(argv, kSandboxCommandTimeout);
   std::string cmd;
@@ -15,13 +20,12 @@ Status RunSandboxCommand(Platform& p, const std::vector<std::string>& argv) {
   return Status::Ok();
 }
 
+// The /30 pair `k` of kNodeNetwork: {host side, node side}.
 std::pair<std::string, std::string> NodePairAddresses(int k) {
   int base = 4 * k;
   std::string net = "10.213." + std::to_string(base / 256) + ".";
   return {net + std::to_string(base % 256 + 1), net + std::to_string(base % 256 + 2)};
 }
-
-namespace {
 
 // A pair no interface on the host uses yet, starting from one derived from pid and seq so
 // concurrent ream processes rarely probe the same pairs.
@@ -41,8 +45,7 @@ Result<int> FreePair(Platform& p, int pid, int seq) {
   return Unavailable("every /30 pair of " + std::string(kNodeNetwork) + " is in use");
 }
 
-}  // namespace
-
+// The htb root qdisc and class of `rate_bps` on `dev` (in `netns`, "" for the host's).
 Status ApplyHtb(Platform& p, const std::string& netns, const std::string& dev, int64_t rate_bps) {
   // A burst of ~10 ms at the rate (at least 64 KiB, for segmentation-offloaded packets)
   // keeps htb accurate without letting long bursts through.
@@ -61,6 +64,7 @@ Status ApplyHtb(Platform& p, const std::string& netns, const std::string& dev, i
                        "rate", rate, "ceil", rate, "burst", burst, "cburst", burst}));
 }
 
+}  // namespace
 
 Result<NodeLink> MakeNodeLink(Platform& p, StateFile& state, const std::string& netns,
                               const std::string& host_veth, const std::string& node_veth, int pid,

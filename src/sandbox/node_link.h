@@ -8,8 +8,6 @@
 #include <cstdint>
 #include <optional>
 #include <string>
-#include <utility>
-#include <vector>
 
 #include "platform/platform.h"
 #include "sandbox/state.h"
@@ -36,15 +34,5 @@ struct NodeLink {
 Result<NodeLink> MakeNodeLink(Platform& p, StateFile& state, const std::string& netns,
                               const std::string& host_veth, const std::string& node_veth, int pid,
                               int seq, std::optional<int64_t> rate_bps, const std::string& what);
-
-// Runs one ip/tc/virsh command of a sandbox (kSandboxCommandTimeout); an error naming the
-// command line and its output when it fails or exits non-zero.
-Status RunSandboxCommand(Platform& p, const std::vector<std::string>& argv);
-
-// The htb root qdisc and class of `rate_bps` on `dev` (in `netns`, "" for the host's).
-Status ApplyHtb(Platform& p, const std::string& netns, const std::string& dev, int64_t rate_bps);
-
-// The /30 pair `k` of kNodeNetwork: {host side, node side}.
-std::pair<std::string, std::string> NodePairAddresses(int k);
 
 }  // namespace ream

@@ -9,13 +9,13 @@
 #include "partition/knobs.h"
 #include "partition/placement.h"
 #include "platform/executable.h"
+#include "platform/keep_awake.h"
 #include "sandbox/node_link.h"
 #include "sandbox/overhead_stats.h"
 #include "topology/topology.h"
 
 namespace ream {
 namespace {
-
 
 std::atomic<int> g_sandbox_seq{0};
 
@@ -338,7 +338,7 @@ void ProcessSandbox::StartKeepAwake() {
     return;
   }
   awake_ = std::move(*child);
-  awake_note_ = "the workload's CPUs " + cpus + " kept awake by SCHED_IDLE pollers in its cpu cgroup (pid " +
+  awake_note_ = "the workload's CPUs " + cpus + " " + kWorkloadCpusKeptAwake + " in its cpu cgroup (pid " +
                 std::to_string(awake_->pid()) + "; their time is not in its cpuacct group)";
 }
 
