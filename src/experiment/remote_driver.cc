@@ -80,16 +80,11 @@ class AgentSession {
     std::string err;
     if (auto text = p.ReadFile(stderr_path_); text.ok()) err = *text;
     if (!e) return over_ssh() ? "the ssh session is still running" : "the agent is still running";
-    if (!over_ssh()) {
-      std::string tail = Trim(err);
-      if (tail.size() > 300) tail = tail.substr(tail.size() - 300);
-      return "its agent process " + e->Describe() + (tail.empty() ? "" : " (stderr: " + tail + ")");
-    }
-    if (e->signaled) {
-      std::string tail = Trim(err);
-      if (tail.size() > 300) tail = tail.substr(tail.size() - 300);
-      return "its ssh session was " + e->Describe() + (tail.empty() ? "" : " (stderr: " + tail + ")");
-    }
+    std::string tail = Trim(err);
+    if (tail.size() > 300) tail = tail.substr(tail.size() - 300);
+    const std::string said = tail.empty() ? "" : " (stderr: " + tail + ")";
+    if (!over_ssh()) return "its agent process " + e->Describe() + said;
+    if (e->signaled) return "its ssh session was " + e->Describe() + said;
     return "its ssh session ended (" + e->Describe() + "): " + agent::DescribeSshFailure(host_, e->exit_code, err);
   }
 

@@ -1,7 +1,8 @@
 // The load driver of client nodes (issue 19): one `ream agent` per host behind
-// `ssh -o BatchMode=yes HOST`, or per local namespace node behind `ip netns exec`, spoken to
-// over its stdin/stdout only (experiment/agent_protocol.h). ream runs no daemon of its own, opens no control port and
-// handles no credentials: the user's ssh configuration names users, keys and ports.
+// `ssh -o BatchMode=yes HOST`, or per local namespace node started inside its namespace,
+// spoken to over its stdin/stdout only (experiment/agent_protocol.h). ream runs no daemon of
+// its own, opens no control port and handles no credentials: the user's ssh configuration
+// names users, keys and ports.
 //
 // Before the first level each host is probed (`ream --version`, the per-user cache directory,
 // the architecture); when it has no ream of this build, the coordinator's binary is copied

@@ -298,22 +298,22 @@ Result<std::vector<RunOutcome>> RunExperiments(Platform& p, const std::vector<Ex
       ro.agent_cpus = spec.nodes.client_cpus;
       std::ostream* note_out = o.out ? o.out : &std::cerr;
       ro.note = [note_out](const std::string& text) { *note_out << "nodes: " << text << "\n"; };
-      for (const std::string& name : spec.nodes.local_nodes) {
-        REAM_ASSIGN_OR_RETURN(auto node, ClientNode::Create(p, name, spec.nodes.link_rate_bps,
-                                                            o.state_dir.empty() ? kDefaultStateDir : o.state_dir));
-        // On this host the agents share the generator's CPUs (client_cpus when given), away
-        // from the workload's.
-        // The agent needs no privilege: it runs as the workloads' default account.
+      if (!spec.nodes.local_nodes.empty()) {
+        // Local agents need no privilege: they run as the workloads' default account. On this
+        // host they share the generator's CPUs (client_cpus when given), away from the workload's.
         REAM_ASSIGN_OR_RETURN(auto run_as, ResolveWorkloadUser(p, WorkloadUser(p, "")));
-        ro.local_nodes.push_back({"local:" + name, node->netns_path(), node->host_ip(),
-                                  spec.nodes.client_cpus.empty() ? s.prep->generator_cpus : spec.nodes.client_cpus,
-                                  run_as});
-        *note_out << "nodes: local client node local:" << name << ": namespace " << node->link().netns << ", "
-                  << node->link().node_ip << " <-> " << node->host_ip() << " (" << node->link().host_veth << ")"
-                  << (spec.nodes.link_rate_bps ? ", " + std::to_string(*spec.nodes.link_rate_bps) + " bit/s each way"
-                                               : std::string(", unshaped"))
-                  << "\n";
-        s.client_nodes.push_back(std::move(node));
+        const std::vector<int>& cpus = spec.nodes.client_cpus.empty() ? s.prep->generator_cpus : spec.nodes.client_cpus;
+        for (const std::string& name : spec.nodes.local_nodes) {
+          REAM_ASSIGN_OR_RETURN(auto node, ClientNode::Create(p, name, spec.nodes.link_rate_bps,
+                                                              o.state_dir.empty() ? kDefaultStateDir : o.state_dir));
+          ro.local_nodes.push_back({"local:" + name, node->netns_path(), node->host_ip(), cpus, run_as});
+          *note_out << "nodes: local client node local:" << name << ": namespace " << node->link().netns << ", "
+                    << node->link().node_ip << " <-> " << node->host_ip() << " (" << node->link().host_veth << ")"
+                    << (spec.nodes.link_rate_bps ? ", " + std::to_string(*spec.nodes.link_rate_bps) + " bit/s each way"
+                                                 : std::string(", unshaped"))
+                    << "\n";
+          s.client_nodes.push_back(std::move(node));
+        }
       }
       s.own_driver = MakeRemoteLoadDriver(p, std::move(ro));
       driver = s.own_driver.get();

@@ -594,6 +594,10 @@ Status ParseNodes(const TomlSection& s, const std::vector<PartitionValues>& part
   REAM_RETURN_IF_ERROR(s.StringList("clients", &n->clients, &lines));
   for (size_t i = 0; i < n->clients.size(); ++i) {
     const std::string& c = n->clients[i];
+    if (std::find(n->clients.begin(), n->clients.begin() + static_cast<std::ptrdiff_t>(i), c) !=
+        n->clients.begin() + static_cast<std::ptrdiff_t>(i)) {
+      return InvalidArgument(s.source() + ":" + std::to_string(lines[i]) + ": nodes.clients lists '" + c + "' twice");
+    }
     if (c.rfind("local:", 0) == 0) {
       std::string name = c.substr(6);
       bool ok = !name.empty() && name.size() <= 32;
@@ -601,10 +605,6 @@ Status ParseNodes(const TomlSection& s, const std::vector<PartitionValues>& part
       if (!ok) {
         return InvalidArgument(s.source() + ":" + std::to_string(lines[i]) + ": nodes.clients: '" + c +
                                "': a local node's NAME is 1-32 letters, digits, '-' or '_' (\"local:a\")");
-      }
-      if (std::find(n->local_nodes.begin(), n->local_nodes.end(), name) != n->local_nodes.end()) {
-        return InvalidArgument(s.source() + ":" + std::to_string(lines[i]) + ": nodes.clients lists '" + c +
-                               "' twice");
       }
       n->local_nodes.push_back(name);
       continue;
@@ -616,12 +616,6 @@ Status ParseNodes(const TomlSection& s, const std::vector<PartitionValues>& part
       return InvalidArgument(s.source() + ":" + std::to_string(lines[i]) + ": nodes.clients: '" + c +
                              "' is not \"ssh:HOST\" (HOST as your ssh configuration knows it: \"ssh:client1\", "
                              "\"ssh:user@10.0.0.2\") or \"local:NAME\" (a namespace node ream creates here)");
-    }
-    for (const std::string& h : n->client_hosts) {
-      if (h == host) {
-        return InvalidArgument(s.source() + ":" + std::to_string(lines[i]) + ": nodes.clients lists '" + c +
-                               "' twice");
-      }
     }
     n->client_hosts.push_back(host);
   }
@@ -660,7 +654,7 @@ Status ParseNodes(const TomlSection& s, const std::vector<PartitionValues>& part
     std::string in_node = workload_node ? "node = true" : "";
     for (const PartitionValues& p : partitions) {
       for (const auto& [key, parsed] : p.values) {
-        if (in_node.empty() && parsed.knob && parsed.knob->needs_node) in_node = "partition knob " + key;
+        if (parsed.knob && parsed.knob->needs_node && in_node.empty()) in_node = "partition knob " + key;
       }
     }
     if (!in_node.empty()) {

@@ -126,8 +126,9 @@ Result<LaunchedWorkload> StartWorkload(Platform& p, SandboxKind& sandboxes, cons
   wl.network = NetworkMethods(knobs, spec.workload.protocol);
   if (knobs.NeedsRelay()) {
     // Client nodes' agents connect to the relay from their own hosts or namespaces.
+    const std::string listen = spec.nodes.remote() ? "0.0.0.0" : "127.0.0.1";
     auto r = StartRelay(p, sandboxes, prep.ream, prep.generator_cpus, sb.address(), wl.port, RelayParams(knobs),
-                        spec.workload.protocol, state_dir, spec.nodes.remote() ? "0.0.0.0" : "127.0.0.1");
+                        spec.workload.protocol, state_dir, listen);
     if (!r.ok()) {
       (void)sb.Stop();
       return r.status();
@@ -135,8 +136,7 @@ Result<LaunchedWorkload> StartWorkload(Platform& p, SandboxKind& sandboxes, cons
     wl.relay = std::move(r->sandbox);
     wl.relay_port = r->port;
     wl.relay_what = r->what;
-    wl.network.target = std::string(spec.nodes.remote() ? "relay 0.0.0.0:" : "relay 127.0.0.1:") +
-                        std::to_string(r->port);
+    wl.network.target = "relay " + net::JoinHostPort(listen, r->port);
   }
   return wl;
 }
