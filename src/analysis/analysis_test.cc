@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include "platform/keep_awake.h"
+
 namespace ream::analysis {
 namespace {
 
@@ -114,7 +116,7 @@ TEST(Analyze, ServiceDemandLawUnderKeepAwakeSaysWhatItMayInherit) {
   d.name = "blackbox";
   d.runs.push_back(ModelRun("1-ST", 1, 250e-6, 200, 3800, 200, /*report_service=*/false));
   for (auto& p : d.runs[0].points) {
-    p.keep_awake_workload = "the workload's CPUs 0 kept awake by SCHED_IDLE pollers in its cpu cgroup (pid 7)";
+    p.keep_awake_workload = "the workload's CPUs 0 " + std::string(kWorkloadCpusKeptAwake) + " in its cpu cgroup (pid 7)";
   }
   auto a = Analyze(d, {});
   ASSERT_TRUE(a.ok());

@@ -13,6 +13,7 @@
 
 #include "analysis/format.h"
 #include "analysis/stats.h"
+#include "platform/keep_awake.h"
 #include "platform/median.h"
 
 namespace ream::analysis {
@@ -114,7 +115,7 @@ QosTarget ComputeQos(const ExperimentData& d, const std::vector<GroupAnalysis>& 
   // project's VMs; docs/performance.md): say so rather than pass the figure on unqualified.
   if (!reported) {
     for (const auto& p : ref->points) {
-      if (p.valid && p.keep_awake_workload.find(" kept awake by ") != std::string::npos) {
+      if (p.valid && p.keep_awake_workload.find(kWorkloadCpusKeptAwake) != std::string::npos) {
         q.note += std::string(q.note.empty() ? "" : "; ") +
                   "the workload's CPUs were kept awake (keep_awake), under which its measured CPU time per "
                   "request was found to double on a virtual machine (docs/performance.md): compare with a run "

@@ -20,6 +20,11 @@
 
 namespace ream {
 
+// The words of a point's keep_awake_workload note when the workload's CPUs were kept awake:
+// the sandbox writes them, the analysis looks for them (its service-demand LQoS says what
+// keep-awake does to the workload's CPU time).
+inline constexpr char kWorkloadCpusKeptAwake[] = "kept awake by SCHED_IDLE pollers";
+
 class KeepAwake {
  public:
   // One poller per CPU of `cpus` (duplicates ignored). InvalidArgument for an empty list;
