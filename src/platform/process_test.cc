@@ -199,7 +199,7 @@ TEST(Spawn, StdinPipeFeedsTheChildAndClosingItEndsIt) {
 TEST(Spawn, WritingToAChildThatClosedItsStdinIsAnErrorNotASignal) {
   auto p = MakePosixPlatform();
   SpawnOptions o;
-  o.argv = {"sh", "-c", "exec 0<&-; sleep 5"};
+  o.argv = {"sh", "-c", "exec 0<&-; exec sleep 5"};
   o.pipe_stdin = true;
   auto child = p->Spawn(o);
   ASSERT_TRUE(child.ok());
@@ -209,6 +209,9 @@ TEST(Spawn, WritingToAChildThatClosedItsStdinIsAnErrorNotASignal) {
     if (st.ok()) p->SleepFor(milliseconds(20));
   }
   EXPECT_EQ(st.code(), StatusCode::kUnavailable) << st.message();
+  // Its sleep has nothing more to show: ended now, not waited for.
+  EXPECT_TRUE((*child)->Signal(SIGKILL).ok());
+  EXPECT_TRUE((*child)->Wait(milliseconds(2000)).ok());
   SpawnOptions plain;
   plain.argv = {"true"};
   auto no_pipe = p->Spawn(plain);
