@@ -111,6 +111,9 @@ struct PointAnalysis {
   // bytes/s); a sessions point meets QoS when valid and its miss ratio is at most
   // kSessionMaxDeadlineMiss.
   std::optional<SessionPoint> session;
+  // Each client node's figures, for every measurement the point's figures come from (their
+  // `measurement` tells them apart); empty when the local generator drove the load.
+  std::vector<AgentFigures> agents;
 };
 
 // The sweep's capacity on its load axis: for a qps axis, the seed's "max QPS under QoS"; the

@@ -211,6 +211,27 @@ nlohmann::json ToJson(const ExperimentAnalysis& a) {
       }
       // Only where a LogGP knob was set: other analyses print what they always printed.
       if (!p.network.is_null()) pts.back()["network"] = p.network;
+      // Only where client nodes drove the load: each one's part, so the host that fell behind
+      // is named.
+      if (!p.agents.empty()) {
+        json agents = json::array();
+        for (const auto& ag : p.agents) {
+          agents.push_back({{"name", ag.name},
+                            {"measurement", ag.measurement},
+                            {"target_qps", ag.target_qps},
+                            {"achieved_qps", ag.achieved_qps},
+                            {"timely_ratio", ag.timely_ratio},
+                            {"lateness_p99_us", Opt(ag.lateness_p99_us)},
+                            {"latency_p99_us", Opt(ag.latency_p99_us)},
+                            {"valid", ag.valid ? json(*ag.valid) : json()},
+                            {"failure", ag.failure},
+                            {"invalid_reasons", ag.invalid_reasons},
+                            {"clock", {{"offset_us", Opt(ag.clock_offset_us)},
+                                       {"rtt_us", Opt(ag.clock_rtt_us)},
+                                       {"samples", ag.clock_samples}}}});
+        }
+        pts.back()["agents"] = agents;
+      }
     }
     json cap = {{"qps", Opt(g.capacity.qps)},
                 {"lower_bound", g.capacity.lower_bound},

@@ -38,6 +38,24 @@ struct SessionPoint {
   double throughput_bytes_per_s = 0;  // chunk bytes received per second
 };
 
+// One client node's part of a point (the generator document's "agents", stored when client
+// nodes drove it; docs/nodes.md): what it was asked for and issued, how timely, its lateness
+// and latency, its own verdict, and its clock against the coordinator's. A point the local
+// generator drove has none.
+struct AgentFigures {
+  std::string name;
+  double target_qps = 0, achieved_qps = 0, timely_ratio = 0;
+  std::optional<double> lateness_p99_us, latency_p99_us;
+  std::optional<bool> valid;  // nullopt: the agent returned no result
+  std::string failure;        // why it returned none ("" when it did)
+  std::vector<std::string> invalid_reasons;
+  // Its monotonic clock minus the coordinator's and the round trip of the sample that said so
+  // (the shortest of `clock_samples`); nullopt when no sample was had.
+  std::optional<double> clock_offset_us, clock_rtt_us;
+  int clock_samples = 0;
+  int measurement = 1;  // which of a level's merged measurements it belongs to, from 1
+};
+
 // One load level of one run.
 struct PointData {
   int64_t id = 0;           // the store's point id (0 in tests)
@@ -88,6 +106,7 @@ struct PointData {
   std::optional<int64_t> reconnections, lost_requests;
   std::map<std::string, int64_t> lost_reasons;
   std::optional<SessionPoint> session;  // session load only
+  std::vector<AgentFigures> agents;     // client nodes only
 };
 
 // The resource limits a run was given. Absent = not limited.

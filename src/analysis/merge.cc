@@ -108,7 +108,9 @@ PointAnalysis MergePoints(const std::vector<const PointData*>& all, const RunDat
   std::vector<const Metric*> cpu, rx, tx, dr, dw, mb, llc, mem;
   std::vector<double> services, late50, late99;
   std::vector<const SessionPoint*> sessions;
+  int measurement = 0;
   for (const PointData* p : reps) {
+    ++measurement;
     if (p->session) sessions.push_back(&*p->session);
     if (p->lateness_p50_us) late50.push_back(*p->lateness_p50_us);
     if (p->lateness_p99_us) late99.push_back(*p->lateness_p99_us);
@@ -118,6 +120,10 @@ PointAnalysis MergePoints(const std::vector<const PointData*>& all, const RunDat
     }
     if (out.keep_awake_cpus.empty()) out.keep_awake_cpus = p->keep_awake_cpus;
     if (out.keep_awake_workload.empty()) out.keep_awake_workload = p->keep_awake_workload;
+    for (AgentFigures a : p->agents) {
+      a.measurement = measurement;
+      out.agents.push_back(std::move(a));
+    }
     if (p->reconnections) out.reconnections = out.reconnections.value_or(0) + *p->reconnections;
     if (p->lost_requests) out.lost_requests = out.lost_requests.value_or(0) + *p->lost_requests;
     for (const auto& [reason, n] : p->lost_reasons) out.lost_reasons[reason] += n;

@@ -1,5 +1,7 @@
 #include "analysis/stats.h"
 
+#include "analysis/format.h"
+
 #include <cmath>
 #include <random>
 
@@ -7,6 +9,16 @@
 
 namespace ream::analysis {
 namespace {
+
+// Loads in explanations: whole from 100 up, with their fraction below (a speech recognizer's
+// 0.5 QPS is not "0 QPS").
+TEST(FormatLoad, KeepsTheFractionOfSmallLoads) {
+  EXPECT_EQ(Qps(0.5), "0.5 QPS");
+  EXPECT_EQ(Qps(12.5), "12.5 QPS");
+  EXPECT_EQ(Qps(30), "30 QPS");
+  EXPECT_EQ(Qps(14245.87), "14246 QPS");
+  EXPECT_EQ(Load(2.5, LoadAxis::kSessions), "2.5 sessions");
+}
 
 TEST(Interpolate, LinearBetweenNeighboursAndNoExtrapolation) {
   std::vector<XY> s = {{0, 0}, {10, 100}, {20, 110}};

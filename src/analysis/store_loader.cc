@@ -27,6 +27,45 @@ Metric FromColumn(const std::optional<double>& v, const PointRecord& p, const st
 }
 
 // Threads and distinct physical cores of a run, from its CPU list and the topology.
+// The client nodes' figures of a point from its generator document's "agents"
+// (experiment/agent_protocol.cc MergeAgentResults). A figure an agent did not report stays
+// unset: an agent that died has a name, a share, a clock and its failure, and nothing else.
+std::vector<AgentFigures> AgentsOf(const nlohmann::json& agents) {
+  auto num = [](const nlohmann::json& o, const char* k) -> std::optional<double> {
+    if (o.is_object() && o.contains(k) && o[k].is_number()) return o[k].get<double>();
+    return std::nullopt;
+  };
+  std::vector<AgentFigures> out;
+  for (const auto& j : agents) {
+    if (!j.is_object()) continue;
+    AgentFigures a;
+    if (j.contains("name") && j["name"].is_string()) a.name = j["name"].get<std::string>();
+    a.target_qps = num(j, "target_qps").value_or(0);
+    a.achieved_qps = num(j, "achieved_qps").value_or(0);
+    a.timely_ratio = num(j, "timely_ratio").value_or(0);
+    if (j.contains("lateness_us")) a.lateness_p99_us = num(j["lateness_us"], "p99");
+    if (j.contains("latency_us")) a.latency_p99_us = num(j["latency_us"], "p99");
+    if (j.contains("valid") && j["valid"].is_boolean()) a.valid = j["valid"].get<bool>();
+    if (j.contains("failure") && j["failure"].is_string()) a.failure = j["failure"].get<std::string>();
+    if (j.contains("invalid_reasons") && j["invalid_reasons"].is_array()) {
+      for (const auto& r : j["invalid_reasons"]) {
+        if (r.is_string()) a.invalid_reasons.push_back(r.get<std::string>());
+      }
+    }
+    if (j.contains("clock") && j["clock"].is_object()) {
+      const auto& c = j["clock"];
+      auto samples = num(c, "samples");
+      a.clock_samples = static_cast<int>(samples.value_or(0));
+      if (a.clock_samples > 0) {
+        if (auto o = num(c, "offset_ns")) a.clock_offset_us = *o / 1e3;
+        if (auto r = num(c, "rtt_ns")) a.clock_rtt_us = *r / 1e3;
+      }
+    }
+    out.push_back(std::move(a));
+  }
+  return out;
+}
+
 void Placement(const RunRecord& r, const nlohmann::json& topology, RunData* out) {
   auto cpus = ParseCpuList(r.workload_cpus);
   if (cpus.ok() && !cpus->empty()) {
@@ -239,6 +278,7 @@ Result<ExperimentData> LoadExperiment(Store& store, const std::string& name) {
         if (g.contains("keep_awake_workload") && g["keep_awake_workload"].is_string()) {
           pd.keep_awake_workload = g["keep_awake_workload"].get<std::string>();
         }
+        if (g.contains("agents") && g["agents"].is_array()) pd.agents = AgentsOf(g["agents"]);
         // Session load's figures (load/session_load.h), kept whole in the generator's JSON.
         if (g.contains("sessions") && g["sessions"].is_object()) {
           const auto& s = g["sessions"];

@@ -39,6 +39,17 @@ class StoreLoaderTest : public ::testing::Test {
     return *id;
   }
 
+  // One complete 1-ST run without a partition.
+  Result<RunRecord> AddRun(Store& s, int64_t experiment_id) {
+    RunRecord r;
+    r.experiment_id = experiment_id;
+    r.key = {"1-ST", "default", 0};
+    r.partition = nlohmann::json::object();
+    r.workload_cpus = "1";
+    r.status = RunStatus::kComplete;
+    return s.EnsureRun(r);
+  }
+
   std::filesystem::path dir_;
   std::string path_;
 };
@@ -133,13 +144,7 @@ TEST_F(StoreLoaderTest, CarriesReconnectionsAndAMemoryBandwidthEstimate) {
   auto s = Store::Open(path_);
   ASSERT_TRUE(s.ok()) << s.status().ToString();
   int64_t eid = AddExperiment(*s, "conns", 100);
-  RunRecord r;
-  r.experiment_id = eid;
-  r.key = {"1-ST", "default", 0};
-  r.partition = nlohmann::json::object();
-  r.workload_cpus = "0";
-  r.status = RunStatus::kComplete;
-  auto run = s->EnsureRun(r);
+  auto run = AddRun(*s, eid);
   ASSERT_TRUE(run.ok()) << run.status().ToString();
   ream::PointData pd;
   pd.point.run_id = run->id;
@@ -170,6 +175,85 @@ TEST_F(StoreLoaderTest, CarriesReconnectionsAndAMemoryBandwidthEstimate) {
   EXPECT_EQ(jp["lost_requests"], 2);
   EXPECT_EQ(jp["membw_method"], "estimate: LLC misses × line size (perf)");
   EXPECT_DOUBLE_EQ(jp["membw_bps"].get<double>(), 2.5e8);
+}
+
+// A point driven by client nodes: each agent's part as MergeAgentResults stored it (one valid,
+// one that fell behind, one that died) reaches the analysis, clock included, and a local
+// generator's point has no such figures.
+TEST_F(StoreLoaderTest, CarriesEachClientNodesPartOfAPoint) {
+  auto s = Store::Open(path_);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  int64_t eid = AddExperiment(*s, "nodes", 100);
+  auto run = AddRun(*s, eid);
+  ASSERT_TRUE(run.ok()) << run.status().ToString();
+  ream::PointData pd;
+  pd.point.run_id = run->id;
+  pd.point.target_load = 3000;
+  pd.point.valid = false;
+  pd.point.invalid_reasons = {"agent c2: its ssh session ended (exit 255)"};
+  pd.point.achieved_qps = pd.point.throughput_qps = 2000;
+  pd.point.timely_ratio = 0.6;
+  pd.point.generator = {
+      {"driver", "agents"},
+      {"agents",
+       {{{"name", "c0"}, {"target_qps", 1000}, {"seed", 1},
+         {"clock", {{"offset_ns", -12300}, {"rtt_ns", 85000}, {"samples", 8}}},
+         {"achieved_qps", 999.5}, {"timely_ratio", 0.991}, {"valid", true}, {"invalid_reasons", nlohmann::json::array()},
+         {"lateness_us", {{"p50", 2.0}, {"p99", 31.0}}}, {"latency_us", {{"p50", 60.0}, {"p99", 210.0}}}},
+        {{"name", "c1"}, {"target_qps", 1000}, {"seed", 2},
+         {"clock", {{"offset_ns", 40000}, {"rtt_ns", 120000}, {"samples", 8}}},
+         {"achieved_qps", 1001}, {"timely_ratio", 0.81}, {"valid", false},
+         {"invalid_reasons", {"timely ratio 81.0 % < 97.5 %"}},
+         {"lateness_us", {{"p99", 950.0}}}, {"latency_us", {{"p99", 1400.0}}}},
+        {{"name", "c2"}, {"target_qps", 1000}, {"seed", 3},
+         {"clock", {{"offset_ns", 0}, {"rtt_ns", 0}, {"samples", 0}}},
+         {"failure", "its ssh session ended (exit 255)"}}}}};
+  ASSERT_TRUE(s->InsertPoint(pd).ok());
+  // A valid level the local generator drove, so the experiment has something to analyze.
+  ream::PointData local;
+  local.point.run_id = run->id;
+  local.point.target_load = 1000;
+  local.point.valid = true;
+  local.point.achieved_qps = local.point.throughput_qps = 1000;
+  local.point.timely_ratio = 0.99;
+  local.point.cpu_util = 0.1;
+  ASSERT_TRUE(s->InsertPoint(local).ok());
+  auto d = LoadExperiment(*s, "nodes");
+  ASSERT_TRUE(d.ok()) << d.status().ToString();
+  const auto& agents = d->runs.at(0).points.at(0).agents;
+  ASSERT_EQ(agents.size(), 3u);
+  EXPECT_EQ(agents[0].name, "c0");
+  EXPECT_DOUBLE_EQ(agents[0].achieved_qps, 999.5);
+  EXPECT_EQ(agents[0].valid, std::optional<bool>(true));
+  EXPECT_EQ(agents[0].lateness_p99_us, std::optional<double>(31.0));
+  EXPECT_EQ(agents[0].latency_p99_us, std::optional<double>(210.0));
+  EXPECT_EQ(agents[0].clock_offset_us, std::optional<double>(-12.3));
+  EXPECT_EQ(agents[0].clock_rtt_us, std::optional<double>(85.0));
+  EXPECT_EQ(agents[0].clock_samples, 8);
+  EXPECT_EQ(agents[1].valid, std::optional<bool>(false));
+  EXPECT_EQ(agents[1].invalid_reasons, std::vector<std::string>{"timely ratio 81.0 % < 97.5 %"});
+  // The agent that died: no verdict, no figures, no clock (no sample answered), its failure.
+  EXPECT_FALSE(agents[2].valid.has_value());
+  EXPECT_EQ(agents[2].failure, "its ssh session ended (exit 255)");
+  EXPECT_FALSE(agents[2].clock_offset_us.has_value());
+  EXPECT_FALSE(agents[2].lateness_p99_us.has_value());
+
+  auto a = Analyze(*d, {});
+  ASSERT_TRUE(a.ok()) << a.status().ToString();
+  auto j = ToJson(*a);
+  const auto& pts = j["groups"][0]["points"];
+  ASSERT_EQ(pts.size(), 2u);
+  EXPECT_FALSE(pts[0].contains("agents")) << pts[0].dump();
+  const auto& ja = pts[1]["agents"];
+  ASSERT_EQ(ja.size(), 3u) << pts[1].dump();
+  EXPECT_EQ(ja[1]["name"], "c1");
+  EXPECT_EQ(ja[1]["measurement"], 1);
+  EXPECT_DOUBLE_EQ(ja[1]["timely_ratio"].get<double>(), 0.81);
+  EXPECT_EQ(ja[1]["valid"], false);
+  EXPECT_DOUBLE_EQ(ja[1]["clock"]["offset_us"].get<double>(), 40.0);
+  EXPECT_TRUE(ja[2]["valid"].is_null());
+  EXPECT_TRUE(ja[2]["clock"]["offset_us"].is_null());
+  EXPECT_EQ(ja[2]["failure"], "its ssh session ended (exit 255)");
 }
 
 // A sessions sweep: the loader carries the axis, and the analysis names loads by it (a qps

@@ -522,6 +522,18 @@ TEST_F(LocalNodes, TwoNodesOfReamsOwnDriveTheLoadThroughShapedLinksAndLeaveNothi
     EXPECT_EQ(completed, issued) << p.generator["agents"].dump().substr(0, 2000);
     EXPECT_NEAR(*p.achieved_qps / p.target_load, 1.0, 3.0 / std::sqrt(p.target_load * 1.5));
   }
+  // `ream analyze` names each node's part of each level, with its clock.
+  Exec an = Sh(std::string(REAM_BINARY) + " analyze --db " + db + " --experiment local");
+  const size_t nodes_at = an.output.find(": client nodes");
+  std::printf("%s\n", an.output.substr(nodes_at == std::string::npos ? 0 : an.output.rfind('\n', nodes_at) + 1, 800).c_str());
+  if (an.output.find("has no valid point") == std::string::npos) {
+    ASSERT_EQ(an.code, 0) << an.output;
+    EXPECT_NE(an.output.find(": client nodes\n"), std::string::npos) << an.output;
+    for (const char* level : {"1000 QPS, local:a: ", "1000 QPS, local:b: ", "2000 QPS, local:a: ", "2000 QPS, local:b: "}) {
+      EXPECT_NE(an.output.find(level), std::string::npos) << level << " in\n" << an.output;
+    }
+    EXPECT_NE(an.output.find(" µs (round trip "), std::string::npos) << an.output;
+  }
 }
 
 // L with client nodes: the relay accepts on every address and each agent reaches it at its

@@ -489,6 +489,33 @@ void PointsSection(const Page& page, std::ostream& body) {
       body << "</tr>\n";
     }
     body << "</table>\n";
+    // Client nodes, where they drove the load: each one's part of each point, so the host
+    // that fell behind is named (docs/nodes.md).
+    if (std::any_of(g.points.begin(), g.points.end(), [](const auto& p) { return !p.agents.empty(); })) {
+      body << "<table class=\"agents\"><tr><th>target " << page.load_unit
+           << "</th><th>client node</th><th>asked (QPS)</th><th>achieved (QPS)</th><th>timely</th>"
+              "<th>lateness p99 (µs)</th><th>latency p99 (µs)</th><th>clock offset (µs)</th>"
+              "<th>clock round trip (µs)</th><th>verdict</th></tr>\n";
+      auto opt = [](const std::optional<double>& v) { return v ? FormatNumber(*v) : std::string("—"); };
+      for (const auto& p : g.points) {
+        for (const auto& ag : p.agents) {
+          std::string verdict = ag.valid ? (*ag.valid ? "valid" : "invalid") : "no result";
+          std::string why = ag.failure;
+          for (const auto& r : ag.invalid_reasons) why += (why.empty() ? "" : "; ") + r;
+          if (!why.empty()) verdict += ": " + why;
+          body << "<tr class=\"" << (ag.valid.value_or(false) ? "valid" : "invalid") << "\"><td class=\"num\">"
+               << FormatNumber(p.target_load)
+               << (p.repetitions > 1 ? " (" + std::to_string(ag.measurement) + ")" : "") << "</td><td>"
+               << Esc(ag.name) << "</td><td class=\"num\">" << FormatNumber(ag.target_qps)
+               << "</td><td class=\"num\">" << FormatNumber(ag.achieved_qps) << "</td><td class=\"num\">"
+               << FormatNumber(ag.timely_ratio * 100) << " %</td><td class=\"num\">" << opt(ag.lateness_p99_us)
+               << "</td><td class=\"num\">" << opt(ag.latency_p99_us) << "</td><td class=\"num\">"
+               << opt(ag.clock_offset_us) << "</td><td class=\"num\">" << opt(ag.clock_rtt_us) << "</td><td>"
+               << Esc(verdict) << "</td></tr>\n";
+        }
+      }
+      body << "</table>\n";
+    }
   }
 }
 

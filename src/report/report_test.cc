@@ -76,6 +76,23 @@ HtmlAssets FakeAssets() {
   return s;
 }
 
+// The page and the console of `d`'s analysis.
+struct Reports {
+  std::string html, text;
+};
+Reports ReportBoth(const ExperimentData& d) {
+  Reports r;
+  auto a = analysis::Analyze(d, {});
+  EXPECT_TRUE(a.ok()) << a.status().ToString();
+  if (!a.ok()) return r;
+  std::ostringstream html, text;
+  EXPECT_TRUE(MakeHtmlReporter(FakeAssets())->Report({&d, &*a}, html).ok());
+  EXPECT_TRUE(MakeTextReporter()->Report({&d, &*a}, text).ok());
+  r.html = html.str();
+  r.text = text.str();
+  return r;
+}
+
 TEST(HtmlReporter, SelfContainedPageWithFindableNumbers) {
   auto d = Sample();
   auto a = analysis::Analyze(d, {});
@@ -165,26 +182,61 @@ TEST(Reporters, ShowEachPointsReconnectionsAndRequestsLost) {
   d.runs[0].points[0].reconnections = 79;
   d.runs[0].points[0].lost_requests = 4;
   d.runs[0].points[0].lost_reasons["connection lost: server closed the connection (EOF)"] = 4;
-  auto a = analysis::Analyze(d, {});
-  ASSERT_TRUE(a.ok());
-  std::ostringstream html, text;
-  ASSERT_TRUE(MakeHtmlReporter(FakeAssets())->Report({&d, &*a}, html).ok());
-  ASSERT_TRUE(MakeTextReporter()->Report({&d, &*a}, text).ok());
-  EXPECT_NE(html.str().find("<th>reconnections</th><th>lost on closed connections</th>"), std::string::npos);
-  EXPECT_NE(html.str().find("<td class=\"num\">79</td>"), std::string::npos);
-  EXPECT_NE(html.str().find("title=\"4 × connection lost: server closed the connection (EOF)\">4</td>"),
+  const Reports r = ReportBoth(d);
+  const Reports bare = ReportBoth(Sample());
+  EXPECT_NE(r.html.find("<th>reconnections</th><th>lost on closed connections</th>"), std::string::npos);
+  EXPECT_NE(r.html.find("<td class=\"num\">79</td>"), std::string::npos);
+  EXPECT_NE(r.html.find("title=\"4 × connection lost: server closed the connection (EOF)\">4</td>"),
             std::string::npos);
-  EXPECT_NE(text.str().find("connections closed by the server: "), std::string::npos) << text.str();
-  EXPECT_NE(text.str().find("79 reconnection(s), 4 request(s) lost on closed connections"), std::string::npos);
+  EXPECT_NE(r.text.find("connections closed by the server: "), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find("79 reconnection(s), 4 request(s) lost on closed connections"), std::string::npos);
+  EXPECT_EQ(bare.html.find("<th>reconnections</th>"), std::string::npos);
+  EXPECT_EQ(bare.text.find("connections closed by the server"), std::string::npos);
+}
 
-  auto bare = Sample();
-  auto b = analysis::Analyze(bare, {});
-  ASSERT_TRUE(b.ok());
-  std::ostringstream html2, text2;
-  ASSERT_TRUE(MakeHtmlReporter(FakeAssets())->Report({&bare, &*b}, html2).ok());
-  ASSERT_TRUE(MakeTextReporter()->Report({&bare, &*b}, text2).ok());
-  EXPECT_EQ(html2.str().find("<th>reconnections</th>"), std::string::npos);
-  EXPECT_EQ(text2.str().find("connections closed by the server"), std::string::npos);
+// Client nodes' parts of a point: the console names each with its figures and verdict, the
+// page has a table of them; a local generator's analysis has neither.
+TEST(Reporters, ShowEachClientNodesPartOfAPoint) {
+  auto d = Sample();
+  analysis::AgentFigures ok;
+  ok.name = "c0";
+  ok.target_qps = 250;
+  ok.achieved_qps = 249.5;
+  ok.timely_ratio = 0.991;
+  ok.lateness_p99_us = 31;
+  ok.latency_p99_us = 210;
+  ok.valid = true;
+  ok.clock_offset_us = -12.3;
+  ok.clock_rtt_us = 85;
+  ok.clock_samples = 8;
+  analysis::AgentFigures behind = ok;
+  behind.name = "c1";
+  behind.timely_ratio = 0.81;
+  behind.valid = false;
+  behind.invalid_reasons = {"timely ratio 81.0 % < 97.5 %"};
+  analysis::AgentFigures died;
+  died.name = "c2";
+  died.target_qps = 250;
+  died.failure = "its ssh session ended (exit 255)";
+  d.runs[0].points[0].agents = {ok, behind, died};
+  const Reports r = ReportBoth(d);
+  const Reports bare = ReportBoth(Sample());
+  EXPECT_NE(r.text.find("1-ST / unlimited: client nodes\n"), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find("500 QPS, c0: 250 of 250 QPS, timely 99.1 %, lateness p99 31 µs, latency p99 210 µs, "
+                            "clock -12.3 µs (round trip 85 µs, best of 8): valid"),
+            std::string::npos)
+      << r.text;
+  EXPECT_NE(r.text.find("c1: 250 of 250 QPS, timely 81 %"), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find(": invalid (timely ratio 81.0 % < 97.5 %)"), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find("c2: asked 250 QPS, returned no result: its ssh session ended (exit 255)"),
+            std::string::npos)
+      << r.text;
+  EXPECT_NE(r.html.find("<table class=\"agents\">"), std::string::npos);
+  EXPECT_NE(r.html.find("<td>c1</td>"), std::string::npos);
+  EXPECT_NE(r.html.find("<td class=\"num\">-12.3</td>"), std::string::npos) << r.html;
+  EXPECT_NE(r.html.find("no result: its ssh session ended (exit 255)"), std::string::npos);
+  EXPECT_EQ(bare.html.find("class=\"agents\""), std::string::npos);
+  EXPECT_EQ(bare.text.find("client nodes"), std::string::npos);
 }
 
 // A memory bandwidth estimated from LLC misses says so in its panel's title; the memory
@@ -281,6 +333,9 @@ TEST(FormatNumber, SignificantDigits) {
   EXPECT_EQ(FormatNumber(512.34), "512");
   EXPECT_EQ(FormatNumber(0.87345), "0.873");
   EXPECT_EQ(FormatNumber(12.345), "12.3");
+  // Just under a thousand: whole, not "1e+03".
+  EXPECT_EQ(FormatNumber(999.7), "1000");
+  EXPECT_EQ(FormatNumber(999.4), "999");
 }
 
 }  // namespace

@@ -213,6 +213,19 @@ class TextReporter : public Reporter {
       }
       if (!line.empty()) os << "  " << g.key << ": connections closed by the server: " << line << "\n";
     }
+    // Client nodes: each one's part of each point, so the host that fell behind is named.
+    for (const auto& g : a.groups) {
+      bool any = std::any_of(g.points.begin(), g.points.end(), [](const auto& p) { return !p.agents.empty(); });
+      if (!any) continue;
+      os << "  " << g.key << ": client nodes\n";
+      for (const auto& p : g.points) {
+        for (const auto& ag : p.agents) {
+          os << "    " << FormatNumber(p.target_load) << " " << u
+             << (p.repetitions > 1 ? " (measurement " + std::to_string(ag.measurement) + ")" : "") << ", "
+             << AgentText(ag) << "\n";
+        }
+      }
+    }
     os << "\n";
 
     os << "Table 2 — " << u << " under QoS (LQoS " << Opt(a.qos.target_us, " us") << ", " << pct
@@ -333,12 +346,36 @@ std::string FormatNumber(double v) {
   char b[64];
   if (!std::isfinite(v)) return "—";
   double av = std::abs(v);
-  if (av >= 1000 || (av >= 100 && std::abs(v - std::round(v)) < 1e-9)) {
+  // From 999.5 up, three significant digits would print "1e+03".
+  if (av >= 999.5 || (av >= 100 && std::abs(v - std::round(v)) < 1e-9)) {
     std::snprintf(b, sizeof b, "%.0f", v);
   } else {
     std::snprintf(b, sizeof b, "%.3g", v);
   }
   return b;
+}
+
+std::string AgentText(const analysis::AgentFigures& a) {
+  std::string s = (a.name.empty() ? std::string("agent") : a.name) + ": ";
+  if (!a.valid && !a.failure.empty()) {
+    return s + "asked " + FormatNumber(a.target_qps) + " QPS, returned no result: " + a.failure;
+  }
+  s += FormatNumber(a.achieved_qps) + " of " + FormatNumber(a.target_qps) + " QPS, timely " +
+       FormatNumber(a.timely_ratio * 100) + " %";
+  if (a.lateness_p99_us) s += ", lateness p99 " + FormatNumber(*a.lateness_p99_us) + " µs";
+  if (a.latency_p99_us) s += ", latency p99 " + FormatNumber(*a.latency_p99_us) + " µs";
+  if (a.clock_offset_us) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%+.1f", *a.clock_offset_us);
+    s += std::string(", clock ") + b + " µs (round trip " + FormatNumber(a.clock_rtt_us.value_or(0)) +
+         " µs, best of " + std::to_string(a.clock_samples) + ")";
+  } else {
+    s += ", clock offset unavailable (no sample answered)";
+  }
+  if (a.valid && *a.valid) return s + ": valid";
+  std::string why;
+  for (const auto& r : a.invalid_reasons) why += (why.empty() ? "" : "; ") + r;
+  return s + (a.valid ? ": invalid" : ": no verdict") + (why.empty() ? "" : " (" + why + ")");
 }
 
 std::unique_ptr<Reporter> MakeTextReporter() { return std::make_unique<TextReporter>(); }
