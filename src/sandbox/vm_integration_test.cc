@@ -1,8 +1,9 @@
 // The vm sandbox end to end (label vm; root, libvirt, QEMU under TCG — nested KVM barely runs
 // on this project's machines): `ream run` of a kv sweep in a guest booted once, saved and
 // restored; what a kill -9 leaves and `ream cleanup` removes; the messages of a missing libvirt
-// daemon, a missing image and an unbootable one, each before any load. libvirtd is started
-// for the test when it does not answer (no systemd here), and stopped again after.
+// daemon, a missing image and an unbootable one, each before any load. Under CTest the fixture
+// vm_daemons (scripts/vm-test-daemons) starts libvirtd once for all these tests when it does not
+// answer (no systemd here); a binary run by hand starts it itself, and stops it again after.
 #include <signal.h>
 #include <unistd.h>
 
@@ -57,7 +58,7 @@ class VmEnvironment : public ::testing::Environment {
     if (!LibvirtAnswers()) {
       // Each test is a process of its own (CTest): the previous one's daemons may still be
       // going away. Wait for them, then start both; virtlogd holds the guests' consoles.
-      Sh("for i in $(seq 100); do pgrep -x 'libvirtd|virtlogd' >/dev/null || break; sleep 0.1; done");
+      Sh("for i in $(seq 100); do pgrep -x libvirtd >/dev/null || pgrep -x virtlogd >/dev/null || break; sleep 0.1; done");
       Sh("pgrep -x virtlogd >/dev/null || virtlogd -d");
       Sh("libvirtd -d --pid-file /run/ream-test-libvirtd.pid");
       for (int i = 0; i < 100 && !(LibvirtAnswers() && fs::exists("/run/libvirt/virtlogd-sock")); ++i) {
@@ -70,7 +71,7 @@ class VmEnvironment : public ::testing::Environment {
     if (started_) {
       // Stopped as they were found: not running. Waited for, so the next test starts afresh.
       Sh("kill $(cat /run/ream-test-libvirtd.pid) 2>/dev/null; pkill -x virtlogd; "
-         "for i in $(seq 100); do pgrep -x 'libvirtd|virtlogd' >/dev/null || break; sleep 0.1; done; "
+         "for i in $(seq 100); do pgrep -x libvirtd >/dev/null || pgrep -x virtlogd >/dev/null || break; sleep 0.1; done; "
          "rm -f /run/ream-test-libvirtd.pid");
     }
   }
