@@ -8,6 +8,8 @@ CCACHE := $(shell command -v ccache 2>/dev/null)
 ifneq ($(CCACHE),)
 CMAKE_FLAGS += -DCMAKE_CXX_COMPILER_LAUNCHER=$(CCACHE)
 export CCACHE_BASEDIR := $(CURDIR)
+# The tests' precompiled headers (cmake/pch.cmake) are cacheable only with these.
+export CCACHE_SLOPPINESS := pch_defines,time_macros
 endif
 
 .PHONY: all deps build demo test sanitize install deb clean
