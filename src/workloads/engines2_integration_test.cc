@@ -125,9 +125,6 @@ response_timeout = "4s"
 timely_tolerance = "20ms"
 [sweep]
 qps = [0.5, 1, 2]
-# Past a level it cannot hold, the next (twice the rate) says nothing more: at 50 % of a CPU
-# 1 QPS already fails, and 2 QPS would add 6 s of requests that all time out.
-stop_after_invalid = 1
 [[partitions.set]]
 cpu_quota = "100%"
 [[partitions.set]]
