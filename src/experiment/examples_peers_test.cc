@@ -102,7 +102,9 @@ TEST_P(Examples, RunsAndAnalyzesOnThisMachine) {
     reconnections += *p.reconnections;
   }
   // nginx closes a connection after its 1000th response (Debian's default keep-alive).
-  if (name == "nginx") EXPECT_GT(reconnections, 0);
+  if (name == "nginx") {
+    EXPECT_GT(reconnections, 0);
+  }
   EXPECT_NE(run.out.find("load range (qps = \"auto\")"), std::string::npos) << run.out;
 
   Exec analyze = Ream("analyze --db " + db + " --experiment " + name + " --json");

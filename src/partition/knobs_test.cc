@@ -15,7 +15,9 @@ TEST(Knobs, EveryBuiltinKnobParsesAppliesAndNamesItsSupportRow) {
   for (const auto& r : t.support_rows()) rows.insert(r.flag);
   for (const auto& k : t.knobs()) {
     ASSERT_TRUE(k.parse && k.apply) << k.key;
-    if (!k.support.empty()) EXPECT_TRUE(rows.count(k.support)) << k.key << " names row " << k.support;
+    if (!k.support.empty()) {
+      EXPECT_TRUE(rows.count(k.support)) << k.key << " names row " << k.support;
+    }
     if (!k.resource.empty()) {
       EXPECT_NE(t.FindResource(k.resource), nullptr) << k.key;
       EXPECT_TRUE(k.amount) << k.key;

@@ -232,7 +232,9 @@ TEST_F(VmSandboxTest, NoDaemonNoImageAndAnUnbootableImageFailBeforeAnyLoad) {
     EXPECT_NE((r->out + r->err).find(c.expect), std::string::npos) << r->out << r->err;
     std::printf("%s: %s\n", c.what.c_str(), r->err.substr(0, r->err.find('\n')).c_str());
     // Before any load: no point stored (or no database at all).
-    if (fs::exists(db)) EXPECT_LE(Points(db), 0) << c.what;
+    if (fs::exists(db)) {
+      EXPECT_LE(Points(db), 0) << c.what;
+    }
     EXPECT_EQ(Leftovers(), "");
   }
 }

@@ -52,10 +52,9 @@ class VmKind;
 
 class VmSandbox final : public Sandbox {
  public:
-  VmSandbox(Platform& p, virConnectPtr conn, virDomainPtr dom, std::string name, std::unique_ptr<ChildProcess> console,
+  VmSandbox(Platform& p, virDomainPtr dom, std::string name, std::unique_ptr<ChildProcess> console,
             std::vector<int> cpus, std::string ip, std::string tap, VmStartTimes times)
       : p_(p),
-        conn_(conn),
         dom_(dom),
         name_(std::move(name)),
         console_(std::move(console)),
@@ -163,8 +162,7 @@ class VmSandbox final : public Sandbox {
   }
 
   Platform& p_;
-  virConnectPtr conn_;
-  virDomainPtr dom_;
+  virDomainPtr dom_;  // on the kind's connection, which outlives it
   std::string name_;
   std::unique_ptr<ChildProcess> console_;
   std::vector<int> cpus_;
@@ -493,7 +491,7 @@ class VmKind final : public SandboxKind {
       V().DomainFree(dom);
       return console.status();
     }
-    auto sb = std::make_unique<VmSandbox>(p_, conn_, dom, s.domain, std::move(*console), cpus, guest_ip_, s.tap, times);
+    auto sb = std::make_unique<VmSandbox>(p_, dom, s.domain, std::move(*console), cpus, guest_ip_, s.tap, times);
     if (options.before_exec) options.before_exec(*sb);
     return std::unique_ptr<Sandbox>(std::move(sb));
   }

@@ -61,7 +61,7 @@ TEST_F(StoreTest, DatabaseAndJournalAreCreatedWithoutGroupOrOtherWrite) {
     ::umask(old);
     ASSERT_TRUE(s.ok()) << s.status().ToString();
     ASSERT_TRUE(s->CreateExperiment(Exp("modes")).ok());
-    for (const std::string f : {path_, path_ + "-wal"}) {
+    for (const std::string& f : {path_, path_ + "-wal"}) {
       struct stat st {};
       ASSERT_EQ(::stat(f.c_str(), &st), 0) << f;
       EXPECT_EQ(st.st_mode & 022, 0u) << f << " mode " << std::oct << (st.st_mode & 0777);

@@ -70,7 +70,9 @@ TEST(DnnNetwork, OneItemAloneAndInABatchGetTheSameAnswer) {
     float p = (*single)->Classify(in.data() + item * o.inputs, ss, &one);
     ASSERT_EQ(one.size(), 1u);
     EXPECT_EQ(one[0], all[item]) << "item " << item;
-    if (item == 0) EXPECT_NEAR(p, p0, 1e-5);
+    if (item == 0) {
+      EXPECT_NEAR(p, p0, 1e-5);
+    }
     EXPECT_GT(p, 0.0f);
     EXPECT_LE(p, 1.0f);
   }
