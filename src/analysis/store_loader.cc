@@ -26,7 +26,6 @@ Metric FromColumn(const std::optional<double>& v, const PointRecord& p, const st
   return Metric::Unavailable(it != p.unavailable.end() ? it->second : "not recorded");
 }
 
-// Threads and distinct physical cores of a run, from its CPU list and the topology.
 // The client nodes' figures of a point from its generator document's "agents"
 // (experiment/agent_protocol.cc MergeAgentResults). A figure an agent did not report stays
 // unset: an agent that died has a name, a share, a clock and its failure, and nothing else.
@@ -66,6 +65,7 @@ std::vector<AgentFigures> AgentsOf(const nlohmann::json& agents) {
   return out;
 }
 
+// Threads and distinct physical cores of a run, from its CPU list and the topology.
 void Placement(const RunRecord& r, const nlohmann::json& topology, RunData* out) {
   auto cpus = ParseCpuList(r.workload_cpus);
   if (cpus.ok() && !cpus->empty()) {
