@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "experiment/text.h"
+#include "load/load_axis.h"
 
 namespace ream {
 namespace {
@@ -228,7 +229,7 @@ void ConsoleObserver::OnEvent(const RunEvent& event) {
             std::string line = x.run.label + "[" + std::to_string(x.done_points) + "/" +
                                std::to_string(x.planned_points) + (x.planned_is_max ? " max" : "") + "] " +
                                x.run.scenario + " " + x.run.partition + " rep" + std::to_string(x.run.repetition) +
-                               "  " + Fmt("%.0f", x.load) + " " + AxisUnit(x.axis) + "  " +
+                               "  " + FormatLoadAmount(x.load) + " " + AxisUnit(x.axis) + "  " +
                                (x.attempt > 0 ? "(attempt " + std::to_string(x.attempt + 1) + ")  " : "");
             if (x.status != "ok") {
               line += "FAILED: " + x.failure;

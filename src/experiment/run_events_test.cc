@@ -32,6 +32,16 @@ TEST(ConsoleObserver, PrintsTheProgressLineWithItsEta) {
             "  | 3 left, ETA 1m15s\n");
 }
 
+// A level under one request per second keeps its fraction: sphinx's 0.25 QPS is not "0 QPS".
+TEST(ConsoleObserver, PrintsAFractionalLevelAsItIs) {
+  std::ostringstream out;
+  ConsoleObserver console(out);
+  LevelMeasured e = Level();
+  e.load = 0.25;
+  console.OnEvent(e);
+  EXPECT_NE(out.str().find("rep0  0.25 QPS  p95"), std::string::npos) << out.str();
+}
+
 TEST(ConsoleObserver, SaysWhyALevelIsMeasuredAgain) {
   std::ostringstream out;
   ConsoleObserver console(out);

@@ -4,7 +4,10 @@
 // name loads by it. Header-only: three small tables, used from load up to the report.
 #pragma once
 
+#include <cmath>
+#include <cstdio>
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace ream {
@@ -37,6 +40,18 @@ constexpr std::string_view LoadAxisUnit(LoadAxis axis) {
     case LoadAxis::kSessions: return "sessions";
   }
   return "QPS";
+}
+
+// A load on any axis as people read it: whole from 100 up ("4500", never "4.5e+03"), and with
+// its fraction below (a speech recognizer's 0.5 QPS is not "0 QPS" or "1 QPS").
+inline std::string FormatLoadAmount(double v) {
+  char b[32];
+  if (!(std::fabs(v) < 100) || std::floor(v) == v) {
+    std::snprintf(b, sizeof b, "%.0f", v);
+  } else {
+    std::snprintf(b, sizeof b, "%.3g", v);
+  }
+  return b;
 }
 
 }  // namespace ream
