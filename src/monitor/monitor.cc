@@ -2,6 +2,7 @@
 #include "monitor/monitor.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "sandbox/sandbox.h"
 
@@ -565,5 +566,100 @@ nlohmann::json MonitorReport::ToJson() const {
   j["timeline"] = tl;
   return j;
 }
+
+namespace {
+Result<MonitorReport> ReportFromJson(const nlohmann::json& j);
+}  // namespace
+
+Result<MonitorReport> MonitorReport::FromJson(const nlohmann::json& j) {
+  try {
+    return ReportFromJson(j);
+  } catch (const nlohmann::json::exception& e) {
+    return InvalidArgument(std::string("a monitor report with a field of the wrong type: ") + e.what());
+  }
+}
+
+namespace {
+Result<MonitorReport> ReportFromJson(const nlohmann::json& j) {
+  if (!j.is_object()) return InvalidArgument("a monitor report is a JSON object, got " + j.dump());
+  MonitorReport r;
+  Status bad;
+  // A number, or nullopt for null/absent; anything else makes the document malformed.
+  auto num = [&](const nlohmann::json& o, const char* key) -> std::optional<double> {
+    auto it = o.find(key);
+    if (it == o.end() || it->is_null()) return std::nullopt;
+    if (!it->is_number()) {
+      if (bad.ok()) bad = InvalidArgument(std::string("monitor report field '") + key + "' is not a number");
+      return std::nullopt;
+    }
+    return it->get<double>();
+  };
+  auto integer = [&](const nlohmann::json& o, const char* key) -> std::optional<int64_t> {
+    auto v = num(o, key);
+    return v ? std::optional<int64_t>(static_cast<int64_t>(std::llround(*v))) : std::nullopt;
+  };
+  auto strings = [&](const char* key, std::map<std::string, std::string>* out) {
+    auto it = j.find(key);
+    if (it == j.end() || it->is_null()) return;
+    if (!it->is_object()) {
+      if (bad.ok()) bad = InvalidArgument(std::string("monitor report field '") + key + "' is not an object");
+      return;
+    }
+    for (const auto& [k, v] : it->items()) out->emplace(k, v.is_string() ? v.get<std::string>() : v.dump());
+  };
+  r.interval = std::chrono::nanoseconds(std::llround(num(j, "interval_s").value_or(0) * 1e9));
+  r.duration_s = num(j, "duration_s").value_or(0);
+  if (auto it = j.find("cpus"); it != j.end() && it->is_array()) {
+    for (const auto& c : *it) {
+      if (c.is_number_integer()) r.cpus.push_back(c.get<int>());
+    }
+  }
+  r.allotted_cpus = num(j, "allotted_cpus").value_or(0);
+  r.monitor_cpu_s = num(j, "monitor_cpu_s").value_or(0);
+  strings("sources", &r.sources);
+  strings("unavailable", &r.unavailable);
+  strings("methods", &r.methods);
+  if (auto it = j.find("memory_peak"); it != j.end() && it->is_object()) {
+    r.memory_peak_bytes = integer(*it, "bytes");
+    if (r.memory_peak_bytes) r.memory_peak_scope = it->value("scope", std::string());
+  }
+  if (auto it = j.find("summary"); it != j.end() && it->is_object()) {
+    for (const auto& [k, v] : it->items()) {
+      if (k == "per_cpu_mean") {
+        if (v.is_array()) {
+          for (const auto& x : v) r.per_cpu_mean.push_back(x.is_number() ? x.get<double>() : 0.0);
+        }
+        continue;
+      }
+      if (!v.is_object()) continue;  // null: not measured
+      r.summary[k] = MetricSummary{num(v, "mean"), num(v, "max")};
+    }
+  }
+  if (auto it = j.find("timeline"); it != j.end() && it->is_array()) {
+    for (const auto& t : *it) {
+      if (!t.is_object()) return InvalidArgument("a monitor report's timeline holds a sample that is not an object");
+      Sample s;
+      s.t_s = num(t, "t_s").value_or(0);
+      s.cpu_used = num(t, "cpu_used");
+      s.cpu_utilization = num(t, "cpu_utilization");
+      if (auto pc = t.find("per_cpu"); pc != t.end() && pc->is_array()) {
+        for (const auto& x : *pc) s.per_cpu.push_back(x.is_number() ? x.get<double>() : 0.0);
+      }
+      s.net_rx_bytes_per_s = num(t, "net_rx_bytes_per_s");
+      s.net_tx_bytes_per_s = num(t, "net_tx_bytes_per_s");
+      s.disk_read_bytes_per_s = num(t, "disk_read_bytes_per_s");
+      s.disk_write_bytes_per_s = num(t, "disk_write_bytes_per_s");
+      s.disk_read_iops = num(t, "disk_read_iops");
+      s.disk_write_iops = num(t, "disk_write_iops");
+      s.memory_bytes = integer(t, "memory_bytes");
+      s.llc_occupancy_bytes = integer(t, "llc_occupancy_bytes");
+      s.mem_bandwidth_bytes_per_s = num(t, "mem_bandwidth_bytes_per_s");
+      r.timeline.push_back(std::move(s));
+    }
+  }
+  REAM_RETURN_IF_ERROR(bad);
+  return r;
+}
+}  // namespace
 
 }  // namespace ream

@@ -90,6 +90,9 @@ struct MonitorReport {
   std::string memory_peak_scope;
 
   nlohmann::json ToJson() const;
+  // The inverse of ToJson: a report a remote workload's agent sampled on its host.
+  // InvalidArgument naming what is malformed.
+  static Result<MonitorReport> FromJson(const nlohmann::json& j);
   std::optional<double> Mean(const std::string& metric) const;
 };
 

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <type_traits>
 
 #include "platform/platform.h"
 
@@ -211,6 +212,59 @@ nlohmann::json PartitionSpec::ToJson() const {
   put_ns("net_gap_ns", net_gap);
   put_ns("net_per_byte_ns", net_per_byte);
   return j;
+}
+
+Result<PartitionSpec> PartitionSpec::FromJson(const nlohmann::json& j) {
+  if (!j.is_object()) return InvalidArgument("a partition is a JSON object, got " + j.dump());
+  PartitionSpec s;
+  Status bad;
+  // Each field: absent or null leaves it unset; a value of the wrong type names the field.
+  auto get = [&](const char* key, auto* out) {
+    auto it = j.find(key);
+    if (it == j.end() || it->is_null() || !bad.ok()) return;
+    using T = typename std::remove_reference_t<decltype(*out)>::value_type;
+    bool fits = std::is_same_v<T, double> ? it->is_number() : std::is_same_v<T, std::string> ? it->is_string()
+                                                                                              : it->is_number_integer();
+    if (!fits) {
+      bad = InvalidArgument("partition field '" + std::string(key) + "' has the wrong type: " + it->dump());
+      return;
+    }
+    *out = it->get<T>();
+  };
+  std::optional<std::string> cpus, disk_device;
+  get("cpus", &cpus);
+  s.cpus = cpus.value_or("");
+  get("cpu_quota_cpus", &s.cpu_quota);
+  get("cpu_weight", &s.cpu_weight);
+  get("memory_bytes", &s.memory_bytes);
+  get("disk_read_bps", &s.disk_read_bps);
+  get("disk_write_bps", &s.disk_write_bps);
+  get("disk_read_iops", &s.disk_read_iops);
+  get("disk_write_iops", &s.disk_write_iops);
+  get("disk_device", &disk_device);
+  s.disk_device = disk_device.value_or("");
+  if (auto it = j.find("node"); it != j.end() && !it->is_null()) {
+    if (!it->is_boolean()) return InvalidArgument("partition field 'node' has the wrong type: " + it->dump());
+    s.node = it->get<bool>();
+  }
+  get("net_rate_bps", &s.net_rate_bps);
+  get("llc_ways", &s.llc_ways);
+  get("mem_bw_fraction", &s.mem_bw_fraction);
+  get("mem_bw_mbps", &s.mem_bw_mbps);
+  std::optional<int64_t> latency, overhead, gap, per_byte;
+  get("net_latency_ns", &latency);
+  get("net_overhead_ns", &overhead);
+  get("net_gap_ns", &gap);
+  get("net_per_byte_ns", &per_byte);
+  REAM_RETURN_IF_ERROR(bad);
+  auto ns = [](const std::optional<int64_t>& v) {
+    return v ? std::optional<std::chrono::nanoseconds>(*v) : std::nullopt;
+  };
+  s.net_latency = ns(latency);
+  s.net_overhead = ns(overhead);
+  s.net_gap = ns(gap);
+  s.net_per_byte = ns(per_byte);
+  return s;
 }
 
 }  // namespace ream

@@ -61,6 +61,10 @@ struct PartitionSpec {
   bool NeedsRelay() const;
   bool empty() const;
   nlohmann::json ToJson() const;
+  // The inverse of ToJson (a remote workload's agent receives its partition this way).
+  // InvalidArgument naming the field when `j` is not such a document; the values are not
+  // Validate()d here.
+  static Result<PartitionSpec> FromJson(const nlohmann::json& j);
 };
 
 // "512M", "1G", "4096", "64k": bytes with binary suffixes (K = 1024). InvalidArgument otherwise.

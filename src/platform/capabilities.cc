@@ -333,6 +333,25 @@ nlohmann::json CapabilitiesToJson(const std::vector<Capability>& caps) {
   return arr;
 }
 
+Result<std::vector<Capability>> CapabilitiesFromJson(const nlohmann::json& j) {
+  if (!j.is_array()) return InvalidArgument("a capability list is a JSON array, got " + j.dump());
+  std::vector<Capability> caps;
+  for (const auto& c : j) {
+    if (!c.is_object() || !c.contains("name") || !c["name"].is_string()) {
+      return InvalidArgument("a capability without a name: " + c.dump());
+    }
+    Capability cap;
+    cap.name = c["name"].get<std::string>();
+    const std::string status = c.contains("status") && c["status"].is_string() ? c["status"].get<std::string>() : "";
+    for (Support s : {Support::kSupported, Support::kUnsupported, Support::kUnknown}) {
+      if (SupportName(s) == status) cap.status = s;
+    }
+    cap.detail = c.contains("detail") && c["detail"].is_string() ? c["detail"].get<std::string>() : "";
+    caps.push_back(std::move(cap));
+  }
+  return caps;
+}
+
 const Capability* FindCapability(const std::vector<Capability>& caps, std::string_view name) {
   for (const auto& c : caps)
     if (c.name == name) return &c;

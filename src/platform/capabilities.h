@@ -41,6 +41,9 @@ struct ProbeOptions {
 std::vector<Capability> ProbeCapabilities(Platform& p, const ProbeOptions& options = {});
 
 nlohmann::json CapabilitiesToJson(const std::vector<Capability>& caps);
+// The inverse (a remote host's probes, as its agent sends them). InvalidArgument when `j` is
+// not such a list; an unknown status reads as unknown.
+Result<std::vector<Capability>> CapabilitiesFromJson(const nlohmann::json& j);
 const Capability* FindCapability(const std::vector<Capability>& caps, std::string_view name);
 
 }  // namespace ream

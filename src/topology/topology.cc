@@ -191,4 +191,73 @@ Capability SmtCapability(const Result<Topology>& topo) {
               " physical cores (2-SMT scenarios are not available)"};
 }
 
+namespace {
+Result<Topology> TopologyFromJson(const nlohmann::json& j) {
+  auto bad = [&](const std::string& what) { return InvalidArgument("a topology document " + what + ": " + j.dump()); };
+  if (!j.is_object() || !j.contains("cores") || !j["cores"].is_array()) return bad("needs a \"cores\" array");
+  Topology t;
+  t.cpu_model = j.value("cpu_model", std::string());
+  for (const auto& c : j["cores"]) {
+    if (!c.is_object() || !c.contains("cpus") || !c["cpus"].is_array()) return bad("has a core without its cpus");
+    PhysicalCore core;
+    core.package_id = c.value("package", 0);
+    core.core_id = c.value("core", 0);
+    for (const auto& id : c["cpus"]) {
+      if (!id.is_number_integer()) return bad("has a CPU id that is not an integer");
+      core.cpus.push_back(id.get<int>());
+    }
+    std::sort(core.cpus.begin(), core.cpus.end());
+    t.cores.push_back(std::move(core));
+  }
+  std::map<int, int> node_of;
+  if (j.contains("numa_nodes") && j["numa_nodes"].is_array()) {
+    for (const auto& n : j["numa_nodes"]) {
+      NumaNode node;
+      node.id = n.value("node", 0);
+      auto cpus = ParseCpuList(n.value("cpus", std::string()));
+      if (!cpus.ok()) return bad("has a NUMA node with a bad CPU list");
+      node.cpus = *cpus;
+      for (int c : node.cpus) node_of[c] = node.id;
+      t.nodes.push_back(std::move(node));
+    }
+  }
+  for (size_t i = 0; i < t.cores.size(); ++i) {
+    for (int id : t.cores[i].cpus) {
+      LogicalCpu cpu;
+      cpu.id = id;
+      cpu.core_id = t.cores[i].core_id;
+      cpu.package_id = t.cores[i].package_id;
+      cpu.node = node_of.count(id) ? node_of[id] : 0;
+      cpu.core_index = static_cast<int>(i);
+      cpu.siblings = t.cores[i].cpus;
+      t.cpus.push_back(std::move(cpu));
+    }
+  }
+  std::sort(t.cpus.begin(), t.cpus.end(), [](const LogicalCpu& a, const LogicalCpu& b) { return a.id < b.id; });
+  if (t.cpus.empty()) return bad("lists no CPU");
+  if (j.contains("caches") && j["caches"].is_array()) {
+    for (const auto& c : j["caches"]) {
+      CacheInfo ci;
+      ci.level = c.value("level", 0);
+      ci.type = c.value("type", std::string());
+      ci.size_bytes = c.value("size_bytes", int64_t{0});
+      ci.ways = c.value("ways", 0);
+      auto cpus = ParseCpuList(c.value("cpus", std::string()));
+      if (!cpus.ok()) return bad("has a cache with a bad CPU list");
+      ci.shared_cpus = *cpus;
+      t.caches.push_back(std::move(ci));
+    }
+  }
+  return t;
+}
+}  // namespace
+
+Result<Topology> Topology::FromJson(const nlohmann::json& j) {
+  try {
+    return TopologyFromJson(j);
+  } catch (const nlohmann::json::exception& e) {
+    return InvalidArgument(std::string("a topology document with a field of the wrong type: ") + e.what());
+  }
+}
+
 }  // namespace ream

@@ -56,6 +56,9 @@ struct Topology {
   const LogicalCpu* cpu(int id) const;
 
   nlohmann::json ToJson() const;
+  // The inverse of ToJson: what a remote workload's agent reports of its host, against which
+  // the coordinator resolves that host's placements. InvalidArgument naming what is malformed.
+  static Result<Topology> FromJson(const nlohmann::json& j);
 };
 
 // Reads the topology via `platform`. Fails (NotFound) only when no online CPUs can be read;
