@@ -11,165 +11,13 @@
 #include <thread>
 
 #include "experiment/agent_protocol.h"
+#include "experiment/agent_session.h"
 
 namespace ream {
 namespace {
 
 using nlohmann::json;
 using std::chrono::milliseconds;
-
-std::string Quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
-
-// The lines one ssh session's stdout delivered, for the thread that waits on them.
-struct Inbox {
-  std::mutex mu;
-  std::condition_variable cv;
-  std::deque<std::string> lines;
-};
-
-class AgentSession {
- public:
-  // `host`: the ssh destination, or "" for a local node's agent (named `name`, "local:a").
-  // `workload_host`: where this agent reaches the workload.
-  AgentSession(std::string name, std::string host, std::string stderr_path, std::string workload_host)
-      : name_(std::move(name)),
-        host_(std::move(host)),
-        stderr_path_(std::move(stderr_path)),
-        workload_host_(std::move(workload_host)) {}
-  ~AgentSession() { Close(milliseconds(3000)); }
-
-  const std::string& host() const { return host_; }
-  const std::string& name() const { return name_; }
-  const std::string& workload_host() const { return workload_host_; }
-  bool over_ssh() const { return !host_.empty(); }
-  std::vector<int> cpus;  // the agent's generator CPUs on its host
-
-  // `netns_path`, `run_as`: a local node's agent enters its namespace and drops to that user.
-  Status Start(Platform& p, const std::vector<std::string>& argv, const std::string& netns_path = "",
-               const std::optional<RunAs>& run_as = std::nullopt) {
-    SpawnOptions so;
-    so.argv = argv;
-    so.netns_path = netns_path;
-    so.run_as = run_as;
-    so.pipe_stdin = true;
-    so.capture_stdout = true;
-    so.stderr_path = stderr_path_;
-    auto inbox = inbox_;
-    so.on_stdout_line = [inbox](const std::string& line) {
-      std::lock_guard<std::mutex> lock(inbox->mu);
-      inbox->lines.push_back(line);
-      inbox->cv.notify_all();
-    };
-    auto child = p.Spawn(so);
-    if (!child.ok()) return child.status().Annotate(over_ssh() ? "starting ssh to " + host_ : "starting the agent of " + name_);
-    ssh_ = std::move(child).value();
-    return Status::Ok();
-  }
-
-  bool Alive() { return ssh_ && !ssh_->Poll(); }
-
-  // Why the session ended, from ssh's exit and what it wrote on stderr.
-  std::string WhyEnded(Platform& p) {
-    if (!ssh_) return over_ssh() ? "no ssh session" : "no agent process";
-    auto e = ssh_->Poll();
-    std::string err;
-    if (auto text = p.ReadFile(stderr_path_); text.ok()) err = *text;
-    if (!e) return over_ssh() ? "the ssh session is still running" : "the agent is still running";
-    std::string tail = Trim(err);
-    if (tail.size() > 300) tail = tail.substr(tail.size() - 300);
-    const std::string said = tail.empty() ? "" : " (stderr: " + tail + ")";
-    if (!over_ssh()) return "its agent process " + e->Describe() + said;
-    if (e->signaled) return "its ssh session was " + e->Describe() + said;
-    return "its ssh session ended (" + e->Describe() + "): " + agent::DescribeSshFailure(host_, e->exit_code, err);
-  }
-
-  Status Send(const json& message) {
-    if (!ssh_) return Unavailable("no session to " + name_);
-    return ssh_->WriteStdin(message.dump() + "\n", milliseconds(5000));
-  }
-
-  // The next message of `type` (or "error") before `deadline_ns` (the platform's clock).
-  // Timeout past it; Unavailable when the session ended first. Other lines are dropped.
-  Result<json> Await(Platform& p, const std::string& type, int64_t deadline_ns) {
-    for (;;) {
-      std::optional<std::string> line;
-      {
-        std::unique_lock<std::mutex> lock(inbox_->mu);
-        if (inbox_->lines.empty()) inbox_->cv.wait_for(lock, milliseconds(20));
-        if (!inbox_->lines.empty()) {
-          line = std::move(inbox_->lines.front());
-          inbox_->lines.pop_front();
-        }
-      }
-      if (line) {
-        json m = json::parse(*line, nullptr, false);
-        if (m.is_discarded() || !m.is_object()) continue;  // not a protocol line
-        std::string t = agent::MessageType(m);
-        if (t == type || t == "error") return m;
-        continue;
-      }
-      if (!Alive()) {
-        // What it printed before ending is still in the pipe: read it, then say why.
-        if (ssh_) (void)ssh_->WaitForOutputEnd(milliseconds(500));
-        std::lock_guard<std::mutex> lock(inbox_->mu);
-        if (!inbox_->lines.empty()) continue;
-        return Unavailable(WhyEnded(p));
-      }
-      if (p.MonotonicNanos() > deadline_ns) return Timeout("no '" + type + "' message from the agent in time");
-    }
-  }
-
-  // Nothing waiting; returns the next message of `type` or "error" if one is there now.
-  std::optional<json> TryTake(const std::string& type) {
-    std::lock_guard<std::mutex> lock(inbox_->mu);
-    while (!inbox_->lines.empty()) {
-      std::string line = std::move(inbox_->lines.front());
-      inbox_->lines.pop_front();
-      json m = json::parse(line, nullptr, false);
-      if (m.is_discarded() || !m.is_object()) continue;
-      std::string t = agent::MessageType(m);
-      if (t == type || t == "error") return m;
-    }
-    return std::nullopt;
-  }
-
-  // Ends the session: the agent reads end-of-file and exits; ssh is killed if it lingers.
-  void Close(milliseconds grace) {
-    if (!ssh_) return;
-    ssh_->CloseStdin();
-    if (!ssh_->Poll()) (void)ssh_->Wait(grace);
-    if (!ssh_->Poll()) {
-      (void)ssh_->Signal(SIGKILL);
-      (void)ssh_->Wait(milliseconds(2000));
-    }
-  }
-  // ssh and whatever it started (a ProxyCommand; a stand-in's children in tests): the whole
-  // process group, which the spawn made ssh the leader of.
-  void Kill(Platform& p) {
-    if (ssh_ && !ssh_->Poll()) {
-      (void)p.Kill(-ssh_->pid(), SIGKILL);
-      (void)ssh_->Signal(SIGKILL);
-      (void)ssh_->Wait(milliseconds(2000));
-    }
-  }
-
-  bool lost = false;
-  std::string lost_why;
-  agent::ClockEstimate clock;
-
- private:
-  std::string name_;
-  std::string host_;
-  std::string stderr_path_;
-  std::string workload_host_;
-  std::shared_ptr<Inbox> inbox_ = std::make_shared<Inbox>();
-  std::unique_ptr<ChildProcess> ssh_;
-};
 
 class RemoteLoadDriver final : public LoadDriver {
  public:
@@ -344,23 +192,25 @@ class RemoteLoadDriver final : public LoadDriver {
     scratch_ = base + "/ream-agents-" + std::to_string(p_.ProcessId());
     Status made = p_.MakeDir(scratch_);
     if (!made.ok() && made.code() != StatusCode::kAlreadyExists) return made.Annotate("scratch directory");
-    auto local_arch = p_.Run({"uname", "-m"}, milliseconds(5000));
-    std::string arch = local_arch.ok() ? Trim(local_arch->out) : "";
-    auto bytes = p_.ReadFile(o_.ream_binary);
-    if (!bytes.ok()) return bytes.status().Annotate("reading this ream binary (" + o_.ream_binary + ") to identify it");
-    const std::string cached_name = "ream-" + Fnv1aHex(*bytes);
+    REAM_ASSIGN_OR_RETURN(ThisReam self, IdentifyThisReam(p_, o_.ream_binary));
     // The hosts are probed (and given a copy) side by side, each in a thread of its own; the
     // sessions are then started from this thread, which outlives them (a child gets SIGKILL
     // when the thread that spawned it exits), and their hellos awaited together. The first
     // failure in host order is reported.
     const size_t n = o_.hosts.size();
-    std::vector<Result<std::string>> commands(n, Result<std::string>(Internal("not probed")));
+    std::vector<Result<RemoteReam>> commands(n, Result<RemoteReam>(Internal("not probed")));
     {
       std::vector<std::thread> threads;
       for (size_t i = 0; i < n; ++i) {
-        threads.emplace_back([&, i] { commands[i] = RemoteCommand(o_.hosts[i], arch, cached_name); });
+        threads.emplace_back([&, i] {
+          commands[i] = PrepareRemoteReam(p_, o_, "client node ssh:" + o_.hosts[i], o_.hosts[i], self,
+                                          static_cast<int>(i));
+        });
       }
       for (auto& t : threads) t.join();
+    }
+    for (size_t i = 0; i < n; ++i) {
+      if (commands[i].ok() && !commands[i]->note.empty() && o_.note) o_.note(commands[i]->note);
     }
     for (size_t i = 0; i < n; ++i) REAM_RETURN_IF_ERROR(commands[i].status());
     for (size_t i = 0; i < n; ++i) {
@@ -369,7 +219,7 @@ class RemoteLoadDriver final : public LoadDriver {
       AgentSession& s = *session;
       s.cpus = o_.agent_cpus;
       sessions_.push_back(std::move(session));
-      REAM_RETURN_IF_ERROR(s.Start(p_, SshArgv(o_, o_.hosts[i], "exec " + *commands[i] + " agent")));
+      REAM_RETURN_IF_ERROR(s.Start(p_, SshArgv(o_, o_.hosts[i], "exec " + commands[i]->command + " agent")));
       REAM_RETURN_IF_ERROR(s.Send({{"type", "hello"}, {"protocol", agent::kProtocolVersion}}));
     }
     // Local nodes run this very binary in their namespace: nothing to probe or copy.
@@ -406,62 +256,8 @@ class RemoteLoadDriver final : public LoadDriver {
     return Status::Ok();
   }
 
-  // The agent's command on `host`: its own ream when it is this build, else this binary in the
-  // user's cache directory there (copied now when absent).
-  Result<std::string> RemoteCommand(const std::string& host, const std::string& arch, const std::string& cached_name) {
-    auto probe_run = p_.Run(SshArgv(o_, host, agent::ProbeScript(cached_name)), o_.connect_timeout);
-    if (!probe_run.ok()) {
-      return Status(probe_run.status().code(),
-                    "client node ssh:" + host + ": probing it over ssh: " + probe_run.status().message());
-    }
-    if (probe_run->exit_code != 0) {
-      return Unavailable("client node ssh:" + host + ": " +
-                         agent::DescribeSshFailure(host, probe_run->exit_code, probe_run->err));
-    }
-    auto probe = agent::ParseProbe(probe_run->out);
-    if (!probe.ok()) return probe.status().Annotate("client node ssh:" + host);
-    if (!arch.empty() && !probe->arch.empty() && probe->arch != arch) {
-      return Unsupported("client node ssh:" + host + " is " + probe->arch + ", this ream is built for " + arch +
-                         ": install a ream of version '" + o_.version_line + "' built for " + probe->arch +
-                         " on its PATH");
-    }
-    if (!probe->version.empty() && probe->version == o_.version_line) return std::string("ream");
-    const std::string path = probe->cache_dir + "/" + cached_name;
-    if (probe->cached) return Quote(path);
-    // Copy this binary: to a temporary name, then renamed, so a half copy is never run.
-    const std::string tmp = path + ".part" + std::to_string(p_.ProcessId()) + "." + std::to_string(copy_seq_++);
-    std::vector<std::string> scp = {o_.scp_program, "-q", "-o", "BatchMode=yes", "-o", "ConnectTimeout=10"};
-    if (!o_.ssh_config.empty()) scp.insert(scp.end(), {"-F", o_.ssh_config});
-    scp.insert(scp.end(), o_.ssh_options.begin(), o_.ssh_options.end());
-    scp.push_back(o_.ream_binary);
-    scp.push_back(host + ":" + tmp);
-    auto cp = p_.Run(scp, milliseconds(120000));
-    if (!cp.ok() || cp->exit_code != 0) {
-      return Unavailable("client node ssh:" + host + ": copying this ream there with scp failed: " +
-                         (cp.ok() ? agent::DescribeSshFailure(host, cp->exit_code, cp->err) : cp.status().message()));
-    }
-    auto mv = p_.Run(SshArgv(o_, host, "chmod 755 " + Quote(tmp) + " && mv -f " + Quote(tmp) + " " + Quote(path) +
-                                           " && " + Quote(path) + " --version"),
-                     o_.connect_timeout);
-    if (!mv.ok() || mv->exit_code != 0) {
-      return Unavailable("client node ssh:" + host + ": the copied ream does not run there (" +
-                         (mv.ok() ? Trim(mv->err) : mv.status().message()) +
-                         "); it needs the same architecture and the same shared libraries (docs/nodes.md)");
-    }
-    if (o_.note) {
-      std::lock_guard<std::mutex> lock(note_mu_);
-      o_.note("client node ssh:" + host + ": " +
-              (probe->version.empty() ? std::string("has no ream on its PATH")
-                                      : "has '" + probe->version + "', not '" + o_.version_line + "'") +
-              "; copied this ream to " + path + " (once: later runs reuse it)");
-    }
-    return Quote(path);
-  }
-
   Platform& p_;
   RemoteDriverOptions o_;
-  std::mutex note_mu_;  // notes come from the hosts' preparation threads
-  std::atomic<int> copy_seq_{0};  // hosts sharing one file system copy to distinct names
   bool started_ = false;
   uint64_t run_id_ = 0;
   std::string scratch_;
