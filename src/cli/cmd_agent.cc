@@ -1,14 +1,18 @@
-// `ream agent`: the generator as a remote worker behind the load-driver seam. The coordinator
-// starts it with `ssh HOST ream agent` and speaks to it over stdin/stdout only, one JSON object
-// per line (experiment/agent_protocol.h); it exits when stdin closes, so an agent never
-// outlives its session. Nothing but protocol lines goes to stdout; notes go to stderr.
+// `ream agent`: the generator as a remote worker behind the load-driver seam, and the keeper of a
+// workload on its host (experiment/workload_agent.h). The coordinator starts it with
+// `ssh HOST ream agent` and speaks to it over stdin/stdout only, one JSON object per line
+// (experiment/agent_protocol.h); it exits when stdin closes, removing any sandbox it made, so
+// an agent never outlives its session. Nothing but protocol lines goes to stdout; notes go to
+// stderr.
 #include <iostream>
 #include <memory>
+#include <mutex>
 
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
 #include "cli/version.h"
 #include "experiment/agent_protocol.h"
+#include "experiment/workload_agent.h"
 #include "load/generator.h"
 #include "platform/clock.h"
 #include "platform/platform.h"
@@ -26,9 +30,20 @@ constexpr int64_t kConnectAheadNs = 300'000'000;
 
 int RunAgent() {
   StdinLines in;
-  auto reply = [](const json& m) { return WriteStdoutLine(m.dump()).ok(); };
+  // One whole line at a time: a remote workload's output lines are sent from its reader thread.
+  std::mutex out_mu;
+  auto reply = [&out_mu](const json& m) {
+    std::lock_guard<std::mutex> lock(out_mu);
+    return WriteStdoutLine(m.dump()).ok();
+  };
+  std::unique_ptr<Platform> platform = MakePosixPlatform();
+  // The workload side ([nodes] workload = "ssh:HOST"), made at its first message; destroyed
+  // (its sandbox stopped and removed) when the session ends, whichever way this returns.
+  std::unique_ptr<WorkloadAgent> workload;
   for (;;) {
-    auto next = in.Next(milliseconds(3'600'000));
+    // With a workload running, look at it between messages, to say when it ends.
+    auto next = in.Next(milliseconds(workload && workload->has_sandbox() ? 50 : 3'600'000));
+    if (workload && !workload->Tick()) return kExitCouldNotRun;
     if (!next.ok()) {
       if (next.status().code() == StatusCode::kTimeout) continue;
       std::cerr << "ream agent: " << next.status().message() << "\n";
@@ -41,11 +56,14 @@ int RunAgent() {
       continue;
     }
     const std::string type = agent::MessageType(m);
-    if (type == "hello") {
+    if (WorkloadAgent::Handles(type)) {
+      if (!workload) workload = std::make_unique<WorkloadAgent>(*platform, reply);
+      if (!workload->Handle(m)) return kExitCouldNotRun;
+    } else if (type == "hello") {
       if (!reply({{"type", "hello"},
                   {"protocol", agent::kProtocolVersion},
                   {"version", std::string("ream ") + kVersion + " (" + kGitCommit + ")"},
-                  {"pid", MakePosixPlatform()->ProcessId()}})) {
+                  {"pid", platform->ProcessId()}})) {
         return kExitCouldNotRun;
       }
     } else if (type == "clock") {

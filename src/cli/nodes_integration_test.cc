@@ -168,7 +168,11 @@ class NodesIntegration : public ::testing::Test {
           dup2(fd, 1);
           dup2(fd, 2);
         }
-        execlp("ip", "ip", "netns", "exec", ns.c_str(), "/usr/sbin/sshd", "-D", "-e", "-f",
+        // nsenter, not `ip netns exec`: that one mounts a sysfs of its own on /sys, which hides
+        // /sys/fs/cgroup, and the first namespace stands for a workload's host, whose agent
+        // makes cgroups (as on a real machine, where sshd sees the host's /sys).
+        const std::string net = "--net=/run/netns/" + ns;
+        execlp("nsenter", "nsenter", net.c_str(), "/usr/sbin/sshd", "-D", "-e", "-f",
                (d + "/sshd" + std::to_string(i) + ".conf").c_str(), static_cast<char*>(nullptr));
         _exit(127);
       }
@@ -432,6 +436,117 @@ TEST_F(NodesIntegration, PasswordHostAndHostKeyMismatchFailAtOnceWithTheReason) 
   EXPECT_NE(hostkey.output.find("host key of cnb-wrongkey does not match"), std::string::npos) << hostkey.output;
   EXPECT_LT(std::chrono::duration<double>(Clock::now() - t0).count(), 20.0);
   EXPECT_TRUE(NoAgentsLeft(namespaces_));
+}
+
+// A workload on an ssh host ([nodes] workload, item 5): the first namespace's sshd is the
+// workload's host. Its agent (logged in as root there) makes the sandbox with the partition on
+// that host's kernel, runs the builtin from its own ream, and samples it; the load comes from
+// this host through the veth. Both namespaces share this machine's kernel, so the agent's
+// cgroups are seen here, named for its pid.
+std::string WorkloadHostSpec(const std::string& dir, const std::string& name, const std::string& qps,
+                             const std::string& duration) {
+  std::string path = dir + "/" + name + ".toml";
+  std::ofstream(path) << "name = \"" << name << "\"\nscenarios = [\"1-ST\"]\n"
+                      << "[partitions]\nmemory = \"256M\"\n"
+                      << "[workload]\nbuiltin = \"synthetic\"\nargs = [\"--service\", \"exp:100us\"]\n"
+                      << "[load]\nconnections = 4\nwarmup = \"500ms\"\nduration = \"" << duration << "\"\n"
+                      << "response_timeout = \"500ms\"\ntimely_tolerance = \"500us\"\n"
+                      << "[sweep]\nqps = [" << qps << "]\n[qos]\ntarget = \"5ms\"\n"
+                      << "[nodes]\nworkload = \"ssh:cna\"\nworkload_address = \"10.213.1.2\"\n"
+                      << "ssh_config = \"" << dir << "/ssh_config\"\n";
+  return path;
+}
+
+// The agent in `ns` while it runs a workload (it has started one: a ream-PID-N cgroup exists).
+int WorkloadAgentIn(const std::string& ns) {
+  for (int pid : AgentsIn(ns)) {
+    if (!testing_support::ReamObjectsOf(pid).empty()) return pid;
+  }
+  return -1;
+}
+
+TEST_F(NodesIntegration, AWorkloadOnAnSshHostRunsInASandboxThereIsMonitoredThereAndLeavesNothing) {
+  const std::string spec = WorkloadHostSpec(*dir_, "onhost", "500, 1000", "1500ms");
+  Exec run;
+  std::thread runner([&] { run = Run(spec); });
+  // While it runs: the agent in the workload's namespace holds the sandbox, as root there, and
+  // the memory limit is the partition's.
+  int agent = -1;
+  std::string objects;
+  auto deadline = Clock::now() + std::chrono::seconds(60);
+  while (agent < 0 && Clock::now() < deadline) {
+    agent = WorkloadAgentIn(namespaces_[0]);
+    if (agent > 0) objects = testing_support::ReamObjectsOf(agent);
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  std::string limit;
+  if (agent > 0) limit = Read("/sys/fs/cgroup/memory/ream-" + std::to_string(agent) + "-1/memory.limit_in_bytes");
+  runner.join();
+  ASSERT_EQ(run.code, 0) << run.output;
+  ASSERT_GT(agent, 0) << "no agent in " << namespaces_[0] << " held a sandbox; the run said:\n" << run.output;
+  EXPECT_EQ(std::atoll(limit.c_str()), 256LL << 20) << objects;
+  auto points = Points("onhost");
+  ASSERT_EQ(points.size(), 2u) << run.output;
+  for (const PointRecord& p : points) {
+    ASSERT_EQ(p.status, PointStatus::kOk) << p.failure;
+    EXPECT_NEAR(*p.achieved_qps / p.target_load, 1.0, 3.0 / std::sqrt(p.target_load * 1.5));
+    // The server's figures were sampled on its host: its cgroup's CPU time, its memory.
+    ASSERT_TRUE(p.cpu_util.has_value()) << p.monitor.dump();
+    EXPECT_GT(*p.cpu_util, 0.0);
+    ASSERT_TRUE(p.server_cpu_s.has_value());
+    ASSERT_TRUE(p.mem_bytes.has_value()) << p.monitor.dump();
+    EXPECT_GT(*p.mem_bytes, 0.0);
+    EXPECT_TRUE(p.service_reported.value_or(false));  // ream's protocol, from the remote builtin
+  }
+  // More load, more of the server's CPU.
+  EXPECT_GT(*points[1].server_cpu_s, *points[0].server_cpu_s);
+  // The stored machine is the workload's host, and says so.
+  {
+    auto s = Store::OpenReadOnly(db_);
+    ASSERT_TRUE(s.ok());
+    auto e = s->FindExperiment("onhost");
+    ASSERT_TRUE(e.ok() && e->has_value());
+    auto env = s->GetEnvironment((*e)->id);
+    ASSERT_TRUE(env.ok() && env->has_value());
+    EXPECT_NE((*env)->doctor.dump().find("ssh:cna (hostname"), std::string::npos) << (*env)->doctor.dump();
+  }
+  // Nothing of the agent's is left, and the agent itself is gone.
+  EXPECT_TRUE(NoAgentsLeft(namespaces_));
+  EXPECT_EQ(testing_support::ReamObjectsOf(agent), "");
+  EXPECT_EQ(Sh("ip netns pids " + namespaces_[0] + " | xargs -r -I{} cat /proc/{}/cmdline | tr '\\0' ' ' | grep -c 'serve synthetic'").output, "0\n")
+      << "a workload left in " << namespaces_[0];
+}
+
+TEST_F(NodesIntegration, AfterASigkillOfReamTheWorkloadHostsAgentRemovesTheSandbox) {
+  const std::string spec = WorkloadHostSpec(*dir_, "onhostkilled", "500, 600, 700", "3s");
+  const std::string out = *dir_ + "/onhostkilled.out";
+  Exec run;
+  std::thread runner([&] { run = Sh(std::string(REAM_BINARY) + " run " + spec + " --db " + db_ + " > " + out + " 2>&1; cat " + out); });
+  int agent = -1;
+  auto deadline = Clock::now() + std::chrono::seconds(60);
+  while (agent < 0 && Clock::now() < deadline) {
+    agent = WorkloadAgentIn(namespaces_[0]);
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  std::vector<int> reams;
+  if (agent > 0) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // into the first level
+    reams = testing_support::ProcessesWith(std::string(REAM_BINARY) + " run " + spec);
+    for (int pid : reams) kill(pid, SIGKILL);
+  }
+  runner.join();
+  ASSERT_GT(agent, 0) << "no agent held a sandbox; the run said:\n" << run.output;
+  ASSERT_FALSE(reams.empty()) << run.output;
+  // ssh dies with ream, the session's end reaches the agent, which stops the workload and
+  // removes its cgroups; then it exits.
+  auto until = Clock::now() + std::chrono::seconds(15);
+  while ((!testing_support::ReamObjectsOf(agent).empty() || !AgentsIn(namespaces_[0]).empty()) && Clock::now() < until) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_EQ(testing_support::ReamObjectsOf(agent), "") << "left behind by the agent";
+  EXPECT_TRUE(NoAgentsLeft(namespaces_));
+  EXPECT_EQ(Sh("ip netns pids " + namespaces_[0] + " | xargs -r -I{} cat /proc/{}/cmdline | tr '\\0' ' ' | grep -c 'serve synthetic'").output, "0\n")
+      << "a workload left in " << namespaces_[0];
 }
 
 // Local client nodes: namespaces ream makes itself ([nodes] clients = ["local:NAME"]), no

@@ -46,13 +46,35 @@ Result<PointData> MeasureLevel(Platform& p, LoadDriver& driver, LaunchedWorkload
   pt.target_load = options.session.enabled() ? options.session.sessions : options.qps;
   pt.started_ns = p.WallNanos();
 
-  Monitor monitor(p, TargetOf(*wl.sandbox), {.interval = sample_interval});
+  // The window is sampled here from the sandbox's kernel objects, or, for a workload on
+  // another host, by that host's agent (Sandbox::monitored_remotely), whose report comes back
+  // when the window closes.
+  Sandbox& sb = *wl.sandbox;
+  const bool remote = sb.monitored_remotely();
+  std::optional<Monitor> monitor;
+  if (!remote) monitor.emplace(p, TargetOf(sb), MonitorOptions{.interval = sample_interval});
   bool monitoring = false;
   std::optional<MonitorReport> report;
+  auto stop = [&] {
+    if (!monitoring) return;
+    monitoring = false;
+    if (!remote) {
+      report = monitor->Stop();
+      return;
+    }
+    auto doc = sb.StopMonitorWindow();
+    auto r = doc.ok() ? MonitorReport::FromJson(*doc) : Result<MonitorReport>(doc.status());
+    if (!r.ok()) {
+      pt.unavailable["monitor"] = "the workload host's monitor report: " + r.status().message();
+      report = MonitorReport{};
+    } else {
+      report = std::move(r).value();
+    }
+  };
   DriverHooks hooks;
   hooks.interrupted = interrupted;
   hooks.window_started = [&] {
-    Status s = monitor.Start();
+    Status s = remote ? sb.StartMonitorWindow(sample_interval) : monitor->Start();
     if (!s.ok()) {
       pt.unavailable["monitor"] = s.message();
       report = MonitorReport{};
@@ -60,15 +82,9 @@ Result<PointData> MeasureLevel(Platform& p, LoadDriver& driver, LaunchedWorkload
       monitoring = true;
     }
   };
-  hooks.window_ended = [&] {
-    if (monitoring) report = monitor.Stop();
-    monitoring = false;
-  };
+  hooks.window_ended = stop;
   auto driven = driver.Measure(options, hooks);
-  if (monitoring) {
-    report = monitor.Stop();
-    monitoring = false;
-  }
+  stop();
   if (!driven.ok()) return driven.status();
   const DriverResult& r = *driven;
   if (!r.failure.empty()) {

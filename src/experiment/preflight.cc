@@ -33,22 +33,39 @@ Result<Prepared> Validate(Platform& p, SandboxKind& sandboxes, const ExperimentS
   Prepared out;
   // The workload's account must exist before anything runs (a typo fails here, with its line).
   // (A platform without a user database, a fixture tree, cannot say: the sandbox decides then.)
+  // (On another host its agent resolves the account when the sandbox starts, and says so.)
   if (auto user = ResolveWorkloadUser(p, WorkloadUser(p, spec.workload.user));
-      !user.ok() && user.status().code() != StatusCode::kUnsupported) {
+      spec.nodes.workload_host.empty() && !user.ok() && user.status().code() != StatusCode::kUnsupported) {
     return Status(user.status().code(), SpecAt(spec, spec.workload.line) + user.status().message());
   }
-  REAM_ASSIGN_OR_RETURN(out.topology, ReadTopology(p));
-  auto gen = ParseReservedCpus(out.topology, spec.generator_cpus);
+  REAM_ASSIGN_OR_RETURN(Topology here, ReadTopology(p));
+  auto gen = ParseReservedCpus(here, spec.generator_cpus);
   if (!gen.ok()) return InvalidArgument(SpecAt(spec, 0) + "generator_cpus: " + gen.status().message());
   out.generator_cpus = *gen;
+  // The scenarios are placed on the host the workload runs on: this one, keeping the
+  // generator's CPUs apart; or another host ([nodes] workload), whose topology its agent
+  // reports and none of whose CPUs the generator uses.
+  auto remote = sandboxes.RemoteHost();
+  if (!remote.ok()) return Status(remote.status().code(), SpecAt(spec, spec.nodes.line) + remote.status().message());
+  std::vector<int> reserved = out.generator_cpus;
+  if (*remote) {
+    out.workload_host = **remote;
+    out.topology = (*remote)->topology;
+    reserved.clear();
+  } else {
+    out.topology = std::move(here);
+  }
   Status first_unavailable;
   for (const auto& run : plan.runs) {
     if (out.scenario_cpus.count(run.scenario) || out.skipped_scenarios.count(run.scenario)) continue;
-    auto cpus = ResolvePlacement(out.topology, run.scenario, out.generator_cpus);
+    auto cpus = ResolvePlacement(out.topology, run.scenario, reserved);
     int line = spec.scenario_lines.count(run.scenario) ? spec.scenario_lines.at(run.scenario) : 0;
     if (!cpus.ok()) {
       Status why(cpus.status().code(), SpecAt(spec, line) + "scenario \"" + run.scenario +
-                                           "\" cannot run on this machine: " + cpus.status().message());
+                                           "\" cannot run on " +
+                                           (out.workload_host ? "the workload's host " + out.workload_host->name
+                                                              : std::string("this machine")) +
+                                           ": " + cpus.status().message());
       // A scenario this machine cannot place (no SMT siblings, too few cores) is skipped and
       // said, so the rest of the seed's spec still runs; --strict refuses the spec instead. A
       // malformed scenario is always an error.
@@ -79,8 +96,10 @@ Result<Prepared> Validate(Platform& p, SandboxKind& sandboxes, const ExperimentS
       const KnobSupport* k = flag.empty() || by_relay ? nullptr : enforceable(flag);
       if (k && !k->enforceable) {
         int line = pv.lines.count(knob) ? pv.lines.at(knob) : 0;
-        return Unsupported(SpecAt(spec, line) + "partitions." + knob + ": this machine cannot enforce it (" +
-                           k->detail + ")");
+        return Unsupported(SpecAt(spec, line) + "partitions." + knob + ": " +
+                           (out.workload_host ? "the workload's host " + out.workload_host->name
+                                              : std::string("this machine")) +
+                           " cannot enforce it (" + k->detail + ")");
       }
     }
     // The LogGP refusals that need the run: before any workload starts or any load is offered.

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,7 +21,9 @@ namespace ream {
 
 // What validation established, for the runs.
 struct Prepared {
-  Topology topology;
+  Topology topology;  // of the host the workload runs on
+  // That host when it is not this one ([nodes] workload = "ssh:HOST"); nullopt: this host.
+  std::optional<WorkloadHost> workload_host;
   std::vector<int> generator_cpus;
   std::map<std::string, std::vector<int>> scenario_cpus;
   std::map<std::string, PartitionSpec> partitions;  // by label

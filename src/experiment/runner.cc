@@ -9,6 +9,7 @@
 #include "experiment/plan.h"
 #include "experiment/preflight.h"
 #include "experiment/remote_driver.h"
+#include "experiment/remote_sandbox.h"
 #include "experiment/text.h"
 #include "partition/placement.h"
 #include "platform/signals.h"
@@ -25,19 +26,26 @@ Status RecordEnvironment(Platform& p, SandboxKind& sandboxes, const RunnerOption
   EnvironmentRecord env;
   env.ream_version = o.ream_version;
   env.ream_commit = o.ream_commit;
-  env.hostname = Trim(p.ReadFile("/proc/sys/kernel/hostname").value_or(""));
-  env.kernel = Trim(p.ReadFile("/proc/sys/kernel/osrelease").value_or(""));
+  // The machine is the workload's: this host's, or the remote host's as its agent reported it
+  // (whose probes then also say who the workload runs as there, and that it is remote).
+  const bool remote = prep.workload_host.has_value();
+  env.hostname = remote ? prep.workload_host->hostname : Trim(p.ReadFile("/proc/sys/kernel/hostname").value_or(""));
+  env.kernel = remote ? prep.workload_host->kernel : Trim(p.ReadFile("/proc/sys/kernel/osrelease").value_or(""));
   env.cpu_model = prep.topology.cpu_model;
   env.topology = prep.topology.ToJson();
   std::vector<Capability> caps = sandboxes.Probe();
   caps.push_back(SmtCapability(Result<Topology>(prep.topology)));
   // Who the workload runs as, with no schema change: one more line of the stored doctor list.
-  caps.push_back(WorkloadUserCapability(p, WorkloadUser(p, spec.workload.user)));
+  if (!remote) caps.push_back(WorkloadUserCapability(p, WorkloadUser(p, spec.workload.user)));
   env.doctor = CapabilitiesToJson(caps);
   // The floor no generator can beat here, on every CPU the experiment may use, at its
-  // tolerance: stored so the report can set each point's non-timely share against it.
+  // tolerance: stored so the report can set each point's non-timely share against it. (The
+  // generator's host: this one's CPUs, also when the workload runs elsewhere.)
   std::vector<int> cpus;
-  for (const auto& c : prep.topology.cpus) cpus.push_back(c.id);
+  const Result<Topology> here = remote ? ReadTopology(p) : Result<Topology>(prep.topology);
+  if (here.ok()) {
+    for (const auto& c : here->cpus) cpus.push_back(c.id);
+  }
   auto floor = MeasureTimingFloor(
       cpus, 300'000'000, std::chrono::duration_cast<std::chrono::nanoseconds>(spec.load.timely_tolerance).count());
   env.timing = floor.ok() ? floor->ToJson() : nlohmann::json{{"unavailable", floor.status().message()}};
@@ -80,7 +88,13 @@ void PrintDryRun(std::ostream& out, const Session& s) {
   const ExperimentSpec& spec = *s.spec;
   const Prepared& prep = *s.prep;
   out << "spec " << spec.source << " is valid: experiment '" << spec.name << "', workload " << WorkloadLabel(spec)
-      << " (" << spec.workload.protocol << "), ";
+      << " (" << spec.workload.protocol << ")";
+  if (prep.workload_host) {
+    out << " on " << prep.workload_host->name << " (hostname " << prep.workload_host->hostname << ", "
+        << prep.topology.cpus.size() << " CPUs; its sandbox made there by ream's agent, reached at "
+        << spec.nodes.workload_address << ")";
+  }
+  out << ", ";
   if (spec.nodes.remote()) {
     // The load comes from the client nodes (experiment/remote_driver.h); nothing is run there
     // in a dry run.
@@ -176,6 +190,30 @@ Result<std::vector<RunOutcome>> RunExperiments(Platform& p, const std::vector<Ex
           return Unavailable(specs[i].source + ": [sandbox] kind = \"vm\": " + c.detail);
         }
       }
+    }
+    if (!specs[i].nodes.workload_host.empty()) {
+      if (specs[i].sandbox.kind == "vm") {
+        return InvalidArgument(specs[i].source + ": [nodes] workload = \"ssh:" + specs[i].nodes.workload_host +
+                               "\" and [sandbox] kind = \"vm\" cannot go together yet: the workload's host makes "
+                               "a process sandbox");
+      }
+      // The workload on another host (experiment/remote_sandbox.h): its agent there makes the
+      // sandbox and samples it; the load still comes from here or from the client nodes.
+      RemoteSandboxOptions ro;
+      ro.host = specs[i].nodes.workload_host;
+      ro.address = specs[i].nodes.workload_address;
+      ro.workload_user = WorkloadUser(p, specs[i].workload.user);
+      ro.ssh.ream_binary = o.ream_binary;
+      if (ro.ssh.ream_binary.empty()) {
+        REAM_ASSIGN_OR_RETURN(ro.ssh.ream_binary, p.RealPath("/proc/self/exe"));
+      }
+      ro.ssh.version_line = "ream " + o.ream_version + " (" + o.ream_commit + ")";
+      ro.ssh.ssh_config = specs[i].nodes.ssh_config;
+      ro.ssh.ssh_options = specs[i].nodes.ssh_options;
+      std::ostream* note_out = o.out ? o.out : &std::cerr;
+      ro.ssh.note = [note_out](const std::string& text) { *note_out << "nodes: " << text << "\n"; };
+      s.own_workload_kind = MakeRemoteSandboxKind(p, std::move(ro));
+      s.workload_kind = s.own_workload_kind.get();
     }
     REAM_ASSIGN_OR_RETURN(Prepared prep, Validate(p, *s.workload_kind, specs[i], s.plan, o.ream_binary, o.strict));
     s.prep = std::move(prep);

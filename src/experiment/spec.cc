@@ -620,6 +620,42 @@ Status ParseNodes(const TomlSection& s, const std::vector<PartitionValues>& part
     n->client_hosts.push_back(host);
   }
   REAM_RETURN_IF_ERROR(s.String("workload_address", &n->workload_address));
+  std::string workload;
+  REAM_RETURN_IF_ERROR(s.String("workload", &workload));
+  if (!workload.empty()) {
+    const std::string at = s.source() + ":" + std::to_string(s.Line("workload")) + ": nodes.workload: ";
+    std::string host = workload.rfind("ssh:", 0) == 0 ? workload.substr(4) : "";
+    if (host.empty() || host[0] == '-' || host.find_first_of(" \t'\"$;&|<>`\\") != std::string::npos) {
+      return InvalidArgument(at + "'" + workload +
+                             "' is not \"ssh:HOST\" (the workload's host as your ssh configuration knows it, "
+                             "reached as root: \"ssh:server1\", \"ssh:root@10.0.0.1\")");
+    }
+    n->workload_host = host;
+    n->workload_line = s.Line("workload");
+    if (n->workload_address.empty()) {
+      return InvalidArgument(at + "nodes.workload_address is required with a workload on another host: the "
+                             "address at which the load reaches it there");
+    }
+    if (!n->local_nodes.empty()) {
+      return InvalidArgument(at + "local client nodes reach a workload on this host only; with the workload on " +
+                             host + " drive the load from this host or from ssh client nodes");
+    }
+    // What the workload's host cannot be given yet: a node of its own there (only that host
+    // could reach it), and the LogGP knobs, whose relay and statistics live on this host.
+    for (const PartitionValues& p : partitions) {
+      const PartitionSpec ps = p.ToPartitionSpec(workload_node);
+      std::string why;
+      if (ps.node) why = "puts the workload in a network namespace of its own, which only its host could reach";
+      if (ps.NeedsRelay() || ps.net_overhead) {
+        why = "sets a LogGP knob (net_latency, net_overhead, net_gap, net_per_byte), which ream applies on this "
+              "host only so far";
+      }
+      if (!why.empty()) {
+        return InvalidArgument(at + "partition " + p.Label() + " " + why + "; a workload on " + host +
+                               " runs with the other knobs (docs/nodes.md)");
+      }
+    }
+  }
   REAM_RETURN_IF_ERROR(s.String("ssh_config", &n->ssh_config));
   REAM_RETURN_IF_ERROR(s.StringList("ssh_options", &n->ssh_options));
   REAM_RETURN_IF_ERROR(s.OneOf("on_agent_loss", &n->on_agent_loss, {"fail", "continue"}));
@@ -912,7 +948,7 @@ Result<ExperimentSpec> ParseSpec(const std::string& text, const std::string& sou
   REAM_RETURN_IF_ERROR(err);
   if (const toml::table* n = top.Table("nodes", &err)) {
     REAM_RETURN_IF_ERROR(ParseNodes(TomlSection(*n, "nodes", source,
-                                                {"clients", "workload_address", "ssh_config", "ssh_options",
+                                                {"clients", "workload", "workload_address", "ssh_config", "ssh_options",
                                                  "on_agent_loss", "client_cpus", "link_rate"}),
                                     spec.partitions, spec.node, &spec.nodes));
   }
@@ -973,13 +1009,14 @@ nlohmann::json ExperimentSpec::ToJson() const {
   j["generator_cpus"] = generator_cpus;
   j["sample_interval_ms"] = ms(sample_interval);
   j["node"] = node;
-  if (!nodes.clients.empty()) {
+  if (!nodes.clients.empty() || !nodes.workload_host.empty()) {
     j["nodes"] = {{"clients", nodes.clients},
                   {"workload_address", nodes.workload_address},
                   {"ssh_config", nodes.ssh_config},
                   {"ssh_options", nodes.ssh_options},
                   {"on_agent_loss", nodes.on_agent_loss}};
     if (nodes.link_rate_bps) j["nodes"]["link_rate_bps"] = *nodes.link_rate_bps;
+    if (!nodes.workload_host.empty()) j["nodes"]["workload"] = "ssh:" + nodes.workload_host;
   }
   j["workload"] = {{"builtin", workload.builtin},   {"args", workload.args},
                    {"command", workload.command},   {"protocol", workload.protocol},

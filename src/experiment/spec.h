@@ -213,9 +213,15 @@ struct NodesSpec {
   std::vector<std::string> local_nodes;   // the NAMEs of the local clients, parsed
   // Each local client's link, each way (htb on both ends of its veth); nullopt: unshaped.
   std::optional<int64_t> link_rate_bps;
-  // The workload's address as the client nodes reach it (required with clients); a builtin
-  // workload then listens on every address (0.0.0.0).
+  // The workload's address as the client nodes reach it (required with clients, and with a
+  // workload on another host, where it is that host's address); a builtin workload then
+  // listens on every address (0.0.0.0).
   std::string workload_address;
+  // `workload = "ssh:HOST"`: the workload runs on HOST, in a sandbox its `ream agent` (over
+  // ssh, as root there) creates with the run's partition, sampled there by its monitors
+  // (experiment/remote_sandbox.h). "": on this host.
+  std::string workload_host;
+  int workload_line = 0;
   std::string ssh_config;                // ssh -F FILE; "" = the user's configuration
   std::vector<std::string> ssh_options;  // extra ssh/scp arguments
   // An agent lost at a level (that point is invalid, naming it): "fail" stops the run at the

@@ -157,6 +157,40 @@ TEST(Spec, LocalClientNodesRefuseBadNamesRatesAndAWorkloadInANode) {
   EXPECT_NE(in_node.find("node = true puts the workload in a node of its own"), std::string::npos) << in_node;
 }
 
+TEST(Spec, AWorkloadOnAnSshHostNeedsItsAddressAndRefusesWhatOnlyThisHostCanDo) {
+  auto r = ParseSpec(std::string(kMinimal) + "[nodes]\nworkload = \"ssh:root@10.0.0.5\"\nworkload_address = \"10.0.0.5\"\n",
+                     "x.toml");
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->nodes.workload_host, "root@10.0.0.5");
+  EXPECT_EQ(r->nodes.workload_line, 7);
+  EXPECT_FALSE(r->nodes.remote());  // the load still comes from this host
+  EXPECT_EQ(r->ToJson()["nodes"]["workload"], "ssh:root@10.0.0.5");
+  // With ssh client nodes too: the seed's main node and client node.
+  r = ParseSpec(std::string(kMinimal) +
+                    "[nodes]\nworkload = \"ssh:server\"\nclients = [\"ssh:c1\"]\nworkload_address = \"10.0.0.5\"\n",
+                "x.toml");
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_TRUE(r->nodes.remote());
+
+  std::string bad = Err(std::string(kMinimal) + "[nodes]\nworkload = \"server\"\nworkload_address = \"a\"\n");
+  EXPECT_NE(bad.find("x.toml:7: nodes.workload"), std::string::npos) << bad;
+  EXPECT_NE(bad.find("ssh:HOST"), std::string::npos) << bad;
+  std::string opt = Err(std::string(kMinimal) + "[nodes]\nworkload = \"ssh:-oProxyCommand=x\"\nworkload_address = \"a\"\n");
+  EXPECT_NE(opt.find("ssh:HOST"), std::string::npos) << opt;
+  std::string addr = Err(std::string(kMinimal) + "[nodes]\nworkload = \"ssh:server\"\n");
+  EXPECT_NE(addr.find("workload_address is required with a workload on another host"), std::string::npos) << addr;
+  std::string local = Err(std::string(kMinimal) +
+                          "[nodes]\nworkload = \"ssh:server\"\nworkload_address = \"a\"\nclients = [\"local:a\"]\n");
+  EXPECT_NE(local.find("local client nodes reach a workload on this host only"), std::string::npos) << local;
+  std::string in_node = Err("node = true\n" + std::string(kMinimal) +
+                            "[nodes]\nworkload = \"ssh:server\"\nworkload_address = \"a\"\n");
+  EXPECT_NE(in_node.find("network namespace of its own"), std::string::npos) << in_node;
+  std::string loggp = Err(std::string(kMinimal) + "[partitions]\nnet_latency = [\"0us\", \"100us\"]\n" +
+                          "[nodes]\nworkload = \"ssh:server\"\nworkload_address = \"a\"\n");
+  EXPECT_NE(loggp.find("LogGP knob"), std::string::npos) << loggp;
+  EXPECT_NE(loggp.find("net_latency=100us"), std::string::npos) << loggp;
+}
+
 // Every shipped example parses and plans: a spec users copy from must not be broken.
 TEST(Spec, EveryShippedExampleParses) {
   int seen = 0;

@@ -25,8 +25,8 @@ std::vector<std::string> WorkloadArgv(const ExperimentSpec& spec, const Prepared
   std::vector<std::string> argv;
   if (!w.builtin.empty()) {
     argv = {prep.ream, "serve", w.builtin, "--port", "0", "--threads", std::to_string(threads)};
-    // In a node, or reached by remote client nodes: on every address, not loopback only.
-    if (prep.partitions.at(run.partition.Label()).node || spec.nodes.remote()) {
+    // In a node, reached by client nodes, or on another host: on every address, not loopback only.
+    if (prep.partitions.at(run.partition.Label()).node || spec.nodes.remote() || !spec.nodes.workload_host.empty()) {
       argv.push_back("--bind");
       argv.push_back("0.0.0.0");
     }
@@ -53,9 +53,9 @@ Result<LaunchedWorkload> StartWorkload(Platform& p, SandboxKind& sandboxes, cons
   LaunchedWorkload wl;
   wl.port = w.port;
   if (w.builtin.empty() && wl.port == 0) {
-    // A free port for "{port}": bind port 0, read it back, release it for the workload.
-    REAM_ASSIGN_OR_RETURN(net::Fd fd, net::Listen("127.0.0.1", 0));
-    REAM_ASSIGN_OR_RETURN(wl.port, net::LocalPort(fd.get()));
+    // A free port for "{port}" on the host the workload runs on (this one, or a remote
+    // workload's host, asked through its agent).
+    REAM_ASSIGN_OR_RETURN(wl.port, sandboxes.FreePort());
   }
   SandboxOptions so;
   so.partition = prep.partitions.at(run.partition.Label());
@@ -65,7 +65,8 @@ Result<LaunchedWorkload> StartWorkload(Platform& p, SandboxKind& sandboxes, cons
   so.partition.net_gap.reset();
   so.partition.net_per_byte.reset();
   so.partition.cpus = FormatCpuList(prep.scenario_cpus.at(run.scenario));
-  so.reserved_cpus = prep.generator_cpus;
+  // On another host no CPU is the generator's.
+  so.reserved_cpus = prep.workload_host ? std::vector<int>{} : prep.generator_cpus;
   so.capture_stdout = true;
   so.user = WorkloadUser(p, w.user);
   so.keep_awake = spec.load.keep_awake;

@@ -61,6 +61,13 @@ TEST(Monitor, RatesFromV1CountersAndUnavailableWithReasons) {
   EXPECT_NE(r.unavailable.at("net").find("/sys/class/net"), std::string::npos);
   auto j = r.ToJson();
   EXPECT_TRUE(j["summary"]["llc_occupancy_bytes"].is_null());
+  // What a remote workload's agent sends back reads back into the same report.
+  auto back = MonitorReport::FromJson(j);
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(back->ToJson(), j);
+  EXPECT_EQ(back->unavailable, r.unavailable);
+  EXPECT_EQ(back->Mean("cpu_used"), r.Mean("cpu_used"));
+  EXPECT_FALSE(MonitorReport::FromJson(nlohmann::json{{"duration_s", "long"}}).ok());
   EXPECT_FALSE(j["unavailable"]["mem_bandwidth"].get<std::string>().empty());
   // Without resctrl, the LLC-miss estimate from hardware counters is the fallback; where the
   // counters cannot be opened (here: the fake platform's refusal) the reason says so too.

@@ -63,5 +63,47 @@ TEST(PartitionSpec, ValidateNamesTheKnob) {
   EXPECT_EQ(s.ToJson()["net_rate_bps"], 100000000);
 }
 
+TEST(PartitionSpec, JsonRoundTripKeepsEveryKnob) {
+  PartitionSpec s;
+  s.cpus = "0,2-3";
+  s.cpu_quota = 1.5;
+  s.cpu_weight = 200;
+  s.memory_bytes = 512LL << 20;
+  s.disk_read_bps = 20'000'000;
+  s.disk_write_bps = 10'000'000;
+  s.disk_read_iops = 100;
+  s.disk_write_iops = 50;
+  s.disk_device = "/dev/vda";
+  s.node = true;
+  s.net_rate_bps = 100'000'000;
+  s.llc_ways = 4;
+  s.mem_bw_mbps = 4000;
+  s.net_latency = std::chrono::microseconds(200);
+  s.net_overhead = std::chrono::microseconds(20);
+  s.net_gap = std::chrono::microseconds(5);
+  s.net_per_byte = std::chrono::nanoseconds(8);
+  auto back = PartitionSpec::FromJson(s.ToJson());
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(back->ToJson(), s.ToJson());
+  EXPECT_EQ(back->cpus, "0,2-3");
+  EXPECT_EQ(*back->net_latency, std::chrono::microseconds(200));
+
+  s = PartitionSpec{};
+  s.mem_bw_fraction = 0.5;
+  back = PartitionSpec::FromJson(s.ToJson());
+  ASSERT_TRUE(back.ok());
+  EXPECT_TRUE(back->cpus.empty());
+  EXPECT_FALSE(back->cpu_quota.has_value());
+  EXPECT_DOUBLE_EQ(*back->mem_bw_fraction, 0.5);
+}
+
+TEST(PartitionSpec, FromJsonNamesAFieldOfTheWrongType) {
+  auto bad = PartitionSpec::FromJson({{"memory_bytes", "lots"}});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("memory_bytes"), std::string::npos) << bad.status().message();
+  EXPECT_FALSE(PartitionSpec::FromJson({{"node", 1}}).ok());
+  EXPECT_FALSE(PartitionSpec::FromJson(nlohmann::json::array()).ok());
+}
+
 }  // namespace
 }  // namespace ream

@@ -154,5 +154,21 @@ TEST(ProbeCapabilities, WithoutTryingReportsUnknown) {
   EXPECT_TRUE(json[0].contains("detail"));
 }
 
+TEST(Capabilities, JsonRoundTrip) {
+  std::vector<Capability> caps = {{"cgroup.cpuset", Support::kSupported, "v1 at /sys/fs/cgroup/cpuset"},
+                                  {"tc.netem", Support::kUnsupported, "Unknown qdisc \"netem\""},
+                                  {"perf.counters", Support::kUnknown, ""}};
+  auto back = CapabilitiesFromJson(CapabilitiesToJson(caps));
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  ASSERT_EQ(back->size(), 3u);
+  EXPECT_EQ((*back)[1].name, "tc.netem");
+  EXPECT_EQ((*back)[1].status, Support::kUnsupported);
+  EXPECT_EQ((*back)[0].status, Support::kSupported);
+  EXPECT_EQ((*back)[2].status, Support::kUnknown);
+  EXPECT_EQ((*back)[1].detail, caps[1].detail);
+  EXPECT_FALSE(CapabilitiesFromJson(nlohmann::json::object()).ok());
+  EXPECT_FALSE(CapabilitiesFromJson(nlohmann::json::array({{{"status", "supported"}}})).ok());
+}
+
 }  // namespace
 }  // namespace ream

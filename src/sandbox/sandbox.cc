@@ -10,6 +10,7 @@
 #include "partition/placement.h"
 #include "platform/executable.h"
 #include "platform/keep_awake.h"
+#include "platform/net.h"
 #include "sandbox/node_link.h"
 #include "sandbox/overhead_stats.h"
 #include "topology/topology.h"
@@ -104,6 +105,13 @@ Capability WorkloadUserCapability(Platform& p, const std::string& user) {
   }
   return c;
 }
+
+Result<int> FreeLocalPort() {
+  REAM_ASSIGN_OR_RETURN(net::Fd fd, net::Listen("127.0.0.1", 0));
+  return net::LocalPort(fd.get());
+}
+
+Result<int> SandboxKind::FreePort() { return FreeLocalPort(); }
 
 std::function<bool(const std::string&)> StartsWith(std::string prefix) {
   return [prefix = std::move(prefix)](const std::string& l) { return l.rfind(prefix, 0) == 0; };

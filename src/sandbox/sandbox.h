@@ -33,6 +33,7 @@
 #include "platform/process.h"
 #include "sandbox/node_link.h"
 #include "sandbox/state.h"
+#include "topology/topology.h"
 
 namespace ream {
 
@@ -156,6 +157,16 @@ class Sandbox {
   virtual std::string keep_awake_note() const {
     return "the workload's CPUs are not kept awake: this sandbox kind cannot place pollers beside it";
   }
+  // Whether the workload's consumption is sampled where it runs, by the agent of the host that
+  // holds it (a workload on another host), rather than here from monitor_target(). The runner
+  // then opens each point's window with StartMonitorWindow and closes it with
+  // StopMonitorWindow, whose result is the window's MonitorReport as its JSON document
+  // (monitor/monitor.h: MonitorReport::FromJson). Kinds monitored here leave these alone.
+  virtual bool monitored_remotely() const { return false; }
+  virtual Status StartMonitorWindow(std::chrono::nanoseconds /*interval*/) {
+    return Unsupported("this sandbox is monitored on this host");
+  }
+  virtual Result<nlohmann::json> StopMonitorWindow() { return Unsupported("this sandbox is monitored on this host"); }
   // Ends the workload (SIGTERM, SIGKILL after the grace) and removes what the kind created.
   // Idempotent; the first error.
   virtual Status Stop() = 0;
@@ -166,6 +177,13 @@ struct KnobSupport {
   std::string flag;    // the `ream exec` flag, e.g. "--memory"
   bool enforceable = false;
   std::string detail;  // the interface used, or why not
+};
+
+// The host a kind's workloads run on when it is not this one (sandbox kinds of a remote host).
+struct WorkloadHost {
+  std::string name;   // as the user named it: "ssh:server1"
+  Topology topology;  // that host's, which the scenarios are placed on
+  std::string hostname, kernel;  // for the stored environment
 };
 
 // A kind of sandbox: how workloads are started, which knobs it can enforce, and what is
@@ -182,7 +200,17 @@ class SandboxKind {
   virtual std::vector<KnobSupport> Support() = 0;
   // What `ream doctor` would establish, for the stored environment.
   virtual std::vector<Capability> Probe() = 0;
+  // The host the workloads run on when it is not this one: its topology places the scenarios,
+  // with no CPU of it kept for ream's generator (the generator is not there). nullopt: this
+  // host. The error of reaching that host.
+  virtual Result<std::optional<WorkloadHost>> RemoteHost() { return std::optional<WorkloadHost>(); }
+  // A TCP port free now on the workload's host, for a command's "{port}" (FreeLocalPort on
+  // this host by default); the error of finding one.
+  virtual Result<int> FreePort();
 };
+
+// A TCP port free now on this host (bound to port 0 on 127.0.0.1, read back, released).
+Result<int> FreeLocalPort();
 
 // Today's kind: a process in a cgroup of its own with the partition's limits, optionally in
 // its own network namespace and resctrl group.

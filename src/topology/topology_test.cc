@@ -66,5 +66,26 @@ TEST(Topology, ParsesCacheSizes) {
   EXPECT_FALSE(ParseCacheSize("9223372036854775807G").ok());
 }
 
+TEST(Topology, JsonRoundTripResolvesTheSamePlacements) {
+  RootedPlatform p(Fixture("smt"));
+  auto t = ReadTopology(p);
+  ASSERT_TRUE(t.ok()) << t.status().ToString();
+  auto back = Topology::FromJson(t->ToJson());
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(back->ToJson(), t->ToJson());
+  ASSERT_EQ(back->cpus.size(), t->cpus.size());
+  for (size_t i = 0; i < t->cpus.size(); ++i) {
+    EXPECT_EQ(back->cpus[i].id, t->cpus[i].id);
+    EXPECT_EQ(back->cpus[i].siblings, t->cpus[i].siblings);
+    EXPECT_EQ(back->cpus[i].core_index, t->cpus[i].core_index);
+    EXPECT_EQ(back->cpus[i].node, t->cpus[i].node);
+  }
+  EXPECT_TRUE(back->has_smt());
+  ASSERT_NE(back->llc(), nullptr);
+  EXPECT_EQ(back->llc()->ways, 11);
+  EXPECT_FALSE(Topology::FromJson(nlohmann::json{{"cores", nlohmann::json::array()}}).ok());
+  EXPECT_FALSE(Topology::FromJson(nlohmann::json::object()).ok());
+}
+
 }  // namespace
 }  // namespace ream
