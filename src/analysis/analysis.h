@@ -61,6 +61,9 @@ struct QosTarget {
   std::optional<double> target_us;
   std::string method;  // how the target was set, in words
   std::optional<double> service_time_us;  // mean service time at the reference utilization
+  // The seed's m × S when it lay below the lowest tail measured (no load could meet it), and
+  // target_us was moved above that floor (qos.cc says how); unset otherwise.
+  std::optional<double> seed_target_us;
   std::string service_method;  // "server-reported" or "service demand law S = U·c/X"
   std::string reference;       // the scenario × partition it was derived from
   std::string unavailable;     // why there is no target

@@ -148,6 +148,7 @@ nlohmann::json ToJson(const ExperimentAnalysis& a) {
               {"reference", a.qos.reference},
               {"unavailable", a.qos.unavailable.empty() ? json(nullptr) : json(a.qos.unavailable)},
               {"note", a.qos.note}};
+  if (a.qos.seed_target_us) j["qos"]["seed_target_us"] = *a.qos.seed_target_us;
   if (a.qos.by_deadline_miss) {
     j["qos"]["by_deadline_miss"] = true;
     j["qos"]["max_deadline_miss_ratio"] = kSessionMaxDeadlineMiss;

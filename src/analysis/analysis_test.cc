@@ -78,22 +78,31 @@ TEST(Analyze, QosTargetIsFiveServiceTimesAt20PercentUtilization) {
 }
 
 // A server whose work per request (1 µs) is far below the network round trip (here every p95
-// is raised by 300 µs of it): the rule's target cannot be met at any load, and the analysis
-// says so, naming the lowest p95 measured. The M/M/1 experiment above gets no such note.
-TEST(Analyze, TargetBelowTheLatencyFloorIsExplained) {
+// is raised by 300 µs of it): the seed's 5 × S cannot be met at any load, so the target moves
+// above the floor — the lowest p95 measured plus 4 × S, the queueing the rule allows beyond one
+// service — and the analysis says so, keeping the seed's figure. Capacity is then where the tail
+// leaves the floor by that much. The M/M/1 experiment above keeps the seed's rule untouched.
+TEST(Analyze, TargetBelowTheLatencyFloorMovesAboveItAndSaysSo) {
   ExperimentData d;
   d.name = "fast";
   d.runs.push_back(ModelRun("1-ST", 1, 1e-6, 20000, 400000, 20000));
   for (auto& p : d.runs[0].points) p.p95_us += 300;
+  double floor = 1e9;
+  for (const auto& p : d.runs[0].points) floor = std::min(floor, p.p95_us);
   auto a = Analyze(d, {});
   ASSERT_TRUE(a.ok()) << a.status().ToString();
   ASSERT_TRUE(a->qos.target_us.has_value());
-  EXPECT_NEAR(*a->qos.target_us, 5, 1e-6);
+  ASSERT_TRUE(a->qos.seed_target_us.has_value());
+  EXPECT_NEAR(*a->qos.seed_target_us, 5, 1e-6);
+  EXPECT_NEAR(*a->qos.target_us, floor + 4 * 1, 1e-6);
+  EXPECT_NE(a->qos.method.find("plus 4 × the mean service time"), std::string::npos) << a->qos.method;
   EXPECT_NE(a->qos.note.find("below the lowest p95"), std::string::npos) << a->qos.note;
-  EXPECT_NE(a->qos.note.find("set [qos] target"), std::string::npos) << a->qos.note;
+  EXPECT_NE(a->qos.note.find("[qos] target"), std::string::npos) << a->qos.note;
   auto mm1 = Analyze(Mm1Experiment(), {});
   ASSERT_TRUE(mm1.ok());
   EXPECT_EQ(mm1->qos.note.find("below the lowest"), std::string::npos) << mm1->qos.note;
+  EXPECT_FALSE(mm1->qos.seed_target_us.has_value());
+  EXPECT_NEAR(*mm1->qos.target_us, 500, 1e-6);
 }
 
 TEST(Analyze, ServiceDemandLawWhenTheServerReportsNothing) {

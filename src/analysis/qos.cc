@@ -125,19 +125,32 @@ QosTarget ComputeQos(const ExperimentData& d, const std::vector<GroupAnalysis>& 
     }
   }
   // A server whose own work per request is far shorter than a round trip over the network
-  // gets a target no request can meet: say so instead of leaving "capacity below the sweep"
-  // unexplained.
+  // gets a target no request can meet from the seed's rule alone: the client's latency carries
+  // the round trip outside the server (the wire, the two hosts' stacks, wake-ups), which the
+  // service time excludes. The rule then moves above that floor: the lowest p-tail measured at
+  // any valid load, where the server is nearly idle (its own S in it), plus (m − 1) × S, the
+  // queueing the seed's rule allows beyond one service. Where the round trip is negligible, as
+  // for the seed's millisecond applications, the floor is about S and this is the seed's m × S.
   const PointAnalysis* floor = nullptr;
   for (const auto& p : ref->points) {
     if (p.valid && (!floor || p.tail_us < floor->tail_us)) floor = &p;
   }
   if (floor && *q.target_us < floor->tail_us) {
+    const double seed_target = *q.target_us;
+    q.seed_target_us = seed_target;
+    q.target_us = floor->tail_us + (d.qos.service_multiple - 1) * *q.service_time_us;
+    q.method = "the lowest p" + Fmt(d.qos.percentile) + " measured at a valid load of " + ref->key + " (" +
+               Fmt(floor->tail_us) + " us at " + Qps(floor->target_load) + ") plus " +
+               Fmt(d.qos.service_multiple - 1) + " × the mean service time at " + Fmt(u * 100) +
+               " % CPU utilization (" + q.service_method + ", " + Fmt(*q.service_time_us) +
+               " us): the seed's " + rule + " (" + Fmt(seed_target) +
+               " us) lies below the round trip outside the server, which no load can beat";
     if (!q.note.empty()) q.note += "; ";
-    q.note += "the target (" + Fmt(*q.target_us) + " us) is below the lowest p" + Fmt(d.qos.percentile) +
+    q.note += "the seed's rule alone gives " + Fmt(seed_target) + " us, below the lowest p" + Fmt(d.qos.percentile) +
               " measured at any valid load of " + ref->key + " (" + Fmt(floor->tail_us) + " us at " +
-              Qps(floor->target_load) + "): the service time excludes the network and the server's I/O, "
-              "so no load can meet it. The seed set a fixed LQoS where its rule did not apply (shore); "
-              "set [qos] target in the spec";
+              Qps(floor->target_load) + "): the service time excludes the network and the server's I/O. The " +
+              "target allows the same queueing above that floor; the seed set a fixed LQoS where its rule did not " +
+              "apply (shore): [qos] target in the spec does that";
   }
   return q;
 }
