@@ -254,11 +254,24 @@ class TextReporter : public Reporter {
     if (!a.skipped_scenarios.empty()) os << "\n";
     os << "Scaling (ratios to 1-ST)\n";
     AlignedTable ts({"", upper + " UNDER QoS", upper + " @20% CPU", upper + " @50% CPU"});
-    ts.Add({"2-ST / 1-ST", RatioText(a.scaling.capacity_2st), RatioText(a.scaling.qps20_2st),
-            RatioText(a.scaling.qps50_2st)});
-    ts.Add({"2-SMT / 1-ST", RatioText(a.scaling.capacity_2smt),
-            RatioText(a.scaling.qps20_2smt), RatioText(a.scaling.qps50_2smt)});
-    ts.Print(os);
+    // A ratio not measured for one reason in all three columns (a scenario skipped) is said
+    // once, on a line of its own, not three times across the table.
+    std::vector<std::string> unmeasured;
+    int rows = 0;
+    auto row = [&](const std::string& label, const analysis::Ratio& a1, const analysis::Ratio& a2,
+                   const analysis::Ratio& a3) {
+      const std::string t1 = RatioText(a1), t2 = RatioText(a2), t3 = RatioText(a3);
+      if (!a1.value && !a2.value && !a3.value && t1 == t2 && t2 == t3) {
+        unmeasured.push_back("  " + label + ": " + t1);
+        return;
+      }
+      ts.Add({label, t1, t2, t3});
+      ++rows;
+    };
+    row("2-ST / 1-ST", a.scaling.capacity_2st, a.scaling.qps20_2st, a.scaling.qps50_2st);
+    row("2-SMT / 1-ST", a.scaling.capacity_2smt, a.scaling.qps20_2smt, a.scaling.qps50_2smt);
+    if (rows > 0) ts.Print(os);
+    for (const auto& line : unmeasured) os << line << "\n";
     os << "\n";
 
     os << "Category: " << a.category.name << " — " << a.category.explanation << "\n";
