@@ -365,6 +365,36 @@ TEST(Analyze, CategoryFastWithEvidence) {
   EXPECT_EQ(fast_rules, 3);
 }
 
+// The seed's img-dnn: ~1 ms of service on one thread, a few hundred QPS under QoS (it measured
+// ~600), which the seed calls fast; five times slower, ~100 QPS, lies in the disk-bound
+// category's "medium, 10 to 250" QPS and is not fast.
+TEST(Analyze, AMillisecondServerWithHundredsOfQpsUnderQosIsFastAsTheSeedsImgDnn) {
+  ExperimentData d;
+  d.name = "imgdnn";
+  d.runs.push_back(ModelRun("1-ST", 1, 1e-3, 50, 950, 50));
+  auto a = Analyze(d, {});
+  ASSERT_TRUE(a.ok()) << a.status().ToString();
+  ASSERT_TRUE(a->groups[0].capacity.qps.has_value());
+  EXPECT_GT(*a->groups[0].capacity.qps, 300);
+  EXPECT_LT(*a->groups[0].capacity.qps, 1000);  // below the "thousands" the seed's text says
+  EXPECT_EQ(a->category.name, "fast") << a->category.explanation;
+
+  ExperimentData slow;
+  slow.name = "slow";
+  slow.runs.push_back(ModelRun("1-ST", 1, 5e-3, 10, 190, 10));
+  auto b = Analyze(slow, {});
+  ASSERT_TRUE(b.ok()) << b.status().ToString();
+  ASSERT_TRUE(b->groups[0].capacity.qps.has_value());
+  EXPECT_LT(*b->groups[0].capacity.qps, 250);
+  EXPECT_NE(b->category.name, "fast") << b->category.explanation;
+  for (const auto& e : b->category.evidence) {
+    if (e.category == "fast" && e.name == "QPS under QoS") {
+      EXPECT_FALSE(e.holds);
+      EXPECT_EQ(e.rule, "> 250 QPS");
+    }
+  }
+}
+
 TEST(Analyze, CategoryDiskBoundAndStreaming) {
   auto d = Mm1Experiment();
   for (auto& p : d.runs[0].points) {

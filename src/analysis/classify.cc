@@ -148,8 +148,8 @@ Category Classify(const GroupAnalysis* ref, const std::vector<GroupAnalysis>& gr
   bool quick = ev("fast", "low-load tail latency", low_load_tail, "s",
                   "≤ " + Fmt(kFastMaxLatencyS) + " s",
                   low_load_tail && *low_load_tail <= kFastMaxLatencyS, "no valid point");
-  bool many = ev("fast", "QPS under QoS", qos_qps, "QPS", "≥ " + Fmt(kFastMinQps, 6) + " QPS",
-                 qos_qps && *qos_qps >= kFastMinQps, "no capacity");
+  bool many = ev("fast", "QPS under QoS", qos_qps, "QPS", "> " + Fmt(kFastMinQps, 6) + " QPS",
+                 qos_qps && *qos_qps > kFastMinQps, "no capacity");
   auto cpu_r = corr(cpu_vs_qps);
   bool follows = ev("fast", "CPU utilization vs QPS correlation", cpu_r, "r",
                     "≥ " + Fmt(kFastCpuCorrelation), cpu_r && *cpu_r >= kFastCpuCorrelation,
