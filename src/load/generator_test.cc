@@ -43,9 +43,14 @@ TEST(Generator, MeasuresEveryRequestAgainstTheSyntheticServer) {
   EXPECT_EQ(r->latency.count(), r->completed);
   EXPECT_EQ(r->service.count(), r->completed);
   EXPECT_TRUE(r->has_server_times);
-  // The server spins 20 µs per request; it reports that (plus a little encoding).
+  // The server spins 20 µs per request; it reports that, plus the framing of its response and
+  // the spin's own end: a 20 µs spin on the monotonic clock ended 0.4-1.4 µs late on one of this
+  // project's VMs (interrupts, the hypervisor; docs/performance.md, the o knob), and the framing
+  // takes a microsecond more under a sanitizer (21.9 µs under ASan there). Never less than the
+  // spin (the histogram's 1 % aside); not a queueing delay's worth more.
   // (The median: a preempted spin on this shared machine stretches the mean, not the median.)
-  EXPECT_NEAR(static_cast<double>(r->service.ValueAtQuantile(0.5)), 20000, 1500);
+  EXPECT_GE(static_cast<double>(r->service.ValueAtQuantile(0.5)), 20000 * 0.99);
+  EXPECT_LE(static_cast<double>(r->service.ValueAtQuantile(0.5)), 20000 + 3000);
   // Sojourn is measured from the scheduled time, so it includes the service time.
   EXPECT_GE(r->latency.ValueAtQuantile(0.5), 20000);
   EXPECT_GE((*server)->served(), r->completed_total);
@@ -599,6 +604,23 @@ TEST(JudgeValidity, DistortionRuleJudgesLatenesssShareOfThePercentile) {
   ASSERT_EQ(r.invalid_reasons.size(), 1u);
   EXPECT_NE(r.invalid_reasons[0].find("rule distortion: lateness moved p95 by 14.6 %"), std::string::npos)
       << r.invalid_reasons[0];
+
+  // A fast workload: 5 us of lateness is 12.5 % of a 40 us p95, but within the 20 us tolerance
+  // a send is timely by the seed's own measure: valid. 25 us of 40 is not.
+  r.options.timely_tolerance_ns = 20'000;
+  r.distortion.from_schedule_ns = 40e3;
+  r.distortion.from_send_ns = 35e3;
+  r.distortion.share = 5e3 / 40e3;
+  JudgeValidity(&r);
+  EXPECT_TRUE(r.valid) << (r.invalid_reasons.empty() ? "" : r.invalid_reasons[0]);
+  r.distortion.from_send_ns = 15e3;
+  r.distortion.share = 25e3 / 40e3;
+  JudgeValidity(&r);
+  EXPECT_FALSE(r.valid);
+  ASSERT_EQ(r.invalid_reasons.size(), 1u);
+  EXPECT_NE(r.invalid_reasons[0].find("or the 20 us tolerance, whichever is more"), std::string::npos)
+      << r.invalid_reasons[0];
+  r.distortion.from_schedule_ns = 820e3;
 
   r.distortion.from_send_ns = 810e3;
   r.distortion.share = (820e3 - 810e3) / 820e3;
