@@ -177,6 +177,13 @@ TEST_F(OverheadIntegration, OLowersTheSaturationPointToCOverS0Plus2o) {
     runs += b;
   }
   const double s0_us = Median(s_base), s_o_us = Median(s_with);
+  // The rise is the median of the pairs' differences: each pair is measured side by side, so a
+  // drift of the host's wake-up cost between pairs (low-load S0 137.6-146.6 us within one run
+  // on 2 Dec 2026) cancels, where a difference of the two medians took it in (+47.5 us against
+  // pairs of +42.9, +53.2 and +42.6).
+  std::vector<double> rises;
+  for (size_t i = 0; i < s_base.size(); ++i) rises.push_back(s_with[i] - s_base[i]);
+  const double rise_us = Median(rises);
   ASSERT_GT(s0_us, 50);
   ASSERT_GT(s_o_us, 0);
   const double o_us = kOverheadNs / 1e3;
@@ -206,18 +213,18 @@ TEST_F(OverheadIntegration, OLowersTheSaturationPointToCOverS0Plus2o) {
   EXPECT_TRUE(with_o.sandbox->Stop().ok());
 
   std::printf(
-      "low load: S0 %.1f us, with o=%.0f us %.1f us (+%.1f, expected +%.0f; runs without/with "
+      "low load: S0 %.1f us, with o=%.0f us %.1f us (+%.1f, the median of the pairs' rises, expected +%.0f; runs without/with "
       "o: %s); at saturation: S0 %.1f us, with o %.1f us (+%.1f); saturation without o %.0f/s "
       "(c/S0 = %.0f/s), with o %.0f/s: c/(S0+2o) = %.0f/s (%+.1f %%), from the low-load S0 "
       "%.0f/s (%+.1f %%); CPUs used at overload %.2f, %.2f\n",
-      s0_us, o_us, s_o_us, s_o_us - s0_us, 2 * o_us, runs.c_str(), sat_base_us, sat_with_us,
+      s0_us, o_us, s_o_us, rise_us, 2 * o_us, runs.c_str(), sat_base_us, sat_with_us,
       sat_with_us - sat_base_us, x_base, 1e6 / sat_base_us, x_with, predicted,
       (x_with / predicted - 1) * 100, predicted_low, (x_with / predicted_low - 1) * 100,
       cpus_base, cpus_with);
   // The workload's own CPU per request rises by 2·o (within 15 %), at low load (the medians of
   // the alternating runs). At saturation it rises by a few µs more (printed; measured +42 to
   // +45 µs here, for reasons not pinned down), which the prediction below absorbs.
-  EXPECT_NEAR(s_o_us - s0_us, 2 * o_us, 0.15 * 2 * o_us);
+  EXPECT_NEAR(rise_us, 2 * o_us, 0.15 * 2 * o_us);
   // The saturation point moves to c / (S0 + 2·o) (within 15 %), well below where it was.
   EXPECT_NEAR(x_with, predicted, 0.15 * predicted);
   EXPECT_LT(x_with, 0.85 * x_base);
