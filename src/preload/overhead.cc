@@ -303,12 +303,7 @@ void Charge(uint64_t messages) {
     cpu = Now(CLOCK_THREAD_CPUTIME_ID);
   }
   int64_t wall = Now(CLOCK_MONOTONIC);
-  // The outer halves of the first and last reads: r as measured when the library loaded, or what
-  // the wall clock says they took here, which is more after a system call has cooled the caches
-  // (measured: +2-3 µs a request that r alone left uncounted). A wall time far beyond the CPU
-  // time (the thread was preempted) says nothing of them: r then.
-  const int64_t outside = (wall - wall0) - (cpu - cpu0);
-  const int64_t spent = cpu - cpu0 + (outside >= 0 && outside <= 4 * r ? outside : r);
+  const int64_t spent = cpu - cpu0 + r;
   // A debt that cannot be paid (o below one read of the clock) is not carried for ever.
   const int64_t owed = g_debt_ns.fetch_add(spent - want, std::memory_order_relaxed) + spent - want;
   if (owed > 1'000'000 || owed < -1'000'000) g_debt_ns.store(0, std::memory_order_relaxed);

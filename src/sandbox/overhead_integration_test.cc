@@ -32,9 +32,10 @@ constexpr double kScheduleS = 2.0;  // warmup + duration
 // then ~10 % above the CPU per request at saturation (and c/S0 that much below the saturation
 // point), against ~3 % at this rate.
 constexpr double kLowQps = 3000;
-// The machine is shared and its noise drifts: the two servers' low-load runs alternate, three
-// each, and each one's median counts.
-constexpr int kLowRuns = 3;
+// The machine is shared and its noise drifts: the two servers' low-load runs alternate, five
+// pairs, and the median of the pairs' rises counts. (Three pairs gave +50.8 us once in seven
+// runs on 2 Dec 2026, the others +41.4 to +44.6: one noisy pair of three moves the median.)
+constexpr int kLowRuns = 5;
 
 struct LoadRun {
   nlohmann::json result;
