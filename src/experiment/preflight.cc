@@ -34,9 +34,11 @@ Result<Prepared> Validate(Platform& p, SandboxKind& sandboxes, const ExperimentS
   // The workload's account must exist before anything runs (a typo fails here, with its line).
   // (A platform without a user database, a fixture tree, cannot say: the sandbox decides then.)
   // (On another host its agent resolves the account when the sandbox starts, and says so.)
-  if (auto user = ResolveWorkloadUser(p, WorkloadUser(p, spec.workload.user));
-      spec.nodes.workload_host.empty() && !user.ok() && user.status().code() != StatusCode::kUnsupported) {
-    return Status(user.status().code(), SpecAt(spec, spec.workload.line) + user.status().message());
+  if (spec.nodes.workload_host.empty()) {
+    auto user = ResolveWorkloadUser(p, WorkloadUser(p, spec.workload.user));
+    if (!user.ok() && user.status().code() != StatusCode::kUnsupported) {
+      return Status(user.status().code(), SpecAt(spec, spec.workload.line) + user.status().message());
+    }
   }
   REAM_ASSIGN_OR_RETURN(Topology here, ReadTopology(p));
   auto gen = ParseReservedCpus(here, spec.generator_cpus);
@@ -55,6 +57,7 @@ Result<Prepared> Validate(Platform& p, SandboxKind& sandboxes, const ExperimentS
   } else {
     out.topology = std::move(here);
   }
+  const std::string machine = out.workload_host ? "the workload's host " + out.workload_host->name : "this machine";
   Status first_unavailable;
   for (const auto& run : plan.runs) {
     if (out.scenario_cpus.count(run.scenario) || out.skipped_scenarios.count(run.scenario)) continue;
@@ -62,10 +65,8 @@ Result<Prepared> Validate(Platform& p, SandboxKind& sandboxes, const ExperimentS
     int line = spec.scenario_lines.count(run.scenario) ? spec.scenario_lines.at(run.scenario) : 0;
     if (!cpus.ok()) {
       Status why(cpus.status().code(), SpecAt(spec, line) + "scenario \"" + run.scenario +
-                                           "\" cannot run on " +
-                                           (out.workload_host ? "the workload's host " + out.workload_host->name
-                                                              : std::string("this machine")) +
-                                           ": " + cpus.status().message());
+                                           "\" cannot run on " + machine + ": " +
+                                           cpus.status().message());
       // A scenario this machine cannot place (no SMT siblings, too few cores) is skipped and
       // said, so the rest of the seed's spec still runs; --strict refuses the spec instead. A
       // malformed scenario is always an error.
@@ -96,10 +97,8 @@ Result<Prepared> Validate(Platform& p, SandboxKind& sandboxes, const ExperimentS
       const KnobSupport* k = flag.empty() || by_relay ? nullptr : enforceable(flag);
       if (k && !k->enforceable) {
         int line = pv.lines.count(knob) ? pv.lines.at(knob) : 0;
-        return Unsupported(SpecAt(spec, line) + "partitions." + knob + ": " +
-                           (out.workload_host ? "the workload's host " + out.workload_host->name
-                                              : std::string("this machine")) +
-                           " cannot enforce it (" + k->detail + ")");
+        return Unsupported(SpecAt(spec, line) + "partitions." + knob + ": " + machine + " cannot enforce it (" +
+                           k->detail + ")");
       }
     }
     // The LogGP refusals that need the run: before any workload starts or any load is offered.
@@ -170,19 +169,19 @@ Result<Prepared> Validate(Platform& p, SandboxKind& sandboxes, const ExperimentS
   Status ls = ValidateLoadOptions(lo);
   if (!ls.ok()) return InvalidArgument(SpecAt(spec, 0) + "[load]: " + ls.message());
   if (!spec.workload.command.empty()) {
-    const std::string& prog = spec.workload.command[0];
-    bool found = prog.find('/') != std::string::npos ? p.Exists(prog) : p.FindExecutable(prog).ok();
-    if (!found) {
-      return NotFound(SpecAt(spec, spec.workload.line) + "workload.command: program '" + prog +
-                      "' is not found" + (prog.find('/') == std::string::npos ? " in PATH" : ""));
+    // On the host the workload runs on: this one, or another's, asked through its agent.
+    Status found = sandboxes.FindProgram(p, spec.workload.command[0]);
+    if (!found.ok()) {
+      return Status(found.code(), SpecAt(spec, spec.workload.line) + "workload.command: " + found.message());
     }
   }
-  if (!ream_binary.empty()) {
-    out.ream = ream_binary;
-  } else {
-    REAM_ASSIGN_OR_RETURN(out.ream, p.RealPath("/proc/self/exe"));
-  }
+  REAM_ASSIGN_OR_RETURN(out.ream, ReamBinary(p, ream_binary));
   return out;
+}
+
+Result<std::string> ReamBinary(Platform& p, const std::string& given) {
+  if (!given.empty()) return given;
+  return p.RealPath("/proc/self/exe");
 }
 
 

@@ -43,6 +43,10 @@ struct Prepared {
 Result<Prepared> Validate(Platform& p, SandboxKind& sandboxes, const ExperimentSpec& spec, const Plan& plan,
                           const std::string& ream_binary, bool strict = false);
 
+// The ream binary the runs start (`ream serve`, `ream load`, agents): `given`, or this process's
+// own executable when it is "".
+Result<std::string> ReamBinary(Platform& p, const std::string& given);
+
 // "spec.toml:12: " (or "spec.toml: " without a line), the prefix of a spec's messages.
 std::string SpecAt(const ExperimentSpec& spec, int line);
 

@@ -2,12 +2,7 @@
 #include "experiment/remote_driver.h"
 
 #include <algorithm>
-#include <atomic>
-#include <condition_variable>
 #include <cstdio>
-#include <deque>
-#include <mutex>
-#include <optional>
 #include <thread>
 
 #include "experiment/agent_protocol.h"

@@ -409,6 +409,13 @@ class RemoteSandboxKind final : public SandboxKind {
     return std::optional<WorkloadHost>(std::move(h));
   }
 
+  Status FindProgram(Platform&, const std::string& program) override {
+    auto r = link_->Request({{"type", "find_program"}, {"program", program}}, "program", milliseconds(10000));
+    if (!r.ok()) return r.status();
+    if (Field(*r, "found", false)) return Status::Ok();
+    return NotFound(Field(*r, "message", "program '" + program + "' is not found") + " on " + link_->what());
+  }
+
   Result<int> FreePort() override {
     REAM_ASSIGN_OR_RETURN(json r, link_->Request({{"type", "free_port"}}, "free_port", milliseconds(10000)));
     int port = Field(r, "port", 0);

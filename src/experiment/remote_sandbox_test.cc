@@ -221,6 +221,14 @@ TEST_F(RemoteSandboxTest, AHostThatRefusesTheLoginIsNamedWithWhatToDo) {
 
 TEST_F(RemoteSandboxTest, AProgramTheHostCannotStartIsRefusedByItsAgent) {
   auto kind = MakeRemoteSandboxKind(*p_, Options("wl"));
+  // Before any run, as the spec's validation asks: looked up on that host, by its agent.
+  EXPECT_TRUE(kind->FindProgram(*p_, "sh").ok());
+  Status missing = kind->FindProgram(*p_, "/nonexistent/server");
+  EXPECT_EQ(missing.code(), StatusCode::kNotFound);
+  EXPECT_NE(missing.message().find("program '/nonexistent/server' is not found on workload host ssh:wl"),
+            std::string::npos)
+      << missing.message();
+  // And if it is started all the same:
   auto sb = kind->Start(Sandboxed(), {"/nonexistent/server", "--port", "1"});
   ASSERT_FALSE(sb.ok());
   const std::string why = sb.status().message();

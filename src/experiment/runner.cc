@@ -53,6 +53,19 @@ Status RecordEnvironment(Platform& p, SandboxKind& sandboxes, const RunnerOption
   return store.RecordEnvironment(id, env);
 }
 
+// How every agent of `spec` is reached (its client nodes, the workload's host): this ream to
+// copy, its version, the spec's ssh settings, and notes on the run's console.
+RemoteDriverOptions SshSettings(const ExperimentSpec& spec, const RunnerOptions& o, const std::string& ream) {
+  RemoteDriverOptions ro;
+  ro.ream_binary = ream;
+  ro.version_line = "ream " + o.ream_version + " (" + o.ream_commit + ")";
+  ro.ssh_config = spec.nodes.ssh_config;
+  ro.ssh_options = spec.nodes.ssh_options;
+  std::ostream* note_out = o.out ? o.out : &std::cerr;
+  ro.note = [note_out](const std::string& text) { *note_out << "nodes: " << text << "\n"; };
+  return ro;
+}
+
 std::string WorkloadLabel(const ExperimentSpec& spec) {
   if (!spec.workload.builtin.empty()) {
     return spec.workload.builtin + (spec.workload.args.empty() ? "" : " " + Join(spec.workload.args));
@@ -203,15 +216,8 @@ Result<std::vector<RunOutcome>> RunExperiments(Platform& p, const std::vector<Ex
       ro.host = specs[i].nodes.workload_host;
       ro.address = specs[i].nodes.workload_address;
       ro.workload_user = WorkloadUser(p, specs[i].workload.user);
-      ro.ssh.ream_binary = o.ream_binary;
-      if (ro.ssh.ream_binary.empty()) {
-        REAM_ASSIGN_OR_RETURN(ro.ssh.ream_binary, p.RealPath("/proc/self/exe"));
-      }
-      ro.ssh.version_line = "ream " + o.ream_version + " (" + o.ream_commit + ")";
-      ro.ssh.ssh_config = specs[i].nodes.ssh_config;
-      ro.ssh.ssh_options = specs[i].nodes.ssh_options;
-      std::ostream* note_out = o.out ? o.out : &std::cerr;
-      ro.ssh.note = [note_out](const std::string& text) { *note_out << "nodes: " << text << "\n"; };
+      REAM_ASSIGN_OR_RETURN(std::string ream, ReamBinary(p, o.ream_binary));
+      ro.ssh = SshSettings(specs[i], o, ream);
       s.own_workload_kind = MakeRemoteSandboxKind(p, std::move(ro));
       s.workload_kind = s.own_workload_kind.get();
     }
@@ -325,17 +331,12 @@ Result<std::vector<RunOutcome>> RunExperiments(Platform& p, const std::vector<Ex
     LoadDriver* driver = o.load_driver;
     if (!driver && spec.nodes.remote()) {
       // Client nodes over ssh (experiment/remote_driver.h): agents on other hosts.
-      RemoteDriverOptions ro;
+      RemoteDriverOptions ro = SshSettings(spec, o, s.prep->ream);
       ro.hosts = spec.nodes.client_hosts;
       ro.workload_host = spec.nodes.workload_address;
-      ro.ream_binary = s.prep->ream;
-      ro.version_line = "ream " + o.ream_version + " (" + o.ream_commit + ")";
-      ro.ssh_config = spec.nodes.ssh_config;
-      ro.ssh_options = spec.nodes.ssh_options;
       ro.continue_without_lost = spec.nodes.on_agent_loss == "continue";
       ro.agent_cpus = spec.nodes.client_cpus;
       std::ostream* note_out = o.out ? o.out : &std::cerr;
-      ro.note = [note_out](const std::string& text) { *note_out << "nodes: " << text << "\n"; };
       if (!spec.nodes.local_nodes.empty()) {
         // Local agents need no privilege: they run as the workloads' default account. On this
         // host they share the generator's CPUs (client_cpus when given), away from the workload's.

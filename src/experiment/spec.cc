@@ -586,6 +586,14 @@ std::optional<double> ServiceScvFromArgs(const WorkloadSpec& w, std::string* sou
   return std::nullopt;
 }
 
+// The HOST of "ssh:HOST", or "" when `text` is not that or names a host that ssh would read as
+// an option or a shell would split.
+std::string SshHost(const std::string& text) {
+  std::string host = text.rfind("ssh:", 0) == 0 ? text.substr(4) : "";
+  if (host.empty() || host[0] == '-' || host.find_first_of(" \t'\"$;&|<>`\\") != std::string::npos) return "";
+  return host;
+}
+
 Status ParseNodes(const TomlSection& s, const std::vector<PartitionValues>& partitions, bool workload_node,
                   NodesSpec* n) {
   REAM_RETURN_IF_ERROR(s.Unknown());
@@ -609,10 +617,8 @@ Status ParseNodes(const TomlSection& s, const std::vector<PartitionValues>& part
       n->local_nodes.push_back(name);
       continue;
     }
-    std::string host = c.rfind("ssh:", 0) == 0 ? c.substr(4) : "";
-    // A host that ssh would read as an option, or that a shell would split, is refused here.
-    bool bad = host.empty() || host[0] == '-' || host.find_first_of(" \t'\"$;&|<>`\\") != std::string::npos;
-    if (bad) {
+    const std::string host = SshHost(c);
+    if (host.empty()) {
       return InvalidArgument(s.source() + ":" + std::to_string(lines[i]) + ": nodes.clients: '" + c +
                              "' is not \"ssh:HOST\" (HOST as your ssh configuration knows it: \"ssh:client1\", "
                              "\"ssh:user@10.0.0.2\") or \"local:NAME\" (a namespace node ream creates here)");
@@ -624,8 +630,8 @@ Status ParseNodes(const TomlSection& s, const std::vector<PartitionValues>& part
   REAM_RETURN_IF_ERROR(s.String("workload", &workload));
   if (!workload.empty()) {
     const std::string at = s.source() + ":" + std::to_string(s.Line("workload")) + ": nodes.workload: ";
-    std::string host = workload.rfind("ssh:", 0) == 0 ? workload.substr(4) : "";
-    if (host.empty() || host[0] == '-' || host.find_first_of(" \t'\"$;&|<>`\\") != std::string::npos) {
+    const std::string host = SshHost(workload);
+    if (host.empty()) {
       return InvalidArgument(at + "'" + workload +
                              "' is not \"ssh:HOST\" (the workload's host as your ssh configuration knows it, "
                              "reached as root: \"ssh:server1\", \"ssh:root@10.0.0.1\")");

@@ -67,14 +67,11 @@ Result<SandboxOptions> SandboxOptionsFromJson(const json& j) {
 
 WorkloadAgent::WorkloadAgent(Platform& p, std::function<bool(const json&)> send) : p_(p), send_(std::move(send)) {}
 
-WorkloadAgent::~WorkloadAgent() {
-  std::string ignored;
-  StopSandbox(&ignored);
-}
+WorkloadAgent::~WorkloadAgent() { (void)StopSandbox(); }
 
 bool WorkloadAgent::Handles(const std::string& type) {
-  for (const char* t : {"host", "free_port", "sandbox_start", "monitor_start", "monitor_stop", "sandbox_signal",
-                        "sandbox_stop"}) {
+  for (const char* t : {"host", "free_port", "find_program", "sandbox_start", "monitor_start", "monitor_stop",
+                        "sandbox_signal", "sandbox_stop"}) {
     if (type == t) return true;
   }
   return false;
@@ -92,7 +89,7 @@ bool WorkloadAgent::Handle(const json& m) {
   try {
     return HandleChecked(m);
   } catch (const json::exception& e) {
-    return Error(std::string("a malformed message: ") + e.what(), m.is_object() && m.contains("id") ? m : json());
+    return Error(std::string("a malformed message: ") + e.what(), m);
   }
 }
 
@@ -104,18 +101,15 @@ bool WorkloadAgent::HandleChecked(const json& m) {
     if (!port.ok()) return Error("no free TCP port here: " + port.status().message(), m);
     return Reply({{"type", "free_port"}, {"port", *port}});
   }
+  if (type == "find_program") {
+    Status found = FindProgramOn(p_, m.value("program", std::string()));
+    return Reply({{"type", "program"}, {"found", found.ok()}, {"message", found.message()}});
+  }
   if (type == "sandbox_start") return StartSandbox(m);
   if (type == "sandbox_stop") {
-    std::string error;
-    json exit = nullptr, description = nullptr;
-    if (sandbox_) {
-      Status s = sandbox_->Stop();  // idempotent: StopSandbox below only resets it
-      if (!s.ok()) error = s.message();
-      exit = ExitJson();
-      description = sandbox_->ExitDescription();
-    }
-    StopSandbox(&error);
-    return Reply({{"type", "sandbox_stopped"}, {"error", error}, {"exit", exit}, {"description", description}});
+    json stopped = StopSandbox();
+    stopped["type"] = "sandbox_stopped";
+    return Reply(stopped);
   }
   if (!sandbox_) return Error("no workload runs here (its sandbox was not started, or is stopped)", m);
   if (type == "monitor_start") {
@@ -228,15 +222,19 @@ json WorkloadAgent::ExitJson() {
   return {{"signaled", e->signaled}, {"exit_code", e->exit_code}, {"signal", e->signal}};
 }
 
-void WorkloadAgent::StopSandbox(std::string* error) {
+json WorkloadAgent::StopSandbox() {
   if (monitor_) {
     (void)monitor_->Stop();
     monitor_.reset();
   }
-  if (!sandbox_) return;
+  json out = {{"error", ""}, {"exit", nullptr}, {"description", nullptr}};
+  if (!sandbox_) return out;
   Status s = sandbox_->Stop();
-  if (!s.ok() && error->empty()) *error = s.message();
+  if (!s.ok()) out["error"] = s.message();
+  out["exit"] = ExitJson();
+  out["description"] = sandbox_->ExitDescription();
   sandbox_.reset();
+  return out;
 }
 
 }  // namespace ream

@@ -8,6 +8,7 @@
 //   {"type":"host","user":"ream"}                    ->  {"type":"host","topology":{..},"hostname":..,
 //                                                          "kernel":..,"capabilities":[..],"support":[..]}
 //   {"type":"free_port"}                             ->  {"type":"free_port","port":N}
+//   {"type":"find_program","program":"memcached"}    ->  {"type":"program","found":true,"message":""}
 //   {"type":"sandbox_start","id":1,"options":{..},
 //    "argv":[..],"argv0_is_ream":true}               ->  {"type":"sandbox","id":1,"name":..,"pid":..,"cpus":[..],..}
 //                                                        {"type":"workload_line","sandbox":1,"line":..}  (each line)
@@ -71,8 +72,9 @@ class WorkloadAgent {
   bool Error(const std::string& message, const nlohmann::json& request);
   bool Host(const nlohmann::json& m);
   bool StartSandbox(const nlohmann::json& m);
-  // Stops and removes the sandbox (if any), the first error into `error` when it is empty.
-  void StopSandbox(std::string* error);
+  // Stops and removes the sandbox (if any): {"error", "exit", "description"} of how it ended
+  // (error "" and nulls when none ran).
+  nlohmann::json StopSandbox();
   // The workload's exit as {"signaled", "exit_code", "signal"}, null while it runs.
   nlohmann::json ExitJson();
 

@@ -113,6 +113,14 @@ Result<int> FreeLocalPort() {
 
 Result<int> SandboxKind::FreePort() { return FreeLocalPort(); }
 
+Status FindProgramOn(Platform& p, const std::string& program) {
+  const bool path = program.find('/') != std::string::npos;
+  if (path ? p.Exists(program) : p.FindExecutable(program).ok()) return Status::Ok();
+  return NotFound("program '" + program + "' is not found" + (path ? "" : " in PATH"));
+}
+
+Status SandboxKind::FindProgram(Platform& here, const std::string& program) { return FindProgramOn(here, program); }
+
 std::function<bool(const std::string&)> StartsWith(std::string prefix) {
   return [prefix = std::move(prefix)](const std::string& l) { return l.rfind(prefix, 0) == 0; };
 }

@@ -207,7 +207,13 @@ class SandboxKind {
   // A TCP port free now on the workload's host, for a command's "{port}" (FreeLocalPort on
   // this host by default); the error of finding one.
   virtual Result<int> FreePort();
+  // Whether `program` (a path, or a name looked up in PATH) can be started on the workload's
+  // host: this one (`here`) by default. NotFound naming it otherwise.
+  virtual Status FindProgram(Platform& here, const std::string& program);
 };
+
+// FindProgram on `p`'s file system.
+Status FindProgramOn(Platform& p, const std::string& program);
 
 // A TCP port free now on this host (bound to port 0 on 127.0.0.1, read back, released).
 Result<int> FreeLocalPort();
