@@ -12,6 +12,7 @@
 #include <fstream>
 
 #include "platform/platform.h"
+#include "platform/ssh_stand_in.h"
 
 namespace ream {
 namespace {
@@ -30,16 +31,9 @@ class RemoteDriverTest : public ::testing::Test {
     // after it starts: inside the first level's window (hello and clocks, the 600 ms lead and
     // the 100 ms warm-up put it at ~0.75-1.35 s); host "silent" has its agent stopped (SIGSTOP)
     // then, a host that stops answering with its session still up.
-    std::ofstream(dir_ + "/ssh") << "#!/bin/sh\n"
-                                    "eval \"host=\\${$(($# - 1))}\"; eval \"cmd=\\${$#}\"\n"
-                                    "case \"$host:$cmd\" in dying:exec*) exec timeout -s KILL 1.05 sh -c \"$cmd\";;\n"
-                                    "  silent:exec*) exec 3<&0; sh -c \"$cmd\" <&3 3<&- & a=$!; sleep 1.05; kill -STOP $a; wait $a; exit;;\n"
-                                    "esac\n"
-                                    "exec sh -c \"$cmd\"\n";
-    std::ofstream(dir_ + "/scp") << "#!/bin/sh\neval \"dst=\\${$#}\"; eval \"src=\\${$(($# - 1))}\"\n"
-                                    "exec cp \"$src\" \"${dst#*:}\"\n";
-    fs::permissions(dir_ + "/ssh", fs::perms::owner_all);
-    fs::permissions(dir_ + "/scp", fs::perms::owner_all);
+    testing_support::WriteSshStandIns(
+        dir_, "  dying:exec*) exec timeout -s KILL 1.05 sh -c \"$cmd\";;\n"
+              "  silent:exec*) exec 3<&0; sh -c \"$cmd\" <&3 3<&- & a=$!; sleep 1.05; kill -STOP $a; wait $a; exit;;\n");
     setenv("XDG_CACHE_HOME", dir_.c_str(), 1);
     SpawnOptions so;
     so.argv = {REAM_BINARY, "serve", "synthetic", "--port", "0", "--threads", "1", "--service", "exp:20us"};

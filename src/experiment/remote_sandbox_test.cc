@@ -15,6 +15,7 @@
 #include "monitor/monitor.h"
 #include "platform/integration_test_support.h"
 #include "platform/platform.h"
+#include "platform/ssh_stand_in.h"
 #include "topology/topology.h"
 
 namespace ream {
@@ -37,15 +38,8 @@ class RemoteSandboxTest : public ::testing::Test {
                               fs::perms::others_read | fs::perms::others_exec);
     // "ssh [options] HOST COMMAND": COMMAND runs here; host "refuse" answers as a host that
     // wants a password.
-    std::ofstream(dir_ + "/ssh") << "#!/bin/sh\n"
-                                    "eval \"host=\\${$(($# - 1))}\"; eval \"cmd=\\${$#}\"\n"
-                                    "case \"$host\" in refuse) echo 'root@refuse: Permission denied (publickey).' >&2; "
-                                    "exit 255;; esac\n"
-                                    "exec sh -c \"$cmd\"\n";
-    std::ofstream(dir_ + "/scp") << "#!/bin/sh\neval \"dst=\\${$#}\"; eval \"src=\\${$(($# - 1))}\"\n"
-                                    "exec cp \"$src\" \"${dst#*:}\"\n";
-    fs::permissions(dir_ + "/ssh", fs::perms::owner_all);
-    fs::permissions(dir_ + "/scp", fs::perms::owner_all);
+    testing_support::WriteSshStandIns(
+        dir_, "  refuse:*) echo 'root@refuse: Permission denied (publickey).' >&2; exit 255;;\n");
     setenv("XDG_CACHE_HOME", dir_.c_str(), 1);
   }
   void TearDown() override {
