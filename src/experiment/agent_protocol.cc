@@ -239,6 +239,7 @@ Result<json> MergeAgentResults(const LoadOptions& total, const std::vector<Agent
       m.issued_total += U(g, "issued_total");
       m.completed_total += U(g, "completed_total");
       m.unanswered_total += U(g, "unanswered_total");
+      m.late_answers += U(g, "late_answers_discarded");
       m.reconnections += U(g, "reconnections");
       m.reconnect_failures += U(g, "reconnect_attempts_failed");
       m.generator_cpu_s += D(g, "generator_cpu_s");

@@ -159,6 +159,7 @@ Result<LoadResult> RunLoad(const LoadOptions& o) {
     r.server_closes_after = std::max(r.server_closes_after, s->close_after);
     r.reconnect_failures += s->reconnect_failures;
     r.unanswered_total += s->unanswered_total;
+    r.late_answers += s->late_answers;
     for (const auto& [k, v] : s->reconnect_reasons) r.reconnect_reasons[k] += v;
     r.late_causes.Merge(s->late_causes);
     // Each thread's gaps in units of its achieved mean gap (Exp(1) under the null): the test asks

@@ -161,6 +161,10 @@ struct LoadResult {
   // connection, overtaken, or past the response timeout): issued_total = completed_total +
   // unanswered_total once the run is over.
   uint64_t unanswered_total = 0;
+  // Of those, answers that still came after their request had been given up (overtaken by
+  // ring-size newer ones on its connection, the server far behind): discarded, not matched to
+  // a later request, and the connection kept.
+  uint64_t late_answers = 0;
   // Over the whole run (warm-up and drain included), for per-request cost accounting.
   uint64_t issued_total = 0;
   uint64_t completed_total = 0;

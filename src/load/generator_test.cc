@@ -302,6 +302,75 @@ TEST(Generator, GarbageFromTheServerIsCountedAndInvalid) {
   EXPECT_NE(reasons.find("garbage from the server"), std::string::npos) << reasons;
 }
 
+// A server far behind (5 ms per request at 400 QPS on one connection): a request older than
+// the response timeout is overtaken by newer ones in its connection's ring and counted
+// unanswered; when its answer comes after all, it is discarded and counted — not taken for a
+// protocol error that would drop the connection and every request on it.
+TEST(Generator, AnswersToRequestsAlreadyGivenUpAreDiscardedAndTheConnectionKept) {
+  auto server = Server::Start({.threads = 1}, MakeSyntheticHandlers(*ServiceTime::Parse("const:5ms"), 1));
+  ASSERT_TRUE(server.ok()) << server.status().ToString();
+  LoadOptions o = Quick((*server)->port(), 400);
+  o.connections = 1;
+  o.warmup_ns = 0;
+  o.response_timeout_ns = 100'000'000;  // a ring of 64 slots at 400 QPS (the smallest)
+  auto r = RunLoad(o);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  nlohmann::json j = r->ToJson();
+  EXPECT_TRUE(r->connection_failures.empty()) << j["connection_failures"].dump();
+  // The first ~60 are answered within 64 sends; the server then falls further behind, and
+  // each answer it still sends (~200 a second) is for a request already given up.
+  EXPECT_GT(r->completed, 20u);
+  EXPECT_GT(r->late_answers, 50u);
+  EXPECT_LE(r->late_answers, r->unanswered_total);
+  EXPECT_EQ(r->issued_total, r->completed_total + r->unanswered_total);
+  EXPECT_EQ(j["late_answers_discarded"], r->late_answers);
+  EXPECT_FALSE(r->valid);
+  std::string reasons = j["invalid_reasons"].dump();
+  EXPECT_NE(reasons.find("overtaken"), std::string::npos) << reasons;
+  EXPECT_EQ(reasons.find("unknown request id"), std::string::npos) << reasons;
+  EXPECT_NE(r->Summary().find("came after their request had been given up"), std::string::npos) << r->Summary();
+}
+
+// The same for a protocol answered in order (memcached's text protocol, no request ids): a
+// server silent for 300 ms, then answering everything it received, at 400 QPS on one
+// connection. The answers to the requests overtaken meanwhile are discarded in order, so the
+// next answer is still matched to its own request.
+TEST(Generator, InOrderAnswersToRequestsAlreadyGivenUpAreSkippedInOrder) {
+  std::atomic<int> answered{0};
+  RawServer raw([&answered](int fd) {
+    char buf[65536];
+    int pending = 0;
+    const int64_t start = MonotonicNowNs();
+    while (MonotonicNowNs() < start + 1'300'000'000) {
+      net::IoResult r = net::ReadSome(fd, buf, sizeof buf);
+      for (size_t i = 0; i < r.bytes; ++i) pending += buf[i] == '\n';  // "get KEY\r\n"
+      if (MonotonicNowNs() > start + 300'000'000) {
+        for (; pending > 0; --pending, ++answered) {
+          if (net::WriteSome(fd, "END\r\n", 5).bytes != 5) return;
+        }
+      }
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+  });
+  LoadOptions o = Quick(raw.port(), 400);
+  o.protocol = "memcached";
+  o.get_ratio = 1.0;
+  o.connections = 1;
+  o.warmup_ns = 0;
+  o.response_timeout_ns = 100'000'000;  // a ring of 64 slots
+  auto r = RunLoad(o);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  nlohmann::json j = r->ToJson();
+  EXPECT_TRUE(r->connection_failures.empty()) << j["connection_failures"].dump();
+  // ~120 sent in the silence, ~56 of them overtaken; the answers after it are matched.
+  EXPECT_GT(r->late_answers, 20u);
+  EXPECT_LT(r->late_answers, 100u);
+  EXPECT_GT(r->completed, 200u);
+  EXPECT_EQ(r->issued_total, r->completed_total + r->unanswered_total);
+  EXPECT_EQ(r->late_answers, r->unanswered_total) << "every overtaken request was answered late";
+  EXPECT_EQ(static_cast<uint64_t>(answered.load()), r->completed_total + r->late_answers);
+}
+
 // An HTTP server that closes every connection after `limit` responses, as nginx does after
 // keepalive_requests: it announces the close on the last response (kAnnounce) or just closes
 // after it (kEof), then reads what the client had already written, to count every request it

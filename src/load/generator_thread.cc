@@ -320,6 +320,18 @@ void ThreadRunner::OnReadable(Conn* c) {
     c->in.Consume(*n);
     uint64_t id = s_.caps.matches_by_id ? resp.id : c->oldest;
     Slot* slot = id >= 1 && id < c->next_id ? &c->ring[id & c->mask] : nullptr;
+    if (slot != nullptr && slot->id > id) {
+      // The answer to a request given up when ring-size newer ones overtook it on this
+      // connection (counted then as unanswered): a server far behind, not one speaking
+      // garbage. Discarded, never matched to the newer request in its slot; in order, the
+      // next answer is the next request's.
+      ++s_.late_answers;
+      if (!s_.caps.matches_by_id) {
+        ++c->oldest;
+        while (c->oldest < c->next_id && !c->ring[c->oldest & c->mask].outstanding) ++c->oldest;
+      }
+      continue;
+    }
     if (slot == nullptr || !slot->outstanding || slot->id != id) {
       if (!resp.ok) {
         Fail(c, "the server answered with an error: " + resp.error);

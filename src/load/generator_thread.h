@@ -101,6 +101,9 @@ struct ThreadState {
   std::map<std::string, uint64_t> error_reasons;
   std::vector<std::string> connection_failures;
   uint64_t reconnections = 0, reconnect_failures = 0, unanswered_total = 0;
+  // Answers that came for requests already given up (overtaken by newer ones on their
+  // connection, so counted unanswered): discarded, counted here.
+  uint64_t late_answers = 0;
   std::map<std::string, uint64_t> reconnect_reasons;
   int down = 0;  // connections down now (reconnecting)
   // Learned from the server: it announces a close after this many responses on a connection

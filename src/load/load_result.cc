@@ -56,6 +56,7 @@ nlohmann::json LoadResult::ToJson() const {
   j["issued_total"] = issued_total;
   j["completed_total"] = completed_total;
   j["unanswered_total"] = unanswered_total;
+  j["late_answers_discarded"] = late_answers;
   j["reconnections"] = reconnections;
   j["reconnect_reasons"] = reconnect_reasons;
   j["reconnect_attempts_failed"] = reconnect_failures;
@@ -293,6 +294,11 @@ std::string LoadResult::Summary() const {
            " responses, so no more were written on one;";
     }
     s.back() = '\n';
+  }
+  if (late_answers > 0) {
+    std::snprintf(b, sizeof b, "late:      %llu answer(s) came after their request had been given up (overtaken by newer ones on its connection): discarded\n",
+                  static_cast<unsigned long long>(late_answers));
+    s += b;
   }
   if (distortion.applicable) {
     std::snprintf(b, sizeof b, "lateness:  moved p%g by %.1f %% (%s from the schedule, %s from the send)\n",
