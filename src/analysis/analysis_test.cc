@@ -420,6 +420,41 @@ TEST(Analyze, CategoryDiskBoundAndStreaming) {
   EXPECT_TRUE(said);
 }
 
+// Memory bandwidth is evidence beside the rules where the monitor had it (its method named),
+// unavailable with the monitor's reason where not, and decides no category.
+TEST(Analyze, MemoryBandwidthIsEvidenceWhereMeasuredAndSaysWhyWhereNot) {
+  auto d = Mm1Experiment();
+  for (auto& p : d.runs[0].points) {
+    p.membw_bps = Metric::Of(1e6 + p.target_load * 50000);
+    p.membw_method = "resctrl MBM";
+  }
+  auto a = Analyze(d, {});
+  ASSERT_TRUE(a.ok());
+  EXPECT_EQ(a->category.name, "fast");
+  const Evidence* peak = nullptr;
+  const Evidence* r = nullptr;
+  for (const auto& e : a->category.evidence) {
+    if (e.name == "peak memory bandwidth (resctrl MBM)") peak = &e;
+    if (e.name == "memory bandwidth vs QPS correlation") r = &e;
+  }
+  ASSERT_TRUE(peak && r);
+  ASSERT_TRUE(peak->value && r->value);
+  EXPECT_GT(*peak->value, 1e6);
+  EXPECT_GT(*r->value, 0.99);
+  EXPECT_EQ(peak->category, "memory");
+
+  auto u = Mm1Experiment();
+  for (auto& p : u.runs[0].points) p.membw_bps = Metric::Unavailable("no resctrl monitoring, no perf counters");
+  auto b = Analyze(u, {});
+  ASSERT_TRUE(b.ok());
+  EXPECT_EQ(b->category.name, "fast");
+  bool said = false;
+  for (const auto& e : b->category.evidence) {
+    if (e.name == "peak memory bandwidth") said = !e.value && !e.holds && e.note.find("no resctrl") != std::string::npos;
+  }
+  EXPECT_TRUE(said);
+}
+
 TEST(Analyze, CpuIntensive) {
   ExperimentData d;
   d.name = "sphinx-like";

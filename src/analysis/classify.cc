@@ -29,9 +29,19 @@ Category Classify(const GroupAnalysis* ref, const std::vector<GroupAnalysis>& gr
   std::string tx_why, disk_why, cpu_why;
   std::vector<XY> disk_vs_qps, cpu_vs_qps;
   std::optional<double> tx_per_req, disk_per_req;
+  std::optional<double> peak_membw;
+  std::string membw_why, membw_method;
+  std::vector<XY> membw_vs_qps;
   for (const auto& p : ref->points) {
     if (p.failed) continue;
     double x = p.throughput_qps;
+    if (p.membw_bps.has()) {
+      peak_membw = std::max(peak_membw.value_or(0), *p.membw_bps.value);
+      membw_vs_qps.push_back({x, *p.membw_bps.value});
+      if (membw_method.empty()) membw_method = p.membw_method;
+    } else if (membw_why.empty()) {
+      membw_why = p.membw_bps.unavailable;
+    }
     if (p.net_tx_bps.has()) {
       peak_tx = std::max(peak_tx.value_or(0), *p.net_tx_bps.value);
       if (x > 0) tx_per_req = std::max(tx_per_req.value_or(0), *p.net_tx_bps.value / x);
@@ -155,6 +165,20 @@ Category Classify(const GroupAnalysis* ref, const std::vector<GroupAnalysis>& gr
                     "≥ " + Fmt(kFastCpuCorrelation), cpu_r && *cpu_r >= kFastCpuCorrelation,
                     cpu_why.empty() ? "fewer than two points" : cpu_why);
   bool fast = quick && many && follows;
+
+  // Memory bandwidth, where measured (resctrl MBM) or estimated (perf LLC misses): evidence
+  // beside the rules, not a rule. The seed describes it per category (sphinx > 600 MB/s, the
+  // disk-bound 10-100 MB/s, the fast 70-250 MB/s, media-streaming ~400 MB/s) but finds every
+  // workload far below a core's bandwidth alone, so it decides none of them; it becomes the
+  // question under an LLC partition (the sensitivity table's llc_ways and mem_bw).
+  const std::string membw_how = membw_method.empty() ? "" : " (" + membw_method + ")";
+  ev("memory", "peak memory bandwidth" + membw_how, peak_membw, "B/s",
+     "informative (the seed's: 45-700 MB/s)", true,
+     membw_why.empty() ? "not measured" : membw_why);
+  auto membw_r = corr(membw_vs_qps);
+  ev("memory", "memory bandwidth vs QPS correlation", membw_r, "r", "informative", true,
+     membw_vs_qps.size() < 2 ? (membw_why.empty() ? "fewer than two points with memory bandwidth" : membw_why)
+                             : "no variation");
 
   if (streaming) {
     c.name = "network-streaming";

@@ -276,11 +276,21 @@ class TextReporter : public Reporter {
 
     os << "Category: " << a.category.name << " — " << a.category.explanation << "\n";
     AlignedTable tc({"CATEGORY", "MEASURED", "VALUE", "RULE", "HOLDS"});
+    // A long reason for an unavailable value (a monitor's whole diagnosis) is a numbered note
+    // under the table, said once however many rows share it, so the table stays readable.
+    std::vector<std::string> notes;
     for (const auto& e : a.category.evidence) {
-      tc.Add({e.category, e.name, e.value ? FormatNumber(*e.value) + " " + e.unit : e.note,
-              e.rule, e.holds ? "yes" : "no"});
+      std::string value = e.value ? FormatNumber(*e.value) + " " + e.unit : e.note;
+      if (!e.value && e.note.size() > 48) {
+        auto it = std::find(notes.begin(), notes.end(), e.note);
+        size_t n = static_cast<size_t>(it - notes.begin()) + 1;
+        if (it == notes.end()) notes.push_back(e.note);
+        value = "unavailable [" + std::to_string(n) + "]";
+      }
+      tc.Add({e.category, e.name, value, e.rule, e.holds ? "yes" : "no"});
     }
     tc.Print(os);
+    for (size_t i = 0; i < notes.size(); ++i) os << "  [" << i + 1 << "] " << notes[i] << "\n";
     os << "\n";
 
     os << "Sensitivity (" << u << " under QoS across partitions)\n";
