@@ -725,6 +725,20 @@ TEST(JudgeValidity, RateLimitAllowsForThePoissonCountOfTheWindowOnly) {
   JudgeValidity(&r);
   EXPECT_FALSE(r.valid);
   EXPECT_DOUBLE_EQ(r.rate_error_limit, 0.02);
+  // Whatever the schedule, a count is whole: at 0.4 QPS for 4 s (1.6 due), 1 or 2 requests
+  // are the schedule itself; 3 is a request too many.
+  r.options.qps = 0.4;
+  r.options.duration_ns = 4'000'000'000;
+  r.issued = r.timely = r.completed = 1;
+  JudgeValidity(&r);
+  EXPECT_TRUE(r.valid) << (r.invalid_reasons.empty() ? "" : r.invalid_reasons[0]);
+  EXPECT_DOUBLE_EQ(r.rate_error_limit, 1 / 1.6);
+  r.issued = r.timely = r.completed = 2;
+  JudgeValidity(&r);
+  EXPECT_TRUE(r.valid) << (r.invalid_reasons.empty() ? "" : r.invalid_reasons[0]);
+  r.issued = r.timely = r.completed = 3;
+  JudgeValidity(&r);
+  EXPECT_FALSE(r.valid);
 }
 
 }  // namespace
