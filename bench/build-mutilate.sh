@@ -9,7 +9,8 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 src=${1:?usage: bench/build-mutilate.sh SRC_DIR [BUILD_DIR]}
-out=${2:-$here/build}/peers
+# Absolute: the compile below runs in a temporary directory.
+out=$(realpath -m "${2:-$here/build}")/peers
 [ -f "$src/mutilate.cc" ] && [ -f "$src/cmdline.ggo" ] ||
   { echo "build-mutilate.sh: $src is not a mutilate checkout (no mutilate.cc, cmdline.ggo)" >&2; exit 2; }
 for tool in g++ gengetopt; do
