@@ -455,6 +455,27 @@ TEST(Analyze, MemoryBandwidthIsEvidenceWhereMeasuredAndSaysWhyWhereNot) {
   EXPECT_TRUE(said);
 }
 
+// Saturation is judged against what was sent: a Poisson window that held 7 % fewer requests
+// than the target, all answered, is a server keeping up; one that answers 20 % fewer than
+// were sent is not. (rocksdb at 100 QPS for 4 s sent 371.)
+TEST(Analyze, SaturationComparesThroughputWithWhatWasSentNotTheTarget) {
+  ExperimentData d;
+  d.name = "sent";
+  d.runs.push_back(ModelRun("1-ST", 1, 100e-6, 500, 3000, 500));
+  d.runs[0].points[0].achieved_qps = d.runs[0].points[0].throughput_qps = 464;  // 7 % short, all answered
+  auto a = Analyze(d, {});
+  ASSERT_TRUE(a.ok()) << a.status().ToString();
+  EXPECT_FALSE(a->groups[0].saturation_qps.has_value()) << a->groups[0].saturation_note;
+  EXPECT_EQ(a->groups[0].saturation_note.rfind("not reached", 0), 0u) << a->groups[0].saturation_note;
+
+  d.runs[0].points[3].throughput_qps = 0.8 * d.runs[0].points[3].achieved_qps;  // 2 000 sent, 1 600 answered
+  auto b = Analyze(d, {});
+  ASSERT_TRUE(b.ok());
+  ASSERT_TRUE(b->groups[0].saturation_qps.has_value());
+  EXPECT_NE(b->groups[0].saturation_note.find("fell below 95 % of the offered 2000 QPS sent (target 2000 QPS)"),
+            std::string::npos) << b->groups[0].saturation_note;
+}
+
 TEST(Analyze, CpuIntensive) {
   ExperimentData d;
   d.name = "sphinx-like";
