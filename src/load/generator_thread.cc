@@ -12,6 +12,15 @@
 #include "protocol/keyspace.h"
 
 namespace ream::load_detail {
+namespace {
+
+// The oldest request of the connection still waiting for its answer, moved past those
+// answered (or given up) before it.
+void SkipToOldestOutstanding(Conn* c) {
+  while (c->oldest < c->next_id && !c->ring[c->oldest & c->mask].outstanding) ++c->oldest;
+}
+
+}  // namespace
 
 void ThreadRunner::Issue(int64_t sched_ns, bool measured) {
   Conn* c = nullptr;
@@ -328,7 +337,7 @@ void ThreadRunner::OnReadable(Conn* c) {
       ++s_.late_answers;
       if (!s_.caps.matches_by_id) {
         ++c->oldest;
-        while (c->oldest < c->next_id && !c->ring[c->oldest & c->mask].outstanding) ++c->oldest;
+        SkipToOldestOutstanding(c);
       }
       continue;
     }
@@ -342,7 +351,7 @@ void ThreadRunner::OnReadable(Conn* c) {
     }
     slot->outstanding = false;
     --c->outstanding;
-    while (c->oldest < c->next_id && !c->ring[c->oldest & c->mask].outstanding) ++c->oldest;
+    SkipToOldestOutstanding(c);
     ++s_.completed_total;
     ++c->answered;
     c->failed_attempts = 0;
