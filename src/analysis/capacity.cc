@@ -172,11 +172,12 @@ void Saturation(GroupAnalysis& g, LoadAxis axis) {
     // Against what was sent, not the target: a Poisson window at 100 QPS for 4 s may hold 371
     // requests, and a server that answers all 371 has kept up. (Stored before the achieved rate
     // was: the target.)
-    const double offered = p.achieved_qps > 0 ? p.achieved_qps : p.target_load;
+    const bool sent_known = p.achieved_qps > 0;
+    const double offered = sent_known ? p.achieved_qps : p.target_load;
     if (rate && !saturated && offered > 0 && p.throughput_qps < 0.95 * offered) {
       saturated = true;
       why = "throughput " + Qps(p.throughput_qps) + " fell below 95 % of the offered " + Qps(offered) +
-            (p.achieved_qps > 0 ? " sent (target " + Qps(p.target_load) + ")" : "");
+            (sent_known ? " sent (target " + Qps(p.target_load) + ")" : "");
     }
     if (!saturated && p.cpu_util.has() && *p.cpu_util.value >= 0.95) {
       saturated = true;
