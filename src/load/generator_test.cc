@@ -306,14 +306,20 @@ TEST(Generator, GarbageFromTheServerIsCountedAndInvalid) {
 // the response timeout is overtaken by newer ones in its connection's ring and counted
 // unanswered; when its answer comes after all, it is discarded and counted — not taken for a
 // protocol error that would drop the connection and every request on it.
+// 400 QPS on one connection, a request given up 100 ms after it was sent: a ring of 64 slots
+// (the smallest), which a server falling behind overruns.
+LoadOptions OneConnectionGivingUpAfter100ms(int port) {
+  LoadOptions o = Quick(port, 400);
+  o.connections = 1;
+  o.warmup_ns = 0;
+  o.response_timeout_ns = 100'000'000;
+  return o;
+}
+
 TEST(Generator, AnswersToRequestsAlreadyGivenUpAreDiscardedAndTheConnectionKept) {
   auto server = Server::Start({.threads = 1}, MakeSyntheticHandlers(*ServiceTime::Parse("const:5ms"), 1));
   ASSERT_TRUE(server.ok()) << server.status().ToString();
-  LoadOptions o = Quick((*server)->port(), 400);
-  o.connections = 1;
-  o.warmup_ns = 0;
-  o.response_timeout_ns = 100'000'000;  // a ring of 64 slots at 400 QPS (the smallest)
-  auto r = RunLoad(o);
+  auto r = RunLoad(OneConnectionGivingUpAfter100ms((*server)->port()));
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   nlohmann::json j = r->ToJson();
   EXPECT_TRUE(r->connection_failures.empty()) << j["connection_failures"].dump();
@@ -352,12 +358,9 @@ TEST(Generator, InOrderAnswersToRequestsAlreadyGivenUpAreSkippedInOrder) {
       std::this_thread::sleep_for(std::chrono::microseconds(200));
     }
   });
-  LoadOptions o = Quick(raw.port(), 400);
+  LoadOptions o = OneConnectionGivingUpAfter100ms(raw.port());
   o.protocol = "memcached";
   o.get_ratio = 1.0;
-  o.connections = 1;
-  o.warmup_ns = 0;
-  o.response_timeout_ns = 100'000'000;  // a ring of 64 slots
   auto r = RunLoad(o);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   nlohmann::json j = r->ToJson();
