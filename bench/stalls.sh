@@ -19,30 +19,12 @@ case $secs in '' | *[!0-9]*) echo "stalls.sh: SECONDS must be a whole number, go
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cat > "$tmp/stalls.c" <<'C'
-#define _GNU_SOURCE
-#include <netinet/in.h>
-#include <netinet/tcp.h>
-#include <sched.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/prctl.h>
-#include <sys/socket.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
+#include "probe.h"
 
-static long long now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return t.tv_sec * 1000000000LL + t.tv_nsec;
-}
-static void pin(int cpu) {
-  cpu_set_t s;
-  CPU_ZERO(&s);
-  CPU_SET(cpu, &s);
-  sched_setaffinity(0, sizeof s, &s);
-}
+#include <netinet/tcp.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 // Continuous spin for `secs` seconds.
 static void spin(long long secs) {
@@ -87,16 +69,9 @@ static void sleep_then_spin(long sleep_us, long spin_us, int n) {
 
 // write() cost to an echo peer on CPU 0, one request every gap_us, from CPU 1.
 static void write_cost(long gap_us, int n) {
-  int ls = socket(AF_INET, SOCK_STREAM, 0), one = 1;
+  int one = 1;
   struct sockaddr_in a;
-  memset(&a, 0, sizeof a);
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(0x7f000001);
-  socklen_t al = sizeof a;
-  if (bind(ls, (void*)&a, sizeof a) || listen(ls, 1) || getsockname(ls, (void*)&a, &al)) {
-    perror("stalls: listen");
-    exit(1);
-  }
+  int ls = listen_loopback(&a, 1);
   pid_t child = fork();
   if (child == 0) {
     pin(0);
@@ -140,7 +115,7 @@ int main(int argc, char** argv) {
   return 0;
 }
 C
-cc -O2 -o "$tmp/stalls" "$tmp/stalls.c"
+cc -O2 -I "$(dirname "$0")" -o "$tmp/stalls" "$tmp/stalls.c"
 echo "# $(date -u +%FT%TZ) $(uname -r), $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "1. continuous spin, ${secs} s per CPU:"
 for cpu in $(seq 0 $(($(nproc) - 1))); do

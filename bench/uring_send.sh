@@ -21,35 +21,18 @@ case $n in '' | *[!0-9]*) echo "uring_send.sh: REQUESTS must be a whole number, 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cat > "$tmp/u.c" <<'C'
-#define _GNU_SOURCE
+#include "probe.h"
+
 #include <errno.h>
 #include <liburing.h>
-#include <netinet/in.h>
 #include <netinet/tcp.h>
-#include <sched.h>
 #include <signal.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <sys/epoll.h>
 #include <sys/prctl.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #define CONNS 8
-static long long now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return t.tv_sec * 1000000000LL + t.tv_nsec;
-}
-static void pin(int cpu) {
-  cpu_set_t s;
-  CPU_ZERO(&s);
-  CPU_SET(cpu, &s);
-  if (sched_setaffinity(0, sizeof s, &s) != 0) { perror("sched_setaffinity"); exit(1); }
-}
 static void die(const char* what) { perror(what); exit(1); }
 static int cmp(const void* a, const void* b) {
   long long x = *(const long long*)a, y = *(const long long*)b;
@@ -132,10 +115,8 @@ static void report(const char* label, long long* c, int n) {
 }
 int main(int argc, char** argv) {
   int n = atoi(argv[1]);
-  int l = socket(AF_INET, SOCK_STREAM, 0);
-  struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-  socklen_t len = sizeof a;
-  if (bind(l, (struct sockaddr*)&a, sizeof a) || listen(l, 16) || getsockname(l, (struct sockaddr*)&a, &len)) die("listen");
+  struct sockaddr_in a;
+  int l = listen_loopback(&a, 16);
   pid_t p = fork();
   if (p == 0) echo(l);
   pin(1);
@@ -169,6 +150,6 @@ int main(int argc, char** argv) {
   return 0;
 }
 C
-cc -O2 -o "$tmp/u" "$tmp/u.c" -luring
+cc -O2 -I "$(dirname "$0")" -o "$tmp/u" "$tmp/u.c" -luring
 echo "# $(date -u +%FT%TZ) $(uname -r), $(nproc) CPUs; sender on CPU 1, echo peer on CPU 0"
 "$tmp/u" "$n"
