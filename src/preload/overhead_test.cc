@@ -64,8 +64,9 @@ TEST_F(OverheadTest, SocketMessagesCostOEachAndOtherDescriptorsNothing) {
   EXPECT_LE(with_o["socket_send_cpu_ns"], ceiling);
   EXPECT_GE(with_o["socket_recv_cpu_ns"], floor);
   EXPECT_LE(with_o["socket_recv_cpu_ns"], ceiling);
-  // A pipe is not a socket: its 2N calls would cost 2N·o = 20 ms if they were charged.
-  EXPECT_LT(with_o["pipe_write_cpu_ns"], base["pipe_write_cpu_ns"] + floor / 10);
+  // A pipe is not a socket: its 2N calls would cost 2N·o = 20 ms if they were charged; one
+  // reading of 400 uncharged calls varies by a millisecond or more on a busy VM.
+  EXPECT_LT(with_o["pipe_write_cpu_ns"], base["pipe_write_cpu_ns"] + floor / 2);
 
   // The statistics: 2N socket messages, CPU spent at least o each (and not much more).
   auto files = p_->ListDir(dir_);
@@ -88,18 +89,24 @@ TEST_F(OverheadTest, SocketMessagesCostOEachAndOtherDescriptorsNothing) {
 }
 
 TEST_F(OverheadTest, UnsetOrZeroChangesNothing) {
-  auto base = RunProbe(*p_, {});
+  // One reading of a thread's CPU time over 200 sends varies several-fold on a busy virtual
+  // machine (0.5 ms alone, 1.8 ms once under the parallel suite), so each side is the least of
+  // interleaved runs, and the margin is a quarter of what o = 50 µs would add (N·o = 10 ms).
+  constexpr int kRuns = 3;
+  const int64_t margin = kMessages * kOverheadNs / 4;
   for (std::string o : {"", "0"}) {
     std::vector<std::string> env = {std::string("LD_PRELOAD=") + REAM_OVERHEAD_LIB,
                                     "REAM_NET_OVERHEAD_STATS=" + dir_};
     if (!o.empty()) env.push_back("REAM_NET_OVERHEAD_NS=" + o);
-    auto r = RunProbe(*p_, env);
-    ASSERT_EQ(r["n"], kMessages);
-    // Had o been applied even at 1 µs, N sends would cost N µs more; unset they cost ~1 µs each.
-    EXPECT_LT(r["socket_send_cpu_ns"], base["socket_send_cpu_ns"] + kMessages * kOverheadNs / 10)
-        << "o=" << o;
-    EXPECT_LT(r["socket_recv_cpu_ns"], base["socket_recv_cpu_ns"] + kMessages * kOverheadNs / 10)
-        << "o=" << o;
+    std::map<std::string, int64_t> base, r;
+    for (int i = 0; i < kRuns; ++i) {
+      for (auto [out, run] : {std::pair{&base, RunProbe(*p_, {})}, std::pair{&r, RunProbe(*p_, env)}}) {
+        ASSERT_EQ(run["n"], kMessages);
+        for (const auto& [k, v] : run) (*out)[k] = out->count(k) ? std::min((*out)[k], v) : v;
+      }
+    }
+    EXPECT_LT(r["socket_send_cpu_ns"], base["socket_send_cpu_ns"] + margin) << "o=" << o;
+    EXPECT_LT(r["socket_recv_cpu_ns"], base["socket_recv_cpu_ns"] + margin) << "o=" << o;
   }
   // Inactive, the library writes no statistics.
   auto files = p_->ListDir(dir_);
