@@ -293,6 +293,7 @@ Result<json> MergeAgentResults(const LoadOptions& total, const std::vector<Agent
             // contains() first: a const json's [] of a missing key reads freed memory.
             m.interarrival.passed = ad.contains("passed") && ad["passed"].is_boolean() && ad["passed"].get<bool>();
             m.interarrival.sample_size = static_cast<size_t>(U(ad, "sample_size"));
+            if (ad.contains("span") && ad["span"].is_number_integer()) m.interarrival.span = ad["span"].get<int>();
             m.interarrival.method = S(ad, "method") + " (agent " + a.name + ", the closest to failing of " +
                                     std::to_string(agents.size()) + ")";
           }

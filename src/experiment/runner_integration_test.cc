@@ -278,6 +278,7 @@ max_points = 6
 [qos]
 target = "5ms"
 min_timely_ratio = 1.0
+validity = "seed"
 )");
   const int before_kill = RunAndKillAfter(spec, 2).stored;
   ASSERT_FALSE(HasFailure());
@@ -338,6 +339,7 @@ qps = [1000]
 )" + extra + R"([qos]
 target = "5ms"
 min_timely_ratio = 1.0
+validity = "seed"
 )");
   };
   const std::string again_events = (dir_ / "again.events").string();

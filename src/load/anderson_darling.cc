@@ -20,4 +20,13 @@ double AndersonDarlingStatistic(std::vector<double>& sample,
   return -static_cast<double>(n) - s / static_cast<double>(n);
 }
 
+double ErlangCdf(int k, double x) {
+  if (!(x > 0)) return 0;
+  if (k <= 1) return -std::expm1(-x);
+  const double lx = std::log(x);
+  double tail = 0;  // e^-x Σ_{i<k} x^i / i!
+  for (int i = 0; i < k; ++i) tail += std::exp(-x + i * lx - std::lgamma(i + 1.0));
+  return std::clamp(1.0 - tail, 0.0, 1.0);
+}
+
 }  // namespace ream

@@ -23,6 +23,13 @@ using load_detail::Conn;
 using load_detail::ThreadRunner;
 using load_detail::ThreadState;
 
+int GapSpan(int64_t tolerance_ns, double rate_per_thread) {
+  constexpr double kSpanTolerances = 10;
+  constexpr int kMaxSpan = 64;
+  double k = std::ceil(kSpanTolerances * static_cast<double>(tolerance_ns) * rate_per_thread / 1e9 - 1e-9);
+  return static_cast<int>(std::clamp(k, 1.0, static_cast<double>(kMaxSpan)));
+}
+
 Result<LoadResult> RunLoad(const LoadOptions& o) {
   if (o.session.enabled()) return RunSessionLoad(o);
   REAM_RETURN_IF_ERROR(ValidateLoadOptions(o));
@@ -61,6 +68,7 @@ Result<LoadResult> RunLoad(const LoadOptions& o) {
     s->gap_capacity = want;
     s->gap_sample.reserve(want);
     s->gap_stride = std::max<uint64_t>(1, static_cast<uint64_t>(expected_per_thread / static_cast<double>(want)));
+    s->gap_span = GapSpan(o.timely_tolerance_ns, rate_per_thread);
     states.push_back(std::move(s));
   }
   std::string stamps_refused, tx_refused;
@@ -162,8 +170,8 @@ Result<LoadResult> RunLoad(const LoadOptions& o) {
     r.late_answers += s->late_answers;
     for (const auto& [k, v] : s->reconnect_reasons) r.reconnect_reasons[k] += v;
     r.late_causes.Merge(s->late_causes);
-    // Each thread's gaps in units of its achieved mean gap (Exp(1) under the null): the test asks
-    // whether the sends were Poisson, the rate check whether they were as many as asked.
+    // Each thread's spans in units of its achieved mean gap (Erlang(span) under the null): the
+    // test asks whether the sends were Poisson, the rate check whether they were as many as asked.
     double achieved_per_ns = static_cast<double>(s->issued) / static_cast<double>(o.duration_ns);
     if (achieved_per_ns <= 0) achieved_per_ns = s->rate_per_s / 1e9;
     for (double g : s->gap_sample) gaps.push_back(g * achieved_per_ns);
@@ -209,7 +217,7 @@ Result<LoadResult> RunLoad(const LoadOptions& o) {
     ad.not_applicable_reason = "the test checks exponential (Poisson) arrivals; " + o.arrival.name +
                                " arrivals have no continuous reference distribution to test against";
   } else if (gaps.size() < 20) {
-    ad.not_applicable_reason = "too few send gaps sampled (" + std::to_string(gaps.size()) + ")";
+    ad.not_applicable_reason = "too few spans of send gaps sampled (" + std::to_string(gaps.size()) + ")";
   } else {
     if (gaps.size() > o.interarrival_sample) {
       std::vector<double> even;
@@ -218,9 +226,16 @@ Result<LoadResult> RunLoad(const LoadOptions& o) {
       gaps.swap(even);
     }
     ad.applicable = true;
-    ad.method = "Anderson-Darling test vs exponential at the achieved rate, alpha = 0.01";
+    const int k = states.front()->gap_span;
+    ad.span = k;
+    if (k == 1) {
+      ad.method = "Anderson-Darling test vs exponential at the achieved rate, alpha = 0.01";
+    } else {
+      ad.method = "Anderson-Darling test of spans of " + std::to_string(k) +
+                  " send gaps (>= 10 tolerances) vs Erlang(" + std::to_string(k) + ") at the achieved rate, alpha = 0.01";
+    }
     ad.sample_size = gaps.size();
-    ad.statistic = AndersonDarlingStatistic(gaps, [](double x) { return x <= 0 ? 0.0 : -std::expm1(-x); });
+    ad.statistic = AndersonDarlingStatistic(gaps, [k](double x) { return ErlangCdf(k, x); });
     ad.critical = kAndersonDarlingCritical1;
     ad.passed = ad.statistic <= ad.critical;
   }

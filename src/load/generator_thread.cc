@@ -89,12 +89,13 @@ void ThreadRunner::IssueOn(Conn* c, int64_t sched_ns, bool measured, bool waited
     } else {
       timeline_.Attribute(sched_ns, now, waited);
     }
-    if (s_.prev_send_ns >= 0 && s_.issued % s_.gap_stride == 0 &&
-        s_.gap_sample.size() < s_.gap_capacity) {
-      s_.gap_sample.push_back(static_cast<double>(now - s_.prev_send_ns));  // ns; scaled after the run
+    if (s_.span_left > 0) {
+      if (--s_.span_left == 0) s_.gap_sample.push_back(static_cast<double>(now - s_.span_start_ns));  // ns
+    } else if (s_.issued % s_.gap_stride == 0 && s_.gap_sample.size() < s_.gap_capacity) {
+      s_.span_start_ns = now;
+      s_.span_left = s_.gap_span;
     }
   }
-  s_.prev_send_ns = now;
 }
 
 void ThreadRunner::Flush(Conn* c) {

@@ -109,10 +109,14 @@ struct ThreadState {
   // Learned from the server: it announces a close after this many responses on a connection
   // (nginx's keepalive_requests). 0: not known.
   uint64_t close_after = 0;
-  std::vector<double> gap_sample;  // sampled send gaps (ns); Exp at the achieved rate under the null
+  // Sampled spans of gap_span consecutive send gaps (ns): Erlang(gap_span) at the achieved rate
+  // under the null (generator.cc, "spans"). A span starts every gap_stride-th measured send.
+  std::vector<double> gap_sample;
   uint64_t gap_stride = 1;
   size_t gap_capacity = 0;
-  int64_t prev_send_ns = -1;
+  int gap_span = 1;
+  int span_left = 0;  // sends until the open span closes (0: none open)
+  int64_t span_start_ns = 0;
   int64_t cpu_begin_ns = -1, cpu_end_ns = -1;
   bool has_server_times = false;
   // Responses timed by the kernel's arrival stamps (see LoadOptions::kernel_rx_timestamps).

@@ -106,6 +106,7 @@ nlohmann::json LoadResult::ToJson() const {
     ad["critical"] = interarrival.critical;
     ad["passed"] = interarrival.passed;
     ad["sample_size"] = interarrival.sample_size;
+    ad["span"] = interarrival.span;
     ad["method"] = interarrival.method;
   } else {
     ad["statistic"] = nullptr;
