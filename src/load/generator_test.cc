@@ -500,7 +500,18 @@ void ExpectReconnectsAndCountsEveryRequestOnce(ClosingHttpServer::Mode mode, con
   SCOPED_TRACE(r->Summary());
   // 3 600 requests over two connections that each last 150 responses: about 24 closes.
   EXPECT_GE(r->reconnections, 15u);
-  EXPECT_EQ(static_cast<int>(r->reconnections) + o.connections, server.accepted());
+  const uint64_t waited = r->late_causes.requests[static_cast<size_t>(LateCause::kReconnect)];
+  std::printf("note: %llu requests late waiting for a reconnection\n", static_cast<unsigned long long>(waited));
+  if (mode == ClosingHttpServer::Mode::kAnnounce) {
+    // Once the count is learned the thread keeps one spare connection (make before break): the
+    // server accepted it on top of the replacements, and a connection reaching the count hands
+    // the schedule to it instead of making requests wait for the close and a new connect —
+    // only the closes before the count was learned (one per connection) can delay any.
+    EXPECT_EQ(static_cast<int>(r->reconnections) + o.connections + 1, server.accepted());
+    EXPECT_LE(waited, 2u * static_cast<uint64_t>(o.connections) * 3) << "requests waited for reconnections";
+  } else {
+    EXPECT_EQ(static_cast<int>(r->reconnections) + o.connections, server.accepted());
+  }
   EXPECT_EQ(r->reconnect_failures, 0u);
   EXPECT_TRUE(r->connection_failures.empty()) << nlohmann::json(r->connection_failures).dump();
   std::string why = nlohmann::json(r->reconnect_reasons).dump();

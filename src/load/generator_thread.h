@@ -34,6 +34,10 @@ constexpr size_t kDirectPollMaxConns = 4;
 constexpr int kMaxReconnectAttempts = 12;
 constexpr int64_t kFirstRetryDelayNs = 1'000'000;
 constexpr int64_t kMaxRetryDelayNs = 250'000'000;
+// A spare's connect (socket, connect, then the options and epoll calls: ~10 system calls,
+// 100-200 us here) is done where the schedule leaves room for it.
+constexpr int64_t kSpareSlackNs = 50'000;
+constexpr int64_t kSpareMaxDeferNs = 5'000'000;
 
 struct Slot {
   uint64_t id = 0;
@@ -69,6 +73,12 @@ struct Conn {
   uint64_t answered = 0;          // responses on the current socket
   uint64_t sent = 0;              // requests written on the current socket
   bool reconnected = false;       // the current socket replaced one the server closed
+  // Takes no new requests from the schedule: the thread's spare (opened once the server is
+  // known to close after a count, ready to take over a connection that reaches it), or a
+  // connection that reached the count and waits for its last answers and the close, after
+  // which it reconnects and is the spare (generator_thread.cc, "make before break").
+  bool standby = false;
+  bool opening_spare = false;     // its first connect: not a reconnection
   std::string down_reason;        // why it went down
   std::string last_error;         // the last failed attempt's cause
   std::vector<std::pair<int64_t, bool>> waiting;
@@ -109,6 +119,8 @@ struct ThreadState {
   // Learned from the server: it announces a close after this many responses on a connection
   // (nginx's keepalive_requests). 0: not known.
   uint64_t close_after = 0;
+  bool want_spare = false;   // open the spare at the next safe point (not while iterating conns)
+  bool spare_opened = false; // once per thread: a spare the server drops is not reopened
   // Sampled spans of gap_span consecutive send gaps (ns): Erlang(gap_span) at the achieved rate
   // under the null (generator.cc, "spans"). A span starts every gap_stride-th measured send.
   std::vector<double> gap_sample;
@@ -148,9 +160,14 @@ class ThreadRunner {
   void StartReconnect(Conn* c);
   void OnConnectDone(Conn* c);
   void GiveUp(Conn* c);
+  void OpenSpare();
+  void Retire(Conn* c);
+  Conn* TakeOver(Conn* from);
   // Starts the reconnections whose retry time came, times out the connects that took too
   // long. Returns the earliest time it needs to be called again (INT64_MAX: nothing pending).
-  int64_t ServiceReconnects();
+  // Starts due reconnections; a spare's waits for a gap of kSpareSlackNs before the next send
+  // (next_send_ns), or kSpareMaxDeferNs at most. Returns when it next has something to do.
+  int64_t ServiceReconnects(int64_t next_send_ns = INT64_MAX);
   void DropOutstanding(Conn* c, const std::string& reason);
   // `kernel_rx`: `now` is the kernel's arrival stamp of the answer.
   void RecordAnswer(const Slot& slot, const Response& resp, int64_t now, bool kernel_rx);
