@@ -728,6 +728,12 @@ timely_tolerance = "200us"
 wait = "spin"
 [qos]
 target = "2ms"
+# The seed's rule, as this comparison was calibrated under: it checks the knee search against
+# a grid, both under one rule. Under the distortion rule (the default since 2 Dec 2026) one
+# quiet-gated run had the grid's crossing 13 % below the knee's (6 682 vs 7 575 QPS); a likely
+# cause, not measured: a level the host stalled on both sides is late by the seed's measure
+# but not distorted by lateness, so it counts as valid and missing QoS.
+validity = "seed"
 )";
   // The target (2 ms, ~80 % utilization) puts the knee where the p95 climbs ~1.2 us per QPS by
   // the M/M/1 formula: at 1 ms (~60 %) it climbed ~0.3 us per QPS, and one sweep's tail noise
