@@ -40,6 +40,7 @@ RunData Sweep(double s, Partition partition) {
     p.valid = true;
     p.timely_ratio = 1;
     QueueModel m{1, s, 50e-6};
+    if (!MeanResponse(m, l)) break;  // past saturation the model has no figure (and a sweep stops)
     p.latency_mean_us = *MeanResponse(m, l) * 1e6;
     p.p95_us = *ResponsePercentile(m, l, 0.95) * 1e6;
     p.p50_us = *ResponsePercentile(m, l, 0.50) * 1e6;
