@@ -152,25 +152,24 @@ void ThreadRunner::DropOutstanding(Conn* c, const std::string& reason) {
   c->out.clear();
   c->out_off = 0;
   c->in.Clear();
-  if (c->fd.valid()) {
-    s_.poller.Remove(c->fd.get());
-    c->fd.reset();
-  }
+  CloseSocket(c);
   c->want_write = false;
+}
+
+void ThreadRunner::CloseSocket(Conn* c) {
+  if (!c->fd.valid()) return;
+  s_.poller.Remove(c->fd.get());
+  c->fd.reset();
 }
 
 void ThreadRunner::Fail(Conn* c, const std::string& reason) {
   if (c->dead) return;
-  c->dead = true;
   char when[64];
   std::snprintf(when, sizeof when, " (%.3f s into the run)",
                 static_cast<double>(MonotonicNowNs() - start_ns_) / 1e9);
   s_.connection_failures.push_back(reason + when);
   DropOutstanding(c, reason);
-  if (c->down) {
-    c->down = false;
-    --s_.down;
-  }
+  Retire(c);
   for (const auto& [sched, measured] : c->waiting) {
     CountError(measured, "not sent: its connection failed: " + reason);
   }
@@ -179,13 +178,13 @@ void ThreadRunner::Fail(Conn* c, const std::string& reason) {
 
 // Make before break. A server that closes every connection after a count of responses
 // (nginx's keepalive_requests: 1 000) would otherwise leave the schedule's requests waiting,
-// at each close, for the last answers, the close and a new connect: about 0.8 ms a time at
-// 61 000 QPS on one connection, 6-22 % of the requests late (docs/performance.md). So once the
-// count is learned the thread opens one spare connection; a connection that reaches the count
-// (or goes down) hands the schedule to the spare if it is up, drains, reconnects after the
-// server's close, and is the next spare. The server sees one more connection per thread.
+// at each close, for the last answers, the close and a new connect: at 61 000 QPS on one
+// connection 4.8-22.5 % of the requests were late behind reconnections (docs/performance.md,
+// "Make before break"; tens of requests a close). So once the count is learned the thread
+// opens one spare connection; a connection that reaches the count (or goes down) hands the
+// schedule to the spare if it is up, drains, reconnects after the server's close, and is the
+// next spare. The server sees one more connection per thread.
 void ThreadRunner::OpenSpare() {
-  s_.want_spare = false;
   s_.spare_opened = true;
   auto c = std::make_unique<Conn>();
   c->index = o_.connections + s_.index;
@@ -200,13 +199,11 @@ void ThreadRunner::OpenSpare() {
   s_.conns.push_back(std::move(c));
 }
 
-// A spare the server will not keep (its connect fails, or it is closed before any use) is
-// dropped, not retried for ever and not a failure of the run: the schedule never needed it.
+// Nothing is sent on it any more: a failed connection (Fail), or a spare the server will not
+// keep (its connect fails, or it is closed before any use), which is dropped, not retried for
+// ever and not a failure of the run: the schedule never needed it.
 void ThreadRunner::Retire(Conn* c) {
-  if (c->fd.valid()) {
-    s_.poller.Remove(c->fd.get());
-    c->fd.reset();
-  }
+  CloseSocket(c);
   if (c->down) --s_.down;
   c->down = false;
   c->connecting = false;
@@ -262,10 +259,7 @@ void ThreadRunner::AttemptFailed(Conn* c, const std::string& error) {
     return;
   }
   c->connecting = false;
-  if (c->fd.valid()) {
-    s_.poller.Remove(c->fd.get());
-    c->fd.reset();
-  }
+  CloseSocket(c);
   if (++c->failed_attempts >= kMaxReconnectAttempts) {
     GiveUp(c);
     return;
@@ -343,7 +337,7 @@ void ThreadRunner::OnConnectDone(Conn* c) {
 }
 
 int64_t ThreadRunner::ServiceReconnects(int64_t next_send_ns) {
-  if (s_.want_spare) OpenSpare();
+  if (s_.close_after > 0 && !s_.spare_opened) OpenSpare();
   if (s_.down == 0) return INT64_MAX;
   int64_t next = INT64_MAX;
   int64_t now = MonotonicNowNs();
@@ -463,7 +457,6 @@ void ThreadRunner::OnReadable(Conn* c) {
       // word, so later sockets stop taking requests at that count instead of losing the ones
       // written behind its last answer.
       if (s_.close_after == 0 || c->answered < s_.close_after) s_.close_after = c->answered;
-      if (!s_.spare_opened) s_.want_spare = true;
       Down(c, closes);
       return;
     }

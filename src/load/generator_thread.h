@@ -119,8 +119,10 @@ struct ThreadState {
   // Learned from the server: it announces a close after this many responses on a connection
   // (nginx's keepalive_requests). 0: not known.
   uint64_t close_after = 0;
-  bool want_spare = false;   // open the spare at the next safe point (not while iterating conns)
-  bool spare_opened = false; // once per thread: a spare the server drops is not reopened
+  // The spare is opened once per thread, when close_after is first learned, from
+  // ServiceReconnects (not while the connections are iterated); one the server drops is not
+  // reopened.
+  bool spare_opened = false;
   // Sampled spans of gap_span consecutive send gaps (ns): Erlang(gap_span) at the achieved rate
   // under the null (generator.cc, "spans"). A span starts every gap_stride-th measured send.
   std::vector<double> gap_sample;
@@ -162,11 +164,12 @@ class ThreadRunner {
   void GiveUp(Conn* c);
   void OpenSpare();
   void Retire(Conn* c);
+  void CloseSocket(Conn* c);  // out of the poller and closed, if open
   Conn* TakeOver(Conn* from);
-  // Starts the reconnections whose retry time came, times out the connects that took too
-  // long. Returns the earliest time it needs to be called again (INT64_MAX: nothing pending).
-  // Starts due reconnections; a spare's waits for a gap of kSpareSlackNs before the next send
-  // (next_send_ns), or kSpareMaxDeferNs at most. Returns when it next has something to do.
+  // Opens the spare once the server's count is known, starts the reconnections whose retry time
+  // came (a spare's waits for a gap of kSpareSlackNs before the next send, next_send_ns, or
+  // kSpareMaxDeferNs at most), times out the connects that took too long. Returns the earliest
+  // time it needs to be called again (INT64_MAX: nothing pending).
   int64_t ServiceReconnects(int64_t next_send_ns = INT64_MAX);
   void DropOutstanding(Conn* c, const std::string& reason);
   // `kernel_rx`: `now` is the kernel's arrival stamp of the answer.
