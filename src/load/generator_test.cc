@@ -732,20 +732,25 @@ TEST(JudgeValidity, DistortionRuleJudgesLatenesssShareOfThePercentile) {
   r.options.validity = ValidityRule::kDistortion;
   r.issued = r.completed = 1000;
   r.timely = 940;  // 94 %: invalid by the seed's rule
-  r.distortion = {.applicable = true, .percentile = 95, .from_schedule_ns = 820e3, .from_send_ns = 800e3};
-  r.distortion.share = (820e3 - 800e3) / 820e3;  // 2.4 %
+  r.distortion = {.applicable = true, .percentile = 95};
   r.interarrival = {.applicable = true, .method = "AD", .sample_size = 500, .statistic = 1.1, .critical = 3.857,
                     .passed = true};
-  JudgeValidity(&r);
+  // Judges the point with p95 timed from the schedule and from the send, at a tolerance.
+  auto judge = [&r](int64_t tolerance_ns, double from_schedule_ns, double from_send_ns) {
+    r.options.timely_tolerance_ns = tolerance_ns;
+    r.distortion.from_schedule_ns = from_schedule_ns;
+    r.distortion.from_send_ns = from_send_ns;
+    r.distortion.share = (from_schedule_ns - from_send_ns) / from_schedule_ns;
+    JudgeValidity(&r);
+  };
+  judge(20'000, 820e3, 800e3);  // 2.4 %
   EXPECT_TRUE(r.valid) << (r.invalid_reasons.empty() ? "" : r.invalid_reasons[0]);
   EXPECT_NE(r.validity_rule.find("distortion"), std::string::npos);
   ASSERT_EQ(r.warnings.size(), 1u);
   EXPECT_NE(r.warnings[0].find("94.00 %"), std::string::npos) << r.warnings[0];
   EXPECT_EQ(r.ToJson()["validity_rule"], "distortion");
 
-  r.distortion.from_send_ns = 700e3;
-  r.distortion.share = (820e3 - 700e3) / 820e3;  // 14.6 %
-  JudgeValidity(&r);
+  judge(20'000, 820e3, 700e3);  // 14.6 %
   EXPECT_FALSE(r.valid);
   ASSERT_EQ(r.invalid_reasons.size(), 1u);
   EXPECT_NE(r.invalid_reasons[0].find("rule distortion: lateness moved p95 by 14.6 %"), std::string::npos)
@@ -753,44 +758,26 @@ TEST(JudgeValidity, DistortionRuleJudgesLatenesssShareOfThePercentile) {
 
   // A fast workload: 5 us of lateness is 12.5 % of a 40 us p95, but within the 20 us tolerance
   // a send is timely by the seed's own measure: valid. 25 us of 40 is not.
-  r.options.timely_tolerance_ns = 20'000;
-  r.distortion.from_schedule_ns = 40e3;
-  r.distortion.from_send_ns = 35e3;
-  r.distortion.share = 5e3 / 40e3;
-  JudgeValidity(&r);
+  judge(20'000, 40e3, 35e3);
   EXPECT_TRUE(r.valid) << (r.invalid_reasons.empty() ? "" : r.invalid_reasons[0]);
-  r.distortion.from_send_ns = 15e3;
-  r.distortion.share = 25e3 / 40e3;
-  JudgeValidity(&r);
+  judge(20'000, 40e3, 15e3);
   EXPECT_FALSE(r.valid);
   ASSERT_EQ(r.invalid_reasons.size(), 1u);
   EXPECT_NE(r.invalid_reasons[0].find("or 20 us, whichever is more"), std::string::npos)
       << r.invalid_reasons[0];
   // A tolerance widened for a slow workload's timely ratio allows no more than the seed's 20 us:
   // 150 us moved on an 800 us p95 (19 %) is a distortion whatever the tolerance.
-  r.options.timely_tolerance_ns = 200'000;
-  r.distortion.from_schedule_ns = 800e3;
-  r.distortion.from_send_ns = 650e3;
-  r.distortion.share = 150e3 / 800e3;
-  JudgeValidity(&r);
+  judge(200'000, 800e3, 650e3);
   EXPECT_FALSE(r.valid);
   ASSERT_EQ(r.invalid_reasons.size(), 1u);
   EXPECT_NE(r.invalid_reasons[0].find("at most 5 % of it or 20 us"), std::string::npos) << r.invalid_reasons[0];
   // A tolerance narrower than 20 us is the one that counts.
-  r.options.timely_tolerance_ns = 5'000;
-  r.distortion.from_schedule_ns = 40e3;
-  r.distortion.from_send_ns = 33e3;
-  r.distortion.share = 7e3 / 40e3;
-  JudgeValidity(&r);
+  judge(5'000, 40e3, 33e3);
   EXPECT_FALSE(r.valid);
-  r.options.timely_tolerance_ns = 20'000;
-  r.distortion.from_schedule_ns = 820e3;
 
-  r.distortion.from_send_ns = 810e3;
-  r.distortion.share = (820e3 - 810e3) / 820e3;
   r.interarrival.passed = false;
   r.interarrival.statistic = 9.5;
-  JudgeValidity(&r);
+  judge(20'000, 820e3, 810e3);
   EXPECT_FALSE(r.valid);
   ASSERT_EQ(r.invalid_reasons.size(), 1u);
   EXPECT_NE(r.invalid_reasons[0].find("A2 = 9.500"), std::string::npos) << r.invalid_reasons[0];
