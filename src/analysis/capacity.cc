@@ -115,12 +115,9 @@ Capacity ComputeCapacity(const std::vector<PointAnalysis>& points, std::optional
     c.qps = mid.back().x;
     c.lower_bound = true;
     c.last_pass_qps = mid.back().x;
-    c.status = "not reached: every valid point meets QoS, so capacity is at least " +
-               Load(mid.back().x, axis);
-    if (!low_miss.empty()) {
-      c.status = "not reached: every valid point from " + Load(mid.front().x, axis) +
-                 " on meets QoS, so capacity is at least " + Load(mid.back().x, axis) + low_miss;
-    }
+    c.status = "not reached: every valid point" +
+               (low_miss.empty() ? std::string() : " from " + Load(mid.front().x, axis) + " on") +
+               " meets QoS, so capacity is at least " + Load(mid.back().x, axis) + low_miss;
     // Still an uncertainty from the CI: the upper curve may cross inside the sweep.
     if (auto l = FirstUpCrossing(hi, *target)) c.low = *l;
     return c;
