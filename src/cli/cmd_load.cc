@@ -112,10 +112,11 @@ Result<LoadOptions> BuildOptions(const LoadFlags& f) {
   o.codec.value_bytes = f.value_bytes;
   o.codec.http_path = f.http_path;
   o.codec.http_method = f.http_method;
-  if (f.response_timing != "kernel" && f.response_timing != "user") {
-    return InvalidArgument("--response-timing must be kernel or user, got '" + f.response_timing + "'");
+  if (f.response_timing != "kernel" && f.response_timing != "packet" && f.response_timing != "user") {
+    return InvalidArgument("--response-timing must be kernel, packet or user, got '" + f.response_timing + "'");
   }
-  o.kernel_rx_timestamps = f.response_timing == "kernel";
+  o.kernel_rx_timestamps = f.response_timing != "user";
+  o.segment_rx_timestamps = f.response_timing == "packet";
   if (f.wait != "sleep" && f.wait != "spin") {
     return InvalidArgument("--wait must be sleep or spin, got '" + f.wait + "'");
   }
@@ -239,8 +240,11 @@ void AddLoadCommand(CLI::App& app, CommandList& commands) {
                   "HTTP: auto (gets as GET, sets as POST with --value-bytes of body), GET or POST")
       ->capture_default_str();
   sub->add_option("--response-timing", f->response_timing,
-                  "kernel: time responses by the kernel's arrival stamps (SO_TIMESTAMPNS); user: by "
-                  "the clock after the generator reads them (adds its own wake-up)")
+                  "kernel: time responses by the kernel's arrival stamps (SO_TIMESTAMPNS; a read that "
+                  "returns several answers carries the last one's); packet: by the arrival of the segment "
+                  "that carried each answer, from a packet socket as a capture would (root; one more "
+                  "system call per read); user: by the clock after the generator reads them (adds its "
+                  "own wake-up)")
       ->capture_default_str();
   sub->add_option("--wait", f->wait,
                   "sleep: sleep until shortly before each send, then spin; spin: never sleep (one CPU "

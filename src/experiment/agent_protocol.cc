@@ -94,6 +94,7 @@ json LoadOptionsToJson(const LoadOptions& o) {
           {"response_timeout_ns", o.response_timeout_ns},
           {"interarrival_sample", o.interarrival_sample},
           {"kernel_rx_timestamps", o.kernel_rx_timestamps},
+          {"segment_rx_timestamps", o.segment_rx_timestamps},
           {"spin_wait", o.spin_wait},
           {"start_at_ns", o.start_at_ns}};
 }
@@ -133,6 +134,7 @@ Result<LoadOptions> LoadOptionsFromJson(const json& j) {
   REAM_RETURN_IF_ERROR(Take(j, "response_timeout_ns", &o.response_timeout_ns));
   REAM_RETURN_IF_ERROR(Take(j, "interarrival_sample", &o.interarrival_sample));
   REAM_RETURN_IF_ERROR(Take(j, "kernel_rx_timestamps", &o.kernel_rx_timestamps));
+  REAM_RETURN_IF_ERROR(Take(j, "segment_rx_timestamps", &o.segment_rx_timestamps));
   REAM_RETURN_IF_ERROR(Take(j, "spin_wait", &o.spin_wait));
   REAM_RETURN_IF_ERROR(Take(j, "start_at_ns", &o.start_at_ns));
   if (arrival.rfind("trace:", 0) == 0) {

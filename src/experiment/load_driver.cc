@@ -162,7 +162,7 @@ std::vector<std::string> LoadArgv(const LoadOptions& lo) {
           "--response-timeout", Duration(lo.response_timeout_ns),
           "--http-path", lo.codec.http_path,
           "--http-method", lo.codec.http_method,
-          "--response-timing", lo.kernel_rx_timestamps ? "kernel" : "user",
+          "--response-timing", !lo.kernel_rx_timestamps ? "user" : lo.segment_rx_timestamps ? "packet" : "kernel",
           "--wait", lo.spin_wait ? "spin" : "sleep",
           "--json", "/dev/stdout"};
   if (lo.session.enabled()) {

@@ -214,6 +214,8 @@ LoadOptions LevelLoadOptions(const ExperimentSpec& spec, double load, uint64_t s
   o.seed = seed;
   o.response_timeout_ns = ns(l.response_timeout);
   o.spin_wait = l.wait == "spin";
+  o.kernel_rx_timestamps = l.response_timing != "user";
+  o.segment_rx_timestamps = l.response_timing == "packet";
   o.keep_awake = l.keep_awake;
   if (spec.sweep.axis == LoadAxis::kSessions) {
     // The level is a number of sessions (load/session_load.h): one connection each, one

@@ -140,6 +140,7 @@ Status ParseLoad(const TomlSection& s, LoadSpec* l) {
   }
   REAM_RETURN_IF_ERROR(s.OneOf("http_method", &l->http_method, {"auto", "GET", "POST"}));
   REAM_RETURN_IF_ERROR(s.OneOf("wait", &l->wait, {"sleep", "spin"}));
+  REAM_RETURN_IF_ERROR(s.OneOf("response_timing", &l->response_timing, {"kernel", "packet", "user"}));
   REAM_RETURN_IF_ERROR(s.Bool("keep_awake", &l->keep_awake));
   // Session load's chunks (sweep axis = "sessions"; load/session_load.h).
   REAM_RETURN_IF_ERROR(s.Int("session_chunks", &l->session_chunks, 1, 1'000'000));
@@ -886,7 +887,7 @@ Result<ExperimentSpec> ParseSpec(const std::string& text, const std::string& sou
                                            {"arrival", "key_dist", "keys", "get_ratio", "value_bytes",
                                             "connections", "threads", "warmup", "duration",
                                             "timely_tolerance", "response_timeout", "http_path",
-                                            "http_method", "wait", "keep_awake", "session_chunks",
+                                            "http_method", "wait", "response_timing", "keep_awake", "session_chunks",
                                             "chunk_bytes", "bitrate"}),
                                    &spec.load));
   }
@@ -1039,7 +1040,8 @@ nlohmann::json ExperimentSpec::ToJson() const {
                {"timely_tolerance_us", std::chrono::duration<double, std::micro>(load.timely_tolerance).count()},
                {"response_timeout_ms", ms(load.response_timeout)},
                {"http_path", load.http_path},  {"http_method", load.http_method},
-               {"wait", load.wait},            {"keep_awake", load.keep_awake}};
+               {"wait", load.wait},            {"keep_awake", load.keep_awake},
+               {"response_timing", load.response_timing}};
   j["sweep"] = {{"mode", ToString(sweep.mode)},           {"qps", sweep.qps},
                 {"low", sweep.low},             {"high", sweep.high},
                 {"precision", sweep.precision}, {"max_points", sweep.max_points},

@@ -88,6 +88,10 @@ struct LoadSpec {
   // How the generator waits between sends: "sleep" (then spin the last stretch) or "spin"
   // (never sleep; see LoadOptions::spin_wait).
   std::string wait = "sleep";
+  // How answers are timed: "kernel" (the kernel's arrival stamp of each read), "packet" (of the
+  // segment that carried each answer, from a packet socket; LoadOptions::segment_rx_timestamps)
+  // or "user" (the clock after the read).
+  std::string response_timing = "kernel";
   // Keep the CPUs out of idle for the whole run: a SCHED_IDLE poller on each (platform/
   // keep_awake.h), the generator's in the generator's process, the workload's in `ream
   // keep-awake` inside the workload's cpu cgroup (SandboxOptions::keep_awake), so no send or

@@ -238,6 +238,16 @@ TEST(Spec, GeneratorWait) {
   EXPECT_NE(bad.find("x.toml:7: load.wait is \"nap\""), std::string::npos) << bad;
 }
 
+TEST(Spec, ResponseTiming) {
+  EXPECT_EQ(ParseSpec(kMinimal, "x.toml")->load.response_timing, "kernel");
+  auto r = ParseSpec(std::string(kMinimal) + "[load]\nresponse_timing = \"packet\"\n", "x.toml");
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->load.response_timing, "packet");
+  EXPECT_EQ(r->ToJson()["load"]["response_timing"], "packet");
+  std::string bad = Err(std::string(kMinimal) + "[load]\nresponse_timing = \"wire\"\n");
+  EXPECT_NE(bad.find("x.toml:7: load.response_timing is \"wire\""), std::string::npos) << bad;
+}
+
 TEST(Spec, WrongTypesAndImpossibleValues) {
   EXPECT_NE(Err(std::string(kMinimal) + "[load]\nconnections = \"four\"\n").find("load.connections must be an integer"),
             std::string::npos);

@@ -71,7 +71,21 @@ Result<LoadResult> RunLoad(const LoadOptions& o) {
     s->gap_span = GapSpan(o.timely_tolerance_ns, rate_per_thread);
     states.push_back(std::move(s));
   }
-  std::string stamps_refused, tx_refused;
+  std::string stamps_refused, tx_refused, segments_refused;
+  if (o.kernel_rx_timestamps && o.segment_rx_timestamps) {
+    // Before the connections, so each thread's tap sees their SYN-ACKs.
+    for (auto& s : states) {
+      auto tap = net::SegmentTap::Open(o.port);
+      if (!tap.ok()) {
+        segments_refused = tap.status().message();
+        break;
+      }
+      s->tap.emplace(std::move(tap).value());
+    }
+    if (!segments_refused.empty()) {
+      for (auto& s : states) s->tap.reset();
+    }
+  }
   for (int i = 0; i < o.connections; ++i) {
     auto c = std::make_unique<Conn>();
     c->index = i;
@@ -85,6 +99,7 @@ Result<LoadResult> RunLoad(const LoadOptions& o) {
     c->ring.resize(ring);
     c->mask = ring - 1;
     ThreadState& s = *states[static_cast<size_t>(i % o.threads)];
+    AttachToTap(s, c.get());
     REAM_RETURN_IF_ERROR(s.poller.Add(c->fd.get(), EPOLLIN | EPOLLRDHUP, reinterpret_cast<uint64_t>(c.get())));
     s.conns.push_back(std::move(c));
   }
@@ -208,6 +223,25 @@ Result<LoadResult> RunLoad(const LoadOptions& o) {
     std::snprintf(b, sizeof b, "kernel (arrival stamps, SO_TIMESTAMPNS; %.2f %% of reads stamped)",
                   stamped + unstamped > 0 ? 100.0 * static_cast<double>(stamped) / static_cast<double>(stamped + unstamped) : 0.0);
     r.response_timing = b;
+    if (o.segment_rx_timestamps) {
+      uint64_t seg = 0, noseg = 0, dropped = 0;
+      for (auto& s : states) {
+        seg += s->answers_segment_stamped;
+        noseg += s->answers_segment_unstamped;
+        if (s->tap) dropped += s->tap->Dropped();
+      }
+      if (!segments_refused.empty()) {
+        r.response_timing = "kernel, per read (per-segment stamps refused: " + segments_refused + "): " + r.response_timing;
+      } else {
+        char t[256];
+        std::snprintf(t, sizeof t,
+                      "kernel, per segment (arrival stamps from a packet socket: %.2f %% of answers; "
+                      "%llu segments dropped by the tap); otherwise per read: ",
+                      seg + noseg > 0 ? 100.0 * static_cast<double>(seg) / static_cast<double>(seg + noseg) : 0.0,
+                      static_cast<unsigned long long>(dropped));
+        r.response_timing = t + r.response_timing;
+      }
+    }
   }
   r.measured_s = static_cast<double>(o.duration_ns) / 1e9;
   r.window_begin_ns = start_ns + o.warmup_ns;

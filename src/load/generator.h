@@ -78,6 +78,11 @@ struct LoadOptions {
   // segments that wait unread into one, stamped when the last arrived, so a response read late
   // behind a later one is timed at that later arrival: never later than the clock would time it.
   bool kernel_rx_timestamps = true;
+  // With kernel_rx_timestamps: each answer timed by the kernel's arrival stamp of the segment
+  // that carried its last byte, read from a packet socket as a capture would (platform/
+  // segment_tap.h), instead of the read's stamp, which is the last merged segment's. One more
+  // system call per read, and CAP_NET_RAW; `--response-timing packet`. Refused: the read's.
+  bool segment_rx_timestamps = false;
   // How a thread waits for its next send. false (sleep): sleep until shortly before it, then
   // spin the last stretch; a response that arrives meanwhile wakes the thread. true (spin):
   // never sleep; poll the sockets and the clock, one CPU per thread busy all the time. The

@@ -156,8 +156,57 @@ void ThreadRunner::DropOutstanding(Conn* c, const std::string& reason) {
   c->want_write = false;
 }
 
+void AttachToTap(ThreadState& s, Conn* c) {
+  c->rx_consumed = 0;
+  c->seq_known = false;
+  c->segs.Clear();
+  if (!s.tap || !c->fd.valid()) return;
+  auto port = net::LocalPort(c->fd.get());
+  if (!port.ok()) return;
+  c->local_port = static_cast<uint16_t>(*port);
+  s.by_port[c->local_port] = c;
+}
+
+void DetachFromTap(ThreadState& s, Conn* c) {
+  if (c->local_port == 0) return;
+  auto it = s.by_port.find(c->local_port);
+  if (it != s.by_port.end() && it->second == c) s.by_port.erase(it);
+  c->local_port = 0;
+}
+
+void ThreadRunner::DrainTap() {
+  net::SegmentStamp seen[64];
+  for (;;) {
+    int n = s_.tap->Read(seen, 64);
+    for (int i = 0; i < n; ++i) {
+      const net::SegmentStamp& g = seen[i];
+      auto it = s_.by_port.find(g.local_port);
+      if (it == s_.by_port.end()) continue;  // another thread's connection, or a closed one
+      Conn* c = it->second;
+      if (g.syn) {
+        c->seq_known = true;
+        c->seq_base = g.seq + 1;
+        c->segs.Clear();
+        continue;
+      }
+      if (!c->seq_known || g.payload == 0) continue;
+      // Offsets within 2 GiB of the furthest seen: unwrapped against it.
+      uint32_t begin32 = g.seq - c->seq_base;
+      int64_t delta = static_cast<int32_t>(begin32 - static_cast<uint32_t>(c->segs.hi));
+      int64_t begin = static_cast<int64_t>(c->segs.hi) + delta;
+      if (begin < 0) continue;
+      uint64_t end = static_cast<uint64_t>(begin) + g.payload;
+      if (end <= c->segs.hi) continue;  // a retransmission of what was seen
+      c->segs.Push({static_cast<uint64_t>(begin), end, g.realtime_ns + s_.mono_minus_real_ns});
+      c->segs.hi = end;
+    }
+    if (n < 64) break;
+  }
+}
+
 void ThreadRunner::CloseSocket(Conn* c) {
   if (!c->fd.valid()) return;
+  DetachFromTap(s_, c);
   s_.poller.Remove(c->fd.get());
   c->fd.reset();
 }
@@ -282,6 +331,7 @@ void ThreadRunner::StartReconnect(Conn* c) {
     return;
   }
   c->fd = std::move(fd).value();
+  AttachToTap(s_, c);
   if (Status st = s_.poller.Add(c->fd.get(), EPOLLOUT, reinterpret_cast<uint64_t>(c)); !st.ok()) {
     AttemptFailed(c, st.message());
     return;
@@ -391,6 +441,7 @@ void ThreadRunner::OnReadable(Conn* c) {
   int64_t before = MonotonicNowNs();
   net::IoResult r = net::ReadAvailable(c->fd.get(), &c->in, s_.rx_stamps ? &stamp : nullptr);
   int64_t now = MonotonicNowNs();
+  if (s_.tap) DrainTap();
   timeline_.Syscall(Activity::kRead, before, now, c->index);
   bool kernel_rx = false;
   if (s_.rx_stamps) {
@@ -414,6 +465,7 @@ void ThreadRunner::OnReadable(Conn* c) {
     }
     if (*n == 0) break;
     c->in.Consume(*n);
+    c->rx_consumed += *n;
     uint64_t id = s_.caps.matches_by_id ? resp.id : c->oldest;
     Slot* slot = id >= 1 && id < c->next_id ? &c->ring[id & c->mask] : nullptr;
     if (slot != nullptr && slot->id > id) {
@@ -447,7 +499,20 @@ void ThreadRunner::OnReadable(Conn* c) {
       if (!resp.ok) {
         CountError(true, "server error: " + resp.error.substr(0, 120));
       } else {
-        RecordAnswer(*slot, resp, now, kernel_rx);
+        int64_t at = now;
+        bool stamped = kernel_rx;
+        if (s_.tap) {
+          // Timed by the arrival of the segment that carried its last byte.
+          int64_t seg = c->segs.StampOf(c->rx_consumed - 1);
+          if (seg > 0 && seg <= MonotonicNowNs()) {
+            at = seg;
+            stamped = true;
+            ++s_.answers_segment_stamped;
+          } else {
+            ++s_.answers_segment_unstamped;
+          }
+        }
+        RecordAnswer(*slot, resp, at, stamped);
       }
     }
     if (closes != nullptr) {

@@ -6,6 +6,8 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <optional>
+#include <unordered_map>
 #include <random>
 #include <string>
 #include <vector>
@@ -18,6 +20,7 @@
 #include "platform/clock.h"
 #include "platform/net.h"
 #include "platform/poller.h"
+#include "platform/segment_tap.h"
 #include "protocol/registry.h"
 
 namespace ream::load_detail {
@@ -47,6 +50,31 @@ struct Slot {
   uint64_t end_offset = 0;  // its last byte's end in the socket's stream
   bool outstanding = false;
   bool measured = false;
+};
+
+// Segments of the answers' stream seen by the segment tap and not yet consumed by the parser
+// (--response-timing packet): a fixed ring, oldest first; full, the oldest is dropped (the
+// answers in it are then timed by the read's stamp).
+struct SegmentsSeen {
+  struct Seg {
+    uint64_t begin = 0, end = 0;  // stream offsets (the first data byte is 0)
+    int64_t stamp_ns = 0;         // arrival (monotonic)
+  };
+  static constexpr size_t kCapacity = 1024;
+  std::vector<Seg> ring = std::vector<Seg>(kCapacity);
+  size_t head = 0, size = 0;
+  uint64_t hi = 0;  // the end of the furthest segment seen
+  void Clear() { head = size = 0, hi = 0; }
+  void Push(const Seg& s) {
+    if (size == kCapacity) head = (head + 1) % kCapacity, --size;
+    ring[(head + size++) % kCapacity] = s;
+  }
+  // The arrival of the segment that carried byte `last` (offset), or 0 when it was not seen.
+  int64_t StampOf(uint64_t last) {
+    while (size > 0 && ring[head].end <= last) head = (head + 1) % kCapacity, --size;
+    if (size == 0 || ring[head].begin > last) return 0;
+    return ring[head].stamp_ns;
+  }
 };
 
 struct Conn {
@@ -88,6 +116,14 @@ struct Conn {
   uint64_t encoded = 0;
   uint64_t stamped = 0;
   uint64_t tx_next = 1;
+  // Per-segment arrival stamps (ThreadState::tap): the current socket's local port, its
+  // stream's first sequence number once the server's SYN-ACK was seen, the bytes of answers
+  // parsed, and the segments seen ahead of the parser.
+  uint16_t local_port = 0;
+  bool seq_known = false;
+  uint32_t seq_base = 0;
+  uint64_t rx_consumed = 0;
+  SegmentsSeen segs;
 };
 
 // Everything one generator thread owns; nothing here is shared while the run is on.
@@ -137,12 +173,23 @@ struct ThreadState {
   bool rx_stamps = false;
   int64_t mono_minus_real_ns = 0;
   uint64_t reads_stamped = 0, reads_unstamped = 0;
+  // --response-timing packet: the segment tap (opened before the connections, so it sees their
+  // SYN-ACKs), each connection by its local port, and the answers timed by their segment.
+  std::optional<net::SegmentTap> tap;
+  std::unordered_map<uint16_t, Conn*> by_port;
+  uint64_t answers_segment_stamped = 0, answers_segment_unstamped = 0;
   // Requests stamped by the kernel when sent (SO_TIMESTAMPING), and whether it was asked.
   bool tx_stamps = false;
   uint64_t answers_tx_stamped = 0, answers_measured = 0;
   LatenessCauses late_causes;
   std::string pin_error;  // the thread could not be pinned to its CPU (LoadOptions::cpus)
 };
+
+// A new socket on `c` (its first, or a reconnection's): known to the thread's segment tap by
+// its local port, with nothing of its stream seen yet. Does nothing without a tap.
+void AttachToTap(ThreadState& s, Conn* c);
+// Its socket is going away: the tap forgets its port.
+void DetachFromTap(ThreadState& s, Conn* c);
 
 class ThreadRunner {
  public:
@@ -179,6 +226,8 @@ class ThreadRunner {
   void OnReadable(Conn* c);
   // Collects the kernel's send stamps waiting on `c`'s error queue into its requests' slots.
   void CollectSendStamps(Conn* c);
+  // Moves what the segment tap holds into its connections' SegmentsSeen.
+  void DrainTap();
   void Fail(Conn* c, const std::string& reason);
   void CountError(bool measured, const std::string& reason) {
     if (!measured) return;

@@ -48,6 +48,12 @@ TEST(LoadCli, UnknownWaitIsRejected) {
   EXPECT_NE(r.err.find("--wait must be sleep or spin, got 'nap'"), std::string::npos) << r.err;
 }
 
+TEST(LoadCli, UnknownResponseTimingIsRejected) {
+  auto r = Ream({"load", "--target", "127.0.0.1:9", "--qps", "10", "--response-timing", "wire"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--response-timing must be kernel, packet or user, got 'wire'"), std::string::npos) << r.err;
+}
+
 TEST(LoadCli, NothingListeningFailsAtOnce) {
   auto r = Ream({"load", "--target", "127.0.0.1:" + std::to_string(FreePort()), "--qps", "100",
                  "--duration", "1s"});

@@ -1,0 +1,42 @@
+// Arrival stamps per TCP segment, taken where a packet capture takes them: an AF_PACKET socket
+// that keeps the headers of the segments a server port sends to this host, each with the
+// kernel's receive stamp (the one the TCP socket would get, before TCP merges a segment that
+// arrives behind one still unread into it and keeps only the later stamp — tcp_try_coalesce).
+// The generator uses it for `--response-timing packet`: every answer timed at the arrival of
+// the segment that carried its last byte, as tcpdump would time it, whatever the reads did.
+#pragma once
+
+#include <cstdint>
+
+#include "platform/net.h"
+#include "platform/status.h"
+
+namespace ream::net {
+
+struct SegmentStamp {
+  uint16_t local_port = 0;   // this host's end of the connection
+  bool syn = false;          // the server's SYN-ACK: `seq` is its initial sequence number
+  uint32_t seq = 0;          // the segment's first sequence number
+  uint32_t payload = 0;      // bytes of data it carries
+  int64_t realtime_ns = 0;   // the kernel's arrival stamp (CLOCK_REALTIME)
+};
+
+class SegmentTap {
+ public:
+  // Segments of TCP (IPv4 or IPv6) from `server_port` arriving on any interface (incoming
+  // only: on the loopback device each packet passes twice). Needs CAP_NET_RAW; the error says
+  // so when refused.
+  static Result<SegmentTap> Open(int server_port);
+
+  // Reads, without waiting, up to `max` queued segments into `out`; returns how many.
+  int Read(SegmentStamp* out, int max);
+  // Segments the kernel dropped because the socket's queue was full (PACKET_STATISTICS,
+  // cumulative).
+  uint64_t Dropped();
+
+ private:
+  Fd fd_;
+  uint64_t dropped_ = 0;
+};
+
+}  // namespace ream::net
