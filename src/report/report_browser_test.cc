@@ -46,6 +46,10 @@ timely_tolerance = "2ms"
 [sweep]
 qps = [1000, 2000, 3000, 4000, 5000, 6000]
 [qos]
+# The seed's rule, which the tolerance above widens (the default rule's allowance stops at
+# 20 us whatever the tolerance: under make test's noise it found lateness moving every
+# point's p95 by 6-20 % and left nothing to report).
+validity = "seed"
 min_timely_ratio = 0.9
 max_rate_error = 0.05
 )";

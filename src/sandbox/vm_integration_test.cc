@@ -118,6 +118,8 @@ timely_tolerance = "2ms"
 response_timeout = "500ms"
 [sweep]
 qps = [100, 300]
+[qos]
+validity = "seed"
 )";
     return path;
   }

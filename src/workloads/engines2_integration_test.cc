@@ -132,6 +132,9 @@ timely_tolerance = "20ms"
 [sweep]
 qps = [0.4, 0.8, 1.2, 1.6]
 stop_after_invalid = 1
+[qos]
+# The seed's rule at that tolerance (the default rule's allowance stops at 20 us).
+validity = "seed"
 [[partitions.set]]
 cpu_quota = "100%"
 [[partitions.set]]
@@ -194,6 +197,8 @@ qps = [100, 250, 500, 750, 1000, 1500]
 stop_after_invalid = 2
 [qos]
 target = "10ms"
+# The seed's rule at that tolerance (the default rule's allowance stops at 20 us).
+validity = "seed"
 [[partitions.set]]
 memory = "256M"
 [[partitions.set]]
