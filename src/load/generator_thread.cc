@@ -580,10 +580,12 @@ void ThreadRunner::BusyPoll() {
   }
   // With few connections, reading each one directly costs one syscall instead of
   // epoll_wait plus a read.
-  for (auto& c : s_.conns) {
+  for (size_t i = 0; i < s_.conns.size(); ++i) {
+    Conn* c = s_.conns[i].get();
     if (c->dead || c->down) continue;
-    if (c->out_off < c->out.size()) Flush(c.get());
-    if (!c->dead && !c->down) OnReadable(c.get());
+    if (c->out_off < c->out.size()) Flush(c);
+    if (!c->dead && !c->down) OnReadable(c);
+    if (i + 1 < s_.conns.size()) IssueDue();
   }
 }
 
@@ -612,31 +614,42 @@ void ThreadRunner::HandleEvents(int n) {
     if (events_[i].events & EPOLLOUT) Flush(c);
     if (c->dead || c->down) continue;
     if (events_[i].events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) OnReadable(c);
+    if (i + 1 < n) IssueDue();
   }
+}
+
+void ThreadRunner::IssueDue() {
+  if (!scheduling_) return;
+  int64_t now = MonotonicNowNs();
+  bool sent = false;
+  while (sched_ <= static_cast<double>(now) && sched_ < static_cast<double>(measure_end_)) {
+    auto sched_ns = static_cast<int64_t>(sched_);
+    Issue(sched_ns, sched_ns >= measure_begin_);
+    sched_ += s_.arrival->NextGapNs();
+    sent = true;
+    now = MonotonicNowNs();
+  }
+  if (sent) FlushDirty();
 }
 
 void ThreadRunner::Run() {
   (void)UseTightTimerSlack();
-  const int64_t measure_begin = start_ns_ + o_.warmup_ns;
-  const int64_t measure_end = measure_begin + o_.duration_ns;
+  measure_begin_ = start_ns_ + o_.warmup_ns;
+  measure_end_ = measure_begin_ + o_.duration_ns;
+  const int64_t measure_begin = measure_begin_;
+  const int64_t measure_end = measure_end_;
   // The schedule starts at a random phase of the first gap so threads do not send in lockstep.
-  double sched = static_cast<double>(start_ns_) + s_.arrival->NextGapNs();
+  double& sched = sched_;
+  sched = static_cast<double>(start_ns_) + s_.arrival->NextGapNs();
   while (MonotonicNowNs() < start_ns_) {
   }
+  scheduling_ = true;
   for (;;) {
     int64_t now = MonotonicNowNs();
     timeline_.Tick(now);
     if (s_.cpu_begin_ns < 0 && now >= measure_begin) s_.cpu_begin_ns = ThreadCpuNs();
     if (cancel_.load(std::memory_order_relaxed)) break;
-    bool sent = false;
-    while (sched <= static_cast<double>(now) && sched < static_cast<double>(measure_end)) {
-      auto sched_ns = static_cast<int64_t>(sched);
-      Issue(sched_ns, sched_ns >= measure_begin);
-      sched += s_.arrival->NextGapNs();
-      sent = true;
-      now = MonotonicNowNs();
-    }
-    if (sent) FlushDirty();
+    IssueDue();
     const int64_t reconnect_at = ServiceReconnects(static_cast<int64_t>(sched));
     if (sched >= static_cast<double>(measure_end)) break;
     if (Outstanding() == 0 && std::all_of(s_.conns.begin(), s_.conns.end(), [](auto& c) { return c->dead; })) {
@@ -670,6 +683,7 @@ void ThreadRunner::Run() {
       BusyPoll();
     }
   }
+  scheduling_ = false;
   s_.cpu_end_ns = ThreadCpuNs();
   if (s_.cpu_begin_ns < 0) s_.cpu_begin_ns = s_.cpu_end_ns;
   s_.late_causes = timeline_.causes();

@@ -236,6 +236,10 @@ class ThreadRunner {
   }
   void Poll(int64_t timeout_ns);
   void HandleEvents(int n);
+  // Issues every request whose scheduled time has come (up to the window's end) and flushes
+  // them; called between the sockets a loop turn handles as well as at its top, so a send
+  // that falls due while answers are being read waits for one read, not all of them.
+  void IssueDue();
   void BusyPoll();
   void NoteOversleep(int64_t over_ns);
   uint64_t Outstanding() const {
@@ -255,6 +259,10 @@ class ThreadRunner {
   int64_t oversleep_[kOversleepWindow] = {};
   size_t oversleep_count_ = 0;
   epoll_event events_[256];
+  // The schedule: the next send's time, and the measured window.
+  double sched_ = 0;
+  int64_t measure_begin_ = 0, measure_end_ = 0;
+  bool scheduling_ = false;  // in the sending loop (not before it, not in the drain after it)
   LatenessTimeline timeline_;
 };
 
