@@ -441,7 +441,6 @@ void ThreadRunner::OnReadable(Conn* c) {
   int64_t before = MonotonicNowNs();
   net::IoResult r = net::ReadAvailable(c->fd.get(), &c->in, s_.rx_stamps ? &stamp : nullptr);
   int64_t now = MonotonicNowNs();
-  if (s_.tap) DrainTap();
   timeline_.Syscall(Activity::kRead, before, now, c->index);
   bool kernel_rx = false;
   if (s_.rx_stamps) {
@@ -466,6 +465,19 @@ void ThreadRunner::OnReadable(Conn* c) {
     if (*n == 0) break;
     c->in.Consume(*n);
     c->rx_consumed += *n;
+    // Per-segment stamps: the arrival of the segment that carried the answer's last byte. Looked
+    // up for every answer, measured or not, so the tap never backs up. The tap is read when the
+    // segment is not in hand yet: one read of it brings the segments of every connection of the
+    // thread, so the other sockets of this loop turn find theirs without a system call.
+    int64_t seg = 0;
+    if (s_.tap) {
+      seg = c->segs.StampOf(c->rx_consumed - 1);
+      if (seg == 0) {
+        DrainTap();
+        seg = c->segs.StampOf(c->rx_consumed - 1);
+      }
+      if (seg > MonotonicNowNs()) seg = 0;
+    }
     uint64_t id = s_.caps.matches_by_id ? resp.id : c->oldest;
     Slot* slot = id >= 1 && id < c->next_id ? &c->ring[id & c->mask] : nullptr;
     if (slot != nullptr && slot->id > id) {
@@ -502,9 +514,7 @@ void ThreadRunner::OnReadable(Conn* c) {
         int64_t at = now;
         bool stamped = kernel_rx;
         if (s_.tap) {
-          // Timed by the arrival of the segment that carried its last byte.
-          int64_t seg = c->segs.StampOf(c->rx_consumed - 1);
-          if (seg > 0 && seg <= MonotonicNowNs()) {
+          if (seg > 0) {
             at = seg;
             stamped = true;
             ++s_.answers_segment_stamped;

@@ -23,20 +23,35 @@ struct SegmentStamp {
 
 class SegmentTap {
  public:
-  // Segments of TCP (IPv4 or IPv6) from `server_port` arriving on any interface (incoming
-  // only: on the loopback device each packet passes twice). Needs CAP_NET_RAW; the error says
-  // so when refused.
+  // Segments of TCP (IPv4 or IPv6) from `server_port` arriving on any interface. Needs
+  // CAP_NET_RAW; the error says so when refused.
+  // Bound to every protocol (ETH_P_ALL), so the kernel also hands it a clone of each packet
+  // this host sends, which the filter drops at once. A tap bound to ETH_P_IP sees only
+  // incoming packets, but after IP and TCP have handled them: its stamps came 8.5-9.6 us late
+  // against tcpdump's (three runs), and 0.05-0.08 % of answers were read before their segment
+  // reached it.
   static Result<SegmentTap> Open(int server_port);
 
-  // Reads, without waiting, up to `max` queued segments into `out`; returns how many.
+  SegmentTap() = default;
+  SegmentTap(SegmentTap&& o) noexcept;
+  SegmentTap& operator=(SegmentTap&& o) noexcept;
+  SegmentTap(const SegmentTap&) = delete;
+  SegmentTap& operator=(const SegmentTap&) = delete;
+  ~SegmentTap();
+
+  // Takes up to `max` of the segments that arrived into `out`, without a system call: the
+  // kernel writes each into a ring of frames shared with this process (PACKET_RX_RING,
+  // TPACKET_V2), as libpcap's captures do. Returns how many.
   int Read(SegmentStamp* out, int max);
-  // Segments the kernel dropped because the socket's queue was full (PACKET_STATISTICS,
-  // cumulative).
+  // Segments the kernel dropped because the ring was full (PACKET_STATISTICS, cumulative).
   uint64_t Dropped();
 
  private:
   Fd fd_;
   uint64_t dropped_ = 0;
+  unsigned char* ring_ = nullptr;
+  size_t ring_bytes_ = 0;
+  uint32_t frame_size_ = 0, frames_ = 0, next_ = 0;
 };
 
 }  // namespace ream::net

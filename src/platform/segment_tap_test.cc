@@ -88,6 +88,42 @@ TEST(SegmentTap, StampsEachSegmentWhereOneReadHasOneStamp) {
   EXPECT_EQ(tap->Dropped(), 0u);
 }
 
+// Over IPv6 (loopback ::1): the SYN-ACK and an answer, at its offset; nothing for a tap of
+// another port.
+TEST(SegmentTap, SeesIPv6) {
+  if (geteuid() != 0) GTEST_SKIP() << "a packet socket needs CAP_NET_RAW (root)";
+  auto listener = Listen("::1", 0);
+  if (!listener.ok()) GTEST_SKIP() << "no IPv6 loopback: " << listener.status().ToString();
+  int port = *LocalPort(listener->get());
+  auto tap6 = SegmentTap::Open(port);
+  ASSERT_TRUE(tap6.ok()) << tap6.status().ToString();
+  auto other = SegmentTap::Open(port == 65535 ? 1 : port + 1);
+  ASSERT_TRUE(other.ok()) << other.status().ToString();
+  auto client = Connect("::1", port, 1'000'000'000);
+  ASSERT_TRUE(client.ok()) << client.status().ToString();
+  auto accepted = Accept(listener->get());
+  ASSERT_TRUE(accepted.ok() && accepted->valid());
+  ASSERT_EQ(::send(accepted->get(), "hello", 5, 0), 5);
+  SpinFor(2'000'000);
+  SegmentStamp all[16];
+  int got = tap6->Read(all, 16);
+  bool syn = false;
+  uint32_t base = 0;
+  int answers = 0;
+  for (int i = 0; i < got; ++i) {
+    EXPECT_EQ(all[i].local_port, *LocalPort(client->get()));
+    if (all[i].syn) syn = true, base = all[i].seq + 1;
+    if (all[i].payload > 0) {
+      ++answers;
+      EXPECT_EQ(all[i].seq - base, 0u);
+      EXPECT_EQ(all[i].payload, 5u);
+    }
+  }
+  EXPECT_TRUE(syn);
+  EXPECT_EQ(answers, 1);
+  EXPECT_EQ(other->Read(all, 16), 0);
+}
+
 TEST(SegmentTap, RefusesANonPort) {
   EXPECT_FALSE(SegmentTap::Open(0).ok());
   EXPECT_FALSE(SegmentTap::Open(70000).ok());
