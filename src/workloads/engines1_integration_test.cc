@@ -146,6 +146,12 @@ warmup = "300ms"
 duration = "1s"
 response_timeout = "300ms"
 timely_tolerance = "200us"
+[qos]
+# The seed's rule at that tolerance: these tests judge the workloads' categories, not the
+# generator. Under the default rule (its allowance stops at 20 us) a clean-clone make test
+# found lateness moving every level's p95 by 6-17 % and skipped both tests for want of valid
+# points.
+validity = "seed"
 )";
 
 TEST_F(EnginesIntegration, XapianIsFast) {
