@@ -61,11 +61,12 @@ struct SegmentsSeen {
     int64_t stamp_ns = 0;         // arrival (monotonic)
   };
   static constexpr size_t kCapacity = 1024;
-  std::vector<Seg> ring = std::vector<Seg>(kCapacity);
+  std::vector<Seg> ring;  // allocated at the first segment: only with a tap
   size_t head = 0, size = 0;
   uint64_t hi = 0;  // the end of the furthest segment seen
   void Clear() { head = size = 0, hi = 0; }
   void Push(const Seg& s) {
+    if (ring.empty()) ring.resize(kCapacity);
     if (size == kCapacity) head = (head + 1) % kCapacity, --size;
     ring[(head + size++) % kCapacity] = s;
   }
