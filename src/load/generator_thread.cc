@@ -511,18 +511,8 @@ void ThreadRunner::OnReadable(Conn* c) {
       if (!resp.ok) {
         CountError(true, "server error: " + resp.error.substr(0, 120));
       } else {
-        int64_t at = now;
-        bool stamped = kernel_rx;
-        if (s_.tap) {
-          if (seg > 0) {
-            at = seg;
-            stamped = true;
-            ++s_.answers_segment_stamped;
-          } else {
-            ++s_.answers_segment_unstamped;
-          }
-        }
-        RecordAnswer(*slot, resp, at, stamped);
+        if (s_.tap) ++(seg > 0 ? s_.answers_segment_stamped : s_.answers_segment_unstamped);
+        RecordAnswer(*slot, resp, seg > 0 ? seg : now, seg > 0 || kernel_rx);
       }
     }
     if (closes != nullptr) {
@@ -646,9 +636,9 @@ void ThreadRunner::Run() {
   (void)UseTightTimerSlack();
   measure_begin_ = start_ns_ + o_.warmup_ns;
   measure_end_ = measure_begin_ + o_.duration_ns;
-  const int64_t measure_begin = measure_begin_;
-  const int64_t measure_end = measure_end_;
+  const int64_t measure_begin = measure_begin_, measure_end = measure_end_;
   // The schedule starts at a random phase of the first gap so threads do not send in lockstep.
+  // (`sched` names the member IssueDue advances.)
   double& sched = sched_;
   sched = static_cast<double>(start_ns_) + s_.arrival->NextGapNs();
   while (MonotonicNowNs() < start_ns_) {
