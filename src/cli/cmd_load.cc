@@ -242,8 +242,9 @@ void AddLoadCommand(CLI::App& app, CommandList& commands) {
   sub->add_option("--response-timing", f->response_timing,
                   "kernel: time responses by the kernel's arrival stamps (SO_TIMESTAMPNS; a read that "
                   "returns several answers carries the last one's); packet: by the arrival of the segment "
-                  "that carried each answer, from a packet socket as a capture would (root; one more "
-                  "system call per read); user: by the clock after the generator reads them (adds its "
+                  "that carried each answer, from a packet socket as a capture would, and sends by the "
+                  "kernel's send stamps, for the wire round trip (root; one more system call per read "
+                  "and an error-queue read per send, which cost timeliness); user: by the clock after the generator reads them (adds its "
                   "own wake-up)")
       ->capture_default_str();
   sub->add_option("--wait", f->wait,

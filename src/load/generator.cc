@@ -93,7 +93,7 @@ Result<LoadResult> RunLoad(const LoadOptions& o) {
     if (o.kernel_rx_timestamps && stamps_refused.empty()) {
       if (Status st = net::EnableReceiveTimestamps(c->fd.get()); !st.ok()) stamps_refused = st.message();
     }
-    if (o.kernel_rx_timestamps && tx_refused.empty()) {
+    if (o.kernel_rx_timestamps && o.segment_rx_timestamps && tx_refused.empty()) {
       if (Status st = net::EnableSendTimestamps(c->fd.get()); !st.ok()) tx_refused = st.message();
     }
     c->ring.resize(ring);
@@ -106,7 +106,9 @@ Result<LoadResult> RunLoad(const LoadOptions& o) {
 
   const bool rx_stamps = o.kernel_rx_timestamps && stamps_refused.empty();
   const int64_t mono_minus_real = MonotonicMinusRealtimeNs();
-  const bool tx_stamps = o.kernel_rx_timestamps && tx_refused.empty();
+  // Send stamps only where the wire is timed per segment: each costs the thread an error-queue
+  // read and a wake-up of its poll (docs/performance.md, "Send stamps cost timeliness").
+  const bool tx_stamps = o.kernel_rx_timestamps && o.segment_rx_timestamps && tx_refused.empty();
   for (auto& s : states) {
     s->rx_stamps = rx_stamps;
     s->tx_stamps = tx_stamps;
@@ -202,6 +204,8 @@ Result<LoadResult> RunLoad(const LoadOptions& o) {
   }
   if (!o.kernel_rx_timestamps) {
     r.send_timing = "user (clock read before the write; kernel stamps not asked for)";
+  } else if (!o.segment_rx_timestamps) {
+    r.send_timing = "user (clock read before the write; kernel send stamps are taken with --response-timing packet)";
   } else if (!tx_refused.empty()) {
     r.send_timing = "user (clock read before the write): kernel send stamps refused: " + tx_refused;
   } else if (answers > 0 && tx_answers == 0) {

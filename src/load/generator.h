@@ -82,6 +82,9 @@ struct LoadOptions {
   // that carried its last byte, read from a packet socket as a capture would (platform/
   // segment_tap.h), instead of the read's stamp, which is the last merged segment's. One more
   // system call per read, and CAP_NET_RAW; `--response-timing packet`. Refused: the read's.
+  // Only then are sends stamped by the kernel too (SO_TIMESTAMPING, software TX), giving the
+  // wire round trip: each stamp costs the thread an error-queue read and a wake-up of its poll,
+  // 2-15 points of timely requests at 45 000 QPS on a 2-vCPU VM (docs/performance.md).
   bool segment_rx_timestamps = false;
   // How a thread waits for its next send. false (sleep): sleep until shortly before it, then
   // spin the last stretch; a response that arrives meanwhile wakes the thread. true (spin):

@@ -255,7 +255,7 @@ std::string LoadResult::Summary() const {
   if (wire.count() > 0) {
     line("wire rtt:", wire);
   } else {
-    s += "wire rtt:  unavailable (needs the kernel's send and arrival stamps; sends timed by " + send_timing + ")\n";
+    s += "wire rtt:  unavailable (needs the kernel's send and arrival stamps, --response-timing packet; sends timed by " + send_timing + ")\n";
   }
   if (has_server_times) {
     line("service:", service);
