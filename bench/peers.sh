@@ -245,8 +245,11 @@ print("%.2f" % (100 * j["timely_ratio"]), str(j["valid"]).lower(), "%.0f" % j["a
 over_floor() { python3 -c "import sys; t = sys.argv[1]; print('-' if t == '-' else '%+.2f' % ((100 - float(t)) - float(sys.argv[2])))" "$1" "$2"; }
 echo
 echo "ream's timeliness at the default 20 us tolerance, one thread on CPU $load_cpu (wait sleep);"
-echo "'late-floor' = ream's non-timely share less the spinning floor, percentage points:"
-printf '  %-10s %-6s %9s %9s %10s %s\n' server x QPS "timely %" late-floor verdict
+echo "'late-floor' = ream's non-timely share less the spinning floor, percentage points;"
+echo "'bare %' = the timely share of the simplest open-loop sender (bench/bare_sender.sh: C, spinning,"
+echo "no parsing) at the same rate, connections, server and CPU, just before ream's trial: the"
+echo "floor of sending at that rate here; 'late-bare' = ream's non-timely share less the bare sender's:"
+printf '  %-10s %-6s %9s %9s %10s %8s %10s %s\n' server x QPS "timely %" late-floor "bare %" late-bare verdict
 for server in nginx memcached; do
   if [ "$server" = nginx ]; then
     peer=$nginx_peer port=$nport args=(--protocol http --get-ratio 1)
@@ -257,20 +260,30 @@ for server in nginx memcached; do
   [ "$peer" -gt 0 ] 2>/dev/null || { echo "  $server: no peer peak measured, skipped"; continue; }
   for x in 0.25 0.5 0.5 0.5 0.9; do
     qps=$(python3 -c "print(int($peer * $x))")
+    proto=$([ "$server" = nginx ] && echo http || echo memcached)
+    bare=$(nice -n "$bench_nice" "$here/bench/bare_sender.sh" "$port" "$proto" "$qps" "$conns" "$trial_s" \
+      "$load_cpu" 2>/dev/null | sed -n 's|.*timely \([0-9.]*\) %.*|\1|p')
+    [ -n "$bare" ] || bare=-
     read -r timely valid _ _ < <(timely_trial "$port" "$qps" "${args[@]}")
-    printf '  %-10s %-6s %9s %9s %10s valid=%s\n' "$server" "${x}x" "$qps" "$timely" \
-      "$(over_floor "$timely" "$spin_floor")" "$valid"
+    printf '  %-10s %-6s %9s %9s %10s %8s %10s valid=%s\n' "$server" "${x}x" "$qps" "$timely" \
+      "$(over_floor "$timely" "$spin_floor")" "$bare" \
+      "$([ "$bare" = - ] && echo - || over_floor "$timely" "$(python3 -c "print(100 - $bare)")")" "$valid"
   done
   # ream's send capacity: the rate achieved when asked for 1.5x the peer's closed-loop peak.
   read -r _ _ achieved per_req < <(timely_trial "$port" "$(python3 -c "print(int($peer * 1.5))")" "${args[@]}")
   echo "  $server: send capacity (achieved at 1.5x the peer's peak): $achieved QPS against a peer peak of $peer; ream's CPU per request there: $per_req us"
 done
 # Sparse load, sleeping: 2 000 QPS against memcached, against the after-sleep floor.
+# The bare sender spins, so it is the floor of sending here, not of sleeping between sends.
 for _ in 1 2 3; do
+  bare=$(nice -n "$bench_nice" "$here/bench/bare_sender.sh" "$mport" memcached 2000 "$conns" "$trial_s" \
+    "$load_cpu" 2>/dev/null | sed -n 's|.*timely \([0-9.]*\) %.*|\1|p')
+  [ -n "$bare" ] || bare=-
   read -r timely valid _ _ < <(timely_trial "$mport" 2000 --protocol memcached --get-ratio 1 \
     --keys 100000 --key-dist uniform --value-bytes 64)
-  printf '  %-10s %-6s %9s %9s %10s valid=%s (against the after-sleep floor)\n' memcached sparse 2000 \
-    "$timely" "$(over_floor "$timely" "$sleep_floor")" "$valid"
+  printf '  %-10s %-6s %9s %9s %10s %8s %10s valid=%s (late-floor against the after-sleep floor)\n' \
+    memcached sparse 2000 "$timely" "$(over_floor "$timely" "$sleep_floor")" "$bare" \
+    "$([ "$bare" = - ] && echo - || over_floor "$timely" "$(python3 -c "print(100 - $bare)")")" "$valid"
 done
 
 echo
