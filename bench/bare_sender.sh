@@ -116,7 +116,12 @@ int main(int argc, char** argv) {
           late += (ts - bdue[i]) > tol_ns;
         }
         ssize_t want = (ssize_t)(cnt[c] * len);
-        if (write(fd[c], rep, (size_t)want) != want) die("bare sender: write");
+        ssize_t got = send(fd[c], rep, (size_t)want, MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (got < 0) die("bare sender: send");
+        if (got != want) {
+          fprintf(stderr, "bare sender: the server stopped reading (connection %d's send buffer is full)\n", c);
+          return 1;
+        }
         long long w = now() - ts;
         if (ts >= start) { writes++; wsum += w; wslow += w > tol_ns; }
         cnt[c] = 0;
