@@ -116,7 +116,8 @@ Result<LoadResult> RunLoad(const LoadOptions& o) {
   }
   std::atomic<bool> cancel{false};
   std::atomic<int> running{o.threads};
-  const int64_t start_ns = std::max(MonotonicNowNs() + 5'000'000, o.start_at_ns);
+  // 10 ms for the threads to start, pin and calibrate their wake-up margin.
+  const int64_t start_ns = std::max(MonotonicNowNs() + 10'000'000, o.start_at_ns);
   std::vector<std::thread> threads;
   for (auto& s : states) {
     ThreadState* sp = s.get();
@@ -187,6 +188,16 @@ Result<LoadResult> RunLoad(const LoadOptions& o) {
     r.late_answers += s->late_answers;
     for (const auto& [k, v] : s->reconnect_reasons) r.reconnect_reasons[k] += v;
     r.late_causes.Merge(s->late_causes);
+    if (&s == &states.front()) {
+      r.wake_margin_calibrated_ns = s->wake_margin_calibrated_ns;
+      r.wake_calibration_waits = s->wake_calibration_waits;
+    } else {  // calibrated only when every thread was
+      r.wake_margin_calibrated_ns = r.wake_margin_calibrated_ns < 0 || s->wake_margin_calibrated_ns < 0
+                                        ? -1
+                                        : std::max(r.wake_margin_calibrated_ns, s->wake_margin_calibrated_ns);
+      r.wake_calibration_waits = std::min(r.wake_calibration_waits, s->wake_calibration_waits);
+    }
+    r.wake_margin_final_ns = std::max(r.wake_margin_final_ns, s->wake_margin_final_ns);
     // Each thread's spans in units of its achieved mean gap (Erlang(span) under the null): the
     // test asks whether the sends were Poisson, the rate check whether they were as many as asked.
     double achieved_per_ns = static_cast<double>(s->issued) / static_cast<double>(o.duration_ns);

@@ -203,6 +203,11 @@ struct LoadResult {
   Histogram lateness;           // actual send − scheduled time
   // Why each request sent later than the tolerance was late (load/lateness.h).
   LatenessCauses late_causes;
+  // Waking on time (wait sleep): the margin a thread spins before each send, the largest over
+  // the threads, as calibrated by timed waits before the schedule (-1: there was not time for
+  // enough of them) and at the end of the run; and the fewest calibration waits a thread made.
+  int64_t wake_margin_calibrated_ns = -1, wake_margin_final_ns = -1;
+  int wake_calibration_waits = 0;
   int64_t window_begin_ns = 0;  // monotonic start of the measured window
   InterarrivalTest interarrival;  // of the actual send gaps, at the achieved rate
   Distortion distortion;

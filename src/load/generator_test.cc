@@ -116,6 +116,43 @@ TEST(Generator, EveryLateRequestHasACause) {
   EXPECT_NEAR(shares, 1 - r->timely_ratio, 1e-9);
 }
 
+// Waking on time: a sleeping thread calibrates the margin it spins before each send from timed
+// waits made before its schedule starts, keeps re-learning it, and the result reports both (in
+// the JSON stored with the point and in the console summary). A spinning thread has none.
+TEST(Generator, ASleepingThreadCalibratesItsWakeMarginAndReportsIt) {
+  auto server = Server::Start({.threads = 1}, MakeSyntheticHandlers(*ServiceTime::Parse("const:5us"), 1));
+  ASSERT_TRUE(server.ok());
+  LoadOptions o = Quick((*server)->port(), 2000);
+  o.duration_ns = 300'000'000;
+  auto r = RunLoad(o);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  // The 10 ms before the schedule hold many 50 us waits, however late they wake (up to 64).
+  EXPECT_GE(r->wake_calibration_waits, 1);
+  EXPECT_LE(r->wake_calibration_waits, 64);
+  if (r->wake_calibration_waits >= 16) {
+    EXPECT_GE(r->wake_margin_calibrated_ns, 5'000);
+    EXPECT_LE(r->wake_margin_calibrated_ns, 300'000);
+  } else {
+    EXPECT_EQ(r->wake_margin_calibrated_ns, -1);
+  }
+  EXPECT_GE(r->wake_margin_final_ns, 5'000);
+  EXPECT_LE(r->wake_margin_final_ns, 300'000);
+  nlohmann::json m = r->ToJson()["wake_margin_us"];
+  ASSERT_TRUE(m.is_object()) << m.dump();
+  EXPECT_EQ(m["calibration_waits"].get<int>(), r->wake_calibration_waits);
+  EXPECT_DOUBLE_EQ(m["final"].get<double>(), static_cast<double>(r->wake_margin_final_ns) / 1e3);
+  EXPECT_NE(r->Summary().find("generator: "), std::string::npos) << r->Summary();
+  EXPECT_NE(r->Summary().find(" timed waits"), std::string::npos) << r->Summary();
+
+  o.spin_wait = true;
+  auto spun = RunLoad(o);
+  ASSERT_TRUE(spun.ok()) << spun.status().ToString();
+  EXPECT_EQ(spun->wake_calibration_waits, 0);
+  EXPECT_EQ(spun->wake_margin_final_ns, -1);
+  EXPECT_TRUE(spun->ToJson()["wake_margin_us"].is_null());
+  EXPECT_NE(spun->Summary().find("(waits by spinning)"), std::string::npos) << spun->Summary();
+}
+
 // A busy loop sharing the generator's CPU takes it away for whole scheduler slices: the
 // generator is late, the point invalid by either rule with the rule and its figures named, and
 // the lateness is put down to the thread not running (stalls), not to its own work.

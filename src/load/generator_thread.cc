@@ -572,6 +572,29 @@ void ThreadRunner::NoteOversleep(int64_t over_ns) {
   spin_ns_ = std::clamp(*at + kMinSpinNs, kMinSpinNs, kMaxSpinNs);
 }
 
+void ThreadRunner::CalibrateWakeMargin() {
+  // Waits as long as the loop's typical short sleep; the last one ends well before the start.
+  constexpr int64_t kSleepNs = 50'000, kReserveNs = 500'000;
+  constexpr size_t kMinWaits = 16;
+  size_t n = 0;
+  while (n < kOversleepWindow) {
+    int64_t before = MonotonicNowNs();
+    if (before + kSleepNs + kReserveNs > start_ns_) break;
+    auto r = s_.poller.Wait(events_, 256, kSleepNs);
+    int64_t after = MonotonicNowNs();
+    if (!r.ok() || *r != 0) break;  // something to read already: the loop takes it
+    oversleep_[n++] = after - (before + kSleepNs);
+  }
+  s_.wake_calibration_waits = static_cast<int>(n);
+  oversleep_count_ = n;  // the run's first re-learning window includes them
+  if (n < kMinWaits) return;
+  std::vector<int64_t> v(oversleep_, oversleep_ + n);
+  auto at = v.begin() + static_cast<std::ptrdiff_t>((n * 97) / 100);
+  std::nth_element(v.begin(), at, v.end());
+  spin_ns_ = std::clamp(*at + kMinSpinNs, kMinSpinNs, kMaxSpinNs);
+  s_.wake_margin_calibrated_ns = spin_ns_;
+}
+
 void ThreadRunner::BusyPoll() {
   if (s_.conns.size() > kDirectPollMaxConns || s_.down > 0) {
     // (epoll also tells when a reconnecting socket's connect is done.)
@@ -641,6 +664,7 @@ void ThreadRunner::Run() {
   // (`sched` names the member IssueDue advances.)
   double& sched = sched_;
   sched = static_cast<double>(start_ns_) + s_.arrival->NextGapNs();
+  if (!o_.spin_wait) CalibrateWakeMargin();
   while (MonotonicNowNs() < start_ns_) {
   }
   scheduling_ = true;
@@ -684,6 +708,7 @@ void ThreadRunner::Run() {
     }
   }
   scheduling_ = false;
+  if (!o_.spin_wait) s_.wake_margin_final_ns = spin_ns_;
   s_.cpu_end_ns = ThreadCpuNs();
   if (s_.cpu_begin_ns < 0) s_.cpu_begin_ns = s_.cpu_end_ns;
   s_.late_causes = timeline_.causes();

@@ -183,6 +183,11 @@ struct ThreadState {
   bool tx_stamps = false;
   uint64_t answers_tx_stamped = 0, answers_measured = 0;
   LatenessCauses late_causes;
+  // Waking on time (sleeping threads only): the margin spun before each send as calibrated by
+  // timed waits before the schedule started (-1: not calibrated; calibration_waits says how
+  // many there was time for), and as it stood at the end of the run.
+  int64_t wake_margin_calibrated_ns = -1, wake_margin_final_ns = -1;
+  int wake_calibration_waits = 0;
   std::string pin_error;  // the thread could not be pinned to its CPU (LoadOptions::cpus)
 };
 
@@ -243,6 +248,9 @@ class ThreadRunner {
   void IssueDue();
   void BusyPoll();
   void NoteOversleep(int64_t over_ns);
+  // Before the schedule starts (sleeping threads): timed waits like the loop's measure how
+  // late this host wakes the thread, and the spin margin starts from them.
+  void CalibrateWakeMargin();
   uint64_t Outstanding() const {
     uint64_t n = 0;
     for (const auto& c : s_.conns) n += c->dead ? 0 : c->outstanding;
@@ -253,8 +261,8 @@ class ThreadRunner {
   ThreadState& s_;
   int64_t start_ns_;
   std::atomic<bool>& cancel_;
-  // Starts generous; after every kOversleepWindow timed waits it becomes their 97th
-  // percentile of oversleep plus kMinSpinNs.
+  // Starts generous, then calibrated before the schedule (CalibrateWakeMargin); after every
+  // kOversleepWindow timed waits it becomes their 97th percentile of oversleep plus kMinSpinNs.
   int64_t spin_ns_ = 100'000;
   static constexpr size_t kOversleepWindow = 64;
   int64_t oversleep_[kOversleepWindow] = {};

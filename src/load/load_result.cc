@@ -124,6 +124,18 @@ nlohmann::json LoadResult::ToJson() const {
   j["threads"] = o.threads;
   j["generator_cpus"] = o.cpus.empty() ? nlohmann::json(nullptr) : nlohmann::json(o.cpus);
   j["wait"] = o.spin_wait ? "spin" : "sleep";
+  // Waking on time: the margin spun before each send (sleeping threads), calibrated before the
+  // schedule and re-learned every 64 timed waits; null when the threads never sleep (or, in a
+  // session load, spin a fixed margin).
+  if (o.spin_wait || wake_margin_final_ns < 0) {
+    j["wake_margin_us"] = nullptr;
+  } else {
+    auto us = [](int64_t ns) { return ns < 0 ? nlohmann::json(nullptr) : nlohmann::json(static_cast<double>(ns) / 1e3); };
+    j["wake_margin_us"] = {{"calibrated", us(wake_margin_calibrated_ns)},
+                           {"calibration_waits", wake_calibration_waits},
+                           {"final", us(wake_margin_final_ns)},
+                           {"rule", "97th percentile of how late the thread's timed waits woke, + 5 us"}};
+  }
   j["arrival"] = o.arrival.name;
   j["key_dist"] = o.key_dist.name;
   j["keys"] = o.keys;
@@ -271,9 +283,22 @@ std::string LoadResult::Summary() const {
     std::snprintf(b, sizeof b, "arrivals:  not tested (%s)\n", interarrival.not_applicable_reason.c_str());
   }
   s += b;
+  std::string waits = o.spin_wait ? "spinning" : "sleeping, then spinning";
+  if (!o.spin_wait && wake_margin_final_ns >= 0) {
+    char m[160];
+    if (wake_margin_calibrated_ns >= 0) {
+      std::snprintf(m, sizeof m, "sleeping, then spinning the last %.0f us; %.0f us as calibrated by %d timed waits at start",
+                    static_cast<double>(wake_margin_final_ns) / 1e3, static_cast<double>(wake_margin_calibrated_ns) / 1e3,
+                    wake_calibration_waits);
+    } else {
+      std::snprintf(m, sizeof m, "sleeping, then spinning the last %.0f us; not calibrated at start (time for %d timed waits)",
+                    static_cast<double>(wake_margin_final_ns) / 1e3, wake_calibration_waits);
+    }
+    waits = m;
+  }
   std::snprintf(b, sizeof b, "generator: %.3f CPU s, %.2f CPU us per request (waits by %s)\n",
-                generator_cpu_s, issued ? generator_cpu_s * 1e6 / static_cast<double>(issued) : 0.0,
-                o.spin_wait ? "spinning" : "sleeping, then spinning");
+                generator_cpu_s, issued ? generator_cpu_s * 1e6 / static_cast<double>(issued) : 0.0, waits.c_str());
+  s += b;
   if (!o.cpus.empty()) {
     s += "           threads pinned: ";
     for (int t = 0; t < o.threads; ++t) {
