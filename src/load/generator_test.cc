@@ -609,8 +609,14 @@ TEST(Generator, ABacklogLongerThanTheServersCountWaitsForTheNextSocket) {
   EXPECT_GE(r->reconnections, 9u);
   EXPECT_EQ(server.received(), r->issued_total);
   EXPECT_EQ(r->issued_total, r->completed_total + r->unanswered_total);
-  // Only the first close, before the count was learned, may lose what was in flight.
-  EXPECT_LE(r->unanswered_total, 3u) << nlohmann::json(r->error_reasons).dump();
+  // Only the first close, before the count was learned, may lose what was in flight: what was
+  // sent within one round trip before the close was read. (A fixed 3 held at round trips under
+  // 1 ms; a clean clone on a noisy host had 1.2 ms at the median and lost 5.) Losing at every
+  // close instead would lose about as much ~29 times over.
+  const double round_trip_s = static_cast<double>(r->latency_from_send.ValueAtQuantile(1.0)) / 1e9;
+  const auto in_flight = static_cast<uint64_t>(std::ceil(r->achieved_qps * round_trip_s)) + 1;
+  EXPECT_LE(r->unanswered_total, std::max<uint64_t>(3, in_flight))
+      << nlohmann::json(r->error_reasons).dump() << "; at most " << in_flight << " in flight in one round trip";
 }
 
 TEST(Generator, JsonTargetOfAnIPv6HostHasBrackets) {
