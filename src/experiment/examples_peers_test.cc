@@ -95,15 +95,25 @@ TEST_P(Examples, RunsAndAnalyzesOnThisMachine) {
   ASSERT_TRUE(points.ok());
   ASSERT_FALSE(points->empty());
   int64_t reconnections = 0;
+  double most_per_connection = 0;  // requests one connection carried at a level (round robin)
   for (const auto& p : *points) {
     EXPECT_NE(std::find(levels.begin(), levels.end(), p.target_load), levels.end()) << p.target_load;
     // Schema 7: every point says how often its connections were replaced (0 included).
     ASSERT_TRUE(p.reconnections.has_value() && p.lost_requests.has_value()) << p.target_load;
     reconnections += *p.reconnections;
+    if (p.generator.is_object() && p.generator.value("connections", 0) > 0) {
+      most_per_connection = std::max(most_per_connection, p.generator.value("issued_total", 0.0) /
+                                                              p.generator.value("connections", 1.0));
+    }
   }
-  // nginx closes a connection after its 1000th response (Debian's default keep-alive).
-  if (name == "nginx") {
-    EXPECT_GT(reconnections, 0);
+  // nginx closes a connection after its 1000th response (Debian's default keep-alive): a level
+  // whose connections each carried more than that replaced them. (How many connections and
+  // which levels depend on the probes, so a noisy hour can keep every connection under 1000.)
+  if (name == "nginx" && most_per_connection > 1001) {
+    EXPECT_GT(reconnections, 0) << "a connection carried " << most_per_connection << " requests";
+  } else if (name == "nginx") {
+    std::printf("nginx: no connection carried more than 1000 requests (at most %.0f): no reconnection to see\n",
+                most_per_connection);
   }
   EXPECT_NE(run.out.find("load range (qps = \"auto\")"), std::string::npos) << run.out;
 
