@@ -698,6 +698,7 @@ TEST_F(LocalNodes, TheirAgentsGoThroughTheRelayOfNetLatency) {
   ASSERT_TRUE(runs.ok());
   ASSERT_EQ(runs->size(), 2u) << run.output;
   std::map<std::string, double> p50;
+  bool all_valid = true;
   for (const RunRecord& r : *runs) {
     auto points = store->ListPoints(r.id);
     ASSERT_TRUE(points.ok() && points->size() == 1u) << run.output;
@@ -706,14 +707,23 @@ TEST_F(LocalNodes, TheirAgentsGoThroughTheRelayOfNetLatency) {
     ASSERT_EQ(p.generator["agents"].size(), 2u);
     ASSERT_TRUE(p.latency_p50_us.has_value());
     p50[r.key.partition_label] = *p.latency_p50_us;
+    all_valid = all_valid && p.valid.value_or(false);
   }
   ASSERT_EQ(p50.size(), 2u);
   double with = 0, without = 0;
   for (const auto& [label, value] : p50) (label.find("1ms") != std::string::npos ? with : without) = value;
   std::printf("p50 without L %.0f us, with L = 1 ms %.0f us\n", without, with);
-  // 2 L = 2 000 us added to the median, whatever the host's noise adds to both.
-  EXPECT_GE(with - without, 1800.0) << run.output;
+  // Every round trip crosses the relay twice: never under 2 L.
+  EXPECT_GE(with, 2000.0) << run.output;
   EXPECT_LE(with - without, 2000.0 + 1500.0) << run.output;
+  // 2 L = 2 000 us added to the median, when both points are valid. (A clean clone in a noisy
+  // hour had its L = 0 point invalid, 70 % timely, with a p50 of 938 us instead of ~100: the
+  // difference then measures the host, not the relay.)
+  if (all_valid) {
+    EXPECT_GE(with - without, 1800.0) << run.output;
+  } else {
+    std::printf("a point was invalid (the generator could not keep its schedule): the 2 L difference is not checked\n");
+  }
 }
 
 TEST_F(LocalNodes, AfterASigkillOfReamCleanupRemovesTheNodesAndNoAgentIsLeft) {

@@ -107,7 +107,12 @@ class EnginesIntegration : public ::testing::Test {
     if (std::string why = QosBelowTheFloor(j); !why.empty()) GTEST_SKIP() << why;
     EXPECT_EQ(Category(j), "fast") << j.dump(1);
     ASSERT_TRUE(j["qos"]["target_us"].is_number()) << j["qos"].dump();
-    EXPECT_LT(j["qos"]["target_us"].get<double>(), 2000) << j["qos"].dump();
+    ASSERT_TRUE(j["qos"]["service_time_us"].is_number()) << j["qos"].dump();
+    // The seed's rule on a sub-millisecond engine. (A fixed "target < 2 ms" failed a clean clone
+    // in an hour when the host's noise took the reported service time to 448 us at 24 % CPU.)
+    const double service = j["qos"]["service_time_us"].get<double>(), target = j["qos"]["target_us"].get<double>();
+    EXPECT_NEAR(target, 5 * service, 0.01 * target) << j["qos"].dump();
+    EXPECT_LT(service, 1000) << j["qos"].dump();
   }
 
   // The classifier's verdict with its evidence, printed for the record.
