@@ -10,8 +10,8 @@
 # (epoll with a zero timeout) while it waits, and counts a request late when it was written more
 # than TOL us after its instant, as ream does. Whatever it loses is the host's send path; what
 # ream loses beyond it at the same rate, connections and server is ream's own.
-# Prints one line: "bare sender: QPS q, K connections, S s: timely T %, write() mean M us, > TOL us
-# in W % of sends, achieved A QPS".
+# Prints one line: "bare sender: QPS q, K connections, S s: timely T %, send() mean M us, > TOL us
+# in W % of sends, R requests a send, achieved A QPS".
 # Usage: bench/bare_sender.sh PORT memcached|http QPS CONNECTIONS SECONDS [CPU] [TOL_US] [exponential|constant]
 #   (127.0.0.1:PORT; memcached: "get" of key "k0", which the script sets first with a 64-byte value;
 #    http: "GET / HTTP/1.1" keep-alive. CPU to pin to: default 0; TOL_US default 20)
@@ -133,8 +133,8 @@ int main(int argc, char** argv) {
       while (recv(ev[i].data.fd, buf, sizeof buf, MSG_DONTWAIT) > 0) {}
   }
   double span = (last - first) / 1e9;
-  printf("bare sender: QPS %.0f, %d connections, %.0f s: timely %.2f %%, write() mean %.1f us, "
-         "> %.0f us in %.1f %% of writes, %.2f requests a write, achieved %.0f QPS\n",
+  printf("bare sender: QPS %.0f, %d connections, %.0f s: timely %.2f %%, send() mean %.1f us, "
+         "> %.0f us in %.1f %% of sends, %.2f requests a send, achieved %.0f QPS\n",
          qps, k, secs, 100.0 * (sent - late) / (sent ? sent : 1), wsum / 1e3 / (writes ? writes : 1),
          tol_ns / 1e3, 100.0 * wslow / (writes ? writes : 1), (double)sent / (writes ? writes : 1),
          span > 0 ? (sent - 1) / span : 0);

@@ -241,8 +241,17 @@ j = json.load(open(sys.argv[1]))
 print("%.2f" % (100 * j["timely_ratio"]), str(j["valid"]).lower(), "%.0f" % j["achieved_qps"],
       "%.2f" % (j.get("generator_cpu_us_per_request") or 0))' "$out"
 }
+# The bare sender's timely % at PORT PROTO QPS (bench/bare_sender.sh), "-" when it gave none.
+bare_trial() {
+  local out
+  out=$(nice -n "$bench_nice" "$here/bench/bare_sender.sh" "$1" "$2" "$3" "$conns" "$trial_s" "$load_cpu" \
+    2>/dev/null | sed -n 's|.*timely \([0-9.]*\) %.*|\1|p')
+  echo "${out:--}"
+}
 # (100 - timely) - floor, in percentage points; "-" when the trial gave no result.
 over_floor() { python3 -c "import sys; t = sys.argv[1]; print('-' if t == '-' else '%+.2f' % ((100 - float(t)) - float(sys.argv[2])))" "$1" "$2"; }
+# ream's non-timely share less the bare sender's, in percentage points ("-" if either is missing).
+over_bare() { [ "$2" = - ] && echo - || over_floor "$1" "$(python3 -c "print(100 - $2)")"; }
 echo
 echo "ream's timeliness at the default 20 us tolerance, one thread on CPU $load_cpu (wait sleep);"
 echo "'late-floor' = ream's non-timely share less the spinning floor, percentage points;"
@@ -260,14 +269,10 @@ for server in nginx memcached; do
   [ "$peer" -gt 0 ] 2>/dev/null || { echo "  $server: no peer peak measured, skipped"; continue; }
   for x in 0.25 0.5 0.5 0.5 0.9; do
     qps=$(python3 -c "print(int($peer * $x))")
-    proto=$([ "$server" = nginx ] && echo http || echo memcached)
-    bare=$(nice -n "$bench_nice" "$here/bench/bare_sender.sh" "$port" "$proto" "$qps" "$conns" "$trial_s" \
-      "$load_cpu" 2>/dev/null | sed -n 's|.*timely \([0-9.]*\) %.*|\1|p')
-    [ -n "$bare" ] || bare=-
+    bare=$(bare_trial "$port" "$([ "$server" = nginx ] && echo http || echo memcached)" "$qps")
     read -r timely valid _ _ < <(timely_trial "$port" "$qps" "${args[@]}")
     printf '  %-10s %-6s %9s %9s %10s %8s %10s valid=%s\n' "$server" "${x}x" "$qps" "$timely" \
-      "$(over_floor "$timely" "$spin_floor")" "$bare" \
-      "$([ "$bare" = - ] && echo - || over_floor "$timely" "$(python3 -c "print(100 - $bare)")")" "$valid"
+      "$(over_floor "$timely" "$spin_floor")" "$bare" "$(over_bare "$timely" "$bare")" "$valid"
   done
   # ream's send capacity: the rate achieved when asked for 1.5x the peer's closed-loop peak.
   read -r _ _ achieved per_req < <(timely_trial "$port" "$(python3 -c "print(int($peer * 1.5))")" "${args[@]}")
@@ -276,14 +281,12 @@ done
 # Sparse load, sleeping: 2 000 QPS against memcached, against the after-sleep floor.
 # The bare sender spins, so it is the floor of sending here, not of sleeping between sends.
 for _ in 1 2 3; do
-  bare=$(nice -n "$bench_nice" "$here/bench/bare_sender.sh" "$mport" memcached 2000 "$conns" "$trial_s" \
-    "$load_cpu" 2>/dev/null | sed -n 's|.*timely \([0-9.]*\) %.*|\1|p')
-  [ -n "$bare" ] || bare=-
+  bare=$(bare_trial "$mport" memcached 2000)
   read -r timely valid _ _ < <(timely_trial "$mport" 2000 --protocol memcached --get-ratio 1 \
     --keys 100000 --key-dist uniform --value-bytes 64)
   printf '  %-10s %-6s %9s %9s %10s %8s %10s valid=%s (late-floor against the after-sleep floor)\n' \
     memcached sparse 2000 "$timely" "$(over_floor "$timely" "$sleep_floor")" "$bare" \
-    "$([ "$bare" = - ] && echo - || over_floor "$timely" "$(python3 -c "print(100 - $bare)")")" "$valid"
+    "$(over_bare "$timely" "$bare")" "$valid"
 done
 
 echo

@@ -71,6 +71,9 @@ Result<LoadResult> RunLoad(const LoadOptions& o) {
     s->gap_span = GapSpan(o.timely_tolerance_ns, rate_per_thread);
     states.push_back(std::move(s));
   }
+  // Send stamps only where the wire is timed per segment: each costs the thread an error-queue
+  // read and a wake-up of its poll (docs/performance.md, "Send stamps cost timeliness").
+  const bool want_tx_stamps = o.kernel_rx_timestamps && o.segment_rx_timestamps;
   std::string stamps_refused, tx_refused, segments_refused;
   if (o.kernel_rx_timestamps && o.segment_rx_timestamps) {
     // Before the connections, so each thread's tap sees their SYN-ACKs.
@@ -93,7 +96,7 @@ Result<LoadResult> RunLoad(const LoadOptions& o) {
     if (o.kernel_rx_timestamps && stamps_refused.empty()) {
       if (Status st = net::EnableReceiveTimestamps(c->fd.get()); !st.ok()) stamps_refused = st.message();
     }
-    if (o.kernel_rx_timestamps && o.segment_rx_timestamps && tx_refused.empty()) {
+    if (want_tx_stamps && tx_refused.empty()) {
       if (Status st = net::EnableSendTimestamps(c->fd.get()); !st.ok()) tx_refused = st.message();
     }
     c->ring.resize(ring);
@@ -106,9 +109,7 @@ Result<LoadResult> RunLoad(const LoadOptions& o) {
 
   const bool rx_stamps = o.kernel_rx_timestamps && stamps_refused.empty();
   const int64_t mono_minus_real = MonotonicMinusRealtimeNs();
-  // Send stamps only where the wire is timed per segment: each costs the thread an error-queue
-  // read and a wake-up of its poll (docs/performance.md, "Send stamps cost timeliness").
-  const bool tx_stamps = o.kernel_rx_timestamps && o.segment_rx_timestamps && tx_refused.empty();
+  const bool tx_stamps = want_tx_stamps && tx_refused.empty();
   for (auto& s : states) {
     s->rx_stamps = rx_stamps;
     s->tx_stamps = tx_stamps;

@@ -565,9 +565,12 @@ void ThreadRunner::RecordAnswer(const Slot& slot, const Response& resp, int64_t 
 
 void ThreadRunner::NoteOversleep(int64_t over_ns) {
   oversleep_[oversleep_count_++ % kOversleepWindow] = over_ns;
-  if (oversleep_count_ % kOversleepWindow != 0) return;
-  std::vector<int64_t> v(oversleep_, oversleep_ + kOversleepWindow);
-  auto at = v.begin() + (kOversleepWindow * 97) / 100;
+  if (oversleep_count_ % kOversleepWindow == 0) LearnMargin(kOversleepWindow);
+}
+
+void ThreadRunner::LearnMargin(size_t n) {
+  std::vector<int64_t> v(oversleep_, oversleep_ + n);
+  auto at = v.begin() + static_cast<std::ptrdiff_t>((n * 97) / 100);
   std::nth_element(v.begin(), at, v.end());
   spin_ns_ = std::clamp(*at + kMinSpinNs, kMinSpinNs, kMaxSpinNs);
 }
@@ -588,10 +591,7 @@ void ThreadRunner::CalibrateWakeMargin() {
   s_.wake_calibration_waits = static_cast<int>(n);
   oversleep_count_ = n;  // the run's first re-learning window includes them
   if (n < kMinWaits) return;
-  std::vector<int64_t> v(oversleep_, oversleep_ + n);
-  auto at = v.begin() + static_cast<std::ptrdiff_t>((n * 97) / 100);
-  std::nth_element(v.begin(), at, v.end());
-  spin_ns_ = std::clamp(*at + kMinSpinNs, kMinSpinNs, kMaxSpinNs);
+  LearnMargin(n);
   s_.wake_margin_calibrated_ns = spin_ns_;
 }
 

@@ -248,6 +248,8 @@ class ThreadRunner {
   void IssueDue();
   void BusyPoll();
   void NoteOversleep(int64_t over_ns);
+  // spin_ns_ from the first `n` oversleeps: their 97th percentile plus kMinSpinNs, clamped.
+  void LearnMargin(size_t n);
   // Before the schedule starts (sleeping threads): timed waits like the loop's measure how
   // late this host wakes the thread, and the spin margin starts from them.
   void CalibrateWakeMargin();

@@ -107,6 +107,18 @@ double Quantile(std::vector<double> v, double q) {
   return v[static_cast<size_t>(q * static_cast<double>(v.size() - 1))];
 }
 
+// The runs' load: 2 000 QPS of gets on one connection to the kv server on `port`.
+LoadOptions TwoThousandQpsOnOneConnection(int port) {
+  LoadOptions o;
+  o.port = port;
+  o.qps = 2000;
+  o.connections = 1;
+  o.get_ratio = 1;  // every request and every reply the same size: segments count messages
+  o.keys = 1000;
+  o.warmup_ns = 0;
+  return o;
+}
+
 struct Comparison {
   std::string timing;  // the generator's response_timing
   size_t pairs = 0;    // request->reply pairs in the capture
@@ -138,14 +150,8 @@ void RunCaptured(Platform& platform, int port, bool per_segment, Comparison* out
   }
   std::this_thread::sleep_for(milliseconds(200));
 
-  LoadOptions o;
-  o.port = port;
-  o.qps = 2000;
-  o.connections = 1;
-  o.get_ratio = 1;  // every request and every reply the same size: segments count messages
-  o.keys = 1000;
+  LoadOptions o = TwoThousandQpsOnOneConnection(port);
   o.duration_ns = 3'000'000'000;
-  o.warmup_ns = 0;
   o.segment_rx_timestamps = per_segment;
   auto r = RunLoad(o);
   std::this_thread::sleep_for(milliseconds(300));
@@ -231,13 +237,8 @@ TEST(WireRoundTrip, AgreesWithAPacketCaptureOfTheSameRun) {
   // stamp costs the generator an error-queue read and a wake-up of its poll), so there is no
   // wire figure, and the result says how sends were timed instead.
   if (!HasFatalFailure()) {
-    LoadOptions o;
-    o.port = port;
-    o.qps = 2000;
-    o.connections = 1;
-    o.keys = 1000;
+    LoadOptions o = TwoThousandQpsOnOneConnection(port);
     o.duration_ns = 500'000'000;
-    o.warmup_ns = 0;
     auto r = RunLoad(o);
     ASSERT_TRUE(r.ok()) << r.status().ToString();
     EXPECT_GT(r->latency.count(), 500u);
