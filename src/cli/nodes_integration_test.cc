@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -579,6 +580,20 @@ TEST_F(NodesIntegration, AfterASigkillOfReamTheWorkloadHostsAgentRemovesTheSandb
   EXPECT_TRUE(NoAgentsLeft(namespaces_));
   EXPECT_EQ(Sh("ip netns pids " + namespaces_[0] + " | xargs -r -I{} cat /proc/{}/cmdline | tr '\\0' ' ' | grep -c 'serve synthetic'").output, "0\n")
       << "a workload left in " << namespaces_[0];
+  // What the killed ream had here (the directory of its ssh session's stderr, recorded before
+  // it was made) is left for `ream cleanup`, which removes it.
+  // (The shell around ream was killed too, so nothing waited for ream: wait until it is reaped,
+  // or a cleanup would see its run as live.)
+  auto reaped = Clock::now() + std::chrono::seconds(15);
+  auto exists = [&] { return std::any_of(reams.begin(), reams.end(), [](int pid) { return kill(pid, 0) == 0; }); };
+  while (exists() && Clock::now() < reaped) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  ASSERT_FALSE(exists()) << "a SIGKILLed ream still exists after 15 s";
+  std::string left;
+  for (int pid : reams) left += testing_support::ReamObjectsOf(pid);
+  EXPECT_NE(left.find("/tmp/ream-workload-"), std::string::npos) << left;
+  Exec cleanup = Sh(std::string(REAM_BINARY) + " cleanup");
+  EXPECT_EQ(cleanup.code, 0) << cleanup.output;
+  for (int pid : reams) EXPECT_EQ(testing_support::ReamObjectsOf(pid), "") << cleanup.output;
 }
 
 // Local client nodes: namespaces ream makes itself ([nodes] clients = ["local:NAME"]), no

@@ -7,6 +7,7 @@
 
 #include "experiment/agent_protocol.h"
 #include "experiment/agent_session.h"
+#include "sandbox/state.h"
 
 namespace ream {
 namespace {
@@ -20,12 +21,7 @@ class RemoteLoadDriver final : public LoadDriver {
   ~RemoteLoadDriver() override {
     for (auto& s : sessions_) s->Close(milliseconds(3000));
     sessions_.clear();
-    if (!scratch_.empty()) {
-      if (auto entries = p_.ListDir(scratch_); entries.ok()) {
-        for (const auto& e : *entries) (void)p_.RemoveFile(scratch_ + "/" + e.name);
-      }
-      (void)p_.RemoveDir(scratch_);
-    }
+    scratch_.reset();  // after the sessions: their stderr files are in it
   }
   std::string_view name() const override { return "agents"; }
 
@@ -183,10 +179,8 @@ class RemoteLoadDriver final : public LoadDriver {
       return InvalidArgument("[nodes] workload_address is required with remote client nodes (the address at "
                              "which they reach the workload)");
     }
-    std::string base = o_.scratch_dir.empty() ? "/tmp" : o_.scratch_dir;
-    scratch_ = base + "/ream-agents-" + std::to_string(p_.ProcessId());
-    Status made = p_.MakeDir(scratch_);
-    if (!made.ok() && made.code() != StatusCode::kAlreadyExists) return made.Annotate("scratch directory");
+    REAM_ASSIGN_OR_RETURN(scratch_, ScratchDir::Create(p_, o_.state_dir, o_.scratch_dir.empty() ? "/tmp" : o_.scratch_dir,
+                                                       "ream-agents"));
     REAM_ASSIGN_OR_RETURN(ThisReam self, IdentifyThisReam(p_, o_.ream_binary));
     // The hosts are probed (and given a copy) side by side, each in a thread of its own; the
     // sessions are then started from this thread, which outlives them (a child gets SIGKILL
@@ -210,7 +204,7 @@ class RemoteLoadDriver final : public LoadDriver {
     for (size_t i = 0; i < n; ++i) REAM_RETURN_IF_ERROR(commands[i].status());
     for (size_t i = 0; i < n; ++i) {
       auto session = std::make_unique<AgentSession>("ssh:" + o_.hosts[i], o_.hosts[i],
-                                                    scratch_ + "/agent" + std::to_string(i) + ".err", o_.workload_host);
+                                                    scratch_->path() + "/agent" + std::to_string(i) + ".err", o_.workload_host);
       AgentSession& s = *session;
       s.cpus = o_.agent_cpus;
       sessions_.push_back(std::move(session));
@@ -220,7 +214,7 @@ class RemoteLoadDriver final : public LoadDriver {
     // Local nodes run this very binary in their namespace: nothing to probe or copy.
     for (size_t i = 0; i < o_.local_nodes.size(); ++i) {
       const LocalAgentNode& node = o_.local_nodes[i];
-      auto session = std::make_unique<AgentSession>(node.name, "", scratch_ + "/local" + std::to_string(i) + ".err",
+      auto session = std::make_unique<AgentSession>(node.name, "", scratch_->path() + "/local" + std::to_string(i) + ".err",
                                                     node.workload_host);
       AgentSession& s = *session;
       s.cpus = node.cpus;
@@ -255,7 +249,7 @@ class RemoteLoadDriver final : public LoadDriver {
   RemoteDriverOptions o_;
   bool started_ = false;
   uint64_t run_id_ = 0;
-  std::string scratch_;
+  std::unique_ptr<ScratchDir> scratch_;
   std::vector<std::unique_ptr<AgentSession>> sessions_;
 };
 

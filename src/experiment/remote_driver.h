@@ -57,6 +57,8 @@ struct RemoteDriverOptions {
   std::string scp_program = "scp";
   // Where the sessions' stderr files go (removed with the driver); "" = /tmp.
   std::string scratch_dir;
+  // Where that directory is recorded for `ream cleanup` (sandbox/state.h); "" = /run/ream.
+  std::string state_dir;
   // What the driver tells the user (a binary copied); nullptr = nothing.
   std::function<void(const std::string&)> note;
 };

@@ -63,6 +63,7 @@ class RemoteDriverTest : public ::testing::Test {
     o.scp_program = dir_ + "/scp";
     o.continue_without_lost = continue_without_lost;
     o.scratch_dir = dir_;
+    o.state_dir = dir_ + "/state";
     o.note = [this](const std::string& n) { notes_.push_back(n); };
     return o;
   }
@@ -125,8 +126,19 @@ TEST_F(RemoteDriverTest, TwoAgentsShareALevelAndTheBinaryIsCopiedOnce) {
   auto r = again->Measure(Level(300), {});
   ASSERT_TRUE(r.ok() && r->generator);
   EXPECT_EQ(Copies(notes_), 0) << ::testing::PrintToString(notes_);
+  // Its sessions' stderr directory is recorded for `ream cleanup` while it runs...
+  auto records = p_->ListDir(dir_ + "/state");
+  ASSERT_TRUE(records.ok() && records->size() == 1u);
+  const std::string record = *p_->ReadFile(dir_ + "/state/" + records->front().name);
+  auto at = record.find("\nscratchdir ");
+  ASSERT_NE(at, std::string::npos) << record;
+  const std::string scratch = record.substr(at + 12, record.find('\n', at + 1) - at - 12);
+  EXPECT_TRUE(fs::is_directory(scratch)) << scratch;
   again.reset();
   EXPECT_EQ(AgentsRunning(), 0);
+  // ...and gone with it, record and all.
+  EXPECT_FALSE(fs::exists(scratch));
+  EXPECT_TRUE(p_->ListDir(dir_ + "/state")->empty());
 }
 
 TEST_F(RemoteDriverTest, ADyingAgentInvalidatesThePointAndFailsTheNextLevel) {

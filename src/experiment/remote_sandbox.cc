@@ -10,6 +10,7 @@
 #include "experiment/agent_protocol.h"
 #include "experiment/agent_session.h"
 #include "experiment/workload_agent.h"
+#include "sandbox/state.h"
 
 namespace ream {
 namespace {
@@ -59,10 +60,7 @@ class Link {
   ~Link() {
     if (session_) session_->Close(milliseconds(10000));  // the agent removes the sandbox first
     session_.reset();
-    if (!scratch_.empty()) {
-      (void)p_.RemoveFile(scratch_ + "/workload-agent.err");
-      (void)p_.RemoveDir(scratch_);
-    }
+    scratch_.reset();  // after the session: its stderr file is in it
   }
 
   Platform& platform() { return p_; }
@@ -108,14 +106,13 @@ class Link {
  private:
   Status DoConnect() {
     what_ = "workload host ssh:" + o_.host;
-    std::string base = o_.ssh.scratch_dir.empty() ? "/tmp" : o_.ssh.scratch_dir;
-    scratch_ = base + "/ream-workload-" + std::to_string(p_.ProcessId());
-    Status made = p_.MakeDir(scratch_);
-    if (!made.ok() && made.code() != StatusCode::kAlreadyExists) return made.Annotate("scratch directory");
+    REAM_ASSIGN_OR_RETURN(scratch_, ScratchDir::Create(p_, o_.ssh.state_dir,
+                                                       o_.ssh.scratch_dir.empty() ? "/tmp" : o_.ssh.scratch_dir,
+                                                       "ream-workload"));
     REAM_ASSIGN_OR_RETURN(ThisReam self, IdentifyThisReam(p_, o_.ssh.ream_binary));
     REAM_ASSIGN_OR_RETURN(RemoteReam ream, PrepareRemoteReam(p_, o_.ssh, what_, o_.host, self, 0));
     if (!ream.note.empty() && o_.ssh.note) o_.ssh.note(ream.note);
-    session_ = std::make_unique<AgentSession>("ssh:" + o_.host, o_.host, scratch_ + "/workload-agent.err", "");
+    session_ = std::make_unique<AgentSession>("ssh:" + o_.host, o_.host, scratch_->path() + "/workload-agent.err", "");
     session_->on_event = [this](const json& m) { return OnEvent(m); };
     REAM_RETURN_IF_ERROR(session_->Start(p_, SshArgv(o_.ssh, o_.host, "exec " + ream.command + " agent")));
     REAM_RETURN_IF_ERROR(session_->Send({{"type", "hello"}, {"protocol", agent::kProtocolVersion}}));
@@ -171,7 +168,7 @@ class Link {
   Platform& p_;
   RemoteSandboxOptions o_;
   std::string what_ = "workload host";
-  std::string scratch_;
+  std::unique_ptr<ScratchDir> scratch_;
   std::mutex request_mu_;  // one request and its reply at a time
   bool tried_ = false;
   Status connected_;

@@ -57,6 +57,7 @@ class RemoteSandboxTest : public ::testing::Test {
     o.ssh.ssh_program = dir_ + "/ssh";
     o.ssh.scp_program = dir_ + "/scp";
     o.ssh.scratch_dir = dir_;
+    o.ssh.state_dir = dir_ + "/state";
     o.ssh.note = [this](const std::string& n) { notes_.push_back(n); };
     return o;
   }

@@ -61,6 +61,7 @@ RemoteDriverOptions SshSettings(const ExperimentSpec& spec, const RunnerOptions&
   ro.version_line = "ream " + o.ream_version + " (" + o.ream_commit + ")";
   ro.ssh_config = spec.nodes.ssh_config;
   ro.ssh_options = spec.nodes.ssh_options;
+  ro.state_dir = o.state_dir;
   std::ostream* note_out = o.out ? o.out : &std::cerr;
   ro.note = [note_out](const std::string& text) { *note_out << "nodes: " << text << "\n"; };
   return ro;

@@ -2,6 +2,7 @@
 #include "sandbox/state.h"
 
 #include <algorithm>
+#include <atomic>
 
 #include "partition/cgroup.h"
 #include "partition/resctrl.h"
@@ -101,8 +102,9 @@ Status RemoveStateObject(Platform& p, const StateEntry& e) {
     }
     return RemoveResctrlDir(p, e.id);
   }
-  if (e.kind == "statsdir") {
-    // A directory of small files the workload wrote (libream-overhead.so's statistics).
+  if (e.kind == "statsdir" || e.kind == "scratchdir") {
+    // A directory of small files the workload wrote (libream-overhead.so's statistics) or
+    // ream's own (its ssh sessions' stderr).
     std::string base = e.id.substr(e.id.rfind('/') + 1);
     if (base.rfind("ream-", 0) != 0) {
       return InvalidArgument("refusing to remove directory '" + e.id + "' (not named ream-*)");
@@ -170,6 +172,26 @@ std::vector<Status> RemoveStateObjects(Platform& p, const std::vector<StateEntry
     if (!s.ok()) errors.push_back(s);
   }
   return errors;
+}
+
+Result<std::unique_ptr<ScratchDir>> ScratchDir::Create(Platform& p, const std::string& state_dir,
+                                                      const std::string& base, const std::string& prefix) {
+  static std::atomic<int> next{0};
+  const std::string pid = std::to_string(p.ProcessId()), n = std::to_string(++next);
+  const std::string path = base + "/" + prefix + "-" + pid + "-" + n;
+  REAM_ASSIGN_OR_RETURN(auto state, StateFile::Create(p, state_dir.empty() ? kDefaultStateDir : state_dir,
+                                                      pid + "-scratch" + n));
+  Status s = state->Record("scratchdir", path);
+  if (s.ok()) s = p.MakeDir(path);
+  if (!s.ok() && s.code() != StatusCode::kAlreadyExists) {
+    (void)state->Remove();
+    return s.Annotate("scratch directory " + path);
+  }
+  return std::unique_ptr<ScratchDir>(new ScratchDir(p, path, std::move(state)));
+}
+
+ScratchDir::~ScratchDir() {
+  if (RemoveStateObject(p_, {"scratchdir", path_}).ok()) (void)state_->Remove();
 }
 
 CleanupReport CleanupDeadRuns(Platform& p, const std::string& dir) {

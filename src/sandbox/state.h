@@ -10,6 +10,8 @@
 //   veth ream<pid>h<n>
 //   qdisc ream<pid>h<n>            (host side)   qdisc ream-<pid>-<n>/ream<pid>n<n> (in the netns)
 //   statsdir /run/ream/ream-<pid>-<n>.overhead   (libream-overhead.so's statistics, net_overhead)
+//   scratchdir /tmp/ream-agents-<pid>-<n>       (ream's own small files: ssh sessions' stderr;
+//                                                in a "<pid>-scratch<n>.state" of its own)
 //
 // A run is dead when its owner pid no longer exists or was reused (the start time differs);
 // CleanupDeadRuns removes the objects of dead runs, newest first, then their files.
@@ -31,7 +33,7 @@ inline constexpr auto kSandboxCommandTimeout = std::chrono::milliseconds(10000);
 inline constexpr char kDefaultStateDir[] = "/run/ream";
 
 struct StateEntry {
-  std::string kind;  // cgroup | resctrl | netns | veth | qdisc | statsdir
+  std::string kind;  // cgroup | resctrl | netns | veth | qdisc | statsdir | scratchdir | ...
   std::string id;
 };
 
@@ -65,6 +67,27 @@ Status RemoveStateObject(Platform& platform, const StateEntry& entry);
 // Removes `entries` newest first (qdiscs and veths before namespaces, resctrl and cgroups).
 // Every cgroup's processes are killed before anything else. Returns the failures.
 std::vector<Status> RemoveStateObjects(Platform& platform, const std::vector<StateEntry>& entries);
+
+// A directory of ream's own small files (the stderr of its ssh sessions), recorded in a state
+// file of its own before it is made, so that `ream cleanup` removes it after a SIGKILL; the
+// destructor removes its files, itself and the record. Named "<prefix>-<pid>-<n>" under
+// `base` (prefix "ream-..."), recorded in "<pid>-scratch<n>.state"; unique within this process.
+class ScratchDir {
+ public:
+  static Result<std::unique_ptr<ScratchDir>> Create(Platform& platform, const std::string& state_dir,
+                                                    const std::string& base, const std::string& prefix);
+  ~ScratchDir();
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  ScratchDir(Platform& p, std::string path, std::unique_ptr<StateFile> state)
+      : p_(p), path_(std::move(path)), state_(std::move(state)) {}
+  Platform& p_;
+  std::string path_;
+  std::unique_ptr<StateFile> state_;
+};
 
 struct CleanupReport {
   int dead_runs = 0;                 // state files of dead owners processed

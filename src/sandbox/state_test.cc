@@ -66,6 +66,53 @@ TEST(Cleanup, RemovesDeadRunsAndKeepsLiveOnes) {
   std::filesystem::remove_all(root);
 }
 
+// The ssh sessions' stderr files: a directory recorded before it is made, gone with its record
+// when its owner ends normally, and removed by a cleanup when the owner died (a SIGKILL).
+TEST(ScratchDir, IsRecordedRemovedWithItsOwnerAndByACleanupAfterADeath) {
+  auto p = MakePosixPlatform();
+  const std::string root = "/tmp/ream-scratch-test-" + std::to_string(::getpid());
+  std::filesystem::create_directories(root);
+  const std::string state = root + "/state";
+  std::string path, record;
+  {
+    auto d = ScratchDir::Create(*p, state, root, "ream-agents");
+    ASSERT_TRUE(d.ok()) << d.status().ToString();
+    path = (*d)->path();
+    EXPECT_EQ(path.rfind(root + "/ream-agents-" + std::to_string(::getpid()) + "-", 0), 0u) << path;
+    EXPECT_TRUE(std::filesystem::is_directory(path));
+    auto files = p->ListDir(state);
+    ASSERT_TRUE(files.ok());
+    ASSERT_EQ(files->size(), 1u);
+    record = state + "/" + files->front().name;
+    EXPECT_EQ(files->front().name.rfind(std::to_string(::getpid()) + "-scratch", 0), 0u) << files->front().name;
+    EXPECT_NE(p->ReadFile(record).value_or("").find("\nscratchdir " + path + "\n"), std::string::npos);
+    ASSERT_TRUE(p->WriteFile(path + "/agent0.err", "ssh: connect refused\n").ok());
+    // A second one in the same process is another directory.
+    auto other = ScratchDir::Create(*p, state, root, "ream-agents");
+    ASSERT_TRUE(other.ok());
+    EXPECT_NE((*other)->path(), path);
+    // Its owner (this process) runs: a cleanup leaves both alone.
+    CleanupReport live = CleanupDeadRuns(*p, state);
+    EXPECT_EQ(live.live_runs, 2);
+    EXPECT_TRUE(std::filesystem::exists(path + "/agent0.err"));
+  }
+  EXPECT_FALSE(std::filesystem::exists(path));
+  EXPECT_FALSE(std::filesystem::exists(record));
+  // An owner that died: its record names the directory, which a cleanup removes with its files.
+  std::filesystem::create_directories(root + "/ream-workload-99-1");
+  ASSERT_TRUE(p->WriteFile(root + "/ream-workload-99-1/workload-agent.err", "x").ok());
+  ASSERT_TRUE(p->WriteFile(state + "/99-scratch1.state", "owner 99 12345\nscratchdir " + root + "/ream-workload-99-1\n").ok());
+  CleanupReport dead = CleanupDeadRuns(*p, state);
+  EXPECT_EQ(dead.dead_runs, 1);
+  EXPECT_TRUE(dead.errors.empty()) << dead.errors.front();
+  EXPECT_FALSE(std::filesystem::exists(root + "/ream-workload-99-1"));
+  EXPECT_FALSE(std::filesystem::exists(state + "/99-scratch1.state"));
+  // A record naming a directory not of ream's is refused, not removed.
+  EXPECT_EQ(RemoveStateObject(*p, {"scratchdir", "/tmp"}).code(), StatusCode::kInvalidArgument);
+  EXPECT_TRUE(std::filesystem::exists("/tmp"));
+  std::filesystem::remove_all(root);
+}
+
 TEST(Cleanup, RefusesObjectsNotNamedReam) {
   auto p = MakePosixPlatform();
   EXPECT_EQ(RemoveStateObject(*p, {"cgroup", "/sys/fs/cgroup/cpu/system.slice"}).code(),
