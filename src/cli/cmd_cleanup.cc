@@ -1,5 +1,6 @@
 // `ream cleanup`: remove the kernel objects (cgroups, namespaces, veths, qdiscs, resctrl
-// groups) that ream runs which died without cleaning up (e.g. SIGKILLed) left behind.
+// groups, libvirt domains) and files that ream runs which died without cleaning up (e.g.
+// SIGKILLed) left behind.
 #include <iostream>
 #include <memory>
 
@@ -29,7 +30,8 @@ int RunCleanup(const CleanupFlags& f) {
 void AddCleanupCommand(CLI::App& app, CommandList& commands) {
   auto f = std::make_shared<CleanupFlags>();
   CLI::App* sub = app.add_subcommand(
-      "cleanup", "Remove the cgroups, namespaces, veths, qdiscs and resctrl groups of dead ream runs");
+      "cleanup", "Remove the cgroups, namespaces, veths, qdiscs, resctrl groups, domains and scratch "
+      "directories of dead ream runs");
   sub->add_option("--state-dir", f->state_dir, "Where ream records created objects")
       ->capture_default_str();
   commands.push_back({sub, [f] { return RunCleanup(*f); }});
