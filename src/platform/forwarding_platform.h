@@ -69,6 +69,7 @@ class ForwardingPlatform : public Platform {
   Status ChangeOwner(const std::string& path, int uid, int gid) override {
     return target_.ChangeOwner(path, uid, gid);
   }
+  Status RemoveTreeNoFollow(const std::string& path) override { return target_.RemoveTreeNoFollow(path); }
   int64_t MonotonicNanos() override { return target_.MonotonicNanos(); }
   int64_t WallNanos() override { return target_.WallNanos(); }
   void SleepFor(std::chrono::nanoseconds duration) override { target_.SleepFor(duration); }

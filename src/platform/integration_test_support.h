@@ -18,14 +18,16 @@ namespace ream::testing_support {
 
 // Every kernel object and state file named for ream process `pid` — cgroups in any hierarchy,
 // resctrl groups, /run/ream state files, network namespaces, veths and their qdiscs, its
-// sandboxes' and its local client nodes' (ream-PID-cK, reamPIDcKh), the scratch directories of
-// its ssh sessions' stderr in /tmp — one per line; "" when none.
+// sandboxes' and its local client nodes' (ream-PID-cK, reamPIDcKh), its sandboxes' private
+// TMPDIRs and the scratch directories of its ssh sessions' stderr in /tmp — one per line; ""
+// when none.
 inline std::string ReamObjectsOf(int pid) {
   const std::string p = std::to_string(pid);
   auto r = MakePosixPlatform()->Run(
       {"sh", "-c",
        "ls -d /sys/fs/cgroup/*/ream-" + p + "-* /sys/fs/cgroup/ream-" + p + "-* /sys/fs/resctrl/ream-" + p +
-           "-* /run/ream/" + p + "-*.state /tmp/ream-agents-" + p + "-* /tmp/ream-workload-" + p + "-* 2>/dev/null; "
+           "-* /run/ream/" + p + "-*.state /tmp/ream-agents-" + p + "-* /tmp/ream-workload-" + p + "-* /tmp/ream-" + p +
+           "-*.tmp 2>/dev/null; "
            "ip netns list 2>/dev/null | grep -w 'ream-" + p + "-c\\?[0-9]*'; "
            "ip -o link show 2>/dev/null | grep -o 'ream" + p + "\\(c[0-9]*\\)\\?[hn][0-9]*'; "
            "tc qdisc show 2>/dev/null | grep 'ream" + p + "[hnc]'; true"},

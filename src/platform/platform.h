@@ -93,6 +93,13 @@ class Platform {
   virtual bool IsSymlink(const std::string& path);
   // chown(2), for a directory a workload running as another user must write into.
   virtual Status ChangeOwner(const std::string& path, int uid, int gid);
+  // rm -r of a directory a workload wrote into, safe as root against what it planted there:
+  // no symbolic link is followed (one is removed as a link; `path` itself being one is
+  // InvalidArgument), nothing on another file system is entered (a mount point inside is an
+  // error, left in place), and each level is opened relative to its parent's descriptor, so a
+  // directory renamed or swapped for a link mid-walk cannot lead out of the tree. NotFound
+  // when `path` is absent; else the first error, after removing all it could.
+  virtual Status RemoveTreeNoFollow(const std::string& path);
 
   // Clocks and sleeping (leveldb's Env::NowMicros / SleepForMicroseconds): code that waits
   // (cgroup removal retries, readiness polls) reads time and sleeps through here, so a fake
@@ -152,6 +159,7 @@ class RootedPlatform : public Platform {
   Status RemoveFile(const std::string& path) override;
   Result<std::string> RealPath(const std::string& path) override;
   bool IsSymlink(const std::string& path) override;
+  Status RemoveTreeNoFollow(const std::string& path) override;
   Result<CommandResult> Run(const std::vector<std::string>& argv,
                             std::chrono::milliseconds timeout) override;
   Result<std::string> FindExecutable(const std::string& name) override;

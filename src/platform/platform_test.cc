@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 
 namespace ream {
 namespace {
@@ -33,6 +34,36 @@ TEST(PosixPlatformFiles, CreatedWithoutGroupOrOtherWriteAndLinksSeen) {
   EXPECT_FALSE(p->IsSymlink((dir / "w").string()));
   EXPECT_FALSE(p->IsSymlink((dir / "absent").string()));
   fs::remove_all(dir);
+}
+
+// rm -r of a tree a workload wrote: everything in it goes, nothing its links point at does.
+TEST(PosixPlatformFiles, RemoveTreeNoFollowRemovesTheTreeAndNothingItsLinksReach) {
+  namespace fs = std::filesystem;
+  const fs::path base = fs::temp_directory_path() / ("ream-platform-tree-" + std::to_string(::getpid()));
+  fs::remove_all(base);
+  const fs::path tree = base / "tree", outside = base / "outside";
+  fs::create_directories(tree / "a" / "b" / "c");
+  fs::create_directories(outside / "sub");
+  std::ofstream(outside / "keep") << "keep";
+  std::ofstream(outside / "sub" / "keep") << "keep";
+  std::ofstream(tree / "f") << "x";
+  std::ofstream(tree / "a" / "b" / "c" / "deep") << "x";
+  fs::create_symlink(outside, tree / "dir-link");
+  fs::create_symlink(outside, tree / "a" / "b" / "dir-link");
+  fs::create_symlink(outside / "keep", tree / "a" / "file-link");
+  fs::create_symlink(base / "nowhere", tree / "dangling");
+  auto p = MakePosixPlatform();
+  // The tree's own name a link: refused, its target untouched.
+  fs::create_symlink(outside, base / "link-to-outside");
+  EXPECT_EQ(p->RemoveTreeNoFollow((base / "link-to-outside").string()).code(), StatusCode::kInvalidArgument);
+  EXPECT_TRUE(fs::exists(outside / "sub" / "keep"));
+  Status s = p->RemoveTreeNoFollow(tree.string());
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  EXPECT_FALSE(fs::exists(fs::symlink_status(tree)));
+  EXPECT_TRUE(fs::exists(outside / "keep"));
+  EXPECT_TRUE(fs::exists(outside / "sub" / "keep"));
+  EXPECT_EQ(p->RemoveTreeNoFollow(tree.string()).code(), StatusCode::kNotFound);
+  fs::remove_all(base);
 }
 
 TEST(PosixPlatformUsers, LooksUpAnAccountAndNamesAMissingOne) {

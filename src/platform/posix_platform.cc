@@ -104,6 +104,54 @@ Status WriteAll(const std::string& path, const std::string& content, int flags) 
   return Status::Ok();
 }
 
+// RemoveTreeNoFollow's walk: removes what directory `fd` (owned, closed here) holds, entering
+// only real directories on device `dev`, each opened relative to its parent. The first error.
+Status RemoveContentsAt(int fd, dev_t dev, const std::string& where) {
+  DIR* d = ::fdopendir(fd);
+  if (d == nullptr) {
+    Status s = ErrnoStatus(errno, "reading " + where);
+    ::close(fd);
+    return s;
+  }
+  // Every name first, then the removals: readdir's view of a directory being changed is
+  // unspecified.
+  std::vector<std::string> names;
+  while (struct dirent* e = ::readdir(d)) {
+    std::string name = e->d_name;
+    if (name != "." && name != "..") names.push_back(std::move(name));
+  }
+  Status first;
+  auto note = [&](Status s) {
+    if (first.ok() && !s.ok()) first = std::move(s);
+  };
+  const int dfd = ::dirfd(d);
+  for (const std::string& name : names) {
+    const std::string at = where + "/" + name;
+    struct stat st {};
+    if (::fstatat(dfd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+      if (errno != ENOENT) note(ErrnoStatus(errno, "lstat " + at));
+      continue;
+    }
+    if (S_ISDIR(st.st_mode)) {
+      if (st.st_dev != dev) {
+        note(IoError("not removing " + at + ": another file system is mounted there"));
+        continue;
+      }
+      int sub = ::openat(dfd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+      if (sub < 0) {
+        if (errno != ENOENT) note(ErrnoStatus(errno, "opening " + at));
+        continue;
+      }
+      note(RemoveContentsAt(sub, dev, at));
+      if (::unlinkat(dfd, name.c_str(), AT_REMOVEDIR) != 0 && errno != ENOENT) note(ErrnoStatus(errno, "rmdir " + at));
+    } else if (::unlinkat(dfd, name.c_str(), 0) != 0 && errno != ENOENT) {
+      note(ErrnoStatus(errno, "unlink " + at));
+    }
+  }
+  ::closedir(d);
+  return first;
+}
+
 class PosixPlatform final : public Platform {
  public:
   Result<std::string> ReadFile(const std::string& path) override {
@@ -152,6 +200,26 @@ class PosixPlatform final : public Platform {
       return ErrnoStatus(errno, "chown " + path + " to " + std::to_string(uid) + ":" + std::to_string(gid));
     }
     return Status::Ok();
+  }
+
+  Status RemoveTreeNoFollow(const std::string& path) override {
+    int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) {
+      if (errno == ELOOP || errno == ENOTDIR) {
+        return InvalidArgument("refusing to remove " + path + ": not a directory (a symbolic link or a file)");
+      }
+      return ErrnoStatus(errno, "opening " + path);
+    }
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) {
+      Status s = ErrnoStatus(errno, "fstat " + path);
+      ::close(fd);
+      return s;
+    }
+    Status first = RemoveContentsAt(fd, st.st_dev, path);
+    // rmdir(2) of a name that became a link meanwhile fails (ENOTDIR): nothing is followed.
+    if (::rmdir(path.c_str()) != 0 && first.ok()) first = ErrnoStatus(errno, "rmdir " + path);
+    return first;
   }
 
   Result<RunAs> LookupUser(const std::string& name) override {

@@ -38,5 +38,8 @@ bool Platform::IsSymlink(const std::string& /*path*/) { return false; }
 Status Platform::ChangeOwner(const std::string& path, int /*uid*/, int /*gid*/) {
   return Unsupported("this platform cannot change the owner of " + path);
 }
+Status Platform::RemoveTreeNoFollow(const std::string& path) {
+  return Unsupported("this platform cannot remove the tree " + path);
+}
 
 }  // namespace ream

@@ -51,6 +51,9 @@ Status RootedPlatform::RemoveFile(const std::string& path) {
   return host_->RemoveFile(Map(path));
 }
 bool RootedPlatform::IsSymlink(const std::string& path) { return host_->IsSymlink(Map(path)); }
+Status RootedPlatform::RemoveTreeNoFollow(const std::string& path) {
+  return host_->RemoveTreeNoFollow(Map(path));
+}
 
 Result<std::string> RootedPlatform::RealPath(const std::string& path) {
   auto r = host_->RealPath(Map(path));

@@ -2,6 +2,7 @@
 // the workload last; teardown in the reverse order through the state file's entries.
 #include "sandbox/sandbox.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <thread>
@@ -275,6 +276,14 @@ Status ProcessSandbox::CreateObjects(const SandboxOptions& o, const std::vector<
     }
   }
 
+  // A private TMPDIR, recorded like every object: what the workload leaves there (xapian's
+  // temporary index, stream's nginx run directory, any command's files) goes with the
+  // sandbox, also when ream cleanup had to SIGKILL it (systemd's PrivateTmp, as a directory).
+  tmp_dir_ = "/tmp/" + name_ + ".tmp";
+  REAM_RETURN_IF_ERROR(state_->Record("tmpdir", tmp_dir_));
+  REAM_RETURN_IF_ERROR(p_.MakeDir(tmp_dir_).Annotate("the workload's TMPDIR"));
+  if (run_as) REAM_RETURN_IF_ERROR(p_.ChangeOwner(tmp_dir_, run_as->uid, run_as->gid).Annotate("the workload's TMPDIR"));
+
   SpawnOptions so;
   so.argv = argv;
   so.join_files = cgroup_->ProcsFiles();
@@ -284,6 +293,9 @@ Status ProcessSandbox::CreateObjects(const SandboxOptions& o, const std::vector<
   so.on_stdout_line = o.on_stdout_line;
   so.run_as = run_as;
   so.env = o.env;
+  if (std::none_of(so.env.begin(), so.env.end(), [](const auto& kv) { return kv.first == "TMPDIR"; })) {
+    so.env.emplace_back("TMPDIR", tmp_dir_);  // unless the caller chose one
+  }
   so.env.emplace_back("REAM_SANDBOX", name_);
   so.env.emplace_back("REAM_NODE_ADDRESS", address());
   if (overhead) {

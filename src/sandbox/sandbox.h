@@ -281,6 +281,7 @@ class ProcessSandbox final : public Sandbox {
   std::unique_ptr<ResctrlGroup> resctrl_;
   std::string netns_, host_veth_, node_veth_, host_ip_, node_ip_;
   std::string overhead_dir_;  // libream-overhead.so's statistics, "" without net_overhead
+  std::string tmp_dir_;       // the workload's TMPDIR (/tmp/ream-PID-N.tmp)
   std::string resctrl_why_;  // why there is no resctrl group (monitoring unavailable)
   std::unique_ptr<ChildProcess> child_;
   std::unique_ptr<ChildProcess> awake_;  // `ream keep-awake` in the CPU cgroup (keep_awake)

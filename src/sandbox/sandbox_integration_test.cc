@@ -334,6 +334,33 @@ TEST_F(ReamExec, TrafficIntoANodeRunsAtTheShapedRate) {
             << monitor_bps / 1e6 << " Mbit/s (link bytes)\n";
 }
 
+// The workload's TMPDIR is a directory of its own, owned by its user, that goes with the
+// sandbox whatever the workload left in it — without following the links it planted there.
+TEST_F(ReamExec, TheWorkloadsTmpdirIsItsOwnAndGoesWithTheSandboxLinksNotFollowed) {
+  namespace fs = std::filesystem;
+  const fs::path canary = fs::temp_directory_path() / ("ream-tmpdir-canary-" + std::to_string(::getpid()));
+  fs::create_directories(canary / "inside");
+  std::ofstream(canary / "keep") << "keep";
+  std::ofstream(canary / "inside" / "keep") << "keep";
+  const std::string c = canary.string();
+  ProcessExit e;
+  ReamRun& r = Run({"exec", "--", "sh", "-c",
+                    "echo tmpdir=$TMPDIR; echo owner=$(stat -c %U \"$TMPDIR\"); mkdir \"$TMPDIR/d\" && "
+                    "echo x > \"$TMPDIR/d/f\" && ln -s " + c + " \"$TMPDIR/dir-link\" && ln -s " + c +
+                    "/keep \"$TMPDIR/d/file-link\" && ls \"$TMPDIR/dir-link/inside\" && echo planted"},
+                   milliseconds(30000), &e);
+  const std::string out = r.Output();
+  EXPECT_EQ(e.exit_code, 0) << out;
+  const std::string tmpdir = Field(out, "tmpdir");
+  EXPECT_EQ(tmpdir, "/tmp/ream-" + std::to_string(r.pid) + "-1.tmp") << out;
+  EXPECT_EQ(Field(out, "owner"), "ream") << out;
+  EXPECT_NE(out.find("planted"), std::string::npos) << out;
+  EXPECT_FALSE(fs::exists(fs::symlink_status(tmpdir))) << "left: " << tmpdir;
+  EXPECT_TRUE(fs::exists(canary / "keep")) << "a link in the TMPDIR was followed";
+  EXPECT_TRUE(fs::exists(canary / "inside" / "keep")) << "a link in the TMPDIR was followed";
+  fs::remove_all(canary);
+}
+
 TEST_F(ReamExec, KilledReamLeavesObjectsThatCleanupRemoves) {
   runs_.push_back(StartReam({"exec", "--node", "--net-rate", "10mbit", "--memory", "64M",
                              "--cpus", "1-ST", "--", "sleep", "60"}));
@@ -350,6 +377,7 @@ TEST_F(ReamExec, KilledReamLeavesObjectsThatCleanupRemoves) {
   EXPECT_NE(before.find("ream" + std::to_string(r.pid) + "h1"), std::string::npos) << before;
   EXPECT_NE(before.find("qdisc htb"), std::string::npos) << before;
   EXPECT_NE(before.find(".state"), std::string::npos) << before;
+  EXPECT_NE(before.find("/tmp/ream-" + std::to_string(r.pid) + "-1.tmp"), std::string::npos) << before;
   ASSERT_EQ(::kill(r.pid, SIGKILL), 0);
   ASSERT_TRUE(r.child->Wait(milliseconds(10000)).ok());
   EXPECT_EQ(Leftovers(r.pid), before) << "SIGKILL cannot clean up; cleanup must";

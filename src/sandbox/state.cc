@@ -43,6 +43,13 @@ int KindOrder(const std::string& kind) {
   return 5;
 }
 
+// Files and directories are removed only when their own name starts with "ream-".
+Status NamedReam(const StateEntry& e, const char* what) {
+  std::string base = e.id.substr(e.id.rfind('/') + 1);
+  if (base.rfind("ream-", 0) == 0) return Status::Ok();
+  return InvalidArgument("refusing to remove " + std::string(what) + " '" + e.id + "' (not named ream-*)");
+}
+
 }  // namespace
 
 Result<std::string> OwnerLine(Platform& p, int pid) {
@@ -102,28 +109,17 @@ Status RemoveStateObject(Platform& p, const StateEntry& e) {
     }
     return RemoveResctrlDir(p, e.id);
   }
-  if (e.kind == "statsdir" || e.kind == "scratchdir") {
-    // A directory of small files the workload wrote (libream-overhead.so's statistics) or
-    // ream's own (its ssh sessions' stderr).
-    std::string base = e.id.substr(e.id.rfind('/') + 1);
-    if (base.rfind("ream-", 0) != 0) {
-      return InvalidArgument("refusing to remove directory '" + e.id + "' (not named ream-*)");
-    }
-    if (!p.IsDirectory(e.id)) return Status::Ok();
-    if (auto files = p.ListDir(e.id); files.ok()) {
-      for (const auto& f : *files) {
-        if (!f.is_dir) (void)p.RemoveFile(e.id + "/" + f.name);
-      }
-    }
-    Status s = p.RemoveDir(e.id);
+  if (e.kind == "statsdir" || e.kind == "scratchdir" || e.kind == "tmpdir") {
+    // A directory the workload wrote (libream-overhead.so's statistics; its private TMPDIR)
+    // or ream's own (its ssh sessions' stderr): removed whole, without following the links a
+    // workload may have planted in it.
+    REAM_RETURN_IF_ERROR(NamedReam(e, "directory"));
+    Status s = p.RemoveTreeNoFollow(e.id);
     return s.code() == StatusCode::kNotFound ? Status::Ok() : s;
   }
   if (e.kind == "vmfile") {
     // The vm sandbox's saved guest state and console log (sandbox/vm_sandbox.h).
-    std::string base = e.id.substr(e.id.rfind('/') + 1);
-    if (base.rfind("ream-", 0) != 0) {
-      return InvalidArgument("refusing to remove file '" + e.id + "' (not named ream-*)");
-    }
+    REAM_RETURN_IF_ERROR(NamedReam(e, "file"));
     Status s = p.RemoveFile(e.id);
     return s.code() == StatusCode::kNotFound ? Status::Ok() : s;
   }

@@ -10,6 +10,7 @@
 //   veth ream<pid>h<n>
 //   qdisc ream<pid>h<n>            (host side)   qdisc ream-<pid>-<n>/ream<pid>n<n> (in the netns)
 //   statsdir /run/ream/ream-<pid>-<n>.overhead   (libream-overhead.so's statistics, net_overhead)
+//   tmpdir /tmp/ream-<pid>-<n>.tmp             (the workload's private TMPDIR, removed whole)
 //   scratchdir /tmp/ream-agents-<pid>-<n>       (ream's own small files: ssh sessions' stderr;
 //                                                in a "<pid>-scratch<n>.state" of its own)
 //
@@ -33,7 +34,7 @@ inline constexpr auto kSandboxCommandTimeout = std::chrono::milliseconds(10000);
 inline constexpr char kDefaultStateDir[] = "/run/ream";
 
 struct StateEntry {
-  std::string kind;  // cgroup | resctrl | netns | veth | qdisc | statsdir | scratchdir | ...
+  std::string kind;  // cgroup | resctrl | netns | veth | qdisc | statsdir | tmpdir | scratchdir | ...
   std::string id;
 };
 

@@ -113,6 +113,30 @@ TEST(ScratchDir, IsRecordedRemovedWithItsOwnerAndByACleanupAfterADeath) {
   std::filesystem::remove_all(root);
 }
 
+// A dead run's workload TMPDIR: removed whole by a cleanup, the links in it not followed.
+TEST(Cleanup, RemovesADeadRunsTmpdirWithoutFollowingItsLinks) {
+  namespace fs = std::filesystem;
+  auto p = MakePosixPlatform();
+  const fs::path root = fs::temp_directory_path() / ("ream-tmpdir-test-" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  const fs::path tmp = root / "ream-99-1.tmp", outside = root / "outside";
+  fs::create_directories(tmp / "ream-xapian-99-0");
+  fs::create_directories(outside);
+  ASSERT_TRUE(p->WriteFile((tmp / "ream-xapian-99-0" / "postlist.glass").string(), "x").ok());
+  ASSERT_TRUE(p->WriteFile((outside / "keep").string(), "keep").ok());
+  fs::create_symlink(outside, tmp / "link");
+  const std::string state = (root / "state").string();
+  fs::create_directories(state);
+  ASSERT_TRUE(p->WriteFile(state + "/99-1.state", "owner 99 12345\ntmpdir " + tmp.string() + "\n").ok());
+  CleanupReport r = CleanupDeadRuns(*p, state);
+  EXPECT_EQ(r.dead_runs, 1);
+  EXPECT_TRUE(r.errors.empty()) << r.errors.front();
+  EXPECT_FALSE(fs::exists(fs::symlink_status(tmp)));
+  EXPECT_TRUE(fs::exists(outside / "keep"));
+  EXPECT_EQ(RemoveStateObject(*p, {"tmpdir", "/tmp"}).code(), StatusCode::kInvalidArgument);
+  fs::remove_all(root);
+}
+
 TEST(Cleanup, RefusesObjectsNotNamedReam) {
   auto p = MakePosixPlatform();
   EXPECT_EQ(RemoveStateObject(*p, {"cgroup", "/sys/fs/cgroup/cpu/system.slice"}).code(),
