@@ -179,8 +179,7 @@ class RemoteLoadDriver final : public LoadDriver {
       return InvalidArgument("[nodes] workload_address is required with remote client nodes (the address at "
                              "which they reach the workload)");
     }
-    REAM_ASSIGN_OR_RETURN(scratch_, ScratchDir::Create(p_, o_.state_dir, o_.scratch_dir.empty() ? "/tmp" : o_.scratch_dir,
-                                                       "ream-agents"));
+    REAM_ASSIGN_OR_RETURN(scratch_, ScratchDir::Create(p_, o_.state_dir, o_.scratch_dir, "ream-agents"));
     REAM_ASSIGN_OR_RETURN(ThisReam self, IdentifyThisReam(p_, o_.ream_binary));
     // The hosts are probed (and given a copy) side by side, each in a thread of its own; the
     // sessions are then started from this thread, which outlives them (a child gets SIGKILL

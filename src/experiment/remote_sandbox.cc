@@ -106,9 +106,7 @@ class Link {
  private:
   Status DoConnect() {
     what_ = "workload host ssh:" + o_.host;
-    REAM_ASSIGN_OR_RETURN(scratch_, ScratchDir::Create(p_, o_.ssh.state_dir,
-                                                       o_.ssh.scratch_dir.empty() ? "/tmp" : o_.ssh.scratch_dir,
-                                                       "ream-workload"));
+    REAM_ASSIGN_OR_RETURN(scratch_, ScratchDir::Create(p_, o_.ssh.state_dir, o_.ssh.scratch_dir, "ream-workload"));
     REAM_ASSIGN_OR_RETURN(ThisReam self, IdentifyThisReam(p_, o_.ssh.ream_binary));
     REAM_ASSIGN_OR_RETURN(RemoteReam ream, PrepareRemoteReam(p_, o_.ssh, what_, o_.host, self, 0));
     if (!ream.note.empty() && o_.ssh.note) o_.ssh.note(ream.note);

@@ -174,7 +174,7 @@ Result<std::unique_ptr<ScratchDir>> ScratchDir::Create(Platform& p, const std::s
                                                       const std::string& base, const std::string& prefix) {
   static std::atomic<int> next{0};
   const std::string pid = std::to_string(p.ProcessId()), n = std::to_string(++next);
-  const std::string path = base + "/" + prefix + "-" + pid + "-" + n;
+  const std::string path = (base.empty() ? std::string("/tmp") : base) + "/" + prefix + "-" + pid + "-" + n;
   REAM_ASSIGN_OR_RETURN(auto state, StateFile::Create(p, state_dir.empty() ? kDefaultStateDir : state_dir,
                                                       pid + "-scratch" + n));
   Status s = state->Record("scratchdir", path);

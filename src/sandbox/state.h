@@ -72,7 +72,7 @@ std::vector<Status> RemoveStateObjects(Platform& platform, const std::vector<Sta
 // A directory of ream's own small files (the stderr of its ssh sessions), recorded in a state
 // file of its own before it is made, so that `ream cleanup` removes it after a SIGKILL; the
 // destructor removes its files, itself and the record. Named "<prefix>-<pid>-<n>" under
-// `base` (prefix "ream-..."), recorded in "<pid>-scratch<n>.state"; unique within this process.
+// `base` ("": /tmp; prefix "ream-..."), recorded in "<pid>-scratch<n>.state"; unique within this process.
 class ScratchDir {
  public:
   static Result<std::unique_ptr<ScratchDir>> Create(Platform& platform, const std::string& state_dir,

@@ -1,7 +1,14 @@
 // mkdir -p and rm -r over the platform's file calls.
 #include "workloads/dataset_dir.h"
 
+#include <cstdlib>
+
 namespace ream {
+
+std::string TempBase() {
+  const char* tmp = std::getenv("TMPDIR");
+  return tmp && *tmp ? tmp : "/tmp";
+}
 
 Status MakeDirs(Platform& p, const std::string& path, std::string* first_created) {
   if (first_created) first_created->clear();

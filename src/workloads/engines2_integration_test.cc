@@ -72,29 +72,40 @@ void Print(const json& a) {
   }
 }
 
-// The capacity of the group whose key contains `label` and not `unlike` (0 when unmeasured).
-double CapacityOf(const json& a, const std::string& label, const std::string& unlike = "\n") {
+// The group whose key contains `label` and not `unlike` (nullptr when there is none).
+const json* GroupOf(const json& a, const std::string& label, const std::string& unlike = "\n") {
   for (const auto& g : a["groups"]) {
     const std::string key = g["key"].get<std::string>();
-    if (key.find(label) != std::string::npos && key.find(unlike) == std::string::npos &&
-        g["capacity"]["qps"].is_number()) {
-      return g["capacity"]["qps"].get<double>();
-    }
+    if (key.find(label) != std::string::npos && key.find(unlike) == std::string::npos) return &g;
   }
-  return 0;
+  return nullptr;
+}
+
+// That group's capacity (0 when unmeasured).
+double CapacityOf(const json& a, const std::string& label, const std::string& unlike = "\n") {
+  const json* g = GroupOf(a, label, unlike);
+  return g && (*g)["capacity"]["qps"].is_number() ? (*g)["capacity"]["qps"].get<double>() : 0;
 }
 
 // The highest throughput any point of that group reached: where the resource caps the load.
 double PeakThroughputOf(const json& a, const std::string& label, const std::string& unlike = "\n") {
   double best = 0;
-  for (const auto& g : a["groups"]) {
-    const std::string key = g["key"].get<std::string>();
-    if (key.find(label) == std::string::npos || key.find(unlike) != std::string::npos) continue;
-    for (const auto& pt : g["points"]) {
+  if (const json* g = GroupOf(a, label, unlike)) {
+    for (const auto& pt : (*g)["points"]) {
       if (!pt["failed"].get<bool>()) best = std::max(best, pt["throughput_qps"].get<double>());
     }
   }
   return best;
+}
+
+// The service time of that group's lowest level (0 when it has none).
+double LowestLevelServiceOf(const json& a, const std::string& label, const std::string& unlike = "\n") {
+  if (const json* g = GroupOf(a, label, unlike)) {
+    for (const auto& pt : (*g)["points"]) {
+      if (!pt["failed"].get<bool>() && pt["service_us"].is_number()) return pt["service_us"].get<double>();
+    }
+  }
+  return 0;
 }
 
 class EnginesIntegration : public ::testing::Test {
@@ -215,18 +226,6 @@ class RocksdbIntegration : public EnginesIntegration {
 Outcome* RocksdbIntegration::outcome_ = nullptr;
 
 // One test of the one run (see the sphinx test).
-// The service time of that group's lowest level (0 when it has none).
-double LowestLevelServiceOf(const json& a, const std::string& label, const std::string& unlike = "\n") {
-  for (const auto& g : a["groups"]) {
-    const std::string key = g["key"].get<std::string>();
-    if (key.find(label) == std::string::npos || key.find(unlike) != std::string::npos) continue;
-    for (const auto& pt : g["points"]) {
-      if (!pt["failed"].get<bool>() && pt["service_us"].is_number()) return pt["service_us"].get<double>();
-    }
-  }
-  return 0;
-}
-
 TEST_F(RocksdbIntegration, IsDiskBoundAndADiskReadCapLowersItsCapacity) {
   ASSERT_TRUE(outcome_->error.empty()) << outcome_->error;
   Print(outcome_->analysis);

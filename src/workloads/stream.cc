@@ -3,7 +3,6 @@
 
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <random>
 
 #include "platform/net.h"
@@ -174,10 +173,7 @@ Result<std::unique_ptr<ExternalServer>> StartStreamServer(Platform& p, const Str
     REAM_ASSIGN_OR_RETURN(port, net::LocalPort(fd.get()));
   }
   REAM_ASSIGN_OR_RETURN(std::string nginx, p.FindExecutable(o.nginx));
-  // In the sandbox's private TMPDIR when there is one (removed with the sandbox even when the
-  // server is killed outright), else /tmp.
-  const char* tmp = std::getenv("TMPDIR");
-  const std::string run_dir = std::string(tmp && *tmp ? tmp : "/tmp") + "/ream-stream." + std::to_string(p.ProcessId());
+  const std::string run_dir = TempBase() + "/ream-stream." + std::to_string(p.ProcessId());
   (void)RemoveTree(p, run_dir);  // a previous run of this pid that was killed
   REAM_RETURN_IF_ERROR(p.MakeDir(run_dir).Annotate("stream: creating nginx's run directory"));
   Status w = p.WriteFile(run_dir + "/nginx.conf",

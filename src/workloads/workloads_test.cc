@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <random>
 
 #include <gtest/gtest.h>
@@ -8,6 +9,7 @@
 #include "platform/clock.h"
 #include "platform/net.h"
 #include "protocol/ream_frame.h"
+#include "workloads/dataset_dir.h"
 #include "workloads/kv.h"
 #include "workloads/server.h"
 #include "workloads/service_time.h"
@@ -15,6 +17,19 @@
 
 namespace ream {
 namespace {
+
+// The workloads' temporary files follow the sandbox's private TMPDIR, and /tmp without one.
+TEST(TempBase, IsTmpdirWhenSetElseTmp) {
+  const char* saved = std::getenv("TMPDIR");
+  const std::string before = saved ? saved : "";
+  setenv("TMPDIR", "/tmp/ream-77-3.tmp", 1);
+  EXPECT_EQ(TempBase(), "/tmp/ream-77-3.tmp");
+  setenv("TMPDIR", "", 1);
+  EXPECT_EQ(TempBase(), "/tmp");
+  unsetenv("TMPDIR");
+  EXPECT_EQ(TempBase(), "/tmp");
+  if (saved) setenv("TMPDIR", before.c_str(), 1);
+}
 
 TEST(ServiceTime, ParsesEveryFormWithItsMoments) {
   auto c = ServiceTime::Parse("const:20us");

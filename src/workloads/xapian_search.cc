@@ -6,10 +6,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <random>
 
 #include "platform/clock.h"
+#include "workloads/dataset_dir.h"
 
 namespace ream {
 namespace {
@@ -90,8 +90,7 @@ Result<std::shared_ptr<XapianIndex>> XapianIndex::Open(const XapianOptions& opti
   index->terms_ = std::make_unique<ZipfTable>(options.vocabulary, options.zipf);
   index->query_terms_ = std::make_unique<ZipfTable>(options.vocabulary - options.stopwords, options.zipf);
   if (options.index_dir.empty()) {
-    const char* tmp = std::getenv("TMPDIR");
-    std::string base = tmp && *tmp ? tmp : "/tmp";
+    const std::string base = TempBase();
     // A name no other process holds: MakeDir fails on an existing directory, so try the next.
     for (int attempt = 0; attempt < 100 && index->dir_.empty(); ++attempt) {
       std::string dir = base + "/ream-xapian-" + std::to_string(platform.ProcessId()) + "-" +
