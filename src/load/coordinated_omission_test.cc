@@ -7,6 +7,7 @@
 // its sends after the freeze are late.
 #include <sched.h>
 
+#include <algorithm>
 #include <chrono>
 #include <thread>
 
@@ -124,10 +125,20 @@ TEST(CoordinatedOmission, AFrozenServerShowsInTheTailAndTheGeneratorStaysOnSched
   // The generator kept its schedule through the freeze: it sent what the schedule held
   // (Poisson: ±3σ of 4000 is ±190) ...
   EXPECT_NEAR(static_cast<double>(frozen->issued), 4000, 250);
-  // ... and was as timely as without the freeze (the host's noise moves between the two runs
-  // by a point at most in this project's measurements; a generator blocked by the frozen
-  // server would be late for the whole second: 25 points).
-  EXPECT_LE(NonTimely(*frozen), unfrozen + 0.02)
+  // ... and was as timely as without the freeze. A generator blocked by the frozen server
+  // would be late for the whole second: 25 points more. The host's own noise moves between
+  // runs a few seconds apart, and more the noisier the hour: by a point in quiet hours, by a
+  // factor of up to 2.4 in noisy ones (timely 94.3 and 97.6 % at the same 43 k QPS a minute
+  // apart, issue 14; on 3 Dec 2026 a clean clone's runs read 7.7 and 7.0 % without the freeze
+  // and 10.4 % with it). So the frozen run may exceed the worse unfrozen run by 2 points or be
+  // twice it, whichever is larger — still 10 points or more below a blocked generator while the
+  // unfrozen runs stay under 15 %; past that the host is too noisy to tell the two apart.
+  if (unfrozen >= 0.15) {
+    GTEST_SKIP() << "the host is too noisy to tell a blocked generator from its noise: " << 100 * unfrozen
+                 << " % non-timely without the freeze";
+  }
+  const double allowed = std::max(unfrozen + 0.02, 2 * unfrozen);
+  EXPECT_LE(NonTimely(*frozen), allowed)
       << "with the freeze: " << frozen->Summary() << "\nwithout: " << base->Summary() << "\nand after: "
       << after->Summary();
 }
