@@ -132,6 +132,11 @@ TEST_P(Examples, RunsAndAnalyzesOnThisMachine) {
   for (const auto& p : j["groups"][0]["points"]) EXPECT_TRUE(p.contains("reconnections")) << p.dump();
   std::printf("%s: LQoS %s us, capacity %s, category %s\n", name.c_str(), j["qos"]["target_us"].dump().c_str(),
               j["groups"][0]["capacity"].dump().c_str(), j["category"]["name"].dump().c_str());
+  for (const auto& p : j["groups"][0]["points"]) {
+    std::printf("  %s QPS: throughput %s, CPU %s, p95 %s us, valid %s\n", p["target_qps"].dump().c_str(),
+                p["throughput_qps"].dump().c_str(), p["cpu_util"].dump().c_str(), p["p95_us"].dump().c_str(),
+                p["valid"].dump().c_str());
+  }
   // The seed's questions answered (issue 16): a target some load meets, the QPS under it, and
   // the category with its evidence — judged where the sweep gave enough valid levels for the
   // CPU-vs-QPS correlation the category needs (a host that stalls may leave fewer).
