@@ -2,6 +2,7 @@
 // thread's CPU time, other descriptors nothing, and the statistics file says what was spent.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <string>
 
@@ -34,6 +35,17 @@ std::map<std::string, int64_t> RunProbe(Platform& p, const std::vector<std::stri
   return out;
 }
 
+// Keeps, for each figure of `run`, the least seen so far in `into`. A thread's CPU time is
+// only ever inflated by the host (a vCPU preempted mid-spin is counted as running, and a spin
+// that straddles a multi-millisecond stall overshoots by it), so the least of a few runs is
+// the library's own cost.
+void KeepLeast(std::map<std::string, int64_t>& into, const std::map<std::string, int64_t>& run) {
+  for (const auto& [k, v] : run) {
+    auto [it, fresh] = into.emplace(k, v);
+    if (!fresh) it->second = std::min(it->second, v);
+  }
+}
+
 class OverheadTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -52,11 +64,40 @@ class OverheadTest : public ::testing::Test {
 };
 
 TEST_F(OverheadTest, SocketMessagesCostOEachAndOtherDescriptorsNothing) {
-  auto base = RunProbe(*p_, {});
-  auto with_o = RunProbe(*p_, {std::string("LD_PRELOAD=") + REAM_OVERHEAD_LIB,
-                               "REAM_NET_OVERHEAD_NS=" + std::to_string(kOverheadNs),
-                               "REAM_NET_OVERHEAD_STATS=" + dir_});
-  ASSERT_EQ(with_o["n"], kMessages);
+  // Each figure is the least of three runs (KeepLeast): a clean clone in a noisy hour of 3 Dec
+  // 2026 read 25.0 ms of spin for 400 messages at o = 50 µs in one run (the ceiling is 22).
+  // The lower bounds hold in every run, so they are checked on the least too.
+  constexpr int kRuns = 3;
+  std::map<std::string, int64_t> base, with_o, stats;
+  for (int i = 0; i < kRuns; ++i) {
+    KeepLeast(base, RunProbe(*p_, {}));
+    auto run = RunProbe(*p_, {std::string("LD_PRELOAD=") + REAM_OVERHEAD_LIB,
+                              "REAM_NET_OVERHEAD_NS=" + std::to_string(kOverheadNs),
+                              "REAM_NET_OVERHEAD_STATS=" + dir_});
+    ASSERT_EQ(run["n"], kMessages);
+    KeepLeast(with_o, run);
+    // The statistics: one file per process, 2N socket messages, the CPU spent in the spins
+    // and their wall time.
+    auto files = p_->ListDir(dir_);
+    ASSERT_TRUE(files.ok());
+    int json_files = 0;
+    for (const auto& f : *files) {
+      const std::string path = dir_ + "/" + f.name;
+      if (f.name.size() >= 5 && f.name.substr(f.name.size() - 5) == ".json") {
+        ++json_files;
+        auto text = p_->ReadFile(path);
+        ASSERT_TRUE(text.ok());
+        auto j = nlohmann::json::parse(*text);
+        EXPECT_EQ(j["mode"], "calls");
+        EXPECT_EQ(j["requested_ns"].get<int64_t>(), kOverheadNs);
+        EXPECT_EQ(j["messages"].get<int64_t>(), 2 * kMessages);
+        EXPECT_GE(j["wall_ns"].get<int64_t>(), j["cpu_ns"].get<int64_t>() * 9 / 10);
+        KeepLeast(stats, {{"cpu_ns", j["cpu_ns"].get<int64_t>()}});
+      }
+      (void)p_->RemoveFile(path);
+    }
+    EXPECT_EQ(json_files, 1);
+  }
   const int64_t floor = kMessages * kOverheadNs;
   // Slack for the calls themselves and for clock granularity at the end of each spin.
   const int64_t ceiling = floor * 3 / 2 + 2'000'000;
@@ -67,25 +108,9 @@ TEST_F(OverheadTest, SocketMessagesCostOEachAndOtherDescriptorsNothing) {
   // A pipe is not a socket: its 2N calls would cost 2N·o = 20 ms if they were charged; one
   // reading of 400 uncharged calls varies by a millisecond or more on a busy VM.
   EXPECT_LT(with_o["pipe_write_cpu_ns"], base["pipe_write_cpu_ns"] + floor / 2);
-
-  // The statistics: 2N socket messages, CPU spent at least o each (and not much more).
-  auto files = p_->ListDir(dir_);
-  ASSERT_TRUE(files.ok());
-  int json_files = 0;
-  for (const auto& f : *files) {
-    if (f.name.size() < 5 || f.name.substr(f.name.size() - 5) != ".json") continue;
-    ++json_files;
-    auto text = p_->ReadFile(dir_ + "/" + f.name);
-    ASSERT_TRUE(text.ok());
-    auto j = nlohmann::json::parse(*text);
-    EXPECT_EQ(j["mode"], "calls");
-    EXPECT_EQ(j["requested_ns"].get<int64_t>(), kOverheadNs);
-    EXPECT_EQ(j["messages"].get<int64_t>(), 2 * kMessages);
-    EXPECT_GE(j["cpu_ns"].get<int64_t>(), 2 * floor);
-    EXPECT_LE(j["cpu_ns"].get<int64_t>(), 2 * floor * 11 / 10);
-    EXPECT_GE(j["wall_ns"].get<int64_t>(), j["cpu_ns"].get<int64_t>() * 9 / 10);
-  }
-  EXPECT_EQ(json_files, 1);
+  // CPU spent at least o a message, and not much more.
+  EXPECT_GE(stats["cpu_ns"], 2 * floor);
+  EXPECT_LE(stats["cpu_ns"], 2 * floor * 11 / 10);
 }
 
 TEST_F(OverheadTest, UnsetOrZeroChangesNothing) {
@@ -99,19 +124,13 @@ TEST_F(OverheadTest, UnsetOrZeroChangesNothing) {
                                     "REAM_NET_OVERHEAD_STATS=" + dir_};
     if (!o.empty()) env.push_back("REAM_NET_OVERHEAD_NS=" + o);
     std::map<std::string, int64_t> base, r;  // each figure's least over the runs
-    auto keep_least = [](std::map<std::string, int64_t>& into, const std::map<std::string, int64_t>& run) {
-      for (const auto& [k, v] : run) {
-        auto [it, fresh] = into.emplace(k, v);
-        if (!fresh) it->second = std::min(it->second, v);
-      }
-    };
     for (int i = 0; i < kRuns; ++i) {
       auto without = RunProbe(*p_, {});
       auto with = RunProbe(*p_, env);
       ASSERT_EQ(without["n"], kMessages);
       ASSERT_EQ(with["n"], kMessages);
-      keep_least(base, without);
-      keep_least(r, with);
+      KeepLeast(base, without);
+      KeepLeast(r, with);
     }
     EXPECT_LT(r["socket_send_cpu_ns"], base["socket_send_cpu_ns"] + margin) << "o=" << o;
     EXPECT_LT(r["socket_recv_cpu_ns"], base["socket_recv_cpu_ns"] + margin) << "o=" << o;
