@@ -24,6 +24,7 @@ struct RunFlags {
   std::string events;  // a JSON-lines file of the run events
   bool strict = false;
   bool keep_awake = false;
+  bool keep_awake_generator = false;
 };
 
 int RunRun(const RunFlags& f) {
@@ -36,7 +37,10 @@ int RunRun(const RunFlags& f) {
       return kExitBadInput;
     }
     specs.push_back(std::move(spec).value());
-    if (f.keep_awake) specs.back().load.keep_awake = true;
+    if (f.keep_awake || f.keep_awake_generator) {
+      specs.back().load.keep_awake = true;
+      specs.back().load.keep_awake_workload = f.keep_awake;
+    }
   }
   if (f.interleave && specs.size() < 2) {
     std::cerr << "ream run: --interleave needs two or more specs (it alternates their runs)\n";
@@ -114,6 +118,10 @@ void AddRunCommand(CLI::App& app, CommandList& commands) {
   sub->add_flag("--keep-awake", f->keep_awake,
                 "Keep the workload's and the generator's CPUs out of idle with SCHED_IDLE pollers (as [load] "
                 "keep_awake = true): no request pays a CPU's wake-up at low load");
+  sub->add_flag("--keep-awake-generator", f->keep_awake_generator,
+                "Keep only the generator's CPUs out of idle (as [load] keep_awake = \"generator\"): a sleeping "
+                "generator's sends stop paying its CPU's wake-ups, and nothing of the workload's changes")
+      ->excludes("--keep-awake");
   sub->add_flag("--strict", f->strict,
                 "Refuse a spec naming a scenario this machine cannot run (default: skip it, store it as "
                 "skipped with the reason, and run the rest)");

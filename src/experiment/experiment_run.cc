@@ -62,7 +62,9 @@ class ExperimentRun::Context final : public SweepContext {
     if (!wl_->network.empty()) d.point.network = wl_->network.ToJson();
     if (!r_.keep_awake_cpus_.empty()) {
       d.point.generator["keep_awake_cpus"] = r_.keep_awake_cpus_;
-      d.point.generator["keep_awake_workload"] = wl_->sandbox->keep_awake_note();
+      d.point.generator["keep_awake_workload"] =
+          r_.spec_.load.keep_awake_workload ? wl_->sandbox->keep_awake_note()
+                                            : std::string("not asked: keep_awake = \"generator\" keeps the generator's CPUs only");
     }
     d.point.seq = next_seq_;
     d.point.target_load = load;
@@ -364,7 +366,7 @@ Status ExperimentRun::RunOne(const PlannedRun& run, RunRecord& rec, RunOutcome& 
   // outside that group made its requests wait a scheduler slice (p99 0.17 -> 2.7 ms at 5 000
   // QPS, docs/performance.md). Each point stores what was kept awake (keep_awake_workload says
   // why the workload's CPUs were not, where the sandbox could not do it without charging the
-  // pollers to the workload).
+  // pollers to the workload, or that keep_awake = "generator" did not ask for them).
   keep_awake_cpus_ = spec_.load.keep_awake ? FormatCpuList(prep_.generator_cpus) : std::string();
 
   SweepEnd end;

@@ -41,12 +41,9 @@ struct Exec {
 // (they run as the unprivileged workload user; platform/integration_test_support.h).
 const std::string& WorkloadReam() { return testing_support::WorldReachableReam(REAM_BINARY, "it"); }
 
-// Runs `ream ARGS` to completion, stdout and stderr together.
-Exec Ream(const std::string& args) {
+// Reads a command started with popen to its end and closes it (nullptr: an empty Exec).
+Exec Drain(FILE* f, Clock::time_point t0 = Clock::now()) {
   Exec e;
-  auto t0 = Clock::now();
-  std::string cmd = std::string(REAM_BINARY) + " " + args + " 2>&1";
-  FILE* f = popen(cmd.c_str(), "r");
   if (!f) return e;
   char buf[4096];
   size_t n;
@@ -55,6 +52,17 @@ Exec Ream(const std::string& args) {
   e.code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
   e.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
   return e;
+}
+
+// Runs `ream ARGS` to completion, stdout and stderr together.
+Exec Ream(const std::string& args) {
+  auto t0 = Clock::now();
+  return Drain(popen((std::string(REAM_BINARY) + " " + args + " 2>&1").c_str(), "r"), t0);
+}
+
+// What `sqlite3 DB "QUERY"` prints.
+std::string Sql(const std::string& db, const std::string& query) {
+  return Drain(popen(("sqlite3 " + db + " \"" + query + "\"").c_str(), "r")).output;
 }
 
 class RunnerIntegration : public ::testing::Test {
@@ -612,25 +620,15 @@ qps = [1000]
     }
     spun_s = static_cast<double>(utime + stime) / static_cast<double>(sysconf(_SC_CLK_TCK));
   }
-  std::string out;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, f)) > 0) out.append(buf, n);
-  int st = pclose(f);
-  ASSERT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) << out;
+  Exec run = Drain(f);
+  const std::string& out = run.output;
+  ASSERT_EQ(run.code, 0) << out;
   ASSERT_GT(pid, 0) << "no ream keep-awake process appeared: " << out;
   EXPECT_NE(cpu_line.find("/ream-"), std::string::npos) << cpu_line;
   EXPECT_EQ(cpuacct_line.find("/ream-"), std::string::npos) << cpuacct_line;
   EXPECT_GT(spun_s, 0.1) << "the poller did not spin";
   EXPECT_NE(out.find("kept awake by SCHED_IDLE pollers in its cpu cgroup"), std::string::npos) << out;
-  std::string q;
-  if (FILE* sql = popen(("sqlite3 " + db_ +
-                         " \"select cpu_util, json_extract(generator_json, '$.keep_awake_workload') from points\"")
-                            .c_str(),
-                        "r")) {
-    while ((n = fread(buf, 1, sizeof buf, sql)) > 0) q.append(buf, n);
-    pclose(sql);
-  }
+  std::string q = Sql(db_, "select cpu_util, json_extract(generator_json, '$.keep_awake_workload') from points");
   ASSERT_FALSE(q.empty());
   // The poller spins whenever the kv server does not run (~all of this CPU at 1 000 QPS): were
   // it counted, the workload's utilization would be near 1.
@@ -639,6 +637,45 @@ qps = [1000]
   EXPECT_LT(util, 0.5) << q;
   EXPECT_NE(q.find("kept awake"), std::string::npos) << q;
   EXPECT_TRUE(ProcessesWith("keep-awake --cpus").empty());
+}
+
+// keep_awake = "generator": `ream load` keeps the generator's CPUs awake with pollers of its
+// own, no `ream keep-awake` runs beside the workload, and each point says both.
+TEST_F(RunnerIntegration, KeepAwakeGeneratorLeavesTheWorkloadsCpusAlone) {
+  std::string spec = Spec("awakegen", R"(name = "awakegen"
+scenarios = ["1-ST"]
+[workload]
+builtin = "kv"
+[load]
+warmup = "200ms"
+duration = "1000ms"
+keep_awake = "generator"
+[sweep]
+qps = [1000]
+)");
+  FILE* f = popen((std::string(REAM_BINARY) + " run " + spec + " --db " + db_ + " 2>&1").c_str(), "r");
+  ASSERT_NE(f, nullptr);
+  // While the level runs: a `ream load` with --keep-awake, and never a `ream keep-awake`.
+  bool generator_awake = false, workload_awake = false;
+  for (int i = 0; i < 50 && !generator_awake; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    for (int pid : ProcessesWith("--keep-awake")) {
+      const auto loads = ProcessesWith(" load --target");
+      generator_awake = generator_awake || std::find(loads.begin(), loads.end(), pid) != loads.end();
+    }
+    workload_awake = workload_awake || !ProcessesWith("keep-awake --cpus").empty();
+  }
+  Exec run = Drain(f);
+  const std::string& out = run.output;
+  ASSERT_EQ(run.code, 0) << out;
+  EXPECT_TRUE(generator_awake) << "no ream load with --keep-awake appeared: " << out;
+  EXPECT_FALSE(workload_awake) << out;
+  std::string q = Sql(db_, "select json_extract(generator_json, '$.keep_awake_cpus') || '|' || "
+                          "json_extract(generator_json, '$.keep_awake_workload') from points");
+  ASSERT_FALSE(q.empty());
+  EXPECT_NE(q.find("|not asked: keep_awake = \"generator\""), std::string::npos) << q;
+  EXPECT_NE(q.substr(0, q.find('|')), "") << q;
+  EXPECT_TRUE(ProcessesWith("--keep-awake").empty());
 }
 
 TEST_F(RunnerIntegration, BadSpecsFailFastNamingTheCause) {

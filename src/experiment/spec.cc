@@ -141,7 +141,17 @@ Status ParseLoad(const TomlSection& s, LoadSpec* l) {
   REAM_RETURN_IF_ERROR(s.OneOf("http_method", &l->http_method, {"auto", "GET", "POST"}));
   REAM_RETURN_IF_ERROR(s.OneOf("wait", &l->wait, {"sleep", "spin"}));
   REAM_RETURN_IF_ERROR(s.OneOf("response_timing", &l->response_timing, {"kernel", "packet", "user"}));
-  REAM_RETURN_IF_ERROR(s.Bool("keep_awake", &l->keep_awake));
+  if (const toml::node* n = s.Get("keep_awake"); n && n->is_string()) {
+    const std::string v = n->value<std::string>().value_or("");
+    if (v != "generator" && v != "all") {
+      return s.Error(*n, "keep_awake", "is \"" + v + "\"; it must be true, false, \"all\" (= true) or \"generator\" (the "
+                                       "generator's CPUs only)");
+    }
+    l->keep_awake = true;
+    l->keep_awake_workload = v == "all";
+  } else {
+    REAM_RETURN_IF_ERROR(s.Bool("keep_awake", &l->keep_awake));
+  }
   // Session load's chunks (sweep axis = "sessions"; load/session_load.h).
   REAM_RETURN_IF_ERROR(s.Int("session_chunks", &l->session_chunks, 1, 1'000'000));
   if (const toml::node* n = s.Get("chunk_bytes")) {
@@ -1040,7 +1050,8 @@ nlohmann::json ExperimentSpec::ToJson() const {
                {"timely_tolerance_us", std::chrono::duration<double, std::micro>(load.timely_tolerance).count()},
                {"response_timeout_ms", ms(load.response_timeout)},
                {"http_path", load.http_path},  {"http_method", load.http_method},
-               {"wait", load.wait},            {"keep_awake", load.keep_awake},
+               {"wait", load.wait},            {"keep_awake", load.keep_awake && !load.keep_awake_workload ? nlohmann::json("generator")
+                                                                                          : nlohmann::json(load.keep_awake)},
                {"response_timing", load.response_timing}};
   j["sweep"] = {{"mode", ToString(sweep.mode)},           {"qps", sweep.qps},
                 {"low", sweep.low},             {"high", sweep.high},

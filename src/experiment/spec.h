@@ -96,8 +96,11 @@ struct LoadSpec {
   // keep_awake.h), the generator's in the generator's process, the workload's in `ream
   // keep-awake` inside the workload's cpu cgroup (SandboxOptions::keep_awake), so no send or
   // response pays a CPU's wake-up. Stored with every point (`keep_awake_cpus`,
-  // `keep_awake_workload`).
+  // `keep_awake_workload`). keep_awake = "generator" keeps only the generator's CPUs awake
+  // (keep_awake true, keep_awake_workload false): the sends stop paying the wake-ups of a
+  // sleeping generator, and nothing of the workload's changes.
   bool keep_awake = false;
+  bool keep_awake_workload = true;  // with keep_awake: the workload's CPUs too
   // Session load (sweep axis "sessions", load/session_load.h): chunks per session, bytes per
   // chunk, the video's bitrate in bits/s (0: not given; the sessions axis requires it).
   int64_t session_chunks = 8;

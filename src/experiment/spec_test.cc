@@ -248,6 +248,30 @@ TEST(Spec, ResponseTiming) {
   EXPECT_NE(bad.find("x.toml:7: load.response_timing is \"wire\""), std::string::npos) << bad;
 }
 
+// keep_awake: a boolean (the generator's and the workload's CPUs), "all" (the same) or
+// "generator" (its CPUs only); the canonical form keeps the boolean for the first two.
+TEST(Spec, KeepAwakeIsABooleanAllOrGenerator) {
+  auto off = ParseSpec(kMinimal, "x.toml");
+  ASSERT_TRUE(off.ok());
+  EXPECT_FALSE(off->load.keep_awake);
+  EXPECT_EQ(off->ToJson()["load"]["keep_awake"], false);
+  for (const char* all : {"true", "\"all\""}) {
+    auto r = ParseSpec(std::string(kMinimal) + "[load]\nkeep_awake = " + all + "\n", "x.toml");
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    EXPECT_TRUE(r->load.keep_awake && r->load.keep_awake_workload) << all;
+    EXPECT_EQ(r->ToJson()["load"]["keep_awake"], true) << all;
+  }
+  auto gen = ParseSpec(std::string(kMinimal) + "[load]\nkeep_awake = \"generator\"\n", "x.toml");
+  ASSERT_TRUE(gen.ok()) << gen.status().ToString();
+  EXPECT_TRUE(gen->load.keep_awake);
+  EXPECT_FALSE(gen->load.keep_awake_workload);
+  EXPECT_EQ(gen->ToJson()["load"]["keep_awake"], "generator");
+  std::string bad = Err(std::string(kMinimal) + "[load]\nkeep_awake = \"workload\"\n");
+  EXPECT_NE(bad.find("x.toml:7: load.keep_awake is \"workload\"; it must be true, false"), std::string::npos) << bad;
+  std::string number = Err(std::string(kMinimal) + "[load]\nkeep_awake = 1\n");
+  EXPECT_NE(number.find("keep_awake"), std::string::npos) << number;
+}
+
 TEST(Spec, WrongTypesAndImpossibleValues) {
   EXPECT_NE(Err(std::string(kMinimal) + "[load]\nconnections = \"four\"\n").find("load.connections must be an integer"),
             std::string::npos);
