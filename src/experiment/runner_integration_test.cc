@@ -811,6 +811,14 @@ validity = "seed"
   // 1 222 QPS (a knee confirms such a level; a grid measures it once).
   auto capacity = [&](const std::string& name, bool first_crossing, std::string* status) -> double {
     Exec a = Ream("analyze --db " + db_ + " --experiment " + name + " --json");
+    // Every point invalid (a generator that could not keep its schedule on a stalling host)
+    // leaves nothing to analyze: that is asserted against only where the machine is quiet
+    // (below); a clean clone at 15:42 UTC on 3 Dec 2026 (5 % of each CPU's time lost to
+    // stalls) failed here instead of skipping.
+    if (a.code != 0 && a.output.find("has no valid point") != std::string::npos) {
+      *status = "no analysis: " + a.output;
+      return 0;
+    }
     EXPECT_EQ(a.code, 0) << a.output;
     auto j = nlohmann::json::parse(a.output, nullptr, /*allow_exceptions=*/false);
     if (j.is_discarded() || !j["groups"].is_array() || j["groups"].empty() || !j["qos"]["target_us"].is_number()) {
