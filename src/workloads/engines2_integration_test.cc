@@ -253,52 +253,40 @@ Outcome* RocksdbIntegration::outcome_ = nullptr;
 // One test of the one run (see the sphinx test).
 TEST_F(RocksdbIntegration, IsDiskBoundAndADiskReadCapLowersItsCapacity) {
   ASSERT_TRUE(outcome_->error.empty()) << outcome_->error;
+  Print(outcome_->analysis);
+  double full = CapacityOf(outcome_->analysis, "memory=256M", "disk_read_bps");
+  double capped = CapacityOf(outcome_->analysis, "disk_read_bps");
+  double full_peak = PeakThroughputOf(outcome_->analysis, "memory=256M", "disk_read_bps");
+  double capped_peak = PeakThroughputOf(outcome_->analysis, "disk_read_bps");
+  std::printf("QPS under QoS: %.0f unthrottled, %.0f with reads capped at 8 MiB/s (0: none met "
+              "QoS); peak throughput %.0f vs %.0f QPS\n", full, capped, full_peak, capped_peak);
   // The control: at 100 QPS (~3 MB/s of reads) the 8 MiB/s cap cannot bind, so both groups'
   // service times there measure the same disk. Measured one after the other on a shared
   // virtual disk, they usually agree within 10-20 % (1.08 vs 1.03 ms, 1.13 vs 0.99 ms on 3 Dec);
   // a clean clone at 10:04 UTC that day measured 2.40 ms unthrottled, 1.40 ms capped: the disk
   // was slower while the first group ran, its p95 at 100 QPS was 9.8 ms of the 10 ms target,
-  // and neither its capacity nor its category described RocksDB. Past a 1.5x drift (two clean
-  // clones in five on 3 Dec), or when the unthrottled levels all missed QoS (below), the
-  // experiment is measured again, once. The peaks, where the cap binds at a quarter of the
-  // unthrottled rate, still tell, and are checked every time.
-  double full = 0, capped = 0, drift = 0, full_service = 0, capped_service = 0;
-  for (int attempt = 1; attempt <= 2; ++attempt) {
-    Print(outcome_->analysis);
-    full = CapacityOf(outcome_->analysis, "memory=256M", "disk_read_bps");
-    capped = CapacityOf(outcome_->analysis, "disk_read_bps");
-    double full_peak = PeakThroughputOf(outcome_->analysis, "memory=256M", "disk_read_bps");
-    double capped_peak = PeakThroughputOf(outcome_->analysis, "disk_read_bps");
-    full_service = LowestLevelServiceOf(outcome_->analysis, "memory=256M", "disk_read_bps");
-    capped_service = LowestLevelServiceOf(outcome_->analysis, "disk_read_bps");
-    std::printf("QPS under QoS: %.0f unthrottled, %.0f with reads capped at 8 MiB/s (0: none met "
-                "QoS); peak throughput %.0f vs %.0f QPS; service at 100 QPS %.0f vs %.0f us\n", full, capped,
-                full_peak, capped_peak, full_service, capped_service);
-    ASSERT_GT(full_service, 0);
-    ASSERT_GT(capped_service, 0);
-    EXPECT_LT(capped_peak, full_peak * 0.8);
-    drift = std::max(full_service, capped_service) / std::min(full_service, capped_service);
-    if ((drift <= 1.5 && full > 0) || attempt == 2) break;
-    if (drift > 1.5) {
-      std::printf("the disk's speed changed between the two groups (%.2fx at 100 QPS, where the cap cannot bind); "
-                  "measuring again, once\n", drift);
-    } else {
-      std::printf("the unthrottled levels all missed QoS; measuring again, once\n");
-    }
-    *outcome_ = RunAndAnalyze("rocksdb", kRocksdbSpec);
-    ASSERT_TRUE(outcome_->error.empty()) << outcome_->error;
-  }
+  // and neither its capacity nor its category described RocksDB. The peaks, where the cap
+  // binds at a quarter of the unthrottled rate, still tell. (Measuring the experiment again
+  // on a drift was tried: at 16:03 UTC on 3 Dec 2026 the second measurement's control held
+  // (1.39x) while the disk slowed within its unthrottled sweep, and the category came out
+  // "unclassified" where the first measurement's was disk-bound; so a drift still skips.)
+  double full_service = LowestLevelServiceOf(outcome_->analysis, "memory=256M", "disk_read_bps");
+  double capped_service = LowestLevelServiceOf(outcome_->analysis, "disk_read_bps");
+  ASSERT_GT(full_service, 0);
+  ASSERT_GT(capped_service, 0);
+  EXPECT_LT(capped_peak, full_peak * 0.8);
+  const double drift = std::max(full_service, capped_service) / std::min(full_service, capped_service);
   if (drift > 1.5) {
-    GTEST_SKIP() << "the disk's speed changed between the two groups twice: service time at 100 QPS, where the "
-                    "cap cannot bind, was "
+    GTEST_SKIP() << "the disk's speed changed between the two groups: service time at 100 QPS, where the cap "
+                    "cannot bind, was "
                  << full_service << " us unthrottled and " << capped_service
                  << " us capped; the capacities and category are not compared this time";
   }
   EXPECT_EQ(outcome_->analysis["category"]["name"], "disk-bound");
   if (full == 0) {
-    // The unthrottled group's lowest valid load already missed the QoS target, twice: on a
-    // noisy host the p95 at 100-250 QPS is the host's, not the disk's (a clean clone at 09:10
-    // UTC, 3 Dec, measured 10-21 ms there).
+    // The unthrottled group's lowest valid load already missed the QoS target: on a noisy
+    // host the p95 at 100-250 QPS is the host's, not the disk's (a clean clone at 09:10 UTC,
+    // 3 Dec, measured 10-21 ms there).
     int unthrottled = 0;
     for (const auto& g : outcome_->analysis["groups"]) {
       const std::string key = g["key"].get<std::string>();
