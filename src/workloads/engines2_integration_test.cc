@@ -204,6 +204,15 @@ TEST_F(SphinxIntegration, IsCpuIntensiveAndACpuQuotaLowersItsCapacity) {
 // RocksDB: 200 000 records of 1000 bytes (~200 MB), eight O_DIRECT point reads per get (the
 // seed's shore reads ~35 kB from disk per query). The fixed QoS target is
 // the seed's choice for shore, whose CPU never reaches the 20 % its rule needs.
+//
+// The cap is 2 MiB/s, a quarter of the example's: at ~31 kB per request it carries at most
+// ~68 QPS, so the capped group cannot meet QoS at 100 QPS whatever the disk does, while the
+// unthrottled group's capacity is the disk's and the one server thread's (~500 QPS). With the
+// example's 8 MiB/s (~270 QPS) the two capacities were a factor of two apart at best, and the
+// shared virtual disk, measured one group after the other, moved the unthrottled one across
+// it: a CI run at 16:50 UTC on 3 Dec 2026 read 131 QPS unthrottled (p95 26 ms at 250 QPS) and
+// 252 capped. The sweep ends at 750 QPS, past the unthrottled knee (~600): the levels beyond
+// it only flattened the disk-vs-QPS trend the category reads (r = 0.81 in that run).
 const char* kRocksdbSpec = R"(name = "rocksdb"
 scenarios = ["1-ST"]
 [workload]
@@ -226,7 +235,7 @@ response_timeout = "2s"
 # builds, sleeping sends overshoot 200 us often enough to fail 97.5 % at 250 QPS.
 timely_tolerance = "1ms"
 [sweep]
-qps = [100, 250, 500, 750, 1000, 1500]
+qps = [50, 100, 250, 500, 750]
 stop_after_invalid = 2
 [qos]
 # The default rule: for a millisecond-scale service its allowance (5 % of the p95) is wider
@@ -237,7 +246,7 @@ target = "10ms"
 memory = "256M"
 [[partitions.set]]
 memory = "256M"
-disk_read_bps = "8M"
+disk_read_bps = "2M"
 )";
 
 class RocksdbIntegration : public EnginesIntegration {
@@ -258,45 +267,30 @@ TEST_F(RocksdbIntegration, IsDiskBoundAndADiskReadCapLowersItsCapacity) {
   double capped = CapacityOf(outcome_->analysis, "disk_read_bps");
   double full_peak = PeakThroughputOf(outcome_->analysis, "memory=256M", "disk_read_bps");
   double capped_peak = PeakThroughputOf(outcome_->analysis, "disk_read_bps");
-  std::printf("QPS under QoS: %.0f unthrottled, %.0f with reads capped at 8 MiB/s (0: none met "
+  std::printf("QPS under QoS: %.0f unthrottled, %.0f with reads capped at 2 MiB/s (0: none met "
               "QoS); peak throughput %.0f vs %.0f QPS\n", full, capped, full_peak, capped_peak);
-  // The control: at 100 QPS (~3 MB/s of reads) the 8 MiB/s cap cannot bind, so both groups'
-  // service times there measure the same disk. Measured one after the other on a shared
-  // virtual disk, they usually agree within 10-20 % (1.08 vs 1.03 ms, 1.13 vs 0.99 ms on 3 Dec);
-  // a clean clone at 10:04 UTC that day measured 2.40 ms unthrottled, 1.40 ms capped: the disk
-  // was slower while the first group ran, its p95 at 100 QPS was 9.8 ms of the 10 ms target,
-  // and neither its capacity nor its category described RocksDB. The peaks, where the cap
-  // binds at a quarter of the unthrottled rate, still tell. (Measuring the experiment again
-  // on a drift was tried: at 16:03 UTC on 3 Dec 2026 the second measurement's control held
-  // (1.39x) while the disk slowed within its unthrottled sweep, and the category came out
-  // "unclassified" where the first measurement's was disk-bound; so a drift still skips.)
-  double full_service = LowestLevelServiceOf(outcome_->analysis, "memory=256M", "disk_read_bps");
-  double capped_service = LowestLevelServiceOf(outcome_->analysis, "disk_read_bps");
-  ASSERT_GT(full_service, 0);
-  ASSERT_GT(capped_service, 0);
-  EXPECT_LT(capped_peak, full_peak * 0.8);
-  const double drift = std::max(full_service, capped_service) / std::min(full_service, capped_service);
-  if (drift > 1.5) {
-    GTEST_SKIP() << "the disk's speed changed between the two groups: service time at 100 QPS, where the cap "
-                    "cannot bind, was "
-                 << full_service << " us unthrottled and " << capped_service
-                 << " us capped; the capacities and category are not compared this time";
+  // The cap binds: the capped group's reads never exceed it by more than the throttle's
+  // slice rounding, and its throughput plateaus far under the unthrottled one's.
+  const json* g = GroupOf(outcome_->analysis, "disk_read_bps");
+  ASSERT_NE(g, nullptr);
+  double capped_disk = 0;
+  for (const auto& pt : (*g)["points"]) {
+    if (!pt["failed"].get<bool>() && pt["disk_bps"].is_number()) {
+      capped_disk = std::max(capped_disk, pt["disk_bps"].get<double>());
+    }
   }
+  EXPECT_GT(capped_disk, 0.5 * 2 * 1048576.0);
+  EXPECT_LT(capped_disk, 1.15 * 2 * 1048576.0);
+  EXPECT_LT(capped_peak, full_peak * 0.5);
   EXPECT_EQ(outcome_->analysis["category"]["name"], "disk-bound");
   if (full == 0) {
     // The unthrottled group's lowest valid load already missed the QoS target: on a noisy
-    // host the p95 at 100-250 QPS is the host's, not the disk's (a clean clone at 09:10 UTC,
-    // 3 Dec, measured 10-21 ms there).
-    int unthrottled = 0;
-    for (const auto& g : outcome_->analysis["groups"]) {
-      const std::string key = g["key"].get<std::string>();
-      if (key.find("memory=256M") != std::string::npos && key.find("disk_read_bps") == std::string::npos) {
-        ++unthrottled;
-        std::string status = g["capacity"].value("status", "");
-        ASSERT_EQ(status.rfind("below the sweep", 0), 0u) << g["capacity"].dump();
-      }
-    }
-    ASSERT_EQ(unthrottled, 1) << outcome_->analysis["groups"].dump();
+    // host the p95 at the lowest levels is the host's, not the disk's (a clean clone at
+    // 09:10 UTC, 3 Dec 2026, measured 10-21 ms at 100-250 QPS).
+    const json* u = GroupOf(outcome_->analysis, "memory=256M", "disk_read_bps");
+    ASSERT_NE(u, nullptr);
+    std::string status = (*u)["capacity"].value("status", "");
+    ASSERT_EQ(status.rfind("below the sweep", 0), 0u) << (*u)["capacity"].dump();
     GTEST_SKIP() << "the unthrottled levels all missed QoS (below the sweep): capacities not comparable this time";
   }
   EXPECT_LT(capped, full);
