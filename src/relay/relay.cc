@@ -18,6 +18,13 @@ constexpr int64_t kLateNs = 20'000;
 constexpr int64_t kConnectTimeoutNs = 2'000'000'000;
 constexpr size_t kMaxChunk = 16 * 1024;
 
+}  // namespace
+
+// A connection's types: named, not anonymous, because Relay::Impl (a member of a class with
+// linkage) holds them, which an anonymous type must not be in a unity build
+// (-Wsubobject-linkage).
+namespace relay_detail {
+
 struct Pending {
   int64_t depart_ns;
   size_t bytes;  // left to write of this message
@@ -73,9 +80,14 @@ struct Conn {
   bool dead = false;
 };
 
-}  // namespace
+}  // namespace relay_detail
 
 struct Relay::Impl {
+  using Conn = relay_detail::Conn;
+  using Direction = relay_detail::Direction;
+  using Pending = relay_detail::Pending;
+
+
   RelayOptions o;
   net::Fd listen;
   net::Poller poller;
@@ -238,7 +250,7 @@ Status Relay::Run(int stop_fd) {
     int64_t next = INT64_MAX;
     for (size_t i = 0; i < m.conns.size(); ++i) {
       if (!m.conns[i]) continue;
-      Conn& c = *m.conns[i];
+      Impl::Conn& c = *m.conns[i];
       bool ok = m.Flush(c.to_server, c.upstream.get(), now, &next, &stats_.bytes_to_server) &&
                 m.Flush(c.to_client, c.client.get(), now, &next, &stats_.bytes_to_client);
       // The client closed and everything both ways went, or the workload closed and what it
@@ -275,7 +287,7 @@ Status Relay::Run(int stop_fd) {
       }
       size_t slot = tag / 2;
       if (slot >= m.conns.size() || !m.conns[slot]) continue;
-      Conn& c = *m.conns[slot];
+      Impl::Conn& c = *m.conns[slot];
       bool from_client = tag % 2 == 0;
       uint32_t ev = events[e].events;
       bool ok = true;

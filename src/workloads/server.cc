@@ -22,6 +22,13 @@ constexpr int64_t kFlushAfterNs = 2000;
 // arrival stamp (and thus the reported queue time) is not late by a long service time.
 constexpr int64_t kRepollEveryNs = 20000;
 
+}  // namespace
+
+// The worker's connection and FIFO types: named, not anonymous, because Server::Worker (a
+// member of a class with linkage) holds them, which an anonymous type must not be in a unity
+// build (-Wsubobject-linkage).
+namespace server_detail {
+
 struct Conn {
   net::Fd fd;
   net::Buffer in;
@@ -71,6 +78,10 @@ class PendingQueue {
   size_t size_ = 0;
 };
 
+}  // namespace server_detail
+
+namespace {
+
 // The LogGP overhead o (net_overhead), spent by libream-overhead.so when the sandbox preloaded
 // it. ream's servers know their message boundaries, so they take over its counting ("frames"
 // mode): one message per request frame received and one per response frame sent, k = 2 per
@@ -88,6 +99,10 @@ ChargeFn TakeOverMessageOverhead() {
 }  // namespace
 
 struct Server::Worker {
+  using Conn = server_detail::Conn;
+  using Pending = server_detail::Pending;
+  using PendingQueue = server_detail::PendingQueue;
+
   int index = 0;
   std::unique_ptr<RequestHandler> handler;
   net::Poller poller;
