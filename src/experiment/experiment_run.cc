@@ -63,8 +63,9 @@ class ExperimentRun::Context final : public SweepContext {
     if (!r_.keep_awake_cpus_.empty()) {
       d.point.generator["keep_awake_cpus"] = r_.keep_awake_cpus_;
       d.point.generator["keep_awake_workload"] =
-          r_.spec_.load.keep_awake_workload ? wl_->sandbox->keep_awake_note()
-                                            : std::string("not asked: keep_awake = \"generator\" keeps the generator's CPUs only");
+          r_.spec_.load.KeepsWorkloadAwake()
+              ? wl_->sandbox->keep_awake_note()
+              : std::string("not asked: keep_awake = \"generator\" keeps the generator's CPUs only");
     }
     d.point.seq = next_seq_;
     d.point.target_load = load;
@@ -359,7 +360,10 @@ Status ExperimentRun::RunOne(const PlannedRun& run, RunRecord& rec, RunOutcome& 
   rec.status = RunStatus::kRunning;
   if (!rec.started_ns) rec.started_ns = p_.WallNanos();
   REAM_RETURN_IF_ERROR(store_.UpdateRun(rec));
-  observer_.OnEvent(RunStarted{ctx.Where(), rec.workload_cpus, rec.generator_cpus, ctx.stored_points()});
+  observer_.OnEvent(RunStarted{ctx.Where(), rec.workload_cpus, rec.generator_cpus, ctx.stored_points(),
+                               spec_.load.KeepsOnlyGeneratorAwake() ? "generator"
+                               : spec_.load.keep_awake              ? "all"
+                                                                    : ""});
   // [load] keep_awake: the generator's CPUs never idle while the run lasts, by pollers in the
   // `ream load` process (load_driver.cc), in its own cgroup; the workload's, by `ream
   // keep-awake` in the workload's cpu cgroup (SandboxOptions::keep_awake): a SCHED_IDLE poller

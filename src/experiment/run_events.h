@@ -53,6 +53,7 @@ struct RunStarted {
   std::string workload_cpus;
   std::string generator_cpus;  // "" : any
   int points_already_stored = 0;
+  std::string keep_awake;  // [load] keep_awake as asked: "" (false), "generator" or "all" (true)
 };
 
 // The workload ended between two load levels and is started again.

@@ -670,6 +670,9 @@ qps = [1000]
   ASSERT_EQ(run.code, 0) << out;
   EXPECT_TRUE(generator_awake) << "no ream load with --keep-awake appeared: " << out;
   EXPECT_FALSE(workload_awake) << out;
+  EXPECT_NE(out.find("; keep_awake = \"generator\": its CPUs kept out of idle, the workload's left alone)"),
+            std::string::npos)
+      << out;
   std::string q = Sql(db_, "select json_extract(generator_json, '$.keep_awake_cpus') || '|' || "
                           "json_extract(generator_json, '$.keep_awake_workload') from points");
   ASSERT_FALSE(q.empty());

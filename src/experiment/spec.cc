@@ -1050,8 +1050,8 @@ nlohmann::json ExperimentSpec::ToJson() const {
                {"timely_tolerance_us", std::chrono::duration<double, std::micro>(load.timely_tolerance).count()},
                {"response_timeout_ms", ms(load.response_timeout)},
                {"http_path", load.http_path},  {"http_method", load.http_method},
-               {"wait", load.wait},            {"keep_awake", load.keep_awake && !load.keep_awake_workload ? nlohmann::json("generator")
-                                                                                          : nlohmann::json(load.keep_awake)},
+               {"wait", load.wait},
+               {"keep_awake", load.KeepsOnlyGeneratorAwake() ? nlohmann::json("generator") : nlohmann::json(load.keep_awake)},
                {"response_timing", load.response_timing}};
   j["sweep"] = {{"mode", ToString(sweep.mode)},           {"qps", sweep.qps},
                 {"low", sweep.low},             {"high", sweep.high},

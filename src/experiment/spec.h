@@ -101,6 +101,8 @@ struct LoadSpec {
   // sleeping generator, and nothing of the workload's changes.
   bool keep_awake = false;
   bool keep_awake_workload = true;  // with keep_awake: the workload's CPUs too
+  bool KeepsWorkloadAwake() const { return keep_awake && keep_awake_workload; }
+  bool KeepsOnlyGeneratorAwake() const { return keep_awake && !keep_awake_workload; }
   // Session load (sweep axis "sessions", load/session_load.h): chunks per session, bytes per
   // chunk, the video's bitrate in bits/s (0: not given; the sessions axis requires it).
   int64_t session_chunks = 8;

@@ -69,7 +69,7 @@ Result<LaunchedWorkload> StartWorkload(Platform& p, SandboxKind& sandboxes, cons
   so.reserved_cpus = prep.workload_host ? std::vector<int>{} : prep.generator_cpus;
   so.capture_stdout = true;
   so.user = WorkloadUser(p, w.user);
-  so.keep_awake = spec.load.keep_awake && spec.load.keep_awake_workload;
+  so.keep_awake = spec.load.KeepsWorkloadAwake();
   if (!state_dir.empty()) so.state_dir = state_dir;
   std::vector<std::string> argv = WorkloadArgv(spec, prep, run, wl.port);
   REAM_ASSIGN_OR_RETURN(wl.sandbox, sandboxes.Start(so, argv));
