@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "analysis/capacity.h"
+#include "analysis/qos.h"
 #include "platform/keep_awake.h"
 
 namespace ream::analysis {
@@ -104,6 +105,38 @@ TEST(Analyze, TargetBelowTheLatencyFloorMovesAboveItAndSaysSo) {
   EXPECT_EQ(mm1->qos.note.find("below the lowest"), std::string::npos) << mm1->qos.note;
   EXPECT_FALSE(mm1->qos.seed_target_us.has_value());
   EXPECT_NEAR(*mm1->qos.target_us, 500, 1e-6);
+}
+
+// The floor is read below saturation only. A sweep whose valid points all ran above 80 % CPU
+// (the rest invalid, as a noisy host leaves them) has no floor: its lowest tail is queueing,
+// and a target above it would let every load "meet" QoS (22 ms for memcached on 3 Dec 2026).
+// There is then no target, with the reason; a valid point at 80 % or below gives it back.
+TEST(Analyze, NoFloorIsReadFromALoadNearSaturation) {
+  ExperimentData d;
+  d.name = "fast";
+  d.runs.push_back(ModelRun("1-ST", 1, 1e-6, 100000, 950000, 50000));
+  for (auto& p : d.runs[0].points) {
+    p.p95_us += 300;
+    if (*p.cpu_util.value <= kFloorMaxUtilization) p.valid = false;
+  }
+  auto a = Analyze(d, {});
+  ASSERT_TRUE(a.ok()) << a.status().ToString();
+  EXPECT_FALSE(a->qos.target_us.has_value()) << *a->qos.target_us;
+  ASSERT_TRUE(a->qos.seed_target_us.has_value());
+  EXPECT_NEAR(*a->qos.seed_target_us, 5, 1e-6);
+  EXPECT_NE(a->qos.unavailable.find("no valid load ran at or below 80.0 % CPU utilization"), std::string::npos)
+      << a->qos.unavailable;
+  EXPECT_NE(a->qos.unavailable.find("the least loaded valid one ran at 85.0 %"), std::string::npos)
+      << a->qos.unavailable;
+  EXPECT_NE(a->qos.unavailable.find("[qos] target"), std::string::npos) << a->qos.unavailable;
+  EXPECT_EQ(a->groups[0].capacity.status, "no QoS target");
+
+  d.runs[0].points[14].valid = true;  // 800 000 QPS: 80 % CPU
+  auto b = Analyze(d, {});
+  ASSERT_TRUE(b.ok()) << b.status().ToString();
+  ASSERT_TRUE(b->qos.target_us.has_value()) << b->qos.unavailable;
+  EXPECT_NEAR(*b->qos.target_us, d.runs[0].points[14].p95_us + 4 * 1, 1e-6);
+  EXPECT_NE(b->qos.method.find("at 800000 QPS, 80.0 % CPU) plus 4"), std::string::npos) << b->qos.method;
 }
 
 TEST(Analyze, ServiceDemandLawWhenTheServerReportsNothing) {

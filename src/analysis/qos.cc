@@ -131,16 +131,37 @@ QosTarget ComputeQos(const ExperimentData& d, const std::vector<GroupAnalysis>& 
   // any valid load, where the server is nearly idle (its own S in it), plus (m − 1) × S, the
   // queueing the seed's rule allows beyond one service. Where the round trip is negligible, as
   // for the seed's millisecond applications, the floor is about S and this is the seed's m × S.
-  const PointAnalysis* floor = nullptr;
+  // The floor is read only below saturation (at most kFloorMaxUtilization CPU, qos.h): nearer
+  // it the tail is queueing, and a floor read there lets any load "meet" QoS (a noisy memcached
+  // sweep whose only valid point ran at 95.6 % CPU got a 22 ms target on 3 Dec 2026). Without
+  // such a point there is no target, and the reason says so.
+  const PointAnalysis* floor = nullptr;   // the lowest tail at a valid point below saturation
+  const PointAnalysis* lowest = nullptr;  // the lowest tail at any valid point
   for (const auto& p : ref->points) {
-    if (p.valid && (!floor || p.tail_us < floor->tail_us)) floor = &p;
+    if (!p.valid) continue;
+    if (!lowest || p.tail_us < lowest->tail_us) lowest = &p;
+    const bool light = p.cpu_util.has() && *p.cpu_util.value <= kFloorMaxUtilization;
+    if (light && (!floor || p.tail_us < floor->tail_us)) floor = &p;
+  }
+  if (!floor && lowest && *q.target_us < lowest->tail_us) {
+    q.seed_target_us = q.target_us;
+    q.target_us.reset();
+    q.unavailable = "the seed's " + std::string(rule) + " gives " + Fmt(*q.seed_target_us) +
+                    " us, below the lowest p" + Fmt(d.qos.percentile) + " measured at any valid load of " +
+                    ref->key + " (" + Fmt(lowest->tail_us) + " us at " + Qps(lowest->target_load) +
+                    "), and no valid load ran at or below " + Pct(kFloorMaxUtilization) +
+                    " CPU utilization, where the round trip outside the server could be read (the least loaded "
+                    "valid one ran at " + Pct(s.front().x) + ": its tail is queueing); measure lower loads, or set "
+                    "[qos] target in the spec";
+    return q;
   }
   if (floor && *q.target_us < floor->tail_us) {
     const double seed_target = *q.target_us;
     q.seed_target_us = seed_target;
     q.target_us = floor->tail_us + (d.qos.service_multiple - 1) * *q.service_time_us;
     q.method = "the lowest p" + Fmt(d.qos.percentile) + " measured at a valid load of " + ref->key + " (" +
-               Fmt(floor->tail_us) + " us at " + Qps(floor->target_load) + ") plus " +
+               Fmt(floor->tail_us) + " us at " + Qps(floor->target_load) + ", " + Pct(*floor->cpu_util.value) +
+               " CPU) plus " +
                Fmt(d.qos.service_multiple - 1) + " × the mean service time at " + Fmt(u * 100) +
                " % CPU utilization (" + q.service_method + ", " + Fmt(*q.service_time_us) +
                " us): the seed's " + rule + " (" + Fmt(seed_target) +
