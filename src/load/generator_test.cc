@@ -46,11 +46,13 @@ TEST(Generator, MeasuresEveryRequestAgainstTheSyntheticServer) {
   // The server spins 20 µs per request; it reports that, plus the framing of its response and
   // the spin's own end: a 20 µs spin on the monotonic clock ended 0.4-1.4 µs late on one of this
   // project's VMs (interrupts, the hypervisor; docs/performance.md, the o knob), and the framing
-  // takes a microsecond more under a sanitizer (21.9 µs under ASan there). Never less than the
-  // spin (the histogram's 1 % aside); not a queueing delay's worth more.
+  // takes a microsecond more under a sanitizer (21.9 µs under ASan there; 23.2 µs in a clean
+  // clone's -O0 ASan tree on 3 Dec 2026, the host stalling all evening). Never less than the
+  // spin (the histogram's 1 % aside); less than half a service more, so not a queueing delay's
+  // worth (another 20 µs) nor the service counted twice.
   // (The median: a preempted spin on this shared machine stretches the mean, not the median.)
   EXPECT_GE(static_cast<double>(r->service.ValueAtQuantile(0.5)), 20000 * 0.99);
-  EXPECT_LE(static_cast<double>(r->service.ValueAtQuantile(0.5)), 20000 + 3000);
+  EXPECT_LT(static_cast<double>(r->service.ValueAtQuantile(0.5)), 20000 * 1.5);
   // Sojourn is measured from the scheduled time, so it includes the service time.
   EXPECT_GE(r->latency.ValueAtQuantile(0.5), 20000);
   EXPECT_GE((*server)->served(), r->completed_total);
