@@ -37,10 +37,8 @@ int RunRun(const RunFlags& f) {
       return kExitBadInput;
     }
     specs.push_back(std::move(spec).value());
-    if (f.keep_awake || f.keep_awake_generator) {
-      specs.back().load.keep_awake = true;
-      specs.back().load.keep_awake_workload = f.keep_awake;
-    }
+    if (f.keep_awake) specs.back().load.keep_awake = KeepAwakeMode::kAll;
+    if (f.keep_awake_generator) specs.back().load.keep_awake = KeepAwakeMode::kGenerator;
   }
   if (f.interleave && specs.size() < 2) {
     std::cerr << "ream run: --interleave needs two or more specs (it alternates their runs)\n";

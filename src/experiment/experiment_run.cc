@@ -360,10 +360,8 @@ Status ExperimentRun::RunOne(const PlannedRun& run, RunRecord& rec, RunOutcome& 
   rec.status = RunStatus::kRunning;
   if (!rec.started_ns) rec.started_ns = p_.WallNanos();
   REAM_RETURN_IF_ERROR(store_.UpdateRun(rec));
-  observer_.OnEvent(RunStarted{ctx.Where(), rec.workload_cpus, rec.generator_cpus, ctx.stored_points(),
-                               spec_.load.KeepsOnlyGeneratorAwake() ? "generator"
-                               : spec_.load.keep_awake              ? "all"
-                                                                    : ""});
+  observer_.OnEvent(
+      RunStarted{ctx.Where(), rec.workload_cpus, rec.generator_cpus, ctx.stored_points(), spec_.load.keep_awake});
   // [load] keep_awake: the generator's CPUs never idle while the run lasts, by pollers in the
   // `ream load` process (load_driver.cc), in its own cgroup; the workload's, by `ream
   // keep-awake` in the workload's cpu cgroup (SandboxOptions::keep_awake): a SCHED_IDLE poller
@@ -371,7 +369,7 @@ Status ExperimentRun::RunOne(const PlannedRun& run, RunRecord& rec, RunOutcome& 
   // QPS, docs/performance.md). Each point stores what was kept awake (keep_awake_workload says
   // why the workload's CPUs were not, where the sandbox could not do it without charging the
   // pollers to the workload, or that keep_awake = "generator" did not ask for them).
-  keep_awake_cpus_ = spec_.load.keep_awake ? FormatCpuList(prep_.generator_cpus) : std::string();
+  keep_awake_cpus_ = spec_.load.KeepsGeneratorAwake() ? FormatCpuList(prep_.generator_cpus) : std::string();
 
   SweepEnd end;
   if (spec_.sweep.mode == SweepMode::kKnee) {

@@ -216,7 +216,7 @@ LoadOptions LevelLoadOptions(const ExperimentSpec& spec, double load, uint64_t s
   o.spin_wait = l.wait == "spin";
   o.kernel_rx_timestamps = l.response_timing != "user";
   o.segment_rx_timestamps = l.response_timing == "packet";
-  o.keep_awake = l.keep_awake;
+  o.keep_awake = l.KeepsGeneratorAwake();
   if (spec.sweep.axis == LoadAxis::kSessions) {
     // The level is a number of sessions (load/session_load.h): one connection each, one
     // thread, the rate the schedule's.

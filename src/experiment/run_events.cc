@@ -80,7 +80,7 @@ nlohmann::json EventToJson(const RunEvent& e) {
             j["workload_cpus"] = x.workload_cpus;
             j["generator_cpus"] = x.generator_cpus;
             j["points_already_stored"] = x.points_already_stored;
-            j["keep_awake"] = x.keep_awake == "generator" ? nlohmann::json("generator") : nlohmann::json(!x.keep_awake.empty());
+            j["keep_awake"] = KeepAwakeJson(x.keep_awake);
             return j;
           },
           [](const WorkloadRestarted& x) {
@@ -216,9 +216,10 @@ void ConsoleObserver::OnEvent(const RunEvent& event) {
             out_ << x.run.label << "run " << x.run.ordinal + 1 << ": scenario " << x.run.scenario
                  << " (workload on CPU " << x.workload_cpus << ", generator on CPU "
                  << (x.generator_cpus.empty() ? "any" : x.generator_cpus)
-                 << (x.keep_awake == "generator" ? "; keep_awake = \"generator\": its CPUs kept out of idle, the workload's left alone"
-                     : x.keep_awake.empty()       ? ""
-                                                  : "; keep_awake: the generator's and the workload's CPUs kept out of idle")
+                 << (x.keep_awake == KeepAwakeMode::kGenerator
+                         ? "; keep_awake = \"generator\": its CPUs kept out of idle, the workload's left alone"
+                     : x.keep_awake == KeepAwakeMode::kAll ? "; keep_awake: the generator's and the workload's CPUs kept out of idle"
+                                                       : "")
                  << "), partition " << x.run.partition
                  << ", repetition " << x.run.repetition
                  << (x.points_already_stored == 0

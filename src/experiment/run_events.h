@@ -18,6 +18,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "experiment/spec.h"
+
 namespace ream {
 
 // Where an event happened: the experiment and, inside a run, which run.
@@ -53,7 +55,7 @@ struct RunStarted {
   std::string workload_cpus;
   std::string generator_cpus;  // "" : any
   int points_already_stored = 0;
-  std::string keep_awake;  // [load] keep_awake as asked: "" (false), "generator" or "all" (true)
+  KeepAwakeMode keep_awake = KeepAwakeMode::kOff;  // [load] keep_awake as asked
 };
 
 // The workload ended between two load levels and is started again.

@@ -59,18 +59,18 @@ TEST(ConsoleObserver, SaysWhyALevelIsMeasuredAgain) {
 TEST(ConsoleObserver, TheRunLineSaysWhatKeepAwakeKeepsAwake) {
   const EventRun run{"exp", "", 0, "1-ST", "default", 0};
   std::ostringstream none, gen, all;
-  ConsoleObserver(none).OnEvent(RunStarted{run, "0", "1", 0, ""});
-  ConsoleObserver(gen).OnEvent(RunStarted{run, "0", "1", 0, "generator"});
-  ConsoleObserver(all).OnEvent(RunStarted{run, "0", "1", 0, "all"});
+  ConsoleObserver(none).OnEvent(RunStarted{run, "0", "1", 0, KeepAwakeMode::kOff});
+  ConsoleObserver(gen).OnEvent(RunStarted{run, "0", "1", 0, KeepAwakeMode::kGenerator});
+  ConsoleObserver(all).OnEvent(RunStarted{run, "0", "1", 0, KeepAwakeMode::kAll});
   EXPECT_EQ(none.str(), "run 1: scenario 1-ST (workload on CPU 0, generator on CPU 1), partition default, repetition 0\n");
   EXPECT_EQ(gen.str(), "run 1: scenario 1-ST (workload on CPU 0, generator on CPU 1; keep_awake = \"generator\": its "
                        "CPUs kept out of idle, the workload's left alone), partition default, repetition 0\n");
   EXPECT_NE(all.str().find("; keep_awake: the generator's and the workload's CPUs kept out of idle)"), std::string::npos)
       << all.str();
   std::ostringstream jg, ja, jn;
-  JsonLinesObserver(jg).OnEvent(RunStarted{run, "0", "1", 0, "generator"});
-  JsonLinesObserver(ja).OnEvent(RunStarted{run, "0", "1", 0, "all"});
-  JsonLinesObserver(jn).OnEvent(RunStarted{run, "0", "1", 0, ""});
+  JsonLinesObserver(jg).OnEvent(RunStarted{run, "0", "1", 0, KeepAwakeMode::kGenerator});
+  JsonLinesObserver(ja).OnEvent(RunStarted{run, "0", "1", 0, KeepAwakeMode::kAll});
+  JsonLinesObserver(jn).OnEvent(RunStarted{run, "0", "1", 0, KeepAwakeMode::kOff});
   EXPECT_EQ(nlohmann::json::parse(jg.str())["keep_awake"], "generator");
   EXPECT_EQ(nlohmann::json::parse(ja.str())["keep_awake"], true);
   EXPECT_EQ(nlohmann::json::parse(jn.str())["keep_awake"], false);

@@ -147,10 +147,11 @@ Status ParseLoad(const TomlSection& s, LoadSpec* l) {
       return s.Error(*n, "keep_awake", "is \"" + v + "\"; it must be true, false, \"all\" (= true) or \"generator\" (the "
                                        "generator's CPUs only)");
     }
-    l->keep_awake = true;
-    l->keep_awake_workload = v == "all";
+    l->keep_awake = v == "all" ? KeepAwakeMode::kAll : KeepAwakeMode::kGenerator;
   } else {
-    REAM_RETURN_IF_ERROR(s.Bool("keep_awake", &l->keep_awake));
+    bool on = false;
+    REAM_RETURN_IF_ERROR(s.Bool("keep_awake", &on));
+    l->keep_awake = on ? KeepAwakeMode::kAll : KeepAwakeMode::kOff;
   }
   // Session load's chunks (sweep axis = "sessions"; load/session_load.h).
   REAM_RETURN_IF_ERROR(s.Int("session_chunks", &l->session_chunks, 1, 1'000'000));
@@ -790,6 +791,10 @@ std::string ToString(ReadyBy r) { return r == ReadyBy::kLine ? "line" : "port"; 
 std::string ToString(RestartEvery r) { return r == RestartEvery::kPoint ? "point" : "sweep"; }
 std::string ToString(SweepMode m) { return m == SweepMode::kKnee ? "knee" : "grid"; }
 
+nlohmann::json KeepAwakeJson(KeepAwakeMode k) {
+  return k == KeepAwakeMode::kGenerator ? nlohmann::json("generator") : nlohmann::json(k == KeepAwakeMode::kAll);
+}
+
 std::optional<ReadyBy> ReadyByFromString(const std::string& s) {
   for (ReadyBy r : {ReadyBy::kPort, ReadyBy::kLine}) {
     if (ToString(r) == s) return r;
@@ -1051,7 +1056,7 @@ nlohmann::json ExperimentSpec::ToJson() const {
                {"response_timeout_ms", ms(load.response_timeout)},
                {"http_path", load.http_path},  {"http_method", load.http_method},
                {"wait", load.wait},
-               {"keep_awake", load.KeepsOnlyGeneratorAwake() ? nlohmann::json("generator") : nlohmann::json(load.keep_awake)},
+               {"keep_awake", KeepAwakeJson(load.keep_awake)},
                {"response_timing", load.response_timing}};
   j["sweep"] = {{"mode", ToString(sweep.mode)},           {"qps", sweep.qps},
                 {"low", sweep.low},             {"high", sweep.high},

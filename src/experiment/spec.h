@@ -29,6 +29,11 @@ enum class ReadyBy { kPort, kLine };
 enum class RestartEvery { kSweep, kPoint };
 // A grid of load levels, or the adaptive search for the QoS knee.
 enum class SweepMode { kGrid, kKnee };
+// [load] keep_awake: no CPU kept out of idle, the generator's only, or the generator's and the
+// workload's.
+enum class KeepAwakeMode { kOff, kGenerator, kAll };
+// Its canonical JSON, as the spec writes it: false, "generator" or true.
+nlohmann::json KeepAwakeJson(KeepAwakeMode k);
 
 // The spec's words for them ("port", "line"; "sweep", "point"; "grid", "knee"), and back
 // (nullopt for a word that is not one of them).
@@ -96,13 +101,12 @@ struct LoadSpec {
   // keep_awake.h), the generator's in the generator's process, the workload's in `ream
   // keep-awake` inside the workload's cpu cgroup (SandboxOptions::keep_awake), so no send or
   // response pays a CPU's wake-up. Stored with every point (`keep_awake_cpus`,
-  // `keep_awake_workload`). keep_awake = "generator" keeps only the generator's CPUs awake
-  // (keep_awake true, keep_awake_workload false): the sends stop paying the wake-ups of a
-  // sleeping generator, and nothing of the workload's changes.
-  bool keep_awake = false;
-  bool keep_awake_workload = true;  // with keep_awake: the workload's CPUs too
-  bool KeepsWorkloadAwake() const { return keep_awake && keep_awake_workload; }
-  bool KeepsOnlyGeneratorAwake() const { return keep_awake && !keep_awake_workload; }
+  // `keep_awake_workload`). keep_awake = "generator" keeps only the generator's CPUs awake:
+  // the sends stop paying the wake-ups of a sleeping generator, and nothing of the workload's
+  // changes.
+  KeepAwakeMode keep_awake = KeepAwakeMode::kOff;
+  bool KeepsGeneratorAwake() const { return keep_awake != KeepAwakeMode::kOff; }
+  bool KeepsWorkloadAwake() const { return keep_awake == KeepAwakeMode::kAll; }
   // Session load (sweep axis "sessions", load/session_load.h): chunks per session, bytes per
   // chunk, the video's bitrate in bits/s (0: not given; the sessions axis requires it).
   int64_t session_chunks = 8;

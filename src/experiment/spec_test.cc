@@ -253,18 +253,17 @@ TEST(Spec, ResponseTiming) {
 TEST(Spec, KeepAwakeIsABooleanAllOrGenerator) {
   auto off = ParseSpec(kMinimal, "x.toml");
   ASSERT_TRUE(off.ok());
-  EXPECT_FALSE(off->load.keep_awake);
+  EXPECT_EQ(off->load.keep_awake, KeepAwakeMode::kOff);
   EXPECT_EQ(off->ToJson()["load"]["keep_awake"], false);
   for (const char* all : {"true", "\"all\""}) {
     auto r = ParseSpec(std::string(kMinimal) + "[load]\nkeep_awake = " + all + "\n", "x.toml");
     ASSERT_TRUE(r.ok()) << r.status().ToString();
-    EXPECT_TRUE(r->load.keep_awake && r->load.keep_awake_workload) << all;
+    EXPECT_EQ(r->load.keep_awake, KeepAwakeMode::kAll) << all;
     EXPECT_EQ(r->ToJson()["load"]["keep_awake"], true) << all;
   }
   auto gen = ParseSpec(std::string(kMinimal) + "[load]\nkeep_awake = \"generator\"\n", "x.toml");
   ASSERT_TRUE(gen.ok()) << gen.status().ToString();
-  EXPECT_TRUE(gen->load.keep_awake);
-  EXPECT_FALSE(gen->load.keep_awake_workload);
+  EXPECT_EQ(gen->load.keep_awake, KeepAwakeMode::kGenerator);
   EXPECT_EQ(gen->ToJson()["load"]["keep_awake"], "generator");
   std::string bad = Err(std::string(kMinimal) + "[load]\nkeep_awake = \"workload\"\n");
   EXPECT_NE(bad.find("x.toml:7: load.keep_awake is \"workload\"; it must be true, false"), std::string::npos) << bad;
