@@ -60,6 +60,12 @@ Exec Ream(const std::string& args) {
   return Drain(popen((std::string(REAM_BINARY) + " " + args + " 2>&1").c_str(), "r"), t0);
 }
 
+// One level of `ream serve kv` at 1 000 QPS with [load] keep_awake = KEEP_AWAKE (TOML).
+std::string KeepAwakeSpec(const std::string& name, const std::string& keep_awake, const std::string& duration) {
+  return "name = \"" + name + "\"\nscenarios = [\"1-ST\"]\n[workload]\nbuiltin = \"kv\"\n[load]\nwarmup = \"200ms\"\n"
+         "duration = \"" + duration + "\"\nkeep_awake = " + keep_awake + "\n[sweep]\nqps = [1000]\n";
+}
+
 // What `sqlite3 DB "QUERY"` prints.
 std::string Sql(const std::string& db, const std::string& query) {
   return Drain(popen(("sqlite3 " + db + " \"" + query + "\"").c_str(), "r")).output;
@@ -580,17 +586,7 @@ TEST_F(RunnerIntegration, KeepAwakeSpinsBesideTheWorkloadWithoutBeingChargedToIt
     GTEST_SKIP() << "needs cgroup v1 with cpu and cpuacct in hierarchies of their own (ream says why not otherwise)";
   }
   std::string events = (dir_ / "events.jsonl").string();
-  std::string spec = Spec("awake", R"(name = "awake"
-scenarios = ["1-ST"]
-[workload]
-builtin = "kv"
-[load]
-warmup = "200ms"
-duration = "1500ms"
-keep_awake = true
-[sweep]
-qps = [1000]
-)");
+  std::string spec = Spec("awake", KeepAwakeSpec("awake", "true", "1500ms"));
   FILE* f = popen((std::string(REAM_BINARY) + " run " + spec + " --db " + db_ + " --events " + events + " 2>&1").c_str(),
                   "r");
   ASSERT_NE(f, nullptr);
@@ -642,17 +638,7 @@ qps = [1000]
 // keep_awake = "generator": `ream load` keeps the generator's CPUs awake with pollers of its
 // own, no `ream keep-awake` runs beside the workload, and each point says both.
 TEST_F(RunnerIntegration, KeepAwakeGeneratorLeavesTheWorkloadsCpusAlone) {
-  std::string spec = Spec("awakegen", R"(name = "awakegen"
-scenarios = ["1-ST"]
-[workload]
-builtin = "kv"
-[load]
-warmup = "200ms"
-duration = "1000ms"
-keep_awake = "generator"
-[sweep]
-qps = [1000]
-)");
+  std::string spec = Spec("awakegen", KeepAwakeSpec("awakegen", "\"generator\"", "1000ms"));
   FILE* f = popen((std::string(REAM_BINARY) + " run " + spec + " --db " + db_ + " 2>&1").c_str(), "r");
   ASSERT_NE(f, nullptr);
   // While the level runs: a `ream load` with --keep-awake, and never a `ream keep-awake`.
