@@ -1,7 +1,8 @@
 // `ream keep-awake --cpus LIST`: keeps CPUs out of idle (platform/keep_awake.h) until SIGINT or
-// SIGTERM. `ream run --keep-awake` starts it inside the workload's CPU cgroup, where the
-// workload's own threads preempt its SCHED_IDLE pollers at once (across cgroups, cgroup v1's
-// scheduler lets them run on for milliseconds).
+// SIGTERM. Where the kernel cannot poll the workload's CPUs in idle, `ream run --keep-awake`
+// starts it inside the workload's CPU cgroup, where the workload's own threads preempt its
+// SCHED_IDLE pollers at once (across cgroups, cgroup v1's scheduler lets them run on for
+// milliseconds).
 #include <iostream>
 #include <memory>
 #include <string>
@@ -32,7 +33,7 @@ int RunKeepAwake(const std::string& list) {
     std::cerr << "ream keep-awake: " << awake.status().message() << "\n";
     return ExitCodeFor(awake.status());
   }
-  std::cout << "ready keep-awake cpus=" << list << std::endl;
+  std::cout << "ready keep-awake cpus=" << list << ": " << (*awake)->Describe() << std::endl;
   auto poller = net::Poller::Create();
   if (!poller.ok() || !poller->Add(signals->get(), EPOLLIN, 1).ok()) {
     std::cerr << "ream keep-awake: cannot wait for signals\n";
@@ -54,8 +55,8 @@ int RunKeepAwake(const std::string& list) {
 void AddKeepAwakeCommand(CLI::App& app, CommandList& commands) {
   auto cpus = std::make_shared<std::string>();
   CLI::App* sub = app.add_subcommand(
-      "keep-awake", "Keep CPUs out of idle with SCHED_IDLE pollers until SIGINT/SIGTERM (what ream run --keep-awake "
-                    "starts in the workload's CPU cgroup)");
+      "keep-awake", "Keep CPUs out of idle until SIGINT/SIGTERM: the kernel's idle polling where their idle driver "
+                    "can poll, else SCHED_IDLE pollers (REAM_KEEP_AWAKE=pollers: always pollers)");
   sub->add_option("--cpus", *cpus, "The CPUs (0,2-3)")->required();
   commands.push_back({sub, [cpus] { return RunKeepAwake(*cpus); }});
 }

@@ -144,9 +144,11 @@ int RunLoadCommand(const LoadFlags& f) {
     std::cerr << "ream load: " << options.status().message() << "\n";
     return kExitBadInput;
   }
-  // --keep-awake: pollers on the listed CPUs for the run (this process's, so not charged to
-  // the server's cgroup; the generator's own threads preempt them at once).
+  // --keep-awake: the kernel's idle polling on the listed CPUs for the run where their idle
+  // driver can poll, else pollers (this process's, so not charged to the server's cgroup; the
+  // generator's own threads preempt them at once). How is said in the JSON.
   std::unique_ptr<KeepAwake> awake;
+  std::string awake_how;
   if (!f.keep_awake.empty()) {
     auto platform = MakePosixPlatform();
     std::string list = f.keep_awake;
@@ -166,6 +168,7 @@ int RunLoadCommand(const LoadFlags& f) {
       return started.status().code() == StatusCode::kInvalidArgument ? kExitBadInput : kExitCouldNotRun;
     }
     awake = std::move(started).value();
+    awake_how = awake->Describe();
   }
   auto signals = net::BlockTerminationSignals();
   if (signals.ok()) options->cancel_fd = signals->get();
@@ -179,7 +182,10 @@ int RunLoadCommand(const LoadFlags& f) {
   (json_to_stdout ? std::cerr : std::cout) << result->Summary();
   if (!f.json.empty()) {
     nlohmann::json j = result->ToJson();
-    if (!f.keep_awake.empty()) j["keep_awake_cpus"] = f.keep_awake;
+    if (!f.keep_awake.empty()) {
+      j["keep_awake_cpus"] = f.keep_awake;
+      j["keep_awake_how"] = awake_how;
+    }
     std::string text = j.dump(2) + "\n";
     if (json_to_stdout) {
       std::cout << text;
@@ -266,8 +272,9 @@ void AddLoadCommand(CLI::App& app, CommandList& commands) {
   sub->add_option("--cpus", f->cpus,
                   "CPUS (\"0,1\"): pin generator thread t to the t-th of these (round robin); default: unpinned");
   sub->add_option("--keep-awake", f->keep_awake,
-                  "CPUS (\"0,1\", \"all\"): keep these CPUs out of idle during the run with SCHED_IDLE "
-                  "pollers, so neither side pays a CPU's wake-up at low load (give the server's CPUs too)");
+                  "CPUS (\"0,1\", \"all\"): keep these CPUs out of idle during the run (the kernel's idle "
+                  "polling where their idle driver can poll, else SCHED_IDLE pollers), so neither side pays a "
+                  "CPU's wake-up at low load (give the server's CPUs too)");
   commands.push_back({sub, [f] { return RunLoadCommand(*f); }});
 }
 

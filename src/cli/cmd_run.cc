@@ -114,8 +114,9 @@ void AddRunCommand(CLI::App& app, CommandList& commands) {
   sub->add_flag("--dry-run", f->dry_run, "Validate the spec against this machine and print the plan");
   sub->add_option("--only", f->only, "Run only this scenario of the spec");
   sub->add_flag("--keep-awake", f->keep_awake,
-                "Keep the workload's and the generator's CPUs out of idle with SCHED_IDLE pollers (as [load] "
-                "keep_awake = true): no request pays a CPU's wake-up at low load");
+                "Keep the workload's and the generator's CPUs out of idle (as [load] keep_awake = true; the "
+                "kernel's idle polling where their idle driver can poll, else SCHED_IDLE pollers): no request "
+                "pays a CPU's wake-up at low load");
   sub->add_flag("--keep-awake-generator", f->keep_awake_generator,
                 "Keep only the generator's CPUs out of idle (as [load] keep_awake = \"generator\"): a sleeping "
                 "generator's sends stop paying its CPU's wake-ups, and nothing of the workload's changes")

@@ -42,7 +42,8 @@ class LocalLoadDriver final : public LoadDriver {
     if (lo.cpus.empty() && !o_.generator_cpus.empty()) {
       argv.insert(argv.end() - 2, {"--cpus", FormatCpuList(o_.generator_cpus)});
     }
-    // Its CPUs kept awake by pollers in its own process: in the generator's cgroup, where a
+    // Its CPUs kept awake by the kernel's idle polling, or by pollers in its own process (where
+    // the kernel cannot): in the generator's cgroup, where a
     // SCHED_IDLE poller yields to the generator at once. (Pollers in another cgroup than the
     // thread they stand aside for made it wait a scheduler slice, ~5 ms, on this kernel.)
     if (lo.keep_awake && !o_.generator_cpus.empty()) {

@@ -23,6 +23,7 @@
 
 #include "platform/stall_probe.h"
 #include "platform/integration_test_support.h"
+#include "platform/keep_awake.h"
 #include "store/store.h"
 
 namespace ream {
@@ -576,7 +577,8 @@ target = "5ms"
   EXPECT_FALSE(s->FindExperiment("delta").value_or(std::nullopt).has_value()) << again.output;
 }
 
-// --keep-awake keeps the workload's CPU awake too: `ream keep-awake` runs in the workload's cpu
+// --keep-awake keeps the workload's CPU awake too. Where the kernel cannot poll the CPUs in
+// idle (or REAM_KEEP_AWAKE=pollers asks, as here): `ream keep-awake` runs in the workload's cpu
 // cgroup (where its SCHED_IDLE pollers yield to the workload at once) but not in its cpuacct
 // group, so the workload's CPU figure does not count the pollers' spinning; each point says
 // what was kept awake, and the pollers end with the run.
@@ -587,7 +589,9 @@ TEST_F(RunnerIntegration, KeepAwakeSpinsBesideTheWorkloadWithoutBeingChargedToIt
   }
   std::string events = (dir_ / "events.jsonl").string();
   std::string spec = Spec("awake", KeepAwakeSpec("awake", "true", "1500ms"));
-  FILE* f = popen((std::string(REAM_BINARY) + " run " + spec + " --db " + db_ + " --events " + events + " 2>&1").c_str(),
+  FILE* f = popen(("REAM_KEEP_AWAKE=pollers " + std::string(REAM_BINARY) + " run " + spec + " --db " + db_ +
+                   " --events " + events + " 2>&1")
+                      .c_str(),
                   "r");
   ASSERT_NE(f, nullptr);
   // While the level runs: the poller is in a ream cpu cgroup, in no ream cpuacct group, and spins.
@@ -633,6 +637,41 @@ TEST_F(RunnerIntegration, KeepAwakeSpinsBesideTheWorkloadWithoutBeingChargedToIt
   EXPECT_LT(util, 0.5) << q;
   EXPECT_NE(q.find("kept awake"), std::string::npos) << q;
   EXPECT_TRUE(ProcessesWith("keep-awake --cpus").empty());
+}
+
+// Where the CPUs' idle driver can poll, --keep-awake has the kernel keep them awake: while the
+// level runs both CPUs' PM QoS resume latency reads 0 ("n/a") and no `ream keep-awake` runs;
+// each point says so; the values come back after the run.
+TEST_F(RunnerIntegration, KeepAwakeHasTheKernelPollWhereItCanAndPutsTheSettingBack) {
+  for (int cpu : {0, 1}) {
+    if (Status can = KeepAwake::KernelCanPoll(cpu); !can.ok()) GTEST_SKIP() << can.message();
+  }
+  auto qos = [](int cpu) {
+    std::ifstream in("/sys/devices/system/cpu/cpu" + std::to_string(cpu) + "/power/pm_qos_resume_latency_us");
+    std::string v;
+    std::getline(in, v);
+    return v;
+  };
+  const std::string before0 = qos(0), before1 = qos(1);
+  if (before0 == "n/a" || before1 == "n/a") GTEST_SKIP() << "a CPU is already held at resume latency 0";
+  std::string spec = Spec("kawake", KeepAwakeSpec("kawake", "true", "1500ms"));
+  FILE* f = popen((std::string(REAM_BINARY) + " run " + spec + " --db " + db_ + " 2>&1").c_str(), "r");
+  ASSERT_NE(f, nullptr);
+  bool both_polled = false, pollers = false;
+  for (int i = 0; i < 100 && !both_polled; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    both_polled = qos(0) == "n/a" && qos(1) == "n/a";
+    pollers = pollers || !ProcessesWith("keep-awake --cpus").empty();
+  }
+  Exec run = Drain(f);
+  const std::string& out = run.output;
+  ASSERT_EQ(run.code, 0) << out;
+  EXPECT_TRUE(both_polled) << "CPU 0 and 1 never both read n/a during the run: " << out;
+  EXPECT_FALSE(pollers) << out;
+  std::string q = Sql(db_, "select json_extract(generator_json, '$.keep_awake_workload') from points");
+  EXPECT_NE(q.find("the workload's CPUs 0 kept awake by the kernel's idle polling"), std::string::npos) << q;
+  EXPECT_EQ(qos(0), before0);
+  EXPECT_EQ(qos(1), before1);
 }
 
 // keep_awake = "generator": `ream load` keeps the generator's CPUs awake with pollers of its

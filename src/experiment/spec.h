@@ -97,10 +97,11 @@ struct LoadSpec {
   // segment that carried each answer, from a packet socket; LoadOptions::segment_rx_timestamps)
   // or "user" (the clock after the read).
   std::string response_timing = "kernel";
-  // Keep the CPUs out of idle for the whole run: a SCHED_IDLE poller on each (platform/
-  // keep_awake.h), the generator's in the generator's process, the workload's in `ream
-  // keep-awake` inside the workload's cpu cgroup (SandboxOptions::keep_awake), so no send or
-  // response pays a CPU's wake-up. Stored with every point (`keep_awake_cpus`,
+  // Keep the CPUs out of idle for the whole run (platform/keep_awake.h): the kernel's idle
+  // polling where the CPUs' idle driver can poll, else a SCHED_IDLE poller on each, the
+  // generator's in the generator's process, the workload's in `ream keep-awake` inside the
+  // workload's cpu cgroup (SandboxOptions::keep_awake), so no send or response pays a CPU's
+  // wake-up. Stored with every point (`keep_awake_cpus`,
   // `keep_awake_workload`). keep_awake = "generator" keeps only the generator's CPUs awake:
   // the sends stop paying the wake-ups of a sleeping generator, and nothing of the workload's
   // changes.

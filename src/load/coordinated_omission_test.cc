@@ -77,7 +77,7 @@ TEST(CoordinatedOmission, AFrozenServerShowsInTheTailAndTheGeneratorStaysOnSched
   }
   Served server = StartServer(*platform, server_cpu);
   ASSERT_NE(server.port, 0);
-  // Both CPUs kept out of idle (SCHED_IDLE pollers), so the runs' timeliness is the host's and
+  // Both CPUs kept out of idle (the kernel's idle polling, or pollers), so the runs' timeliness is the host's and
   // the generator's, not the wake-ups' that at 1 000 QPS dominate it on a VM.
   std::unique_ptr<KeepAwake> awake;
   if (server_cpu >= 0) {

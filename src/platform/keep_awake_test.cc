@@ -2,8 +2,15 @@
 
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -33,9 +40,11 @@ double SpinShare(int cpu) {
 TEST(KeepAwake, PollsAnIdleCpuAndYieldsItToAnyoneElse) {
   double alone = SpinShare(0);
   int64_t cpu0 = ProcessCpuNs();
-  auto k = KeepAwake::Start({0, 0});
+  auto k = KeepAwake::Start({0, 0}, KeepAwake::Via::kPollers);
   ASSERT_TRUE(k.ok()) << k.status().ToString();
   EXPECT_EQ((*k)->cpus(), std::vector<int>{0});
+  EXPECT_EQ((*k)->polled_by_threads(), std::vector<int>{0});
+  EXPECT_NE((*k)->Describe().find(kWorkloadCpusKeptAwake), std::string::npos) << (*k)->Describe();
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
   // The poller spun while this thread slept (most of 200 ms, less what others took).
   EXPECT_GT(ProcessCpuNs() - cpu0, 60'000'000);
@@ -54,6 +63,99 @@ TEST(KeepAwake, RefusesNoCpuAndACpuItCannotPinTo) {
   auto bad = KeepAwake::Start({0, 4000});
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("CPU 4000"), std::string::npos) << bad.status().message();
+}
+
+std::string Line(const std::string& path) {
+  std::ifstream in(path);
+  std::string l;
+  std::getline(in, l);
+  return l;
+}
+const std::string kQos = "/sys/devices/system/cpu/cpu1/power/pm_qos_resume_latency_us";
+const std::string kPollTime = "/sys/devices/system/cpu/cpu1/cpuidle/state0/time";  // µs spent polling in idle
+
+// Processes named `comm` (the guard names itself ream-qos-guard).
+int ProcessesNamed(const std::string& comm) {
+  int n = 0;
+  for (const auto& e : std::filesystem::directory_iterator("/proc")) {
+    if (Line(e.path().string() + "/comm") == comm) ++n;
+  }
+  return n;
+}
+
+// Where the CPU's cpuidle driver has a polling state, the kernel keeps it awake: the CPU's PM
+// QoS resume latency reads 0 ("n/a") while the KeepAwake lives, the CPU's idle time goes into
+// the polling state, no thread of this process spins, and the value it had comes back after.
+TEST(KeepAwake, TheKernelPollsWhereItsIdleDriverCanAndTheSettingIsPutBack) {
+  if (sysconf(_SC_NPROCESSORS_ONLN) < 2) GTEST_SKIP() << "needs CPU 1";
+  if (Status can = KeepAwake::KernelCanPoll(1); !can.ok()) GTEST_SKIP() << can.message();
+  const std::string before = Line(kQos);
+  ASSERT_FALSE(before.empty());
+  if (before == "n/a") GTEST_SKIP() << "CPU 1 is already held at resume latency 0 by something else";
+  auto k = KeepAwake::Start({1});
+  ASSERT_TRUE(k.ok()) << k.status().ToString();
+  EXPECT_EQ((*k)->polled_by_kernel(), std::vector<int>{1});
+  EXPECT_TRUE((*k)->polled_by_threads().empty());
+  EXPECT_NE((*k)->Describe().find(kCpusPolledByKernel), std::string::npos) << (*k)->Describe();
+  EXPECT_EQ(Line(kQos), "n/a");
+  int guards = 0;  // the guard names itself just after its fork
+  for (int i = 0; i < 200 && (guards = ProcessesNamed("ream-qos-guard")) == 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  EXPECT_EQ(guards, 1);
+  const int64_t poll0 = std::stoll(Line(kPollTime)), cpu0 = ProcessCpuNs(), wall0 = MonotonicNowNs();
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  const double polled = static_cast<double>(std::stoll(Line(kPollTime)) - poll0) * 1e3 /
+                        static_cast<double>(MonotonicNowNs() - wall0);
+  // CPU 1 idles most of these 300 ms (this test runs alone): in the polling state, not halted.
+  EXPECT_GT(polled, 0.3) << "share of the time CPU 1 spent in its polling idle state";
+  EXPECT_LT(ProcessCpuNs() - cpu0, 30'000'000) << "no thread of this process spins for the kernel's way";
+  k->reset();
+  EXPECT_EQ(Line(kQos), before);
+  EXPECT_EQ(ProcessesNamed("ream-qos-guard"), 0);
+  // Halted again: the polling state's time stands (nearly) still.
+  const int64_t poll1 = std::stoll(Line(kPollTime));
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_LT(std::stoll(Line(kPollTime)) - poll1, 50'000) << "CPU 1 still polls after the KeepAwake ended";
+}
+
+// A process SIGKILLed while it keeps a CPU awake the kernel's way leaves nothing changed: its
+// guard puts the value back and exits.
+TEST(KeepAwake, AfterASigkillTheGuardPutsTheSettingBack) {
+  if (sysconf(_SC_NPROCESSORS_ONLN) < 2) GTEST_SKIP() << "needs CPU 1";
+  if (Status can = KeepAwake::KernelCanPoll(1); !can.ok()) GTEST_SKIP() << can.message();
+  const std::string before = Line(kQos);
+  if (before == "n/a") GTEST_SKIP() << "CPU 1 is already held at resume latency 0 by something else";
+  int ready[2];
+  ASSERT_EQ(pipe(ready), 0);
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    close(ready[0]);
+    auto k = KeepAwake::Start({1});
+    char c = k.ok() ? 'y' : 'n';
+    (void)!write(ready[1], &c, 1);
+    for (;;) pause();
+  }
+  close(ready[1]);
+  char c = 0;
+  ASSERT_EQ(read(ready[0], &c, 1), 1);
+  close(ready[0]);
+  EXPECT_EQ(c, 'y');
+  EXPECT_EQ(Line(kQos), "n/a");
+  kill(child, SIGKILL);
+  int st;
+  waitpid(child, &st, 0);
+  std::string after;
+  for (int i = 0; i < 200 && (after = Line(kQos)) != before; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_EQ(after, before);
+  int guards = 1;
+  for (int i = 0; i < 200 && (guards = ProcessesNamed("ream-qos-guard")) != 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_EQ(guards, 0);
 }
 
 }  // namespace

@@ -321,7 +321,29 @@ Status ProcessSandbox::CreateObjects(const SandboxOptions& o, const std::vector<
 
 void ProcessSandbox::StartKeepAwake() {
   const std::string cpus = FormatCpuList(cpus_);
-  const std::string not_kept = "the workload's CPUs " + cpus + " are not kept awake: ";
+  // The kernel's idle polling where every CPU of the workload's allows it: no task runs, so
+  // nothing is charged to the workload or competes with it, under either cgroup version and
+  // any quota (platform/keep_awake.h). Pollers otherwise, and under REAM_KEEP_AWAKE=pollers.
+  bool kernel = KeepAwake::FromEnvironment() == KeepAwake::Via::kBest;
+  std::string why_not_kernel = "REAM_KEEP_AWAKE=pollers";
+  for (int cpu : cpus_) {
+    if (Status can = KeepAwake::KernelCanPoll(cpu); kernel && !can.ok()) {
+      kernel = false;
+      why_not_kernel = can.message();
+    }
+  }
+  if (kernel) {
+    auto k = KeepAwake::Start(cpus_);
+    if (k.ok() && (*k)->polled_by_threads().empty()) {
+      kernel_awake_ = std::move(*k);
+      awake_note_ = "the workload's CPUs " + cpus + " " + kCpusPolledByKernel +
+                    " (PM QoS resume latency 0: no task runs, nothing is charged to the workload)";
+      return;
+    }
+    why_not_kernel = k.ok() ? (*k)->Describe() : k.status().message();
+  }
+  const std::string not_kept =
+      "the workload's CPUs " + cpus + " are not kept awake (not by the kernel's idle polling: " + why_not_kernel + "): ";
   // Only where the pollers share the workload's CPU scheduling group and nothing else: in
   // cgroup v1's cpu hierarchy alone, with CPU time counted by a cpuacct hierarchy of its own.
   if (cgroup_->version() != 1) {
@@ -351,6 +373,7 @@ void ProcessSandbox::StartKeepAwake() {
   }
   SpawnOptions so;
   so.argv = {*exe, "keep-awake", "--cpus", cpus};
+  so.env = {{"REAM_KEEP_AWAKE", "pollers"}};  // what this note says, on every CPU of the list
   so.join_files = {cpu_dir + "/cgroup.procs"};
   so.capture_stdout = true;
   auto child = p_.Spawn(so);
@@ -367,7 +390,8 @@ void ProcessSandbox::StartKeepAwake() {
   }
   awake_ = std::move(*child);
   awake_note_ = "the workload's CPUs " + cpus + " " + kWorkloadCpusKeptAwake + " in its cpu cgroup (pid " +
-                std::to_string(awake_->pid()) + "; their time is not in its cpuacct group)";
+                std::to_string(awake_->pid()) + "; their time is not in its cpuacct group; not the kernel's idle polling: " +
+                why_not_kernel + ")";
 }
 
 ProcessSandbox::~ProcessSandbox() { (void)Stop(); }
@@ -425,6 +449,7 @@ Status ProcessSandbox::Stop() {
       if (k.ok()) exit_ = *k;
     }
   }
+  kernel_awake_.reset();  // the CPUs' PM QoS values put back
   if (awake_) {
     // The pollers hold nothing to save: killed, and reaped before their cgroup goes.
     (void)awake_->Signal(SIGKILL);

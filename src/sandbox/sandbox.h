@@ -29,6 +29,7 @@
 #include "partition/resctrl.h"
 #include "partition/spec.h"
 #include "platform/capabilities.h"
+#include "platform/keep_awake.h"
 #include "platform/platform.h"
 #include "platform/process.h"
 #include "sandbox/node_link.h"
@@ -92,10 +93,11 @@ struct SandboxOptions {
   // Monitor::Baseline). Only reading is safe here; the sandbox is not returned yet and is
   // destroyed if the exec then fails.
   std::function<void(Sandbox&)> before_exec;
-  // Keep the workload's CPUs out of idle while it runs (ream run --keep-awake): `ream
-  // keep-awake` (SCHED_IDLE pollers, platform/keep_awake.h) in the workload's CPU cgroup only,
-  // where the workload's threads preempt a poller at once. Kinds that cannot do it without
-  // charging the pollers to the workload say why in keep_awake_note() and run without.
+  // Keep the workload's CPUs out of idle while it runs (ream run --keep-awake): by the kernel's
+  // idle polling where the CPUs' idle driver can poll (platform/keep_awake.h), else by `ream
+  // keep-awake` (SCHED_IDLE pollers) in the workload's CPU cgroup only, where the workload's
+  // threads preempt a poller at once. Kinds that cannot do it without charging the pollers to
+  // the workload say why in keep_awake_note() and run without.
   bool keep_awake = false;
 };
 
@@ -285,6 +287,7 @@ class ProcessSandbox final : public Sandbox {
   std::string resctrl_why_;  // why there is no resctrl group (monitoring unavailable)
   std::unique_ptr<ChildProcess> child_;
   std::unique_ptr<ChildProcess> awake_;  // `ream keep-awake` in the CPU cgroup (keep_awake)
+  std::unique_ptr<KeepAwake> kernel_awake_;  // or the kernel's idle polling (keep_awake)
   std::string awake_note_;               // what keep_awake did, for startup_note()
   std::optional<ProcessExit> exit_;
   int64_t oom_kills_at_start_ = 0;
