@@ -273,6 +273,14 @@ for server in nginx memcached; do
     read -r timely valid _ _ < <(timely_trial "$port" "$qps" "${args[@]}")
     printf '  %-10s %-6s %9s %9s %10s %8s %10s valid=%s\n' "$server" "${x}x" "$qps" "$timely" \
       "$(over_floor "$timely" "$spin_floor")" "$bare" "$(over_bare "$timely" "$bare")" "$valid"
+    # At 0.5x, each round once more with both CPUs kept awake (`--keep-awake`: the kernel's idle
+    # polling where the CPUs' idle driver can poll): the sends no longer wait for the server's
+    # halted vCPU to be woken (bench/stalls.sh probe 4).
+    if [ "$x" = 0.5 ]; then
+      read -r timely valid _ _ < <(timely_trial "$port" "$qps" "${args[@]}" --keep-awake "$server_cpu,$load_cpu")
+      printf '  %-10s %-6s %9s %9s %10s %8s %10s valid=%s (CPUs %s kept awake)\n' "$server" "${x}x" "$qps" "$timely" \
+        "$(over_floor "$timely" "$spin_floor")" "$bare" "$(over_bare "$timely" "$bare")" "$valid" "$server_cpu,$load_cpu"
+    fi
   done
   # ream's send capacity: the rate achieved when asked for 1.5x the peer's closed-loop peak.
   read -r _ _ achieved per_req < <(timely_trial "$port" "$(python3 -c "print(int($peer * 1.5))")" "${args[@]}")
@@ -281,8 +289,8 @@ done
 # Sparse load, sleeping: 2 000 QPS against memcached, against the after-sleep floor.
 # The bare sender spins, so it is the floor of sending here, not of sleeping between sends.
 # Each round also runs ream with the generator's CPU kept awake (`--keep-awake` on the load
-# CPU only: the thread still sleeps between sends, a SCHED_IDLE poller keeps the CPU from
-# halting; the server's CPU is left alone, so nothing of the workload's changes): on this VM a
+# CPU only: the thread still sleeps between sends, the kernel's idle polling (or a SCHED_IDLE
+# poller) keeps the CPU from halting; the server's CPU is left alone, so nothing of the workload's changes): on this VM a
 # thread woken from a halted CPU often waits for it ("woke on time, then waited for its CPU").
 for _ in 1 2 3; do
   bare=$(bare_trial "$mport" memcached 2000)

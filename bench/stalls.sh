@@ -11,6 +11,7 @@
 #      it (an echo server), from CPU 1, every 1 ms and every 100 us: writing to a peer whose CPU
 #      is idle wakes that CPU, and on a virtual machine the wake-up (an IPI) can be slow. The
 #      time spent in write() delays the next send.
+#   4. probe 3 again with CPU 0 polling in idle (the kernel's way of `--keep-awake`).
 # Usage: bench/stalls.sh [SECONDS]   (per spin probe; default 2)
 set -euo pipefail
 secs=${1:-2}
@@ -128,3 +129,21 @@ for gap in 1000 100; do
   printf '3. write() to an echo peer on CPU 0 every %s us, from CPU 1: ' "$gap"
   "$tmp/stalls" write "$gap" $((secs * 1000000 / gap))
 done
+# 4. Probe 3 with the peer's CPU polling in idle instead of halting (what `ream run --keep-awake`
+#    asks of the kernel: a PM QoS resume latency of 0 on that CPU, platform/keep_awake.h): the
+#    write() no longer waits for the peer's vCPU to be woken. Only where CPU 0's idle driver has
+#    a polling state and nothing holds it already; the value is put back on any exit.
+qos=/sys/devices/system/cpu/cpu0/power/pm_qos_resume_latency_us
+if [ "$(cat /sys/devices/system/cpu/cpu0/cpuidle/state0/name 2>/dev/null)" = POLL ] && [ -w "$qos" ] &&
+  [ "$(cat "$qos")" != n/a ]; then
+  old_qos=$(cat "$qos")
+  trap 'echo "$old_qos" > "$qos"; rm -rf "$tmp"' EXIT
+  echo n/a > "$qos"
+  for gap in 1000 100; do
+    printf '4. the same, CPU 0 polling in idle, every %s us: ' "$gap"
+    "$tmp/stalls" write "$gap" $((secs * 1000000 / gap))
+  done
+  echo "$old_qos" > "$qos"
+else
+  echo "4. write() to a peer whose CPU polls in idle: not measured (CPU 0 has no polling idle state, $qos is not writable, or something already holds it at n/a)"
+fi

@@ -110,7 +110,7 @@ QosTarget ComputeQos(const ExperimentData& d, const std::vector<GroupAnalysis>& 
   q.target_us = d.qos.service_multiple * *q.service_time_us;
   q.method = std::string(rule) + " (" + q.service_method + "), interpolated along the sweep of " +
              ref->key;
-  // The service demand law reads the workload's CPU time, which pollers keeping its CPUs awake
+  // The service demand law reads the workload's CPU time, which SCHED_IDLE pollers keeping its CPUs awake
   // were measured to inflate (memcached at 20 000 QPS: 21 % without, 39-40 % with, on this
   // project's VMs; docs/performance.md): say so rather than pass the figure on unqualified.
   if (!reported) {
