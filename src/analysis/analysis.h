@@ -110,6 +110,7 @@ struct PointAnalysis {
   std::map<std::string, double> late_shares;
   std::string keep_awake_cpus;
   std::string keep_awake_workload;  // data.h
+  std::string keep_awake_how;       // data.h
   // Connections the server closed, summed over the measurements the figures come from (counts,
   // not rates: a median would hide the one repetition whose connections were closed); nullopt
   // when none of them reported it.

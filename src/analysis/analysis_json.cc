@@ -194,6 +194,7 @@ nlohmann::json ToJson(const ExperimentAnalysis& a) {
       if (!p.late_shares.empty()) pts.back()["late_causes"] = p.late_shares;
       if (!p.keep_awake_cpus.empty()) pts.back()["keep_awake_cpus"] = p.keep_awake_cpus;
       if (!p.keep_awake_workload.empty()) pts.back()["keep_awake_workload"] = p.keep_awake_workload;
+      if (!p.keep_awake_how.empty()) pts.back()["keep_awake_how"] = p.keep_awake_how;
       // Said since the monitor can estimate memory traffic from LLC misses: absent before.
       if (!p.membw_method.empty()) pts.back()["membw_method"] = p.membw_method;
       // Recorded since the generator reconnects (schema 7): absent from points stored before.

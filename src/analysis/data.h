@@ -100,6 +100,9 @@ struct PointData {
   // What was done for the workload's CPUs under keep-awake ("kept awake by ..." or why not;
   // "" : keep-awake off, or a point stored before it was said).
   std::string keep_awake_workload;
+  // How the generator's CPUs were kept awake (`ream load`'s keep_awake_how: the kernel's idle
+  // polling or pollers; "" : off, or a point stored before it was said).
+  std::string keep_awake_how;
   // Connections the server closed (store PointRecord): times the generator reconnected over
   // the run, and the measured requests lost with a connection, in all and by reason. nullopt /
   // empty when the generator did not report them (points stored before it reconnected).

@@ -120,6 +120,7 @@ PointAnalysis MergePoints(const std::vector<const PointData*>& all, const RunDat
     }
     if (out.keep_awake_cpus.empty()) out.keep_awake_cpus = p->keep_awake_cpus;
     if (out.keep_awake_workload.empty()) out.keep_awake_workload = p->keep_awake_workload;
+    if (out.keep_awake_how.empty()) out.keep_awake_how = p->keep_awake_how;
     for (AgentFigures a : p->agents) {
       a.measurement = measurement;
       out.agents.push_back(std::move(a));

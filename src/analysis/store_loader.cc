@@ -278,6 +278,9 @@ Result<ExperimentData> LoadExperiment(Store& store, const std::string& name) {
         if (g.contains("keep_awake_workload") && g["keep_awake_workload"].is_string()) {
           pd.keep_awake_workload = g["keep_awake_workload"].get<std::string>();
         }
+        if (g.contains("keep_awake_how") && g["keep_awake_how"].is_string()) {
+          pd.keep_awake_how = g["keep_awake_how"].get<std::string>();
+        }
         if (g.contains("agents") && g["agents"].is_array()) pd.agents = AgentsOf(g["agents"]);
         // Session load's figures (load/session_load.h), kept whole in the generator's JSON.
         if (g.contains("sessions") && g["sessions"].is_object()) {

@@ -60,7 +60,8 @@ void TimelinessSection(const Page& page, std::ostream& body, ChartSpecs* specs) 
   for (const auto& g : a.groups) {
     for (const auto& p : g.points) {
       any_point = true;
-      awake.insert(p.keep_awake_cpus);
+      // How, where the point says it (the generator's CPUs, by the kernel's polling or pollers).
+      awake.insert(p.keep_awake_how.empty() || p.keep_awake_cpus.empty() ? p.keep_awake_cpus : p.keep_awake_how);
       if (!p.keep_awake_workload.empty()) awake_workload.insert(p.keep_awake_workload);
     }
   }
@@ -74,9 +75,10 @@ void TimelinessSection(const Page& page, std::ostream& body, ChartSpecs* specs) 
        << Esc(floor_line) << ".</p>\n";
   std::string awake_text;
   for (const auto& c : awake) {
-    awake_text += (awake_text.empty() ? "" : "; ") + (c.empty() ? std::string("off") : "CPUs " + c);
+    const bool how = c.find("kept awake") != std::string::npos;
+    awake_text += (awake_text.empty() ? "" : "; ") + (c.empty() ? std::string("off") : how ? c : "CPUs " + c);
   }
-  body << "<p id=\"keep-awake\">Keep-awake pollers: " << Esc(awake_text)
+  body << "<p id=\"keep-awake\">Keep-awake, the generator's CPUs: " << Esc(awake_text)
        << (awake.count("") ? " (off: at low load both sides may pay a CPU's wake-up per request; "
                              "<code>--keep-awake</code> keeps the run's CPUs out of idle)"
                            : "")

@@ -158,7 +158,7 @@ TEST(HtmlReporter, TimelinessSectionSetsTheCausesAgainstTheHostFloor) {
   // The worst CPU's floor in the table, every CPU's in the text.
   EXPECT_NE(html.find("0.61 % (CPU 1)"), std::string::npos);
   EXPECT_NE(html.find("CPU 0 0.52 %"), std::string::npos);
-  EXPECT_NE(html.find("Keep-awake pollers: CPUs 0-1"), std::string::npos);
+  EXPECT_NE(html.find("Keep-awake, the generator's CPUs: CPUs 0-1"), std::string::npos);
   EXPECT_NE(html.find("<td class=\"num\">0.06 %</td>"), std::string::npos) << "the stall share";
   // Without a stored floor or pollers the page says so rather than showing a figure.
   auto bare = Sample();
@@ -167,8 +167,18 @@ TEST(HtmlReporter, TimelinessSectionSetsTheCausesAgainstTheHostFloor) {
   std::ostringstream os2;
   ASSERT_TRUE(MakeHtmlReporter(FakeAssets())->Report({&bare, &*b}, os2).ok());
   EXPECT_NE(os2.str().find("Host floor: not measured"), std::string::npos);
-  EXPECT_NE(os2.str().find("Keep-awake pollers: off"), std::string::npos);
+  EXPECT_NE(os2.str().find("Keep-awake, the generator's CPUs: off"), std::string::npos);
   EXPECT_NE(os2.str().find("data-chart-unavailable=\"lateness\""), std::string::npos);
+  // Where the points say how the generator's CPUs were kept awake, the page says it.
+  auto how = d;
+  for (auto& p : how.runs[0].points) p.keep_awake_how = "CPU 1 kept awake by the kernel's idle polling (PM QoS resume latency 0)";
+  auto h = analysis::Analyze(how, {});
+  ASSERT_TRUE(h.ok());
+  std::ostringstream os3;
+  ASSERT_TRUE(MakeHtmlReporter(FakeAssets())->Report({&how, &*h}, os3).ok());
+  EXPECT_NE(os3.str().find("Keep-awake, the generator's CPUs: CPU 1 kept awake by the kernel&#39;s idle polling (PM QoS "
+                           "resume latency 0)"),
+            std::string::npos);
 }
 
 // The connections the server closed, per point: columns in the point table where the generator
