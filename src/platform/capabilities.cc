@@ -316,6 +316,32 @@ std::vector<Capability> ProbeCapabilities(Platform& p, const ProbeOptions& optio
                                 "perf_event_open counted LLC read misses")
                           : Cap("perf.llc_misses", Support::kUnsupported, perf.message()));
 
+  // `--keep-awake` by the kernel's idle polling (platform/keep_awake.h): every online CPU's
+  // cpuidle driver has the polling state, and its PM QoS resume-latency file exists.
+  {
+    std::string online = p.ReadFile("/sys/devices/system/cpu/online").value_or("");
+    while (!online.empty() && (online.back() == '\n' || online.back() == ' ')) online.pop_back();
+    auto cpus = ParseCpuList(online);
+    std::string why;
+    if (!cpus.ok() || cpus->empty()) why = "cannot read the online CPUs";
+    for (int cpu : cpus.ok() ? *cpus : std::vector<int>{}) {
+      const std::string dir = "/sys/devices/system/cpu/cpu" + std::to_string(cpu);
+      std::string name = p.ReadFile(dir + "/cpuidle/state0/name").value_or("");
+      while (!name.empty() && name.back() == '\n') name.pop_back();
+      if (name != "POLL") {
+        why = "CPU " + std::to_string(cpu) + (name.empty() ? " has no cpuidle driver" : "'s shallowest idle state is " + name);
+      } else if (!p.ReadFile(dir + "/power/pm_qos_resume_latency_us").ok()) {
+        why = "CPU " + std::to_string(cpu) + " has no PM QoS resume-latency file";
+      }
+      if (!why.empty()) break;
+    }
+    out.push_back(why.empty() ? Cap("cpu.idle_poll", Support::kSupported,
+                                    "every CPU's idle driver can poll: --keep-awake asks the kernel (PM QoS resume "
+                                    "latency 0), no poller runs")
+                              : Cap("cpu.idle_poll", Support::kUnsupported,
+                                    why + ": --keep-awake uses SCHED_IDLE pollers there"));
+  }
+
   auto kvm = p.KvmApiVersion();
   out.push_back(kvm.ok() ? Cap("kvm", Support::kSupported,
                                "/dev/kvm answers KVM_GET_API_VERSION = " + std::to_string(*kvm))

@@ -1,5 +1,8 @@
 #include "platform/capabilities.h"
 
+#include <filesystem>
+#include <fstream>
+
 #include <gtest/gtest.h>
 
 #include "platform/testdata_copy.h"
@@ -75,6 +78,28 @@ TEST(ProbeCapabilities, V1ControllersAndTcQdiscsAsTheKernelAnswers) {
             std::string::npos);
   EXPECT_FALSE(p.Exists("/sys/fs/cgroup/cpu/ream-doctor-4242"));
   EXPECT_FALSE(p.Exists("/sys/fs/cgroup/cpuset/ream-doctor-4242"));
+}
+
+// `--keep-awake` asks the kernel only where every online CPU's idle driver can poll.
+TEST(ProbeCapabilities, IdlePollingNeedsEveryCpusPollingStateAndPmQosFile) {
+  FixtureCopy fx = Writable("cgroup_v1");
+  auto put = [&](const std::string& rel, const std::string& text) {
+    std::filesystem::create_directories(std::filesystem::path(fx.root() + rel).parent_path());
+    std::ofstream(fx.root() + rel) << text;
+  };
+  RootedPlatform p(fx.root(), KernelWithoutNetem);
+  EXPECT_EQ(StatusOf(ProbeCapabilities(p), "cpu.idle_poll"), Support::kUnsupported);
+  put("/sys/devices/system/cpu/online", "0-1\n");
+  put("/sys/devices/system/cpu/cpu0/cpuidle/state0/name", "POLL\n");
+  put("/sys/devices/system/cpu/cpu0/power/pm_qos_resume_latency_us", "0\n");
+  put("/sys/devices/system/cpu/cpu1/cpuidle/state0/name", "C1\n");
+  put("/sys/devices/system/cpu/cpu1/power/pm_qos_resume_latency_us", "0\n");
+  auto caps = ProbeCapabilities(p);
+  EXPECT_EQ(StatusOf(caps, "cpu.idle_poll"), Support::kUnsupported);
+  EXPECT_NE(FindCapability(caps, "cpu.idle_poll")->detail.find("CPU 1's shallowest idle state is C1"), std::string::npos)
+      << FindCapability(caps, "cpu.idle_poll")->detail;
+  put("/sys/devices/system/cpu/cpu1/cpuidle/state0/name", "POLL\n");
+  EXPECT_EQ(StatusOf(ProbeCapabilities(p), "cpu.idle_poll"), Support::kSupported);
 }
 
 TEST(ProbeCapabilities, RemovesEveryObjectItCreated) {
