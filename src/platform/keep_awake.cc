@@ -162,6 +162,18 @@ Status KeepAwake::StartKernel(const std::vector<int>& cpus) {
     paths.push_back(path.c_str());
     values.push_back(value.c_str());
   }
+  // The guard leaves this process's cgroups for each hierarchy's root (writing 0 to a
+  // cgroup.procs file moves the writer): a sandbox that kills every process of the generator's
+  // cgroup at its end must not kill the guard before it has put the values back.
+  std::vector<std::string> roots;
+  {
+    std::ifstream mounts("/proc/mounts");
+    for (std::string dev, dir, type, rest; mounts >> dev >> dir >> type && std::getline(mounts, rest);) {
+      if (type == "cgroup" || type == "cgroup2") roots.push_back(dir + "/cgroup.procs");
+    }
+  }
+  std::vector<const char*> root_procs;
+  for (const auto& r : roots) root_procs.push_back(r.c_str());
   pid_t pid = ::fork();
   if (pid < 0) {
     int e = errno;
@@ -178,6 +190,13 @@ Status KeepAwake::StartKernel(const std::vector<int>& cpus) {
     sigemptyset(&none);
     ::sigprocmask(SIG_SETMASK, &none, nullptr);
     ::prctl(PR_SET_NAME, "ream-qos-guard", 0, 0, 0);
+    for (const char* procs : root_procs) {
+      int fd = ::open(procs, O_WRONLY);
+      if (fd >= 0) {
+        (void)!::write(fd, "0", 1);
+        ::close(fd);
+      }
+    }
     const int in = fds[0];
     if (in > 0) ::close_range(0, static_cast<unsigned>(in) - 1, 0);
     ::close_range(static_cast<unsigned>(in) + 1, ~0U, 0);

@@ -12,7 +12,8 @@
 //    wake-up needs no IPI, and no task switch changes address space. The previous value is put
 //    back when the KeepAwake ends, and by a small guard process (`ream-qos-guard`) when this
 //    process dies without ending it (SIGKILL): the guard waits on a pipe only this process
-//    holds and restores the values at its end of file.
+//    holds and restores the values at its end of file. It moves itself to the root of every
+//    cgroup hierarchy, so that killing the caller's cgroup does not kill it first.
 //  - elsewhere, one SCHED_IDLE thread per CPU that spins with `pause`: the CPU never halts, yet
 //    any other task that wants it preempts the poller at once (SCHED_IDLE's weight is ~1/300 of
 //    a nice-0 task's). The threads belong to the calling process, so they are charged to its

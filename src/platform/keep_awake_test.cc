@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 #include <thread>
 
@@ -103,6 +104,26 @@ TEST(KeepAwake, TheKernelPollsWhereItsIdleDriverCanAndTheSettingIsPutBack) {
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   EXPECT_EQ(guards, 1);
+  // Out of this process's cgroups, at each hierarchy's root ("N:controllers:/").
+  std::string guard_cgroups;
+  for (int i = 0; i < 200; ++i) {
+    guard_cgroups.clear();
+    bool at_roots = true;
+    for (const auto& e : std::filesystem::directory_iterator("/proc")) {
+      if (Line(e.path().string() + "/comm") != "ream-qos-guard") continue;
+      std::ifstream cg(e.path().string() + "/cgroup");
+      for (std::string l; std::getline(cg, l);) {
+        guard_cgroups += l + "\n";
+        if (l.size() < 2 || l.substr(l.size() - 2) != ":/") at_roots = false;
+      }
+    }
+    if (at_roots && !guard_cgroups.empty()) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  std::istringstream lines(guard_cgroups);
+  for (std::string l; std::getline(lines, l);) {
+    EXPECT_EQ(l.substr(l.size() - 2), ":/") << guard_cgroups;
+  }
   const int64_t poll0 = std::stoll(Line(kPollTime)), cpu0 = ProcessCpuNs(), wall0 = MonotonicNowNs();
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   const double polled = static_cast<double>(std::stoll(Line(kPollTime)) - poll0) * 1e3 /
