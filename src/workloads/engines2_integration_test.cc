@@ -120,10 +120,14 @@ class EnginesIntegration : public ::testing::Test {
   }
 };
 
-// Sphinx: utterances of 8 words (~3 s of speech, 0.55-0.8 s of CPU each on this project's VMs),
-// 0.4 to 1.6 QPS, evenly spaced: the full CPU keeps up to 1.2 QPS at most 0.9 busy, where half
-// a CPU saturates from 0.8. (With 6 words and 0.5/1/2 QPS, 2 QPS saturated the full CPU too on
-// a slower instance, whose capacity then read "at least 1" as the half CPU's did.)
+// Sphinx: utterances of 8 words (~3 s of speech). A decode takes 0.40-1.15 s of CPU on this
+// project's VMs, depending on the instance and the hour, so the levels reach past both ends:
+// 0.4 to 1.6 QPS evenly spaced, then 2.4. On a slow instance the full CPU saturates from
+// ~0.9 QPS and half a CPU from ~0.45; on a fast one (0.40-0.46 s a decode, 4 Dec 2026) the full
+// CPU was only 68-75 % busy at 1.6 QPS, and without the 2.4 level the sweep never saturated it:
+// the category read "unclassified" (no 90 % CPU, a low-load tail under 0.5 s). (With 6 words and
+// 0.5/1/2 QPS, 2 QPS saturated the full CPU on a slower instance, whose capacity then read "at
+// least 1" as the half CPU's did.)
 const char* kSphinxSpec = R"(name = "sphinx"
 scenarios = ["1-ST"]
 [workload]
@@ -146,7 +150,7 @@ response_timeout = "4s"
 # which at 3-10 requests a point fails 97.5 % on a single send.
 timely_tolerance = "20ms"
 [sweep]
-qps = [0.4, 0.8, 1.2, 1.6]
+qps = [0.4, 0.8, 1.2, 1.6, 2.4]
 stop_after_invalid = 1
 [[partitions.set]]
 cpu_quota = "100%"
@@ -174,7 +178,11 @@ TEST_F(SphinxIntegration, IsCpuIntensiveAndACpuQuotaLowersItsCapacity) {
   // at full CPU and about as fast under the quota (its peak, 0.75 QPS, against 1.00): the host
   // was slower while the first group ran, both capacities read "at least 0.8 QPS" and said
   // nothing of the quota. So when the ratio is under 1.5 the experiment is measured again,
-  // once; the peaks, checked on every measurement, still tell a quota that does not bind.
+  // once. The peak throughputs are printed, not compared: a point's throughput counts every
+  // request of its window that completed, in the window or during the drain after it (up to the
+  // 4 s response timeout), so with a handful of ~0.5 s requests a saturated half CPU finishes
+  // nearly all of them too (2.00 against 2.25 QPS at 2.4 QPS offered on 4 Dec 2026, where its
+  // capacity was 1.48 against 2.40).
   double full = 0, half = 0, ratio = 0;
   for (int attempt = 1; attempt <= 2; ++attempt) {
     Print(outcome_->analysis);
@@ -189,7 +197,6 @@ TEST_F(SphinxIntegration, IsCpuIntensiveAndACpuQuotaLowersItsCapacity) {
                 half_peak, full_service / 1e6, half_service / 1e6);
     ASSERT_GT(full_service, 0);
     ASSERT_GT(half_service, 0);
-    EXPECT_LT(half_peak, full_peak * 0.85);
     ratio = half_service / full_service;
     if (ratio >= 1.5 || attempt == 2) break;
     std::printf("the quota's decode took only %.2f times the full CPU's: the host's speed changed between the "
