@@ -23,9 +23,9 @@ build: deps
 	@cmake -S . -B $(BUILD) -G Ninja $(CMAKE_FLAGS) >/dev/null
 	@cmake --build $(BUILD) -j $(JOBS)
 
-# ream's main job on its built-in default.
+# ream's main job on its built-in default; ARGS go to `ream run` (`make demo ARGS=--keep-awake`).
 demo: build
-	@scripts/demo $(BUILD)
+	@scripts/demo $(BUILD) $(ARGS)
 
 # The whole CTest suite: unit, integration (root, real kernel interfaces), peers, browser;
 # then the unit label under ASan+UBSan and the generator's and monitor's tests under TSan.
