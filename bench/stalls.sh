@@ -12,6 +12,9 @@
 #      is idle wakes that CPU, and on a virtual machine the wake-up (an IPI) can be slow. The
 #      time spent in write() delays the next send.
 #   4. probe 3 again with CPU 0 polling in idle (the kernel's way of `--keep-awake`).
+#   5. probe 1 on every CPU at once: no CPU of the machine ever idles, as with `--keep-awake` or a
+#      spinning generator beside a busy workload on a 2-CPU VM. A hypervisor that finds no halted
+#      vCPU to run its own work in preempts one, for milliseconds (the "> 1 ms" figure).
 # Usage: bench/stalls.sh [SECONDS]   (per spin probe; default 2)
 set -euo pipefail
 secs=${1:-2}
@@ -29,21 +32,22 @@ cat > "$tmp/stalls.c" <<'C'
 
 // Continuous spin for `secs` seconds.
 static void spin(long long secs) {
-  long long dur = secs * 1000000000LL, s = now(), p = s, n20 = 0, n100 = 0, tot = 0, mx = 0;
+  long long dur = secs * 1000000000LL, s = now(), p = s, n20 = 0, n100 = 0, n1ms = 0, tot = 0, mx = 0;
   double e20 = 0, e50 = 0, e100 = 0;
   for (;;) {
     long long t = now(), d = t - p;
     if (d > 20000) { n20++; tot += d; e20 += d - 20000; }
     if (d > 50000) e50 += d - 50000;
     if (d > 100000) { n100++; e100 += d - 100000; }
+    if (d > 1000000) n1ms++;
     if (d > mx) mx = d;
     p = t;
     if (t - s > dur) break;
   }
   double T = p - s, secs_d = T / 1e9;
-  printf("stalls > 20 us: %.0f/s, > 100 us: %.0f/s, time lost: %.2f %%, longest: %lld us; "
+  printf("stalls > 20 us: %.0f/s, > 100 us: %.0f/s, > 1 ms: %lld in %.0f s, time lost: %.2f %%, longest: %lld us; "
          "instants late by > 20 / 50 / 100 us: %.2f / %.2f / %.3f %%\n",
-         n20 / secs_d, n100 / secs_d, 100.0 * tot / T, mx / 1000, 100 * e20 / T, 100 * e50 / T,
+         n20 / secs_d, n100 / secs_d, n1ms, secs_d, 100.0 * tot / T, mx / 1000, 100 * e20 / T, 100 * e50 / T,
          100 * e100 / T);
 }
 
@@ -147,3 +151,9 @@ if [ "$(cat /sys/devices/system/cpu/cpu0/cpuidle/state0/name 2>/dev/null)" = POL
 else
   echo "4. write() to a peer whose CPU polls in idle: not measured (CPU 0 has no polling idle state, $qos is not writable, or something already holds it at n/a)"
 fi
+echo "5. continuous spin on every CPU at once, ${secs} s:"
+for cpu in $(seq 0 $(($(nproc) - 1))); do
+  taskset -c "$cpu" "$tmp/stalls" spin "$secs" > "$tmp/all.$cpu" &
+done
+wait
+for cpu in $(seq 0 $(($(nproc) - 1))); do printf '   CPU %s, every CPU spinning: %s\n' "$cpu" "$(cat "$tmp/all.$cpu")"; done
