@@ -9,7 +9,9 @@
 # Usage: bench/threads.sh [BUILD_DIR] (default build). Env: DURATION (default 3s),
 #   TIMELY_TOLERANCE (default 20us), VALIDITY (default seed), SAME_RATE (default 20000), ROUNDS (3),
 #   TWO_THREAD_CPUS (default 0,1; "0" puts both threads on CPU 0, beside each other and away from
-#   the server: what the merge of two threads' points gives when neither shares the server's CPU).
+#   the server: what the merge of two threads' points gives when neither shares the server's CPU),
+#   WAIT (default sleep; "yield" gives the CPU away on every turn of the spin before a send, for
+#   threads that share a CPU; the same for one thread and two).
 set -euo pipefail
 BUILD=${1:-build}
 REAM="$BUILD/ream"
@@ -19,6 +21,8 @@ VALIDITY=${VALIDITY:-seed}
 SAME_RATE=${SAME_RATE:-20000}
 ROUNDS=${ROUNDS:-3}
 TWO_THREAD_CPUS=${TWO_THREAD_CPUS:-0,1}
+WAIT=${WAIT:-sleep}
+case $WAIT in sleep | spin | yield) ;; *) echo "threads.sh: WAIT must be sleep, spin or yield, got '$WAIT'" >&2; exit 2 ;; esac
 case $TWO_THREAD_CPUS in 0 | 0,1) ;; *) echo "threads.sh: TWO_THREAD_CPUS must be 0 or 0,1, got '$TWO_THREAD_CPUS'" >&2; exit 2 ;; esac
 [ -x "$REAM" ] || { echo "threads.sh: $REAM not found; build first (make build)" >&2; exit 2; }
 [ "$(nproc)" -ge 2 ] || { echo "threads.sh: needs 2 CPUs" >&2; exit 2; }
@@ -40,7 +44,7 @@ run() {
   local threads=$1 qps=$2 cpus=0
   [ "$threads" -ge 2 ] && cpus=$TWO_THREAD_CPUS
   taskset -c "$cpus" "$REAM" load --target "127.0.0.1:$PORT" --qps "$qps" --duration "$DURATION" --warmup 1s \
-    --threads "$threads" --connections $((threads * 4)) --timely-tolerance "$TOLERANCE" --validity "$VALIDITY" \
+    --threads "$threads" --connections $((threads * 4)) --wait "$WAIT" --timely-tolerance "$TOLERANCE" --validity "$VALIDITY" \
     --json "$OUT/r.json" >/dev/null 2>&1 || true
   python3 - "$OUT/r.json" <<'PY'
 import json, sys
@@ -63,7 +67,7 @@ highest() {
   fi
   echo "$lo"
 }
-echo "# $(date -u +%FT%TZ), load average $(cut -d' ' -f1-3 /proc/loadavg); server on CPU 1; 1 thread on CPU 0, 2 threads on CPUs $TWO_THREAD_CPUS (4 connections per thread); tolerance $TOLERANCE, validity rule $VALIDITY"
+echo "# $(date -u +%FT%TZ), load average $(cut -d' ' -f1-3 /proc/loadavg); server on CPU 1; 1 thread on CPU 0, 2 threads on CPUs $TWO_THREAD_CPUS (4 connections per thread); tolerance $TOLERANCE, validity rule $VALIDITY, wait $WAIT"
 for t in 1 2; do
   for r in $(seq "$ROUNDS"); do echo "same rate $SAME_RATE QPS, $t thread(s), round $r: $(run "$t" "$SAME_RATE") (valid achieved p50_us p99_us timely)"; done
 done

@@ -117,10 +117,11 @@ Result<LoadOptions> BuildOptions(const LoadFlags& f) {
   }
   o.kernel_rx_timestamps = f.response_timing != "user";
   o.segment_rx_timestamps = f.response_timing == "packet";
-  if (f.wait != "sleep" && f.wait != "spin") {
-    return InvalidArgument("--wait must be sleep or spin, got '" + f.wait + "'");
+  if (f.wait != "sleep" && f.wait != "spin" && f.wait != "yield") {
+    return InvalidArgument("--wait must be sleep, spin or yield, got '" + f.wait + "'");
   }
   o.spin_wait = f.wait == "spin";
+  o.yield_wait = f.wait == "yield";
   o.min_timely_ratio = f.min_timely;
   o.max_rate_error = f.max_rate_error;
   if (f.validity != "distortion" && f.validity != "seed") {
@@ -255,7 +256,9 @@ void AddLoadCommand(CLI::App& app, CommandList& commands) {
       ->capture_default_str();
   sub->add_option("--wait", f->wait,
                   "sleep: sleep until shortly before each send, then spin; spin: never sleep (one CPU "
-                  "per thread busy; responses never have to wake the generator's CPU)")
+                  "per thread busy; responses never have to wake the generator's CPU); yield: as sleep, "
+                  "but give the CPU to any other task that wants it on every turn of the spin (for a "
+                  "thread that shares its CPU with the workload or another thread)")
       ->capture_default_str();
   sub->add_option("--validity", f->validity,
                   "distortion: valid when lateness moves the --validity-percentile by less than --max-distortion of "

@@ -96,6 +96,7 @@ json LoadOptionsToJson(const LoadOptions& o) {
           {"kernel_rx_timestamps", o.kernel_rx_timestamps},
           {"segment_rx_timestamps", o.segment_rx_timestamps},
           {"spin_wait", o.spin_wait},
+          {"yield_wait", o.yield_wait},
           {"start_at_ns", o.start_at_ns}};
 }
 
@@ -136,6 +137,7 @@ Result<LoadOptions> LoadOptionsFromJson(const json& j) {
   REAM_RETURN_IF_ERROR(Take(j, "kernel_rx_timestamps", &o.kernel_rx_timestamps));
   REAM_RETURN_IF_ERROR(Take(j, "segment_rx_timestamps", &o.segment_rx_timestamps));
   REAM_RETURN_IF_ERROR(Take(j, "spin_wait", &o.spin_wait));
+  REAM_RETURN_IF_ERROR(Take(j, "yield_wait", &o.yield_wait));
   REAM_RETURN_IF_ERROR(Take(j, "start_at_ns", &o.start_at_ns));
   if (arrival.rfind("trace:", 0) == 0) {
     o.arrival.kind = ArrivalSpec::Kind::kTrace;

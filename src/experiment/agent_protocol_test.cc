@@ -26,6 +26,7 @@ LoadOptions SomeOptions() {
   o.timely_tolerance_ns = 200'000;
   o.validity = ValidityRule::kDistortion;
   o.spin_wait = true;
+  o.yield_wait = true;
   o.codec.value_bytes = 128;
   o.key_dist = *ParseKeyDist("uniform");
   o.arrival = *ParseArrival("constant");
@@ -49,6 +50,7 @@ TEST(AgentProtocol, LoadOptionsRoundTripThroughJson) {
   EXPECT_EQ(back->timely_tolerance_ns, 200'000);
   EXPECT_EQ(back->validity, ValidityRule::kDistortion);
   EXPECT_TRUE(back->spin_wait);
+  EXPECT_TRUE(back->yield_wait);
   EXPECT_EQ(back->codec.value_bytes, 128u);
   EXPECT_FALSE(back->key_dist.zipf);
   EXPECT_EQ(back->arrival.kind, ArrivalSpec::Kind::kConstant);

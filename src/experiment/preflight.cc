@@ -214,6 +214,7 @@ LoadOptions LevelLoadOptions(const ExperimentSpec& spec, double load, uint64_t s
   o.seed = seed;
   o.response_timeout_ns = ns(l.response_timeout);
   o.spin_wait = l.wait == "spin";
+  o.yield_wait = l.wait == "yield";
   o.kernel_rx_timestamps = l.response_timing != "user";
   o.segment_rx_timestamps = l.response_timing == "packet";
   o.keep_awake = l.KeepsGeneratorAwake();

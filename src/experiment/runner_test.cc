@@ -442,6 +442,10 @@ TEST(LoadArgv, SpellsEveryOptionSoReamLoadParsesItBack) {
   EXPECT_EQ(after("--response-timeout"), "1234ns");
   EXPECT_EQ(after("--wait"), "spin");
   EXPECT_EQ(after("--json"), "/dev/stdout");
+  o.spin_wait = false;
+  o.yield_wait = true;
+  argv = LoadArgv(o);
+  EXPECT_EQ(after("--wait"), "yield");
 }
 
 }  // namespace

@@ -234,6 +234,9 @@ TEST(Spec, GeneratorWait) {
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(r->load.wait, "spin");
   EXPECT_EQ(r->ToJson()["load"]["wait"], "spin");
+  auto y = ParseSpec(std::string(kMinimal) + "[load]\nwait = \"yield\"\n", "x.toml");
+  ASSERT_TRUE(y.ok()) << y.status().ToString();
+  EXPECT_EQ(y->load.wait, "yield");
   std::string bad = Err(std::string(kMinimal) + "[load]\nwait = \"nap\"\n");
   EXPECT_NE(bad.find("x.toml:7: load.wait is \"nap\""), std::string::npos) << bad;
 }

@@ -93,6 +93,13 @@ struct LoadOptions {
   // an IPI that costs the sender tens of microseconds, and that cost lands in the server's
   // CPU time per request. The choice is reported.
   bool spin_wait = false;
+  // With sleeping (spin_wait false): yield the CPU (sched_yield) on every turn of the spin
+  // before a send, so another task that wants the thread's CPU — the workload, or another
+  // generator thread, on a machine without a CPU for each — runs at once instead of waiting
+  // out the spinner's scheduler slice (0.7-3 ms under EEVDF). Costs a system call per turn,
+  // nothing when no other task is runnable; the time another task takes is the thread's
+  // "stall" (it was not running). Reported as the wait "yield".
+  bool yield_wait = false;
   // A file descriptor (e.g. a signalfd) that, once readable, stops the run early (Cancelled).
   int cancel_fd = -1;
   // The monotonic instant (this host's CLOCK_MONOTONIC, ns) at which the schedule starts, for
@@ -100,6 +107,10 @@ struct LoadOptions {
   // instant less than 5 ms away once the connections are up: 5 ms after they are.
   int64_t start_at_ns = 0;
 };
+
+// How the options wait between sends, as reported and as `--wait` takes it: "spin", "yield" or
+// "sleep".
+inline const char* WaitName(const LoadOptions& o) { return o.spin_wait ? "spin" : o.yield_wait ? "yield" : "sleep"; }
 
 // InvalidArgument naming the first bad field.
 Status ValidateLoadOptions(const LoadOptions& options);

@@ -160,28 +160,36 @@ TEST(Generator, ASleepingThreadCalibratesItsWakeMarginAndReportsIt) {
 // the lateness is put down to the thread not running (stalls), not to its own work.
 class BusyLoop : public ::testing::TestWithParam<ValidityRule> {};
 
-TEST_P(BusyLoop, OnItsCpuMakesItLateAndInvalidWithTheCauseNamed) {
-  if (std::thread::hardware_concurrency() < 2) GTEST_SKIP() << "needs 2 CPUs: one for the server";
-  cpu_set_t cpu0;
+// A 5 000 QPS run against a 5 µs server (on any CPU) by a generator thread that shares CPU 0
+// with a busy loop of the same priority. The options' port and rate are set here.
+Result<LoadResult> RunBesideABusyLoop(LoadOptions o) {
+  auto server = Server::Start({.threads = 1}, MakeSyntheticHandlers(*ServiceTime::Parse("const:5us"), 1));
+  if (!server.ok()) return server.status();
+  o.port = (*server)->port();
+  o.qps = 5000;
+  cpu_set_t cpu0, before;
   CPU_ZERO(&cpu0);
   CPU_SET(0, &cpu0);
-  cpu_set_t before;
-  ASSERT_EQ(sched_getaffinity(0, sizeof before, &before), 0);
-  auto server = Server::Start({.threads = 1}, MakeSyntheticHandlers(*ServiceTime::Parse("const:5us"), 1));
-  ASSERT_TRUE(server.ok());
+  if (sched_getaffinity(0, sizeof before, &before) != 0) return Internal("sched_getaffinity failed");
   // Threads created from here on (the generator's and the hog) inherit CPU 0.
-  ASSERT_EQ(sched_setaffinity(0, sizeof cpu0, &cpu0), 0);
+  if (sched_setaffinity(0, sizeof cpu0, &cpu0) != 0) return Internal("sched_setaffinity(CPU 0) failed");
   std::atomic<bool> stop{false};
   std::thread hog([&] {
     while (!stop.load(std::memory_order_relaxed)) {
     }
   });
-  LoadOptions o = Quick((*server)->port(), 5000);
-  o.validity = GetParam();
   auto r = RunLoad(o);
   stop = true;
   hog.join();
-  ASSERT_EQ(sched_setaffinity(0, sizeof before, &before), 0);
+  if (sched_setaffinity(0, sizeof before, &before) != 0) return Internal("restoring the affinity failed");
+  return r;
+}
+
+TEST_P(BusyLoop, OnItsCpuMakesItLateAndInvalidWithTheCauseNamed) {
+  if (std::thread::hardware_concurrency() < 2) GTEST_SKIP() << "needs 2 CPUs: one for the server";
+  LoadOptions o = Quick(0, 5000);
+  o.validity = GetParam();
+  auto r = RunBesideABusyLoop(o);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_FALSE(r->valid);
   ASSERT_FALSE(r->invalid_reasons.empty());
@@ -199,6 +207,32 @@ TEST_P(BusyLoop, OnItsCpuMakesItLateAndInvalidWithTheCauseNamed) {
 
 INSTANTIATE_TEST_SUITE_P(Generator, BusyLoop, ::testing::Values(ValidityRule::kDistortion, ValidityRule::kSeed),
                          [](const auto& info) { return std::string(ValidityRuleName(info.param)); });
+
+// `yield` gives the CPU away on every turn of the spin before a send. Beside a busy loop on its
+// CPU that hands the loop whole scheduler slices: the lateness causes name the yields (the
+// thread not running, "sched_yield (waited for its CPU)"), and the JSON and the summary say
+// how the thread waited. What yielding buys a thread that shares its CPU with the server or
+// another generator thread is measured by bench/threads.sh (WAIT=yield; docs/performance.md).
+TEST(Generator, YieldWaitGivesItsCpuAwayAndSaysSo) {
+  if (std::thread::hardware_concurrency() < 2) GTEST_SKIP() << "needs 2 CPUs: one for the server";
+  LoadOptions o = Quick(0, 5000);
+  o.yield_wait = true;
+  auto r = RunBesideABusyLoop(o);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->ToJson()["wait"], "yield");
+  EXPECT_NE(r->Summary().find("spinning (yielding the CPU each turn)"), std::string::npos) << r->Summary();
+  ASSERT_GT(r->late_causes.late(), 0u) << r->Summary();
+  EXPECT_EQ(r->late_causes.late(), r->issued - r->timely);
+  bool yield_named = false;
+  for (const auto& w : r->late_causes.worst) {
+    if (w.activity == Activity::kYield) {
+      yield_named = true;
+      EXPECT_EQ(w.cause, LateCause::kStall);
+      EXPECT_EQ(w.What(), "sched_yield (waited for its CPU)");
+    }
+  }
+  EXPECT_TRUE(yield_named) << r->Summary();
+}
 
 // With a cancel descriptor to watch (as `ream load` has), the run still ends once every
 // response is in, not after the response timeout: each point of a sweep would otherwise cost

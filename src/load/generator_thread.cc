@@ -705,6 +705,13 @@ void ThreadRunner::Run() {
       }
     } else {
       BusyPoll();
+      if (o_.yield_wait) {
+        // Another task that wants this CPU (the workload, another generator thread) runs now,
+        // not at the end of this thread's scheduler slice.
+        int64_t before = MonotonicNowNs();
+        YieldCpu();
+        timeline_.Syscall(Activity::kYield, before, MonotonicNowNs(), -1);
+      }
     }
   }
   scheduling_ = false;

@@ -25,6 +25,7 @@ const char* ActivityName(Activity a) {
     case Activity::kWrite: return "write";
     case Activity::kRead: return "read";
     case Activity::kPoll: return "epoll_wait";
+    case Activity::kYield: return "sched_yield";
   }
   return "?";
 }
@@ -100,9 +101,9 @@ void LatenessTimeline::Record(Activity a, int64_t begin, int64_t end, int conn) 
   LateCause cause = LateCause::kStall;
   if (a == Activity::kSleep) {
     cause = LateCause::kLateWakeup;
-  } else if (a != Activity::kJump) {
+  } else if (a != Activity::kJump && a != Activity::kYield) {
     cause = LateCause::kSlowSyscall;
-  }
+  }  // (a long sched_yield is the CPU given to another task: the thread was not running)
   // Waiting on a run queue for most of the event (since the last event or sleep): the thread
   // was runnable and another task had its CPU. (A wait since then that made nothing long is
   // charged to this event, which errs towards "stall" only; a jump is a stall either way.)

@@ -32,8 +32,9 @@ inline constexpr size_t kLateCauses = 5;
 const char* LateCauseName(LateCause c);
 
 // What a recorded event of the thread loop was.
-enum class Activity : uint8_t { kJump, kSleep, kWrite, kRead, kPoll };
-const char* ActivityName(Activity a);  // "clock jump", "sleep", "write", "read", "epoll_wait"
+enum class Activity : uint8_t { kJump, kSleep, kWrite, kRead, kPoll, kYield };
+// "clock jump", "sleep", "write", "read", "epoll_wait", "sched_yield"
+const char* ActivityName(Activity a);
 
 // One event that made requests late, as reported.
 struct LateOffender {

@@ -123,7 +123,7 @@ nlohmann::json LoadResult::ToJson() const {
   j["connections"] = o.connections;
   j["threads"] = o.threads;
   j["generator_cpus"] = o.cpus.empty() ? nlohmann::json(nullptr) : nlohmann::json(o.cpus);
-  j["wait"] = o.spin_wait ? "spin" : "sleep";
+  j["wait"] = WaitName(o);
   // Waking on time: the margin spun before each send (sleeping threads), calibrated before the
   // schedule and re-learned every 64 timed waits; null when the threads never sleep (or, in a
   // session load, spin a fixed margin).
@@ -283,16 +283,17 @@ std::string LoadResult::Summary() const {
     std::snprintf(b, sizeof b, "arrivals:  not tested (%s)\n", interarrival.not_applicable_reason.c_str());
   }
   s += b;
-  std::string waits = o.spin_wait ? "spinning" : "sleeping, then spinning";
+  const char* spinning = o.yield_wait && !o.spin_wait ? "spinning (yielding the CPU each turn)" : "spinning";
+  std::string waits = o.spin_wait ? "spinning" : std::string("sleeping, then ") + spinning;
   if (!o.spin_wait && wake_margin_final_ns >= 0) {
-    char m[160];
+    char m[200];
     if (wake_margin_calibrated_ns >= 0) {
-      std::snprintf(m, sizeof m, "sleeping, then spinning the last %.0f us; %.0f us as calibrated by %d timed waits at start",
-                    static_cast<double>(wake_margin_final_ns) / 1e3, static_cast<double>(wake_margin_calibrated_ns) / 1e3,
-                    wake_calibration_waits);
+      std::snprintf(m, sizeof m, "sleeping, then %s the last %.0f us; %.0f us as calibrated by %d timed waits at start",
+                    spinning, static_cast<double>(wake_margin_final_ns) / 1e3,
+                    static_cast<double>(wake_margin_calibrated_ns) / 1e3, wake_calibration_waits);
     } else {
-      std::snprintf(m, sizeof m, "sleeping, then spinning the last %.0f us; not calibrated at start (time for %d timed waits)",
-                    static_cast<double>(wake_margin_final_ns) / 1e3, wake_calibration_waits);
+      std::snprintf(m, sizeof m, "sleeping, then %s the last %.0f us; not calibrated at start (time for %d timed waits)",
+                    spinning, static_cast<double>(wake_margin_final_ns) / 1e3, wake_calibration_waits);
     }
     waits = m;
   }

@@ -3,6 +3,7 @@
 
 #include <sys/prctl.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -30,6 +31,8 @@ Status UseTightTimerSlack() {
   if (prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0) != 0) return ErrnoStatus(errno, "prctl(PR_SET_TIMERSLACK)");
   return Status::Ok();
 }
+
+void YieldCpu() { (void)sched_yield(); }
 
 int64_t ThreadRunQueueWaitNs() {
   thread_local int fd = -2;

@@ -42,4 +42,8 @@ Status UseTightTimerSlack();
 // during which this rose by most of the event's length was the thread not running.
 int64_t ThreadRunQueueWaitNs();
 
+// Gives the calling thread's CPU to any other runnable task there (sched_yield); returns at
+// once when there is none. The generator's spin before a send calls it with `--wait yield`.
+void YieldCpu();
+
 }  // namespace ream
