@@ -11,7 +11,10 @@
 #   TWO_THREAD_CPUS (default 0,1; "0" puts both threads on CPU 0, beside each other and away from
 #   the server: what the merge of two threads' points gives when neither shares the server's CPU),
 #   WAIT (default sleep; "yield" gives the CPU away on every turn of the spin before a send, for
-#   threads that share a CPU; the same for one thread and two).
+#   threads that share a CPU; the same for one thread and two), KEEP_AWAKE (default 0; 1 keeps
+#   both CPUs out of idle during every run, `ream load --keep-awake 0,1`, so no request pays a
+#   CPU's wake-up on either side), PIN_THREADS (default 0: the threads share the CPUs given
+#   to the process, and the kernel places them; 1 pins thread t to the t-th of them, `--cpus`).
 set -euo pipefail
 BUILD=${1:-build}
 REAM="$BUILD/ream"
@@ -22,6 +25,10 @@ SAME_RATE=${SAME_RATE:-20000}
 ROUNDS=${ROUNDS:-3}
 TWO_THREAD_CPUS=${TWO_THREAD_CPUS:-0,1}
 WAIT=${WAIT:-sleep}
+KEEP_AWAKE=${KEEP_AWAKE:-0}
+PIN_THREADS=${PIN_THREADS:-0}
+case $PIN_THREADS in 0 | 1) ;; *) echo "threads.sh: PIN_THREADS must be 0 or 1, got '$PIN_THREADS'" >&2; exit 2 ;; esac
+case $KEEP_AWAKE in 0) AWAKE=() ;; 1) AWAKE=(--keep-awake "0,1") ;; *) echo "threads.sh: KEEP_AWAKE must be 0 or 1, got '$KEEP_AWAKE'" >&2; exit 2 ;; esac
 case $WAIT in sleep | spin | yield) ;; *) echo "threads.sh: WAIT must be sleep, spin or yield, got '$WAIT'" >&2; exit 2 ;; esac
 case $TWO_THREAD_CPUS in 0 | 0,1) ;; *) echo "threads.sh: TWO_THREAD_CPUS must be 0 or 0,1, got '$TWO_THREAD_CPUS'" >&2; exit 2 ;; esac
 [ -x "$REAM" ] || { echo "threads.sh: $REAM not found; build first (make build)" >&2; exit 2; }
@@ -43,8 +50,10 @@ PORT=$(sed -n 's/^ready [^:]*:\([0-9]*\).*/\1/p' "$OUT/server.out")
 run() {
   local threads=$1 qps=$2 cpus=0
   [ "$threads" -ge 2 ] && cpus=$TWO_THREAD_CPUS
+  local pin=()
+  [ "$PIN_THREADS" = 1 ] && pin=(--cpus "$cpus")
   taskset -c "$cpus" "$REAM" load --target "127.0.0.1:$PORT" --qps "$qps" --duration "$DURATION" --warmup 1s \
-    --threads "$threads" --connections $((threads * 4)) --wait "$WAIT" --timely-tolerance "$TOLERANCE" --validity "$VALIDITY" \
+    --threads "$threads" "${pin[@]}" "${AWAKE[@]}" --connections $((threads * 4)) --wait "$WAIT" --timely-tolerance "$TOLERANCE" --validity "$VALIDITY" \
     --json "$OUT/r.json" >/dev/null 2>&1 || true
   python3 - "$OUT/r.json" <<'PY'
 import json, sys
@@ -67,7 +76,7 @@ highest() {
   fi
   echo "$lo"
 }
-echo "# $(date -u +%FT%TZ), load average $(cut -d' ' -f1-3 /proc/loadavg); server on CPU 1; 1 thread on CPU 0, 2 threads on CPUs $TWO_THREAD_CPUS (4 connections per thread); tolerance $TOLERANCE, validity rule $VALIDITY, wait $WAIT"
+echo "# $(date -u +%FT%TZ), load average $(cut -d' ' -f1-3 /proc/loadavg); server on CPU 1; 1 thread on CPU 0, 2 threads on CPUs $TWO_THREAD_CPUS (4 connections per thread); tolerance $TOLERANCE, validity rule $VALIDITY, wait $WAIT, keep-awake $([ "$KEEP_AWAKE" = 1 ] && echo "CPUs 0,1" || echo off), threads $([ "$PIN_THREADS" = 1 ] && echo "pinned one to a CPU" || echo "placed by the kernel within those CPUs")"
 for t in 1 2; do
   for r in $(seq "$ROUNDS"); do echo "same rate $SAME_RATE QPS, $t thread(s), round $r: $(run "$t" "$SAME_RATE") (valid achieved p50_us p99_us timely)"; done
 done
