@@ -98,7 +98,7 @@ struct LoadOptions {
   // generator thread, on a machine without a CPU for each — runs at once instead of waiting
   // out the spinner's scheduler slice (0.7-3 ms under EEVDF). Costs a system call per turn,
   // nothing when no other task is runnable; the time another task takes is the thread's
-  // "stall" (it was not running). Reported as the wait "yield".
+  // "stall" (it was not running). Reported as the wait "yield"; ignored with spin_wait.
   bool yield_wait = false;
   // A file descriptor (e.g. a signalfd) that, once readable, stops the run early (Cancelled).
   int cancel_fd = -1;

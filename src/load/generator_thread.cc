@@ -705,7 +705,7 @@ void ThreadRunner::Run() {
       }
     } else {
       BusyPoll();
-      if (o_.yield_wait) {
+      if (o_.yield_wait && !o_.spin_wait) {  // (spin_wait wins, as WaitName reports)
         // Another task that wants this CPU (the workload, another generator thread) runs now,
         // not at the end of this thread's scheduler slice.
         int64_t before = MonotonicNowNs();
