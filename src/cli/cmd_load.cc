@@ -117,11 +117,9 @@ Result<LoadOptions> BuildOptions(const LoadFlags& f) {
   }
   o.kernel_rx_timestamps = f.response_timing != "user";
   o.segment_rx_timestamps = f.response_timing == "packet";
-  if (f.wait != "sleep" && f.wait != "spin" && f.wait != "yield") {
-    return InvalidArgument("--wait must be sleep, spin or yield, got '" + f.wait + "'");
-  }
-  o.spin_wait = f.wait == "spin";
-  o.yield_wait = f.wait == "yield";
+  auto wait = ParseWait(f.wait);
+  if (!wait) return InvalidArgument("--wait must be sleep, spin or yield, got '" + f.wait + "'");
+  o.wait = *wait;
   o.min_timely_ratio = f.min_timely;
   o.max_rate_error = f.max_rate_error;
   if (f.validity != "distortion" && f.validity != "seed") {

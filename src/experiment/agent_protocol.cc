@@ -95,8 +95,7 @@ json LoadOptionsToJson(const LoadOptions& o) {
           {"interarrival_sample", o.interarrival_sample},
           {"kernel_rx_timestamps", o.kernel_rx_timestamps},
           {"segment_rx_timestamps", o.segment_rx_timestamps},
-          {"spin_wait", o.spin_wait},
-          {"yield_wait", o.yield_wait},
+          {"wait", WaitName(o.wait)},
           {"start_at_ns", o.start_at_ns}};
 }
 
@@ -136,8 +135,11 @@ Result<LoadOptions> LoadOptionsFromJson(const json& j) {
   REAM_RETURN_IF_ERROR(Take(j, "interarrival_sample", &o.interarrival_sample));
   REAM_RETURN_IF_ERROR(Take(j, "kernel_rx_timestamps", &o.kernel_rx_timestamps));
   REAM_RETURN_IF_ERROR(Take(j, "segment_rx_timestamps", &o.segment_rx_timestamps));
-  REAM_RETURN_IF_ERROR(Take(j, "spin_wait", &o.spin_wait));
-  REAM_RETURN_IF_ERROR(Take(j, "yield_wait", &o.yield_wait));
+  std::string wait = WaitName(o.wait);
+  REAM_RETURN_IF_ERROR(Take(j, "wait", &wait));
+  auto w = ParseWait(wait);
+  if (!w) return InvalidArgument("agent run options: 'wait' is '" + wait + "', not sleep, spin or yield");
+  o.wait = *w;
   REAM_RETURN_IF_ERROR(Take(j, "start_at_ns", &o.start_at_ns));
   if (arrival.rfind("trace:", 0) == 0) {
     o.arrival.kind = ArrivalSpec::Kind::kTrace;

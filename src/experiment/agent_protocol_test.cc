@@ -25,8 +25,7 @@ LoadOptions SomeOptions() {
   o.get_ratio = 0.8;
   o.timely_tolerance_ns = 200'000;
   o.validity = ValidityRule::kDistortion;
-  o.spin_wait = true;
-  o.yield_wait = true;
+  o.wait = Wait::kYield;
   o.codec.value_bytes = 128;
   o.key_dist = *ParseKeyDist("uniform");
   o.arrival = *ParseArrival("constant");
@@ -49,8 +48,7 @@ TEST(AgentProtocol, LoadOptionsRoundTripThroughJson) {
   EXPECT_EQ(back->seed, 77u);
   EXPECT_EQ(back->timely_tolerance_ns, 200'000);
   EXPECT_EQ(back->validity, ValidityRule::kDistortion);
-  EXPECT_TRUE(back->spin_wait);
-  EXPECT_TRUE(back->yield_wait);
+  EXPECT_EQ(back->wait, Wait::kYield);
   EXPECT_EQ(back->codec.value_bytes, 128u);
   EXPECT_FALSE(back->key_dist.zipf);
   EXPECT_EQ(back->arrival.kind, ArrivalSpec::Kind::kConstant);
@@ -66,6 +64,11 @@ TEST(AgentProtocol, BadOptionsNameTheField) {
   j = LoadOptionsToJson(SomeOptions());
   j["port"] = 0;
   EXPECT_FALSE(LoadOptionsFromJson(j).ok());
+  j = LoadOptionsToJson(SomeOptions());
+  j["wait"] = "nap";
+  r = LoadOptionsFromJson(j);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("'wait' is 'nap'"), std::string::npos) << r.status().message();
 }
 
 TEST(AgentProtocol, BestClockKeepsTheShortestRoundTrip) {

@@ -164,7 +164,7 @@ std::vector<std::string> LoadArgv(const LoadOptions& lo) {
           "--http-path", lo.codec.http_path,
           "--http-method", lo.codec.http_method,
           "--response-timing", !lo.kernel_rx_timestamps ? "user" : lo.segment_rx_timestamps ? "packet" : "kernel",
-          "--wait", WaitName(lo),
+          "--wait", WaitName(lo.wait),
           "--json", "/dev/stdout"};
   if (lo.session.enabled()) {
     // Session load: its sessions, not a rate (`ream load` derives the chunk rate).

@@ -426,7 +426,7 @@ TEST(LoadArgv, SpellsEveryOptionSoReamLoadParsesItBack) {
   o.duration_ns = 1'500'000'000;
   o.timely_tolerance_ns = 20'000;
   o.response_timeout_ns = 1'234;
-  o.spin_wait = true;
+  o.wait = Wait::kSpin;
   auto argv = LoadArgv(o);
   auto after = [&](const std::string& flag) {
     for (size_t i = 0; i + 1 < argv.size(); ++i) {
@@ -442,8 +442,7 @@ TEST(LoadArgv, SpellsEveryOptionSoReamLoadParsesItBack) {
   EXPECT_EQ(after("--response-timeout"), "1234ns");
   EXPECT_EQ(after("--wait"), "spin");
   EXPECT_EQ(after("--json"), "/dev/stdout");
-  o.spin_wait = false;
-  o.yield_wait = true;
+  o.wait = Wait::kYield;
   argv = LoadArgv(o);
   EXPECT_EQ(after("--wait"), "yield");
 }

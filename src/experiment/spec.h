@@ -91,8 +91,8 @@ struct LoadSpec {
   std::string http_path = "/";
   std::string http_method = "auto";
   // How the generator waits between sends: "sleep" (then spin the last stretch), "spin"
-  // (never sleep; see LoadOptions::spin_wait) or "yield" (as sleep, yielding the CPU on every
-  // turn of the spin; LoadOptions::yield_wait).
+  // (never sleep) or "yield" (as sleep, yielding the CPU on every turn of the spin); see the
+  // generator's Wait.
   std::string wait = "sleep";
   // How answers are timed: "kernel" (the kernel's arrival stamp of each read), "packet" (of the
   // segment that carried each answer, from a packet socket; LoadOptions::segment_rx_timestamps)

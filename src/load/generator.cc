@@ -23,6 +23,22 @@ using load_detail::Conn;
 using load_detail::ThreadRunner;
 using load_detail::ThreadState;
 
+const char* WaitName(Wait w) {
+  switch (w) {
+    case Wait::kSleep: return "sleep";
+    case Wait::kSpin: return "spin";
+    case Wait::kYield: return "yield";
+  }
+  return "?";
+}
+
+std::optional<Wait> ParseWait(const std::string& s) {
+  for (Wait w : {Wait::kSleep, Wait::kSpin, Wait::kYield}) {
+    if (s == WaitName(w)) return w;
+  }
+  return std::nullopt;
+}
+
 int GapSpan(int64_t tolerance_ns, double rate_per_thread) {
   constexpr double kSpanTolerances = 10;
   constexpr int kMaxSpan = 64;

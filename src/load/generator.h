@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,22 @@ enum class ValidityRule { kSeed, kDistortion };
 // tolerance, whichever is more, the tolerance counting up to this (the seed's 20 us) only.
 inline constexpr int64_t kDistortionFloorNs = 20'000;
 const char* ValidityRuleName(ValidityRule r);  // "seed", "distortion"
+
+// How a generator thread waits for its next send.
+//  - kSleep: sleep until shortly before it, then spin the last stretch; a response that
+//    arrives meanwhile wakes the thread.
+//  - kSpin: never sleep; poll the sockets and the clock, one CPU per thread busy all the time.
+//    The server's send then never has to wake the generator's CPU; on a VM an idle vCPU is
+//    woken by an IPI that costs the sender tens of microseconds, and that cost lands in the
+//    server's CPU time per request.
+//  - kYield: as kSleep, but yield the CPU (sched_yield) on every turn of the spin, so another
+//    task that wants the thread's CPU (the workload, or another generator thread, on a machine
+//    without a CPU for each) runs at once instead of waiting out the spinner's scheduler slice
+//    (0.7-3 ms under EEVDF). A system call per turn, nothing when no other task is runnable;
+//    the time another task takes is the thread's "stall" (it was not running).
+enum class Wait : uint8_t { kSleep, kSpin, kYield };
+const char* WaitName(Wait w);                          // "sleep", "spin", "yield": `--wait`'s words
+std::optional<Wait> ParseWait(const std::string& s);  // nullopt for any other word
 
 struct LoadOptions {
   std::string host = "127.0.0.1";
@@ -86,20 +103,8 @@ struct LoadOptions {
   // wire round trip: each stamp costs the thread an error-queue read and a wake-up of its poll,
   // 2-15 points of timely requests at 45 000 QPS on a 2-vCPU VM (docs/performance.md).
   bool segment_rx_timestamps = false;
-  // How a thread waits for its next send. false (sleep): sleep until shortly before it, then
-  // spin the last stretch; a response that arrives meanwhile wakes the thread. true (spin):
-  // never sleep; poll the sockets and the clock, one CPU per thread busy all the time. The
-  // server's send then never has to wake the generator's CPU; on a VM an idle vCPU is woken by
-  // an IPI that costs the sender tens of microseconds, and that cost lands in the server's
-  // CPU time per request. The choice is reported.
-  bool spin_wait = false;
-  // With sleeping (spin_wait false): yield the CPU (sched_yield) on every turn of the spin
-  // before a send, so another task that wants the thread's CPU — the workload, or another
-  // generator thread, on a machine without a CPU for each — runs at once instead of waiting
-  // out the spinner's scheduler slice (0.7-3 ms under EEVDF). Costs a system call per turn,
-  // nothing when no other task is runnable; the time another task takes is the thread's
-  // "stall" (it was not running). Reported as the wait "yield"; ignored with spin_wait.
-  bool yield_wait = false;
+  // How a thread waits for its next send (Wait, below). The choice is reported.
+  Wait wait = Wait::kSleep;
   // A file descriptor (e.g. a signalfd) that, once readable, stops the run early (Cancelled).
   int cancel_fd = -1;
   // The monotonic instant (this host's CLOCK_MONOTONIC, ns) at which the schedule starts, for
@@ -108,9 +113,6 @@ struct LoadOptions {
   int64_t start_at_ns = 0;
 };
 
-// How the options wait between sends, as reported and as `--wait` takes it: "spin", "yield" or
-// "sleep".
-inline const char* WaitName(const LoadOptions& o) { return o.spin_wait ? "spin" : o.yield_wait ? "yield" : "sleep"; }
 
 // InvalidArgument naming the first bad field.
 Status ValidateLoadOptions(const LoadOptions& options);

@@ -146,7 +146,7 @@ TEST(Generator, ASleepingThreadCalibratesItsWakeMarginAndReportsIt) {
   EXPECT_NE(r->Summary().find("generator: "), std::string::npos) << r->Summary();
   EXPECT_NE(r->Summary().find(" timed waits"), std::string::npos) << r->Summary();
 
-  o.spin_wait = true;
+  o.wait = Wait::kSpin;
   auto spun = RunLoad(o);
   ASSERT_TRUE(spun.ok()) << spun.status().ToString();
   EXPECT_EQ(spun->wake_calibration_waits, 0);
@@ -216,7 +216,7 @@ INSTANTIATE_TEST_SUITE_P(Generator, BusyLoop, ::testing::Values(ValidityRule::kD
 TEST(Generator, YieldWaitGivesItsCpuAwayAndSaysSo) {
   if (std::thread::hardware_concurrency() < 2) GTEST_SKIP() << "needs 2 CPUs: one for the server";
   LoadOptions o = Quick(0, 5000);
-  o.yield_wait = true;
+  o.wait = Wait::kYield;
   auto r = RunBesideABusyLoop(o);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(r->ToJson()["wait"], "yield");
@@ -266,7 +266,7 @@ TEST(Generator, SpinWaitKeepsItsCpuBusySleepWaitDoesNot) {
   double cpu_s[2] = {0, 0};
   for (bool spin : {false, true}) {
     LoadOptions o = Quick((*server)->port(), 500);
-    o.spin_wait = spin;
+    o.wait = spin ? Wait::kSpin : Wait::kSleep;
     auto r = RunLoad(o);
     ASSERT_TRUE(r.ok()) << r.status().ToString();
     EXPECT_EQ(r->errors, 0u);

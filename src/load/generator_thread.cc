@@ -664,7 +664,7 @@ void ThreadRunner::Run() {
   // (`sched` names the member IssueDue advances.)
   double& sched = sched_;
   sched = static_cast<double>(start_ns_) + s_.arrival->NextGapNs();
-  if (!o_.spin_wait) CalibrateWakeMargin();
+  if (o_.wait != Wait::kSpin) CalibrateWakeMargin();
   while (MonotonicNowNs() < start_ns_) {
   }
   scheduling_ = true;
@@ -687,10 +687,10 @@ void ThreadRunner::Run() {
     // Sleep until a response arrives or until shortly before the next send, then spin the
     // last stretch (spin_ns_: a high percentile of how late this machine's timed waits
     // wake up) so the send is on time. Spinning polls the sockets for responses, so a
-    // response is timestamped when it arrives, not when the spin ends. With spin_wait the
+    // response is timestamped when it arrives, not when the spin ends. With Wait::kSpin the
     // thread never sleeps: it spins through every gap.
     int64_t wait = static_cast<int64_t>(sched) - MonotonicNowNs();
-    int64_t sleep = o_.spin_wait ? 0 : wait - spin_ns_;
+    int64_t sleep = o_.wait == Wait::kSpin ? 0 : wait - spin_ns_;
     if (reconnect_at != INT64_MAX) sleep = std::min(sleep, reconnect_at - MonotonicNowNs());
     if (sleep > 0) {
       timeline_.BeforeSleep();
@@ -705,7 +705,7 @@ void ThreadRunner::Run() {
       }
     } else {
       BusyPoll();
-      if (o_.yield_wait && !o_.spin_wait) {  // (spin_wait wins, as WaitName reports)
+      if (o_.wait == Wait::kYield) {
         // Another task that wants this CPU (the workload, another generator thread) runs now,
         // not at the end of this thread's scheduler slice.
         int64_t before = MonotonicNowNs();
@@ -715,7 +715,7 @@ void ThreadRunner::Run() {
     }
   }
   scheduling_ = false;
-  if (!o_.spin_wait) s_.wake_margin_final_ns = spin_ns_;
+  if (o_.wait != Wait::kSpin) s_.wake_margin_final_ns = spin_ns_;
   s_.cpu_end_ns = ThreadCpuNs();
   if (s_.cpu_begin_ns < 0) s_.cpu_begin_ns = s_.cpu_end_ns;
   s_.late_causes = timeline_.causes();

@@ -123,11 +123,11 @@ nlohmann::json LoadResult::ToJson() const {
   j["connections"] = o.connections;
   j["threads"] = o.threads;
   j["generator_cpus"] = o.cpus.empty() ? nlohmann::json(nullptr) : nlohmann::json(o.cpus);
-  j["wait"] = WaitName(o);
+  j["wait"] = WaitName(o.wait);
   // Waking on time: the margin spun before each send (sleeping threads), calibrated before the
   // schedule and re-learned every 64 timed waits; null when the threads never sleep (or, in a
   // session load, spin a fixed margin).
-  if (o.spin_wait || wake_margin_final_ns < 0) {
+  if (o.wait == Wait::kSpin || wake_margin_final_ns < 0) {
     j["wake_margin_us"] = nullptr;
   } else {
     auto us = [](int64_t ns) { return ns < 0 ? nlohmann::json(nullptr) : nlohmann::json(static_cast<double>(ns) / 1e3); };
@@ -283,9 +283,9 @@ std::string LoadResult::Summary() const {
     std::snprintf(b, sizeof b, "arrivals:  not tested (%s)\n", interarrival.not_applicable_reason.c_str());
   }
   s += b;
-  const char* spinning = o.yield_wait && !o.spin_wait ? "spinning (yielding the CPU each turn)" : "spinning";
-  std::string waits = o.spin_wait ? "spinning" : std::string("sleeping, then ") + spinning;
-  if (!o.spin_wait && wake_margin_final_ns >= 0) {
+  const char* spinning = o.wait == Wait::kYield ? "spinning (yielding the CPU each turn)" : "spinning";
+  std::string waits = o.wait == Wait::kSpin ? "spinning" : std::string("sleeping, then ") + spinning;
+  if (o.wait != Wait::kSpin && wake_margin_final_ns >= 0) {
     char m[200];
     if (wake_margin_calibrated_ns >= 0) {
       std::snprintf(m, sizeof m, "sleeping, then %s the last %.0f us; %.0f us as calibrated by %d timed waits at start",

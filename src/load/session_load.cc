@@ -311,9 +311,9 @@ Result<LoadResult> RunSessionLoad(const LoadOptions& o) {
     if (sending_done && outstanding == 0) break;
     if (now > window_end + o.response_timeout_ns) break;
     int64_t timeout = sending_done ? std::min<int64_t>(10'000'000, window_end + o.response_timeout_ns - now)
-                      : o.spin_wait         ? 0
-                                            : next_due - now - kSpinNs;
-    if (timeout <= 0 && !sending_done && o.yield_wait && !o.spin_wait) YieldCpu();
+                      : o.wait == Wait::kSpin ? 0
+                                              : next_due - now - kSpinNs;
+    if (timeout <= 0 && !sending_done && o.wait == Wait::kYield) YieldCpu();
     Result<int> n = poller.Wait(events, 64, std::max<int64_t>(timeout, 0));
     if (!n.ok()) return n.status();
     for (int i = 0; i < *n; ++i) {
