@@ -6,9 +6,9 @@
 # below 20 000 QPS and at 20 000 QPS with the 95 % interval `ream analyze` gives it (order
 # statistics of the point's samples), whether each is valid, and two verdicts on the lowest
 # levels: "strict" (no p95 above the 20 000 QPS p95) and "beyond noise" (no p95 whose interval
-# lies wholly above the 20 000 QPS p95's interval). The host's floor first (bench/stalls.sh,
-# probes 1 and 5: one CPU spinning, and every CPU spinning at once — what keep-awake makes the
-# host see), and a tally per way at the end.
+# lies wholly above the 20 000 QPS p95's interval). The host's floor first (bench/stalls.sh: its
+# probe 1, one CPU spinning, and probe 5, every CPU spinning at once, which is what keep-awake
+# makes the host see), and a tally per way at the end.
 # Usage: bench/demo_awake.sh [BUILD_DIR] (default build). Env: ROUNDS (default 3),
 #   SPEC (default examples/quickstart.toml), AT (the reference level, default 20000).
 set -euo pipefail
