@@ -51,6 +51,37 @@ const GroupAnalysis* ExperimentAnalysis::Find(const std::string& key) const {
 }
 
 Result<ExperimentAnalysis> Analyze(const ExperimentData& d, const AnalysisOptions& o) {
+  const bool shared = std::any_of(d.runs.begin(), d.runs.end(), [](const RunData& r) { return !r.tenants.empty(); });
+  if (!shared) return AnalyzeSweeps(d, o);
+  // The subject's own findings come from its runs alone; each co-runner set is then compared
+  // with them (colocation.cc). Without alone runs ([colocation] alone = false) the first set's
+  // runs stand in, and the note says so.
+  ExperimentData alone = d;
+  alone.runs.clear();
+  for (const auto& r : d.runs) {
+    if (r.tenants.empty()) alone.runs.push_back(r);
+  }
+  std::string note;
+  if (alone.runs.empty()) {
+    const std::string first = d.runs.front().tenants;
+    for (const auto& r : d.runs) {
+      if (r.tenants == first) alone.runs.push_back(r);
+    }
+    note = "the subject was not measured alone ([colocation] alone = false): its findings are those beside " + first +
+           ", and no set is compared with it";
+  }
+  REAM_ASSIGN_OR_RETURN(ExperimentAnalysis a, AnalyzeSweeps(alone, o));
+  if (note.empty()) {
+    a.colocation = AnalyzeColocation(d, a, o);
+    a.colocation_note = "each set's runs alternated with the subject's alone runs in every repetition; the QoS target "
+                        "is the alone one";
+  } else {
+    a.colocation_note = note;
+  }
+  return a;
+}
+
+Result<ExperimentAnalysis> AnalyzeSweeps(const ExperimentData& d, const AnalysisOptions& o) {
   if (d.runs.empty()) {
     return InvalidArgument("experiment '" + d.name + "' has no runs to analyze");
   }

@@ -5,6 +5,8 @@
 // Definitions: ../shared/DESIGN.md. Every figure that cannot be computed says why.
 #pragma once
 
+#include "analysis/colocation.h"
+
 #include <optional>
 #include <string>
 #include <vector>
@@ -261,13 +263,28 @@ struct ExperimentAnalysis {
   std::vector<std::string> warnings;
   // Scenarios of the spec this machine could not run, with why (ExperimentData's).
   std::map<std::string, std::string> skipped_scenarios;
+  // Shared servers: the subject beside each co-runner set against it alone (colocation.h);
+  // empty when it ran alone only. Every other figure above is the subject's alone.
+  std::vector<ColocationGroup> colocation;
+  std::string colocation_note;  // what the comparison rests on, or why there is none
 
   const GroupAnalysis* Find(const std::string& key) const;
 };
 
 // Analyzes one experiment. InvalidArgument when it has no runs or no valid point at all
-// (the message says how many points there were and why they were invalid).
+// (the message says how many points there were and why they were invalid). With shared runs
+// (RunData::tenants), the findings are the subject's alone and `colocation` compares each set
+// with them.
 Result<ExperimentAnalysis> Analyze(const ExperimentData& data, const AnalysisOptions& options);
+
+// Analyze over every run of `data` as one subject, whatever its tenants (the building block of
+// Analyze; colocation.cc applies it to each co-runner set's runs).
+Result<ExperimentAnalysis> AnalyzeSweeps(const ExperimentData& data, const AnalysisOptions& options);
+
+// The co-location section: each set's runs analyzed with the alone LQoS, against `alone`
+// (colocation.cc).
+std::vector<ColocationGroup> AnalyzeColocation(const ExperimentData& data, const ExperimentAnalysis& alone,
+                                               const AnalysisOptions& options);
 
 // The analysis as JSON: every figure, with null and a reason where it is unavailable.
 nlohmann::json ToJson(const ExperimentAnalysis& a);

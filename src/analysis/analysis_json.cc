@@ -327,6 +327,58 @@ nlohmann::json ToJson(const ExperimentAnalysis& a) {
   } else {
     j["recommendation"] = nullptr;
   }
+  if (!a.colocation.empty() || !a.colocation_note.empty()) {
+    auto opt = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); };
+    auto optb = [](const std::optional<bool>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); };
+    nlohmann::json groups = nlohmann::json::array();
+    for (const auto& g : a.colocation) {
+      nlohmann::json levels = nlohmann::json::array();
+      for (const auto& l : g.levels) {
+        levels.push_back({{"load", l.load},
+                          {"alone_tail_us", opt(l.alone_tail_us)},
+                          {"together_tail_us", opt(l.together_tail_us)},
+                          {"alone_p99_us", opt(l.alone_p99_us)},
+                          {"together_p99_us", opt(l.together_p99_us)},
+                          {"alone_valid", l.alone_valid},
+                          {"together_valid", l.together_valid},
+                          {"alone_meets_qos", optb(l.alone_meets)},
+                          {"together_meets_qos", optb(l.together_meets)},
+                          {"together_invalid_reasons", l.together_reasons},
+                          {"slack", opt(l.slack)},
+                          {"emu", opt(l.emu)},
+                          {"emu_note", l.emu_note},
+                          {"corunner_throughput", l.corunner_throughput}});
+      }
+      nlohmann::json cs = nlohmann::json::array();
+      for (const auto& c : g.corunners) {
+        cs.push_back({{"name", c.name},
+                      {"sched", c.sched},
+                      {"cpus", c.cpus},
+                      {"measure", c.measure},
+                      {"alone", opt(c.alone)},
+                      {"together", opt(c.together)},
+                      {"ratio", opt(c.ratio)},
+                      {"alone_windows", c.alone_windows},
+                      {"note", c.note}});
+      }
+      groups.push_back({{"set", g.set},
+                        {"group", g.group_key},
+                        {"alone", {{"capacity", opt(g.alone_capacity)}, {"low", opt(g.alone_low)},
+                                   {"high", opt(g.alone_high)}, {"lower_bound", g.alone_lower_bound},
+                                   {"upper_bound", opt(g.alone_upper_bound)},
+                                   {"status", g.alone_status}}},
+                        {"together", {{"capacity", opt(g.together_capacity)}, {"low", opt(g.together_low)},
+                                      {"high", opt(g.together_high)}, {"lower_bound", g.together_lower_bound},
+                                      {"upper_bound", opt(g.together_upper_bound)},
+                                      {"status", g.together_status}}},
+                        {"capacity_ratio", opt(g.capacity_ratio)},
+                        {"verdict", g.verdict},
+                        {"unavailable", g.unavailable},
+                        {"levels", levels},
+                        {"corunners", cs}});
+    }
+    j["colocation"] = {{"note", a.colocation_note}, {"groups", groups}};
+  }
   j["warnings"] = a.warnings;
   return j;
 }

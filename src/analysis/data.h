@@ -110,6 +110,9 @@ struct PointData {
   std::map<std::string, int64_t> lost_reasons;
   std::optional<SessionPoint> session;  // session load only
   std::vector<AgentFigures> agents;     // client nodes only
+  // A shared run's point: each co-runner's figures over the window (store PointRecord::tenants;
+  // experiment/corunners.h CorunnerSet::Figures); null when the subject ran alone.
+  nlohmann::json tenants;
 };
 
 // The resource limits a run was given. Absent = not limited.
@@ -148,6 +151,10 @@ struct RunData {
   // How the sweep chose this run's levels when it chose them itself (qps = "auto"): the
   // probes' findings; "" when the spec listed them.
   std::string load_range_note;
+  // The co-runner set beside the subject ("" alone; names joined by "+"), and the set as
+  // stored (store RunRecord::tenants: each co-runner, and its figures alone under "alone").
+  std::string tenants;
+  nlohmann::json corunners;
 };
 
 // How QoS is decided (from the spec).

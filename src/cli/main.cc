@@ -37,6 +37,7 @@ int main(int argc, char** argv) {
   ream::cli::AddRelayCommand(app, commands);
   ream::cli::AddAgentCommand(app, commands);
   ream::cli::AddKeepAwakeCommand(app, commands);
+  ream::cli::AddCorunCommand(app, commands);
   // CLI11 reports an unknown subcommand only as "a subcommand is required"; name it.
   if (argc > 1 && argv[1][0] != '-') {
     bool known = false;

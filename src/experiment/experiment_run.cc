@@ -6,6 +6,7 @@
 #include <tuple>
 #include <cstdio>
 
+#include "experiment/corunners.h"
 #include "experiment/level.h"
 #include "experiment/load_range.h"
 #include "experiment/network_path.h"
@@ -57,7 +58,7 @@ class ExperimentRun::Context final : public SweepContext {
     LoadOptions lo = LevelLoadOptions(r_.spec_, load, seed, wl_->target_host(), wl_->target_port());
     if (clients_) std::tie(lo.threads, lo.connections) = *clients_;
     REAM_ASSIGN_OR_RETURN(PointData d, MeasureLevel(r_.p_, r_.driver_, *wl_, lo, r_.spec_.sample_interval,
-                                                    Interrupted));
+                                                    Interrupted, corunners_ ? &*corunners_ : nullptr));
     d.point.run_id = rec_.id;
     if (!wl_->network.empty()) d.point.network = wl_->network.ToJson();
     if (!r_.keep_awake_cpus_.empty()) {
@@ -101,7 +102,9 @@ class ExperimentRun::Context final : public SweepContext {
   }
   void Emit(RunEvent e) override { r_.observer_.OnEvent(e); }
   EventRun Where() const override {
-    return {r_.spec_.name, r_.label_, run_.ordinal, run_.scenario, run_.partition.Label(), run_.repetition};
+    // A shared run names its co-runner set beside the partition ("default with cache+stream").
+    return {r_.spec_.name, r_.label_, run_.ordinal, run_.scenario,
+            run_.partition.Label() + (run_.tenants.empty() ? "" : " with " + run_.tenants), run_.repetition};
   }
   void AddPlanned(int delta) override { r_.planned_points_ += delta; }
 
@@ -156,7 +159,7 @@ class ExperimentRun::Context final : public SweepContext {
       lo.duration_ns = std::chrono::nanoseconds(sw.probe_duration).count();
       lo.warmup_ns = std::min<int64_t>(lo.warmup_ns, lo.duration_ns / 2);
       REAM_ASSIGN_OR_RETURN(PointData d, MeasureLevel(r_.p_, r_.driver_, *wl_, lo, r_.spec_.sample_interval,
-                                                      Interrupted));
+                                                      Interrupted, corunners_ ? &*corunners_ : nullptr));
       RangeProbe p;
       p.qps = *q;
       p.cpu_util = d.point.cpu_util;
@@ -211,7 +214,7 @@ class ExperimentRun::Context final : public SweepContext {
         lo.warmup_ns = std::min<int64_t>(lo.warmup_ns, lo.duration_ns / 2);
       }
       REAM_ASSIGN_OR_RETURN(PointData d, MeasureLevel(r_.p_, r_.driver_, *wl_, lo, r_.spec_.sample_interval,
-                                                      Interrupted));
+                                                      Interrupted, corunners_ ? &*corunners_ : nullptr));
       double ratio = d.point.timely_ratio.value_or(0);
       char b[96];
       std::snprintf(b, sizeof b, "%s%d×%d: %.1f %% timely", tried.empty() ? "" : ", ", c, t, ratio * 100);
@@ -241,12 +244,19 @@ class ExperimentRun::Context final : public SweepContext {
     return Status::Ok();
   }
 
-  // Stops the workload, if one runs; a failure to remove what it created is said, not fatal.
+  // Stops the workload and its co-runners, if they run; a failure to remove what they created
+  // is said, not fatal.
   void StopWorkload() {
-    if (!wl_) return;
-    Status s = wl_->Stop();
-    if (!s.ok()) Emit(RunWarning{Where(), "stopping the workload: " + s.message()});
-    wl_.reset();
+    if (wl_) {
+      Status s = wl_->Stop();
+      if (!s.ok()) Emit(RunWarning{Where(), "stopping the workload: " + s.message()});
+      wl_.reset();
+    }
+    if (corunners_) {
+      Status s = corunners_->Stop();
+      if (!s.ok()) Emit(RunWarning{Where(), "stopping the co-runners: " + s.message()});
+      corunners_.reset();
+    }
   }
 
  private:
@@ -279,8 +289,45 @@ class ExperimentRun::Context final : public SweepContext {
     Emit(e);
   }
 
+  // A shared run's co-runners, started before the subject (and, the first time, measured alone
+  // over one window with the subject not running: their throughput alone, interleaved with
+  // the shared points), and started again between points when one ended.
+  Status EnsureCorunners() {
+    if (run_.tenant_set < 0) return Status::Ok();
+    if (!corunners_) corunners_.emplace(r_.p_, r_.sandboxes_, r_.spec_, r_.prep_, run_, r_.o_.state_dir);
+    REAM_ASSIGN_OR_RETURN(std::vector<std::string> ended, corunners_->EnsureRunning(Interrupted));
+    for (const auto& e : ended) Emit(RunWarning{Where(), "co-runner " + e + "; started it again"});
+    if (!rec_.tenants.is_object()) {
+      rec_.tenants = corunners_->Describe();
+      REAM_RETURN_IF_ERROR(r_.store_.UpdateRun(rec_));
+    }
+    const bool measured = rec_.tenants.is_object() && rec_.tenants.contains("alone");
+    if (!r_.spec_.colocation.alone || measured) return Status::Ok();
+    // The subject is not running yet: its first start comes after this window.
+    if (wl_) StopSubjectOnly();
+    const LoadSpec& l = r_.spec_.load;
+    r_.p_.SleepFor(l.warmup);
+    if (Interrupted()) return Cancelled("interrupted while measuring the co-runners alone");
+    corunners_->WindowStarted();
+    const int64_t end_ns = r_.p_.MonotonicNanos() + std::chrono::nanoseconds(l.duration).count();
+    while (r_.p_.MonotonicNanos() < end_ns && !Interrupted()) r_.p_.SleepFor(std::chrono::milliseconds(20));
+    corunners_->WindowEnded();
+    if (Interrupted()) return Cancelled("interrupted while measuring the co-runners alone");
+    rec_.tenants["alone"] = corunners_->Figures();
+    std::vector<std::string> died = corunners_->EndedDuringWindow();
+    rec_.tenants["alone_invalid"] = died;
+    for (const auto& why : died) Emit(RunWarning{Where(), "measuring the co-runners alone: " + why});
+    return r_.store_.UpdateRun(rec_);
+  }
+
+  void StopSubjectOnly() {
+    (void)wl_->Stop();
+    wl_.reset();
+  }
+
   // The workload, started when a level first needs it and again as the spec says.
   Status EnsureWorkload() {
+    REAM_RETURN_IF_ERROR(EnsureCorunners());
     bool relay_dead = wl_ && wl_->relay && !wl_->relay->Alive();
     if (wl_ && (r_.spec_.workload.restart == RestartEvery::kPoint || !wl_->sandbox->Alive() || relay_dead)) {
       if (!wl_->sandbox->Alive()) Emit(WorkloadRestarted{Where(), wl_->sandbox->ExitDescription()});
@@ -339,6 +386,7 @@ class ExperimentRun::Context final : public SweepContext {
   std::optional<LaunchedWorkload> wl_;
   std::optional<std::pair<int, int>> clients_;  // (threads, connections) chosen by ChooseClients
   std::optional<NetworkPath> calibrated_;        // the LogGP knobs' calibration (CalibrateNetwork)
+  std::optional<CorunnerSet> corunners_;        // a shared run's co-runners (EnsureCorunners)
 };
 
 Status ExperimentRun::RunPlanned(size_t i, RunOutcome& outcome) {
@@ -416,7 +464,7 @@ Status ExperimentRun::Begin(const Plan& plan, int64_t experiment_id) {
     const PlannedRun& run = plan.runs[i];
     RunRecord r;
     r.experiment_id = experiment_id;
-    r.key = {run.scenario, run.partition.Label(), run.repetition};
+    r.key = {run.scenario, run.partition.Label(), run.repetition, run.tenants};
     r.partition = run.partition.ToJson();
     r.ordinal = run.ordinal;
     REAM_ASSIGN_OR_RETURN(RunRecord rec, store_.EnsureRun(r));

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <optional>
 
+#include "experiment/corunners.h"
 #include "experiment/point_columns.h"
 #include "monitor/monitor.h"
 
@@ -39,7 +40,8 @@ void CheckMonitorWindow(const LoadOptions& o, MonitorReport* r) {
 }  // namespace
 
 Result<PointData> MeasureLevel(Platform& p, LoadDriver& driver, LaunchedWorkload& wl, const LoadOptions& options,
-                               std::chrono::nanoseconds sample_interval, const std::function<bool()>& interrupted) {
+                               std::chrono::nanoseconds sample_interval, const std::function<bool()>& interrupted,
+                               CorunnerSet* corunners) {
   PointData d;
   PointRecord& pt = d.point;
   // The level on the sweep's axis: a rate, or a number of sessions.
@@ -55,7 +57,12 @@ Result<PointData> MeasureLevel(Platform& p, LoadDriver& driver, LaunchedWorkload
   if (!remote) monitor.emplace(p, TargetOf(sb), MonitorOptions{.interval = sample_interval});
   bool monitoring = false;
   std::optional<MonitorReport> report;
+  bool corunners_watched = false;
   auto stop = [&] {
+    if (corunners_watched) {
+      corunners_watched = false;
+      corunners->WindowEnded();
+    }
     if (!monitoring) return;
     monitoring = false;
     if (!remote) {
@@ -74,6 +81,10 @@ Result<PointData> MeasureLevel(Platform& p, LoadDriver& driver, LaunchedWorkload
   DriverHooks hooks;
   hooks.interrupted = interrupted;
   hooks.window_started = [&] {
+    if (corunners) {
+      corunners->WindowStarted();
+      corunners_watched = true;
+    }
     Status s = remote ? sb.StartMonitorWindow(sample_interval) : monitor->Start();
     if (!s.ok()) {
       pt.unavailable["monitor"] = s.message();
@@ -112,6 +123,15 @@ Result<PointData> MeasureLevel(Platform& p, LoadDriver& driver, LaunchedWorkload
     // 3: the measurement happened but some requests failed (counted in `errors`).
     pt.status = PointStatus::kFailed;
     pt.failure = "the generator " + r.exit->Describe();
+  }
+  if (corunners) {
+    pt.tenants = corunners->Figures();
+    // A neighbour that ended during the window left the subject measured beside less than the
+    // set: the point says nothing about the set, whatever the subject's figures were.
+    for (const std::string& why : corunners->EndedDuringWindow()) {
+      pt.valid = false;
+      pt.invalid_reasons.push_back(why);
+    }
   }
   if (pt.status != PointStatus::kOk) pt.valid = std::nullopt;
   return d;

@@ -15,11 +15,16 @@
 
 namespace ream {
 
+class CorunnerSet;
+
 // The point of one level (not yet stored: run_id, seq, target and start time are set, the
 // attempt is the caller's). Cancelled when interrupted; the driver's error when it could not
 // run at all.
+// With `corunners` (a shared run), each co-runner is sampled over the same window, its figures
+// are the point's `tenants`, and a co-runner that ended during the window makes the point
+// invalid, naming it and how it ended.
 Result<PointData> MeasureLevel(Platform& p, LoadDriver& driver, LaunchedWorkload& workload,
                                const LoadOptions& options, std::chrono::nanoseconds sample_interval,
-                               const std::function<bool()>& interrupted);
+                               const std::function<bool()>& interrupted, CorunnerSet* corunners = nullptr);
 
 }  // namespace ream

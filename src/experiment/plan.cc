@@ -47,13 +47,22 @@ Result<Plan> MakePlan(const ExperimentSpec& spec, const std::string& only) {
     found = true;
     for (const auto& partition : spec.partitions) {
       for (int rep = 0; rep < spec.repetitions; ++rep) {
-        PlannedRun r;
-        r.ordinal = ordinal++;
-        r.scenario = scenario;
-        r.partition = partition;
-        r.repetition = rep;
-        if (!plan.knee()) r.grid_loads = spec.sweep.qps;
-        plan.runs.push_back(std::move(r));
+        // With co-runners, each repetition runs the subject alone and then beside each set, so
+        // the alone and shared runs alternate (interleaved, DESIGN.md "Shared servers"): a
+        // drift of the host reaches both sides of every comparison.
+        const int sets = static_cast<int>(spec.colocation.sets.size());
+        const bool alone = spec.corunners.empty() || spec.colocation.alone;
+        for (int set = alone ? -1 : 0; set < sets; ++set) {
+          PlannedRun r;
+          r.ordinal = ordinal++;
+          r.scenario = scenario;
+          r.partition = partition;
+          r.repetition = rep;
+          r.tenant_set = set;
+          if (set >= 0) r.tenants = spec.colocation.Label(static_cast<size_t>(set));
+          if (!plan.knee()) r.grid_loads = spec.sweep.qps;
+          plan.runs.push_back(std::move(r));
+        }
       }
     }
   }

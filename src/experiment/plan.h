@@ -18,6 +18,10 @@ struct PlannedRun {
   PartitionValues partition;
   int repetition = 0;
   std::vector<double> grid_loads;  // grid mode: the levels on the plan's axis, ascending; empty for knee
+  // The co-runner set that runs beside the subject ([colocation] sets: its index and label,
+  // the names joined by "+"); -1 and "" for the subject alone.
+  int tenant_set = -1;
+  std::string tenants;
 };
 
 struct Plan {

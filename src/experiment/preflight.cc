@@ -1,5 +1,7 @@
 #include "experiment/preflight.h"
 
+#include "experiment/corunners.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -176,6 +178,36 @@ Result<Prepared> Validate(Platform& p, SandboxKind& sandboxes, const ExperimentS
     }
   }
   REAM_ASSIGN_OR_RETURN(out.ream, ReamBinary(p, ream_binary));
+  // The co-runners, each as the subject's workload is checked: its account, its program, its
+  // knobs (enforceable by this sandbox kind, valid together) and its CPUs in every scenario.
+  for (const CorunnerSpec& c : spec.corunners) {
+    const std::string at = SpecAt(spec, c.line) + "[[corunner]] '" + c.name + "' ";
+    auto user = ResolveWorkloadUser(p, WorkloadUser(p, c.user));
+    if (!user.ok() && user.status().code() != StatusCode::kUnsupported) {
+      return Status(user.status().code(), at + "user: " + user.status().message());
+    }
+    if (!c.command.empty()) {
+      Status found = sandboxes.FindProgram(p, c.command[0]);
+      if (!found.ok()) return Status(found.code(), at + "command: " + found.message());
+    }
+    PartitionSpec ps = c.partition.ToPartitionSpec(false);
+    if (Status v = ps.Validate(); !v.ok()) return InvalidArgument(at + v.message());
+    if (ps.node || ps.NeedsRelay() || ps.net_overhead) {
+      return InvalidArgument(at + "network knobs (net_rate, the LogGP knobs) are the subject's; a co-runner shares "
+                                  "the host's network here");
+    }
+    for (const auto& [knob, text] : c.partition.knobs) {
+      const KnobSupport* k = enforceable(c.partition.SupportOf(knob));
+      if (k && !k->enforceable) {
+        int line = c.partition.lines.count(knob) ? c.partition.lines.at(knob) : c.line;
+        return Unsupported(SpecAt(spec, line) + "[[corunner]] '" + c.name + "' " + knob + ": " + machine +
+                           " cannot enforce it (" + k->detail + ")");
+      }
+    }
+    for (const auto& [scenario, cpus] : out.scenario_cpus) {
+      REAM_RETURN_IF_ERROR(CorunnerCpus(spec, c, out, scenario).status());
+    }
+  }
   return out;
 }
 

@@ -275,6 +275,88 @@ target = "5ms"
 // 100 % must be timely): `low` is measured again twice (sweep.remeasure_invalid's default) and
 // the run says it could not be measured validly instead of that QoS was missed. Killed after
 // two attempts, --resume makes only the third: each (level, attempt) is stored exactly once.
+// Shared servers (issue 39): a co-runner SIGKILLed in the middle of a point makes that point
+// invalid naming it and how it ended, is started again for the next point, the database passes
+// its integrity check, and no cgroup or process of the run is left.
+TEST_F(RunnerIntegration, ACorunnerKilledMidPointInvalidatesThatPointNamingItAndNothingIsLeft) {
+  // A unique sleep marks this test's co-runner in /proc.
+  std::string marker = std::to_string(700000 + getpid() % 100000);
+  std::string spec = Spec("coloc", R"(name = "coloc"
+[workload]
+builtin = "synthetic"
+args = ["--service", "const:20us"]
+[load]
+warmup = "200ms"
+duration = "1500ms"
+response_timeout = "200ms"
+[sweep]
+qps = [1000, 1500, 2000]
+[qos]
+target = "5ms"
+[[corunner]]
+name = "victim"
+command = ["sleep", ")" + marker + R"("]
+sched = "idle"
+[colocation]
+alone = false
+)");
+  auto pid = fork();
+  ASSERT_GE(pid, 0);
+  std::string log = (dir_ / "coloc.log").string();
+  if (pid == 0) {
+    freopen(log.c_str(), "w", stderr);
+    freopen(log.c_str(), "a", stdout);
+    execl(REAM_BINARY, REAM_BINARY, "run", spec.c_str(), "--db", db_.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  // Once the first point is stored, the second level is under way: kill the co-runner 0.8 s
+  // into it (its warm-up is 0.2 s, its window 1.5 s).
+  auto deadline = Clock::now() + std::chrono::seconds(60);
+  while (CountPoints(db_) < 1 && Clock::now() < deadline) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  ASSERT_EQ(CountPoints(db_), 1) << std::ifstream(log).rdbuf();
+  std::this_thread::sleep_for(std::chrono::milliseconds(800));
+  auto victims = ProcessesWith(marker);
+  ASSERT_EQ(victims.size(), 1u) << "the co-runner should be running once";
+  kill(victims[0], SIGKILL);
+  int st = 0;
+  waitpid(pid, &st, 0);
+  std::stringstream printed;
+  printed << std::ifstream(log).rdbuf();
+  ASSERT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) << printed.str();
+  EXPECT_NE(printed.str().find("co-runner 'victim' killed by signal 9"), std::string::npos) << printed.str();
+
+  auto s = Store::Open(db_, false);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_TRUE(s->IntegrityCheck().ok());
+  auto e = s->FindExperiment("coloc");
+  ASSERT_TRUE(e.ok() && e->has_value());
+  auto runs = s->ListRuns((*e)->id);
+  ASSERT_TRUE(runs.ok() && runs->size() == 1u);
+  EXPECT_EQ((*runs)[0].key.tenants, "victim");
+  auto points = s->ListPoints((*runs)[0].id);
+  ASSERT_TRUE(points.ok() && points->size() == 3u);
+  for (const auto& p : *points) {
+    ASSERT_TRUE(p.tenants.contains("victim")) << p.tenants.dump();
+    bool named = false;
+    for (const auto& r : p.invalid_reasons) named = named || r.find("co-runner 'victim'") != std::string::npos;
+    if (p.target_load == 1500) {
+      EXPECT_TRUE(named) << ::testing::PrintToString(p.invalid_reasons);
+      EXPECT_FALSE(p.valid.value_or(true));
+      EXPECT_NE(p.tenants["victim"]["ended"].get<std::string>().find("signal 9"), std::string::npos);
+    } else {
+      // Before the kill and after its restart, the co-runner ran through the window; its
+      // cgroup's CPU and memory were measured (a sleeping process: little CPU, some memory).
+      EXPECT_FALSE(named) << ::testing::PrintToString(p.invalid_reasons);
+      EXPECT_EQ(p.tenants["victim"]["ended"], "");
+      EXPECT_TRUE(p.tenants["victim"]["cpu_util"].is_number()) << p.tenants.dump();
+      EXPECT_GT(p.tenants["victim"]["mem_bytes"].get<double>(), 0) << p.tenants.dump();
+    }
+  }
+  // Nothing of the run is left: no co-runner process, no cgroup of the run's ream.
+  EXPECT_TRUE(ProcessesWith(marker).empty());
+  EXPECT_TRUE(CgroupsOf(pid).empty());
+}
+
 TEST_F(RunnerIntegration, KneeReMeasuresAnInvalidLevelAndResumeContinuesItsAttempts) {
   std::string spec = Spec("remeasure", R"(name = "remeasure"
 [workload]

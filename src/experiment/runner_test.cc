@@ -10,6 +10,7 @@
 #include <functional>
 #include <map>
 #include <sstream>
+#include <thread>
 
 #include "experiment/load_driver.h"
 #include "platform/net.h"
@@ -45,6 +46,7 @@ class FakeLoadDriver final : public LoadDriver {
     if (cancel_after >= 0 && call >= cancel_after) return Cancelled("interrupted (fake)");
     seen.push_back(o);
     hooks.window_started();
+    if (window_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(window_ms));
     hooks.window_ended();
     FakeAnswer a = model_(o.qps, call);
     if (timely_if && !timely_if(o)) a.valid = false;
@@ -73,6 +75,7 @@ class FakeLoadDriver final : public LoadDriver {
 
   std::vector<LoadOptions> seen;
   int cancel_after = -1;
+  int window_ms = 0;  // how long the window lasts (co-runners are sampled over it)
   // When set: a level is late (invalid) unless its options pass (e.g. enough connections).
   std::function<bool(const LoadOptions&)> timely_if;
 
@@ -546,6 +549,138 @@ TEST_F(RunnerTest, TheRelayIsInThePathOnlyWhenARelayKnobIsSet) {
   bool warned = false;
   for (const auto& w : events_.All<RunWarning>()) warned = warned || w.message.find("net_latency") != std::string::npos;
   EXPECT_TRUE(warned);
+}
+
+}  // namespace
+
+// Shared servers (issue 39) through the null sandbox: the co-runners are real processes under
+// `ream corun`, the load is the fake driver's.
+namespace {
+
+std::string CorunnerSpecText(const std::string& corunners, const std::string& extra = "") {
+  return "name = \"shared\"\nseed = 7\nscenarios = [\"1-ST\"]\ngenerator_cpus = \"none\"\n" + extra +
+         "[workload]\ncommand = [\"sh\", \"-c\", \"echo serving on {port}; exec sleep 600\"]\n"
+         "ready = \"line\"\nready_line = \"serving\"\n"
+         "[load]\nconnections = 3\nwarmup = \"10ms\"\nduration = \"300ms\"\nresponse_timeout = \"10ms\"\n"
+         "[sweep]\nqps = [100, 200]\n[qos]\ntarget = \"1000us\"\n" +
+         corunners;
+}
+
+TEST_F(RunnerTest, CorunnersAloneAndTogetherAlternateAndEveryPointCarriesTheirFigures) {
+  ream_binary_ = REAM_BINARY;
+  auto spec = ParseSpec(CorunnerSpecText("[[corunner]]\nname = \"idler\"\ncommand = [\"sleep\", \"600\"]\n"
+                                         "settle = \"0ms\"\n",
+                                         "repetitions = 2\n"),
+                        "shared.toml");
+  ASSERT_TRUE(spec.ok()) << spec.status().message();
+  FakeLoadDriver driver([](double qps, int) { return FakeAnswer{100 + qps, true}; });
+  driver.window_ms = 100;
+  auto out = Run(*spec, driver);
+  ASSERT_TRUE(out.ok()) << out.status().message() << console_.str();
+  auto store = Store::Open((dir_ / "results.db").string(), false);
+  ASSERT_TRUE(store.ok());
+  auto runs = store->ListRuns(1);
+  ASSERT_TRUE(runs.ok());
+  ASSERT_EQ(runs->size(), 4u);
+  // Alone and together alternate within each repetition, so a drift of the host reaches both.
+  std::vector<std::string> order;
+  for (const auto& r : *runs) order.push_back(r.key.tenants + "/" + std::to_string(r.key.repetition));
+  EXPECT_EQ(order, (std::vector<std::string>{"/0", "idler/0", "/1", "idler/1"}));
+  for (const auto& r : *runs) {
+    auto pts = store->ListPoints(r.id);
+    ASSERT_TRUE(pts.ok());
+    ASSERT_EQ(pts->size(), 2u);
+    if (r.key.tenants.empty()) {
+      EXPECT_TRUE(r.tenants.is_null());
+      for (const auto& p : *pts) EXPECT_TRUE(p.tenants.is_null());
+      continue;
+    }
+    // The co-runner alone (a window before the subject started) and in every point's window.
+    ASSERT_TRUE(r.tenants.contains("alone")) << r.tenants.dump();
+    EXPECT_EQ(r.tenants["corunners"][0]["name"], "idler");
+    EXPECT_GT(r.tenants["alone"]["idler"]["window_s"].get<double>(), 0.25);
+    for (const auto& p : *pts) {
+      ASSERT_TRUE(p.tenants.contains("idler")) << p.tenants.dump();
+      EXPECT_EQ(p.tenants["idler"]["ended"], "");
+      EXPECT_GT(p.tenants["idler"]["window_s"].get<double>(), 0.09);
+      // The null sandbox has no cgroup: its CPU is unavailable, with the reason, not zero.
+      EXPECT_TRUE(p.tenants["idler"]["cpu_util"].is_null());
+      EXPECT_TRUE(p.valid.value_or(false));
+    }
+  }
+}
+
+TEST_F(RunnerTest, ARestartedJobIsCountedAndKeepsItsPressureOverTheWindow) {
+  ream_binary_ = REAM_BINARY;
+  auto spec = ParseSpec(CorunnerSpecText("[[corunner]]\nname = \"job\"\ncommand = [\"sleep\", \"0.05\"]\n"
+                                         "restart = true\nsettle = \"0ms\"\n"
+                                         "[colocation]\nalone = false\n"),
+                        "shared.toml");
+  ASSERT_TRUE(spec.ok()) << spec.status().message();
+  FakeLoadDriver driver([](double, int) { return FakeAnswer{100, true}; });
+  driver.window_ms = 500;
+  auto out = Run(*spec, driver);
+  ASSERT_TRUE(out.ok()) << out.status().message() << console_.str();
+  auto pts = Points();
+  ASSERT_EQ(pts.size(), 2u);
+  for (const auto& p : pts) {
+    ASSERT_TRUE(p.tenants.contains("job")) << p.tenants.dump();
+    // 0.05 s runs back to back over a 0.5 s window: several completions, none lost to a gap.
+    EXPECT_GE(p.tenants["job"]["completions"].get<int64_t>(), 4) << p.tenants.dump();
+    EXPECT_NEAR(p.tenants["job"]["run_time_mean_s"].get<double>(), 0.05, 0.04);
+    EXPECT_EQ(p.tenants["job"]["ended"], "");
+    EXPECT_TRUE(p.valid.value_or(false));
+  }
+}
+
+TEST_F(RunnerTest, ACorunnerThatDiesDuringAPointMakesItInvalidNamingItAndIsStartedAgain) {
+  ream_binary_ = REAM_BINARY;
+  auto spec = ParseSpec(CorunnerSpecText("[[corunner]]\nname = \"doomed\"\n"
+                                         "command = [\"sh\", \"-c\", \"sleep 0.2; kill -9 $$\"]\n"
+                                         "settle = \"0ms\"\n[colocation]\nalone = false\n"),
+                        "shared.toml");
+  ASSERT_TRUE(spec.ok()) << spec.status().message();
+  FakeLoadDriver driver([](double, int) { return FakeAnswer{100, true}; });
+  driver.window_ms = 500;
+  auto out = Run(*spec, driver);
+  ASSERT_TRUE(out.ok()) << out.status().message() << console_.str();
+  auto pts = Points();
+  ASSERT_EQ(pts.size(), 2u);
+  for (const auto& p : pts) {
+    EXPECT_FALSE(p.valid.value_or(true));
+    bool named = false;
+    for (const auto& r : p.invalid_reasons) {
+      named = named || (r.find("co-runner 'doomed'") != std::string::npos &&
+                        r.find("signal 9") != std::string::npos);
+    }
+    EXPECT_TRUE(named) << ::testing::PrintToString(p.invalid_reasons);
+    EXPECT_NE(p.tenants["doomed"]["ended"].get<std::string>(), "");
+  }
+  // Between the two points it was started again, and the run said so.
+  bool restarted = false;
+  for (const auto& w : events_.All<RunWarning>()) {
+    restarted = restarted || w.message.find("co-runner 'doomed'") != std::string::npos;
+  }
+  EXPECT_TRUE(restarted);
+}
+
+TEST_F(RunnerTest, ACorunnerThatCannotStartFailsTheRunNamingIt) {
+  ream_binary_ = REAM_BINARY;
+  auto spec = ParseSpec(CorunnerSpecText("[[corunner]]\nname = \"broken\"\ncommand = [\"sh\", \"-c\", \"exit 3\"]\n"
+                                         "settle = \"300ms\"\n"),
+                        "shared.toml");
+  ASSERT_TRUE(spec.ok()) << spec.status().message();
+  FakeLoadDriver driver([](double, int) { return FakeAnswer{100, true}; });
+  auto out = Run(*spec, driver);
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  auto store = Store::Open((dir_ / "results.db").string(), false);
+  ASSERT_TRUE(store.ok());
+  auto runs = store->ListRuns(1);
+  ASSERT_TRUE(runs.ok() && runs->size() == 2u);
+  EXPECT_EQ((*runs)[1].key.tenants, "broken");
+  EXPECT_EQ((*runs)[1].status, RunStatus::kFailed);
+  EXPECT_NE((*runs)[1].failure.find("co-runner 'broken'"), std::string::npos) << (*runs)[1].failure;
+  EXPECT_NE((*runs)[1].failure.find("status 3"), std::string::npos) << (*runs)[1].failure;
 }
 
 }  // namespace

@@ -761,6 +761,141 @@ Status ParseModel(const TomlSection& s, ModelSpec* m) {
 // The workload's protocol against the codec table, with the [load] options its codec takes:
 // an unknown protocol, a malformed HTTP path, or a get/set mix the protocol cannot send is an
 // error here, before any workload starts.
+// The co-runner keys beside the knob table's.
+const std::vector<std::string> kCorunnerKeys = {"name",  "command",       "batch",    "batch_seconds", "cpus",
+                                                "sched", "restart",       "ready_line", "ready_timeout", "settle",
+                                                "user",  "builtin",       "load",     "args"};
+
+Status ParseCorunner(const TomlSection& s, const KnobTable& knobs, CorunnerSpec* c) {
+  REAM_RETURN_IF_ERROR(s.Unknown());
+  c->line = static_cast<int>(s.table().source().begin.line);
+  const std::string at = s.source() + ":" + std::to_string(c->line) + ": [[corunner]] ";
+  REAM_RETURN_IF_ERROR(s.String("name", &c->name));
+  if (c->name.empty() || c->name.find_first_of(" \t\n+/,") != std::string::npos || c->name == "alone") {
+    return InvalidArgument(at + "needs a 'name' without spaces, '+', '/' or ',' (and not \"alone\"), which "
+                                "names it in sets, messages and the results");
+  }
+  const std::string me = at.substr(0, at.size() - 1) + " '" + c->name + "': ";
+  // A builtin server as a neighbour is only useful under a load of its own ([corunner.load],
+  // PARTIES-style), which this version does not drive: refused rather than run idle.
+  for (const char* key : {"builtin", "args", "load"}) {
+    if (s.Get(key)) {
+      return InvalidArgument(me + key + ": a co-runner under a load of its own (a builtin server with "
+                                        "[corunner.load]) is not supported yet; give 'command' or 'batch'");
+    }
+  }
+  REAM_RETURN_IF_ERROR(s.StringList("command", &c->command));
+  REAM_RETURN_IF_ERROR(s.String("batch", &c->batch));
+  REAM_RETURN_IF_ERROR(s.Number("batch_seconds", &c->batch_seconds, 0.1, 3600));
+  if (c->command.empty() == c->batch.empty()) {
+    return InvalidArgument(me + "needs exactly one of 'command' (an argv array) and 'batch' (a program of "
+                                "`ream batch --list`)");
+  }
+  if (!s.Get("restart")) c->restart = !c->batch.empty();
+  REAM_RETURN_IF_ERROR(s.Bool("restart", &c->restart));
+  REAM_RETURN_IF_ERROR(s.String("cpus", &c->cpus));
+  if (c->cpus != "subject" && c->cpus != "others") {
+    auto list = ParseCpuList(c->cpus);
+    if (!list.ok() || list->empty()) {
+      return s.Error(*s.Get("cpus"), "cpus", "must be \"subject\", \"others\" or a CPU list such as \"0,2-3\"");
+    }
+  }
+  std::string sched = ToString(c->sched);
+  REAM_RETURN_IF_ERROR(s.OneOf("sched", &sched, {"normal", "batch", "idle"}));
+  c->sched = *SchedClassFromString(sched);
+  REAM_RETURN_IF_ERROR(s.String("ready_line", &c->ready_line));
+  REAM_RETURN_IF_ERROR(s.Duration("ready_timeout", &c->ready_timeout, std::chrono::milliseconds(100),
+                                  std::chrono::milliseconds(600000)));
+  REAM_RETURN_IF_ERROR(s.Duration("settle", &c->settle, std::chrono::milliseconds(0),
+                                  std::chrono::milliseconds(60000)));
+  REAM_RETURN_IF_ERROR(s.String("user", &c->user));
+  if (s.table().contains("user") && (c->user.empty() || c->user.find_first_of(" \t\n/:") != std::string::npos)) {
+    return InvalidArgument(me + "user \"" + c->user + "\" is not an account name");
+  }
+  Status knob_error = ParsePartitionValues(s, knobs, &c->partition);
+  if (!knob_error.ok()) return InvalidArgument("[[corunner]] '" + c->name + "': " + knob_error.message());
+  return Status::Ok();
+}
+
+Status ParseCorunners(const TomlSection& top, const KnobTable& knobs, ExperimentSpec* spec) {
+  const std::string& source = top.source();
+  if (const toml::node* n = top.Get("corunner")) {
+    const toml::array* a = n->as_array();
+    if (!a || !a->is_array_of_tables()) {
+      return top.Error(*n, "corunner", "must be tables ([[corunner]]), one per co-runner");
+    }
+    std::vector<std::string> keys = kCorunnerKeys;
+    for (const auto& k : knobs.SpecKeys()) keys.push_back(k);
+    std::set<std::string> names;
+    for (const auto& e : *a) {
+      CorunnerSpec c;
+      REAM_RETURN_IF_ERROR(ParseCorunner(TomlSection(*e.as_table(), "corunner", source, keys), knobs, &c));
+      if (!names.insert(c.name).second) {
+        return InvalidArgument(source + ":" + std::to_string(c.line) + ": [[corunner]] name \"" + c.name +
+                               "\" is used twice");
+      }
+      spec->corunners.push_back(std::move(c));
+    }
+  }
+  Status err;
+  if (const toml::table* t = top.Table("colocation", &err)) {
+    TomlSection s(*t, "colocation", source, {"alone", "sets"});
+    REAM_RETURN_IF_ERROR(s.Unknown());
+    spec->colocation.line = static_cast<int>(t->source().begin.line);
+    if (spec->corunners.empty()) {
+      return InvalidArgument(source + ":" + std::to_string(spec->colocation.line) +
+                             ": [colocation] needs at least one [[corunner]]");
+    }
+    REAM_RETURN_IF_ERROR(s.Bool("alone", &spec->colocation.alone));
+    if (const toml::node* sets = s.Get("sets")) {
+      const toml::array* a = sets->as_array();
+      if (!a || a->empty()) return s.Error(*sets, "sets", "must be a non-empty array of arrays of co-runner names");
+      std::set<std::string> labels;
+      for (const auto& e : *a) {
+        const toml::array* names = e.as_array();
+        if (!names || names->empty()) {
+          return s.Error(e, "sets", "must hold arrays of co-runner names, such as [[\"cache\"], [\"cache\", \"stream\"]]");
+        }
+        std::vector<std::string> set;
+        for (const auto& n : *names) {
+          auto name = n.value<std::string>();
+          if (!name) return s.Error(n, "sets", "must hold co-runner names (strings)");
+          if (!spec->FindCorunner(*name)) {
+            std::string known;
+            for (const auto& c : spec->corunners) known += (known.empty() ? "" : ", ") + c.name;
+            return s.Error(n, "sets", "names \"" + *name + "\", which is no [[corunner]] (there are: " + known + ")");
+          }
+          if (std::find(set.begin(), set.end(), *name) != set.end()) {
+            return s.Error(n, "sets", "lists \"" + *name + "\" twice in one set");
+          }
+          set.push_back(*name);
+        }
+        spec->colocation.sets.push_back(set);
+        if (!labels.insert(spec->colocation.Label(spec->colocation.sets.size() - 1)).second) {
+          return s.Error(e, "sets", "lists the set " + spec->colocation.Label(spec->colocation.sets.size() - 1) +
+                                         " twice");
+        }
+      }
+    }
+  }
+  REAM_RETURN_IF_ERROR(err);
+  if (!spec->corunners.empty() && spec->colocation.sets.empty()) {
+    std::vector<std::string> all;
+    for (const auto& c : spec->corunners) all.push_back(c.name);
+    spec->colocation.sets.push_back(all);
+  }
+  if (!spec->corunners.empty() && (spec->nodes.remote() || !spec->nodes.workload_host.empty() ||
+                                   spec->sandbox.kind != "process")) {
+    return InvalidArgument(source + ": [[corunner]] runs beside a subject in a process sandbox on this host, "
+                                    "driven by the local generator; with [nodes] or [sandbox] kind = \"" +
+                           spec->sandbox.kind + "\" it is not supported yet");
+  }
+  if (!spec->corunners.empty() && spec->sweep.axis == LoadAxis::kSessions) {
+    return InvalidArgument(source + ": [[corunner]] with [sweep] axis = \"sessions\" is not supported yet");
+  }
+  return Status::Ok();
+}
+
 Status CheckProtocol(const ExperimentSpec& spec) {
   const WorkloadSpec& w = spec.workload;
   const std::string at = spec.source + ":" + std::to_string(w.line) + ": ";
@@ -786,6 +921,29 @@ Status CheckProtocol(const ExperimentSpec& spec) {
 }
 
 }  // namespace
+
+std::string ToString(SchedClass c) {
+  return c == SchedClass::kIdle ? "idle" : c == SchedClass::kBatch ? "batch" : "normal";
+}
+std::optional<SchedClass> SchedClassFromString(const std::string& s) {
+  if (s == "normal") return SchedClass::kNormal;
+  if (s == "batch") return SchedClass::kBatch;
+  if (s == "idle") return SchedClass::kIdle;
+  return std::nullopt;
+}
+
+std::string ColocationSpec::Label(size_t i) const {
+  std::string l;
+  for (const auto& n : sets.at(i)) l += (l.empty() ? "" : "+") + n;
+  return l;
+}
+
+const CorunnerSpec* ExperimentSpec::FindCorunner(const std::string& n) const {
+  for (const auto& c : corunners) {
+    if (c.name == n) return &c;
+  }
+  return nullptr;
+}
 
 std::string ToString(ReadyBy r) { return r == ReadyBy::kLine ? "line" : "port"; }
 std::string ToString(RestartEvery r) { return r == RestartEvery::kPoint ? "point" : "sweep"; }
@@ -859,7 +1017,7 @@ Result<ExperimentSpec> ParseSpec(const std::string& text, const std::string& sou
   TomlSection top(root, "", source,
               {"name", "description", "seed", "repetitions", "scenarios", "generator_cpus",
                "sample_interval", "node", "workload", "load", "sweep", "partitions", "qos",
-               "sensitivity", "model", "sandbox", "nodes"});
+               "sensitivity", "model", "sandbox", "nodes", "corunner", "colocation"});
   REAM_RETURN_IF_ERROR(top.Unknown());
   REAM_RETURN_IF_ERROR(top.String("name", &spec.name));
   if (spec.name.empty()) {
@@ -975,6 +1133,7 @@ Result<ExperimentSpec> ParseSpec(const std::string& text, const std::string& sou
                                     spec.partitions, spec.node, &spec.nodes));
   }
   REAM_RETURN_IF_ERROR(err);
+  REAM_RETURN_IF_ERROR(ParseCorunners(top, knobs, &spec));
   REAM_RETURN_IF_ERROR(CheckProtocol(spec));
   if (spec.sweep.axis == LoadAxis::kSessions) {
     // Session load streams over HTTP, one connection per session, on one generator thread.
@@ -1102,6 +1261,25 @@ nlohmann::json ExperimentSpec::ToJson() const {
                 {"range_given", model.range_given},
                 {"service_scv", model.service_scv ? json(*model.service_scv) : json(nullptr)},
                 {"service_scv_source", model.service_scv_source}};
+  if (!corunners.empty()) {
+    json cs = json::array();
+    for (const auto& c : corunners) {
+      json e = {{"name", c.name},         {"command", c.command},       {"cpus", c.cpus},
+                {"sched", ToString(c.sched)}, {"restart", c.restart},   {"ready_line", c.ready_line},
+                {"ready_timeout_ms", ms(c.ready_timeout)}, {"settle_ms", ms(c.settle)},
+                {"partition", c.partition.ToJson()}};
+      if (!c.batch.empty()) {
+        e["batch"] = c.batch;
+        e["batch_seconds"] = c.batch_seconds;
+      }
+      if (!c.user.empty()) e["user"] = c.user;
+      cs.push_back(e);
+    }
+    j["corunners"] = cs;
+    json sets = json::array();
+    for (size_t i = 0; i < colocation.sets.size(); ++i) sets.push_back(colocation.sets[i]);
+    j["colocation"] = {{"alone", colocation.alone}, {"sets", sets}};
+  }
   j["qos"] = {{"percentile", qos.percentile},
               {"target_us", qos.target_us ? json(*qos.target_us) : json(nullptr)},
               {"service_multiplier", qos.service_multiplier},

@@ -251,6 +251,52 @@ struct NodesSpec {
   bool remote() const { return !client_hosts.empty() || !local_nodes.empty(); }
 };
 
+// [[corunner]]: a tenant beside the subject ([workload]) on the shared server (DESIGN.md
+// "Shared servers"). It runs in a sandbox of its own with a partition from the same knob table,
+// on the CPUs `cpus` names, in the scheduling class `sched`, while every point of the subject
+// is measured (docs/colocation.md).
+enum class SchedClass { kNormal, kBatch, kIdle };
+std::string ToString(SchedClass c);  // "normal", "batch", "idle"
+std::optional<SchedClass> SchedClassFromString(const std::string& s);
+
+struct CorunnerSpec {
+  std::string name;                  // unique among the co-runners; names it in every message
+  std::vector<std::string> command;  // the program and its arguments
+  // `batch = "NAME"`: a program of ream's batch suite (`ream batch NAME --seconds S`), which
+  // runs to completion and is restarted (restart defaults to true).
+  std::string batch;
+  double batch_seconds = 5;          // `batch_seconds`: the batch program's run length
+  // Where it runs: "subject" (the subject's CPUs of the run's scenario), "others" (the CPUs
+  // neither the subject nor the generator has) or a CPU list ("0,2-3").
+  std::string cpus = "subject";
+  SchedClass sched = SchedClass::kNormal;
+  // Run the program again each time it ends with status 0, so its pressure lasts the whole
+  // point; every completion is counted (its run time too). false: an exit ends it, and a point
+  // whose window it ended in is invalid.
+  bool restart = false;
+  // Readiness: with ready_line, the first stdout line containing it, within ready_timeout;
+  // without, running for `settle` (a program that generates its own work needs no signal).
+  std::string ready_line;
+  std::chrono::milliseconds ready_timeout{10000};
+  std::chrono::milliseconds settle{200};
+  std::string user;        // as [workload] user
+  PartitionValues partition;  // its knobs (the knob table's keys, as in [partitions])
+  int line = 0;
+};
+
+// [colocation]: which co-runners run together, and whether the subject and each co-runner are
+// also measured alone, interleaved with the shared runs.
+struct ColocationSpec {
+  // The subject alone (runs without co-runners) and each co-runner alone (a window with the
+  // subject not running) are measured too. Default true when there are co-runners.
+  bool alone = true;
+  // The co-runner sets, each a list of co-runner names that run together; default one set of
+  // every co-runner. Label(i): the names joined by "+".
+  std::vector<std::vector<std::string>> sets;
+  std::string Label(size_t i) const;
+  int line = 0;
+};
+
 struct ExperimentSpec {
   std::string name;
   std::string description;
@@ -272,6 +318,9 @@ struct ExperimentSpec {
   std::chrono::milliseconds sample_interval{250};
   bool node = false;  // run the workload in its own network namespace
   NodesSpec nodes;    // [nodes]: client nodes (remote agents); none = the local generator
+  std::vector<CorunnerSpec> corunners;  // [[corunner]]: the subject's neighbours; none = alone
+  ColocationSpec colocation;            // [colocation]; meaningful with corunners
+  const CorunnerSpec* FindCorunner(const std::string& name) const;
 
   std::string source;  // the file name, for messages
   std::string text;    // the TOML text

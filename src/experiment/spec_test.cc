@@ -554,5 +554,59 @@ TEST(SpecSessions, BadParametersNameTheirKey) {
   EXPECT_NE(err("sessions = [4]\n", ream_protocol).find("streams over HTTP"), std::string::npos);
 }
 
+
+TEST(Spec, CorunnersParseWithTheirKnobsAndSetsAndPlanAloneBesideEachSet) {
+  std::string text = "repetitions = 2\n" + std::string(kMinimal) + R"(
+[[corunner]]
+name = "cache"
+command = ["stress-ng", "--cache", "1"]
+sched = "idle"
+cpu_quota = "50%"
+memory = "256M"
+[[corunner]]
+name = "job"
+batch = "xz"
+cpus = "others"
+[colocation]
+sets = [["cache"], ["cache", "job"]]
+)";
+  auto r = ParseSpec(text, "x.toml");
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_EQ(r->corunners.size(), 2u);
+  EXPECT_EQ(r->corunners[0].sched, SchedClass::kIdle);
+  EXPECT_FALSE(r->corunners[0].restart);
+  EXPECT_EQ(r->corunners[0].partition.Label(), "cpu_quota=50%,memory=256M");
+  EXPECT_EQ(r->corunners[0].cpus, "subject");
+  EXPECT_TRUE(r->corunners[1].restart);  // a batch program runs again by default
+  EXPECT_EQ(r->corunners[1].cpus, "others");
+  ASSERT_EQ(r->colocation.sets.size(), 2u);
+  EXPECT_EQ(r->colocation.Label(1), "cache+job");
+  auto plan = MakePlan(*r, "");
+  ASSERT_TRUE(plan.ok());
+  std::vector<std::string> order;
+  for (const auto& run : plan->runs) order.push_back(run.tenants + "/" + std::to_string(run.repetition));
+  EXPECT_EQ(order, (std::vector<std::string>{"/0", "cache/0", "cache+job/0", "/1", "cache/1", "cache+job/1"}));
+}
+
+TEST(Spec, BadCorunnersAreRefusedNamingTheCorunnerAndTheKey) {
+  const std::string base = std::string(kMinimal);
+  EXPECT_NE(Err(base + "[[corunner]]\nname = \"a\"\ncommand = [\"x\"]\nllc_wayz = 2\n").find("llc_ways"),
+            std::string::npos);
+  EXPECT_NE(Err(base + "[[corunner]]\nname = \"a\"\ncommand = [\"x\"]\ncpus = \"mine\"\n").find("corunner.cpus"),
+            std::string::npos);
+  EXPECT_NE(Err(base + "[[corunner]]\nname = \"a\"\ncommand = [\"x\"]\nsched = \"rt\"\n").find("corunner.sched"),
+            std::string::npos);
+  EXPECT_NE(Err(base + "[[corunner]]\nname = \"a\"\n").find("'a': needs exactly one of 'command'"), std::string::npos);
+  EXPECT_NE(Err(base + "[[corunner]]\nname = \"a\"\ncommand = [\"x\"]\ncpu_quota = \"lots\"\n").find("'a'"),
+            std::string::npos);
+  EXPECT_NE(Err(base + "[[corunner]]\nname = \"a\"\ncommand = [\"x\"]\n[colocation]\nsets = [[\"b\"]]\n")
+                .find("names \"b\", which is no [[corunner]]"),
+            std::string::npos);
+  EXPECT_NE(Err(base + "[[corunner]]\nname = \"a\"\ncommand = [\"x\"]\n[[corunner]]\nname = \"a\"\ncommand = [\"y\"]\n")
+                .find("used twice"),
+            std::string::npos);
+  EXPECT_NE(Err(base + "[colocation]\nalone = true\n").find("needs at least one [[corunner]]"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace ream

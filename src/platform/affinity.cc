@@ -36,3 +36,20 @@ Status SetThisThreadAffinity(const std::vector<int>& cpus) {
 }
 
 }  // namespace ream
+
+namespace ream {
+
+Status SetSchedulingClass(SchedulingClass c) {
+  const int policy = c == SchedulingClass::kIdle ? SCHED_IDLE : c == SchedulingClass::kBatch ? SCHED_BATCH : SCHED_OTHER;
+  sched_param param{};
+  param.sched_priority = 0;
+  if (sched_setscheduler(0, policy, &param) != 0) {
+    const int e = errno;
+    return Unavailable(std::string("sched_setscheduler(") +
+                       (c == SchedulingClass::kIdle ? "SCHED_IDLE" : c == SchedulingClass::kBatch ? "SCHED_BATCH" : "SCHED_OTHER") +
+                       "): " + std::strerror(e));
+  }
+  return Status::Ok();
+}
+
+}  // namespace ream

@@ -12,6 +12,15 @@ namespace ream {
 // CPU outside the process's cpuset or offline) as Unavailable naming the CPU.
 Status PinCallingThread(int cpu);
 
+// The scheduling classes a tenant's threads may run in (sched(7)): SCHED_OTHER, SCHED_BATCH
+// (the same fair share, never preempting for wake-up latency) and SCHED_IDLE (runs only when
+// nothing else of a higher class wants the CPU: the best-effort tier).
+enum class SchedulingClass { kOther, kBatch, kIdle };
+
+// Puts the calling process (and the threads and children it creates afterwards) in `c` at
+// priority 0. The errno when the kernel refuses (a lowering never needs a privilege).
+Status SetSchedulingClass(SchedulingClass c);
+
 // Pins the calling thread and the threads it creates afterwards to `cpus`. InvalidArgument for
 // an empty list or a CPU out of range, the errno otherwise.
 Status SetThisThreadAffinity(const std::vector<int>& cpus);

@@ -48,6 +48,7 @@ class HtmlReporter : public Reporter {
     ScalingSection(page, body);
     CategorySection(page, body);
     RecommendationSection(page, body);
+    ColocationSection(page, body, &specs);
     ProfileSection(page, body, &specs);
     SessionsSection(page, body, &specs);
     SensitivitySection(page, body, &specs);

@@ -37,6 +37,9 @@ void PointsSection(const Page& page, std::ostream& body);
 // on a qps page.
 void SessionsSection(const Page& page, std::ostream& body, ChartSpecs* specs);
 void TimelinessSection(const Page& page, std::ostream& body, ChartSpecs* specs);
+// Shared servers (html_colocation.cc): the subject alone and beside each co-runner set; nothing
+// on the page of an experiment without co-runners.
+void ColocationSection(const Page& page, std::ostream& body, ChartSpecs* specs);
 void EnvironmentSection(const Page& page, std::ostream& body);
 
 }  // namespace ream::report

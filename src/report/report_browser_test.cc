@@ -52,6 +52,12 @@ qps = [1000, 2000, 3000, 4000, 5000, 6000]
 validity = "seed"
 min_timely_ratio = 0.9
 max_rate_error = 0.05
+# A co-runner (issue 39): the page gets the co-location section, alone against beside it.
+[[corunner]]
+name = "idler"
+command = ["sleep", "600"]
+sched = "idle"
+settle = "0ms"
 )";
     auto p = MakePosixPlatform();
     std::string db = (dir_ / "r.db").string();
@@ -120,6 +126,10 @@ void OpensOfflineWithoutErrorsAndDrawsEveryChart(const CommandResult& analyze, c
   }
 }
 
+// The co-location section: its table's capacities are analyze's, and its panel of the subject's
+// tail alone and beside the co-runner is drawn with both series.
+void ColocationSectionShowsAnalyzesComparison(const CommandResult& analyze, const CommandResult& check);
+
 // The number the page shows under data-metric (and data-group), as the JSON text it carries.
 json PageValue(const json& check, const std::string& metric, const std::string& group = "") {
   for (const auto& m : check["metrics"]) {
@@ -155,6 +165,26 @@ void NumbersInThePageEqualAnalyzeJson(const CommandResult& analyze, const Comman
   EXPECT_EQ(PageValue(c, "category").get<std::string>(), a["category"]["name"]);
 }
 
+void ColocationSectionShowsAnalyzesComparison(const CommandResult& analyze, const CommandResult& check) {
+  ASSERT_EQ(check.exit_code, 0) << check.out << check.err;
+  json c = json::parse(check.out);
+  json a = json::parse(analyze.out);
+  ASSERT_TRUE(a.contains("colocation")) << "analyze has no co-location section";
+  ASSERT_EQ(a["colocation"]["groups"].size(), 1u);
+  const json& g = a["colocation"]["groups"][0];
+  const std::string key = g["set"].get<std::string>() + "/" + g["group"].get<std::string>();
+  EXPECT_EQ(PageValue(c, "colocation_alone_capacity", key), g["alone"]["capacity"]);
+  EXPECT_EQ(PageValue(c, "colocation_together_capacity", key), g["together"]["capacity"]);
+  bool drawn = false;
+  for (const auto& ch : c["charts"]) {
+    if (ch["id"] != "coloc0") continue;
+    drawn = true;
+    EXPECT_EQ(ch["rendered"], "true");
+    EXPECT_GE(ch["line_paths"].get<int>(), 2) << "alone and beside the co-runner, one line each";
+  }
+  EXPECT_TRUE(drawn) << "the co-location panel is missing";
+}
+
 TEST_F(ReportBrowserTest, RealRunOpensOfflineDrawsEveryChartAndShowsAnalyzesNumbers) {
   {
     SCOPED_TRACE("the run, the report, analyze and the browser all succeed");
@@ -168,6 +198,10 @@ TEST_F(ReportBrowserTest, RealRunOpensOfflineDrawsEveryChartAndShowsAnalyzesNumb
   {
     SCOPED_TRACE("the numbers in the page equal ream analyze --json");
     NumbersInThePageEqualAnalyzeJson(analyze_, check_);
+  }
+  {
+    SCOPED_TRACE("the co-location section equals ream analyze --json and draws both curves");
+    ColocationSectionShowsAnalyzesComparison(analyze_, check_);
   }
 }
 

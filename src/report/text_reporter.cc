@@ -71,6 +71,71 @@ std::string RatioText(const analysis::Ratio& r) {
   return r.status;
 }
 
+std::string Percent(const std::optional<double>& v) {
+  if (!v) return "—";
+  char b[32];
+  std::snprintf(b, sizeof b, "%.0f %%", *v * 100);
+  return b;
+}
+
+std::string Interval(const std::optional<double>& low, const std::optional<double>& high) {
+  if (low && high) return "[" + FormatNumber(*low) + ", " + FormatNumber(*high) + "]";
+  return "—";
+}
+
+// Shared servers: per co-runner set, the subject's capacity alone and together with their
+// intervals, its tail level by level with the slack and the EMU, and each co-runner's
+// throughput alone and together (analysis/colocation.h).
+void WriteColocation(const analysis::ExperimentAnalysis& a, const std::string& u, const std::string& upper,
+                     const std::string& pct, std::ostream& os) {
+  if (a.colocation.empty() && a.colocation_note.empty()) return;
+  os << "Co-location — the subject alone and beside each co-runner set (" << a.colocation_note << ")\n";
+  AlignedTable t({"CO-RUNNERS", "SCENARIO / PARTITION", upper + " UNDER QoS ALONE", "INTERVAL",
+                  upper + " UNDER QoS TOGETHER", "INTERVAL", "RATIO", "VERDICT"});
+  for (const auto& g : a.colocation) {
+    auto cap = [](const std::optional<double>& v, bool lower, const std::optional<double>& upper) {
+      return v ? (lower ? "≥ " : "") + FormatNumber(*v) : upper ? "< " + FormatNumber(*upper) : std::string("—");
+    };
+    char ratio[32] = "—";
+    if (g.capacity_ratio) std::snprintf(ratio, sizeof ratio, "%.2f×", *g.capacity_ratio);
+    t.Add({g.set, g.group_key, cap(g.alone_capacity, g.alone_lower_bound, g.alone_upper_bound), Interval(g.alone_low, g.alone_high),
+           cap(g.together_capacity, g.together_lower_bound, g.together_upper_bound), Interval(g.together_low, g.together_high), ratio,
+           g.verdict});
+  }
+  t.Print(os);
+  for (const auto& g : a.colocation) {
+    os << "\n  " << g.set << " on " << g.group_key << ":\n";
+    if (!g.unavailable.empty()) os << "    " << g.unavailable << "\n";
+    AlignedTable tl({u, pct + " ALONE (us)", pct + " TOGETHER (us)", "p99 ALONE", "p99 TOGETHER", "MEETS QoS",
+                     "SLACK", "EMU"});
+    for (const auto& l : g.levels) {
+      std::string meets = l.together_meets ? (*l.together_meets ? "yes" : "no")
+                                           : (l.together_valid ? "—" : "invalid");
+      tl.Add({FormatNumber(l.load), Opt(l.alone_tail_us), Opt(l.together_tail_us), Opt(l.alone_p99_us),
+              Opt(l.together_p99_us), meets, Percent(l.slack), l.emu ? FormatNumber(*l.emu) : "—"});
+    }
+    tl.Print(os);
+    for (const auto& l : g.levels) {
+      if (!l.together_valid && !l.together_reasons.empty()) {
+        os << "    " << FormatNumber(l.load) << " " << u << " together invalid: " << l.together_reasons.front() << "\n";
+      }
+    }
+    AlignedTable tc({"CO-RUNNER", "SCHED", "CPUS", "THROUGHPUT", "ALONE", "TOGETHER", "RATIO"});
+    for (const auto& c : g.corunners) {
+      char ratio[32] = "—";
+      if (c.ratio) std::snprintf(ratio, sizeof ratio, "%.2f×", *c.ratio);
+      tc.Add({c.name, c.sched, c.cpus, c.measure, Opt(c.alone), Opt(c.together), ratio});
+    }
+    tc.Print(os);
+    for (const auto& c : g.corunners) {
+      if (!c.note.empty()) os << "    " << c.name << ": " << c.note << "\n";
+    }
+  }
+  os << "  EMU (Heracles' effective machine utilization) = load / capacity alone + Σ co-runner throughput together / "
+        "alone; slack = (LQoS − "
+     << pct << " together) / LQoS.\n\n";
+}
+
 // The queueing model (second seed): the fitted queue, its Table 5.1 of the mean and of the
 // tail, and the predicted sensitivities beside the measured ones. `ream model` prints this
 // alone.
@@ -313,6 +378,8 @@ class TextReporter : public Reporter {
     os << "\n";
 
     WriteModel(a, pct, os);
+
+    WriteColocation(a, u, upper, pct, os);
 
     if (a.recommendation) {
       os << "Recommendation for " << FormatNumber(a.recommendation->target_qps)

@@ -91,6 +91,11 @@ Result<nlohmann::json> ExperimentToJson(Store& store, const ExperimentRecord& e)
                {"generator_cpus", r.generator_cpus},
                {"status", StatusName(r.status)},
                {"failure", r.failure}};
+    // A run beside co-runners says which, with their alone figures (schema 8).
+    if (!r.key.tenants.empty()) {
+      rj["tenants"] = r.key.tenants;
+      rj["corunners"] = r.tenants;
+    }
     json points = json::array();
     REAM_ASSIGN_OR_RETURN(auto ps, store.ListPoints(r.id));
     for (const auto& p : ps) points.push_back(PointToJson(p, e.load_axis));
@@ -206,7 +211,8 @@ Result<std::map<std::string, std::string>> ExportStore(Store& store, ExportForma
                               std::string(LoadAxisName(e.load_axis)) + "<target load>";
         REAM_ASSIGN_OR_RETURN(std::string log, WriteHdrLog(t0, comment, ivs));
         std::string name = SafeName(e.name) + "/" + SafeName(r.key.scenario) + "." +
-                           SafeName(r.key.partition_label) + ".rep" +
+                           SafeName(r.key.partition_label) +
+                           (r.key.tenants.empty() ? "" : ".with-" + SafeName(r.key.tenants)) + ".rep" +
                            std::to_string(r.key.repetition) + "." + kind + ".hlog";
         files[name] = log;
       }

@@ -180,6 +180,39 @@ UPDATE points SET
                         WHERE key LIKE 'connection lost: %' OR key LIKE 'not sent: %'), '{}')
 WHERE json_valid(generator_json) AND json_type(generator_json, '$.reconnections') = 'integer';
 )sql",
+    // 7 -> 8: shared servers (issue 39). A run is the subject alone or beside a set of
+    // co-runners: `tenants` names the set ('' alone, every existing run) and joins the run's key,
+    // so the UNIQUE constraint changes and the table is rebuilt as in 1 -> 2; tenants_json holds
+    // the co-runners and their alone figures, and each point the co-runners' figures over its
+    // window ('null' for every existing row: they had none).
+    R"sql(
+CREATE TABLE runs_v8 (
+  id INTEGER PRIMARY KEY,
+  experiment_id INTEGER NOT NULL REFERENCES experiments(id) ON DELETE CASCADE,
+  scenario TEXT NOT NULL,
+  partition_label TEXT NOT NULL,
+  partition_json TEXT NOT NULL,
+  repetition INTEGER NOT NULL,
+  ordinal INTEGER NOT NULL,
+  workload_cpus TEXT NOT NULL DEFAULT '',
+  generator_cpus TEXT NOT NULL DEFAULT '',
+  status TEXT NOT NULL,
+  failure TEXT NOT NULL DEFAULT '',
+  started_ns INTEGER,
+  finished_ns INTEGER,
+  sweep_json TEXT NOT NULL DEFAULT '',
+  tenants TEXT NOT NULL DEFAULT '',
+  tenants_json TEXT NOT NULL DEFAULT 'null',
+  UNIQUE (experiment_id, scenario, partition_label, repetition, tenants)
+);
+INSERT INTO runs_v8 (id, experiment_id, scenario, partition_label, partition_json, repetition, ordinal,
+                     workload_cpus, generator_cpus, status, failure, started_ns, finished_ns, sweep_json)
+  SELECT id, experiment_id, scenario, partition_label, partition_json, repetition, ordinal,
+         workload_cpus, generator_cpus, status, failure, started_ns, finished_ns, sweep_json FROM runs;
+DROP TABLE runs;
+ALTER TABLE runs_v8 RENAME TO runs;
+ALTER TABLE points ADD COLUMN tenants_json TEXT NOT NULL DEFAULT 'null';
+)sql",
 };
 constexpr int kMigrationCount = sizeof(kMigrations) / sizeof(kMigrations[0]);
 static_assert(kMigrationCount == kStoreSchemaVersion);
@@ -249,8 +282,9 @@ const char* const kPointTail[] = {"unavailable_json", "generator_json", "monitor
 // one for tests has no such column).
 constexpr const char* kNetworkColumn = "network_json";
 const char* const kConnectionColumns[] = {"reconnections", "lost_requests", "lost_json"};  // schema 7
+constexpr const char* kPointTenantsColumn = "tenants_json";  // schema 8
 
-std::string PointSelectList(bool with_network, bool with_connections) {
+std::string PointSelectList(bool with_network, bool with_connections, bool with_tenants) {
   std::string s;
   auto add = [&](const char* c) { s += (s.empty() ? "" : ", ") + std::string(c); };
   for (auto c : kPointHead) add(c);
@@ -261,6 +295,7 @@ std::string PointSelectList(bool with_network, bool with_connections) {
   if (with_connections) {
     for (auto c : kConnectionColumns) add(c);
   }
+  if (with_tenants) add(kPointTenantsColumn);
   return s;
 }
 
@@ -307,7 +342,9 @@ constexpr const char* kExperimentColumns =
     "qos_at_utilization, min_timely_ratio, max_rate_error, load_axis";
 
 // `with_sweep`: the statement selected kRunColumns with sweep_json (schema 4 on).
-Result<RunRecord> ReadRun(const sql::Statement& st, const std::string& path, bool with_sweep = true) {
+// `with_tenants`: kRunColumns8, with tenants and tenants_json (schema 8 on).
+Result<RunRecord> ReadRun(const sql::Statement& st, const std::string& path, bool with_sweep = true,
+                          bool with_tenants = false) {
   RunRecord r;
   r.id = st.Int(0);
   r.experiment_id = st.Int(1);
@@ -325,12 +362,19 @@ Result<RunRecord> ReadRun(const sql::Statement& st, const std::string& path, boo
   r.started_ns = st.OptInt(11);
   r.finished_ns = st.OptInt(12);
   if (with_sweep) r.sweep = ParseJsonOr(st.Text(13), nullptr);
+  if (with_tenants) {
+    r.key.tenants = st.Text(14);
+    r.tenants = ParseJsonOr(st.Text(15), nullptr);
+  }
   return r;
 }
 
 constexpr const char* kRunColumns =
     "id, experiment_id, scenario, partition_label, partition_json, repetition, ordinal, "
     "workload_cpus, generator_cpus, status, failure, started_ns, finished_ns, sweep_json";
+constexpr const char* kRunColumns8 =
+    "id, experiment_id, scenario, partition_label, partition_json, repetition, ordinal, "
+    "workload_cpus, generator_cpus, status, failure, started_ns, finished_ns, sweep_json, tenants, tenants_json";
 // The same as a schema before 4 has them (tests that build such a database use EnsureRun).
 constexpr const char* kRunColumnsV3 =
     "id, experiment_id, scenario, partition_label, partition_json, repetition, ordinal, "
@@ -380,6 +424,8 @@ nlohmann::json PointToJson(const PointRecord& p, LoadAxis axis) {
   if (p.reconnections) j["reconnections"] = *p.reconnections;
   if (p.lost_requests) j["lost_requests"] = *p.lost_requests;
   if (!p.lost_reasons.is_null()) j["lost_reasons"] = p.lost_reasons;
+  // Only a point measured beside co-runners has them.
+  if (!p.tenants.is_null()) j["tenants"] = p.tenants;
   return j;
 }
 
@@ -640,41 +686,59 @@ Result<std::optional<EnvironmentRecord>> Store::GetEnvironment(int64_t experimen
 }
 
 Result<RunRecord> Store::EnsureRun(const RunRecord& run) {
+  const bool with_tenants = schema_version_ >= 8;
+  if (!with_tenants && !run.key.tenants.empty()) {
+    return Internal(db_.path() + ": a run beside co-runners needs schema 8 (this store is at " +
+                              std::to_string(schema_version_) + ")");
+  }
   REAM_ASSIGN_OR_RETURN(
       auto ins,
-      db_.Prepare("INSERT OR IGNORE INTO runs (experiment_id, scenario, partition_label, "
-                  "partition_json, repetition, ordinal, workload_cpus, generator_cpus, status, "
-                  "failure, started_ns, finished_ns) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)"));
+      db_.Prepare(std::string("INSERT OR IGNORE INTO runs (experiment_id, scenario, partition_label, "
+                              "partition_json, repetition, ordinal, workload_cpus, generator_cpus, status, "
+                              "failure, started_ns, finished_ns") +
+                  (with_tenants ? ", tenants, tenants_json) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+                                : ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?)")));
   ins.Bind(1, run.experiment_id).Bind(2, run.key.scenario).Bind(3, run.key.partition_label);
   ins.Bind(4, run.partition.dump()).Bind(5, static_cast<int64_t>(run.key.repetition));
   ins.Bind(6, run.ordinal).Bind(7, run.workload_cpus).Bind(8, run.generator_cpus);
   ins.Bind(9, StatusName(run.status)).Bind(10, run.failure);
   ins.Bind(11, run.started_ns).Bind(12, run.finished_ns);
+  if (with_tenants) ins.Bind(13, run.key.tenants).Bind(14, run.tenants.dump());
   REAM_RETURN_IF_ERROR(ins.Run());
   const bool with_sweep = schema_version_ >= 4;
-  REAM_ASSIGN_OR_RETURN(auto st, db_.Prepare(std::string("SELECT ") + (with_sweep ? kRunColumns : kRunColumnsV3) +
+  REAM_ASSIGN_OR_RETURN(auto st, db_.Prepare(std::string("SELECT ") +
+                                              (with_tenants ? kRunColumns8 : with_sweep ? kRunColumns : kRunColumnsV3) +
                                               " FROM runs WHERE experiment_id = ? AND "
                                               "scenario = ? AND partition_label = ? AND "
-                                              "repetition = ?"));
+                                              "repetition = ?" + (with_tenants ? " AND tenants = ?" : "")));
   st.Bind(1, run.experiment_id).Bind(2, run.key.scenario).Bind(3, run.key.partition_label);
   st.Bind(4, static_cast<int64_t>(run.key.repetition));
+  if (with_tenants) st.Bind(5, run.key.tenants);
   REAM_ASSIGN_OR_RETURN(bool row, st.Step());
   if (!row) return Internal("run vanished right after insertion in " + db_.path());
-  return ReadRun(st, db_.path(), with_sweep);
+  return ReadRun(st, db_.path(), with_sweep, with_tenants);
 }
 
 Status Store::UpdateRun(const RunRecord& run) {
-  REAM_ASSIGN_OR_RETURN(auto st, db_.Prepare("UPDATE runs SET workload_cpus = ?, "
-                                              "generator_cpus = ?, status = ?, failure = ?, "
-                                              "started_ns = ?, finished_ns = ?, sweep_json = ? WHERE id = ?"));
+  const bool with_tenants = schema_version_ >= 8;
+  REAM_ASSIGN_OR_RETURN(auto st, db_.Prepare(std::string("UPDATE runs SET workload_cpus = ?, "
+                                                          "generator_cpus = ?, status = ?, failure = ?, "
+                                                          "started_ns = ?, finished_ns = ?, sweep_json = ?") +
+                                              (with_tenants ? ", tenants_json = ?" : "") + " WHERE id = ?"));
   st.Bind(1, run.workload_cpus).Bind(2, run.generator_cpus).Bind(3, StatusName(run.status));
   st.Bind(4, run.failure).Bind(5, run.started_ns).Bind(6, run.finished_ns);
-  st.Bind(7, run.sweep.is_null() ? std::string() : run.sweep.dump()).Bind(8, run.id);
+  st.Bind(7, run.sweep.is_null() ? std::string() : run.sweep.dump());
+  if (with_tenants) {
+    st.Bind(8, run.tenants.dump()).Bind(9, run.id);
+  } else {
+    st.Bind(8, run.id);
+  }
   return st.Run();
 }
 
 Result<std::vector<RunRecord>> Store::ListRuns(int64_t experiment_id) {
-  REAM_ASSIGN_OR_RETURN(auto st, db_.Prepare(std::string("SELECT ") + kRunColumns +
+  const bool with_tenants = schema_version_ >= 8;
+  REAM_ASSIGN_OR_RETURN(auto st, db_.Prepare(std::string("SELECT ") + (with_tenants ? kRunColumns8 : kRunColumns) +
                                               " FROM runs WHERE experiment_id = ? "
                                               "ORDER BY ordinal, id"));
   st.Bind(1, experiment_id);
@@ -682,7 +746,7 @@ Result<std::vector<RunRecord>> Store::ListRuns(int64_t experiment_id) {
   while (true) {
     REAM_ASSIGN_OR_RETURN(bool row, st.Step());
     if (!row) break;
-    REAM_ASSIGN_OR_RETURN(auto r, ReadRun(st, db_.path()));
+    REAM_ASSIGN_OR_RETURN(auto r, ReadRun(st, db_.path(), true, with_tenants));
     v.push_back(std::move(r));
   }
   return v;
@@ -710,6 +774,8 @@ Result<int64_t> Store::InsertPoint(const PointData& data) {
   if (with_connections) {
     for (auto c : kConnectionColumns) add(c);
   }
+  const bool with_tenants = schema_version_ >= 8;
+  if (with_tenants) add(kPointTenantsColumn);
   REAM_ASSIGN_OR_RETURN(auto st, db_.Prepare("INSERT INTO points (" + cols + ") VALUES (" +
                                               marks + ")"));
   int i = 1;
@@ -737,6 +803,7 @@ Result<int64_t> Store::InsertPoint(const PointData& data) {
     st.Bind(i++, p.lost_requests);
     st.Bind(i++, p.lost_reasons.dump());
   }
+  if (with_tenants) st.Bind(i++, p.tenants.dump());
   Status s = st.Run();
   if (s.code() == StatusCode::kAlreadyExists) {
     return Status(StatusCode::kAlreadyExists,
@@ -768,7 +835,8 @@ Result<int64_t> Store::InsertPoint(const PointData& data) {
 Result<std::vector<PointRecord>> Store::ListPoints(int64_t run_id) {
   const bool with_network = schema_version_ >= 6;
   const bool with_connections = schema_version_ >= 7;
-  REAM_ASSIGN_OR_RETURN(auto st, db_.Prepare("SELECT " + PointSelectList(with_network, with_connections) +
+  const bool with_tenants = schema_version_ >= 8;
+  REAM_ASSIGN_OR_RETURN(auto st, db_.Prepare("SELECT " + PointSelectList(with_network, with_connections, with_tenants) +
                                               " FROM points WHERE run_id = ? ORDER BY seq, id"));
   st.Bind(1, run_id);
   std::vector<PointRecord> v;
@@ -810,6 +878,7 @@ Result<std::vector<PointRecord>> Store::ListPoints(int64_t run_id) {
       p.lost_requests = st.OptInt(c++);
       p.lost_reasons = ParseJsonOr(st.Text(c++), nullptr);
     }
+    if (with_tenants) p.tenants = ParseJsonOr(st.Text(c++), nullptr);
     v.push_back(std::move(p));
   }
   return v;

@@ -25,7 +25,7 @@
 namespace ream {
 
 // The schema version this build writes; older databases are migrated on open.
-inline constexpr int kStoreSchemaVersion = 7;
+inline constexpr int kStoreSchemaVersion = 8;
 
 // The QoS rule and validity thresholds of an experiment, as its spec set them.
 struct QosSettings {
@@ -71,6 +71,9 @@ struct RunKey {
   std::string scenario;         // "1-ST", "2-ST", "2-SMT", "cpus:0", ...
   std::string partition_label;  // "default", "mem=512M,quota=50%", ... (unique per experiment)
   int repetition = 0;           // 0-based
+  // The co-runner set beside the subject (schema 8; experiment/plan.h PlannedRun::tenants):
+  // "" for the subject alone, else the co-runners' names joined by "+".
+  std::string tenants;
 };
 
 struct RunRecord {
@@ -88,6 +91,10 @@ struct RunRecord {
   // How the sweep chose the run's levels when it chose them itself (`qps = "auto"`):
   // {"levels": [...], "why": "...", "probes": [...]}; null when the spec listed them.
   nlohmann::json sweep;
+  // The co-runners of a shared run (schema 8): {"corunners": [{name, command, cpus, sched, ...,
+  // "alone": the co-runner's figures over a window with the subject not running}]}; null for a
+  // run of the subject alone.
+  nlohmann::json tenants;
 };
 
 // What one network knob (LogGP L, o, g, G) really did, measured before the sweep: stored with
@@ -172,6 +179,10 @@ struct PointRecord {
   // reconnected).
   std::optional<int64_t> reconnections, lost_requests;
   nlohmann::json lost_reasons;
+  // Each co-runner's figures over the point's window (schema 8; experiment/corunners.h):
+  // {"NAME": {cpu_util, cpu_s, mem_bytes, ..., completions, run_time_mean_s, ended}}; null
+  // when the subject ran alone.
+  nlohmann::json tenants;
 };
 
 // Histogram kinds stored per point (all in nanoseconds).

@@ -1,0 +1,222 @@
+// The co-location section of the analysis (colocation.h): every co-runner set's runs analyzed
+// as the subject's alone are, with the alone QoS target, and compared level by level.
+#include <algorithm>
+#include <set>
+
+#include "analysis/analysis.h"
+#include "analysis/merge.h"
+#include "platform/median.h"
+
+namespace ream::analysis {
+namespace {
+
+std::optional<double> Num(const nlohmann::json& j, const char* key) {
+  if (!j.is_object() || !j.contains(key) || !j[key].is_number()) return std::nullopt;
+  return j[key].get<double>();
+}
+
+// A co-runner's throughput in a window's figures, in `measure`.
+std::optional<double> Throughput(const nlohmann::json& fig, const std::string& measure) {
+  return Num(fig, measure == "completions/s" ? "completions_per_s" : "cpu_share");
+}
+
+const PointAnalysis* PointAt(const GroupAnalysis& g, double load) {
+  for (const auto& p : g.points) {
+    if (SameLoad(p.target_load, load)) return &p;
+  }
+  return nullptr;
+}
+
+void CopyCapacity(const Capacity& c, std::optional<double>* value, std::optional<double>* low,
+                  std::optional<double>* high, bool* lower_bound, std::optional<double>* upper_bound,
+                  std::string* status) {
+  *value = c.qps;
+  *upper_bound = c.upper_bound;
+  *low = c.low;
+  *high = c.high;
+  *lower_bound = c.lower_bound;
+  *status = c.status;
+}
+
+std::string Verdict(const ColocationGroup& g) {
+  // A side whose every valid level missed QoS has no capacity, only a bound: it lies below its
+  // lowest valid level, and nothing below that was measured.
+  if (!g.together_capacity && g.together_upper_bound && g.alone_capacity) {
+    return g.alone_low.value_or(*g.alone_capacity) >= *g.together_upper_bound
+               ? "lower beyond both intervals (together, even the lowest level missed QoS)"
+               : "cannot be compared: together, even the lowest level missed QoS, above the alone capacity's interval";
+  }
+  if (!g.alone_capacity && g.alone_upper_bound && g.together_capacity) {
+    return g.together_low.value_or(*g.together_capacity) >= *g.alone_upper_bound
+               ? "higher beyond both intervals (alone, even the lowest level missed QoS)"
+               : "cannot be compared: alone, even the lowest level missed QoS";
+  }
+  if (!g.alone_capacity || !g.together_capacity) return "cannot be compared: a capacity is missing";
+  const double alone_low = g.alone_low.value_or(*g.alone_capacity);
+  const double alone_high = g.alone_high.value_or(*g.alone_capacity);
+  const double together_low = g.together_low.value_or(*g.together_capacity);
+  const double together_high = g.together_high.value_or(*g.together_capacity);
+  if (together_high < alone_low && !g.together_lower_bound) return "lower beyond both intervals";
+  if (together_low > alone_high && !g.alone_lower_bound) return "higher beyond both intervals";
+  return "within the intervals";
+}
+
+}  // namespace
+
+std::vector<ColocationGroup> AnalyzeColocation(const ExperimentData& d, const ExperimentAnalysis& alone,
+                                               const AnalysisOptions& o) {
+  std::vector<ColocationGroup> out;
+  std::vector<std::string> sets;
+  for (const auto& r : d.runs) {
+    if (!r.tenants.empty() && std::find(sets.begin(), sets.end(), r.tenants) == sets.end()) sets.push_back(r.tenants);
+  }
+  const std::optional<double> lqos = alone.qos.target_us;
+  for (const std::string& set : sets) {
+    ExperimentData shared = d;
+    shared.runs.clear();
+    for (const auto& r : d.runs) {
+      if (r.tenants == set) shared.runs.push_back(r);
+    }
+    // The subject's QoS is its own, measured alone: the shared runs are judged against it.
+    if (lqos) shared.qos.fixed_target_us = lqos;
+    AnalysisOptions so = o;
+    so.target_qps.reset();
+    so.baseline = nullptr;
+    auto together = AnalyzeSweeps(shared, so);
+    for (const GroupAnalysis& ag : alone.groups) {
+      ColocationGroup g;
+      g.set = set;
+      g.group_key = ag.key;
+      CopyCapacity(ag.capacity, &g.alone_capacity, &g.alone_low, &g.alone_high, &g.alone_lower_bound,
+                   &g.alone_upper_bound, &g.alone_status);
+      const GroupAnalysis* tg = together.ok() ? together->Find(ag.key) : nullptr;
+      if (!together.ok()) {
+        g.unavailable = "the shared runs: " + together.status().message();
+      } else if (!tg) {
+        g.unavailable = "no shared run of " + ag.key;
+      } else {
+        CopyCapacity(tg->capacity, &g.together_capacity, &g.together_low, &g.together_high, &g.together_lower_bound,
+                     &g.together_upper_bound, &g.together_status);
+        if (g.alone_capacity && g.together_capacity && *g.alone_capacity > 0) {
+          g.capacity_ratio = *g.together_capacity / *g.alone_capacity;
+        }
+      }
+      g.verdict = g.unavailable.empty() ? Verdict(g) : "cannot be compared: " + g.unavailable;
+
+      // The runs of this group on each side, for the co-runners' raw figures.
+      std::vector<const RunData*> runs;
+      for (const auto& r : shared.runs) {
+        if (GroupKey(r.scenario, r.partition) == ag.key) runs.push_back(&r);
+      }
+      // Each co-runner: its measure, and its throughput alone (median over the runs' windows).
+      std::vector<std::string> names;
+      for (const RunData* r : runs) {
+        if (!r->corunners.is_object() || !r->corunners.contains("corunners")) continue;
+        for (const auto& c : r->corunners["corunners"]) {
+          std::string name = c.value("name", std::string());
+          if (std::find(names.begin(), names.end(), name) != names.end()) continue;
+          names.push_back(name);
+          CorunnerFigures f;
+          f.name = name;
+          f.sched = c.value("sched", std::string());
+          f.cpus = c.value("cpu_list", c.value("cpus", std::string()));
+          g.corunners.push_back(f);
+        }
+      }
+      for (auto& f : g.corunners) {
+        std::vector<nlohmann::json> windows;
+        for (const RunData* r : runs) {
+          if (r->corunners.is_object() && r->corunners.contains("alone") && r->corunners["alone"].contains(f.name)) {
+            windows.push_back(r->corunners["alone"][f.name]);
+          }
+        }
+        bool completes = !windows.empty();
+        for (const auto& w : windows) completes = completes && Num(w, "completions").value_or(0) > 0;
+        f.measure = completes ? "completions/s" : "CPU-s/s";
+        std::vector<double> values;
+        for (const auto& w : windows) {
+          if (auto v = Throughput(w, f.measure)) values.push_back(*v);
+        }
+        f.alone_windows = static_cast<int>(values.size());
+        if (!values.empty()) {
+          f.alone = Median(values);
+        } else {
+          f.note = windows.empty() ? "not measured alone ([colocation] alone = false, or the run was cut short)"
+                                   : "its alone windows have no " + f.measure + " (the CPU monitor was unavailable)";
+        }
+      }
+
+      // Level by level: the loads the shared runs measured, with the alone figures there.
+      std::map<std::string, std::vector<double>> together_values;
+      if (tg) {
+        for (const PointAnalysis& tp : tg->points) {
+          ColocationLevel l;
+          l.load = tp.target_load;
+          l.together_valid = tp.valid;
+          if (tp.valid) {
+            l.together_tail_us = tp.tail_us;
+            l.together_p99_us = tp.p99_us;
+          }
+          l.together_meets = tp.meets_qos;
+          if (!tp.valid) l.together_reasons = tp.reasons;
+          if (const PointAnalysis* ap = PointAt(ag, tp.target_load)) {
+            l.alone_valid = ap->valid;
+            if (ap->valid) {
+              l.alone_tail_us = ap->tail_us;
+              l.alone_p99_us = ap->p99_us;
+            }
+            l.alone_meets = ap->meets_qos;
+          }
+          if (lqos && l.together_tail_us && *lqos > 0) l.slack = (*lqos - *l.together_tail_us) / *lqos;
+          // The co-runners at this level: the median of the shared runs' points there.
+          bool all = true;
+          double emu = 0;
+          if (g.alone_capacity && *g.alone_capacity > 0) {
+            emu = l.load / *g.alone_capacity;
+          } else {
+            all = false;
+            l.emu_note = "the subject's capacity alone is unknown";
+          }
+          for (const auto& f : g.corunners) {
+            std::vector<double> vs;
+            for (const RunData* r : runs) {
+              for (const PointData* p : DecidingPoints(*r, tp.target_load)) {
+                if (p->tenants.is_object() && p->tenants.contains(f.name)) {
+                  if (auto v = Throughput(p->tenants[f.name], f.measure)) vs.push_back(*v);
+                }
+              }
+            }
+            if (vs.empty()) {
+              all = false;
+              l.emu_note = "co-runner '" + f.name + "' has no " + f.measure + " at this level";
+              continue;
+            }
+            const double v = Median(vs);
+            l.corunner_throughput[f.name] = v;
+            together_values[f.name].push_back(v);
+            if (f.alone && *f.alone > 0) {
+              emu += v / *f.alone;
+            } else {
+              all = false;
+              l.emu_note = "co-runner '" + f.name + "' has no throughput alone";
+            }
+          }
+          if (all) l.emu = emu;
+          g.levels.push_back(std::move(l));
+        }
+      }
+      for (auto& f : g.corunners) {
+        auto it = together_values.find(f.name);
+        if (it == together_values.end() || it->second.empty()) continue;
+        double sum = 0;
+        for (double v : it->second) sum += v;
+        f.together = sum / static_cast<double>(it->second.size());
+        if (f.alone && *f.alone > 0) f.ratio = *f.together / *f.alone;
+      }
+      out.push_back(std::move(g));
+    }
+  }
+  return out;
+}
+
+}  // namespace ream::analysis

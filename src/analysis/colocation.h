@@ -1,0 +1,67 @@
+// Shared servers (DESIGN.md "Shared servers", docs/colocation.md): the subject measured alone
+// and beside each co-runner set in one run, turned into ratios from that run — its QPS under
+// QoS alone and together with their intervals, its tail at every level both measured, each
+// co-runner's throughput alone and together, Heracles' effective machine utilization (EMU) and
+// the subject's slack at each level.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ream::analysis {
+
+// One co-runner of a set: its throughput alone (over the windows measured with the subject not
+// running) and together (the mean over the shared points). The measure is its completions per
+// second when it completes runs (a batch job that `restart` repeats) in every alone window,
+// else the CPU-seconds it obtained per second (an antagonist that never ends: the share of a
+// CPU it got is the work it could do).
+struct CorunnerFigures {
+  std::string name;
+  std::string sched, cpus;  // as the spec gave them
+  std::string measure;      // "completions/s" or "CPU-s/s"
+  std::optional<double> alone, together, ratio;  // ratio = together / alone
+  int alone_windows = 0;    // windows the alone value is the median of
+  std::string note;         // why a figure is missing
+};
+
+// One load level both sides measured.
+struct ColocationLevel {
+  double load = 0;
+  std::optional<double> alone_tail_us, together_tail_us;  // the QoS percentile
+  std::optional<double> alone_p99_us, together_p99_us;
+  bool alone_valid = false, together_valid = false;
+  std::optional<bool> alone_meets, together_meets;
+  std::vector<std::string> together_reasons;  // why the shared point is invalid
+  // (LQoS - together tail) / LQoS: how much room the subject keeps beside the set (negative:
+  // it misses QoS).
+  std::optional<double> slack;
+  // Heracles' effective machine utilization: load / capacity alone + Σ co-runner throughput
+  // together / alone. nullopt when a term is unknown (emu_note says which).
+  std::optional<double> emu;
+  std::string emu_note;
+  std::map<std::string, double> corunner_throughput;  // at this level, in each one's measure
+};
+
+// A co-runner set beside the subject in one scenario × partition.
+struct ColocationGroup {
+  std::string set;        // "cache+stream"
+  std::string group_key;  // "1-ST / unlimited"
+  // The subject's QPS under QoS (axis units) alone and together, with their intervals.
+  std::optional<double> alone_capacity, alone_low, alone_high;
+  std::optional<double> together_capacity, together_low, together_high;
+  bool alone_lower_bound = false, together_lower_bound = false;
+  // When even the lowest valid level missed QoS: the capacity lies below it (no value above).
+  std::optional<double> alone_upper_bound, together_upper_bound;
+  std::string alone_status, together_status;
+  std::optional<double> capacity_ratio;  // together / alone
+  // "lower beyond both intervals", "higher beyond both intervals", "within the intervals", or
+  // why it cannot be said.
+  std::string verdict;
+  std::vector<ColocationLevel> levels;
+  std::vector<CorunnerFigures> corunners;
+  std::string unavailable;  // why nothing could be compared (no valid shared point, ...)
+};
+
+}  // namespace ream::analysis

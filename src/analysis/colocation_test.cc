@@ -1,0 +1,116 @@
+// The co-location comparison (colocation.h) on known inputs: the subject an M/M/1 server alone
+// and, beside a co-runner that takes part of its CPU, one whose service is slower; the
+// co-runner's throughput alone and together from the stored windows.
+#include "analysis/colocation.h"
+
+#include <gtest/gtest.h>
+
+#include "analysis/analysis.h"
+#include "analysis/queueing.h"
+
+namespace ream::analysis {
+namespace {
+
+PointData Mm1Point(double lambda, double s) {
+  PointData p;
+  p.target_load = p.achieved_qps = p.throughput_qps = lambda;
+  p.valid = true;
+  p.timely_ratio = 1;
+  QueueModel m{1, s, 50e-6};
+  p.latency_mean_us = *MeanResponse(m, lambda) * 1e6;
+  p.p95_us = *ResponsePercentile(m, lambda, 0.95) * 1e6;
+  p.p50_us = *ResponsePercentile(m, lambda, 0.50) * 1e6;
+  p.p99_us = *ResponsePercentile(m, lambda, 0.99) * 1e6;
+  p.p999_us = p.p99_us;
+  p.service_mean_us = s * 1e6;
+  p.cpu_util = Metric::Of(lambda * s);
+  return p;
+}
+
+// A run of the subject (service s) over 500..8000 QPS; beside `tenants` when given, whose
+// co-runner "job" completed `alone_rate` runs/s alone and `together_rate` beside each point.
+RunData Run(double s, const std::string& tenants, int rep, double alone_rate, double together_rate) {
+  RunData r;
+  r.scenario = "1-ST";
+  r.repetition = rep;
+  r.tenants = tenants;
+  for (double l = 500; l <= 8000; l += 500) {
+    PointData p = Mm1Point(l, s);
+    if (!tenants.empty()) {
+      p.tenants = {{"job", {{"completions", 10}, {"completions_per_s", together_rate}, {"cpu_share", 0.4}}}};
+    }
+    r.points.push_back(p);
+  }
+  if (!tenants.empty()) {
+    r.corunners = {{"corunners", {{{"name", "job"}, {"sched", "idle"}, {"cpu_list", "0"}}}},
+                   {"alone", {{"job", {{"completions", 20}, {"completions_per_s", alone_rate}, {"cpu_share", 0.99}}}}}};
+  }
+  return r;
+}
+
+TEST(Colocation, CapacityAloneAndTogetherWithTheAloneTargetEmuAndTheCorunnersThroughput) {
+  ExperimentData d;
+  d.name = "shared";
+  d.qos.fixed_target_us = 1000;
+  for (int rep = 0; rep < 2; ++rep) {
+    d.runs.push_back(Run(100e-6, "", rep, 0, 0));
+    d.runs.push_back(Run(160e-6, "job", rep, 4.0, 1.0));
+  }
+  auto a = Analyze(d, {});
+  ASSERT_TRUE(a.ok()) << a.status().message();
+  // The subject's own findings are its alone runs' only.
+  ASSERT_EQ(a->groups.size(), 1u);
+  ASSERT_EQ(a->colocation.size(), 1u);
+  const ColocationGroup& g = a->colocation[0];
+  EXPECT_EQ(g.set, "job");
+  ASSERT_TRUE(g.alone_capacity && g.together_capacity);
+  EXPECT_NEAR(*g.alone_capacity, *a->groups[0].capacity.qps, 1e-9);
+  // A slower service beside the co-runner: fewer QPS under the same target.
+  EXPECT_LT(*g.together_capacity, *g.alone_capacity * 0.8);
+  EXPECT_NEAR(*g.capacity_ratio, *g.together_capacity / *g.alone_capacity, 1e-12);
+  EXPECT_EQ(g.verdict, "lower beyond both intervals");
+  // The co-runner completes runs in every alone window: its measure is completions/s.
+  ASSERT_EQ(g.corunners.size(), 1u);
+  EXPECT_EQ(g.corunners[0].measure, "completions/s");
+  EXPECT_DOUBLE_EQ(*g.corunners[0].alone, 4.0);
+  EXPECT_DOUBLE_EQ(*g.corunners[0].together, 1.0);
+  EXPECT_DOUBLE_EQ(*g.corunners[0].ratio, 0.25);
+  // EMU at 1000 QPS: 1000 / capacity alone + 1 / 4; slack from the alone LQoS.
+  const ColocationLevel* l1000 = nullptr;
+  for (const auto& l : g.levels) {
+    if (l.load == 1000) l1000 = &l;
+  }
+  ASSERT_NE(l1000, nullptr);
+  ASSERT_TRUE(l1000->emu.has_value()) << l1000->emu_note;
+  EXPECT_NEAR(*l1000->emu, 1000 / *g.alone_capacity + 0.25, 1e-9);
+  ASSERT_TRUE(l1000->slack && l1000->together_tail_us);
+  EXPECT_NEAR(*l1000->slack, (1000 - *l1000->together_tail_us) / 1000, 1e-12);
+  EXPECT_GT(*l1000->together_tail_us, *l1000->alone_tail_us);
+  // JSON carries the section.
+  auto j = ToJson(*a);
+  ASSERT_TRUE(j.contains("colocation"));
+  EXPECT_EQ(j["colocation"]["groups"][0]["verdict"], "lower beyond both intervals");
+}
+
+TEST(Colocation, AnAntagonistThatNeverCompletesIsMeasuredByTheCpuItGot) {
+  ExperimentData d;
+  d.name = "shared";
+  d.qos.fixed_target_us = 1000;
+  RunData alone = Run(100e-6, "", 0, 0, 0);
+  RunData shared = Run(100e-6, "spin", 0, 0, 0);
+  shared.corunners = {{"corunners", {{{"name", "spin"}, {"sched", "normal"}, {"cpu_list", "0"}}}},
+                      {"alone", {{"spin", {{"completions", 0}, {"cpu_share", 0.98}}}}}};
+  for (auto& p : shared.points) p.tenants = {{"spin", {{"completions", 0}, {"cpu_share", 0.49}}}};
+  d.runs = {alone, shared};
+  auto a = Analyze(d, {});
+  ASSERT_TRUE(a.ok()) << a.status().message();
+  ASSERT_EQ(a->colocation.size(), 1u);
+  const auto& c = a->colocation[0].corunners.at(0);
+  EXPECT_EQ(c.measure, "CPU-s/s");
+  EXPECT_NEAR(*c.ratio, 0.5, 1e-12);
+  // The same service alone and together: the verdict is that nothing moved.
+  EXPECT_EQ(a->colocation[0].verdict, "within the intervals");
+}
+
+}  // namespace
+}  // namespace ream::analysis

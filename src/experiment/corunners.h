@@ -1,0 +1,92 @@
+// The co-runners of one shared run (DESIGN.md "Shared servers", docs/colocation.md): each
+// [[corunner]] of the run's set in a sandbox of its own (the run's sandbox kind) with its
+// partition, on its CPUs, in its scheduling class (`ream corun --sched`), started before the
+// subject's first point and kept running across the points; over each point's window the
+// monitors sample every co-runner as they sample the subject, its completions are counted
+// (`ream corun --repeat` restarts a job that ended well and prints each completion), and a
+// co-runner that ended otherwise during the window is named with how it ended.
+//
+//   CorunnerSet set(p, kind, spec, prep, run, state_dir);
+//   REAM_RETURN_IF_ERROR(set.EnsureRunning(interrupted).status());
+//   set.WindowStarted();  ... the subject's point ...  set.WindowEnded();
+//   point.tenants = set.Figures();  for (auto& why : set.EndedDuringWindow()) ... invalid
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "experiment/plan.h"
+#include "experiment/preflight.h"
+#include "experiment/spec.h"
+#include "monitor/monitor.h"
+#include "platform/platform.h"
+#include "sandbox/sandbox.h"
+
+namespace ream {
+
+// The CPUs a co-runner runs on in a run of `scenario`: "subject" the subject's, "others" the
+// online CPUs that are neither the subject's nor the generator's, or its list (each must be
+// online). InvalidArgument naming the co-runner and the key when there is none or a CPU is
+// not this machine's.
+Result<std::vector<int>> CorunnerCpus(const ExperimentSpec& spec, const CorunnerSpec& c, const Prepared& prep,
+                                      const std::string& scenario);
+
+// The argv a co-runner's sandbox runs: `ream corun --sched CLASS [--repeat] -- COMMAND...`
+// (a batch program's COMMAND is `ream batch NAME --seconds S`).
+std::vector<std::string> CorunnerArgv(const CorunnerSpec& c, const std::string& ream_binary);
+
+class CorunnerSet {
+ public:
+  CorunnerSet(Platform& p, SandboxKind& kind, const ExperimentSpec& spec, const Prepared& prep, const PlannedRun& run,
+              std::string state_dir);
+  ~CorunnerSet();
+  CorunnerSet(const CorunnerSet&) = delete;
+  CorunnerSet& operator=(const CorunnerSet&) = delete;
+
+  // Starts every co-runner of the set that is not running (all of them the first time; one
+  // that ended since, again) and waits until each is ready. The descriptions of the ones that
+  // had ended ("'stream' killed by signal 9 (SIGKILL)"), for the run's events. Unavailable or
+  // Timeout naming the co-runner (with its last output) when one cannot start or become
+  // ready; Cancelled when `interrupted` turns true. Nothing is left running on failure.
+  Result<std::vector<std::string>> EnsureRunning(const std::function<bool()>& interrupted);
+
+  // The window of a point (or of the co-runners' alone measurement): the monitors sample each
+  // co-runner from WindowStarted to WindowEnded, and completions are counted in between.
+  void WindowStarted();
+  void WindowEnded();
+  // Each co-runner's figures over the last window: {"NAME": {"cpu_util", "cpu_s", "mem_bytes",
+  // "net_rx_bps", ..., "unavailable": {...}, "completions", "run_time_mean_s", "window_s",
+  // "throughput" (completions per second for a job that completes, else CPU-seconds per
+  // second), "throughput_unit", "ended": "" or how it ended}}.
+  nlohmann::json Figures() const;
+  // "co-runner 'stream' killed by signal 9 (SIGKILL) during the window" for each co-runner that
+  // ended during the last window other than by a completion --repeat restarted.
+  std::vector<std::string> EndedDuringWindow() const;
+  // The set as stored with the run: each co-runner's spec, CPUs and sandbox.
+  nlohmann::json Describe() const;
+
+  // Stops every co-runner (SIGTERM, SIGKILL after the grace) and removes its sandbox. The first
+  // error; idempotent.
+  Status Stop();
+
+ private:
+  struct Tenant;
+  Result<std::unique_ptr<Sandbox>> StartOne(Tenant& t, const std::function<bool()>& interrupted);
+
+  Platform& p_;
+  SandboxKind& kind_;
+  const ExperimentSpec& spec_;
+  const Prepared& prep_;
+  const PlannedRun& run_;
+  std::string state_dir_;
+  std::vector<std::unique_ptr<Tenant>> tenants_;
+};
+
+}  // namespace ream
