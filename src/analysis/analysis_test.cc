@@ -152,8 +152,8 @@ TEST(Analyze, ServiceDemandLawWhenTheServerReportsNothing) {
 }
 
 // Under keep-awake the workload's CPU time per request was measured to double on a VM
-// (docs/performance.md): a service time from the demand law then carries that warning; a
-// server-reported one does not need it.
+// (docs/notes/performance-notes.md): a service time from the demand law then carries that warning;
+// a server-reported one does not need it.
 TEST(Analyze, ServiceDemandLawUnderKeepAwakeSaysWhatItMayInherit) {
   ExperimentData d;
   d.name = "blackbox";

@@ -86,10 +86,10 @@ Capacity ComputeCapacity(const std::vector<PointAnalysis>& points, std::optional
   }
   // The lowest loads may miss QoS while higher ones meet it: on a virtual machine both sides'
   // CPUs go idle between requests at low load and every request pays their wake-ups, so the
-  // tail there can lie above the tail at moderate load (docs/performance.md). The seed's figure
-  // is the most load meeting QoS, so the crossing is read from the first load that meets it,
-  // and the analysis says which lower loads missed. Only when none meets is capacity below the
-  // sweep.
+  // tail there can lie above the tail at moderate load (docs/notes/performance-notes.md). The
+  // seed's figure is the most load meeting QoS, so the crossing is read from the first load that
+  // meets it, and the analysis says which lower loads missed. Only when none meets is capacity
+  // below the sweep.
   size_t first_pass = 0;
   while (first_pass < mid.size() && mid[first_pass].y > *target) ++first_pass;
   if (first_pass == mid.size()) {

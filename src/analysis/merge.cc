@@ -74,7 +74,7 @@ std::vector<const PointData*> DecidingPoints(const RunData& r, double load) {
 // point. Every figure is the median of the measurements' figures: they were taken at
 // different times, and a median is not moved by one of them having been disturbed (a host
 // stall, a neighbour), where a mean is (measured: one disturbed 2 s window made a mean of
-// three p95s 79 % high, docs/performance.md). The tail's interval is then the median's
+// three p95s 79 % high, docs/notes/performance-notes.md). The tail's interval is then the median's
 // order-statistics interval across them, with its coverage stated; a single measurement's
 // comes from its histogram. An invalid measurement is a failed measurement, not an answer
 // (as a sweep's re-measurement treats it): while another is valid it is left out, and

@@ -53,13 +53,13 @@ duration = "1500ms"
 response_timeout = "200ms"
 connections = 2
 # ream's default timely tolerance (20us) cannot be held on this project's 2-vCPU VMs, whose
-# vCPUs stall >20us ~1100 times a second, up to ~250us (docs/performance.md); 200us can, and
-# is reported.
+# vCPUs stall >20us ~1100 times a second, up to ~250us (docs/notes/performance-notes.md); 200us can,
+# and is reported.
 timely_tolerance = "200us"
 # The generator spins instead of sleeping between sends: a response then never has to wake
 # its CPU. On this project's VMs that wake-up (an IPI to an idle vCPU) costs the server's
 # send 15-25 us of CPU at low rates, which 1/mu (the CPU time per request) would count as
-# service although no queued request ever waits for it (docs/performance.md).
+# service although no queued request ever waits for it (docs/notes/performance-notes.md).
 wait = "spin"
 )" + std::string(poll ? "keep_awake = true\n" : "") + R"([sweep]
 # 10 % to 70 % of the CPU in five steps (seven took 3 minutes of make test's 20).

@@ -34,7 +34,7 @@ duration = "1500ms"
 response_timeout = "200ms"
 connections = 2
 # ream's default tolerance (20us) cannot be held on this project's 2-vCPU VMs (their vCPUs
-# stall > 20 us ~1100 times a second, docs/performance.md); 200us can, and is reported.
+# stall > 20 us ~1100 times a second, docs/notes/performance-notes.md); 200us can, and is reported.
 timely_tolerance = "200us"
 # The generator spins between sends, so a response never has to wake its CPU: that wake-up
 # costs the server's send 15-25 us of CPU at low rates on this project's VMs, which the

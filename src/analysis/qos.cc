@@ -112,13 +112,15 @@ QosTarget ComputeQos(const ExperimentData& d, const std::vector<GroupAnalysis>& 
              ref->key;
   // The service demand law reads the workload's CPU time, which SCHED_IDLE pollers keeping its CPUs awake
   // were measured to inflate (memcached at 20 000 QPS: 21 % without, 39-40 % with, on this
-  // project's VMs; docs/performance.md): say so rather than pass the figure on unqualified.
+  // project's VMs; docs/notes/performance-notes.md): say so rather than pass the figure on
+  // unqualified.
   if (!reported) {
     for (const auto& p : ref->points) {
       if (p.valid && p.keep_awake_workload.find(kWorkloadCpusKeptAwake) != std::string::npos) {
         q.note += std::string(q.note.empty() ? "" : "; ") +
                   "the workload's CPUs were kept awake (keep_awake), under which its measured CPU time per "
-                  "request was found to double on a virtual machine (docs/performance.md): compare with a run "
+                  "request was found to double on a virtual machine "
+                  "(docs/notes/performance-notes.md): compare with a run "
                   "without keep-awake before trusting this service time";
         break;
       }

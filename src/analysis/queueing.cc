@@ -345,7 +345,7 @@ std::optional<ModelComparison> CompareWithModel(const std::vector<MeasuredLoad>&
   // period's service S and the idle arrival's S0 = S + ω, U/(1 − U) = λ·S0 + S·λ·U/(1 − U), a
   // least-squares fit of two coefficients through the origin over the range's points. Kept
   // when it finds ω > 0 over at least 3 points (the CPU per request falls with the load, as on this project's VMs:
-  // 132 µs at 13 % CPU, 98 µs at 59 % for 100 µs of work, docs/performance.md).
+  // 132 µs at 13 % CPU, 98 µs at 59 % for 100 µs of work, docs/notes/performance-notes.md).
   if (servers == 1 && fit_set.size() >= 3) {
     double a11 = 0, a12 = 0, a22 = 0, b1 = 0, b2 = 0;
     bool usable = true;

@@ -88,7 +88,8 @@ Result<LoadResult> RunLoad(const LoadOptions& o) {
     states.push_back(std::move(s));
   }
   // Send stamps only where the wire is timed per segment: each costs the thread an error-queue
-  // read and a wake-up of its poll (docs/performance.md, "Send stamps cost timeliness").
+  // read and a wake-up of its poll (docs/notes/performance-notes.md, "Send stamps cost
+  // timeliness").
   const bool want_tx_stamps = o.kernel_rx_timestamps && o.segment_rx_timestamps;
   std::string stamps_refused, tx_refused, segments_refused;
   if (o.kernel_rx_timestamps && o.segment_rx_timestamps) {

@@ -101,7 +101,7 @@ struct LoadOptions {
   // system call per read, and CAP_NET_RAW; `--response-timing packet`. Refused: the read's.
   // Only then are sends stamped by the kernel too (SO_TIMESTAMPING, software TX), giving the
   // wire round trip: each stamp costs the thread an error-queue read and a wake-up of its poll,
-  // 2-15 points of timely requests at 45 000 QPS on a 2-vCPU VM (docs/performance.md).
+  // 2-15 points of timely requests at 45 000 QPS on a 2-vCPU VM (docs/notes/performance-notes.md).
   bool segment_rx_timestamps = false;
   // How a thread waits for its next send (Wait, below). The choice is reported.
   Wait wait = Wait::kSleep;
@@ -131,10 +131,10 @@ struct InterarrivalTest {
 // The arrival test's time scale. A send within the timely tolerance is on time by the seed's own
 // measure, yet a gap between two sends can be off by up to twice that: at 86 000 QPS (mean gap
 // 12 us) a generator 99 % timely at 20 us failed a test of single gaps with A2 = 45, because a
-// write() costs ~10 us here and due requests leave together (docs/performance.md, "The validity
-// rule"). So the test takes spans of k consecutive gaps, k the fewest whose mean is at least 10
-// tolerances at the thread's rate (at most 64), and tests them against Erlang(k): lateness within
-// the tolerance moves a span by a tenth of its mean at most, while a stall or a burst that
+// write() costs ~10 us here and due requests leave together (docs/notes/performance-notes.md, "The
+// validity rule"). So the test takes spans of k consecutive gaps, k the fewest whose mean is at
+// least 10 tolerances at the thread's rate (at most 64), and tests them against Erlang(k): lateness
+// within the tolerance moves a span by a tenth of its mean at most, while a stall or a burst that
 // reshapes the process still shows. k is 1 (single gaps against the exponential) up to
 // 1 / (10 tolerances) per second: 5 000 QPS a thread at the default 20 us.
 int GapSpan(int64_t tolerance_ns, double rate_per_thread);

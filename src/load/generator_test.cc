@@ -45,9 +45,9 @@ TEST(Generator, MeasuresEveryRequestAgainstTheSyntheticServer) {
   EXPECT_TRUE(r->has_server_times);
   // The server spins 20 µs per request; it reports that, plus the framing of its response and
   // the spin's own end: a 20 µs spin on the monotonic clock ended 0.4-1.4 µs late on one of this
-  // project's VMs (interrupts, the hypervisor; docs/performance.md, the o knob), and the framing
-  // takes a microsecond more under a sanitizer (21.9 µs under ASan there; 23.2 µs in a clean
-  // clone's -O0 ASan tree on 3 Dec 2026, the host stalling all evening). Never less than the
+  // project's VMs (interrupts, the hypervisor; docs/notes/performance-notes.md, the o knob), and
+  // the framing takes a microsecond more under a sanitizer (21.9 µs under ASan there; 23.2 µs in a
+  // clean clone's -O0 ASan tree on 3 Dec 2026, the host stalling all evening). Never less than the
   // spin (the histogram's 1 % aside); less than half a service more, so not a queueing delay's
   // worth (another 20 µs) nor the service counted twice.
   // (The median: a preempted spin on this shared machine stretches the mean, not the median.)
@@ -212,7 +212,8 @@ INSTANTIATE_TEST_SUITE_P(Generator, BusyLoop, ::testing::Values(ValidityRule::kD
 // CPU that hands the loop whole scheduler slices: the lateness causes name the yields (the
 // thread not running, "sched_yield (waited for its CPU)"), and the JSON and the summary say
 // how the thread waited. What yielding buys a thread that shares its CPU with the server or
-// another generator thread is measured by bench/threads.sh (WAIT=yield; docs/performance.md).
+// another generator thread is measured by bench/threads.sh (WAIT=yield;
+// docs/notes/performance-notes.md).
 TEST(Generator, YieldWaitGivesItsCpuAwayAndSaysSo) {
   if (std::thread::hardware_concurrency() < 2) GTEST_SKIP() << "needs 2 CPUs: one for the server";
   LoadOptions o = Quick(0, 5000);

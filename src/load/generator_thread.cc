@@ -228,11 +228,11 @@ void ThreadRunner::Fail(Conn* c, const std::string& reason) {
 // Make before break. A server that closes every connection after a count of responses
 // (nginx's keepalive_requests: 1 000) would otherwise leave the schedule's requests waiting,
 // at each close, for the last answers, the close and a new connect: at 61 000 QPS on one
-// connection 4.8-22.5 % of the requests were late behind reconnections (docs/performance.md,
-// "Make before break"; tens of requests a close). So once the count is learned the thread
-// opens one spare connection; a connection that reaches the count (or goes down) hands the
-// schedule to the spare if it is up, drains, reconnects after the server's close, and is the
-// next spare. The server sees one more connection per thread.
+// connection 4.8-22.5 % of the requests were late behind reconnections
+// (docs/notes/performance-notes.md, "Make before break"; tens of requests a close). So once the
+// count is learned the thread opens one spare connection; a connection that reaches the count (or
+// goes down) hands the schedule to the spare if it is up, drains, reconnects after the server's
+// close, and is the next spare. The server sees one more connection per thread.
 void ThreadRunner::OpenSpare() {
   s_.spare_opened = true;
   auto c = std::make_unique<Conn>();

@@ -20,7 +20,7 @@ namespace ream {
 namespace {
 
 // How long before a send the loop stops sleeping and spins: a wake-up from epoll costs tens
-// of microseconds on a VM (docs/performance.md), more than the tolerance of a request.
+// of microseconds on a VM (docs/notes/performance-notes.md), more than the tolerance of a request.
 constexpr int64_t kSpinNs = 200'000;
 constexpr double kSessionToleranceShare = 0.05;
 

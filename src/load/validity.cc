@@ -89,10 +89,10 @@ void JudgeValidity(LoadResult* r) {
   }
   // Lateness may move the percentile by max_distortion of it, or by the timely tolerance when
   // that is more: a few microseconds of ordinary lateness are 5-12 % of a 30-40 us figure
-  // (docs/performance.md, "The validity rule"), and a send that late is timely by the seed's own
-  // measure, so it cannot be what makes a point unrepresentative. The tolerance counts up to the
-  // seed's 20 us (one send and one wake-up on an ordinary host) and no further: a spec that
-  // widens it for a slow workload's timely ratio (200 us for a 0.8 ms p95) must not thereby
+  // (docs/notes/performance-notes.md, "The validity rule"), and a send that late is timely by the
+  // seed's own measure, so it cannot be what makes a point unrepresentative. The tolerance counts
+  // up to the seed's 20 us (one send and one wake-up on an ordinary host) and no further: a spec
+  // that widens it for a slow workload's timely ratio (200 us for a 0.8 ms p95) must not thereby
   // let lateness move the figure by a quarter.
   const Distortion& d = r->distortion;
   const double moved_ns = d.from_schedule_ns - d.from_send_ns;

@@ -19,9 +19,9 @@
 //    a nice-0 task's). The threads belong to the calling process, so they are charged to its
 //    cgroup, not the workload's or the generator's.
 //
-// Measured side by side on this project's VMs (docs/performance.md, "The kernel's idle polling
-// instead of pollers"): the kernel's polling gave the lower latencies and left the workload's
-// CPU time per request lower, where the pollers' switches raised it.
+// Measured side by side on this project's VMs (docs/notes/performance-notes.md, "The kernel's idle
+// polling instead of pollers"): the kernel's polling gave the lower latencies and left the
+// workload's CPU time per request lower, where the pollers' switches raised it.
 //
 // REAM_KEEP_AWAKE=pollers in the environment makes every KeepAwake use pollers (to compare
 // the two ways; `ream keep-awake` and `ream load` inherit it).

@@ -28,6 +28,7 @@
 #include "platform/clock.h"
 #include "platform/platform.h"
 #include "platform/posix_process.h"
+#include "platform/program_search.h"
 
 extern char** environ;
 
@@ -447,7 +448,19 @@ class PosixPlatform final : public Platform {
     if (options.argv.empty() || options.argv[0].empty()) {
       return InvalidArgument("no command to run");
     }
-    REAM_ASSIGN_OR_RETURN(std::string exe, FindExecutable(options.argv[0]));
+    const std::string& program = options.argv[0];
+    if (options.run_as && program.find('/') == std::string::npos) {
+      // Searched as the user who will run it, in the PATH the child gets: root's search could
+      // pick a directory that user cannot enter, and the exec would then fail.
+      const char* inherited = std::getenv("PATH");
+      std::string path = inherited ? inherited : "";
+      for (const auto& [k, v] : options.env) {
+        if (k == "PATH") path = v;
+      }
+      REAM_ASSIGN_OR_RETURN(std::string exe, FindProgramAsUser(program, *options.run_as, path));
+      return PosixSpawn(options, exe);
+    }
+    REAM_ASSIGN_OR_RETURN(std::string exe, FindExecutable(program));
     return PosixSpawn(options, exe);
   }
 

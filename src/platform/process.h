@@ -26,7 +26,9 @@ struct RunAs {
 };
 
 struct SpawnOptions {
-  // argv[0] is searched in PATH (also in /usr/sbin and /sbin). Required.
+  // argv[0] is searched in PATH (also in /usr/sbin and /sbin). Required. With run_as, a name
+  // without '/' is searched as that user would (program_search.h: FindProgramAsUser), in the
+  // PATH the child gets (`env`'s, else ream's).
   std::vector<std::string> argv;
   // The child's pid is written into each of these files (cgroup.procs of every hierarchy,
   // resctrl "tasks") before it execs, so everything it runs is accounted and limited.

@@ -721,8 +721,8 @@ TEST(Peers, NginxDefaultKeepaliveLimitIsReconnectedAndTheLogCountsEveryRequest) 
 // Issue 16's Done-when, as written: against nginx with Debian's default keep-alive settings,
 // `ream load --protocol http --qps 20000 --connections 8 --duration 5s` is valid, says how
 // often it reconnected, and nginx's access log holds every request ream says was answered.
-// The generator's CPU is kept awake (docs/performance.md: idle wake-ups are most of its late
-// requests at this rate). Validity is the host's to give: an invalid run skips, with the
+// The generator's CPU is kept awake (docs/notes/performance-notes.md: idle wake-ups are most of its
+// late requests at this rate). Validity is the host's to give: an invalid run skips, with the
 // stall figures measured right after it, on a host whose CPUs stall more than 1 % of the
 // time, and fails on a quiet one.
 TEST(Peers, NginxDefaultConfigAt20kQpsIsValidAndTheLogCountsEveryRequest) {

@@ -29,7 +29,7 @@ struct RelayOptions {
   // The framing of both directions (relay/framing.h); chunks by default.
   ProtocolFraming framing;
   // How long before a departure the loop stops sleeping and spins: a little more than this
-  // machine's timed-wait oversleep with 1 ns timer slack (docs/performance.md).
+  // machine's timed-wait oversleep with 1 ns timer slack (docs/notes/performance-notes.md).
   int64_t spin_ns = 30'000;
   // A direction holding this many bytes not yet forwarded stops reading until it drains (the
   // sender then sees TCP's own backpressure).

@@ -47,12 +47,15 @@ struct ReamRun {
   }
 };
 
-// Starts `ream <args>` with stdout and stderr captured together (line by line).
-ReamRun StartReam(const std::vector<std::string>& args) {
+// Starts `ream <args>` with stdout and stderr captured together (line by line), with `env` on
+// top of this test's environment.
+ReamRun StartReam(const std::vector<std::string>& args,
+                  const std::vector<std::pair<std::string, std::string>>& env = {}) {
   SpawnOptions o;
   o.argv = {"sh", "-c", "exec \"$0\" \"$@\" 2>&1", REAM_BINARY};
   o.argv.insert(o.argv.end(), args.begin(), args.end());
   o.capture_stdout = true;
+  o.env = env;
   auto c = host->Spawn(o);
   EXPECT_TRUE(c.ok()) << c.status().ToString();
   ReamRun r;
@@ -82,8 +85,9 @@ class ReamExec : public ::testing::Test {
     for (const auto& f : files_) std::filesystem::remove(f);
   }
   // Runs ream to completion (timeout `limit`), keeping it for the leftover check.
-  ReamRun& Run(const std::vector<std::string>& args, milliseconds limit, ProcessExit* exit) {
-    runs_.push_back(StartReam(args));
+  ReamRun& Run(const std::vector<std::string>& args, milliseconds limit, ProcessExit* exit,
+               const std::vector<std::pair<std::string, std::string>>& env = {}) {
+    runs_.push_back(StartReam(args, env));
     ReamRun& r = runs_.back();
     if (!r.child) return r;
     auto e = r.child->Wait(limit);
@@ -425,6 +429,47 @@ TEST_F(ReamExec, BadInputIsRefusedWithTheCauseAndLeavesNothing) {
   ReamRun& d = Run({"exec", "--", "/nonexistent/program"}, milliseconds(30000), &e);
   EXPECT_NE(e.exit_code, 0);
   EXPECT_NE(d.Output().find("/nonexistent/program"), std::string::npos) << d.Output();
+}
+
+
+// Root's PATH may list first a directory only root can enter (a per-user shim): the workload's
+// user must get the program of that name it can run, from a later PATH entry, and when there is
+// none, a message that names the program, the user, the PATH and the fix.
+TEST_F(ReamExec, TheProgramIsFoundInPathAsTheWorkloadUserWouldFindIt) {
+  ASSERT_NE(::getpwnam("ream"), nullptr) << "no user 'ream': run scripts/install-deps (or scripts/ream-user)";
+  const std::string base = "/tmp/ream-exec-path-" + std::to_string(::getpid());
+  const std::string priv = base + "/root-only", pub = base + "/public";
+  const std::string program = "ream-exec-path-probe";
+  namespace fs = std::filesystem;
+  fs::create_directories(priv);
+  fs::create_directories(pub);
+  fs::permissions(base, fs::perms(0755));
+  fs::permissions(priv, fs::perms(0700));
+  fs::permissions(pub, fs::perms(0755));
+  for (const auto& dir : {priv, pub}) {
+    std::ofstream(dir + "/" + program) << "#!/bin/sh\necho ran from " << dir << " as $(id -un)\n";
+    fs::permissions(dir + "/" + program, fs::perms(0755));
+  }
+  const std::string rest = ":/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin";
+  ProcessExit e;
+  ReamRun& r = Run({"exec", "--", program}, milliseconds(30000), &e, {{"PATH", priv + ":" + pub + rest}});
+  EXPECT_EQ(e.exit_code, 0) << r.Output();
+  EXPECT_NE(r.Output().find("ran from " + pub + " as ream"), std::string::npos) << r.Output();
+  // Root, asked for, gets the first one.
+  ReamRun& root =
+      Run({"exec", "--user", "root", "--", program}, milliseconds(30000), &e, {{"PATH", priv + ":" + pub + rest}});
+  EXPECT_EQ(e.exit_code, 0) << root.Output();
+  EXPECT_NE(root.Output().find("ran from " + priv + " as root"), std::string::npos) << root.Output();
+  // Only in the root-only directory: refused before anything runs, saying why and what to do.
+  ReamRun& none = Run({"exec", "--", program}, milliseconds(30000), &e, {{"PATH", priv + rest}});
+  const std::string out = none.Output();
+  EXPECT_NE(e.exit_code, 0) << out;
+  EXPECT_EQ(out.find("ran from"), std::string::npos) << out;
+  EXPECT_NE(out.find("'" + program + "' is not found for user ream"), std::string::npos) << out;
+  EXPECT_NE(out.find("PATH=" + priv + rest), std::string::npos) << out;
+  EXPECT_NE(out.find("may not search " + priv), std::string::npos) << out;
+  EXPECT_NE(out.find("--user root"), std::string::npos) << out;
+  fs::remove_all(base);
 }
 
 }  // namespace
