@@ -29,7 +29,7 @@ PointData Mm1Point(double lambda, double s) {
 
 // A run of the subject (service s) over 500..8000 QPS; beside `tenants` when given, whose
 // co-runner "job" completed `alone_rate` runs/s alone and `together_rate` beside each point.
-RunData Run(double s, const std::string& tenants, int rep, double alone_rate, double together_rate) {
+RunData SharedRun(double s, const std::string& tenants, int rep, double alone_rate, double together_rate) {
   RunData r;
   r.scenario = "1-ST";
   r.repetition = rep;
@@ -53,8 +53,8 @@ TEST(Colocation, CapacityAloneAndTogetherWithTheAloneTargetEmuAndTheCorunnersThr
   d.name = "shared";
   d.qos.fixed_target_us = 1000;
   for (int rep = 0; rep < 2; ++rep) {
-    d.runs.push_back(Run(100e-6, "", rep, 0, 0));
-    d.runs.push_back(Run(160e-6, "job", rep, 4.0, 1.0));
+    d.runs.push_back(SharedRun(100e-6, "", rep, 0, 0));
+    d.runs.push_back(SharedRun(160e-6, "job", rep, 4.0, 1.0));
   }
   auto a = Analyze(d, {});
   ASSERT_TRUE(a.ok()) << a.status().message();
@@ -96,8 +96,8 @@ TEST(Colocation, AnAntagonistThatNeverCompletesIsMeasuredByTheCpuItGot) {
   ExperimentData d;
   d.name = "shared";
   d.qos.fixed_target_us = 1000;
-  RunData alone = Run(100e-6, "", 0, 0, 0);
-  RunData shared = Run(100e-6, "spin", 0, 0, 0);
+  RunData alone = SharedRun(100e-6, "", 0, 0, 0);
+  RunData shared = SharedRun(100e-6, "spin", 0, 0, 0);
   shared.corunners = {{"corunners", {{{"name", "spin"}, {"sched", "normal"}, {"cpu_list", "0"}}}},
                       {"alone", {{"spin", {{"completions", 0}, {"cpu_share", 0.98}}}}}};
   for (auto& p : shared.points) p.tenants = {{"spin", {{"completions", 0}, {"cpu_share", 0.49}}}};

@@ -407,7 +407,7 @@ TEST_F(StoreTest, MigratesSchemaSixTakingReconnectionsFromTheGeneratorJson) {
   }
   auto s = Store::Open(path_);
   ASSERT_TRUE(s.ok()) << s.status().ToString();
-  EXPECT_EQ(s->schema_version(), 7);
+  EXPECT_EQ(s->schema_version(), kStoreSchemaVersion);
   EXPECT_TRUE(s->IntegrityCheck().ok());
   auto points = s->ListPoints(run_id);
   ASSERT_TRUE(points.ok()) << points.status().ToString();
