@@ -37,7 +37,9 @@ run() {
   echo "$out" | field
 }
 
-echo "# $(date -u '+%Y-%m-%d %H:%M UTC') bench/batch_suite.sh $build $seconds on $(nproc) CPUs"
+# The load average is printed at the start and the end: on a shared machine, other work moves
+# these figures more than a co-runner does (docs/workloads.md).
+echo "# $(date -u '+%Y-%m-%d %H:%M UTC') bench/batch_suite.sh $build $seconds on $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
 printf '%-8s %9s %12s %8s %12s %8s\n' program alone "stream@cpu0" slowdown "stream@cpu1" slowdown
 for n in $names; do
   "$ream" batch "$n" --seconds "$seconds" --prepare >/dev/null
@@ -47,3 +49,4 @@ for n in $names; do
   python3 -c "import sys; a,s,o=map(float,sys.argv[2:]); print('%-8s %8.2fs %11.2fs %7.2fx %11.2fs %7.2fx' % (sys.argv[1],a,s,s/a,o,o/a))" \
     "$n" "$alone" "$same" "$other"
 done
+echo "# load at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
