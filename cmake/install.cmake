@@ -2,6 +2,7 @@
 # tool. Layout under the prefix:
 #   bin/ream                                 the binary (`ream --version` names its commit)
 #   lib/ream/libream-overhead.so             the LogGP overhead o (FindOverheadLibrary looks here)
+#   lib/ream/ream-mcf                        the batch suite's mcf program (ream batch mcf)
 #   lib/ream/ream-user                       creates the workload user (the .deb's postinst runs it)
 #   share/ream/report-assets/node_modules/   the chart libraries `ream report` inlines, found
 #                                            relative to the binary (cli/cmd_report.cc)
@@ -10,6 +11,8 @@
 include(GNUInstallDirs)
 
 install(TARGETS ream RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# The batch suite's mcf program (ream batch mcf finds it in lib/ream/ beside bin/).
+install(TARGETS ream-mcf RUNTIME DESTINATION ${CMAKE_INSTALL_LIBDIR}/ream)
 install(TARGETS ream_overhead LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}/ream)
 install(PROGRAMS ${CMAKE_SOURCE_DIR}/scripts/ream-user DESTINATION ${CMAKE_INSTALL_LIBDIR}/ream)
 

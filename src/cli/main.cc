@@ -34,6 +34,7 @@ int main(int argc, char** argv) {
   ream::cli::AddExportCommand(app, commands);
   ream::cli::AddLoadCommand(app, commands);
   ream::cli::AddServeCommand(app, commands);
+  ream::cli::AddBatchCommand(app, commands);
   ream::cli::AddRelayCommand(app, commands);
   ream::cli::AddAgentCommand(app, commands);
   ream::cli::AddKeepAwakeCommand(app, commands);

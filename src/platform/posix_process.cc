@@ -358,8 +358,9 @@ Result<std::unique_ptr<ChildProcess>> PosixSpawn(const SpawnOptions& o,
   }
   int go[2] = {-1, -1}, err[2] = {-1, -1}, out[2] = {-1, -1}, in[2] = {-1, -1};
   int errfile = -1;
+  int outfile = -1;
   auto close_all = [&] {
-    for (int* fd : {&go[0], &go[1], &err[0], &err[1], &out[0], &out[1], &in[0], &in[1], &errfile, &netns_fd,
+    for (int* fd : {&go[0], &go[1], &err[0], &err[1], &out[0], &out[1], &in[0], &in[1], &errfile, &outfile, &netns_fd,
                     &exe_fd}) {
       CloseFd(*fd);
     }
@@ -368,6 +369,14 @@ Result<std::unique_ptr<ChildProcess>> PosixSpawn(const SpawnOptions& o,
     errfile = ::open(o.stderr_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     if (errfile < 0) {
       Status s = ErrnoStatus(errno, "open " + o.stderr_path + " for the stderr of '" + o.argv[0] + "'");
+      close_all();
+      return s;
+    }
+  }
+  if (!o.stdout_path.empty() && !o.capture_stdout) {
+    outfile = ::open(o.stdout_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (outfile < 0) {
+      Status s = ErrnoStatus(errno, "open " + o.stdout_path + " for the stdout of '" + o.argv[0] + "'");
       close_all();
       return s;
     }
@@ -435,6 +444,7 @@ Result<std::unique_ptr<ChildProcess>> PosixSpawn(const SpawnOptions& o,
     if (o.capture_stdout) ::dup2(out[1], 1);
     if (o.pipe_stdin) ::dup2(in[0], 0);
     if (errfile >= 0) ::dup2(errfile, 2);
+    if (outfile >= 0) ::dup2(outfile, 1);
     if (exe_fd >= 0) {
       ::syscall(SYS_execveat, exe_fd, "", args.data(), envp.data(), AT_EMPTY_PATH);
       if (errno != ENOSYS) ChildFail(err[1], errno, "exec");
@@ -448,6 +458,7 @@ Result<std::unique_ptr<ChildProcess>> PosixSpawn(const SpawnOptions& o,
   CloseFd(out[1]);
   CloseFd(in[0]);
   CloseFd(errfile);
+  CloseFd(outfile);
   CloseFd(netns_fd);
   auto abort_child = [&](Status s) -> Status {
     ::kill(pid, SIGKILL);

@@ -52,6 +52,9 @@ struct SpawnOptions {
   // Non-empty: the child's stderr goes to this file (created or truncated), for a caller that
   // reads what the child said when it failed (ssh's "Permission denied", say).
   std::string stderr_path;
+  // Non-empty (and capture_stdout false): the child's stdout goes to this file (created or
+  // truncated), for a batch program whose output is bytes nobody reads line by line.
+  std::string stdout_path;
   // Called in the parent once the child has joined `join_files`, just before it is let go to
   // exec: what is read here (a cgroup's counters, say) precedes everything the child runs.
   std::function<void()> before_exec;
