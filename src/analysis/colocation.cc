@@ -5,6 +5,7 @@
 
 #include "analysis/analysis.h"
 #include "analysis/merge.h"
+#include "analysis/format.h"
 #include "platform/median.h"
 
 namespace ream::analysis {
@@ -18,6 +19,14 @@ std::optional<double> Num(const nlohmann::json& j, const char* key) {
 // A co-runner's throughput in a window's figures, in `measure`.
 std::optional<double> Throughput(const nlohmann::json& fig, const std::string& measure) {
   return Num(fig, measure == "completions/s" ? "completions_per_s" : "cpu_share");
+}
+
+// The QoS percentile's latency from the send of a point, when the generator stored it.
+std::optional<double> FromSendTail(const PointData& p, double percentile) {
+  const char* key = percentile == 50 ? "p50" : percentile == 95 ? "p95" : percentile == 99 ? "p99"
+                    : percentile == 99.9 ? "p999" : nullptr;
+  if (!key) return std::nullopt;
+  return Num(p.latency_from_send_us, key);
 }
 
 const PointAnalysis* PointAt(const GroupAnalysis& g, double load) {
@@ -43,8 +52,8 @@ std::string Verdict(const ColocationGroup& g) {
   // lowest valid level, and nothing below that was measured.
   if (!g.together_capacity && g.together_upper_bound && g.alone_capacity) {
     return g.alone_low.value_or(*g.alone_capacity) >= *g.together_upper_bound
-               ? "lower beyond both intervals (together, even the lowest level missed QoS)"
-               : "cannot be compared: together, even the lowest level missed QoS, above the alone capacity's interval";
+               ? "lower beyond both intervals (together is bounded: below " + Fmt(*g.together_upper_bound, 6) + ")"
+               : "cannot be compared: together is bounded (below " + Fmt(*g.together_upper_bound, 6) + "), above the alone capacity's interval";
   }
   if (!g.alone_capacity && g.alone_upper_bound && g.together_capacity) {
     return g.together_low.value_or(*g.together_capacity) >= *g.alone_upper_bound
@@ -91,7 +100,7 @@ std::vector<ColocationGroup> AnalyzeColocation(const ExperimentData& d, const Ex
                    &g.alone_upper_bound, &g.alone_status);
       const GroupAnalysis* tg = together.ok() ? together->Find(ag.key) : nullptr;
       if (!together.ok()) {
-        g.unavailable = "the shared runs: " + together.status().message();
+        g.unavailable = "no valid point beside the set (each level's reason below)";
       } else if (!tg) {
         g.unavailable = "no shared run of " + ag.key;
       } else {
@@ -101,8 +110,6 @@ std::vector<ColocationGroup> AnalyzeColocation(const ExperimentData& d, const Ex
           g.capacity_ratio = *g.together_capacity / *g.alone_capacity;
         }
       }
-      g.verdict = g.unavailable.empty() ? Verdict(g) : "cannot be compared: " + g.unavailable;
-
       // The runs of this group on each side, for the co-runners' raw figures.
       std::vector<const RunData*> runs;
       for (const auto& r : shared.runs) {
@@ -146,65 +153,120 @@ std::vector<ColocationGroup> AnalyzeColocation(const ExperimentData& d, const Ex
         }
       }
 
-      // Level by level: the loads the shared runs measured, with the alone figures there.
-      std::map<std::string, std::vector<double>> together_values;
-      if (tg) {
-        for (const PointAnalysis& tp : tg->points) {
-          ColocationLevel l;
-          l.load = tp.target_load;
-          l.together_valid = tp.valid;
-          if (tp.valid) {
-            l.together_tail_us = tp.tail_us;
-            l.together_p99_us = tp.p99_us;
+      // Level by level: the loads the shared runs measured (from their points, so a set whose
+      // every point was invalid still shows them), with the alone figures there.
+      std::vector<double> loads;
+      for (const RunData* r : runs) {
+        for (const auto& p : r->points) {
+          if (std::none_of(loads.begin(), loads.end(), [&](double l) { return SameLoad(l, p.target_load); })) {
+            loads.push_back(p.target_load);
           }
-          l.together_meets = tp.meets_qos;
-          if (!tp.valid) l.together_reasons = tp.reasons;
-          if (const PointAnalysis* ap = PointAt(ag, tp.target_load)) {
-            l.alone_valid = ap->valid;
-            if (ap->valid) {
-              l.alone_tail_us = ap->tail_us;
-              l.alone_p99_us = ap->p99_us;
-            }
-            l.alone_meets = ap->meets_qos;
-          }
-          if (lqos && l.together_tail_us && *lqos > 0) l.slack = (*lqos - *l.together_tail_us) / *lqos;
-          // The co-runners at this level: the median of the shared runs' points there.
-          bool all = true;
-          double emu = 0;
-          if (g.alone_capacity && *g.alone_capacity > 0) {
-            emu = l.load / *g.alone_capacity;
-          } else {
-            all = false;
-            l.emu_note = "the subject's capacity alone is unknown";
-          }
-          for (const auto& f : g.corunners) {
-            std::vector<double> vs;
-            for (const RunData* r : runs) {
-              for (const PointData* p : DecidingPoints(*r, tp.target_load)) {
-                if (p->tenants.is_object() && p->tenants.contains(f.name)) {
-                  if (auto v = Throughput(p->tenants[f.name], f.measure)) vs.push_back(*v);
-                }
-              }
-            }
-            if (vs.empty()) {
-              all = false;
-              l.emu_note = "co-runner '" + f.name + "' has no " + f.measure + " at this level";
-              continue;
-            }
-            const double v = Median(vs);
-            l.corunner_throughput[f.name] = v;
-            together_values[f.name].push_back(v);
-            if (f.alone && *f.alone > 0) {
-              emu += v / *f.alone;
-            } else {
-              all = false;
-              l.emu_note = "co-runner '" + f.name + "' has no throughput alone";
-            }
-          }
-          if (all) l.emu = emu;
-          g.levels.push_back(std::move(l));
         }
       }
+      std::sort(loads.begin(), loads.end());
+      std::map<std::string, std::vector<double>> together_values;
+      for (double load : loads) {
+        ColocationLevel l;
+        l.load = load;
+        const PointAnalysis* tp = tg ? PointAt(*tg, load) : nullptr;
+        std::vector<double> from_send;
+        std::vector<std::string> reasons;
+        for (const RunData* r : runs) {
+          for (const PointData* p : DecidingPoints(*r, load)) {
+            if (p->failed) continue;
+            if (auto v = FromSendTail(*p, d.qos.percentile)) from_send.push_back(*v);
+            if (reasons.empty()) reasons = p->invalid_reasons;
+          }
+        }
+        if (tp) {
+          l.together_valid = tp->valid;
+          if (tp->valid) {
+            l.together_tail_us = tp->tail_us;
+            l.together_p99_us = tp->p99_us;
+          }
+          l.together_meets = tp->meets_qos;
+          if (!tp->valid) l.together_reasons = tp->reasons;
+        } else {
+          l.together_reasons = reasons;
+        }
+        if (!l.together_valid && !from_send.empty()) {
+          l.together_from_send_tail_us = Median(from_send);
+          l.together_certain_miss = lqos && *l.together_from_send_tail_us > *lqos;
+        }
+        if (const PointAnalysis* ap = PointAt(ag, load)) {
+          l.alone_valid = ap->valid;
+          if (ap->valid) {
+            l.alone_tail_us = ap->tail_us;
+            l.alone_p99_us = ap->p99_us;
+          }
+          l.alone_meets = ap->meets_qos;
+        }
+        if (lqos && l.together_tail_us && *lqos > 0) l.slack = (*lqos - *l.together_tail_us) / *lqos;
+        // The co-runners at this level: the median of the shared runs' points there.
+        bool all = true;
+        double emu = 0;
+        if (g.alone_capacity && *g.alone_capacity > 0) {
+          emu = l.load / *g.alone_capacity;
+        } else {
+          all = false;
+          l.emu_note = "the subject's capacity alone is unknown";
+        }
+        for (const auto& f : g.corunners) {
+          std::vector<double> vs;
+          for (const RunData* r : runs) {
+            for (const PointData* p : DecidingPoints(*r, load)) {
+              if (p->tenants.is_object() && p->tenants.contains(f.name)) {
+                if (auto v = Throughput(p->tenants[f.name], f.measure)) vs.push_back(*v);
+              }
+            }
+          }
+          if (vs.empty()) {
+            all = false;
+            l.emu_note = "co-runner '" + f.name + "' has no " + f.measure + " at this level";
+            continue;
+          }
+          const double v = Median(vs);
+          l.corunner_throughput[f.name] = v;
+          together_values[f.name].push_back(v);
+          if (f.alone && *f.alone > 0) {
+            emu += v / *f.alone;
+          } else {
+            all = false;
+            l.emu_note = "co-runner '" + f.name + "' has no throughput alone";
+          }
+        }
+        if (all) l.emu = emu;
+        g.levels.push_back(std::move(l));
+      }
+      // Without a capacity together (no valid crossing): the levels from the top down that all
+      // missed QoS — validly, or certainly (the tail from the send alone, a lower bound, is above
+      // LQoS) — put it below the lowest of them, whatever the generator's lateness did to the
+      // invalid ones and whatever the levels below them would have shown.
+      if (!g.together_capacity && !g.levels.empty() && lqos) {
+        int valid_misses = 0, certain = 0;
+        std::optional<double> lowest_miss;
+        for (auto it = g.levels.rbegin(); it != g.levels.rend(); ++it) {
+          if (it->together_meets && !*it->together_meets) {
+            ++valid_misses;
+          } else if (it->together_certain_miss) {
+            ++certain;
+          } else {
+            break;
+          }
+          lowest_miss = it->load;
+        }
+        if (lowest_miss && (!g.together_upper_bound || *lowest_miss < *g.together_upper_bound)) {
+          g.together_upper_bound = lowest_miss;
+          g.together_status = "below " + Fmt(*lowest_miss, 6) + ": every level from there up missed QoS beside the set (" +
+                              std::to_string(valid_misses) + " valid, " + std::to_string(certain) +
+                              " invalid whose tail from the send alone, a lower bound of the tail, is above LQoS)";
+          g.unavailable.clear();
+        }
+      }
+      if (!g.together_capacity && g.together_upper_bound && g.alone_capacity && *g.alone_capacity > 0) {
+        g.capacity_ratio_below = *g.together_upper_bound / *g.alone_capacity;
+      }
+      g.verdict = g.unavailable.empty() ? Verdict(g) : "cannot be compared: " + g.unavailable;
       for (auto& f : g.corunners) {
         auto it = together_values.find(f.name);
         if (it == together_values.end() || it->second.empty()) continue;

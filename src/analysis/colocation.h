@@ -34,6 +34,10 @@ struct ColocationLevel {
   bool alone_valid = false, together_valid = false;
   std::optional<bool> alone_meets, together_meets;
   std::vector<std::string> together_reasons;  // why the shared point is invalid
+  // An invalid shared point whose tail from the actual send (a lower bound of the tail from the
+  // schedule) already exceeds LQoS: it misses QoS whatever the generator's lateness did.
+  std::optional<double> together_from_send_tail_us;
+  bool together_certain_miss = false;
   // (LQoS - together tail) / LQoS: how much room the subject keeps beside the set (negative:
   // it misses QoS).
   std::optional<double> slack;
@@ -56,6 +60,8 @@ struct ColocationGroup {
   std::optional<double> alone_upper_bound, together_upper_bound;
   std::string alone_status, together_status;
   std::optional<double> capacity_ratio;  // together / alone
+  // Together only bounded (together_upper_bound): the ratio lies below this.
+  std::optional<double> capacity_ratio_below;
   // "lower beyond both intervals", "higher beyond both intervals", "within the intervals", or
   // why it cannot be said.
   std::string verdict;

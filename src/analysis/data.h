@@ -110,6 +110,11 @@ struct PointData {
   std::map<std::string, int64_t> lost_reasons;
   std::optional<SessionPoint> session;  // session load only
   std::vector<AgentFigures> agents;     // client nodes only
+  // The generator's latency percentiles from the actual send (its latency_from_send_us: p50,
+  // p95, p99, p999 in µs), null when not stored. A lower bound of the tail from the schedule:
+  // an invalid point whose tail from the send already exceeds LQoS misses QoS whatever its
+  // lateness (colocation.cc uses it).
+  nlohmann::json latency_from_send_us;
   // A shared run's point: each co-runner's figures over the window (store PointRecord::tenants;
   // experiment/corunners.h CorunnerSet::Figures); null when the subject ran alone.
   nlohmann::json tenants;

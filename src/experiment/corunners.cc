@@ -110,6 +110,9 @@ Result<std::unique_ptr<Sandbox>> CorunnerSet::StartOne(Tenant& t, const std::fun
   SandboxOptions so;
   so.partition = c.partition.ToPartitionSpec(false);
   so.partition.cpus = FormatCpuList(t.cpus);
+  // The best-effort tier across cgroups: the co-runner's group yields to the subject's as its
+  // tasks' SCHED_IDLE alone would not (measured: docs/colocation.md).
+  so.partition.cpu_idle = c.sched == SchedClass::kIdle;
   // The CPUs are named explicitly; none is held back (a list may name the generator's CPU on
   // purpose, and the docs say what that costs).
   so.reserved_cpus = std::vector<int>{};

@@ -30,6 +30,14 @@ Status ApplyCpuWeight(Cgroup& cg, int weight) {
   return cg.Write("cpu", "cpu.shares", std::to_string(shares));
 }
 
+Status ApplyCpuIdle(Cgroup& cg) {
+  Status s = cg.Write("cpu", "cpu.idle", "1");
+  if (s.code() == StatusCode::kNotFound) {
+    return Unsupported("the cpu controller has no cpu.idle (Linux 5.15 or later has it): " + s.message());
+  }
+  return s;
+}
+
 Status ApplyMemoryLimit(Cgroup& cg, int64_t bytes) {
   std::string v = std::to_string(bytes);
   if (cg.version() == 2) {

@@ -20,6 +20,9 @@ Status ApplyCpuset(Cgroup& cg, const std::vector<int>& cpus);
 Status ApplyCpuQuota(Cgroup& cg, double cpus);
 // v1 cpu.shares = weight * 1024 / 100; v2 cpu.weight.
 Status ApplyCpuWeight(Cgroup& cg, int weight);
+// cpu.idle = 1 (PartitionSpec::cpu_idle). Unsupported naming the file and the kernel it needs
+// when the cgroup has none.
+Status ApplyCpuIdle(Cgroup& cg);
 // v1 memory.limit_in_bytes (+ memsw to the same value when swap accounting exists, so the
 // limit cannot be dodged by swapping); v2 memory.max and memory.swap.max = 0.
 Status ApplyMemoryLimit(Cgroup& cg, int64_t bytes);

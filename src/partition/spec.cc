@@ -179,7 +179,7 @@ bool PartitionSpec::NeedsRelay() const {
 }
 
 bool PartitionSpec::empty() const {
-  return cpus.empty() && !cpu_quota && !cpu_weight && !memory_bytes && !disk_read_bps &&
+  return cpus.empty() && !cpu_quota && !cpu_weight && !cpu_idle && !memory_bytes && !disk_read_bps &&
          !disk_write_bps && !disk_read_iops && !disk_write_iops && !node && !net_rate_bps &&
          !llc_ways && !mem_bw_fraction && !mem_bw_mbps && !net_latency && !net_overhead && !net_gap &&
          !net_per_byte;
@@ -193,6 +193,7 @@ nlohmann::json PartitionSpec::ToJson() const {
   j["cpus"] = cpus.empty() ? nlohmann::json(nullptr) : nlohmann::json(cpus);
   put("cpu_quota_cpus", cpu_quota);
   put("cpu_weight", cpu_weight);
+  if (cpu_idle) j["cpu_idle"] = true;  // only when set: every other partition's JSON is as before
   put("memory_bytes", memory_bytes);
   put("disk_read_bps", disk_read_bps);
   put("disk_write_bps", disk_write_bps);
@@ -236,6 +237,10 @@ Result<PartitionSpec> PartitionSpec::FromJson(const nlohmann::json& j) {
   s.cpus = cpus.value_or("");
   get("cpu_quota_cpus", &s.cpu_quota);
   get("cpu_weight", &s.cpu_weight);
+  if (auto it = j.find("cpu_idle"); it != j.end() && !it->is_null()) {
+    if (!it->is_boolean()) return InvalidArgument("partition field 'cpu_idle' has the wrong type: " + it->dump());
+    s.cpu_idle = it->get<bool>();
+  }
   get("memory_bytes", &s.memory_bytes);
   get("disk_read_bps", &s.disk_read_bps);
   get("disk_write_bps", &s.disk_write_bps);

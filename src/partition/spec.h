@@ -24,6 +24,12 @@ struct PartitionSpec {
   // Relative CPU weight under contention, 1..10000 (v2 cpu.weight; v1 cpu.shares =
   // weight * 1024 / 100). Unset: the kernel's default (100).
   std::optional<int> cpu_weight;
+  // The cgroup's tasks as one SCHED_IDLE entity against its sibling cgroups (cpu.idle = 1,
+  // Linux 5.15+, v1 and v2): the best-effort tier for a tenant in a cgroup of its own. A task's
+  // own SCHED_IDLE counts only against the tasks of its cgroup; across cgroups the scheduler
+  // shares the CPU between the groups by weight, so a co-runner at sched = "idle" in its own
+  // sandbox needs this to yield to the subject (docs/colocation.md).
+  bool cpu_idle = false;
   // Memory limit in bytes (v1 memory.limit_in_bytes and memsw, v2 memory.max with
   // memory.swap.max = 0). A process exceeding it is OOM-killed. Unset: no limit.
   std::optional<int64_t> memory_bytes;

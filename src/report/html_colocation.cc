@@ -43,6 +43,7 @@ void ColocationSection(const Page& page, std::ostream& body, ChartSpecs* specs) 
   for (const auto& g : a.colocation) {
     char ratio[32] = "—";
     if (g.capacity_ratio) std::snprintf(ratio, sizeof ratio, "%.2f×", *g.capacity_ratio);
+    if (g.capacity_ratio_below) std::snprintf(ratio, sizeof ratio, "&lt; %.2f×", *g.capacity_ratio_below);
     body << "<tr><td>" << Esc(g.set) << "</td><td>" << Esc(g.group_key) << "</td><td>"
          << Fig("colocation_alone_capacity", g.alone_capacity, g.set + "/" + g.group_key) << "</td><td>"
          << Interval(g.alone_low, g.alone_high) << "</td><td>"
@@ -63,7 +64,9 @@ void ColocationSection(const Page& page, std::ostream& body, ChartSpecs* specs) 
          << " together (µs)</th><th>p99 alone</th><th>p99 together</th><th>meets QoS together</th><th>slack</th>"
             "<th>EMU</th><th>why invalid</th></tr>\n";
     for (const auto& l : g.levels) {
-      std::string meets = l.together_meets ? (*l.together_meets ? "yes" : "no") : (l.together_valid ? "—" : "invalid");
+      std::string meets = l.together_meets ? (*l.together_meets ? "yes" : "no")
+                          : l.together_certain_miss ? "no (invalid, but its tail from the send exceeds LQoS)"
+                                                    : (l.together_valid ? "—" : "invalid");
       body << "<tr><td>" << FormatNumber(l.load) << "</td><td>" << Cell(l.alone_tail_us) << "</td><td>"
            << Cell(l.together_tail_us) << "</td><td>" << Cell(l.alone_p99_us) << "</td><td>" << Cell(l.together_p99_us)
            << "</td><td>" << meets << "</td><td>" << Pct(l.slack) << "</td><td>"

@@ -98,6 +98,7 @@ void WriteColocation(const analysis::ExperimentAnalysis& a, const std::string& u
     };
     char ratio[32] = "—";
     if (g.capacity_ratio) std::snprintf(ratio, sizeof ratio, "%.2f×", *g.capacity_ratio);
+    if (g.capacity_ratio_below) std::snprintf(ratio, sizeof ratio, "< %.2f×", *g.capacity_ratio_below);
     t.Add({g.set, g.group_key, cap(g.alone_capacity, g.alone_lower_bound, g.alone_upper_bound), Interval(g.alone_low, g.alone_high),
            cap(g.together_capacity, g.together_lower_bound, g.together_upper_bound), Interval(g.together_low, g.together_high), ratio,
            g.verdict});
@@ -106,11 +107,14 @@ void WriteColocation(const analysis::ExperimentAnalysis& a, const std::string& u
   for (const auto& g : a.colocation) {
     os << "\n  " << g.set << " on " << g.group_key << ":\n";
     if (!g.unavailable.empty()) os << "    " << g.unavailable << "\n";
+    if (!g.together_status.empty()) os << "    capacity together: " << g.together_status << "\n";
     AlignedTable tl({u, pct + " ALONE (us)", pct + " TOGETHER (us)", "p99 ALONE", "p99 TOGETHER", "MEETS QoS",
                      "SLACK", "EMU"});
     for (const auto& l : g.levels) {
       std::string meets = l.together_meets ? (*l.together_meets ? "yes" : "no")
-                                           : (l.together_valid ? "—" : "invalid");
+                          : l.together_certain_miss ? "no (invalid; p" + FormatNumber(a.percentile) + " from send " +
+                                                          FormatNumber(*l.together_from_send_tail_us) + " > LQoS)"
+                                                    : (l.together_valid ? "—" : "invalid");
       tl.Add({FormatNumber(l.load), Opt(l.alone_tail_us), Opt(l.together_tail_us), Opt(l.alone_p99_us),
               Opt(l.together_p99_us), meets, Percent(l.slack), l.emu ? FormatNumber(*l.emu) : "—"});
     }

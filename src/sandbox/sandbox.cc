@@ -228,6 +228,7 @@ Status ProcessSandbox::CreateObjects(const SandboxOptions& o, const std::vector<
   if (spec.cpu_weight) {
     REAM_RETURN_IF_ERROR(ApplyCpuWeight(*cgroup_, *spec.cpu_weight).Annotate("cpu weight"));
   }
+  if (spec.cpu_idle) REAM_RETURN_IF_ERROR(ApplyCpuIdle(*cgroup_).Annotate("cpu.idle (a best-effort tenant)"));
   if (spec.memory_bytes) {
     REAM_RETURN_IF_ERROR(ApplyMemoryLimit(*cgroup_, *spec.memory_bytes).Annotate("--memory"));
     oom_kills_at_start_ = OomKillCount(*cgroup_).value_or(0);
