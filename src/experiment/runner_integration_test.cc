@@ -315,7 +315,14 @@ alone = false
   while (CountPoints(db_) < 1 && Clock::now() < deadline) std::this_thread::sleep_for(std::chrono::milliseconds(20));
   ASSERT_EQ(CountPoints(db_), 1) << std::ifstream(log).rdbuf();
   std::this_thread::sleep_for(std::chrono::milliseconds(800));
-  auto victims = ProcessesWith(marker);
+  // The co-runner runs under `ream corun --sched idle -- sleep MARKER`, whose command line
+  // carries the marker too: the victim is the process that is `sleep` itself.
+  std::vector<int> victims;
+  for (int v : ProcessesWith(marker)) {
+    std::ifstream comm("/proc/" + std::to_string(v) + "/comm");
+    std::string name;
+    if (std::getline(comm, name) && name == "sleep") victims.push_back(v);
+  }
   ASSERT_EQ(victims.size(), 1u) << "the co-runner should be running once";
   kill(victims[0], SIGKILL);
   int st = 0;

@@ -111,8 +111,26 @@ class EnginesIntegration : public ::testing::Test {
     // The seed's rule on a sub-millisecond engine. (A fixed "target < 2 ms" failed a clean clone
     // in an hour when the host's noise took the reported service time to 448 us at 24 % CPU.)
     const double service = j["qos"]["service_time_us"].get<double>(), target = j["qos"]["target_us"].get<double>();
-    EXPECT_NEAR(target, 5 * service, 0.01 * target) << j["qos"].dump();
     EXPECT_LT(service, 1000) << j["qos"].dump();
+    if (!j["qos"].contains("seed_target_us")) {
+      EXPECT_NEAR(target, 5 * service, 0.01 * target) << j["qos"].dump();
+      return;
+    }
+    // The seed's rule fell below the round trip outside the server (a noisy host's wake-ups:
+    // CI's run of 5 Dec 2026 had its lowest valid p95 at 659 us against 5 x 71 us): the target
+    // is then the lowest tail at a valid load below saturation (at most 80 % CPU, qos.h) plus
+    // 4 x the service time. Checked from the points themselves, not taken on trust.
+    const double seed = j["qos"]["seed_target_us"].get<double>();
+    EXPECT_NEAR(seed, 5 * service, 0.01 * seed) << j["qos"].dump();
+    std::optional<double> floor;
+    for (const auto& p : j["groups"][0]["points"]) {
+      if (!p["valid"].get<bool>() || !p["cpu_util"].is_number() || p["cpu_util"].get<double>() > 0.8) continue;
+      const double tail = p["tail_us"].get<double>();
+      if (!floor || tail < *floor) floor = tail;
+    }
+    ASSERT_TRUE(floor.has_value()) << "a floor-based target without a valid point at or below 80 % CPU";
+    EXPECT_GT(*floor, seed) << j["qos"].dump();
+    EXPECT_NEAR(target, *floor + 4 * service, 0.01 * target) << j["qos"].dump();
   }
 
   // The classifier's verdict with its evidence, printed for the record.
