@@ -242,7 +242,7 @@ class NodesIntegration : public ::testing::Test {
     std::string path = *dir_ + "/" + name + ".toml";
     std::ofstream(path) << "name = \"" << name << "\"\nscenarios = [\"1-ST\"]\n"
                         << "[workload]\nbuiltin = \"synthetic\"\nargs = [\"--service\", \"exp:100us\"]\nthreads = 1\n"
-                        << "[load]\nconnections = 4\nwarmup = \"500ms\"\nduration = \"2s\"\n"
+                        << "[load]\nconnections = 4\nwarmup = \"500ms\"\nduration = \"2s\"\nattempts = 1\n"
                         << "response_timeout = \"500ms\"\ntimely_tolerance = \"500us\"\n"
                         << "[sweep]\nqps = [" << qps << "]\n[qos]\ntarget = \"5ms\"\n"
                         << "[nodes]\n" << nodes << "ssh_config = \"" << *dir_ << "/ssh_config\"\n"
@@ -486,7 +486,7 @@ std::string WorkloadHostSpec(const std::string& dir, const std::string& name, co
   std::ofstream(path) << "name = \"" << name << "\"\nscenarios = [\"1-ST\"]\n"
                       << "[partitions]\nmemory = \"256M\"\n"
                       << "[workload]\nbuiltin = \"synthetic\"\nargs = [\"--service\", \"exp:100us\"]\n"
-                      << "[load]\nconnections = 4\nwarmup = \"500ms\"\nduration = \"" << duration << "\"\n"
+                      << "[load]\nconnections = 4\nwarmup = \"500ms\"\nduration = \"" << duration << "\"\nattempts = 1\n"
                       << "response_timeout = \"500ms\"\ntimely_tolerance = \"500us\"\n"
                       << "[sweep]\nqps = [" << qps << "]\n[qos]\ntarget = \"5ms\"\n"
                       << "[nodes]\nworkload = \"ssh:cna\"\nworkload_address = \"10.213.1.2\"\n"
@@ -643,7 +643,7 @@ class LocalNodes : public ::testing::Test {
     std::string path = dir_ + "/" + name + ".toml";
     std::ofstream(path) << "name = \"" << name << "\"\nscenarios = [\"1-ST\"]\n" << partitions
                         << "[workload]\nbuiltin = \"synthetic\"\nargs = [\"--service\", \"exp:100us\"]\nthreads = 1\n"
-                        << "[load]\nconnections = 4\nwarmup = \"500ms\"\nduration = \"" << duration << "\"\n"
+                        << "[load]\nconnections = 4\nwarmup = \"500ms\"\nduration = \"" << duration << "\"\nattempts = 1\n"
                         << "response_timeout = \"500ms\"\ntimely_tolerance = \"500us\"\n"
                         << "[sweep]\nqps = [" << qps << "]\n[qos]\ntarget = \"5ms\"\n"
                         << "[nodes]\nclients = [\"local:a\", \"local:b\"]\nlink_rate = \"40mbit\"\n";

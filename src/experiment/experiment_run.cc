@@ -429,7 +429,7 @@ Status ExperimentRun::RunOne(const PlannedRun& run, RunRecord& rec, RunOutcome& 
     if (!clients.ok()) {
       end.status = clients;
     } else {
-      end = RunGrid(spec_.sweep, *levels, ctx);
+      end = RunGrid(spec_.sweep, *levels, ctx, spec_.load.attempts);
     }
   }
   ctx.StopWorkload();

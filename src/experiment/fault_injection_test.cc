@@ -83,6 +83,8 @@ class FaultInjection : public ::testing::Test {
     std::string text = "name = \"" + name + "\"\nscenarios = [\"1-ST\"]\n" + extra_top +
                        "[workload]\nbuiltin = \"kv\"\n" + workload_extra +
                        "[load]\nwarmup = \"200ms\"\nduration = \"1s\"\nresponse_timeout = \"200ms\"\n"
+                       // One measurement a level: the faults land on the level after the first.
+                       "attempts = 1\n"
                        "[sweep]\nqps = " + levels + "\n[qos]\ntarget = \"5ms\"\n";
     return SpecText(text);
   }
@@ -291,6 +293,8 @@ TEST_F(FaultInjection, WorkloadIgnoringSigtermIsKilledAfterTheGraceAndNothingIsL
                            "\"trap '' TERM; " + MarkedReam() + " serve kv --port {port} & wait; wait\"]\n"
                            "ready = \"port\"\nready_timeout = \"10s\"\n"
                            "[load]\nwarmup = \"200ms\"\nduration = \"1s\"\nresponse_timeout = \"200ms\"\n"
+                       // One measurement a level: the faults land on the level after the first.
+                       "attempts = 1\n"
                            "[sweep]\nqps = [500]\n[qos]\ntarget = \"5ms\"\n";
   Clock::time_point stored_at;
   hook_.on_level = [&](const LevelMeasured&) { stored_at = Clock::now(); };

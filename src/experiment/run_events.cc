@@ -48,6 +48,7 @@ std::string EventName(const RunEvent& e) {
                         [](const WorkloadRestarted&) { return "workload_restarted"; },
                         [](const LevelMeasured&) { return "level_measured"; },
                         [](const MeasuringAgain&) { return "measuring_again"; },
+                        [](const NotMeasuredAgain&) { return "not_measured_again"; },
                         [](const QosTargetSet&) { return "qos_target"; },
                         [](const LoadRangeChosen&) { return "load_range_chosen"; },
                         [](const ClientsChosen&) { return "clients_chosen"; },
@@ -112,11 +113,21 @@ nlohmann::json EventToJson(const RunEvent& e) {
             nlohmann::json j = RunJson(x.run);
             j["load"] = x.load;
             j["attempt"] = x.attempt;
-            j["why"] = x.why == MeasuringAgain::Why::kInvalid ? "invalid" : "confirm";
-            if (x.why == MeasuringAgain::Why::kInvalid) {
+            j["why"] = x.why == MeasuringAgain::Why::kInvalid ? "invalid"
+                       : x.why == MeasuringAgain::Why::kHost  ? "host"
+                                                              : "confirm";
+            if (x.why != MeasuringAgain::Why::kConfirm) {
               j["max_attempts"] = x.max_attempts;
               j["last_invalid_reason"] = x.last_invalid_reason;
             }
+            if (x.why == MeasuringAgain::Why::kHost) j["spoiled_by"] = x.spoiled_by;
+            return j;
+          },
+          [](const NotMeasuredAgain& x) {
+            nlohmann::json j = RunJson(x.run);
+            j["load"] = x.load;
+            j["attempts"] = x.attempts;
+            j["why"] = x.why;
             return j;
           },
           [](const QosTargetSet& x) {
@@ -150,6 +161,8 @@ nlohmann::json EventToJson(const RunEvent& e) {
             nlohmann::json j = RunJson(x.run);
             j["invalid_streak"] = x.invalid_streak;
             j["levels_skipped"] = x.levels_skipped;
+            j["saturation"] = x.signs;
+            j["unsaturated_invalid"] = x.unsaturated_invalid;
             return j;
           },
           [](const KneeEnded& x) {
@@ -158,7 +171,10 @@ nlohmann::json EventToJson(const RunEvent& e) {
             j["high"] = x.high;
             nlohmann::json inv = nlohmann::json::array();
             for (const auto& l : x.invalid_levels) {
-              inv.push_back({{"load", l.load}, {"attempts", l.attempts}, {"last_reason", l.last_reason}});
+              inv.push_back({{"load", l.load},
+                             {"attempts", l.attempts},
+                             {"last_reason", l.last_reason},
+                             {"saturation", l.saturation}});
             }
             j["invalid_levels"] = inv;
             j["low_never_valid"] = x.low_never_valid;
@@ -261,12 +277,20 @@ void ConsoleObserver::OnEvent(const RunEvent& event) {
               out_ << "  measuring " << Fmt("%.6g", x.load) << " QPS again (attempt " << x.attempt + 1
                    << "): an end of the knee's bracket is confirmed by a second valid measurement, a third "
                       "when two disagree (sweep.confirm)\n";
+            } else if (x.why == MeasuringAgain::Why::kHost) {
+              out_ << "  measuring " << Fmt("%.6g", x.load) << " QPS again (attempt " << x.attempt + 1
+                   << " of at most " << x.max_attempts << "): the host spoiled the last point (" << x.spoiled_by
+                   << ": " << x.last_invalid_reason << ") ([load] attempts)\n";
             } else {
               out_ << "  measuring " << Fmt("%.6g", x.load) << " QPS again (attempt " << x.attempt + 1
                    << " of at most " << x.max_attempts << "): the last point there was invalid ("
                    << x.last_invalid_reason
                    << "), a failed measurement that says nothing about QoS (sweep.remeasure_invalid)\n";
             }
+          },
+          [&](const NotMeasuredAgain& x) {
+            out_ << "  " << Fmt("%.6g", x.load) << " QPS stays invalid after " << x.attempts << " attempt(s): " << x.why
+                 << "\n";
           },
           [&](const QosTargetSet& x) {
             out_ << "  QoS target " << Fmt("%.1f", x.target_us) << " us"
@@ -286,15 +310,23 @@ void ConsoleObserver::OnEvent(const RunEvent& event) {
                  << ": " << x.connections << " connection(s) on " << x.threads << " thread(s): " << x.why << "\n";
           },
           [&](const GridStopped& x) {
-            out_ << "  " << x.invalid_streak << " invalid point(s) in a row after valid ones: the workload is "
-                 << "past saturation; " << x.levels_skipped
-                 << " higher level(s) skipped (sweep.stop_after_invalid)\n";
+            out_ << "  " << x.invalid_streak << " point(s) in a row after valid ones failed or were invalid showing "
+                 << "saturation (last: " << x.signs << "): the workload is past saturation; " << x.levels_skipped
+                 << " higher level(s) skipped (sweep.stop_after_invalid)";
+            if (x.unsaturated_invalid > 0) {
+              out_ << "; " << x.unsaturated_invalid
+                   << " invalid level(s) before showed no saturation and were not counted";
+            }
+            out_ << "\n";
           },
           [&](const KneeEnded& k) {
             for (const auto& l : k.invalid_levels) {
               out_ << "  knee: " << Fmt("%.6g", l.load) << " QPS could not be measured validly after " << l.attempts
-                   << " attempt(s) (last: " << l.last_reason
-                   << "); counted as not meeting QoS, so no capacity is claimed from it\n";
+                   << " attempt(s) (last: " << l.last_reason << "); "
+                   << (l.saturation.empty() ? std::string("it showed no saturation (the CPU below its allotment, the "
+                                                          "throughput following the load)")
+                                            : "it showed saturation (" + l.saturation + ")")
+                   << "; counted as not meeting QoS, so no capacity is claimed from it\n";
             }
             std::string points =
                 std::to_string(k.points) + " points" +

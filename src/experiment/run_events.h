@@ -85,16 +85,27 @@ struct LevelMeasured {
   double eta_seconds = 0;
 };
 
-// A level measured again: its last point was invalid (sweep.remeasure_invalid), or a knee
-// confirms an end of its bracket (sweep.confirm).
+// A level measured again: its last point was invalid (sweep.remeasure_invalid), the host
+// spoiled it ([load] attempts; experiment/sweep.h WhoSpoiled), or a knee confirms an end of its
+// bracket (sweep.confirm).
 struct MeasuringAgain {
-  enum class Why { kInvalid, kConfirm };
+  enum class Why { kInvalid, kConfirm, kHost };
   EventRun run;
   double load = 0;
   int attempt = 0;       // 0-based attempt about to be measured
-  int max_attempts = 0;  // kInvalid: the attempts the level gets at most (1-based count)
+  int max_attempts = 0;  // kInvalid, kHost: the attempts the level gets at most (1-based count)
   Why why = Why::kInvalid;
-  std::string last_invalid_reason;  // kInvalid: why the attempt before was invalid
+  std::string last_invalid_reason;  // kInvalid, kHost: why the attempt before was invalid
+  std::string spoiled_by;           // kHost: the host's share of the lateness
+};
+
+// An invalid level not measured again although [load] attempts allowed it: the lateness was
+// ream's own loop's, or the host spoiled every attempt.
+struct NotMeasuredAgain {
+  EventRun run;
+  double load = 0;
+  int attempts = 0;  // the attempts made
+  std::string why;
 };
 
 // The QoS target a knee search uses, once known.
@@ -125,11 +136,14 @@ struct ClientsChosen {
   bool resumed = false;
 };
 
-// A grid stopped early by sweep.stop_after_invalid.
+// A grid stopped early by sweep.stop_after_invalid: levels in a row that failed or were invalid
+// showing saturation (experiment/sweep.h SaturationSigns).
 struct GridStopped {
   EventRun run;
   int invalid_streak = 0;
   int levels_skipped = 0;
+  std::string signs;            // what the last of them showed
+  int unsaturated_invalid = 0;  // invalid levels after a valid one that showed no saturation
 };
 
 // A knee search's outcome.
@@ -138,6 +152,7 @@ struct KneeEnded {
     double load = 0;
     int attempts = 0;
     std::string last_reason;
+    std::string saturation;  // the signs its last attempt showed (experiment/sweep.h), "" for none
   };
   EventRun run;
   double low = 0, high = 0, precision = 0;
@@ -170,7 +185,7 @@ struct RunFinished {
 };
 
 using RunEvent = std::variant<ExperimentStarted, ScenarioSkipped, RunStarted, WorkloadRestarted, LevelMeasured,
-                              MeasuringAgain, QosTargetSet, LoadRangeChosen, ClientsChosen, GridStopped, KneeEnded, RunWarning,
+                              MeasuringAgain, NotMeasuredAgain, QosTargetSet, LoadRangeChosen, ClientsChosen, GridStopped, KneeEnded, RunWarning,
                               WorkloadStarted, RunFinished>;
 
 // The event's name ("level_measured", …) and its JSON form ({"event": name, ...}).

@@ -220,6 +220,8 @@ args = ["--service", "const:20us", "--seed", ")" + marker + R"("]
 warmup = "200ms"
 duration = "800ms"
 response_timeout = "200ms"
+# One measurement a level: the test counts them.
+attempts = 1
 [sweep]
 qps = [1000, 1500, 2000, 2500, 3000, 3500]
 [qos]
@@ -289,6 +291,8 @@ args = ["--service", "const:20us"]
 warmup = "200ms"
 duration = "1500ms"
 response_timeout = "200ms"
+# One measurement a level: the kill is timed from the first stored point.
+attempts = 1
 [sweep]
 qps = [1000, 1500, 2000]
 [qos]
@@ -438,6 +442,7 @@ warmup = "200ms"
 duration = "500ms"
 response_timeout = "200ms"
 timely_tolerance = "0us"
+attempts = 1
 [sweep]
 qps = [1000]
 )" + extra + R"([qos]
@@ -486,6 +491,7 @@ ready_timeout = "10s"
 warmup = "200ms"
 duration = "3s"
 response_timeout = "200ms"
+attempts = 1
 [sweep]
 qps = [1000, 1500, 2000]
 )");
@@ -579,6 +585,8 @@ args = ["--service", "const:20us"]
 warmup = "200ms"
 duration = "300ms"
 response_timeout = "200ms"
+# One measurement a level: the test counts them.
+attempts = 1
 [sweep]
 qps = [1000, 1500]
 [qos]

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -18,6 +19,7 @@
 #include "experiment/spec.h"
 #include "experiment/sweep.h"
 #include "experiment/workload_launch.h"
+#include "load/lateness.h"
 #include "sandbox/null_sandbox.h"
 #include "store/store.h"
 
@@ -29,6 +31,9 @@ namespace {
 struct FakeAnswer {
   double p95_us = 100;
   bool valid = true;
+  // An invalid answer's late requests, all put down to this cause (none: no cause given).
+  std::optional<LateCause> late_cause;
+  bool saturated = false;  // throughput 80 % of the offered load
 };
 using FakeModel = std::function<FakeAnswer(double qps, int call)>;
 
@@ -59,6 +64,11 @@ class FakeLoadDriver final : public LoadDriver {
     if (!a.valid) r.timely = r.issued / 2;
     r.valid = a.valid;
     if (!a.valid) r.invalid_reasons.push_back("timely 50.0% < 97.5% (fake)");
+    if (!a.valid && a.late_cause) r.late_causes.requests[static_cast<size_t>(*a.late_cause)] = r.issued - r.timely;
+    if (a.saturated) {
+      r.completed = r.issued * 8 / 10;
+      r.throughput_qps = 0.8 * o.qps;
+    }
     // 100 samples: 90 at half the p95, 10 at the p95, so the 95th percentile is p95_us.
     for (int i = 0; i < 100; ++i) {
       int64_t ns = static_cast<int64_t>((i < 90 ? a.p95_us / 2 : a.p95_us) * 1000);
@@ -204,7 +214,7 @@ TEST_F(RunnerTest, GridMeasuresAnInvalidLevelAgainAndTheFirstValidAttemptStands)
 
 TEST_F(RunnerTest, GridStopsAfterInvalidPointsInARowOnlyOnceOneWasValid) {
   // Invalid from 300 QPS on: past saturation after 100 and 200 were valid.
-  FakeLoadDriver driver([](double qps, int) { return FakeAnswer{200, qps < 300}; });
+  FakeLoadDriver driver([](double qps, int) { return FakeAnswer{200, qps < 300, {}, qps >= 300}; });
   auto out = Run(Spec("qps = [100, 200, 300, 400, 500, 600]\nremeasure_invalid = 0\nstop_after_invalid = 2"),
                  driver);
   ASSERT_TRUE(out.ok()) << out.status().message();
@@ -213,6 +223,103 @@ TEST_F(RunnerTest, GridStopsAfterInvalidPointsInARowOnlyOnceOneWasValid) {
   ASSERT_EQ(stopped.size(), 1u);
   EXPECT_EQ(stopped[0].invalid_streak, 2);
   EXPECT_EQ(stopped[0].levels_skipped, 2);
+  EXPECT_EQ(stopped[0].signs, "throughput 80 % of the offered load (the queue grows)");
+  EXPECT_NE(console_.str().find("last: throughput 80 %"), std::string::npos) << console_.str();
+}
+
+TEST_F(RunnerTest, GridTellsInvalidityFromSaturationAndDoesNotStopOnPointsThatShowNone) {
+  // 300 and 400 QPS invalid with the throughput following the load and no CPU figure: the
+  // host spoiled them (no lateness cause given, so they are not measured again either), not
+  // saturation; 500 is valid again, 600 saturates.
+  FakeLoadDriver driver([](double qps, int) {
+    return FakeAnswer{200, !(qps == 300 || qps == 400 || qps == 600), {}, qps == 600};
+  });
+  auto out = Run(Spec("qps = [100, 200, 300, 400, 500, 600]\nremeasure_invalid = 0\nstop_after_invalid = 2"),
+                 driver);
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  EXPECT_EQ(driver.seen.size(), 6u);
+  EXPECT_TRUE(events_.All<GridStopped>().empty());
+  GridStopRule rule{2};
+  EXPECT_FALSE(rule.Stop(true));
+  EXPECT_FALSE(rule.Stop(false, /*saturated=*/false));
+  EXPECT_FALSE(rule.Stop(false, false));
+  EXPECT_EQ(rule.unsaturated_invalid, 2);
+  EXPECT_FALSE(rule.Stop(false, true));
+  EXPECT_FALSE(rule.Stop(false, false));  // neither counts nor resets
+  EXPECT_TRUE(rule.Stop(false, true));
+}
+
+TEST_F(RunnerTest, GridMeasuresALevelTheHostSpoiledAgainUpToLoadAttempts) {
+  // 200 QPS: stalls make the first two attempts late; the third is valid. The grid's own
+  // remeasure_invalid is 0: [load] attempts (default 3) decides.
+  FakeLoadDriver driver([](double qps, int call) {
+    bool spoiled = qps == 200 && (call == 1 || call == 2);
+    return FakeAnswer{200, !spoiled, LateCause::kStall};
+  });
+  auto out = Run(Spec("qps = [100, 200, 300]\nremeasure_invalid = 0"), driver);
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  EXPECT_EQ(driver.seen.size(), 5u);
+  auto again = events_.All<MeasuringAgain>();
+  ASSERT_EQ(again.size(), 2u);
+  EXPECT_EQ(again[0].why, MeasuringAgain::Why::kHost);
+  EXPECT_EQ(again[0].max_attempts, 3);
+  EXPECT_EQ(again[1].attempt, 2);
+  EXPECT_EQ(again[0].spoiled_by, "stall 50.00 % of the requests late");
+  auto pts = Points();
+  ASSERT_EQ(pts.size(), 5u);
+  EXPECT_EQ(pts[3].attempt, 2);
+  EXPECT_TRUE(pts[3].valid.value_or(false));
+  EXPECT_FALSE(pts[1].valid.value_or(true));  // every attempt is stored with its figures
+  EXPECT_TRUE(events_.All<NotMeasuredAgain>().empty());
+}
+
+TEST_F(RunnerTest, GridDoesNotMeasureAgainWhatReamsOwnLoopMadeLateAndSaysWhenTheHostSpoiledEveryAttempt) {
+  FakeLoadDriver driver([](double qps, int) {
+    if (qps == 200) return FakeAnswer{200, false, LateCause::kBusy};
+    if (qps == 300) return FakeAnswer{200, false, LateCause::kSlowSyscall};
+    return FakeAnswer{200, true};
+  });
+  auto out = Run(Spec("qps = [100, 200, 300]\nremeasure_invalid = 0"), driver);
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  EXPECT_EQ(driver.seen.size(), 5u);  // 100; 200 once; 300 three times
+  auto not_again = events_.All<NotMeasuredAgain>();
+  ASSERT_EQ(not_again.size(), 2u);
+  EXPECT_EQ(not_again[0].load, 200);
+  EXPECT_NE(not_again[0].why.find("ream's own loop's (busy 50.00 %"), std::string::npos) << not_again[0].why;
+  EXPECT_EQ(not_again[1].load, 300);
+  EXPECT_EQ(not_again[1].attempts, 3);
+  EXPECT_NE(not_again[1].why.find("spoiled every attempt"), std::string::npos) << not_again[1].why;
+  EXPECT_NE(console_.str().find("300 QPS stays invalid after 3 attempt(s)"), std::string::npos) << console_.str();
+}
+
+TEST(WhoSpoiled, OnlyLatenessTheHostCausedOnAPointWithoutSaturationIsTheHosts) {
+  PointRecord p;
+  p.valid = false;
+  p.issued = 1000;
+  p.achieved_qps = 1000;
+  p.throughput_qps = 1000;
+  p.invalid_reasons = {"lateness moved p95 by 20 %"};
+  p.generator = {{"invalid_reasons", p.invalid_reasons},
+                 {"lateness_causes",
+                  {{"causes", {{"stall", {{"requests", 30}}}, {"slow_syscall", {{"requests", 10}}},
+                               {"busy", {{"requests", 20}}}}}}}};
+  Spoiled s = WhoSpoiled(p);
+  EXPECT_EQ(s.who, Spoiler::kHost);
+  EXPECT_EQ(s.why, "stall 3.00 %, slow syscall 1.00 %, busy 2.00 % of the requests late");
+  p.cpu_util = 0.97;  // the same lateness at the CPU's allotment: saturation, not the host
+  EXPECT_EQ(WhoSpoiled(p).who, Spoiler::kOther);
+  EXPECT_EQ(SaturationSigns(p), "the CPU at 97 % of its allotment");
+  p.cpu_util = 0.8;
+  p.invalid_reasons.push_back("co-runner 'x' ended during the window");  // not the generator's
+  EXPECT_EQ(WhoSpoiled(p).who, Spoiler::kOther);
+  p.invalid_reasons.pop_back();
+  p.errors = 3;
+  EXPECT_EQ(WhoSpoiled(p).who, Spoiler::kOther);
+  p.errors = 0;
+  p.generator["lateness_causes"]["causes"]["busy"]["requests"] = 50;
+  EXPECT_EQ(WhoSpoiled(p).who, Spoiler::kOwn);
+  p.valid = true;
+  EXPECT_EQ(WhoSpoiled(p).who, Spoiler::kOther);
 }
 
 TEST(GridStopRule, CountsInvalidLevelsOnlyAfterAValidOne) {

@@ -141,6 +141,7 @@ Status ParseLoad(const TomlSection& s, LoadSpec* l) {
   REAM_RETURN_IF_ERROR(s.OneOf("http_method", &l->http_method, {"auto", "GET", "POST"}));
   REAM_RETURN_IF_ERROR(s.OneOf("wait", &l->wait, {"sleep", "spin", "yield"}));
   REAM_RETURN_IF_ERROR(s.OneOf("response_timing", &l->response_timing, {"kernel", "packet", "user"}));
+  REAM_RETURN_IF_ERROR(s.Int("attempts", &l->attempts, 1, 100));
   if (const toml::node* n = s.Get("keep_awake"); n && n->is_string()) {
     const std::string v = n->value<std::string>().value_or("");
     if (v != "generator" && v != "all") {
@@ -1061,7 +1062,7 @@ Result<ExperimentSpec> ParseSpec(const std::string& text, const std::string& sou
                                             "connections", "threads", "warmup", "duration",
                                             "timely_tolerance", "response_timeout", "http_path",
                                             "http_method", "wait", "response_timing", "keep_awake", "session_chunks",
-                                            "chunk_bytes", "bitrate"}),
+                                            "chunk_bytes", "bitrate", "attempts"}),
                                    &spec.load));
   }
   REAM_RETURN_IF_ERROR(err);
@@ -1216,7 +1217,8 @@ nlohmann::json ExperimentSpec::ToJson() const {
                {"http_path", load.http_path},  {"http_method", load.http_method},
                {"wait", load.wait},
                {"keep_awake", KeepAwakeJson(load.keep_awake)},
-               {"response_timing", load.response_timing}};
+               {"response_timing", load.response_timing},
+               {"attempts", load.attempts}};
   j["sweep"] = {{"mode", ToString(sweep.mode)},           {"qps", sweep.qps},
                 {"low", sweep.low},             {"high", sweep.high},
                 {"precision", sweep.precision}, {"max_points", sweep.max_points},

@@ -115,6 +115,10 @@ struct LoadSpec {
   int64_t chunk_bytes = 262144;
   int64_t bitrate_bps = 0;
   std::string bitrate = "";  // as written ("4mbit")
+  // The measurements a grid level gets at most when the host spoiled them (its stalls, slow
+  // system calls and late wake-ups made most of the lateness: experiment/sweep.h WhoSpoiled).
+  // Each attempt is stored; the first valid one stands. 1: never measure again for the host.
+  int attempts = 3;
 };
 
 struct SweepSpec {
