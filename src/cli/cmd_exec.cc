@@ -166,6 +166,7 @@ int RunExec(const ExecArgs& f) {
   // The relay of L, g, G, on the generator's CPUs (never COMMAND's); it connects to COMMAND when
   // a client connects to it, so COMMAND may still be starting.
   std::optional<StartedRelay> relay;
+  nlohmann::json relay_calibration;  // null: no L to calibrate
   if (spec->NeedsRelay()) {
     std::vector<int> relay_cpus;
     if (o.reserved_cpus) {
@@ -187,6 +188,33 @@ int RunExec(const ExecArgs& f) {
     std::cerr << "ream exec: relay at 127.0.0.1:" << relay->port << " -> " << box.address() << ":" << f.relay_port
               << " (" << NetworkMethods(*spec, f.relay_protocol).methods.begin()->second
               << "): connect clients to 127.0.0.1:" << relay->port << "\n";
+    // What L really adds for a client like the user's (one message at a time, asleep while it
+    // waits), measured at start as `ream run` measures it before a sweep: on twins of the relay
+    // in front of ream's echo, since COMMAND's protocol is not ream's to ping.
+    if (const relay::LogGpParams params = RelayParams(*spec); params.latency_ns > 0) {
+      auto c = CalibrateRelayByPinging(*platform, *kind, *self, relay_cpus, box.cpus(), params, f.state_dir);
+      if (!c.ok()) {
+        std::cerr << "ream exec: warning: L could not be calibrated: " << c.status().message() << "\n";
+        relay_calibration = {{"net_latency", {{"requested_us", params.latency_ns / 1e3}, {"measured_us", nullptr},
+                                              {"note", c.status().message()}}}};
+      } else {
+        std::cerr << "ream exec: relay calibration (a pinger, every 2 ms): " << c->Describe() << "\n";
+        if (c->off()) {
+          std::cerr << "ream exec: warning: L is off by more than 10 % of the request here; a client through the "
+                       "relay sees the measured figure, not the requested one\n";
+        }
+        relay_calibration = {{"net_latency",
+                              {{"requested_us", c->requested_us},
+                               {"measured_us", c->l_us()},
+                               {"relay_cost_at_l_us", c->cost_at_l_us()},
+                               {"relay_cost_at_zero_us", c->cost_at_zero_us()},
+                               {"warning", c->off()},
+                               {"method", "median round trip of a pinger (32 B, every 2 ms) through a twin of the relay "
+                                          "at L minus the echo's own, halved; the twin in front of ream's echo"},
+                               {"note", c->Describe()}}}};
+      }
+    }
+    // The line clients wait for, once the calibration's pings are out of their way.
     std::printf("relay 127.0.0.1:%d\n", relay->port);
     std::fflush(stdout);
   }
@@ -225,6 +253,7 @@ int RunExec(const ExecArgs& f) {
                     {"address", box.address()},
                     {"partition", spec->ToJson()},
                     {"command", f.command}};
+    if (!relay_calibration.is_null()) j["sandbox"]["relay_calibration"] = relay_calibration;
     j["exit"] = {{"description", how},
                  {"oom_killed", oom},
                  {"code", final_exit.ok() ? nlohmann::json(final_exit->ShellCode()) : nlohmann::json(nullptr)}};

@@ -80,11 +80,11 @@ int RunRelay(const RelayFlags& f) {
   std::fflush(stdout);
   Status s = (*r)->Run(signals->get());
   const relay::RelayStats& st = (*r)->stats();
-  std::printf("ream-relay stats connections=%lld to_server=%lld/%lldB to_client=%lld/%lldB late=%lld max_late_ns=%lld\n",
+  std::printf("ream-relay stats connections=%lld to_server=%lld/%lldB to_client=%lld/%lldB late=%lld max_late_ns=%lld stamped_reads=%lld\n",
               static_cast<long long>(st.connections), static_cast<long long>(st.messages_to_server),
               static_cast<long long>(st.bytes_to_server), static_cast<long long>(st.messages_to_client),
               static_cast<long long>(st.bytes_to_client), static_cast<long long>(st.late_departures),
-              static_cast<long long>(st.max_late_ns));
+              static_cast<long long>(st.max_late_ns), static_cast<long long>(st.stamped_reads));
   std::fflush(stdout);
   if (!s.ok()) return fail(s);
   return 0;

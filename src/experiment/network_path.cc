@@ -4,11 +4,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <thread>
 
 #include "experiment/level.h"
 #include "experiment/run_events.h"
 #include "experiment/text.h"
 #include "experiment/workload_launch.h"
+#include "platform/affinity.h"
 #include "relay/echo.h"
 #include "relay/framing.h"
 
@@ -206,6 +208,77 @@ Status Calibrate(Platform& p, LoadDriver& driver, SandboxKind& sandboxes, const 
   }
   (void)why_direct;  // relay_added_us stays unset: the direct round trip could not be measured
   return Status::Ok();
+}
+
+std::string PingerCalibration::Describe() const {
+  char b[512];
+  std::snprintf(b, sizeof b,
+                "L %.1f us one way for %.0f us requested (%+.1f %%): a round trip through the relay adds %.1f us "
+                "(2·L %+.1f us, the relay's own cost at L; %.1f us at 0); medians of %d pings per path: %.1f us "
+                "direct, %.1f us through the relay at 0, %.1f us at L",
+                l_us(), requested_us, requested_us > 0 ? 100 * (l_us() - requested_us) / requested_us : 0.0,
+                with_l_us - direct_us, cost_at_l_us(), cost_at_zero_us(), pings, direct_us, zero_us, with_l_us);
+  return b;
+}
+
+Result<PingerCalibration> CalibrateRelayByPinging(Platform& p, SandboxKind& sandboxes, const std::string& ream,
+                                                  const std::vector<int>& relay_cpus, const std::vector<int>& echo_cpus,
+                                                  const relay::LogGpParams& params, const std::string& state_dir,
+                                                  int pings, std::chrono::milliseconds interval, int rounds) {
+  if (pings < rounds || rounds < 1) return InvalidArgument("the pinger needs at least one ping per round");
+  REAM_ASSIGN_OR_RETURN(auto echo, relay::EchoServer::Start("127.0.0.1", echo_cpus));
+  REAM_ASSIGN_OR_RETURN(StartedRelay zero,
+                        StartRelay(p, sandboxes, ream, relay_cpus, "127.0.0.1", echo->port(), {}, "", state_dir));
+  auto with_l = StartRelay(p, sandboxes, ream, relay_cpus, "127.0.0.1", echo->port(), params, "", state_dir);
+  if (!with_l.ok()) {
+    (void)zero.sandbox->Stop();
+    return with_l.status();
+  }
+  const int ports[3] = {echo->port(), zero.port, with_l->port};
+  std::vector<int64_t> rtts[3];
+  Status failed;
+  // The pings from a thread of their own on the client's CPUs (the caller's affinity stays).
+  std::thread pinger([&] {
+    if (!relay_cpus.empty()) (void)SetThisThreadAffinity(relay_cpus);
+    std::vector<net::Fd> fds;
+    for (int port : ports) {
+      auto fd = net::Connect("127.0.0.1", port, 2'000'000'000);
+      if (!fd.ok()) {
+        failed = fd.status();
+        break;
+      }
+      fds.push_back(std::move(*fd));
+    }
+    const int64_t timeout = 2'000'000'000 + 4 * params.latency_ns;
+    for (int r = 0; failed.ok() && r < rounds; ++r) {
+      for (int path = 0; failed.ok() && path < 3; ++path) {
+        for (int i = 0; i < pings / rounds; ++i) {
+          auto rtt = relay::EchoRoundTripNs(fds[path].get(), 32, timeout);
+          if (!rtt.ok()) {
+            failed = rtt.status();
+            break;
+          }
+          rtts[path].push_back(*rtt);
+          p.SleepFor(interval);
+        }
+      }
+    }
+  });
+  pinger.join();
+  (void)with_l->sandbox->Stop();
+  (void)zero.sandbox->Stop();
+  if (!failed.ok()) return Unavailable("pinging through the relay's twins: " + failed.message());
+  auto median_us = [](std::vector<int64_t>& v) {
+    std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+    return static_cast<double>(v[v.size() / 2]) / 1e3;
+  };
+  PingerCalibration c;
+  c.requested_us = static_cast<double>(params.latency_ns) / 1e3;
+  c.pings = static_cast<int>(rtts[0].size());
+  c.direct_us = median_us(rtts[0]);
+  c.zero_us = median_us(rtts[1]);
+  c.with_l_us = median_us(rtts[2]);
+  return c;
 }
 
 }  // namespace ream

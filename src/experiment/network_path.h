@@ -4,6 +4,8 @@
 // point as the point's NetworkPath).
 #pragma once
 
+#include <chrono>
+#include <cmath>
 #include <functional>
 #include <memory>
 #include <string>
@@ -62,6 +64,37 @@ Status Calibrate(Platform& p, LoadDriver& driver, SandboxKind& sandboxes, const 
                  const PartitionSpec& ps, const std::string& state_dir, const CalibrationOptions& co,
                  std::chrono::nanoseconds sample_interval, const std::function<bool()>& interrupted,
                  NetworkPath* path);
+
+// What a relay with L adds for a client that is not ream's generator: a pinger that sends one
+// small message, waits for the answer in epoll (asleep, as such a client is) and pauses
+// `interval` — the way `ream exec` users reach COMMAND through the relay. COMMAND's protocol is
+// not ream's to speak, so the pings go to twins of the relay (the same L, g, G, on the same
+// CPUs) in front of ream's echo, and, interleaved in `rounds`, through a twin at 0 and to the
+// echo directly. The relay delays a message from the kernel's arrival stamp (relay/relay.cc),
+// so at L its own wake-up is hidden in the delay: what it adds at L is 2·L and a few µs, while
+// at 0 it adds that wake-up.
+struct PingerCalibration {
+  double requested_us = 0;
+  double direct_us = 0, zero_us = 0, with_l_us = 0;  // median round trips
+  int pings = 0;                                      // per path
+  // The one-way L the pinger sees: half the round trip through the relay at L beyond the direct one.
+  double l_us() const { return (with_l_us - direct_us) / 2; }
+  double cost_at_l_us() const { return with_l_us - direct_us - 2 * requested_us; }  // the relay's own, at L
+  double cost_at_zero_us() const { return zero_us - direct_us; }
+  // L off by more than `tolerance` of the request.
+  bool off(double tolerance = 0.10) const { return std::abs(l_us() - requested_us) > tolerance * requested_us; }
+  // "L 203.1 us one way for 200 us requested (+1.6 %): a round trip through the relay adds 406.2
+  // us (2·L + 6.2 us, the relay's own cost at L; 41.0 us at 0); medians of 150 pings per path:
+  // 88.2 us direct, 129.2 us through the relay at 0, 494.4 us at L".
+  std::string Describe() const;
+};
+// The echo runs on `echo_cpus` (COMMAND's), the pinger on `relay_cpus` (the generator's, where a
+// client of the relay runs): each answer wakes the CPU it goes to, as the user's would.
+Result<PingerCalibration> CalibrateRelayByPinging(Platform& p, SandboxKind& sandboxes, const std::string& ream,
+                                                  const std::vector<int>& relay_cpus, const std::vector<int>& echo_cpus,
+                                                  const relay::LogGpParams& params, const std::string& state_dir,
+                                                  int pings = 150, std::chrono::milliseconds interval = std::chrono::milliseconds(2),
+                                                  int rounds = 3);
 
 // The median response time of one measured level (µs), or why there is none. The calibration
 // compares medians: one scheduling stall of a shared machine moves a 200-sample mean by more

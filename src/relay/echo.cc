@@ -4,6 +4,7 @@
 #include <map>
 #include <vector>
 
+#include "platform/affinity.h"
 #include "platform/clock.h"
 
 namespace ream::relay {
@@ -12,7 +13,7 @@ constexpr uint64_t kEchoListenTag = ~uint64_t{0};
 constexpr uint64_t kEchoStopTag = ~uint64_t{0} - 1;
 }  // namespace
 
-Result<std::unique_ptr<EchoServer>> EchoServer::Start(const std::string& host) {
+Result<std::unique_ptr<EchoServer>> EchoServer::Start(const std::string& host, const std::vector<int>& cpus) {
   std::unique_ptr<EchoServer> e(new EchoServer());
   REAM_ASSIGN_OR_RETURN(e->listen_, net::Listen(host, 0));
   REAM_ASSIGN_OR_RETURN(e->port_, net::LocalPort(e->listen_.get()));
@@ -20,7 +21,10 @@ Result<std::unique_ptr<EchoServer>> EchoServer::Start(const std::string& host) {
   REAM_ASSIGN_OR_RETURN(e->stop_, net::Notifier::Create());
   REAM_RETURN_IF_ERROR(e->poller_.Add(e->listen_.get(), EPOLLIN, kEchoListenTag));
   REAM_RETURN_IF_ERROR(e->poller_.Add(e->stop_.fd(), EPOLLIN, kEchoStopTag));
-  e->thread_ = std::thread([p = e.get()] { p->Loop(); });
+  e->thread_ = std::thread([p = e.get(), cpus] {
+    if (!cpus.empty()) (void)SetThisThreadAffinity(cpus);  // else wherever the process may run
+    p->Loop();
+  });
   return e;
 }
 

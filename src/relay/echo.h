@@ -10,6 +10,7 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "platform/net.h"
 #include "platform/poller.h"
@@ -19,8 +20,9 @@ namespace ream::relay {
 
 class EchoServer {
  public:
-  // Listens on host (port chosen) and echoes every byte of every connection until destroyed.
-  static Result<std::unique_ptr<EchoServer>> Start(const std::string& host);
+  // Listens on host (port chosen) and echoes every byte of every connection until destroyed,
+  // its thread on `cpus` when given (as a workload on its own CPUs would).
+  static Result<std::unique_ptr<EchoServer>> Start(const std::string& host, const std::vector<int>& cpus = {});
   ~EchoServer();
   EchoServer(const EchoServer&) = delete;
   EchoServer& operator=(const EchoServer&) = delete;

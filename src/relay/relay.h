@@ -45,6 +45,8 @@ struct RelayStats {
   int64_t late_departures = 0;
   int64_t max_late_ns = 0;
   int64_t framing_fallbacks = 0;  // connections whose bytes were not the protocol's frames
+  // Reads that came with the kernel's arrival stamp: their messages are delayed from it.
+  int64_t stamped_reads = 0;
 };
 
 class Relay {

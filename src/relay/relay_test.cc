@@ -18,7 +18,8 @@ namespace {
 // A relay in a thread of the test, in front of an echo.
 class RelayFixture {
  public:
-  explicit RelayFixture(LogGpParams p, ProtocolFraming f = {}) {
+  // `start` false: the relay listens but runs (accepts, reads) only from Start().
+  explicit RelayFixture(LogGpParams p, ProtocolFraming f = {}, bool start = true) {
     auto e = EchoServer::Start("127.0.0.1");
     EXPECT_TRUE(e.ok()) << e.status().ToString();
     echo_ = std::move(*e);
@@ -28,11 +29,14 @@ class RelayFixture {
     auto s = net::Notifier::Create();
     EXPECT_TRUE(s.ok());
     stop_ = std::move(*s);
+    if (start) Start();
+  }
+  void Start() {
     thread_ = std::thread([this] { run_ = relay_->Run(stop_.fd()); });
   }
   ~RelayFixture() {
     stop_.Notify();
-    thread_.join();
+    if (thread_.joinable()) thread_.join();
     EXPECT_TRUE(run_.ok()) << run_.ToString();
   }
   int port() const { return relay_->port(); }
@@ -76,6 +80,41 @@ TEST(Relay, LatencyAddsTwoLToTheRoundTripAndNoMore) {
   EXPECT_GE(rttL, 2 * kL);  // never early
   EXPECT_EQ(delayed.stats().connections, 1);
   EXPECT_GE(delayed.stats().messages_to_server, 30);
+}
+
+TEST(Relay, DelaysAMessageFromItsArrivalNotFromWhenTheRelayGotRoundToReadingIt) {
+  // The message reaches the relay's socket while the relay is not running (as when its CPU is
+  // idle and wakes late, or the host has it): L counts from the kernel's arrival stamp, so the
+  // round trip is 2L, not 2L plus the time the relay was away.
+  constexpr int64_t kL = 100'000'000, kAway = 60'000'000;
+  RelayFixture late({.latency_ns = kL}, {}, /*start=*/false);
+  auto fd = net::Connect("127.0.0.1", late.port(), 1'000'000'000);
+  ASSERT_TRUE(fd.ok()) << fd.status().ToString();
+  // The kernel stamps arriving segments only while some socket asks for stamps (a global
+  // switch): this one asks before the message is sent, as the relay's own would once running.
+  ASSERT_TRUE(net::EnableReceiveTimestamps(fd->get()).ok());
+  // The kernel turns the switch on from a work queue when no socket had it (net_enable_timestamp),
+  // e.g. after the previous test closed its sockets: give that a moment.
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  const char msg[64] = "ping";
+  int64_t t0 = MonotonicNowNs();
+  ASSERT_EQ(net::WriteSome(fd->get(), msg, sizeof msg).bytes, sizeof msg);
+  while (MonotonicNowNs() - t0 < kAway) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  late.Start();
+  auto poller = net::Poller::Create();
+  ASSERT_TRUE(poller.ok() && poller->Add(fd->get(), EPOLLIN, 0).ok());
+  char buf[128];
+  size_t got = 0;
+  epoll_event ev[1];
+  while (got < sizeof msg && MonotonicNowNs() - t0 < 2'000'000'000) {
+    ASSERT_TRUE(poller->Wait(ev, 1, 100'000'000).ok());
+    got += net::ReadSome(fd->get(), buf, sizeof buf).bytes;
+  }
+  int64_t rtt = MonotonicNowNs() - t0;
+  ASSERT_EQ(got, sizeof msg);
+  EXPECT_GE(rtt, 2 * kL);                  // never early
+  EXPECT_LT(rtt, 2 * kL + kAway * 2 / 3);  // the 60 ms away are not added (a read-timed L gives 2L + 60)
+  EXPECT_GE(late.stats().stamped_reads, 2);
 }
 
 TEST(Relay, PerByteTimeLimitsABulkTransferToOneOverG) {
