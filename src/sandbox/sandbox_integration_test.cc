@@ -10,6 +10,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <deque>
 #include <filesystem>
 #include <fstream>
@@ -115,6 +116,28 @@ std::string Field(const std::string& out, const std::string& key) {
   std::smatch m;
   std::regex re("(^|\n)" + key + "[=:]\\s*([^\\n]*)");
   return std::regex_search(out, m, re) ? m[2].str() : "<no " + key + ">";
+}
+
+// Issue 41: with L, ream exec measures what the relay adds for a client that is not ream's
+// generator (a pinger on twins of its relay, in front of ream's echo), says it, and stores it.
+TEST_F(ReamExec, ARelayKnobIsCalibratedAtStartByAPingerAndStoredWithTheSamples) {
+  ProcessExit e;
+  ReamRun& r = Run({"exec", "--net-latency", "2ms", "--relay-port", "9", "--samples", samples_, "--", "sleep", "1"},
+                   milliseconds(60000), &e);
+  const std::string out = r.Output();
+  EXPECT_EQ(e.exit_code, 0) << out;
+  EXPECT_NE(out.find("relay calibration (a pinger, every 2 ms): L "), std::string::npos) << out;
+  EXPECT_NE(out.find("relay 127.0.0.1:"), std::string::npos) << out;
+  nlohmann::json j = Samples();
+  ASSERT_TRUE(j.is_object()) << out;
+  const nlohmann::json& c = j["sandbox"]["relay_calibration"]["net_latency"];
+  ASSERT_TRUE(c.is_object()) << j["sandbox"].dump();
+  EXPECT_EQ(c["requested_us"], 2000.0);
+  ASSERT_TRUE(c["measured_us"].is_number()) << c.dump();
+  // 2 ms is ten times this machine's worst wake-ups: the median one way lands near it.
+  EXPECT_GT(c["measured_us"].get<double>(), 1700) << c.dump();
+  EXPECT_LT(c["measured_us"].get<double>(), 2400) << c.dump();
+  EXPECT_EQ(c["warning"].get<bool>(), std::abs(c["measured_us"].get<double>() - 2000) > 200) << c.dump();
 }
 
 TEST_F(ReamExec, CommandRunsAsTheWorkloadUserWithNoPrivilegeByDefault) {
