@@ -8,6 +8,7 @@
 // comparison is between measurements taken side by side in time.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -68,13 +69,14 @@ qps = [1000, 2500, 4000, 5500, 7000]
 }
 
 TEST(Mm1Calibration, LqosAndTailMatchTheMM1Prediction) {
-  // On CPUs that already stall more than 1 % of the time the comparison would measure the host
-  // (every figure of it goes unjudged below), so its 100 s of load are not spent: measured
-  // first, and again after the runs, since noise can begin in between.
-  if (!MachineIsQuiet()) {
-    GTEST_SKIP() << "this machine's CPUs stall > 1 % of the time (figures above): LQoS and the tail would be the "
-                    "host's, not M/M/1's; run it on a quiet machine (ctest -R Mm1Calibration), or with "
-                    "REAM_MAX_STALL_FRACTION=1 to judge it anyway";
+  // The host's floor, measured first and again after the runs (noise can begin in between):
+  // the tolerances widen with it (platform/stall_probe.h ToleranceOnFloor), and only a host
+  // beyond JudgeableFloor (5 %), whose figures would be its own, is not judged.
+  const double floor_before = HostFloor();
+  if (floor_before > JudgeableFloor()) {
+    GTEST_SKIP() << "this machine's CPUs stall " << 100 * floor_before << " % of the time (figures above), beyond "
+                 << 100 * JudgeableFloor() << " %: LQoS and the tail would be the host's, not M/M/1's; run it on a "
+                 << "quieter machine (ctest -R Mm1Calibration)";
   }
   auto dir = std::filesystem::temp_directory_path() / ("ream-mm1-" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
@@ -108,10 +110,11 @@ TEST(Mm1Calibration, LqosAndTailMatchTheMM1Prediction) {
   ASSERT_TRUE(an.ok() && bn.ok());
   // No valid point at all is the generator's timeliness on a stalling CPU (each reason is
   // printed) — the machine's noise, measured now, unless the machine is quiet.
+  const double floor = std::max(floor_before, HostFloor());
   if ((an->exit_code != 0 || bn->exit_code != 0) && (an->err + bn->err).find("has no valid point") != std::string::npos &&
-      !MachineIsQuiet()) {
-    GTEST_SKIP() << "no valid point, and this machine's CPUs stall > 1 % of the time (figures above): "
-                 << an->err << bn->err;
+      floor > JudgeableFloor()) {
+    GTEST_SKIP() << "no valid point, and this machine's CPUs stalled " << 100 * floor << " % of the time during the "
+                 << "runs (figures above): " << an->err << bn->err;
   }
   ASSERT_EQ(an->exit_code, 0) << an->err;
   ASSERT_EQ(bn->exit_code, 0) << bn->err;
@@ -122,15 +125,16 @@ TEST(Mm1Calibration, LqosAndTailMatchTheMM1Prediction) {
   double lqos = a["qos"]["target_us"];
   RecordProperty("lqos_us", std::to_string(lqos));
 
-  // The tail comparison needs a machine whose CPUs are not away in 20-250 us pieces (a
-  // busy or virtualized CPU adds exactly such pieces to the tail); it is measured, and the
-  // figures are printed either way.
-  const bool quiet = MachineIsQuiet();
-  // LQoS is 5 x a mean service time, which a stalled CPU inflates by its stall fraction and
-  // more (seen here: 562 us); asserted on a quiet machine, printed always.
+  // A CPU away in 20-250 us pieces adds exactly such pieces to the tail and to the service
+  // time LQoS is 5 x (seen: 562 us at a 4-11 % floor): the tolerances widen with the floor
+  // measured before and after the runs; beyond JudgeableFloor the figures are printed only.
+  const bool judged = floor <= JudgeableFloor();
+  const double lqos_tolerance = ToleranceOnFloor(0.10, floor), tail_tolerance = ToleranceOnFloor(0.15, floor);
+  std::printf("host floor %.2f %%: LQoS within %.1f %% of 500 us, the p95 within %.1f %% of M/M/1's\n", 100 * floor,
+              100 * lqos_tolerance, 100 * tail_tolerance);
   std::printf("LQoS %.1f us (%s)\n", lqos, a["qos"]["method"].dump().c_str());
-  if (quiet) {
-    EXPECT_NEAR(lqos, 500, 50) << a["qos"]["method"];
+  if (judged) {
+    EXPECT_NEAR(lqos, 500, 500 * lqos_tolerance) << a["qos"]["method"];
   }
   const json& g = a["groups"][0];
   const json& base_points = b["groups"][0]["points"];
@@ -155,7 +159,7 @@ TEST(Mm1Calibration, LqosAndTailMatchTheMM1Prediction) {
     if (!(*base)["valid"].get<bool>()) {
       // An invalid baseline (here: the generator's timeliness on a stalling CPU) leaves no
       // delay center to compare with; only a quiet machine is expected to give a valid one.
-      if (quiet) {
+      if (floor <= kQuietFloor) {
         ADD_FAILURE() << "baseline point invalid at " << pt["target_qps"] << ": "
                       << (*base)["reasons"];
       }
@@ -170,20 +174,22 @@ TEST(Mm1Calibration, LqosAndTailMatchTheMM1Prediction) {
                 "error %+.1f %%\n",
                 lambda, u * 100, service_s * 1e6, (*base)["mean_us"].get<double>(), measured_us,
                 predicted_us, err * 100);
-    if (quiet) {
-      EXPECT_LE(std::abs(err), 0.15) << "at " << pt["target_qps"] << " QPS";
+    if (judged) {
+      EXPECT_LE(std::abs(err), tail_tolerance) << "at " << pt["target_qps"] << " QPS, host floor " << 100 * floor << " %";
     }
     ++checked;
   }
-  // Points from 10 % to 70 % utilization: a pass needs most of them measured and valid.
-  // How many points come out valid is itself the machine's timing noise (seen here: 2 of 6).
-  if (quiet) {
-    EXPECT_GE(checked, 4) << "too few valid points up to 70 % utilization";
+  // Points from 10 % to 70 % utilization: a pass needs most of them measured and valid (a level
+  // the host spoiled is measured again, [load] attempts). How many come out valid is itself the
+  // machine's timing noise (seen: 2 of 6 before re-measurement): 4 of 5 on a quiet machine, 2
+  // on a noisy one.
+  if (judged) {
+    EXPECT_GE(checked, floor <= kQuietFloor ? 4 : 2) << "too few valid points up to 70 % utilization";
   }
-  if (!quiet) {
-    GTEST_SKIP() << "LQoS and the p95 vs M/M/1 comparison were printed but not asserted: "
-                    "this machine's CPUs stall > 1 % of the time (figures above). Run it on a "
-                    "quiet machine: ctest -R Mm1Calibration";
+  if (!judged) {
+    GTEST_SKIP() << "LQoS and the p95 vs M/M/1 comparison were printed but not asserted: this machine's CPUs "
+                 << "stalled " << 100 * floor << " % of the time (figures above), beyond " << 100 * JudgeableFloor()
+                 << " %. Run it on a quieter machine: ctest -R Mm1Calibration";
   }
 }
 

@@ -7,6 +7,7 @@
 // shown and its figures printed, not asserted.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -100,12 +101,15 @@ TEST(ModelAccuracy, SyntheticMeanWithin15PercentAcross10To70PercentAndTheReportS
   std::ofstream(dir.path / "kv.toml") << Spec("kv", "builtin = \"kv\"\nargs = [\"--records\", \"10000\"]",
                                               "[10000, 25000, 40000, 55000, 70000, 85000]", 1);
   const std::string db = (dir.path / "r.db").string();
-  // A timing comparison needs a machine whose CPUs are not away in 20-250 us pieces (another
-  // process's busy CPU, a hypervisor's steal): the stall floor is measured first, and again
-  // after the runs, and the figures are printed either way.
-  if (!MachineIsQuiet()) {
-    GTEST_SKIP() << "not run: this machine's CPUs stall > 1 % of the time (figures above), and the model's "
-                    "accuracy cannot be measured through that. Run it on a quiet machine: ctest -R ModelAccuracy";
+  // A timing comparison on CPUs that are away in 20-250 us pieces (another process's busy CPU,
+  // a hypervisor's steal) judges the host as much as the model: the floor is measured first and
+  // again after the runs, the tolerance widens with it (platform/stall_probe.h), and beyond
+  // JudgeableFloor (5 %) the figures are printed only.
+  const double floor_before = HostFloor();
+  if (floor_before > JudgeableFloor()) {
+    GTEST_SKIP() << "not run: this machine's CPUs stall " << 100 * floor_before << " % of the time (figures above), "
+                 << "beyond " << 100 * JudgeableFloor() << " %: the model's accuracy cannot be measured through "
+                 << "that. Run it on a quieter machine: ctest -R ModelAccuracy";
   }
   auto p = MakePosixPlatform();
   {
@@ -123,8 +127,11 @@ TEST(ModelAccuracy, SyntheticMeanWithin15PercentAcross10To70PercentAndTheReportS
   };
   json syn = analyze("syn");
   json kv = analyze("kv");
-  const bool quiet = MachineIsQuiet();
-  if (syn.is_null() && !quiet) {
+  const double floor = std::max(floor_before, HostFloor());
+  const bool judged = floor <= JudgeableFloor();
+  const double tolerance = ToleranceOnFloor(0.15, floor);
+  std::printf("host floor %.2f %%: the model's mean |relative error| within %.1f %%\n", 100 * floor, 100 * tolerance);
+  if (syn.is_null() && !judged) {
     GTEST_SKIP() << "the machine became noisy during the runs (figures above) and left no valid point to analyze";
   }
   ASSERT_FALSE(syn.is_null()) << "ream analyze syn failed (above)";
@@ -163,14 +170,16 @@ TEST(ModelAccuracy, SyntheticMeanWithin15PercentAcross10To70PercentAndTheReportS
   // The server names its distribution (exp), so the queue is an M/G/1 with the measured
   // moments (Pollaczek–Khinchine, or Welch's when a wake-up on idle is fitted).
   EXPECT_EQ(g["model"]["queue"].get<std::string>().rfind("M/G/1", 0), 0u) << g["model"]["queue"];
-  if (!quiet) {
-    GTEST_SKIP() << "the model's accuracy was printed but not asserted: this machine's CPUs stall > 1 % of the "
-                    "time (figures above). Run it on a quiet machine: ctest -R ModelAccuracy";
+  if (!judged) {
+    GTEST_SKIP() << "the model's accuracy was printed but not asserted: this machine's CPUs stalled " << 100 * floor
+                 << " % of the time (figures above), beyond " << 100 * JudgeableFloor()
+                 << " %. Run it on a quieter machine: ctest -R ModelAccuracy";
   }
   ASSERT_TRUE(mean["unavailable"].is_null()) << mean["unavailable"];
-  EXPECT_GE(mean["points"].get<int>(), 4) << "too few valid points between 10 % and 70 % utilization";
-  EXPECT_LE(mean["mean_abs_relative_error"].get<double>(), 0.15);
-  EXPECT_LE(mean["max_abs_relative_error"].get<double>(), 0.15);
+  EXPECT_GE(mean["points"].get<int>(), floor <= kQuietFloor ? 4 : 3)
+      << "too few valid points between 10 % and 70 % utilization";
+  EXPECT_LE(mean["mean_abs_relative_error"].get<double>(), tolerance) << "host floor " << 100 * floor << " %";
+  EXPECT_LE(mean["max_abs_relative_error"].get<double>(), tolerance) << "host floor " << 100 * floor << " %";
 }
 
 }  // namespace

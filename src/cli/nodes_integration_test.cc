@@ -385,7 +385,9 @@ TEST_F(NodesIntegration, TwoSshClientsMergeToWhatOneGeneratorMeasures) {
   // next, 99 % intervals 6 us wide; 150 and 169 us in two runs 15 s apart, at 1.4-6 % stalls):
   // the span of the two single-generator runs around the agents' point is what one generator
   // measures on this host in that minute.
-  const bool quiet = MachineIsQuiet();
+  // Beyond JudgeableFloor they are printed only; below it the span is widened by the floor too.
+  const double floor = HostFloor();
+  const bool quiet = floor <= JudgeableFloor();
   for (double q : {0.50, 0.99}) {
     auto a = analysis::PercentileConfidence(merged, q, 0.99);
     auto b1 = analysis::PercentileConfidence(single_before, q, 0.99);
@@ -395,8 +397,9 @@ TEST_F(NodesIntegration, TwoSshClientsMergeToWhatOneGeneratorMeasures) {
     // Widened by how far the two single runs are apart: the agents may differ from one
     // generator by as much as one generator differs from itself a few seconds later.
     const double drift = std::abs(b2->value - b1->value);
-    span.low = std::min(b1->low, b2->low) - drift;
-    span.high = std::max(b1->high, b2->high) + drift;
+    const double by_floor = ToleranceOnFloor(0, floor) * b1->value;
+    span.low = std::min(b1->low, b2->low) - drift - by_floor;
+    span.high = std::max(b1->high, b2->high) + drift + by_floor;
     std::ostringstream what;
     what << "p" << q * 100 << ": agents " << a->value / 1e3 << " us [" << a->low / 1e3 << ", " << a->high / 1e3
          << "], one generator before " << b1->value / 1e3 << " us [" << b1->low / 1e3 << ", " << b1->high / 1e3
@@ -406,7 +409,8 @@ TEST_F(NodesIntegration, TwoSshClientsMergeToWhatOneGeneratorMeasures) {
     if (quiet) {
       EXPECT_TRUE(Overlap(*a, span)) << what.str();
     } else {
-      std::printf("  (not judged: this host's CPUs stall more than 1 %% of the time)\n");
+      std::printf("  (not judged: this host's CPUs stall %.2f %% of the time, beyond %.0f %%)\n", 100 * floor,
+                  100 * JudgeableFloor());
     }
   }
   // A second run finds the copies in the cache and copies nothing.

@@ -108,11 +108,15 @@ class NetworkKnobs : public ::testing::Test {
 };
 
 TEST_F(NetworkKnobs, LatencyAddsTwoLAtLowLoadAndLeavesTheSaturationPoint) {
-  // A comparison of latencies against 2·L and of saturation points: on a host whose CPUs stall
-  // more than 1 % of the time in pieces > 20 µs the noise is larger than what is compared
-  // (docs/performance.md); skipped then, with the figures printed (REAM_MAX_STALL_FRACTION
-  // forces it).
-  if (!MachineIsQuiet()) GTEST_SKIP() << "this machine's CPUs stall > 1 % of the time (figures above)";
+  // A comparison of latencies against 2·L and of saturation points: the tolerances widen with
+  // the host's floor (platform/stall_probe.h), and beyond JudgeableFloor (5 %) the noise is
+  // larger than what is compared: skipped then, with the figures printed.
+  const double floor = HostFloor();
+  if (floor > JudgeableFloor()) {
+    GTEST_SKIP() << "this machine's CPUs stall " << 100 * floor << " % of the time (figures above), beyond "
+                 << 100 * JudgeableFloor() << " %";
+  }
+  const double tolerance = ToleranceOnFloor(0.2, floor), knob_tolerance = ToleranceOnFloor(0.2, floor);
   constexpr double kL = 200;  // µs
   // 300 QPS: ~3 % utilization; 12000 QPS: above the ~9000 QPS the server sustains (and not so
   // far above that the generator's 8 connections overflow their queues of outstanding requests).
@@ -123,14 +127,14 @@ TEST_F(NetworkKnobs, LatencyAddsTwoLAtLowLoadAndLeavesTheSaturationPoint) {
   const PointRecord& l_low = pts["net_latency=200us"][300];
   ASSERT_TRUE(base_low.latency_mean_us && l_low.latency_mean_us);
   double added = *l_low.latency_mean_us - *base_low.latency_mean_us;
-  // What L added is the rise less the relay's own cost, which the calibration measures in the
-  // same run (the round trip through the relay at 0 against the direct one) and reports: the
-  // relay is a user-space hop and costs a few tens of µs whatever L is.
+  // The relay delays each message L from the kernel's arrival stamp, so its own wake-up is
+  // inside L: the rise is 2·L and the few µs of the relay's copies (at 0, in the path delaying
+  // nothing, it costs that wake-up instead: `relay_added_us`, printed below).
   NetworkPath path = NetworkPath::FromJson(l_low.network);
   ASSERT_TRUE(path.relay_added_us.has_value()) << l_low.network.dump();
-  double by_l = added - *path.relay_added_us;
-  EXPECT_NEAR(by_l, 2 * kL, 0.2 * 2 * kL) << "mean " << *base_low.latency_mean_us << " -> " << *l_low.latency_mean_us
-                                          << ", less the relay's own " << *path.relay_added_us << " us";
+  double by_l = added;
+  EXPECT_NEAR(by_l, 2 * kL, tolerance * 2 * kL) << "mean " << *base_low.latency_mean_us << " -> "
+                                                << *l_low.latency_mean_us << ", host floor " << 100 * floor << " %";
   // The saturation point: what the server completes when offered far more than it can take.
   const PointRecord& base_sat = pts["net_latency=0us"][12000];
   const PointRecord& l_sat = pts["net_latency=200us"][12000];
@@ -138,7 +142,7 @@ TEST_F(NetworkKnobs, LatencyAddsTwoLAtLowLoadAndLeavesTheSaturationPoint) {
   EXPECT_EQ(base_sat.errors.value_or(-1), 0) << "every request must be answered for ServerRate";
   EXPECT_EQ(l_sat.errors.value_or(-1), 0);
   EXPECT_LT(base_rate, 0.9 * base_sat.achieved_qps.value_or(0)) << "not saturated: the comparison would say nothing";
-  EXPECT_NEAR(l_rate, base_rate, 0.1 * base_rate);
+  EXPECT_NEAR(l_rate, base_rate, ToleranceOnFloor(0.1, floor) * base_rate);
   // With L at 0 the relay is not in the path: nothing stored about one.
   EXPECT_TRUE(base_low.network.is_null()) << base_low.network.dump();
   // With L: the method, the calibration (L measured within 10 % or a warning), the relay's cost.
@@ -148,7 +152,7 @@ TEST_F(NetworkKnobs, LatencyAddsTwoLAtLowLoadAndLeavesTheSaturationPoint) {
   const KnobCalibration& c = n.calibrations[0];
   ASSERT_TRUE(c.measured.has_value()) << c.note;
   EXPECT_EQ(c.warning, std::abs(*c.measured - kL) > 0.1 * kL) << c.note;
-  EXPECT_NEAR(*c.measured, kL, 0.2 * kL) << c.note;
+  EXPECT_NEAR(*c.measured, kL, knob_tolerance * kL) << c.note;
   ASSERT_TRUE(n.relay_added_us.has_value());
   std::printf("[ figures  ] low-load mean %.1f -> %.1f us (+%.1f, of which L %.1f, 2L = %.0f; p50 %.1f -> %.1f); saturation %.0f -> "
               "%.0f QPS; calibrated L %.1f us; the relay's own added latency %.1f us (direct round trip %.1f us)\n",
@@ -164,11 +168,14 @@ TEST_F(NetworkKnobs, LatencyAddsTwoLAtLowLoadAndLeavesTheSaturationPoint) {
 }
 
 TEST_F(NetworkKnobs, PerByteTimeMattersOnlyNearOneOverG) {
-  // A comparison of latencies against 2·L and of saturation points: on a host whose CPUs stall
-  // more than 1 % of the time in pieces > 20 µs the noise is larger than what is compared
-  // (docs/performance.md); skipped then, with the figures printed (REAM_MAX_STALL_FRACTION
-  // forces it).
-  if (!MachineIsQuiet()) GTEST_SKIP() << "this machine's CPUs stall > 1 % of the time (figures above)";
+  // A comparison of latencies through G with and without: beyond the host's JudgeableFloor
+  // (5 %) the noise is larger than what is compared; below, the low-load bound widens with the
+  // floor (platform/stall_probe.h).
+  const double floor = HostFloor();
+  if (floor > JudgeableFloor()) {
+    GTEST_SKIP() << "this machine's CPUs stall " << 100 * floor << " % of the time (figures above), beyond "
+                 << 100 * JudgeableFloor() << " %";
+  }
   // Gets of 40-byte requests (24-byte header + 16-byte key), 32-byte replies: at G = 10 µs/B the
   // request direction of the relay's link (all 8 connections share it) carries 1/G = 100 kB/s
   // = 2500 requests/s. 100 QPS offers 4 % of that, 2200 QPS 88 %.
@@ -192,7 +199,7 @@ TEST_F(NetworkKnobs, PerByteTimeMattersOnlyNearOneOverG) {
   // than the effect looked for (G's queueing at 4 %: ~10 µs by M/D/1).
   ASSERT_TRUE(base_low.latency_p50_us && g_low.latency_p50_us);
   double low_diff = *g_low.latency_p50_us - *base_low.latency_p50_us;
-  EXPECT_LT(std::abs(low_diff), std::max(40.0, 0.25 * *base_low.latency_p50_us))
+  EXPECT_LT(std::abs(low_diff), std::max(40.0, ToleranceOnFloor(0.25, floor) * *base_low.latency_p50_us))
       << "low p50: " << *base_low.latency_p50_us << " (relay, 1 ns/B) vs " << *g_low.latency_p50_us << " (10 us/B)";
   // Near 1/G: clearly slower (the request direction queues: ~1.5 ms by M/D/1 at 88 %).
   EXPECT_GT(*g_near.latency_mean_us, 2 * *base_near.latency_mean_us + 500)

@@ -150,16 +150,22 @@ Status Calibrate(Platform& p, LoadDriver& driver, SandboxKind& sandboxes, const 
   path->direct_rtt_us = direct;
   if (direct && zero) path->relay_added_us = *zero - *direct;
   if (params.latency_ns > 0) {
+    // The relay delays a message from the kernel's arrival stamp (relay/relay.cc), so at L its
+    // own wake-up is inside the delay and what a client sees is the round trip at L against
+    // the direct one; against the relay at 0 (which pays that wake-up) only without a direct
+    // figure.
     KnobCalibration c{.knob = "net_latency", .requested = params.latency_ns / 1e3, .unit = "us",
-                      .method = "median round trip at " + rate + " through the relay at L minus through the relay at 0, "
-                                "halved"};
+                      .method = "median round trip at " + rate + " through the relay at L minus " +
+                                (direct ? "the direct one" : "through the relay at 0") + ", halved"};
     auto r = measure(wl.target_host(), wl.target_port());
     if (r.status().code() == StatusCode::kCancelled) return r.status();
     if (r.ok()) with_l = *r;
-    if (with_l && zero) {
-      c.measured = (*with_l - *zero) / 2;
-      c.note = "round trip " + Fixed(*with_l) + " us at L, " + Fixed(*zero) + " us at 0" +
-               (direct ? ", " + Fixed(*direct) + " us without the relay" : std::string());
+    if (with_l && (direct || zero)) {
+      c.measured = (*with_l - (direct ? *direct : *zero)) / 2;
+      c.note = "round trip " + Fixed(*with_l) + " us at L" + (zero ? ", " + Fixed(*zero) + " us at 0" : std::string()) +
+               (direct ? ", " + Fixed(*direct) + " us without the relay; the relay's own cost at L " +
+                             Fixed(*with_l - *direct - 2 * c.requested) + " us"
+                       : std::string());
       Judge(c, co.tolerance);
     } else {
       c.note = "not measured: " + (!r.ok() ? r.status().message() : "the relay at 0: " + why_zero);

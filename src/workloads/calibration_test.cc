@@ -116,16 +116,18 @@ TEST(Calibration, SojournMatchesTheMG1PredictionAtThreeRates) {
   if (!online.ok() || ParseCpuList(Trim(*online)).value_or({}).size() < 2) {
     GTEST_SKIP() << "needs two CPUs (server on CPU 0, generator on CPU 1)";
   }
-  // A precondition, measured: the calibration compares means to within 10 %, which a CPU
-  // that is away 4-11 % of the time in 20-250 us pieces (this project's VMs) does not support
+  // The host's floor, measured: the calibration compares means to within 10 % on a quiet
+  // machine, which a CPU that is away 4-11 % of the time in 20-250 us pieces does not support
   // reliably: paired rounds and medians (below) hold it in most runs there, not in all (seen:
   // 29 of 30; the miss was +10.6 % at 6 000 QPS, after rounds of +13..+39 % while s held
-  // still: host stalls inside busy periods). Such a machine is reported as unable to calibrate
-  // (with its figure), not as a failed calibration; REAM_MAX_STALL_FRACTION=1 asserts anyway.
-  if (!MachineIsQuiet()) {
-    GTEST_SKIP() << "a CPU is stalled more than 1 % of the time in pieces > 20 us (figures above: a "
-                    "busy or virtualized CPU); the M/G/1 calibration needs < 1 %. Run it on a quiet "
-                    "machine: ctest -R Calibration";
+  // still: host stalls inside busy periods). So the tolerance is widened by the floor measured
+  // before and after (platform/stall_probe.h ToleranceOnFloor), and only a host beyond
+  // JudgeableFloor (5 %) is reported as unable to calibrate, with its figure.
+  const double floor_before = HostFloor();
+  if (floor_before > JudgeableFloor()) {
+    GTEST_SKIP() << "a CPU is stalled " << 100 * floor_before << " % of the time in pieces > 20 us (figures above: "
+                 << "another job shares it); above " << 100 * JudgeableFloor()
+                 << " % the M/G/1 calibration would measure the host. Run it on a quieter machine: ctest -R Calibration";
   }
   SyntheticServer base(*platform, "const:0");
   SyntheticServer exp(*platform, "exp:100us");
@@ -207,16 +209,20 @@ TEST(Calibration, SojournMatchesTheMG1PredictionAtThreeRates) {
                 Median(predictions), 100 * error, valid, rounds);
     verdicts.push_back({qps, error, mean_service});
   }
-  bool all_hold = std::all_of(verdicts.begin(), verdicts.end(), [](const Verdict& v) {
-    return std::abs(v.error) <= 0.10 && std::abs(v.mean_service - 100) <= 5;
-  });
-  if (!all_hold && !MachineIsQuiet()) {
-    GTEST_SKIP() << "a rate missed the M/G/1 prediction, and the machine was no longer quiet at the end (figures "
-                    "above): noise that began during the test, not a verdict on the calibration";
+  // Noise can begin during the test (seen: a neighbour's build starting mid-test): the floor
+  // measured again at the end, and the larger of the two widens the tolerances.
+  const double floor = std::max(floor_before, HostFloor());
+  const double tolerance = ToleranceOnFloor(0.10, floor), service_tolerance_us = 100 * ToleranceOnFloor(0.05, floor);
+  std::printf("host floor %.2f %%: tolerance %.1f %% on the M/G/1 error, %.1f us on the service mean\n", 100 * floor,
+              100 * tolerance, service_tolerance_us);
+  if (floor > JudgeableFloor()) {
+    GTEST_SKIP() << "the host's floor rose to " << 100 * floor << " % during the test (figures above), beyond "
+                 << 100 * JudgeableFloor() << " %: not a verdict on the calibration";
   }
   for (const Verdict& v : verdicts) {
-    EXPECT_LE(std::abs(v.error), 0.10) << "at " << v.qps << " QPS";
-    EXPECT_NEAR(v.mean_service, 100, 5) << "at " << v.qps << " QPS";
+    EXPECT_LE(std::abs(v.error), tolerance) << "at " << v.qps << " QPS, host floor " << 100 * floor << " %";
+    EXPECT_NEAR(v.mean_service, 100, service_tolerance_us) << "at " << v.qps << " QPS, host floor " << 100 * floor
+                                                           << " %";
   }
 }
 
