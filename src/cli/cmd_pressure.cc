@@ -18,8 +18,7 @@
 namespace ream::cli {
 namespace {
 
-// The line a co-runner's ready_line waits for (experiment/corunners.cc).
-constexpr const char* kReadyLine = "pressure ready";
+using pressure::kReadyLine;
 
 struct PressureFlags {
   std::string source;

@@ -67,6 +67,9 @@ Result<int64_t> ParseVmRss(std::string_view status);
 
 // --- Running a source ---
 
+// The line `ream pressure` prints once its pressure is established (a co-runner's ready_line).
+inline constexpr const char* kReadyLine = "pressure ready";
+
 struct SourceOptions {
   // Where the disk source writes its unlinked direct-I/O scratch file (on the disk to pressure).
   std::string disk_dir = "/var/tmp";
