@@ -27,6 +27,7 @@ void AddRunCommand(CLI::App& app, CommandList& commands);
 void AddLoadCommand(CLI::App& app, CommandList& commands);
 void AddServeCommand(CLI::App& app, CommandList& commands);
 void AddBatchCommand(CLI::App& app, CommandList& commands);
+void AddPressureCommand(CLI::App& app, CommandList& commands);
 void AddRelayCommand(CLI::App& app, CommandList& commands);
 void AddCorunCommand(CLI::App& app, CommandList& commands);
 void AddAgentCommand(CLI::App& app, CommandList& commands);

@@ -35,6 +35,7 @@ int main(int argc, char** argv) {
   ream::cli::AddLoadCommand(app, commands);
   ream::cli::AddServeCommand(app, commands);
   ream::cli::AddBatchCommand(app, commands);
+  ream::cli::AddPressureCommand(app, commands);
   ream::cli::AddRelayCommand(app, commands);
   ream::cli::AddAgentCommand(app, commands);
   ream::cli::AddKeepAwakeCommand(app, commands);

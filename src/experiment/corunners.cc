@@ -56,6 +56,12 @@ std::vector<std::string> CorunnerArgv(const CorunnerSpec& c, const std::string& 
                                  Fmt("%.6g", c.batch_seconds)}) {
       argv.push_back(a);
     }
+  } else if (!c.pressure.empty()) {
+    // Runs until the co-runner's sandbox stops it (SIGTERM), which `ream pressure` handles.
+    for (const std::string& a : {ream_binary, std::string("pressure"), c.pressure, std::string("--intensity"),
+                                 Fmt("%.6g", c.intensity)}) {
+      argv.push_back(a);
+    }
   } else {
     argv.insert(argv.end(), c.command.begin(), c.command.end());
   }
@@ -318,6 +324,7 @@ nlohmann::json CorunnerSet::Describe() const {
                         {"partition_label", c.partition.Label()},
                         {"sandbox", t->sandbox ? t->sandbox->name() : std::string()}};
     if (!c.batch.empty()) j["batch"] = c.batch;
+    if (!c.pressure.empty()) j["pressure"] = c.pressure, j["intensity"] = c.intensity;
     cs.push_back(j);
   }
   return {{"corunners", cs}};

@@ -13,6 +13,7 @@
 #include "experiment/toml_section.h"
 #include "load/session_schedule.h"
 #include "partition/spec.h"
+#include "pressure/pressure.h"
 #include "workloads/builtins.h"
 #include "workloads/service_time.h"
 #include "protocol/registry.h"
@@ -765,7 +766,8 @@ Status ParseModel(const TomlSection& s, ModelSpec* m) {
 // The co-runner keys beside the knob table's.
 const std::vector<std::string> kCorunnerKeys = {"name",  "command",       "batch",    "batch_seconds", "cpus",
                                                 "sched", "restart",       "ready_line", "ready_timeout", "settle",
-                                                "user",  "builtin",       "load",     "args"};
+                                                "user",  "builtin",       "load",     "args",
+                                                "pressure", "intensity"};
 
 Status ParseCorunner(const TomlSection& s, const KnobTable& knobs, CorunnerSpec* c) {
   REAM_RETURN_IF_ERROR(s.Unknown());
@@ -788,9 +790,21 @@ Status ParseCorunner(const TomlSection& s, const KnobTable& knobs, CorunnerSpec*
   REAM_RETURN_IF_ERROR(s.StringList("command", &c->command));
   REAM_RETURN_IF_ERROR(s.String("batch", &c->batch));
   REAM_RETURN_IF_ERROR(s.Number("batch_seconds", &c->batch_seconds, 0.1, 3600));
-  if (c->command.empty() == c->batch.empty()) {
-    return InvalidArgument(me + "needs exactly one of 'command' (an argv array) and 'batch' (a program of "
-                                "`ream batch --list`)");
+  REAM_RETURN_IF_ERROR(s.String("pressure", &c->pressure));
+  if (int given = !c->command.empty() + !c->batch.empty() + !c->pressure.empty(); given != 1) {
+    return InvalidArgument(me + "needs exactly one of 'command' (an argv array), 'batch' (a program of "
+                                "`ream batch --list`) and 'pressure' (a source of interference: " +
+                           pressure::SourceNames() + ")");
+  }
+  if (!c->pressure.empty()) {
+    if (auto source = pressure::ParseSource(c->pressure); !source.ok()) {
+      return s.Error(*s.Get("pressure"), "pressure", source.status().message());
+    }
+    if (!s.Get("intensity")) return InvalidArgument(me + "pressure = \"" + c->pressure + "\" needs 'intensity' (0-100, %)");
+    REAM_RETURN_IF_ERROR(s.Number("intensity", &c->intensity, 0, 100));
+    if (!s.Get("ready_line")) c->ready_line = pressure::kReadyLine;
+  } else if (s.Get("intensity")) {
+    return InvalidArgument(me + "'intensity' is the dial of a 'pressure' source; this co-runner has none");
   }
   if (!s.Get("restart")) c->restart = !c->batch.empty();
   REAM_RETURN_IF_ERROR(s.Bool("restart", &c->restart));
@@ -1273,6 +1287,10 @@ nlohmann::json ExperimentSpec::ToJson() const {
       if (!c.batch.empty()) {
         e["batch"] = c.batch;
         e["batch_seconds"] = c.batch_seconds;
+      }
+      if (!c.pressure.empty()) {
+        e["pressure"] = c.pressure;
+        e["intensity"] = c.intensity;
       }
       if (!c.user.empty()) e["user"] = c.user;
       cs.push_back(e);

@@ -270,6 +270,11 @@ struct CorunnerSpec {
   // runs to completion and is restarted (restart defaults to true).
   std::string batch;
   double batch_seconds = 5;          // `batch_seconds`: the batch program's run length
+  // `pressure = "SOURCE"`, `intensity = P`: one of ream's sources of interference
+  // (`ream pressure SOURCE --intensity P`, pressure/pressure.h) at P % (0-100), run until the
+  // window ends; its ready line defaults to the one `ream pressure` prints.
+  std::string pressure;
+  double intensity = 0;
   // Where it runs: "subject" (the subject's CPUs of the run's scenario), "others" (the CPUs
   // neither the subject nor the generator has) or a CPU list ("0,2-3").
   std::string cpus = "subject";

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "experiment/corunners.h"
 #include "experiment/load_driver.h"
 #include "experiment/plan.h"
 #include "experiment/preflight.h"
@@ -586,6 +587,43 @@ sets = [["cache"], ["cache", "job"]]
   std::vector<std::string> order;
   for (const auto& run : plan->runs) order.push_back(run.tenants + "/" + std::to_string(run.repetition));
   EXPECT_EQ(order, (std::vector<std::string>{"/0", "cache/0", "cache+job/0", "/1", "cache/1", "cache+job/1"}));
+}
+
+TEST(Spec, PressureCorunnerRunsReamPressureUntilStoppedAndWaitsForItsReadyLine) {
+  std::string text = std::string(kMinimal) + R"(
+[[corunner]]
+name = "bubble"
+pressure = "llc"
+intensity = 75
+)";
+  auto r = ParseSpec(text, "x.toml");
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_EQ(r->corunners.size(), 1u);
+  const CorunnerSpec& c = r->corunners[0];
+  EXPECT_EQ(c.pressure, "llc");
+  EXPECT_DOUBLE_EQ(c.intensity, 75);
+  EXPECT_FALSE(c.restart);
+  EXPECT_EQ(c.ready_line, "pressure ready");
+  std::vector<std::string> argv = CorunnerArgv(c, "/bin/ream");
+  std::vector<std::string> tail(std::find(argv.begin(), argv.end(), "--") + 1, argv.end());
+  EXPECT_EQ(tail, (std::vector<std::string>{"/bin/ream", "pressure", "llc", "--intensity", "75"}));
+  EXPECT_EQ(r->ToJson()["corunners"][0]["pressure"], "llc");
+  EXPECT_EQ(r->ToJson()["corunners"][0]["intensity"], 75.0);
+  // A ready line given in the spec wins.
+  auto own = ParseSpec(text + "ready_line = \"go\"\n", "x.toml");
+  ASSERT_TRUE(own.ok()) << own.status().message();
+  EXPECT_EQ(own->corunners[0].ready_line, "go");
+}
+
+TEST(Spec, BadPressureCorunnersAreRefused) {
+  const std::string base = std::string(kMinimal) + "[[corunner]]\nname = \"p\"\n";
+  EXPECT_NE(Err(base + "pressure = \"l3\"\nintensity = 50\n").find("unknown source of interference 'l3'"),
+            std::string::npos);
+  EXPECT_NE(Err(base + "pressure = \"cpu\"\nintensity = 150\n").find("corunner.intensity"), std::string::npos);
+  EXPECT_NE(Err(base + "pressure = \"cpu\"\n").find("needs 'intensity'"), std::string::npos);
+  EXPECT_NE(Err(base + "pressure = \"cpu\"\nintensity = 5\nbatch = \"xz\"\n").find("exactly one of"),
+            std::string::npos);
+  EXPECT_NE(Err(base + "command = [\"x\"]\nintensity = 5\n").find("'intensity' is the dial"), std::string::npos);
 }
 
 TEST(Spec, BadCorunnersAreRefusedNamingTheCorunnerAndTheKey) {

@@ -1,0 +1,104 @@
+// Every source run for real through `ream pressure` for about a second at 25 % and at 100 %: the
+// achieved pressure must rise with the dial where this machine can measure it (a 25-vs-100
+// comparison, robust to a noisy shared host), and bad input and SIGTERM must leave nothing behind.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "platform/platform.h"
+
+namespace ream {
+namespace {
+
+CommandResult RunReam(const std::vector<std::string>& args, int timeout_s = 120) {
+  std::vector<std::string> argv{REAM_BINARY};
+  argv.insert(argv.end(), args.begin(), args.end());
+  auto r = MakePosixPlatform()->Run(argv, std::chrono::seconds(timeout_s));
+  EXPECT_TRUE(r.ok()) << r.status().ToString();
+  return r.ok() ? *r : CommandResult{};
+}
+
+// The JSON object `ream pressure --json` prints last (after its ready line).
+nlohmann::json LastJson(const std::string& out) {
+  size_t end = out.find_last_not_of('\n');
+  size_t begin = out.rfind('\n', end);
+  return nlohmann::json::parse(out.substr(begin == std::string::npos ? 0 : begin + 1, end + 1));
+}
+
+class PressureRun : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = "/var/tmp/ream-pressure-it-" + std::to_string(p_->ProcessId());
+    ASSERT_TRUE(p_->MakeDir(dir_).ok());
+  }
+  void TearDown() override { (void)p_->Run({"rm", "-rf", dir_}, std::chrono::seconds(30)); }
+  nlohmann::json Run(const std::string& source, int intensity) {
+    CommandResult r = RunReam({"pressure", source, "--intensity", std::to_string(intensity), "--seconds", "1",
+                               "--json", "--dir", dir_});
+    EXPECT_EQ(r.exit_code, 0) << source << ": " << r.err;
+    EXPECT_NE(r.out.find("pressure ready: " + source), std::string::npos) << r.out;
+    return r.exit_code == 0 ? LastJson(r.out) : nlohmann::json::object();
+  }
+  std::unique_ptr<Platform> p_ = MakePosixPlatform();
+  std::string dir_;
+};
+
+TEST_F(PressureRun, AchievedPressureRisesWithTheDial) {
+  for (const std::string source : {"cpu", "mem_bw", "memory", "disk", "net"}) {
+    nlohmann::json low = Run(source, 25), high = Run(source, 100);
+    ASSERT_TRUE(low["achieved_percent"].is_number()) << source << ": " << low.dump();
+    ASSERT_TRUE(high["achieved_percent"].is_number()) << source << ": " << high.dump();
+    const double l = low["achieved_percent"], h = high["achieved_percent"];
+    // Nominal 25 and 100: at least 1.5 times apart on any host that lets the source run at all.
+    EXPECT_GT(h, 1.5 * l) << source << ": 25 % achieved " << l << ", 100 % achieved " << h;
+    EXPECT_GT(l, 5.0) << source << ": 25 % achieved nothing: " << low.dump();
+  }
+  // The directory the disk source wrote in holds nothing afterwards (its file was unlinked).
+  auto left = p_->ListDir(dir_);
+  ASSERT_TRUE(left.ok());
+  EXPECT_TRUE(left->empty());
+}
+
+TEST_F(PressureRun, BubbleWorkingSetFollowsTheDialAndSaysPressureIsUnmeasured) {
+  for (const std::string source : {"l2", "llc"}) {
+    nlohmann::json low = Run(source, 25), high = Run(source, 100);
+    EXPECT_TRUE(low["achieved_percent"].is_null()) << low.dump();
+    EXPECT_FALSE(low.value("unavailable", std::string()).empty()) << low.dump();
+    const int64_t l = low["details"]["working_set_bytes"], h = high["details"]["working_set_bytes"];
+    EXPECT_GT(l, 0) << source;
+    EXPECT_EQ(h, high["details"]["cache_bytes"].get<int64_t>()) << source;
+    EXPECT_GT(h, 3 * l) << source;
+    EXPECT_GT(high["details"]["accesses_per_s"].get<double>(), 0) << source;
+  }
+}
+
+TEST_F(PressureRun, BadInputIsRefusedWithAClearMessage) {
+  CommandResult unknown = RunReam({"pressure", "l3", "--intensity", "50"});
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_NE(unknown.err.find("unknown source of interference 'l3'"), std::string::npos) << unknown.err;
+  CommandResult range = RunReam({"pressure", "cpu", "--intensity", "150"});
+  EXPECT_EQ(range.exit_code, 2);
+  EXPECT_NE(range.err.find("0-100"), std::string::npos) << range.err;
+  CommandResult nodir = RunReam({"pressure", "disk", "--intensity", "50", "--seconds", "1", "--dir", dir_ + "/absent"});
+  EXPECT_EQ(nodir.exit_code, 2);
+  EXPECT_NE(nodir.err.find(dir_ + "/absent"), std::string::npos) << nodir.err;
+  EXPECT_NE(nodir.err.find("writable directory"), std::string::npos) << nodir.err;
+}
+
+TEST_F(PressureRun, SigtermStopsTheSourceCleanly) {
+  // `timeout` sends SIGTERM after 2 s to a source told to run until stopped (and passes on its
+  // exit status): it reports what it achieved, exits 0, and its scratch file is gone.
+  auto r = p_->Run({"timeout", "--preserve-status", "-s", "TERM", "2", REAM_BINARY, "pressure", "disk",
+                    "--intensity", "50", "--json", "--dir", dir_},
+                   std::chrono::seconds(60));
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->exit_code, 0) << r->err;
+  nlohmann::json j = LastJson(r->out);
+  EXPECT_GT(j["seconds"].get<double>(), 0.5) << j.dump();
+  auto left = p_->ListDir(dir_);
+  ASSERT_TRUE(left.ok());
+  EXPECT_TRUE(left->empty());
+}
+
+}  // namespace
+}  // namespace ream
