@@ -68,6 +68,7 @@ RemoteDriverOptions SshSettings(const ExperimentSpec& spec, const RunnerOptions&
 }
 
 std::string WorkloadLabel(const ExperimentSpec& spec) {
+  if (!spec.workload.batch.empty()) return "batch " + spec.workload.batch;
   if (!spec.workload.builtin.empty()) {
     return spec.workload.builtin + (spec.workload.args.empty() ? "" : " " + Join(spec.workload.args));
   }

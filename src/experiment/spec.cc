@@ -66,7 +66,6 @@ Status ParseWorkload(const TomlSection& s, WorkloadSpec* w) {
     if (s.Get("user") && (w->user.empty() || w->user.find_first_of(" \t\n/:") != std::string::npos)) {
       return InvalidArgument(where + "user \"" + w->user + "\" is not an account name");
     }
-    w->protocol.clear();
     return Status::Ok();
   }
   if (s.table().contains("user") &&
