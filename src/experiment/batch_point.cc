@@ -125,6 +125,20 @@ Result<PointData> MeasureBatchPoint(Platform& p, SandboxKind& kind, const Experi
     (void)sb->Stop();
     return d;
   };
+  // How the copies ended: `ream corun`'s line, with the sandbox's word on an OOM kill (which
+  // ream corun sees only as a copy's failure).
+  auto how_ended = [&]() -> std::string {
+    (void)sb->process().WaitForOutputEnd(std::chrono::milliseconds(300));
+    std::string ended;
+    {
+      std::lock_guard<std::mutex> l(seen->mu);
+      ended = seen->ended;
+    }
+    std::string sandbox_said = sb->ExitDescription();
+    if (ended.empty()) return sandbox_said;
+    if (sandbox_said.find("memory limit") != std::string::npos) ended += "; " + sandbox_said;
+    return ended;
+  };
   // Sleeps to `end_ns` unless interrupted or the copies ended (a copy's failure ends them all).
   auto wait_until = [&](int64_t end_ns) -> Status {
     while (p.MonotonicNanos() < end_ns) {
@@ -138,7 +152,7 @@ Result<PointData> MeasureBatchPoint(Platform& p, SandboxKind& kind, const Experi
     (void)sb->Stop();
     return s;
   }
-  if (!sb->Alive()) return fail(what + " ended during the warm-up: " + sb->ExitDescription());
+  if (!sb->Alive()) return fail(what + " ended during the warm-up: " + how_ended());
 
   Monitor monitor(p, TargetOf(*sb), MonitorOptions{.interval = spec.sample_interval});
   bool monitoring = false;
@@ -156,15 +170,7 @@ Result<PointData> MeasureBatchPoint(Platform& p, SandboxKind& kind, const Experi
   const int64_t window_end_ns = p.MonotonicNanos();
   std::optional<MonitorReport> report;
   if (monitoring) report = monitor.Stop();
-  if (!sb->Alive()) {
-    (void)sb->process().WaitForOutputEnd(std::chrono::milliseconds(300));
-    std::string ended;
-    {
-      std::lock_guard<std::mutex> l(seen->mu);
-      ended = seen->ended;
-    }
-    return fail(what + " ended during the window: " + (ended.empty() ? sb->ExitDescription() : ended));
-  }
+  if (!sb->Alive()) return fail(what + " ended during the window: " + how_ended());
   pt.duration_s = static_cast<double>(window_end_ns - window_start_ns) / 1e9;
   if (report) FillFromMonitor(*report, &d);
   std::vector<double> runs;
