@@ -22,7 +22,8 @@ double NearestRank(const std::vector<double>& sorted, double q) {
 
 }  // namespace
 
-nlohmann::json BatchWindowFigures(std::vector<double> run_seconds, double window_s, std::optional<double> cpu_s) {
+nlohmann::json BatchWindowFigures(std::vector<double> run_seconds, double window_s, int copies,
+                                  std::optional<double> cpu_s) {
   nlohmann::json j;
   nlohmann::json unavailable = nlohmann::json::object();
   const size_t n = run_seconds.size();
@@ -43,10 +44,12 @@ nlohmann::json BatchWindowFigures(std::vector<double> run_seconds, double window
     j["run_time_p50_s"] = NearestRank(run_seconds, 0.50);
     j["run_time_p95_s"] = NearestRank(run_seconds, 0.95);
     // CPU time per run is the contention measure (wall time on a shared CPU mixes in the time
-    // a copy waited for it): the copies' CPU seconds over the window per completed run, runs
-    // under way at the window's edges included, as the restarted copies keep it in steady state.
-    if (cpu_s) {
-      j["cpu_s_per_run"] = *cpu_s / static_cast<double>(n);
+    // a copy waited for it). Each copy is always in some run (restarted at once), so a copy's
+    // CPU rate (the window's CPU seconds / window / copies) times the mean wall time of a run
+    // is the CPU a run takes; dividing the window's CPU by the completions instead counts the
+    // runs under way at the window's edges against the few completed (+50 % with 2 runs).
+    if (cpu_s && window_s > 0 && copies > 0) {
+      j["cpu_s_per_run"] = *cpu_s / window_s / copies * (sum / static_cast<double>(n));
     } else {
       j["cpu_s_per_run"] = nullptr;
       unavailable["cpu_s_per_run"] = "the sandbox's CPU time was not measured in this window";
@@ -181,7 +184,7 @@ Result<PointData> MeasureBatchPoint(Platform& p, SandboxKind& kind, const Experi
     }
   }
   Status stopped = sb->Stop();
-  nlohmann::json b = BatchWindowFigures(runs, *pt.duration_s, pt.server_cpu_s);
+  nlohmann::json b = BatchWindowFigures(runs, *pt.duration_s, copies, pt.server_cpu_s);
   b["program"] = spec.workload.batch;
   b["batch_seconds"] = spec.workload.batch_seconds;
   b["copies"] = copies;

@@ -22,12 +22,13 @@
 
 namespace ream {
 
-// The figures of a window from its completed runs' wall times (seconds), the window's length
-// and the sandbox's CPU seconds over it (nullopt: not measured): {"completions",
+// The figures of a window from its completed runs' wall times (seconds), the window's length,
+// the copies and the sandbox's CPU seconds over it (nullopt: not measured): {"completions",
 // "run_time_mean_s", "run_time_p50_s", "run_time_p95_s", "runs_per_min", "cpu_s_per_run"}; a
 // figure that cannot be had (no completion, no CPU time) is null and its reason is in
 // "unavailable". Percentiles are nearest-rank over the runs.
-nlohmann::json BatchWindowFigures(std::vector<double> run_seconds, double window_s, std::optional<double> cpu_s);
+nlohmann::json BatchWindowFigures(std::vector<double> run_seconds, double window_s, int copies,
+                                  std::optional<double> cpu_s);
 
 // The argv of a batch point's sandbox.
 std::vector<std::string> BatchPointArgv(const ExperimentSpec& spec, const std::string& ream, int copies);
