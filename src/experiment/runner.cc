@@ -147,7 +147,7 @@ void PrintDryRun(std::ostream& out, const Session& s) {
     } else {
       std::vector<std::string> q;
       for (double v : r.grid_loads) q.push_back(Fmt("%.6g", v));
-      out << q.size() << " levels: " << Join(q) << " " << (s.plan.axis == LoadAxis::kSessions ? "sessions" : "QPS")
+      out << q.size() << " levels: " << Join(q) << " " << LoadAxisUnit(s.plan.axis)
           << "\n";
     }
   }
