@@ -96,8 +96,10 @@ BatchFigure RatioOf(const BatchFigure& a, const BatchFigure& b) {
   if (a.low && a.high && b.low && b.high && *b.low > 0) {
     r.low = *a.low / *b.high;
     r.high = *a.high / *b.low;
-  } else {
+  } else if (!a.low || !b.low) {
     r.unavailable = "no interval: " + (a.low ? b.unavailable : a.unavailable);
+  } else {
+    r.unavailable = "no interval: the reference's interval reaches zero (too few repetitions for its spread)";
   }
   return r;
 }

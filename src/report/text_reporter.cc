@@ -233,17 +233,19 @@ void WriteBatch(const analysis::BatchAnalysis& b, std::ostream& os) {
      << " % over the repetitions\n";
   AlignedTable t({"SCENARIO / PARTITION", "COPIES", "REPS", "RUN TIME (s)", "THROUGHPUT (runs/min)", "CPU s / RUN",
                "MEMORY PEAK", "MEM BW"});
+  std::string membw_why;
   for (const auto& g : b.groups) {
     for (const auto& l : g.levels) {
       t.Add({g.key, FormatNumber(l.copies), std::to_string(l.repetitions) + (l.failed ? " (" + std::to_string(l.failed) + " failed)" : ""),
              FigureText(l.run_time_s, ""), FigureText(l.runs_per_min, ""), FigureText(l.cpu_s_per_run, ""),
              l.memory_peak_bytes.has() ? FormatNumber(*l.memory_peak_bytes.value / 1048576.0) + " MiB"
                                        : "unavailable (" + l.memory_peak_bytes.unavailable + ")",
-             l.membw_bps.has() ? FormatNumber(*l.membw_bps.value / 1e6) + " MB/s"
-                               : "unavailable (" + l.membw_bps.unavailable + ")"});
+             l.membw_bps.has() ? FormatNumber(*l.membw_bps.value / 1e6) + " MB/s" : "unavailable (below)"});
+      if (!l.membw_bps.has()) membw_why = l.membw_bps.unavailable;
     }
   }
   t.Print(os);
+  if (!membw_why.empty()) os << "  memory bandwidth unavailable: " << membw_why << "\n";
   if (!b.slowdowns.empty()) {
     os << "\nSlowdown against the unlimited partition (limited / unlimited; throughput: unlimited / limited)\n";
     AlignedTable s({"PARTITION", "COPIES", "RUN TIME ×", "CPU TIME / RUN ×", "THROUGHPUT ÷"});
