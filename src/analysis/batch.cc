@@ -290,10 +290,13 @@ BatchAnalysis AnalyzeBatch(const ExperimentData& d, double confidence) {
   }
   // Copy contention: CPU time per run at the most copies over one copy.
   std::optional<double> contention;
+  std::optional<double> contention_low, contention_high;
   if (ref->levels.size() >= 2) {
     BatchFigure r = RatioOf(most.cpu_s_per_run, one.cpu_s_per_run);
     if (r.mean) {
       contention = *r.mean;
+      contention_low = r.low;
+      contention_high = r.high;
       c.evidence.push_back("CPU time per run at " + Fmt(most.copies) + " copies over " + Fmt(one.copies) + ": × " +
                            Fmt(*r.mean) + (r.low ? " [" + Fmt(*r.low) + ", " + Fmt(*r.high) + "]" : "") +
                            " (memory-bound at ≥ " + Fmt(kBatchMemoryContention) + ", cache-sensitive at ≥ " +
@@ -307,6 +310,18 @@ BatchAnalysis AnalyzeBatch(const ExperimentData& d, double confidence) {
   // A cache partition's own verdict counts as cache evidence.
   bool llc_sensitive = false;
   for (const auto& s : a.sensitivity) llc_sensitive = llc_sensitive || (s.resource == "llc_ways" && s.verdict == "sensitive");
+  // Decided by copy contention alone: tentative when its interval crosses a threshold.
+  const bool by_contention = !disk && !(bw_per_cpu && *bw_per_cpu >= kBatchMemBwPerCpuSecond) && !llc_sensitive;
+  if (by_contention && contention_low && contention_high) {
+    for (double t : {kBatchCacheContention, kBatchMemoryContention}) {
+      if (*contention_low < t && *contention_high >= t) c.tentative = true;
+    }
+    if (c.tentative) {
+      c.evidence.push_back("tentative: the copy contention's interval [" + Fmt(*contention_low) + ", " +
+                           Fmt(*contention_high) + "] reaches across a threshold (more repetitions or a quieter "
+                           "machine would settle it)");
+    }
+  }
   if (disk) {
     c.name = "disk-bound";
   } else if ((bw_per_cpu && *bw_per_cpu >= kBatchMemBwPerCpuSecond) || (contention && *contention >= kBatchMemoryContention)) {
@@ -368,6 +383,7 @@ nlohmann::json BatchAnalysis::ToJson() const {
   j["sensitivity"] = ss;
   j["category"] = {{"name", category.name.empty() ? nlohmann::json() : nlohmann::json(category.name)},
                    {"evidence", category.evidence}};
+  j["category"]["tentative"] = category.tentative;
   if (!category.unavailable.empty()) j["category"]["unavailable"] = category.unavailable;
   return j;
 }

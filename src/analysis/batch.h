@@ -69,6 +69,9 @@ struct BatchCategory {
   std::string name;  // "compute-bound", "cache-sensitive", "memory-bound", "disk-bound"; "" unavailable
   std::vector<std::string> evidence;  // each rule: value against threshold
   std::string unavailable;            // why no category
+  // The deciding ratio's interval reaches across the threshold that decided it: the name is
+  // the point estimate's, and more repetitions (or a quieter machine) would settle it.
+  bool tentative = false;
 };
 
 struct BatchAnalysis {

@@ -101,6 +101,7 @@ TEST(BatchAnalysis, CopyContentionSlowdownsAndVerdicts) {
   EXPECT_EQ(by["memory"].verdict, "insensitive");
   EXPECT_EQ(by["memory"].judged_by, "CPU time per run");
   EXPECT_EQ(a.category.name, "memory-bound");
+  EXPECT_FALSE(a.category.tentative);  // ×1.3 with an interval well above 1.2
   bool stated = false;
   for (const auto& e : a.category.evidence) stated = stated || e.find("memory-bound at ≥ 1.2") != std::string::npos;
   EXPECT_TRUE(stated) << ::testing::PrintToString(a.category.evidence);
@@ -133,6 +134,21 @@ TEST(BatchAnalysis, CategoryRulesOnEachSideOfTheirThresholds) {
   ASSERT_EQ(limited.sensitivity.size(), 1u);
   EXPECT_EQ(limited.sensitivity[0].verdict, "unavailable");
   EXPECT_NE(limited.sensitivity[0].evidence.find("no unlimited partition"), std::string::npos);
+}
+
+// Three noisy repetitions: CPU time per run × 1.14 at two copies, but its interval reaches below
+// 1.05 — cache-sensitive by the point estimate, marked tentative with the interval stated.
+TEST(BatchAnalysis, ACategoryWhoseIntervalCrossesItsThresholdIsTentative) {
+  std::vector<RunData> runs;
+  const double one[] = {1.0, 1.02, 1.01}, two[] = {1.0, 1.3, 1.15};
+  for (int rep = 0; rep < 3; ++rep) {
+    runs.push_back(BatchRun("1-ST", {}, rep, {BatchPoint(1, 2.0, one[rep]), BatchPoint(2, 4.0, two[rep])}));
+  }
+  auto c = AnalyzeBatch(Experiment(runs), 0.95).category;
+  EXPECT_EQ(c.name, "cache-sensitive");
+  EXPECT_TRUE(c.tentative);
+  ASSERT_FALSE(c.evidence.empty());
+  EXPECT_NE(c.evidence.back().find("tentative: the copy contention's interval ["), std::string::npos) << c.evidence.back();
 }
 
 // A failed point counts as failed, with its reason, and contributes no figure.

@@ -110,7 +110,8 @@ void BatchSection(const Page& page, std::ostream& body, ChartSpecs* specs) {
   }
   body << "</table>\n";
   body << "<h3 id=\"batch-category\">Category: "
-       << (b.category.name.empty() ? "unavailable" : Esc(b.category.name)) << "</h3>\n";
+       << (b.category.name.empty() ? "unavailable" : Esc(b.category.name)) << (b.category.tentative ? " (tentative)" : "")
+       << "</h3>\n";
   if (!b.category.unavailable.empty()) body << "<p class=\"muted\">" << Esc(b.category.unavailable) << "</p>\n";
   body << "<ul>\n";
   for (const auto& e : b.category.evidence) body << "<li>" << Esc(e) << "</li>\n";

@@ -259,7 +259,8 @@ void WriteBatch(const analysis::BatchAnalysis& b, std::ostream& os) {
     os << "Sensitivity to " << s.resource << ": " << s.verdict << " (by " << s.judged_by << ") — " << s.evidence << "\n";
   }
   os << "Batch category: "
-     << (b.category.name.empty() ? "unavailable (" + b.category.unavailable + ")" : b.category.name) << "\n";
+     << (b.category.name.empty() ? "unavailable (" + b.category.unavailable + ")" : b.category.name)
+     << (b.category.tentative ? " (tentative)" : "") << "\n";
   for (const auto& e : b.category.evidence) os << "  " << e << "\n";
 }
 
