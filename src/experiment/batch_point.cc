@@ -117,8 +117,12 @@ Result<PointData> MeasureBatchPoint(Platform& p, SandboxKind& kind, const Experi
   auto last_output = [&] {
     std::string tail;
     if (!sb->Alive()) (void)sb->process().WaitForOutputEnd(std::chrono::milliseconds(500));
-    auto lines = sb->process().Lines();
-    for (size_t i = lines.size() > 6 ? lines.size() - 6 : 0; i < lines.size(); ++i) tail += "\n    " + lines[i];
+    // The last lines that say something (a copy killed mid-run leaves blank ones).
+    std::vector<std::string> said;
+    for (const auto& line : sb->process().Lines()) {
+      if (line.find_first_not_of(" \t\r") != std::string::npos) said.push_back(line);
+    }
+    for (size_t i = said.size() > 6 ? said.size() - 6 : 0; i < said.size(); ++i) tail += "\n    " + said[i];
     return tail.empty() ? std::string() : "; its last output:" + tail;
   };
   auto fail = [&](const std::string& why) -> PointData {
