@@ -51,6 +51,23 @@ const GroupAnalysis* ExperimentAnalysis::Find(const std::string& key) const {
 }
 
 Result<ExperimentAnalysis> Analyze(const ExperimentData& d, const AnalysisOptions& o) {
+  if (d.load_axis == LoadAxis::kCopies) {
+    // A batch subject: run times and throughput, not QoS (analysis/batch.h).
+    if (d.runs.empty()) return InvalidArgument("experiment '" + d.name + "' has no runs to analyze");
+    ExperimentAnalysis a;
+    a.experiment = d.name;
+    a.workload = d.workload;
+    a.confidence = o.confidence;
+    a.load_axis = d.load_axis;
+    a.skipped_scenarios = d.skipped_scenarios;
+    a.batch = AnalyzeBatch(d, o.confidence);
+    for (const auto& g : a.batch->groups) {
+      for (const auto& l : g.levels) {
+        for (const auto& f : l.failures) a.warnings.push_back(g.key + " at " + Fmt(l.copies) + " copies failed: " + f);
+      }
+    }
+    return a;
+  }
   const bool shared = std::any_of(d.runs.begin(), d.runs.end(), [](const RunData& r) { return !r.tenants.empty(); });
   if (!shared) return AnalyzeSweeps(d, o);
   // The subject's own findings come from its runs alone; each co-runner set is then compared

@@ -5,6 +5,7 @@
 // Definitions: ../shared/DESIGN.md. Every figure that cannot be computed says why.
 #pragma once
 
+#include "analysis/batch.h"
 #include "analysis/colocation.h"
 
 #include <optional>
@@ -266,6 +267,8 @@ struct ExperimentAnalysis {
   // Shared servers: the subject beside each co-runner set against it alone (colocation.h);
   // empty when it ran alone only. Every other figure above is the subject's alone.
   std::vector<ColocationGroup> colocation;
+  // A batch subject's findings (load axis copies): then the server's sections are empty.
+  std::optional<BatchAnalysis> batch;
   std::string colocation_note;  // what the comparison rests on, or why there is none
 
   const GroupAnalysis* Find(const std::string& key) const;

@@ -382,6 +382,7 @@ nlohmann::json ToJson(const ExperimentAnalysis& a) {
     }
     j["colocation"] = {{"note", a.colocation_note}, {"groups", groups}};
   }
+  if (a.batch) j["batch"] = a.batch->ToJson();
   j["warnings"] = a.warnings;
   return j;
 }

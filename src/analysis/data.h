@@ -118,6 +118,9 @@ struct PointData {
   // A shared run's point: each co-runner's figures over the window (store PointRecord::tenants;
   // experiment/corunners.h CorunnerSet::Figures); null when the subject ran alone.
   nlohmann::json tenants;
+  // A batch subject's figures (store PointRecord::batch; experiment/batch_point.h); null for
+  // a server's point.
+  nlohmann::json batch;
 };
 
 // The resource limits a run was given. Absent = not limited.

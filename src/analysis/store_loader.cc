@@ -306,6 +306,7 @@ Result<ExperimentData> LoadExperiment(Store& store, const std::string& name) {
         if (it != hists.end() && it->second.count() > 0) pd.latency_hist_ns = it->second;
       }
       pd.tenants = p.tenants;
+      pd.batch = p.batch;
       if (p.generator.is_object() && p.generator.contains("latency_from_send_us")) {
         pd.latency_from_send_us = p.generator["latency_from_send_us"];
       }

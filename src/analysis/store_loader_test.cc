@@ -287,9 +287,24 @@ TEST_F(StoreLoaderTest, ASessionsSweepIsAnalyzedOnItsAxis) {
       if (axis == LoadAxis::kQps) pd.point.achieved_qps = level;
       pd.point.timely_ratio = 1;
       pd.point.latency_p95_us = level * 100;  // 1600 µs at 16: misses the 1 ms target
+      if (axis == LoadAxis::kCopies) {
+        pd.point.batch = {{"program", "xz"},           {"window_s", 10.0},          {"completions", level},
+                          {"run_time_mean_s", level / 4}, {"runs_per_min", level * 6}, {"cpu_s_per_run", level / 5}};
+      }
       ASSERT_TRUE(s->InsertPoint(pd).ok());
     }
   }
+  // A batch subject's points carry their figures to its own analysis (analysis/batch.h).
+  auto copies = LoadExperiment(*s, "copies");
+  ASSERT_TRUE(copies.ok()) << copies.status().ToString();
+  EXPECT_EQ(copies->load_axis, LoadAxis::kCopies);
+  EXPECT_EQ(copies->runs.at(0).points.at(1).batch["runs_per_min"], 48);
+  auto ca = Analyze(*copies, {});
+  ASSERT_TRUE(ca.ok()) << ca.status().ToString();
+  ASSERT_TRUE(ca->batch.has_value());
+  EXPECT_EQ(ca->batch->program, "xz");
+  EXPECT_DOUBLE_EQ(*ca->batch->groups.at(0).levels.at(2).run_time_s.mean, 4);
+  EXPECT_TRUE(ca->groups.empty());
   auto sessions = LoadExperiment(*s, "sessions");
   ASSERT_TRUE(sessions.ok()) << sessions.status().ToString();
   EXPECT_EQ(sessions->load_axis, LoadAxis::kSessions);

@@ -1,11 +1,13 @@
 #include "experiment/experiment_run.h"
 
 #include <algorithm>
+#include <cmath>
 #include <chrono>
 #include <optional>
 #include <tuple>
 #include <cstdio>
 
+#include "experiment/batch_point.h"
 #include "experiment/corunners.h"
 #include "experiment/level.h"
 #include "experiment/load_range.h"
@@ -52,6 +54,7 @@ class ExperimentRun::Context final : public SweepContext {
       ++outcome_.points_skipped;
       return it->second;
     }
+    if (!r_.spec_.workload.batch.empty()) return BatchLevel(load, attempt);
     REAM_RETURN_IF_ERROR(EnsureWorkload());
     const int64_t started_ns = r_.p_.MonotonicNanos();
     uint64_t seed = r_.spec_.seed + 7919ull * static_cast<uint64_t>(run_.ordinal) + static_cast<uint64_t>(next_seq_);
@@ -59,9 +62,28 @@ class ExperimentRun::Context final : public SweepContext {
     if (clients_) std::tie(lo.threads, lo.connections) = *clients_;
     REAM_ASSIGN_OR_RETURN(PointData d, MeasureLevel(r_.p_, r_.driver_, *wl_, lo, r_.spec_.sample_interval,
                                                     Interrupted, corunners_ ? &*corunners_ : nullptr));
+    return StorePoint(std::move(d), load, attempt, started_ns);
+  }
+
+  // A batch subject's level: `load` copies in a sandbox of the run's partition
+  // (experiment/batch_point.h); the input made once per run, before the first window.
+  Result<PointData> BatchLevel(double load, int attempt) {
+    if (!batch_prepared_) {
+      REAM_RETURN_IF_ERROR(PrepareBatchSubject(r_.p_, r_.spec_).Annotate(SpecAt(r_.spec_, r_.spec_.workload.line)));
+      batch_prepared_ = true;
+    }
+    const int64_t started_ns = r_.p_.MonotonicNanos();
+    REAM_ASSIGN_OR_RETURN(PointData d, MeasureBatchPoint(r_.p_, r_.sandboxes_, r_.spec_, r_.prep_, run_,
+                                                         static_cast<int>(std::lround(load)), r_.o_.state_dir,
+                                                         Interrupted));
+    return StorePoint(std::move(d), load, attempt, started_ns);
+  }
+
+  // Stores a measured point and reports it.
+  Result<PointData> StorePoint(PointData d, double load, int attempt, int64_t started_ns) {
     d.point.run_id = rec_.id;
-    if (!wl_->network.empty()) d.point.network = wl_->network.ToJson();
-    if (!r_.keep_awake_cpus_.empty()) {
+    if (wl_ && !wl_->network.empty()) d.point.network = wl_->network.ToJson();
+    if (wl_ && !r_.keep_awake_cpus_.empty()) {
       d.point.generator["keep_awake_cpus"] = r_.keep_awake_cpus_;
       d.point.generator["keep_awake_workload"] =
           r_.spec_.load.KeepsWorkloadAwake()
@@ -74,7 +96,7 @@ class ExperimentRun::Context final : public SweepContext {
     auto id = r_.store_.InsertPoint(d);
     if (!id.ok()) {
       return id.status().Annotate("storing the point at " + Fmt("%.6g", load) + " " +
-                                  (r_.axis_ == LoadAxis::kSessions ? "sessions" : "QPS"));
+                                  std::string(LoadAxisUnit(r_.axis_)));
     }
     d.point.id = *id;
     // The wall clock gives only the stored start times (durations are timed on the monotonic
@@ -387,6 +409,7 @@ class ExperimentRun::Context final : public SweepContext {
   std::optional<std::pair<int, int>> clients_;  // (threads, connections) chosen by ChooseClients
   std::optional<NetworkPath> calibrated_;        // the LogGP knobs' calibration (CalibrateNetwork)
   std::optional<CorunnerSet> corunners_;        // a shared run's co-runners (EnsureCorunners)
+  bool batch_prepared_ = false;                 // a batch subject's input is ready (BatchLevel)
 };
 
 Status ExperimentRun::RunPlanned(size_t i, RunOutcome& outcome) {

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "batch/batch.h"
 #include "experiment/run_events.h"
 #include "load/arrival.h"
 #include "load/key_chooser.h"
@@ -175,6 +176,16 @@ Result<Prepared> Validate(Platform& p, SandboxKind& sandboxes, const ExperimentS
     Status found = sandboxes.FindProgram(p, spec.workload.command[0]);
     if (!found.ok()) {
       return Status(found.code(), SpecAt(spec, spec.workload.line) + "workload.command: " + found.message());
+    }
+  }
+  if (!spec.workload.batch.empty()) {
+    // A program missing here is found before any run, with the package that holds it.
+    if (const batch::BatchProgram* prog = batch::FindBatchProgram(spec.workload.batch)) {
+      auto found = batch::ResolveProgram(p, *prog);
+      if (!found.ok()) {
+        return Status(found.status().code(),
+                      SpecAt(spec, spec.workload.line) + "workload.batch: " + found.status().message());
+      }
     }
   }
   REAM_ASSIGN_OR_RETURN(out.ream, ReamBinary(p, ream_binary));

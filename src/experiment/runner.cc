@@ -68,6 +68,7 @@ RemoteDriverOptions SshSettings(const ExperimentSpec& spec, const RunnerOptions&
 }
 
 std::string WorkloadLabel(const ExperimentSpec& spec) {
+  if (!spec.workload.batch.empty()) return "batch " + spec.workload.batch;
   if (!spec.workload.builtin.empty()) {
     return spec.workload.builtin + (spec.workload.args.empty() ? "" : " " + Join(spec.workload.args));
   }
@@ -146,7 +147,7 @@ void PrintDryRun(std::ostream& out, const Session& s) {
     } else {
       std::vector<std::string> q;
       for (double v : r.grid_loads) q.push_back(Fmt("%.6g", v));
-      out << q.size() << " levels: " << Join(q) << " " << (s.plan.axis == LoadAxis::kSessions ? "sessions" : "QPS")
+      out << q.size() << " levels: " << Join(q) << " " << LoadAxisUnit(s.plan.axis)
           << "\n";
     }
   }

@@ -10,6 +10,7 @@
 
 #include <toml++/toml.h>
 
+#include "batch/batch.h"
 #include "experiment/toml_section.h"
 #include "load/session_schedule.h"
 #include "partition/spec.h"
@@ -41,7 +42,33 @@ Status ParseWorkload(const TomlSection& s, WorkloadSpec* w) {
   REAM_RETURN_IF_ERROR(s.OneOf("restart", &restart, {"sweep", "point"}));
   w->restart = *RestartEveryFromString(restart);
   REAM_RETURN_IF_ERROR(s.String("user", &w->user));
+  REAM_RETURN_IF_ERROR(s.String("batch", &w->batch));
+  REAM_RETURN_IF_ERROR(s.Number("batch_seconds", &w->batch_seconds, 0.1, 3600));
   const std::string where = s.source() + ":" + std::to_string(w->line) + ": [workload] ";
+  if (s.Get("batch_seconds") && w->batch.empty()) {
+    return InvalidArgument(where + "batch_seconds applies to a batch subject (batch = \"NAME\")");
+  }
+  if (!w->batch.empty()) {
+    if (!w->builtin.empty() || !w->command.empty()) {
+      return InvalidArgument(where + "needs exactly one of 'builtin', 'command' and 'batch'");
+    }
+    if (!batch::FindBatchProgram(w->batch)) {
+      return InvalidArgument(where + "batch = \"" + w->batch + "\" is not a batch program (known: " +
+                             batch::BatchProgramNames() + ")");
+    }
+    // A batch program serves no requests and runs one thread per copy: the server keys say
+    // nothing about it.
+    for (const char* key : {"args", "protocol", "port", "ready", "ready_line", "threads", "restart"}) {
+      if (s.Get(key)) {
+        return InvalidArgument(where + key + " is for a server; a batch subject runs `ream batch " + w->batch +
+                               "` in each copy (its load is [sweep] copies)");
+      }
+    }
+    if (s.Get("user") && (w->user.empty() || w->user.find_first_of(" \t\n/:") != std::string::npos)) {
+      return InvalidArgument(where + "user \"" + w->user + "\" is not an account name");
+    }
+    return Status::Ok();
+  }
   if (s.table().contains("user") &&
       (w->user.empty() || w->user.find_first_of(" \t\n/:") != std::string::npos)) {
     return InvalidArgument(where + "user \"" + w->user +
@@ -52,7 +79,8 @@ Status ParseWorkload(const TomlSection& s, WorkloadSpec* w) {
     for (size_t i = 0; i < builtins.size(); ++i) {
       names += (i == 0 ? "" : i + 1 == builtins.size() ? " or " : ", ") + ("\"" + builtins[i] + "\"");
     }
-    return InvalidArgument(where + "needs exactly one of 'builtin' (" + names + ") and 'command' (an argv array)");
+    return InvalidArgument(where + "needs exactly one of 'builtin' (" + names + "), 'command' (an argv array) and "
+                                   "'batch' (a program of `ream batch --list`)");
   }
   if (!w->builtin.empty()) {
     // Each builtin speaks its own protocol (ream's; nginx's HTTP for "stream"): the default.
@@ -254,6 +282,37 @@ Status ParseSessionSweep(const TomlSection& s, SweepSpec* w) {
   return Status::Ok();
 }
 
+// A batch subject's load axis: `copies = [1, 2]`, SPECrate's concurrent copies, each level a
+// whole number of copies; nothing is searched (a batch job has no QoS knee).
+Status ParseCopiesSweep(const TomlSection& s, SweepSpec* w) {
+  const toml::node* list = s.Get("copies");
+  if (w->mode != SweepMode::kGrid) return s.Error(*s.Get("mode"), "mode", "is \"knee\"; copies = [...] is a grid");
+  if (auto* n = s.Get("axis"); n && w->axis != LoadAxis::kCopies) {
+    return s.Error(*n, "axis", "is not \"copies\", yet copies = [...] is given");
+  }
+  for (const char* k : {"qps", "sessions", "low", "high", "precision", "max_points", "confirm", "probe_start",
+                        "probe_duration", "start", "stop", "steps", "step", "remeasure_invalid"}) {
+    if (auto* n = s.Get(k)) return s.Error(*n, k, "does not apply to a batch subject's copies = [...]");
+  }
+  REAM_RETURN_IF_ERROR(s.OneOf("on_failure", &w->on_failure, {"continue", "stop"}));
+  REAM_RETURN_IF_ERROR(s.Int("stop_after_invalid", &w->stop_after_invalid, 0, 1000));
+  w->axis = LoadAxis::kCopies;
+  w->remeasure_invalid = 0;
+  const toml::array* a = list ? list->as_array() : nullptr;
+  if (!a || a->empty()) return s.Error(*list, "copies", "must be a non-empty array of copy counts, e.g. [1, 2]");
+  for (const auto& e : *a) {
+    if (!e.is_integer() || e.value<int64_t>().value() < 1 || e.value<int64_t>().value() > 1024) {
+      return s.Error(e, "copies", "must be whole numbers of copies in 1..1024");
+    }
+    w->qps.push_back(static_cast<double>(e.value<int64_t>().value()));
+  }
+  std::sort(w->qps.begin(), w->qps.end());
+  if (std::adjacent_find(w->qps.begin(), w->qps.end()) != w->qps.end()) {
+    return s.Error(*list, "copies", "repeats a value; each level is measured once per run (use repetitions)");
+  }
+  return Status::Ok();
+}
+
 Status ParseSweep(const TomlSection& s, SweepSpec* w) {
   REAM_RETURN_IF_ERROR(s.Unknown());
   std::string mode = ToString(w->mode);
@@ -261,8 +320,12 @@ Status ParseSweep(const TomlSection& s, SweepSpec* w) {
   w->mode = *SweepModeFromString(mode);
   // The sweep's independent variable: the open-loop rate, or concurrent streaming sessions.
   std::string axis(LoadAxisName(w->axis));
-  REAM_RETURN_IF_ERROR(s.OneOf("axis", &axis, {"qps", "sessions"}));
+  REAM_RETURN_IF_ERROR(s.OneOf("axis", &axis, {"qps", "sessions", "copies"}));
   w->axis = *ParseLoadAxis(axis);
+  if (s.Get("copies") || w->axis == LoadAxis::kCopies) {
+    if (!s.Get("copies")) return s.Error(*s.Get("axis"), "axis", "is \"copies\": give copies = [1, 2, ...]");
+    return ParseCopiesSweep(s, w);
+  }
   if (w->axis == LoadAxis::kSessions) return ParseSessionSweep(s, w);
   if (auto* n = s.Get("sessions")) return s.Error(*n, "sessions", "applies to axis = \"sessions\" only");
   REAM_RETURN_IF_ERROR(s.OneOf("on_failure", &w->on_failure, {"continue", "stop"}));
@@ -769,6 +832,39 @@ const std::vector<std::string> kCorunnerKeys = {"name",  "command",       "batch
                                                 "user",  "builtin",       "load",     "args",
                                                 "pressure", "intensity"};
 
+// A batch subject: its load is copies, its window [load] warmup and duration; the request
+// keys of [load] and the server-only sections have nothing to act on, so they are refused.
+Status CheckBatchSubject(const TomlSection& top, const ExperimentSpec& spec) {
+  const std::string at = spec.source + ": [workload] batch = \"" + spec.workload.batch + "\": ";
+  if (spec.sweep.axis != LoadAxis::kCopies) {
+    return InvalidArgument(at + "a batch subject's load is its concurrent copies: give [sweep] copies = [1, 2] "
+                                "(not qps or sessions levels)");
+  }
+  if (const toml::node* l = top.Get("load"); l && l->is_table()) {
+    for (const auto& [key, node] : *l->as_table()) {
+      if (key.str() != "warmup" && key.str() != "duration") {
+        return InvalidArgument(at + "[load] " + std::string(key.str()) +
+                               " sets request load levels, which a batch subject has none of; only [load] warmup "
+                               "and duration (the point's window) apply");
+      }
+    }
+  }
+  for (const char* section : {"qos", "model", "nodes"}) {
+    if (top.Get(section)) {
+      return InvalidArgument(at + "[" + section + "] is for a server under request load; a batch subject is judged "
+                                  "by its run time and throughput");
+    }
+  }
+  if (!spec.corunners.empty()) {
+    return InvalidArgument(at + "[[corunner]]s beside a batch subject are not supported yet; run the batch program "
+                                "as a co-runner beside a server instead");
+  }
+  if (spec.sandbox.kind != "process") {
+    return InvalidArgument(at + "[sandbox] kind = \"" + spec.sandbox.kind + "\" cannot run batch copies yet");
+  }
+  return Status::Ok();
+}
+
 Status ParseCorunner(const TomlSection& s, const KnobTable& knobs, CorunnerSpec* c) {
   REAM_RETURN_IF_ERROR(s.Unknown());
   c->line = static_cast<int>(s.table().source().begin.line);
@@ -1068,7 +1164,8 @@ Result<ExperimentSpec> ParseSpec(const std::string& text, const std::string& sou
   if (!w) return InvalidArgument(source + ": [workload] is required (builtin = \"kv\", or command = [...])");
   REAM_RETURN_IF_ERROR(ParseWorkload(TomlSection(*w, "workload", source,
                                              {"builtin", "args", "command", "protocol", "port", "ready",
-                                              "ready_line", "ready_timeout", "threads", "restart", "user"}),
+                                              "ready_line", "ready_timeout", "threads", "restart", "user",
+                                              "batch", "batch_seconds"}),
                                      &spec.workload));
   if (const toml::table* l = top.Table("load", &err)) {
     REAM_RETURN_IF_ERROR(ParseLoad(TomlSection(*l, "load", source,
@@ -1084,7 +1181,7 @@ Result<ExperimentSpec> ParseSpec(const std::string& text, const std::string& sou
   REAM_RETURN_IF_ERROR(err);
   if (!sw) return InvalidArgument(source + ": [sweep] is required (qps = [...], a range, or mode = \"knee\")");
   REAM_RETURN_IF_ERROR(ParseSweep(TomlSection(*sw, "sweep", source,
-                                          {"mode", "axis", "qps", "sessions", "probe_start", "probe_duration", "start", "stop", "steps", "step", "low", "high",
+                                          {"mode", "axis", "qps", "sessions", "copies", "probe_start", "probe_duration", "start", "stop", "steps", "step", "low", "high",
                                            "precision", "max_points", "confirm", "remeasure_invalid",
                                            "stop_after_invalid", "on_failure"}),
                                   &spec.sweep));
@@ -1149,6 +1246,14 @@ Result<ExperimentSpec> ParseSpec(const std::string& text, const std::string& sou
   }
   REAM_RETURN_IF_ERROR(err);
   REAM_RETURN_IF_ERROR(ParseCorunners(top, knobs, &spec));
+  if (!spec.workload.batch.empty()) {
+    REAM_RETURN_IF_ERROR(CheckBatchSubject(top, spec));
+    return spec;
+  }
+  if (spec.sweep.axis == LoadAxis::kCopies) {
+    return InvalidArgument(source + ": [sweep] copies = [...] is the load of a batch subject ([workload] batch = "
+                           "\"NAME\"); a server's load is qps = [...] (or sessions)");
+  }
   REAM_RETURN_IF_ERROR(CheckProtocol(spec));
   if (spec.sweep.axis == LoadAxis::kSessions) {
     // Session load streams over HTTP, one connection per session, on one generator thread.
@@ -1221,6 +1326,10 @@ nlohmann::json ExperimentSpec::ToJson() const {
                    {"ready_timeout_ms", ms(workload.ready_timeout)},
                    {"threads", workload.threads},   {"restart", ToString(workload.restart)}};
   if (!workload.user.empty()) j["workload"]["user"] = workload.user;
+  if (!workload.batch.empty()) {
+    j["workload"]["batch"] = workload.batch;
+    j["workload"]["batch_seconds"] = workload.batch_seconds;
+  }
   j["load"] = {{"arrival", load.arrival},     {"key_dist", load.key_dist},
                {"keys", load.keys},           {"get_ratio", load.get_ratio},
                {"value_bytes", load.value_bytes}, {"connections", load.connections},
@@ -1245,6 +1354,10 @@ nlohmann::json ExperimentSpec::ToJson() const {
     j["sweep"]["steps"] = sweep.auto_levels;
     j["sweep"]["probe_start"] = sweep.probe_start_qps;
     j["sweep"]["probe_duration_ms"] = sweep.probe_duration.count();
+  }
+  if (sweep.axis == LoadAxis::kCopies) {
+    j["sweep"]["axis"] = "copies";
+    j["sweep"]["copies"] = sweep.qps;
   }
   if (sweep.axis == LoadAxis::kSessions) {
     // Only a sessions sweep carries these, so a qps spec's JSON is what it always was.

@@ -45,7 +45,7 @@ std::optional<RestartEvery> RestartEveryFromString(const std::string& s);
 std::optional<SweepMode> SweepModeFromString(const std::string& s);
 
 struct WorkloadSpec {
-  // Exactly one of builtin / command.
+  // Exactly one of builtin / command / batch.
   std::string builtin;                // "kv" or "synthetic": runs `ream serve <builtin>`
   std::vector<std::string> args;      // extra arguments for the builtin server
   std::vector<std::string> command;   // any external command; "{port}" is replaced by a free port
@@ -62,6 +62,11 @@ struct WorkloadSpec {
   // kDefaultWorkloadUser when ream runs as root, without capabilities; "root": ream's own
   // privileges, only when the workload needs them (say why in the spec).
   std::string user;
+  // A batch subject (issue 40): a program of `ream batch --list`, run to completion and again
+  // in each of [sweep] copies' concurrent copies over the point's window; each run sized to
+  // take about batch_seconds here (batch/batch.h SizeFor).
+  std::string batch;
+  double batch_seconds = 5;
   int line = 0;  // line of [workload], for messages
 };
 

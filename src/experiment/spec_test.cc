@@ -646,5 +646,68 @@ TEST(Spec, BadCorunnersAreRefusedNamingTheCorunnerAndTheKey) {
   EXPECT_NE(Err(base + "[colocation]\nalone = true\n").find("needs at least one [[corunner]]"), std::string::npos);
 }
 
+
+const char* kBatch = R"(name = "b"
+[workload]
+batch = "xz"
+batch_seconds = 2
+[load]
+warmup = "1s"
+duration = "6s"
+[sweep]
+copies = [2, 1]
+[partitions]
+cpu_quota = ["100%", "50%"]
+)";
+
+TEST(SpecBatch, ABatchSubjectTakesCopiesAsItsLoadAxis) {
+  auto r = ParseSpec(kBatch, "x.toml");
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->workload.batch, "xz");
+  EXPECT_DOUBLE_EQ(r->workload.batch_seconds, 2);
+  EXPECT_EQ(r->sweep.axis, LoadAxis::kCopies);
+  EXPECT_EQ(r->sweep.qps, (std::vector<double>{1, 2}));  // sorted
+  EXPECT_EQ(r->load.duration, std::chrono::milliseconds(6000));
+  EXPECT_EQ(r->partitions.size(), 2u);
+  EXPECT_EQ(r->ToJson()["workload"]["batch"], "xz");
+  EXPECT_EQ(r->ToJson()["sweep"]["axis"], "copies");
+  auto plan = MakePlan(*r, "");
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  EXPECT_EQ(plan->axis, LoadAxis::kCopies);
+  ASSERT_EQ(plan->runs.size(), 2u);
+  EXPECT_EQ(plan->runs[0].grid_loads, (std::vector<double>{1, 2}));
+}
+
+TEST(SpecBatch, CopiesAndRequestLevelsDoNotMix) {
+  auto with = [](std::string text, const std::string& from, const std::string& to) {
+    text.replace(text.find(from), from.size(), to);
+    return text;
+  };
+  // A server cannot take copies.
+  EXPECT_NE(Err(with(kMinimal, "qps = [1000, 2000]", "copies = [1]")).find("load of a batch subject"), std::string::npos);
+  // A batch subject cannot take request levels, in [sweep] or in [load].
+  EXPECT_NE(Err(with(kBatch, "copies = [2, 1]", "qps = [100]")).find("a batch subject's load is its concurrent copies"),
+            std::string::npos);
+  EXPECT_NE(Err(with(kBatch, "copies = [2, 1]", "copies = [1]\nqps = [100]")).find("qps"), std::string::npos);
+  std::string e = Err(with(kBatch, "warmup = \"1s\"", "connections = 8"));
+  EXPECT_NE(e.find("[load] connections"), std::string::npos) << e;
+  EXPECT_NE(e.find("only [load] warmup and duration"), std::string::npos) << e;
+  // Whole copies, each once.
+  EXPECT_NE(Err(with(kBatch, "[2, 1]", "[0]")).find("whole numbers of copies"), std::string::npos);
+  EXPECT_NE(Err(with(kBatch, "[2, 1]", "[1.5]")).find("whole numbers of copies"), std::string::npos);
+  EXPECT_NE(Err(with(kBatch, "[2, 1]", "[1, 1]")).find("repeats a value"), std::string::npos);
+  EXPECT_NE(Err(with(kBatch, "[2, 1]", "[]")).find("non-empty"), std::string::npos);
+  // An unknown program names the known ones; server keys and batch_seconds alone are refused.
+  e = Err(with(kBatch, "\"xz\"", "\"zx\""));
+  EXPECT_NE(e.find("\"zx\" is not a batch program (known: "), std::string::npos) << e;
+  EXPECT_NE(e.find("bzip2"), std::string::npos) << e;
+  EXPECT_NE(Err(with(kBatch, "batch_seconds = 2", "port = 80")).find("port is for a server"), std::string::npos);
+  EXPECT_NE(Err(with(kBatch, "batch = \"xz\"", "builtin = \"kv\"")).find("batch_seconds applies to a batch subject"),
+            std::string::npos);
+  EXPECT_NE(Err(with(kBatch, "batch_seconds = 2", "builtin = \"kv\"")).find("exactly one of"), std::string::npos);
+  EXPECT_NE(Err(with(kBatch, "batch_seconds = 2", "batch_seconds = 0")).find("batch_seconds"), std::string::npos);
+  EXPECT_NE(Err(std::string(kBatch) + "[qos]\ntarget = \"1ms\"\n").find("[qos] is for a server"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace ream

@@ -1,6 +1,7 @@
-// What a sweep varies, its independent variable: the open-loop request rate (`qps`, today's
-// only axis) or the number of concurrent streaming sessions (`sessions`, each fetching chunks
-// on an absolute schedule). The store records it per experiment; the analysis and the report
+// What a sweep varies, its independent variable: the open-loop request rate (`qps`), the
+// number of concurrent streaming sessions (`sessions`, each fetching chunks on an absolute
+// schedule), or a batch subject's concurrent copies (`copies`, SPECrate's). The store records
+// it per experiment; the analysis and the report
 // name loads by it. Header-only: three small tables, used from load up to the report.
 #pragma once
 
@@ -12,15 +13,16 @@
 
 namespace ream {
 
-enum class LoadAxis { kQps, kSessions };
+enum class LoadAxis { kQps, kSessions, kCopies };
 
-inline constexpr LoadAxis kLoadAxes[] = {LoadAxis::kQps, LoadAxis::kSessions};
+inline constexpr LoadAxis kLoadAxes[] = {LoadAxis::kQps, LoadAxis::kSessions, LoadAxis::kCopies};
 
 // The axis's name as specs, the store and JSON spell it: "qps", "sessions".
 constexpr std::string_view LoadAxisName(LoadAxis axis) {
   switch (axis) {
     case LoadAxis::kQps: return "qps";
     case LoadAxis::kSessions: return "sessions";
+    case LoadAxis::kCopies: return "copies";
   }
   return "qps";
 }
@@ -38,6 +40,7 @@ constexpr std::string_view LoadAxisUnit(LoadAxis axis) {
   switch (axis) {
     case LoadAxis::kQps: return "QPS";
     case LoadAxis::kSessions: return "sessions";
+    case LoadAxis::kCopies: return "copies";
   }
   return "QPS";
 }

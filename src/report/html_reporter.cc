@@ -42,20 +42,26 @@ class HtmlReporter : public Reporter {
     ChartSpecs specs;
     std::ostringstream body;
     HeaderSection(page, body);
-    QosSection(page, body);
-    LoadRangeSection(page, body);
-    CapacitySection(page, body);
-    ScalingSection(page, body);
-    CategorySection(page, body);
-    RecommendationSection(page, body);
-    ColocationSection(page, body, &specs);
-    ProfileSection(page, body, &specs);
-    SessionsSection(page, body, &specs);
-    SensitivitySection(page, body, &specs);
-    ModelSection(page, body, &specs);
-    PointsSection(page, body);
-    TimelinessSection(page, body, &specs);
-    EnvironmentSection(page, body);
+    if (a.batch) {
+      // A batch subject has no QoS, capacity or model: its own section stands for them.
+      BatchSection(page, body, &specs);
+      EnvironmentSection(page, body);
+    } else {
+      QosSection(page, body);
+      LoadRangeSection(page, body);
+      CapacitySection(page, body);
+      ScalingSection(page, body);
+      CategorySection(page, body);
+      RecommendationSection(page, body);
+      ColocationSection(page, body, &specs);
+      ProfileSection(page, body, &specs);
+      SessionsSection(page, body, &specs);
+      SensitivitySection(page, body, &specs);
+      ModelSection(page, body, &specs);
+      PointsSection(page, body);
+      TimelinessSection(page, body, &specs);
+      EnvironmentSection(page, body);
+    }
     for (const auto& w : a.warnings) body << "<p class=\"bad\">warning: " << Esc(w) << "</p>\n";
     body << "<p class=\"muted\">Charts: " << Esc(assets_.versions)
          << ", inlined; this file loads nothing from the network.</p>\n";

@@ -273,7 +273,8 @@ TEST(HtmlReporter, AnEstimatedMemoryBandwidthIsLabelledAsAnEstimate) {
 
 // A sessions sweep's page and tables name loads in sessions; a qps one's say QPS, as always.
 TEST(Reporters, NameLoadsByTheSweepsAxis) {
-  for (LoadAxis axis : kLoadAxes) {
+  // The server's axes; copies is a batch subject's, whose page is its own (tested below).
+  for (LoadAxis axis : {LoadAxis::kQps, LoadAxis::kSessions}) {
     auto d = Sample();
     d.load_axis = axis;
     auto a = analysis::Analyze(d, {});
@@ -327,6 +328,63 @@ TEST(Reporters, DrawASessionsSweepsChunksAndDeadlineMisses) {
   ASSERT_TRUE(MakeHtmlReporter(FakeAssets())->Report({&q, &*b}, plain).ok());
   EXPECT_EQ(plain.str().find("sessions-view"), std::string::npos);
   EXPECT_NE(plain.str().find("(a) p95 tail latency, LQoS dashed"), std::string::npos);
+}
+
+// A batch subject's page: run time and throughput against copies, the knob's slowdown and the
+// category, with the figures of the analysis and no server section; the text report too.
+TEST(Reporters, ShowABatchSubjectsRunTimesSlowdownsAndCategory) {
+  ExperimentData d;
+  d.name = "batch-xz";
+  d.workload = "batch xz";
+  d.load_axis = LoadAxis::kCopies;
+  auto point = [](double copies, double run_s, double cpu_s) {
+    PointData p;
+    p.target_load = copies;
+    p.valid = true;
+    const double n = copies * 10 / run_s;
+    p.batch = {{"program", "xz"},       {"window_s", 10.0},          {"completions", n},
+               {"run_time_mean_s", run_s}, {"runs_per_min", n * 6},   {"cpu_s_per_run", cpu_s},
+               {"memory_peak_bytes", 3 * 1048576.0}};
+    p.disk_read_bps = Metric::Of(0);
+    p.disk_write_bps = Metric::Of(0);
+    p.membw_bps = Metric::Unavailable("no resctrl MBM here");
+    return p;
+  };
+  for (int rep = 0; rep < 2; ++rep) {
+    RunData free;
+    free.scenario = "1-ST";
+    free.repetition = rep;
+    free.points = {point(1, 2.0 + 0.1 * rep, 1.9), point(2, 4.25, 2.0)};
+    RunData quota = free;
+    quota.partition.limits["cpu_quota"] = 0.5;
+    quota.partition.label = "cpu_quota=50%";
+    quota.points = {point(1, 4.0 + 0.2 * rep, 1.9), point(2, 8.5, 2.0)};
+    d.runs.push_back(free);
+    d.runs.push_back(quota);
+  }
+  auto a = analysis::Analyze(d, {});
+  ASSERT_TRUE(a.ok()) << a.status().ToString();
+  ASSERT_TRUE(a->batch.has_value());
+  std::ostringstream html, text;
+  ASSERT_TRUE(MakeHtmlReporter(FakeAssets())->Report({&d, &*a}, html).ok());
+  ASSERT_TRUE(MakeTextReporter()->Report({&d, &*a}, text).ok());
+  const std::string h = html.str();
+  EXPECT_NE(h.find("<h2 id=\"batch\">Batch program xz</h2>"), std::string::npos);
+  EXPECT_NE(h.find("run time against copies"), std::string::npos);
+  EXPECT_NE(h.find("throughput against copies"), std::string::npos);
+  EXPECT_NE(h.find("run time slowdown against the unlimited partition"), std::string::npos);
+  // The mean run time of one copy alone (2.0 and 2.1 s) and the quota's slowdown (4.1 / 2.05).
+  EXPECT_NE(h.find("<td>2.05 ["), std::string::npos);
+  EXPECT_NE(h.find("<td>2 ["), std::string::npos);
+  EXPECT_NE(h.find("<td>cpu_quota</td><td>sensitive</td><td>run time</td>"), std::string::npos);
+  // CPU time per run 2.0 / 1.9 at two copies: 5 % more, cache-sensitive.
+  EXPECT_NE(h.find("Category: cache-sensitive"), std::string::npos);
+  EXPECT_NE(h.find("unavailable (no resctrl MBM here)"), std::string::npos);
+  EXPECT_EQ(h.find("LQoS"), std::string::npos);  // no server section
+  const std::string t = text.str();
+  EXPECT_NE(t.find("Batch program xz"), std::string::npos);
+  EXPECT_NE(t.find("Sensitivity to cpu_quota: sensitive (by run time)"), std::string::npos);
+  EXPECT_NE(t.find("Batch category: cache-sensitive"), std::string::npos);
 }
 
 TEST(LoadHtmlAssets, NamesTheMissingFile) {

@@ -218,6 +218,52 @@ void WriteModel(const analysis::ExperimentAnalysis& a, const std::string& pct, s
   os << "\n";
 }
 
+// A batch subject's findings (analysis/batch.h): per scenario × partition and copies, run time,
+// throughput and CPU time per run with their intervals; the slowdown per knob, the verdicts and
+// the category with its evidence. A figure not measured says why.
+std::string FigureText(const analysis::BatchFigure& f, const std::string& unit) {
+  if (!f.mean) return "unavailable (" + f.unavailable + ")";
+  std::string s = FormatNumber(*f.mean) + unit;
+  if (f.low) s += " [" + FormatNumber(*f.low) + ", " + FormatNumber(*f.high) + "]";
+  return s;
+}
+
+void WriteBatch(const analysis::BatchAnalysis& b, std::ostream& os) {
+  os << "Batch program " << b.program << " — intervals at " << FormatNumber(b.confidence * 100)
+     << " % over the repetitions\n";
+  AlignedTable t({"SCENARIO / PARTITION", "COPIES", "REPS", "RUN TIME (s)", "THROUGHPUT (runs/min)", "CPU s / RUN",
+               "MEMORY PEAK", "MEM BW"});
+  std::string membw_why;
+  for (const auto& g : b.groups) {
+    for (const auto& l : g.levels) {
+      t.Add({g.key, FormatNumber(l.copies), std::to_string(l.repetitions) + (l.failed ? " (" + std::to_string(l.failed) + " failed)" : ""),
+             FigureText(l.run_time_s, ""), FigureText(l.runs_per_min, ""), FigureText(l.cpu_s_per_run, ""),
+             l.memory_peak_bytes.has() ? FormatNumber(*l.memory_peak_bytes.value / 1048576.0) + " MiB"
+                                       : "unavailable (" + l.memory_peak_bytes.unavailable + ")",
+             l.membw_bps.has() ? FormatNumber(*l.membw_bps.value / 1e6) + " MB/s" : "unavailable (below)"});
+      if (!l.membw_bps.has()) membw_why = l.membw_bps.unavailable;
+    }
+  }
+  t.Print(os);
+  if (!membw_why.empty()) os << "  memory bandwidth unavailable: " << membw_why << "\n";
+  if (!b.slowdowns.empty()) {
+    os << "\nSlowdown against the unlimited partition (limited / unlimited; throughput: unlimited / limited)\n";
+    AlignedTable s({"PARTITION", "COPIES", "RUN TIME ×", "CPU TIME / RUN ×", "THROUGHPUT ÷"});
+    for (const auto& sd : b.slowdowns) {
+      s.Add({sd.group, FormatNumber(sd.copies), FigureText(sd.run_time, ""), FigureText(sd.cpu_time, ""),
+             FigureText(sd.throughput, "")});
+    }
+    s.Print(os);
+  }
+  for (const auto& s : b.sensitivity) {
+    os << "Sensitivity to " << s.resource << ": " << s.verdict << " (by " << s.judged_by << ") — " << s.evidence << "\n";
+  }
+  os << "Batch category: "
+     << (b.category.name.empty() ? "unavailable (" + b.category.unavailable + ")" : b.category.name)
+     << (b.category.tentative ? " (tentative)" : "") << "\n";
+  for (const auto& e : b.category.evidence) os << "  " << e << "\n";
+}
+
 class TextReporter : public Reporter {
  public:
   std::string_view name() const override { return "text"; }
@@ -227,6 +273,11 @@ class TextReporter : public Reporter {
     os << "Experiment " << a.experiment;
     if (!a.workload.empty()) os << " — workload: " << a.workload;
     os << "\n\n";
+    if (a.batch) {
+      WriteBatch(*a.batch, os);
+      for (const auto& w : a.warnings) os << "warning: " << w << "\n";
+      return Status::Ok();
+    }
     os << "QoS target (LQoS): ";
     if (a.qos.target_us) {
       os << FormatNumber(*a.qos.target_us) << " us — " << a.qos.method;

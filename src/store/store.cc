@@ -213,6 +213,12 @@ DROP TABLE runs;
 ALTER TABLE runs_v8 RENAME TO runs;
 ALTER TABLE points ADD COLUMN tenants_json TEXT NOT NULL DEFAULT 'null';
 )sql",
+    // 8 -> 9: batch subjects (issue 40). A batch point's figures (completions, run times,
+    // throughput, CPU time per run) in one JSON column; 'null' for every existing point, all of
+    // them a server's.
+    R"sql(
+ALTER TABLE points ADD COLUMN batch_json TEXT NOT NULL DEFAULT 'null';
+)sql",
 };
 constexpr int kMigrationCount = sizeof(kMigrations) / sizeof(kMigrations[0]);
 static_assert(kMigrationCount == kStoreSchemaVersion);
@@ -283,8 +289,9 @@ const char* const kPointTail[] = {"unavailable_json", "generator_json", "monitor
 constexpr const char* kNetworkColumn = "network_json";
 const char* const kConnectionColumns[] = {"reconnections", "lost_requests", "lost_json"};  // schema 7
 constexpr const char* kPointTenantsColumn = "tenants_json";  // schema 8
+constexpr const char* kPointBatchColumn = "batch_json";      // schema 9
 
-std::string PointSelectList(bool with_network, bool with_connections, bool with_tenants) {
+std::string PointSelectList(bool with_network, bool with_connections, bool with_tenants, bool with_batch) {
   std::string s;
   auto add = [&](const char* c) { s += (s.empty() ? "" : ", ") + std::string(c); };
   for (auto c : kPointHead) add(c);
@@ -296,6 +303,7 @@ std::string PointSelectList(bool with_network, bool with_connections, bool with_
     for (auto c : kConnectionColumns) add(c);
   }
   if (with_tenants) add(kPointTenantsColumn);
+  if (with_batch) add(kPointBatchColumn);
   return s;
 }
 
@@ -426,6 +434,8 @@ nlohmann::json PointToJson(const PointRecord& p, LoadAxis axis) {
   if (!p.lost_reasons.is_null()) j["lost_reasons"] = p.lost_reasons;
   // Only a point measured beside co-runners has them.
   if (!p.tenants.is_null()) j["tenants"] = p.tenants;
+  // Only a batch subject's point has batch figures.
+  if (!p.batch.is_null()) j["batch"] = p.batch;
   return j;
 }
 
@@ -776,6 +786,8 @@ Result<int64_t> Store::InsertPoint(const PointData& data) {
   }
   const bool with_tenants = schema_version_ >= 8;
   if (with_tenants) add(kPointTenantsColumn);
+  const bool with_batch = schema_version_ >= 9;
+  if (with_batch) add(kPointBatchColumn);
   REAM_ASSIGN_OR_RETURN(auto st, db_.Prepare("INSERT INTO points (" + cols + ") VALUES (" +
                                               marks + ")"));
   int i = 1;
@@ -804,6 +816,7 @@ Result<int64_t> Store::InsertPoint(const PointData& data) {
     st.Bind(i++, p.lost_reasons.dump());
   }
   if (with_tenants) st.Bind(i++, p.tenants.dump());
+  if (with_batch) st.Bind(i++, p.batch.dump());
   Status s = st.Run();
   if (s.code() == StatusCode::kAlreadyExists) {
     return Status(StatusCode::kAlreadyExists,
@@ -836,7 +849,8 @@ Result<std::vector<PointRecord>> Store::ListPoints(int64_t run_id) {
   const bool with_network = schema_version_ >= 6;
   const bool with_connections = schema_version_ >= 7;
   const bool with_tenants = schema_version_ >= 8;
-  REAM_ASSIGN_OR_RETURN(auto st, db_.Prepare("SELECT " + PointSelectList(with_network, with_connections, with_tenants) +
+  const bool with_batch = schema_version_ >= 9;
+  REAM_ASSIGN_OR_RETURN(auto st, db_.Prepare("SELECT " + PointSelectList(with_network, with_connections, with_tenants, with_batch) +
                                               " FROM points WHERE run_id = ? ORDER BY seq, id"));
   st.Bind(1, run_id);
   std::vector<PointRecord> v;
@@ -879,6 +893,7 @@ Result<std::vector<PointRecord>> Store::ListPoints(int64_t run_id) {
       p.lost_reasons = ParseJsonOr(st.Text(c++), nullptr);
     }
     if (with_tenants) p.tenants = ParseJsonOr(st.Text(c++), nullptr);
+    if (with_batch) p.batch = ParseJsonOr(st.Text(c++), nullptr);
     v.push_back(std::move(p));
   }
   return v;

@@ -25,7 +25,7 @@
 namespace ream {
 
 // The schema version this build writes; older databases are migrated on open.
-inline constexpr int kStoreSchemaVersion = 8;
+inline constexpr int kStoreSchemaVersion = 9;
 
 // The QoS rule and validity thresholds of an experiment, as its spec set them.
 struct QosSettings {
@@ -183,6 +183,10 @@ struct PointRecord {
   // {"NAME": {cpu_util, cpu_s, mem_bytes, ..., completions, run_time_mean_s, ended}}; null
   // when the subject ran alone.
   nlohmann::json tenants;
+  // A batch subject's point (schema 9; experiment/batch_point.h): {"program", "copies",
+  // "window_s", "completions", "run_time_mean_s", "run_time_p50_s", "run_time_p95_s",
+  // "runs_per_min", "cpu_s_per_run", ...}; null for a server's point.
+  nlohmann::json batch;
 };
 
 // Histogram kinds stored per point (all in nanoseconds).

@@ -443,6 +443,48 @@ TEST_F(StoreTest, MigratesSchemaSixTakingReconnectionsFromTheGeneratorJson) {
   EXPECT_TRUE((*points)[2].lost_reasons.is_object());
 }
 
+// Schema 9 gives a batch subject's point its figures (batch_json); a schema-8 point (a server's,
+// or a co-located one) keeps its tenants and reads back with no batch figures.
+TEST_F(StoreTest, MigratesSchemaEightToBatchPoints) {
+  int64_t run_id = 0;
+  {
+    auto s = Store::CreateAtSchemaVersionForTesting(path_, 8);
+    ASSERT_TRUE(s.ok()) << s.status().ToString();
+    run_id = NewRun(*s, "v8");
+    ASSERT_FALSE(HasFailure());
+    PointData d;
+    d.point.run_id = run_id;
+    d.point.target_load = 100;
+    d.point.tenants = {{"stream", {{"completions", 3}}}};
+    d.point.batch = {{"completions", 99}};  // schema 8 has no column: not written
+    ASSERT_TRUE(s->InsertPoint(d).ok());
+  }
+  auto s = Store::Open(path_);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_EQ(s->schema_version(), kStoreSchemaVersion);
+  EXPECT_TRUE(s->IntegrityCheck().ok());
+  auto points = s->ListPoints(run_id);
+  ASSERT_TRUE(points.ok()) << points.status().ToString();
+  ASSERT_EQ(points->size(), 1u);
+  EXPECT_TRUE((*points)[0].batch.is_null());
+  EXPECT_EQ((*points)[0].tenants["stream"]["completions"], 3);
+  EXPECT_FALSE(PointToJson((*points)[0], LoadAxis::kQps).contains("batch"));
+
+  // Written at schema 9, the figures round-trip and reach the point's JSON.
+  PointData b;
+  b.point.run_id = run_id;
+  b.point.target_load = 2;
+  b.point.batch = {{"program", "xz"}, {"copies", 2}, {"completions", 7}, {"run_time_p95_s", 1.25}};
+  ASSERT_TRUE(s->InsertPoint(b).ok());
+  points = s->ListPoints(run_id);
+  ASSERT_TRUE(points.ok());
+  ASSERT_EQ(points->size(), 2u);
+  EXPECT_EQ((*points)[1].batch["program"], "xz");
+  EXPECT_EQ((*points)[1].batch["completions"], 7);
+  EXPECT_DOUBLE_EQ((*points)[1].batch["run_time_p95_s"].get<double>(), 1.25);
+  EXPECT_EQ(PointToJson((*points)[1], LoadAxis::kQps)["batch"]["copies"], 2);
+}
+
 // Readers never write: an older database is migrated in a private copy, the file left as is.
 TEST_F(StoreTest, ReadOnlyOpenOfAnOlderSchemaLeavesTheFileAlone) {
   int64_t run_id = 0;
@@ -563,6 +605,8 @@ TEST(LoadAxis, NamesRoundTripAndOthersAreRefused) {
   EXPECT_EQ(LoadAxisName(LoadAxis::kSessions), "sessions");
   EXPECT_EQ(LoadAxisUnit(LoadAxis::kQps), "QPS");
   EXPECT_EQ(LoadAxisUnit(LoadAxis::kSessions), "sessions");
+  EXPECT_EQ(LoadAxisName(LoadAxis::kCopies), "copies");
+  EXPECT_EQ(LoadAxisUnit(LoadAxis::kCopies), "copies");
   EXPECT_EQ(ParseLoadAxis("QPS"), std::nullopt);
   EXPECT_EQ(ParseLoadAxis(""), std::nullopt);
 }

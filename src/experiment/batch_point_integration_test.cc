@@ -1,0 +1,159 @@
+// A batch subject end to end on this machine (root, real cgroups, Debian's programs): `ream run`
+// of real copies, the stored figures checked against each other, and a copy killed by its
+// partition's memory limit failing its point with nothing left behind.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "platform/integration_test_support.h"
+#include "store/store.h"
+
+namespace ream {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Exec {
+  int code = -1;
+  std::string output;
+};
+
+Exec Ream(const std::string& args) {
+  Exec e;
+  FILE* f = popen((std::string(REAM_BINARY) + " " + args + " 2>&1").c_str(), "r");
+  if (!f) return e;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, f)) > 0) e.output.append(buf, n);
+  int st = pclose(f);
+  e.code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+  return e;
+}
+
+class BatchPointIntegration : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (geteuid() != 0) GTEST_SKIP() << "needs root (cgroups)";
+    dir_ = fs::temp_directory_path() / ("ream-batch-it-" + std::to_string(getpid()) + "-" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    db_ = (dir_ / "r.db").string();
+  }
+  void TearDown() override {
+    if (!dir_.empty()) fs::remove_all(dir_);
+  }
+  std::string Spec(const std::string& text) {
+    std::string path = (dir_ / "b.toml").string();
+    std::ofstream(path) << text;
+    return path;
+  }
+  std::vector<PointRecord> Points(const std::string& name) {
+    auto s = Store::Open(db_, false);
+    EXPECT_TRUE(s.ok()) << s.status().ToString();
+    if (!s.ok()) return {};
+    auto e = s->FindExperiment(name);
+    EXPECT_TRUE(e.ok() && e->has_value());
+    if (!e.ok() || !e->has_value()) return {};
+    EXPECT_EQ((*e)->load_axis, LoadAxis::kCopies);
+    auto runs = s->ListRuns((*e)->id);
+    EXPECT_TRUE(runs.ok() && runs->size() == 1u);
+    if (!runs.ok() || runs->empty()) return {};
+    auto points = s->ListPoints((*runs)[0].id);
+    EXPECT_TRUE(points.ok());
+    return points.ok() ? *points : std::vector<PointRecord>{};
+  }
+  fs::path dir_;
+  std::string db_;
+};
+
+// One and two copies of bzip2 (1 s runs) on one CPU over a 4 s window each: every figure is
+// stored, consistent with the others, and two copies sharing the CPU each take longer.
+TEST_F(BatchPointIntegration, CopiesOfARealProgramStoreConsistentFigures) {
+  std::string spec = Spec(R"(name = "bz"
+scenarios = ["1-ST"]
+[workload]
+batch = "bzip2"
+batch_seconds = 1
+[load]
+warmup = "500ms"
+duration = "4s"
+[sweep]
+copies = [1, 2]
+)");
+  Exec r = Ream("run " + spec + " --db " + db_);
+  ASSERT_EQ(r.code, 0) << r.output;
+  auto points = Points("bz");
+  ASSERT_EQ(points.size(), 2u);
+  double mean_run[2] = {0, 0};
+  for (size_t i = 0; i < points.size(); ++i) {
+    const PointRecord& p = points[i];
+    const nlohmann::json& b = p.batch;
+    SCOPED_TRACE(b.dump());
+    EXPECT_EQ(p.status, PointStatus::kOk) << p.failure;
+    EXPECT_TRUE(p.valid.value_or(false));
+    EXPECT_EQ(b["program"], "bzip2");
+    EXPECT_EQ(b["copies"].get<double>(), p.target_load);
+    const double window = b["window_s"].get<double>();
+    EXPECT_NEAR(window, 4.0, 0.5);
+    const int64_t n = b["completions"].get<int64_t>();
+    ASSERT_GT(n, 0);
+    EXPECT_EQ(p.completed, std::optional<int64_t>(n));
+    EXPECT_NEAR(b["runs_per_min"].get<double>(), static_cast<double>(n) * 60.0 / window, 1e-9);
+    const double mean = b["run_time_mean_s"].get<double>();
+    const double p50 = b["run_time_p50_s"].get<double>();
+    const double p95 = b["run_time_p95_s"].get<double>();
+    EXPECT_GT(p50, 0);
+    EXPECT_LE(p50, p95);
+    // A run completed in the window started at most a warm-up before it.
+    EXPECT_LE(p95, window + 0.5);
+    EXPECT_GT(mean, 0);
+    mean_run[i] = mean;
+    // CPU: measured, and no more than one CPU's worth over the window (one CPU allotted).
+    ASSERT_TRUE(p.server_cpu_s.has_value()) << ::testing::PrintToString(p.unavailable);
+    EXPECT_GT(*p.server_cpu_s, 0);
+    EXPECT_LE(*p.server_cpu_s, window * 1.05);
+    EXPECT_NEAR(b["cpu_s_per_run"].get<double>(), *p.server_cpu_s / window / p.target_load * mean, 1e-9);
+    // A run takes no more CPU than its wall time (one thread each).
+    EXPECT_LE(b["cpu_s_per_run"].get<double>(), mean * 1.05);
+    EXPECT_GT(b["memory_peak_bytes"].get<double>(), 0);
+  }
+  // Two copies on the one CPU share it: each run's wall time grows by well over a third.
+  EXPECT_GT(mean_run[1], 1.3 * mean_run[0]) << mean_run[0] << " s alone, " << mean_run[1] << " s with two";
+}
+
+// mcf (81 MB at its default size) under a 24 MiB memory limit: the copy is killed, the point
+// fails saying so, the run goes on to its end, and no process of it is left.
+TEST_F(BatchPointIntegration, ACopyKilledByTheMemoryLimitFailsThePointAndLeavesNothing) {
+  std::string spec = Spec(R"(name = "oom"
+scenarios = ["1-ST"]
+[workload]
+batch = "mcf"
+batch_seconds = 5
+[load]
+warmup = "300ms"
+duration = "2s"
+[sweep]
+copies = [1]
+[partitions]
+memory = "24M"
+)");
+  Exec r = Ream("run " + spec + " --db " + db_);
+  auto points = Points("oom");
+  ASSERT_EQ(points.size(), 1u) << r.output;
+  EXPECT_EQ(points[0].status, PointStatus::kFailed);
+  EXPECT_NE(points[0].failure.find("batch 'mcf' x 1"), std::string::npos) << points[0].failure;
+  EXPECT_NE(points[0].failure.find("memory limit"), std::string::npos) << points[0].failure;
+  EXPECT_TRUE(testing_support::ProcessesWith("batch mcf --seconds 5").empty());
+}
+
+}  // namespace
+}  // namespace ream
