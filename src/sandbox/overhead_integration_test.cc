@@ -13,6 +13,7 @@
 
 #include "monitor/monitor.h"
 #include "platform/platform.h"
+#include "platform/stall_probe.h"
 #include "sandbox/overhead_stats.h"
 #include "sandbox/sandbox.h"
 
@@ -273,7 +274,15 @@ TEST_F(OverheadIntegration, StatisticsCountTwoMessagesPerRequestAtO) {
   EXPECT_EQ(stats->requested_ns, kOverheadNs);
   EXPECT_EQ(stats->messages, 2 * n);  // one request received, one response sent
   EXPECT_GE(stats->cpu_per_message_ns(), kOverheadNs);
-  EXPECT_LE(stats->cpu_per_message_ns(), kOverheadNs * 1.1);
+  // At most 10 % above o on a quiet host: the spin's own overshoot and the library's accounting.
+  // A vCPU taken away while the library spins is charged to the spinning thread (CI of 6 Dec
+  // 2026: 22 141 ns for 20 000), so beyond 10 % the host's floor is measured, and the bound
+  // widens with it (platform/stall_probe.h ToleranceOnFloor: 4 x the stalled share above 0.5 %).
+  if (stats->cpu_per_message_ns() > kOverheadNs * 1.1) {
+    const double floor = HostFloor();
+    EXPECT_LE(stats->cpu_per_message_ns(), kOverheadNs * (1 + ToleranceOnFloor(0.10, floor)))
+        << "host floor " << 100 * floor << " %";
+  }
   std::printf("%lld messages for %lld requests, CPU per message %.0f ns (requested %lld)\n",
               static_cast<long long>(stats->messages), static_cast<long long>(n),
               stats->cpu_per_message_ns(), static_cast<long long>(kOverheadNs));
