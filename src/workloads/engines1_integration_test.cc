@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -14,6 +15,8 @@
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+
+#include "platform/stall_probe.h"
 
 namespace ream {
 namespace {
@@ -237,16 +240,49 @@ cpu_quota = ["100%", "10%"]
   if (IsSkipped() || HasFatalFailure()) return;
   ASSERT_EQ(j["groups"].size(), 2u) << j.dump(1);
   std::optional<double> full, capped;
+  // The cap binds: a load the full CPU carries validly, the capped partition cannot (invalid at
+  // its allotment, cpu_util >= 0.95). This holds on a noisy host too: a stall moves a tail, not
+  // a CPU's allotment.
+  std::optional<double> full_highest_valid, capped_first_saturated;
   for (const auto& g : j["groups"]) {
     int valid = g["valid_points"].get<int>();
+    const bool is_capped = g["key"].get<std::string>().find("=10%") != std::string::npos;
     std::printf("%s: %d valid point(s), capacity %s (%s)\n", g["key"].get<std::string>().c_str(), valid,
                 g["capacity"]["qps"].dump().c_str(), g["capacity"]["status"].get<std::string>().c_str());
+    for (const auto& p : g["points"]) {
+      const double qps = p["target_qps"].get<double>();
+      if (!is_capped && p["valid"].get<bool>()) full_highest_valid = std::max(full_highest_valid.value_or(0), qps);
+      if (is_capped && !p["valid"].get<bool>() && p["cpu_util"].is_number() && p["cpu_util"].get<double>() >= 0.95 &&
+          !capped_first_saturated) {
+        capped_first_saturated = qps;
+      }
+    }
     if (valid < 2 || !g["capacity"]["qps"].is_number()) continue;
-    double qps = g["capacity"]["qps"].get<double>();
-    (g["key"].get<std::string>().find("=10%") != std::string::npos ? capped : full) = qps;
+    (is_capped ? capped : full) = g["capacity"]["qps"].get<double>();
   }
-  if (!full || !capped) GTEST_SKIP() << "a partition had no capacity measured (too busy to measure)";
-  EXPECT_LT(*capped, *full) << j.dump(1);
+  ASSERT_TRUE(capped_first_saturated.has_value()) << "the 10 % quota never held the workload at its allotment";
+  ASSERT_TRUE(full_highest_valid.has_value());
+  EXPECT_LT(*capped_first_saturated, *full_highest_valid) << j.dump(1);
+  if (!full || !capped) {
+    // The cap's binding was judged above; QPS under QoS needs two valid levels in each partition.
+    std::printf("QPS under QoS not compared: a partition had fewer than two valid levels (figures above)\n");
+    return;
+  }
+  // QPS under QoS: the full CPU's is read where its p95 first crosses LQoS, which on a noisy host
+  // a stalled window can put at the lowest levels (CI of 6 Dec 2026 at a 4-5 % floor: 282 QPS,
+  // the 500 QPS level at p95 2 ms then 1.2 ms at 1 500). Judged where the host is quiet (at most
+  // 1 % of the time stalled, measured when the comparison fails), printed otherwise.
+  if (*capped >= *full) {
+    const double floor = HostFloor();
+    if (floor > 0.01) {
+      std::printf("capacity capped %.0f QPS, full %.0f QPS: not judged, the host's floor is %.2f %%\n", *capped, *full,
+                  100 * floor);
+      return;
+    }
+    ADD_FAILURE() << "capped " << *capped << " QPS under QoS, full " << *full << " (host floor " << 100 * floor
+                  << " %)\n"
+                  << j.dump(1);
+  }
 }
 
 }  // namespace
