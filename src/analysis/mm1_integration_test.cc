@@ -74,7 +74,7 @@ qps = [1000, 2500, 4000, 5500]
 TEST(Mm1Calibration, LqosAndTailMatchTheMM1Prediction) {
   // The host's floor, measured first and again after the runs (noise can begin in between):
   // the tolerances widen with it (platform/stall_probe.h ToleranceOnFloor), and only a host
-  // beyond JudgeableFloor (5 %), whose figures would be its own, is not judged.
+  // beyond JudgeableFloor (8 %), whose figures would be its own, is not judged.
   const double floor_before = HostFloor();
   if (floor_before > JudgeableFloor()) {
     GTEST_SKIP() << "this machine's CPUs stall " << 100 * floor_before << " % of the time (figures above), beyond "

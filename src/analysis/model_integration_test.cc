@@ -104,7 +104,7 @@ TEST(ModelAccuracy, SyntheticMeanWithin15PercentAcross10To70PercentAndTheReportS
   // A timing comparison on CPUs that are away in 20-250 us pieces (another process's busy CPU,
   // a hypervisor's steal) judges the host as much as the model: the floor is measured first and
   // again after the runs, the tolerance widens with it (platform/stall_probe.h), and beyond
-  // JudgeableFloor (5 %) the figures are printed only.
+  // JudgeableFloor (8 %) the figures are printed only.
   const double floor_before = HostFloor();
   if (floor_before > JudgeableFloor()) {
     GTEST_SKIP() << "not run: this machine's CPUs stall " << 100 * floor_before << " % of the time (figures above), "

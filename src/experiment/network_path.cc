@@ -157,15 +157,37 @@ Status Calibrate(Platform& p, LoadDriver& driver, SandboxKind& sandboxes, const 
     KnobCalibration c{.knob = "net_latency", .requested = params.latency_ns / 1e3, .unit = "us",
                       .method = "median round trip at " + rate + " through the relay at L minus " +
                                 (direct ? "the direct one" : "through the relay at 0") + ", halved"};
-    auto r = measure(wl.target_host(), wl.target_port());
-    if (r.status().code() == StatusCode::kCancelled) return r.status();
-    if (r.ok()) with_l = *r;
+    // A reading off by more than the tolerance is measured again, the direct path with it, up to
+    // kAttempts times, as a grid level the host spoiled is ([load] attempts): a noisy host's
+    // stretch of late wake-ups once put the median at L at 995 us against ~620 (CI of 6 Dec 2026)
+    // while the sweep's own points beside it rose by 2·L. A relay really off stays off in every
+    // attempt, and the last one is reported with the earlier readings named.
+    constexpr int kAttempts = 3;
+    std::string earlier;
+    Result<double> r = Unavailable("not measured");
+    for (int attempt = 1; attempt <= kAttempts; ++attempt) {
+      if (attempt > 1) {
+        auto d = measure(wl.sandbox->address(), wl.port);
+        if (d.status().code() == StatusCode::kCancelled) return d.status();
+        if (d.ok()) direct = *d;
+      }
+      r = measure(wl.target_host(), wl.target_port());
+      if (r.status().code() == StatusCode::kCancelled) return r.status();
+      with_l = r.ok() ? std::optional<double>(*r) : std::nullopt;
+      if (!with_l || !(direct || zero)) break;
+      const double measured = (*with_l - (direct ? *direct : *zero)) / 2;
+      if (std::abs(measured - c.requested) <= co.tolerance * c.requested || attempt == kAttempts) break;
+      earlier += (earlier.empty() ? "" : ", ") + Fixed(measured) + " us";
+    }
+    if (direct) path->direct_rtt_us = direct;
+    if (direct && zero) path->relay_added_us = *zero - *direct;
     if (with_l && (direct || zero)) {
       c.measured = (*with_l - (direct ? *direct : *zero)) / 2;
       c.note = "round trip " + Fixed(*with_l) + " us at L" + (zero ? ", " + Fixed(*zero) + " us at 0" : std::string()) +
                (direct ? ", " + Fixed(*direct) + " us without the relay; the relay's own cost at L " +
                              Fixed(*with_l - *direct - 2 * c.requested) + " us"
-                       : std::string());
+                       : std::string()) +
+               (earlier.empty() ? std::string() : "; measured again after L read " + earlier);
       Judge(c, co.tolerance);
     } else {
       c.note = "not measured: " + (!r.ok() ? r.status().message() : "the relay at 0: " + why_zero);

@@ -624,11 +624,13 @@ TEST_F(RunnerTest, TheRelayIsInThePathOnlyWhenARelayKnobIsSet) {
   ASSERT_EQ(points["net_latency=200us"].size(), 2u);
   // L = 0: two levels, both at the workload's own address, no network path stored.
   for (const auto& p : points["net_latency=0us"]) EXPECT_TRUE(p.network.is_null());
-  // L = 200us: 3 calibration measurements (direct, relay at 0, relay at L), then the 2 levels.
-  ASSERT_EQ(driver.seen.size(), 2u + 3u + 2u);
+  // L = 200us: 3 calibration measurements (direct, relay at 0, relay at L); the fake adds nothing
+  // to the round trip, so L reads 0, off the request, and is measured twice more (direct, then
+  // at L: the calibration's attempts); then the 2 levels.
+  ASSERT_EQ(driver.seen.size(), 2u + 3u + 4u + 2u);
   int run0 = (*runs)[0].key.partition_label == "net_latency=0us" ? 0 : 1;
-  std::vector<LoadOptions> zero(driver.seen.begin() + (run0 == 0 ? 0 : 5), driver.seen.begin() + (run0 == 0 ? 2 : 7));
-  std::vector<LoadOptions> with_l(driver.seen.begin() + (run0 == 0 ? 2 : 0), driver.seen.begin() + (run0 == 0 ? 7 : 5));
+  std::vector<LoadOptions> zero(driver.seen.begin() + (run0 == 0 ? 0 : 9), driver.seen.begin() + (run0 == 0 ? 2 : 11));
+  std::vector<LoadOptions> with_l(driver.seen.begin() + (run0 == 0 ? 2 : 0), driver.seen.begin() + (run0 == 0 ? 11 : 9));
   for (const auto& o : zero) {
     EXPECT_EQ(o.host, "127.0.0.1");
     EXPECT_EQ(o.port, port);  // the workload's own: no relay
@@ -639,8 +641,12 @@ TEST_F(RunnerTest, TheRelayIsInThePathOnlyWhenARelayKnobIsSet) {
   int relay_port = with_l[2].port;  // the relay at L, which the levels use too
   EXPECT_NE(relay_port, port);
   EXPECT_NE(relay_port, with_l[1].port);
-  EXPECT_EQ(with_l[3].port, relay_port);
-  EXPECT_EQ(with_l[4].port, relay_port);
+  EXPECT_EQ(with_l[3].port, port);        // measured again: the direct round trip
+  EXPECT_EQ(with_l[4].port, relay_port);  // and at L
+  EXPECT_EQ(with_l[5].port, port);
+  EXPECT_EQ(with_l[6].port, relay_port);
+  EXPECT_EQ(with_l[7].port, relay_port);  // the levels
+  EXPECT_EQ(with_l[8].port, relay_port);
   for (const auto& p : points["net_latency=200us"]) {
     NetworkPath n = NetworkPath::FromJson(p.network);
     EXPECT_EQ(n.methods["net_latency"], "relay (message granularity, ream framing)") << p.network.dump();
@@ -651,6 +657,7 @@ TEST_F(RunnerTest, TheRelayIsInThePathOnlyWhenARelayKnobIsSet) {
     ASSERT_TRUE(n.calibrations[0].measured.has_value());
     EXPECT_NEAR(*n.calibrations[0].measured, 0, 1);  // the fake adds nothing
     EXPECT_TRUE(n.calibrations[0].warning);
+    EXPECT_NE(n.calibrations[0].note.find("measured again after L read"), std::string::npos) << n.calibrations[0].note;
     EXPECT_TRUE(n.relay_added_us.has_value());
   }
   bool warned = false;

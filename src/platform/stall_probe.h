@@ -58,11 +58,14 @@ inline double HostFloor(std::initializer_list<int> cpus = {0, 1}) {
   return worst;
 }
 
-// Above this floor (a CPU taken away 5 % of its time in 20 us - 4 ms pieces, as when another
+// Above this floor (a CPU taken away 8 % of its time in 20 us - 4 ms pieces, as when another
 // job shares it) a latency figure is the host's more than the workload's: the fidelity tests
-// skip there, saying so, rather than judge through it. REAM_MAX_STALL_FRACTION raises it.
+// skip there, saying so, rather than judge through it. REAM_MAX_STALL_FRACTION raises it. (It was
+// 5 % until 6 Dec 2026, when an instance of this machine kind stalled 4-6 % for hours: the
+// medians, service times and capacities the tests judge there held within a quiet host's
+// tolerances widened by the floor, and two skips made three more than make test's limit.)
 inline double JudgeableFloor() {
-  double limit = 0.05;
+  double limit = 0.08;
   if (const char* env = std::getenv("REAM_MAX_STALL_FRACTION")) {
     char* end = nullptr;
     double v = std::strtod(env, &end);

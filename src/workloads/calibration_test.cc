@@ -122,7 +122,7 @@ TEST(Calibration, SojournMatchesTheMG1PredictionAtThreeRates) {
   // 29 of 30; the miss was +10.6 % at 6 000 QPS, after rounds of +13..+39 % while s held
   // still: host stalls inside busy periods). So the tolerance is widened by the floor measured
   // before and after (platform/stall_probe.h ToleranceOnFloor), and only a host beyond
-  // JudgeableFloor (5 %) is reported as unable to calibrate, with its figure.
+  // JudgeableFloor (8 %) is reported as unable to calibrate, with its figure.
   const double floor_before = HostFloor();
   if (floor_before > JudgeableFloor()) {
     GTEST_SKIP() << "a CPU is stalled " << 100 * floor_before << " % of the time in pieces > 20 us (figures above: "
