@@ -33,6 +33,9 @@
 namespace ream {
 namespace {
 
+// The floor up to which this file's comparisons are judged (platform/stall_probe.h): two agents against one generator: seen 40 % apart at p50 at a 5.2 % floor (6 Dec 2026), judged up to 5 % as before.
+constexpr double kFloorLimit = 0.05;
+
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
@@ -387,7 +390,7 @@ TEST_F(NodesIntegration, TwoSshClientsMergeToWhatOneGeneratorMeasures) {
   // measures on this host in that minute.
   // Beyond JudgeableFloor they are printed only; below it the span is widened by the floor too.
   const double floor = HostFloor();
-  const bool quiet = floor <= JudgeableFloor();
+  const bool quiet = floor <= JudgeableFloor(kFloorLimit);
   for (double q : {0.50, 0.99}) {
     auto a = analysis::PercentileConfidence(merged, q, 0.99);
     auto b1 = analysis::PercentileConfidence(single_before, q, 0.99);
@@ -410,7 +413,7 @@ TEST_F(NodesIntegration, TwoSshClientsMergeToWhatOneGeneratorMeasures) {
       EXPECT_TRUE(Overlap(*a, span)) << what.str();
     } else {
       std::printf("  (not judged: this host's CPUs stall %.2f %% of the time, beyond %.0f %%)\n", 100 * floor,
-                  100 * JudgeableFloor());
+                  100 * JudgeableFloor(kFloorLimit));
     }
   }
   // A second run finds the copies in the cache and copies nothing.

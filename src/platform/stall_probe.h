@@ -64,8 +64,9 @@ inline double HostFloor(std::initializer_list<int> cpus = {0, 1}) {
 // 5 % until 6 Dec 2026, when an instance of this machine kind stalled 4-6 % for hours: the
 // medians, service times and capacities the tests judge there held within a quiet host's
 // tolerances widened by the floor, and two skips made three more than make test's limit.)
-inline double JudgeableFloor() {
-  double limit = 0.08;
+// A test whose comparison has not been seen to hold up to 8 % passes its own, lower, limit.
+inline double JudgeableFloor(double default_limit = 0.08) {
+  double limit = default_limit;
   if (const char* env = std::getenv("REAM_MAX_STALL_FRACTION")) {
     char* end = nullptr;
     double v = std::strtod(env, &end);
