@@ -11,6 +11,7 @@
 #include "experiment/text.h"
 #include "experiment/workload_launch.h"
 #include "platform/affinity.h"
+#include "platform/median.h"
 #include "relay/echo.h"
 #include "relay/framing.h"
 
@@ -147,8 +148,8 @@ Status Calibrate(Platform& p, LoadDriver& driver, SandboxKind& sandboxes, const 
       why_zero = z.status().message();
     }
   }
-  path->direct_rtt_us = direct;
-  if (direct && zero) path->relay_added_us = *zero - *direct;
+  // L from a round trip at L: against the direct one, or the relay at 0 without a direct figure.
+  auto l_from = [&](double at_l) { return (at_l - (direct ? *direct : *zero)) / 2; };
   if (params.latency_ns > 0) {
     // The relay delays a message from the kernel's arrival stamp (relay/relay.cc), so at L its
     // own wake-up is inside the delay and what a client sees is the round trip at L against
@@ -175,14 +176,12 @@ Status Calibrate(Platform& p, LoadDriver& driver, SandboxKind& sandboxes, const 
       if (r.status().code() == StatusCode::kCancelled) return r.status();
       with_l = r.ok() ? std::optional<double>(*r) : std::nullopt;
       if (!with_l || !(direct || zero)) break;
-      const double measured = (*with_l - (direct ? *direct : *zero)) / 2;
+      const double measured = l_from(*with_l);
       if (std::abs(measured - c.requested) <= co.tolerance * c.requested || attempt == kAttempts) break;
       earlier += (earlier.empty() ? "" : ", ") + Fixed(measured) + " us";
     }
-    if (direct) path->direct_rtt_us = direct;
-    if (direct && zero) path->relay_added_us = *zero - *direct;
     if (with_l && (direct || zero)) {
-      c.measured = (*with_l - (direct ? *direct : *zero)) / 2;
+      c.measured = l_from(*with_l);
       c.note = "round trip " + Fixed(*with_l) + " us at L" + (zero ? ", " + Fixed(*zero) + " us at 0" : std::string()) +
                (direct ? ", " + Fixed(*direct) + " us without the relay; the relay's own cost at L " +
                              Fixed(*with_l - *direct - 2 * c.requested) + " us"
@@ -194,6 +193,9 @@ Status Calibrate(Platform& p, LoadDriver& driver, SandboxKind& sandboxes, const 
     }
     path->calibrations.push_back(c);
   }
+  // The direct round trip as last measured (L's attempts measure it again).
+  path->direct_rtt_us = direct;
+  if (direct && zero) path->relay_added_us = *zero - *direct;
   if (params.gap_ns > 0) {
     path->calibrations.push_back(
         {.knob = "net_gap", .requested = params.gap_ns / 1e3, .unit = "us", .method = "relay",
@@ -263,7 +265,7 @@ Result<PingerCalibration> CalibrateRelayByPinging(Platform& p, SandboxKind& sand
     return with_l.status();
   }
   const int ports[3] = {echo->port(), zero.port, with_l->port};
-  std::vector<int64_t> rtts[3];
+  std::vector<double> rtts_us[3];
   Status failed;
   // The pings from a thread of their own on the client's CPUs (the caller's affinity stays).
   std::thread pinger([&] {
@@ -286,7 +288,7 @@ Result<PingerCalibration> CalibrateRelayByPinging(Platform& p, SandboxKind& sand
             failed = rtt.status();
             break;
           }
-          rtts[path].push_back(*rtt);
+          rtts_us[path].push_back(static_cast<double>(*rtt) / 1e3);
           p.SleepFor(interval);
         }
       }
@@ -296,16 +298,12 @@ Result<PingerCalibration> CalibrateRelayByPinging(Platform& p, SandboxKind& sand
   (void)with_l->sandbox->Stop();
   (void)zero.sandbox->Stop();
   if (!failed.ok()) return Unavailable("pinging through the relay's twins: " + failed.message());
-  auto median_us = [](std::vector<int64_t>& v) {
-    std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
-    return static_cast<double>(v[v.size() / 2]) / 1e3;
-  };
   PingerCalibration c;
   c.requested_us = static_cast<double>(params.latency_ns) / 1e3;
-  c.pings = static_cast<int>(rtts[0].size());
-  c.direct_us = median_us(rtts[0]);
-  c.zero_us = median_us(rtts[1]);
-  c.with_l_us = median_us(rtts[2]);
+  c.pings = static_cast<int>(rtts_us[0].size());
+  c.direct_us = Median(rtts_us[0]);
+  c.zero_us = Median(rtts_us[1]);
+  c.with_l_us = Median(rtts_us[2]);
   return c;
 }
 
