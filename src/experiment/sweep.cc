@@ -167,14 +167,13 @@ SweepEnd RunGrid(const SweepSpec& sweep, const std::vector<double>& levels, Swee
       const Spoiled spoiled = WhoSpoiled(d->point);
       const bool host = spoiled.who == Spoiler::kHost && attempt < host_attempts;
       if (attempt > sweep.remeasure_invalid && !host) {
-        if (spoiled.who == Spoiler::kOwn && host_attempts > 1) {
+        if (spoiled.who != Spoiler::kOther && host_attempts > 1) {
           ctx.Emit(NotMeasuredAgain{ctx.Where(), load, attempt,
-                                    "the lateness was ream's own loop's (" + spoiled.why +
-                                        "): another attempt would be as late"});
-        } else if (spoiled.who == Spoiler::kHost && host_attempts > 1) {
-          ctx.Emit(NotMeasuredAgain{ctx.Where(), load, attempt,
-                                    "the host spoiled every attempt (last: " + spoiled.why + "; [load] attempts = " +
-                                        std::to_string(host_attempts) + ")"});
+                                    spoiled.who == Spoiler::kOwn
+                                        ? "the lateness was ream's own loop's (" + spoiled.why +
+                                              "): another attempt would be as late"
+                                        : "the host spoiled every attempt (last: " + spoiled.why +
+                                              "; [load] attempts = " + std::to_string(host_attempts) + ")"});
         }
         break;
       }

@@ -179,7 +179,7 @@ struct Relay::Impl {
       size_t slot = 0;
       while (slot < conns.size() && conns[slot]) ++slot;
       if (slot == conns.size()) conns.emplace_back();
-      // Both directions are timed from the kernel's arrival stamps (ReadInto); without them
+      // Both directions are timed from the kernel's arrival stamps (ReadSome); without them
       // (an old kernel) from the read.
       (void)net::EnableReceiveTimestamps(fd->get());
       (void)net::EnableReceiveTimestamps(up->get());
