@@ -35,10 +35,8 @@ endif()
 if(REAM_PCH)
   add_library(ream_pch_test STATIC ${CMAKE_BINARY_DIR}/pch/pch.cc)
   target_link_libraries(ream_pch_test PRIVATE nlohmann_json::nlohmann_json GTest::gtest GTest::gmock)
-  # The definitions every test target has (ream_test), so the test header suits each.
-  target_compile_definitions(ream_pch_test PRIVATE
-    REAM_SOURCE_DIR="${CMAKE_SOURCE_DIR}"
-    REAM_BINARY="${CMAKE_BINARY_DIR}/ream")
+  # The forced include every test target has (ream_test), so the test header suits each.
+  target_compile_options(ream_pch_test PRIVATE -include ${CMAKE_SOURCE_DIR}/cmake/test_paths.h)
   target_precompile_headers(ream_pch_test PRIVATE ${ream_pch_std} <gtest/gtest.h> <gmock/gmock.h>)
 endif()
 

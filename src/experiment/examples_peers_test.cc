@@ -32,7 +32,7 @@ struct Exec {
 
 Exec Ream(const std::string& args) {
   Exec e;
-  std::string cmd = "cd " REAM_SOURCE_DIR " && " + std::string(REAM_BINARY) + " " + args + " 2>&1";
+  std::string cmd = "cd " + std::string(REAM_SOURCE_DIR) + " && " + std::string(REAM_BINARY) + " " + args + " 2>&1";
   FILE* f = popen(cmd.c_str(), "r");
   if (!f) return e;
   char buf[4096];
