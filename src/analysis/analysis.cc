@@ -90,6 +90,7 @@ Result<ExperimentAnalysis> Analyze(const ExperimentData& d, const AnalysisOption
   REAM_ASSIGN_OR_RETURN(ExperimentAnalysis a, AnalyzeSweeps(alone, o));
   if (note.empty()) {
     a.colocation = AnalyzeColocation(d, a, o);
+    a.interference = AnalyzeInterference(d, a.colocation, a.qos.target_us);
     a.colocation_note = "each set's runs alternated with the subject's alone runs in every repetition; the QoS target "
                         "is the alone one";
   } else {

@@ -7,6 +7,7 @@
 
 #include "analysis/batch.h"
 #include "analysis/colocation.h"
+#include "analysis/interference.h"
 
 #include <optional>
 #include <string>
@@ -270,6 +271,9 @@ struct ExperimentAnalysis {
   // A batch subject's findings (load axis copies): then the server's sections are empty.
   std::optional<BatchAnalysis> batch;
   std::string colocation_note;  // what the comparison rests on, or why there is none
+  // The sensitivity profile: per source of interference among the co-runner sets, the curve,
+  // the tolerated intensity and the verdict (interference.h); empty without such sets.
+  std::vector<InterferenceProfile> interference;
 
   const GroupAnalysis* Find(const std::string& key) const;
 };

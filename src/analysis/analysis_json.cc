@@ -382,6 +382,38 @@ nlohmann::json ToJson(const ExperimentAnalysis& a) {
     }
     j["colocation"] = {{"note", a.colocation_note}, {"groups", groups}};
   }
+  if (!a.interference.empty()) {
+    auto opt = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); };
+    nlohmann::json profiles = nlohmann::json::array();
+    for (const auto& p : a.interference) {
+      nlohmann::json points = nlohmann::json::array();
+      for (const auto& q : p.points) {
+        points.push_back({{"intensity", q.intensity},
+                          {"set", q.set},
+                          {"capacity", opt(q.capacity)},
+                          {"low", opt(q.low)},
+                          {"high", opt(q.high)},
+                          {"lower_bound", q.lower_bound},
+                          {"upper_bound", opt(q.upper_bound)},
+                          {"tail_us", opt(q.tail_us)},
+                          {"meets_qos", q.meets ? nlohmann::json(*q.meets) : nlohmann::json()},
+                          {"note", q.note}});
+      }
+      profiles.push_back({{"source", p.source},
+                          {"group", p.group_key},
+                          {"load", opt(p.load)},
+                          {"load_how", p.load_how},
+                          {"points", points},
+                          {"tolerated", opt(p.tolerated)},
+                          {"tolerates_all", p.tolerates_all},
+                          {"tolerated_at_least", p.at_least},
+                          {"tolerated_note", p.tolerated_note},
+                          {"capacity_ratio_at_max", opt(p.capacity_ratio_at_max)},
+                          {"verdict", p.verdict},
+                          {"evidence", p.evidence}});
+    }
+    j["interference"] = {{"capacity_drop_threshold", kInterferenceCapacityDrop}, {"profiles", profiles}};
+  }
   if (a.batch) j["batch"] = a.batch->ToJson();
   j["warnings"] = a.warnings;
   return j;

@@ -325,6 +325,8 @@ nlohmann::json CorunnerSet::Describe() const {
                         {"sandbox", t->sandbox ? t->sandbox->name() : std::string()}};
     if (!c.batch.empty()) j["batch"] = c.batch;
     if (!c.pressure.empty()) j["pressure"] = c.pressure, j["intensity"] = c.intensity;
+    // Read by the analysis's sensitivity profile (analysis/interference.h).
+    if (c.interference) j["interference_load"] = c.interference_load;
     cs.push_back(j);
   }
   return {{"corunners", cs}};

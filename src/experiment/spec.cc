@@ -928,6 +928,96 @@ Status ParseCorunner(const TomlSection& s, const KnobTable& knobs, CorunnerSpec*
   return Status::Ok();
 }
 
+// [interference] sources × intensities as co-runners "SOURCE@P", each a set of its own (after
+// the sets of the spec's own co-runners, which [colocation] or its default already chose).
+Status ParseInterference(const TomlSection& top, ExperimentSpec* spec) {
+  auto pct = [](double v) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%g", v);
+    return std::string(b);
+  };
+  Status err;
+  const toml::table* t = top.Table("interference", &err);
+  REAM_RETURN_IF_ERROR(err);
+  if (!t) return Status::Ok();
+  const std::string& source = top.source();
+  TomlSection s(*t, "interference", source, {"sources", "intensities", "cpus", "sched", "load"});
+  REAM_RETURN_IF_ERROR(s.Unknown());
+  InterferenceSpec& in = spec->interference;
+  in.line = static_cast<int>(t->source().begin.line);
+  const std::string at = source + ":" + std::to_string(in.line) + ": [interference] ";
+  if (!spec->workload.batch.empty()) {
+    return InvalidArgument(at + "profiles a server under request load; a batch subject has no QoS to tolerate by");
+  }
+  if (spec->colocation.line && !spec->colocation.alone) {
+    return InvalidArgument(at + "needs the subject measured alone (the 0 % of every curve): [colocation] alone = "
+                                "false leaves it out");
+  }
+  std::vector<int> lines;
+  REAM_RETURN_IF_ERROR(s.StringList("sources", &in.sources, &lines));
+  if (in.sources.empty()) {
+    return InvalidArgument(at + "needs 'sources', a non-empty list of " + pressure::SourceNames());
+  }
+  for (size_t i = 0; i < in.sources.size(); ++i) {
+    if (auto src = pressure::ParseSource(in.sources[i]); !src.ok()) {
+      return InvalidArgument(source + ":" + std::to_string(lines[i]) + ": [interference] sources: " +
+                             src.status().message());
+    }
+    if (std::count(in.sources.begin(), in.sources.end(), in.sources[i]) > 1) {
+      return InvalidArgument(at + "sources lists \"" + in.sources[i] + "\" twice");
+    }
+  }
+  const toml::node* ints = s.Get("intensities");
+  if (!ints) {
+    in.intensities = {25, 50, 75, 100};
+  } else {
+    const toml::array* a = ints->as_array();
+    if (!a || a->empty()) return s.Error(*ints, "intensities", "must be a non-empty array of percentages (0-100)");
+    for (const auto& e : *a) {
+      std::optional<double> v = e.value<double>();
+      if (!v || *v < 0 || *v > 100) return s.Error(e, "intensities", "must hold percentages from 0 to 100");
+      if (*v == 0) continue;  // the subject alone, measured anyway
+      if (std::find(in.intensities.begin(), in.intensities.end(), *v) != in.intensities.end()) {
+        return s.Error(e, "intensities", "lists " + pct(*v) + " twice");
+      }
+      in.intensities.push_back(*v);
+    }
+    if (in.intensities.empty()) return s.Error(*ints, "intensities", "needs an intensity above 0 (0 is the subject alone)");
+    std::sort(in.intensities.begin(), in.intensities.end());
+  }
+  REAM_RETURN_IF_ERROR(s.String("cpus", &in.cpus));
+  if (in.cpus != "subject" && in.cpus != "others") {
+    auto list = ParseCpuList(in.cpus);
+    if (!list.ok() || list->empty()) {
+      return s.Error(*s.Get("cpus"), "cpus", "must be \"subject\", \"others\" or a CPU list such as \"0,2-3\"");
+    }
+  }
+  std::string sched = ToString(in.sched);
+  REAM_RETURN_IF_ERROR(s.OneOf("sched", &sched, {"normal", "batch", "idle"}));
+  in.sched = *SchedClassFromString(sched);
+  REAM_RETURN_IF_ERROR(s.Number("load", &in.load, 0, 1e9));
+  for (const std::string& src : in.sources) {
+    for (double p : in.intensities) {
+      CorunnerSpec c;
+      c.name = src + "@" + pct(p);
+      if (spec->FindCorunner(c.name)) {
+        return InvalidArgument(at + "its co-runner \"" + c.name + "\" has the name of a [[corunner]]; rename that one");
+      }
+      c.pressure = src;
+      c.intensity = p;
+      c.cpus = in.cpus;
+      c.sched = in.sched;
+      c.ready_line = pressure::kReadyLine;
+      c.interference = true;
+      c.interference_load = in.load;
+      c.line = in.line;
+      spec->corunners.push_back(c);
+      spec->colocation.sets.push_back({c.name});
+    }
+  }
+  return Status::Ok();
+}
+
 Status ParseCorunners(const TomlSection& top, const KnobTable& knobs, ExperimentSpec* spec) {
   const std::string& source = top.source();
   if (const toml::node* n = top.Get("corunner")) {
@@ -995,6 +1085,7 @@ Status ParseCorunners(const TomlSection& top, const KnobTable& knobs, Experiment
     for (const auto& c : spec->corunners) all.push_back(c.name);
     spec->colocation.sets.push_back(all);
   }
+  REAM_RETURN_IF_ERROR(ParseInterference(top, spec));
   if (!spec->corunners.empty() && (spec->nodes.remote() || !spec->nodes.workload_host.empty() ||
                                    spec->sandbox.kind != "process")) {
     return InvalidArgument(source + ": [[corunner]] runs beside a subject in a process sandbox on this host, "
@@ -1128,7 +1219,7 @@ Result<ExperimentSpec> ParseSpec(const std::string& text, const std::string& sou
   TomlSection top(root, "", source,
               {"name", "description", "seed", "repetitions", "scenarios", "generator_cpus",
                "sample_interval", "node", "workload", "load", "sweep", "partitions", "qos",
-               "sensitivity", "model", "sandbox", "nodes", "corunner", "colocation"});
+               "sensitivity", "model", "sandbox", "nodes", "corunner", "colocation", "interference"});
   REAM_RETURN_IF_ERROR(top.Unknown());
   REAM_RETURN_IF_ERROR(top.String("name", &spec.name));
   if (spec.name.empty()) {
@@ -1405,6 +1496,7 @@ nlohmann::json ExperimentSpec::ToJson() const {
         e["pressure"] = c.pressure;
         e["intensity"] = c.intensity;
       }
+      if (c.interference) e["interference_load"] = c.interference_load;
       if (!c.user.empty()) e["user"] = c.user;
       cs.push_back(e);
     }

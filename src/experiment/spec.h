@@ -280,6 +280,10 @@ struct CorunnerSpec {
   // window ends; its ready line defaults to the one `ream pressure` prints.
   std::string pressure;
   double intensity = 0;
+  // A co-runner [interference] generated (named "SOURCE@P"): the subject's fixed load its
+  // sensitivity curve reads the tail at ([interference] load; 0: the analysis chooses).
+  bool interference = false;
+  double interference_load = 0;
   // Where it runs: "subject" (the subject's CPUs of the run's scenario), "others" (the CPUs
   // neither the subject nor the generator has) or a CPU list ("0,2-3").
   std::string cpus = "subject";
@@ -311,6 +315,19 @@ struct ColocationSpec {
   int line = 0;
 };
 
+// [interference]: the subject's sensitivity profile (Bubble-Up's sensitivity curve, iBench's
+// tolerated intensity; docs/interference.md). Each source at each intensity becomes a co-runner
+// "SOURCE@P" (`pressure = SOURCE, intensity = P`, on `cpus` in `sched`) and a co-runner set of
+// its own, measured interleaved with the subject alone (the 0 % of every curve).
+struct InterferenceSpec {
+  std::vector<std::string> sources;  // pressure/pressure.h source names
+  std::vector<double> intensities;   // ascending, in (0, 100]
+  std::string cpus = "subject";
+  SchedClass sched = SchedClass::kNormal;
+  double load = 0;  // the fixed load of the tail and the tolerated intensity; 0: chosen
+  int line = 0;
+};
+
 struct ExperimentSpec {
   std::string name;
   std::string description;
@@ -334,6 +351,7 @@ struct ExperimentSpec {
   NodesSpec nodes;    // [nodes]: client nodes (remote agents); none = the local generator
   std::vector<CorunnerSpec> corunners;  // [[corunner]]: the subject's neighbours; none = alone
   ColocationSpec colocation;            // [colocation]; meaningful with corunners
+  InterferenceSpec interference;        // [interference]; its co-runners are in `corunners`
   const CorunnerSpec* FindCorunner(const std::string& name) const;
 
   std::string source;  // the file name, for messages

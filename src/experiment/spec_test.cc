@@ -626,6 +626,69 @@ TEST(Spec, BadPressureCorunnersAreRefused) {
   EXPECT_NE(Err(base + "command = [\"x\"]\nintensity = 5\n").find("'intensity' is the dial"), std::string::npos);
 }
 
+TEST(Spec, InterferenceMakesOneSetPerSourceAndIntensityBesideTheSpecsOwnSetsAndTheSubjectAlone) {
+  std::string text = std::string(kMinimal) + R"(
+[[corunner]]
+name = "job"
+command = ["sleep", "100"]
+
+[interference]
+sources = ["cpu", "llc"]
+intensities = [0, 100, 50]
+sched = "idle"
+load = 4000
+)";
+  auto r = ParseSpec(text, "x.toml");
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->interference.intensities, (std::vector<double>{50, 100}));  // 0 is the subject alone
+  ASSERT_EQ(r->corunners.size(), 5u);
+  const CorunnerSpec& c = r->corunners[4];
+  EXPECT_EQ(c.name, "llc@100");
+  EXPECT_EQ(c.pressure, "llc");
+  EXPECT_DOUBLE_EQ(c.intensity, 100);
+  EXPECT_EQ(c.sched, SchedClass::kIdle);
+  EXPECT_EQ(c.cpus, "subject");
+  EXPECT_EQ(c.ready_line, "pressure ready");
+  EXPECT_TRUE(c.interference);
+  EXPECT_DOUBLE_EQ(c.interference_load, 4000);
+  std::vector<std::string> labels;
+  for (size_t i = 0; i < r->colocation.sets.size(); ++i) labels.push_back(r->colocation.Label(i));
+  EXPECT_EQ(labels, (std::vector<std::string>{"job", "cpu@50", "cpu@100", "llc@50", "llc@100"}));
+  EXPECT_TRUE(r->colocation.alone);
+  EXPECT_EQ(r->ToJson()["corunners"][4]["interference_load"], 4000.0);
+  // Every set alternates with the subject alone in each repetition.
+  auto plan = MakePlan(*r, "");
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  EXPECT_EQ(plan->runs.size(), 6u);
+  EXPECT_EQ(plan->runs[0].tenants, "");
+  // Default intensities: 25, 50, 75 and 100 %.
+  auto d = ParseSpec(std::string(kMinimal) + "[interference]\nsources = [\"mem_bw\"]\n", "x.toml");
+  ASSERT_TRUE(d.ok()) << d.status().message();
+  EXPECT_EQ(d->interference.intensities, (std::vector<double>{25, 50, 75, 100}));
+  EXPECT_EQ(d->corunners.size(), 4u);
+}
+
+TEST(Spec, BadInterferenceIsRefusedNamingTheKey) {
+  const std::string base = std::string(kMinimal) + "[interference]\n";
+  EXPECT_NE(Err(base + "intensities = [50]\n").find("needs 'sources'"), std::string::npos);
+  EXPECT_NE(Err(base + "sources = [\"l3\"]\n").find("unknown source of interference 'l3'"), std::string::npos);
+  EXPECT_NE(Err(base + "sources = [\"cpu\", \"cpu\"]\n").find("twice"), std::string::npos);
+  EXPECT_NE(Err(base + "sources = [\"cpu\"]\nintensities = [120]\n").find("interference.intensities"),
+            std::string::npos);
+  EXPECT_NE(Err(base + "sources = [\"cpu\"]\nintensities = [0]\n").find("above 0"), std::string::npos);
+  EXPECT_NE(Err(base + "sources = [\"cpu\"]\ncpus = \"mine\"\n").find("interference.cpus"), std::string::npos);
+  EXPECT_NE(Err(base + "sources = [\"cpu\"]\nsched = \"rt\"\n").find("interference.sched"), std::string::npos);
+  EXPECT_NE(Err(base + "sources = [\"cpu\"]\nintensity = [5]\n").find("intensity"), std::string::npos);
+  EXPECT_NE(Err(std::string(kMinimal) + "[[corunner]]\nname = \"cpu@50\"\ncommand = [\"x\"]\n" +
+                "[interference]\nsources = [\"cpu\"]\nintensities = [50]\n")
+                .find("has the name of a [[corunner]]"),
+            std::string::npos);
+  EXPECT_NE(Err(std::string(kMinimal) + "[[corunner]]\nname = \"a\"\ncommand = [\"x\"]\n[colocation]\nalone = false\n" +
+                "[interference]\nsources = [\"cpu\"]\n")
+                .find("needs the subject measured alone"),
+            std::string::npos);
+}
+
 TEST(Spec, BadCorunnersAreRefusedNamingTheCorunnerAndTheKey) {
   const std::string base = std::string(kMinimal);
   EXPECT_NE(Err(base + "[[corunner]]\nname = \"a\"\ncommand = [\"x\"]\nllc_wayz = 2\n").find("llc_ways"),

@@ -110,4 +110,79 @@ void ColocationSection(const Page& page, std::ostream& body, ChartSpecs* specs) 
   if (!panels.empty()) body << "<div class=\"panels\">\n" << panels << "</div>\n";
 }
 
+namespace {
+
+// LineSpec draws against the load; the sensitivity curve's x is the source's intensity.
+void RetitleX(nlohmann::json& j, const std::string& from, const std::string& to) {
+  if (j.is_object()) {
+    for (auto& [k, v] : j.items()) {
+      if (k == "title" && v.is_string() && v.get<std::string>() == from) v = to;
+      else RetitleX(v, from, to);
+    }
+  } else if (j.is_array()) {
+    for (auto& v : j) RetitleX(v, from, to);
+  }
+}
+
+}  // namespace
+
+void InterferenceSection(const Page& page, std::ostream& body, ChartSpecs* specs) {
+  const analysis::ExperimentAnalysis& a = page.a;
+  if (a.interference.empty()) return;
+  body << "<h2>Interference: the subject's sensitivity profile</h2>\n<p>Each source of interference at each "
+          "intensity ran beside the subject as a co-runner set of its own, interleaved with the subject alone "
+          "(0 %). Tolerated: the highest intensity that still meets QoS at the load, interpolated on the tail. "
+          "Sensitive: it misses QoS at the load within the dial, or its "
+       << page.load_unit << " under QoS at the top intensity is lower than alone beyond both intervals by more than "
+       << FormatNumber(analysis::kInterferenceCapacityDrop * 100) << " %.</p>\n";
+  body << "<table id=\"interference\"><tr><th>source</th><th>scenario / partition</th><th>load</th>"
+          "<th>tolerated intensity</th><th>verdict</th><th>evidence</th></tr>\n";
+  for (const auto& p : a.interference) {
+    body << "<tr><td>" << Esc(p.source) << "</td><td>" << Esc(p.group_key) << "</td><td>"
+         << (p.load ? FormatNumber(*p.load) + " " + page.load_unit : Esc(p.load_how)) << "</td><td>"
+         << (p.tolerated ? (p.at_least ? "≥ " : "") + FormatNumber(*p.tolerated) + " %" : "—") << "</td><td>"
+         << Esc(p.verdict) << "</td><td>" << Esc(p.evidence) << "</td></tr>\n";
+  }
+  body << "</table>\n<table class=\"interference-points\"><tr><th>source</th><th>intensity</th><th>"
+       << page.load_unit << " under QoS</th><th>interval</th><th>" << Esc(page.pct)
+       << " at the load (µs)</th><th>meets QoS</th><th>note</th></tr>\n";
+  nlohmann::json cap_rows = nlohmann::json::array(), tail_rows = nlohmann::json::array();
+  for (const auto& p : a.interference) {
+    const std::string series = p.source + " (" + p.group_key + ")";
+    for (const auto& q : p.points) {
+      body << "<tr><td>" << Esc(p.source) << "</td><td>" << FormatNumber(q.intensity) << " %</td><td>"
+           << (q.capacity ? Cell(q.capacity, q.lower_bound)
+                          : q.upper_bound ? "&lt; " + FormatNumber(*q.upper_bound) : std::string("—"))
+           << "</td><td>" << Interval(q.low, q.high) << "</td><td>" << Cell(q.tail_us) << "</td><td>"
+           << (q.meets ? (*q.meets ? "yes" : "no") : "—") << "</td><td>" << Esc(q.note) << "</td></tr>\n";
+      if (q.capacity) {
+        cap_rows.push_back({{"series", series}, {"qps", q.intensity}, {"y", *q.capacity}, {"validity", "valid"}, {"why", ""}});
+      }
+      if (q.tail_us) {
+        tail_rows.push_back({{"series", series}, {"qps", q.intensity}, {"y", *q.tail_us * page.unit.per_us},
+                             {"validity", "valid"}, {"why", ""}});
+      }
+    }
+  }
+  body << "</table>\n";
+  const std::string from = "offered load (" + std::string(LoadAxisUnit(a.load_axis)) + ")";
+  Panel cap{"interference-capacity", page.load_unit + " under QoS against the intensity", nullptr, "", cap_rows.size()};
+  Panel tail{"interference-tail", page.pct + " at the fixed load against the intensity", nullptr, "", tail_rows.size()};
+  if (cap_rows.empty()) {
+    cap.unavailable = "no intensity has a QPS under QoS";
+  } else {
+    cap.spec = LineSpec(cap.title, cap_rows, page.load_unit + " under QoS", false, a.load_axis);
+    RetitleX(cap.spec, from, "intensity (%)");
+  }
+  if (tail_rows.empty()) {
+    tail.unavailable = "no intensity has a valid tail at the load";
+  } else {
+    tail.spec = LineSpec(tail.title, tail_rows, page.pct + " (" + page.unit.name + ")", false, a.load_axis, "",
+                         a.qos.target_us ? std::optional<double>(*a.qos.target_us * page.unit.per_us) : std::nullopt,
+                         "LQoS");
+    RetitleX(tail.spec, from, "intensity (%)");
+  }
+  body << "<div class=\"panels\">\n" << PanelHtml(cap, specs) << PanelHtml(tail, specs) << "</div>\n";
+}
+
 }  // namespace ream::report

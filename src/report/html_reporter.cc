@@ -54,6 +54,7 @@ class HtmlReporter : public Reporter {
       CategorySection(page, body);
       RecommendationSection(page, body);
       ColocationSection(page, body, &specs);
+      InterferenceSection(page, body, &specs);
       ProfileSection(page, body, &specs);
       SessionsSection(page, body, &specs);
       SensitivitySection(page, body, &specs);

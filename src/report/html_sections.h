@@ -40,6 +40,9 @@ void TimelinessSection(const Page& page, std::ostream& body, ChartSpecs* specs);
 // Shared servers (html_colocation.cc): the subject alone and beside each co-runner set; nothing
 // on the page of an experiment without co-runners.
 void ColocationSection(const Page& page, std::ostream& body, ChartSpecs* specs);
+// The sensitivity profile (html_colocation.cc): per source, the curve, the tolerated intensity
+// and the verdict; nothing without pressure-source sets.
+void InterferenceSection(const Page& page, std::ostream& body, ChartSpecs* specs);
 // A batch subject (html_batch.cc): run time and throughput against copies and each knob, the
 // verdicts and the category; nothing on a server's page.
 void BatchSection(const Page& page, std::ostream& body, ChartSpecs* specs);

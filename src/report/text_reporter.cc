@@ -140,6 +140,34 @@ void WriteColocation(const analysis::ExperimentAnalysis& a, const std::string& u
      << pct << " together) / LQoS.\n\n";
 }
 
+// The sensitivity profile (analysis/interference.h): per source, the subject's QPS under QoS
+// and its tail at the fixed load against the intensity, the tolerated intensity and the verdict.
+void WriteInterference(const analysis::ExperimentAnalysis& a, const std::string& u, const std::string& upper,
+                       const std::string& pct, std::ostream& os) {
+  if (a.interference.empty()) return;
+  os << "Interference — sensitivity profile (Bubble-Up's curve, iBench's tolerated intensity; 0 % is the subject "
+        "alone)\n";
+  for (const auto& p : a.interference) {
+    os << "  " << p.source << " on " << p.group_key << ", at "
+       << (p.load ? FormatNumber(*p.load) + " " + u + " (" + p.load_how + ")" : p.load_how) << ":\n";
+    AlignedTable t({"INTENSITY", upper + " UNDER QoS", "INTERVAL", pct + " AT THE LOAD (us)", "MEETS QoS", "NOTE"});
+    for (const auto& q : p.points) {
+      std::string cap = q.capacity ? (q.lower_bound ? "≥ " : "") + FormatNumber(*q.capacity)
+                        : q.upper_bound ? "< " + FormatNumber(*q.upper_bound)
+                                        : std::string("—");
+      t.Add({FormatNumber(q.intensity) + " %", cap, Interval(q.low, q.high), Opt(q.tail_us),
+             q.meets ? (*q.meets ? "yes" : "no") : "—", q.note});
+    }
+    t.Print(os);
+    os << "    tolerated: " << (p.tolerated ? (p.at_least ? "≥ " : "") + FormatNumber(*p.tolerated) + " %" : "—")
+       << (p.tolerated_note.empty() ? "" : " (" + p.tolerated_note + ")") << "\n";
+    os << "    verdict: " << p.verdict << " — " << p.evidence << "\n";
+  }
+  os << "  sensitive: misses QoS at the load within the dial, or QPS under QoS at the top intensity lower than alone "
+        "beyond both intervals by more than "
+     << FormatNumber(analysis::kInterferenceCapacityDrop * 100) << " %.\n\n";
+}
+
 // The queueing model (second seed): the fitted queue, its Table 5.1 of the mean and of the
 // tail, and the predicted sensitivities beside the measured ones. `ream model` prints this
 // alone.
@@ -435,6 +463,7 @@ class TextReporter : public Reporter {
     WriteModel(a, pct, os);
 
     WriteColocation(a, u, upper, pct, os);
+    WriteInterference(a, u, upper, pct, os);
 
     if (a.recommendation) {
       os << "Recommendation for " << FormatNumber(a.recommendation->target_qps)

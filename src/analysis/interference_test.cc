@@ -1,0 +1,155 @@
+// The sensitivity profile (interference.h) on known inputs: the subject an M/M/1 server alone
+// and beside one source at 50 % and 100 % whose co-runner takes part of its CPU (its service
+// slower by the share taken), and beside a second source that leaves it alone.
+#include "analysis/interference.h"
+
+#include <gtest/gtest.h>
+
+#include "analysis/analysis.h"
+#include "analysis/queueing.h"
+
+namespace ream::analysis {
+namespace {
+
+PointData Mm1(double lambda, double s) {
+  PointData p;
+  p.target_load = p.achieved_qps = p.throughput_qps = lambda;
+  p.valid = true;
+  p.timely_ratio = 1;
+  QueueModel m{1, s, 50e-6};
+  p.latency_mean_us = *MeanResponse(m, lambda) * 1e6;
+  p.p95_us = *ResponsePercentile(m, lambda, 0.95) * 1e6;
+  p.p50_us = *ResponsePercentile(m, lambda, 0.50) * 1e6;
+  p.p99_us = p.p999_us = *ResponsePercentile(m, lambda, 0.99) * 1e6;
+  p.service_mean_us = s * 1e6;
+  p.cpu_util = Metric::Of(lambda * s);
+  return p;
+}
+
+// A run over 500..8000 QPS with service s; beside the source `source` at `intensity` when given.
+RunData Run(double s, int rep, const std::string& source = "", double intensity = 0, double load = 0) {
+  RunData r;
+  r.scenario = "1-ST";
+  r.repetition = rep;
+  for (double l = 500; l <= 8000; l += 500) r.points.push_back(Mm1(l, s));
+  if (!source.empty()) {
+    char name[64];
+    std::snprintf(name, sizeof name, "%s@%g", source.c_str(), intensity);
+    r.tenants = name;
+    r.corunners = {{"corunners",
+                    {{{"name", name}, {"sched", "normal"}, {"cpu_list", "0"}, {"pressure", source},
+                      {"intensity", intensity}, {"interference_load", load}}}},
+                   {"alone", {{name, {{"cpu_share", 0.99}}}}}};
+    for (auto& p : r.points) p.tenants = {{name, {{"cpu_share", 0.4}}}};
+  }
+  return r;
+}
+
+ExperimentData Data(double load) {
+  ExperimentData d;
+  d.name = "profile";
+  d.qos.fixed_target_us = 1000;
+  for (int rep = 0; rep < 2; ++rep) {
+    d.runs.push_back(Run(100e-6, rep));
+    // cpu: 50 % leaves a quarter of the CPU's time to the co-runner, 100 % half of it.
+    d.runs.push_back(Run(100e-6 / 0.75, rep, "cpu", 50, load));
+    d.runs.push_back(Run(100e-6 / 0.5, rep, "cpu", 100, load));
+    // disk: no effect on a CPU-bound subject.
+    d.runs.push_back(Run(100e-6, rep, "disk", 50, load));
+    d.runs.push_back(Run(100e-6, rep, "disk", 100, load));
+  }
+  return d;
+}
+
+TEST(Interference, ASourceThatSlowsTheSubjectIsSensitiveWithTheToleratedIntensityInterpolatedOnTheTail) {
+  auto a = Analyze(Data(4000), {});
+  ASSERT_TRUE(a.ok()) << a.status().message();
+  ASSERT_EQ(a->interference.size(), 2u);
+  const InterferenceProfile& cpu = a->interference[0];
+  EXPECT_EQ(cpu.source, "cpu");
+  ASSERT_TRUE(cpu.load);
+  EXPECT_DOUBLE_EQ(*cpu.load, 4000);
+  EXPECT_EQ(cpu.load_how, "[interference] load");
+  ASSERT_EQ(cpu.points.size(), 3u);
+  EXPECT_EQ(cpu.points[0].intensity, 0);
+  EXPECT_EQ(cpu.points[2].set, "cpu@100");
+  // The curve falls: capacity alone > at 50 % > at 100 %.
+  ASSERT_TRUE(cpu.points[0].capacity && cpu.points[1].capacity && cpu.points[2].capacity);
+  EXPECT_GT(*cpu.points[0].capacity, *cpu.points[1].capacity);
+  EXPECT_GT(*cpu.points[1].capacity, *cpu.points[2].capacity);
+  // At 4000 QPS: M/M/1 p95 = ln(20)/(mu - lambda) + 50 us. Alone (mu 10 000): 549 us, meets;
+  // at 50 % (mu 7 500): 906 us, meets; at 100 % (mu 5 000): 3 046 us, misses. Tolerated: the
+  // tail crosses 1 000 us between 50 and 100 %, at 50 + 50 × (1000 − 906) / (3046 − 906).
+  ASSERT_TRUE(cpu.points[1].tail_us && cpu.points[2].tail_us);
+  EXPECT_TRUE(*cpu.points[0].meets);
+  EXPECT_TRUE(*cpu.points[1].meets);
+  EXPECT_FALSE(*cpu.points[2].meets);
+  const double t50 = *cpu.points[1].tail_us, t100 = *cpu.points[2].tail_us;
+  ASSERT_TRUE(cpu.tolerated);
+  EXPECT_NEAR(*cpu.tolerated, 50 + 50 * (1000 - t50) / (t100 - t50), 1e-9);
+  EXPECT_GT(*cpu.tolerated, 50);
+  EXPECT_LT(*cpu.tolerated, 100);
+  EXPECT_FALSE(cpu.tolerates_all);
+  EXPECT_EQ(cpu.verdict, "sensitive");
+  ASSERT_TRUE(cpu.capacity_ratio_at_max);
+  EXPECT_LT(*cpu.capacity_ratio_at_max, 0.9);
+
+  const InterferenceProfile& disk = a->interference[1];
+  EXPECT_EQ(disk.source, "disk");
+  EXPECT_TRUE(disk.tolerates_all);
+  EXPECT_DOUBLE_EQ(*disk.tolerated, 100);
+  EXPECT_EQ(disk.verdict, "insensitive");
+  // The JSON carries the same figures.
+  auto j = ToJson(*a);
+  EXPECT_EQ(j["interference"]["profiles"][0]["verdict"], "sensitive");
+  EXPECT_DOUBLE_EQ(j["interference"]["profiles"][0]["tolerated"].get<double>(), *cpu.tolerated);
+}
+
+TEST(Interference, WithoutAGivenLoadTheCurveIsReadAtHalfTheCapacityAlone) {
+  auto a = Analyze(Data(0), {});
+  ASSERT_TRUE(a.ok()) << a.status().message();
+  ASSERT_FALSE(a->interference.empty());
+  const InterferenceProfile& cpu = a->interference[0];
+  ASSERT_TRUE(cpu.load && cpu.points[0].capacity);
+  EXPECT_LE(*cpu.load, *cpu.points[0].capacity / 2);
+  EXPECT_GT(*cpu.load + 500, *cpu.points[0].capacity / 2);  // the highest level at or below half
+  EXPECT_NE(cpu.load_how.find("half"), std::string::npos);
+}
+
+TEST(Interference, AnInvalidPointAtTheLoadLeavesTheToleratedIntensityABoundAndTheVerdictToTheCapacity) {
+  ExperimentData d = Data(4000);
+  for (auto& r : d.runs) {
+    if (r.tenants != "cpu@100") continue;
+    for (auto& p : r.points) {
+      if (p.target_load == 4000) {
+        p.valid = false;
+        p.invalid_reasons = {"lateness moved p95 by 20 %"};
+      }
+    }
+  }
+  auto a = Analyze(d, {});
+  ASSERT_TRUE(a.ok()) << a.status().message();
+  const InterferenceProfile& cpu = a->interference[0];
+  EXPECT_FALSE(cpu.points[2].meets);
+  EXPECT_NE(cpu.points[2].note.find("lateness"), std::string::npos);
+  ASSERT_TRUE(cpu.tolerated);
+  EXPECT_DOUBLE_EQ(*cpu.tolerated, 50);
+  EXPECT_TRUE(cpu.at_least);
+  // Its QPS under QoS at 100 % still fell beyond the intervals: sensitive on that evidence.
+  EXPECT_EQ(cpu.verdict, "sensitive");
+  EXPECT_NE(cpu.evidence.find("drop of more than 10 %"), std::string::npos);
+}
+
+TEST(Interference, SetsOfACommandCorunnerAreNoProfile) {
+  ExperimentData d = Data(4000);
+  for (auto& r : d.runs) {
+    if (r.corunners.is_object()) r.corunners["corunners"][0].erase("pressure");
+  }
+  auto a = Analyze(d, {});
+  ASSERT_TRUE(a.ok()) << a.status().message();
+  EXPECT_TRUE(a->interference.empty());
+  EXPECT_FALSE(a->colocation.empty());
+}
+
+}  // namespace
+}  // namespace ream::analysis
