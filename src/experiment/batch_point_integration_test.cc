@@ -155,5 +155,39 @@ memory = "24M"
   EXPECT_TRUE(testing_support::ProcessesWith("batch mcf --seconds 5").empty());
 }
 
+// ream built where its unprivileged workload user cannot reach it (a checkout under /root, a
+// private temporary directory such as `mktemp -d` makes): the copies, started by `ream corun`
+// as that user, still run ream's own `ream batch` (through /proc/self/exe) and complete.
+TEST_F(BatchPointIntegration, CopiesRunWhenReamLiesInADirectoryTheWorkloadUserCannotEnter) {
+  const fs::path closed = dir_ / "closed";
+  fs::create_directories(closed);
+  fs::permissions(closed, fs::perms::owner_all, fs::perm_options::replace);  // 0700, root's
+  const fs::path ream = closed / "ream";
+  fs::copy_file(REAM_BINARY, ream);
+  std::string spec = Spec(R"(name = "closed"
+scenarios = ["1-ST"]
+[workload]
+batch = "bzip2"
+batch_seconds = 0.5
+[load]
+warmup = "200ms"
+duration = "1500ms"
+[sweep]
+copies = [1]
+)");
+  Exec r;
+  FILE* f = popen((ream.string() + " run " + spec + " --db " + db_ + " 2>&1").c_str(), "r");
+  ASSERT_NE(f, nullptr);
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, f)) > 0) r.output.append(buf, n);
+  const int st = pclose(f);
+  EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) << r.output;
+  auto points = Points("closed");
+  ASSERT_EQ(points.size(), 1u) << r.output;
+  EXPECT_EQ(points[0].status, PointStatus::kOk) << points[0].failure;
+  EXPECT_GT(points[0].completed.value_or(0), 0) << r.output;
+}
+
 }  // namespace
 }  // namespace ream
