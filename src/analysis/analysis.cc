@@ -91,6 +91,25 @@ Result<ExperimentAnalysis> Analyze(const ExperimentData& d, const AnalysisOption
   if (note.empty()) {
     a.colocation = AnalyzeColocation(d, a, o);
     a.interference = AnalyzeInterference(d, a.colocation, a.qos.target_us);
+    a.pressure = AnalyzePressure(d, a.colocation, a.interference, a.qos.target_us);
+    if (o.reporter) {
+      a.reporter = o.reporter->name;
+      AnalysisOptions ro = o;
+      ro.reporter = nullptr;
+      ro.baseline = nullptr;
+      ro.target_qps.reset();
+      auto r = Analyze(*o.reporter, ro);
+      if (!r.ok()) {
+        a.reporter_note = "the reporter could not be analyzed: " + r.status().message();
+      } else if (r->pressure.empty()) {
+        a.reporter_note = "the reporter has no pressure scores (it needs [interference] and [[corunner]] sets of its "
+                          "own)";
+      } else if (a.interference.empty()) {
+        a.reporter_note = "this subject has no sensitivity curve ([interference]) to read the scores on";
+      } else {
+        a.predictions = PredictInterference(a.interference, a.colocation, r->pressure, a.qos.target_us);
+      }
+    }
     a.colocation_note = "each set's runs alternated with the subject's alone runs in every repetition; the QoS target "
                         "is the alone one";
   } else {

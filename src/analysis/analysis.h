@@ -64,6 +64,10 @@ struct AnalysisOptions {
   // The knobs and the resources they limit (sensitivity, cost of an allocation); nullptr:
   // BuiltinKnobs(). It must outlive the call.
   const KnobTable* knobs = nullptr;
+  // A reporter experiment (`--reporter`): its subject's pressure scores of its co-runner sets
+  // predict this subject beside them, through this subject's sensitivity curves
+  // (interference.h PredictInterference). Optional.
+  const ExperimentData* reporter = nullptr;
 };
 
 struct QosTarget {
@@ -274,6 +278,14 @@ struct ExperimentAnalysis {
   // The sensitivity profile: per source of interference among the co-runner sets, the curve,
   // the tolerated intensity and the verdict (interference.h); empty without such sets.
   std::vector<InterferenceProfile> interference;
+  // The pressure each other co-runner set causes, per source of `interference`, with the
+  // subject as the reporter (interference.h); empty without both.
+  std::vector<PressureProfile> pressure;
+  // With a reporter experiment: the subject beside each set the reporter scored, predicted
+  // (and measured where this experiment ran the set too); `reporter` names the experiment, or
+  // reporter_note says why there are no predictions.
+  std::vector<InterferencePrediction> predictions;
+  std::string reporter, reporter_note;
 
   const GroupAnalysis* Find(const std::string& key) const;
 };

@@ -412,7 +412,40 @@ nlohmann::json ToJson(const ExperimentAnalysis& a) {
                           {"verdict", p.verdict},
                           {"evidence", p.evidence}});
     }
-    j["interference"] = {{"capacity_drop_threshold", kInterferenceCapacityDrop}, {"profiles", profiles}};
+    nlohmann::json pressure = nlohmann::json::array();
+    for (const auto& p : a.pressure) {
+      nlohmann::json scores = nlohmann::json::array();
+      for (const auto& sc : p.scores) {
+        scores.push_back({{"source", sc.source}, {"intensity", opt(sc.intensity)}, {"at_least", sc.at_least},
+                          {"note", sc.note}});
+      }
+      pressure.push_back({{"set", p.set}, {"group", p.group_key}, {"scores", scores}});
+    }
+    nlohmann::json predictions = nlohmann::json::array();
+    for (const auto& p : a.predictions) {
+      auto optb = [](const std::optional<bool>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); };
+      predictions.push_back({{"set", p.set},
+                             {"group", p.group_key},
+                             {"source", p.source},
+                             {"score", opt(p.score)},
+                             {"score_at_least", p.score_at_least},
+                             {"load", opt(p.load)},
+                             {"predicted_tail_us", opt(p.predicted_tail_us)},
+                             {"predicted_meets_qos", optb(p.predicted_meets)},
+                             {"predicted_capacity_ratio", opt(p.predicted_capacity_ratio)},
+                             {"capacity_bound", p.capacity_bound},
+                             {"measured_tail_us", opt(p.measured_tail_us)},
+                             {"measured_meets_qos", optb(p.measured_meets)},
+                             {"measured_capacity_ratio", opt(p.measured_capacity_ratio)},
+                             {"capacity_error_pp", opt(p.capacity_error_pp)},
+                             {"note", p.note}});
+    }
+    j["interference"] = {{"capacity_drop_threshold", kInterferenceCapacityDrop},
+                         {"profiles", profiles},
+                         {"pressure", pressure},
+                         {"reporter", a.reporter},
+                         {"reporter_note", a.reporter_note},
+                         {"predictions", predictions}};
   }
   if (a.batch) j["batch"] = a.batch->ToJson();
   j["warnings"] = a.warnings;

@@ -87,7 +87,12 @@ void Tolerated(InterferenceProfile* p, std::optional<double> lqos) {
     return;
   }
   const auto& pts = p->points;
-  if (pts.empty() || !pts[0].meets.value_or(false)) {
+  if (pts.empty() || !pts[0].meets) {
+    p->tolerated_note = "the subject alone has no valid point at " + Fmt(*p->load, 6) +
+                        (pts.empty() || pts[0].note.empty() ? std::string() : " (" + pts[0].note + ")");
+    return;
+  }
+  if (!*pts[0].meets) {
     p->tolerated_note = "the subject alone does not meet QoS at " + Fmt(*p->load, 6);
     return;
   }
@@ -232,6 +237,260 @@ std::vector<InterferenceProfile> AnalyzeInterference(const ExperimentData& d, co
       Tolerated(&p, lqos);
       Judge(&p, at_max);
       out.push_back(std::move(p));
+    }
+  }
+  return out;
+}
+
+namespace {
+
+// The reporter's tail beside `g` at `load`: its value when the point is valid; a certain miss
+// (invalid, its tail from the send above LQoS) gives no value but says so.
+struct ReporterTail {
+  std::optional<double> tail_us;
+  bool certain_miss = false;
+  std::string why;  // when neither
+};
+
+ReporterTail TailBeside(const ColocationGroup& g, double load) {
+  ReporterTail t;
+  const ColocationLevel* l = LevelAt(g, load);
+  if (!l) {
+    t.why = "no level at " + Fmt(load, 6) + " beside it";
+  } else if (l->together_tail_us && l->together_valid) {
+    t.tail_us = l->together_tail_us;
+  } else if (l->together_certain_miss) {
+    t.certain_miss = true;
+  } else {
+    t.why = "its point at " + Fmt(load, 6) + " was invalid" +
+            (l->together_reasons.empty() ? std::string() : " (" + l->together_reasons.front() + ")");
+  }
+  return t;
+}
+
+// Allowance for the noise of a curve: a tail that falls by more than this share from one
+// intensity to the next makes the curve not monotone, and no score is read off it.
+constexpr double kMonotoneSlack = 0.10;
+
+PressureScore Score(const InterferenceProfile& c, const ReporterTail& beside) {
+  PressureScore s;
+  s.source = c.source;
+  if (!c.load) {
+    s.note = "the curve has no load: " + c.load_how;
+    return s;
+  }
+  if (!beside.tail_us && !beside.certain_miss) {
+    s.note = beside.why;
+    return s;
+  }
+  if (beside.certain_miss) {
+    // It makes the reporter miss QoS: it causes at least the pressure the reporter tolerates.
+    if (c.tolerated && !c.tolerates_all) {
+      s.intensity = c.tolerated;
+      s.at_least = true;
+      s.note = "the reporter misses QoS beside it (its tail from the send above LQoS), as from " +
+               Percent(*c.tolerated) + " of " + c.source;
+    } else {
+      s.intensity = c.points.back().intensity;
+      s.at_least = true;
+      s.note = "the reporter misses QoS beside it, and meets it at every intensity of " + c.source +
+               ": beyond the dial";
+    }
+    return s;
+  }
+  const double t = *beside.tail_us;
+  // The curve's known tails, in intensity order; a miss without a value ends it.
+  std::vector<std::pair<double, double>> pts;
+  for (const auto& q : c.points) {
+    if (q.tail_us) {  // a valid point's
+      pts.emplace_back(q.intensity, *q.tail_us);
+    } else {
+      break;
+    }
+  }
+  if (pts.empty()) {
+    s.note = "the subject alone has no valid tail at " + Fmt(*c.load, 6);
+    return s;
+  }
+  for (size_t i = 1; i < pts.size(); ++i) {
+    if (pts[i].second < pts[i - 1].second * (1 - kMonotoneSlack)) {
+      s.note = "the reporter's curve is not monotone (its tail fell from " + Fmt(pts[i - 1].second, 4) + " to " +
+               Fmt(pts[i].second, 4) + " µs between " + Percent(pts[i - 1].first) + " and " + Percent(pts[i].first) +
+               "): no intensity is equivalent";
+      return s;
+    }
+  }
+  if (t <= pts.front().second) {
+    s.intensity = 0;
+    s.note = "the reporter's tail beside it (" + Fmt(t, 4) + " µs) is no higher than alone (" +
+             Fmt(pts.front().second, 4) + " µs)";
+    return s;
+  }
+  for (size_t i = 1; i < pts.size(); ++i) {
+    if (t <= pts[i].second) {
+      const double span = pts[i].second - pts[i - 1].second;
+      const double f = span > 0 ? (t - pts[i - 1].second) / span : 1.0;
+      s.intensity = pts[i - 1].first + std::clamp(f, 0.0, 1.0) * (pts[i].first - pts[i - 1].first);
+      s.note = "its tail " + Fmt(t, 4) + " µs lies between the curve's " + Fmt(pts[i - 1].second, 4) + " µs at " +
+               Percent(pts[i - 1].first) + " and " + Fmt(pts[i].second, 4) + " µs at " + Percent(pts[i].first);
+      return s;
+    }
+  }
+  s.intensity = pts.back().first;
+  s.at_least = true;
+  s.note = "its tail " + Fmt(t, 4) + " µs exceeds the curve's last known one (" + Fmt(pts.back().second, 4) +
+           " µs at " + Percent(pts.back().first) + ")";
+  return s;
+}
+
+}  // namespace
+
+std::vector<PressureProfile> AnalyzePressure(const ExperimentData& d, const std::vector<ColocationGroup>& groups,
+                                             const std::vector<InterferenceProfile>& curves, std::optional<double>) {
+  std::vector<PressureProfile> out;
+  if (curves.empty()) return out;
+  const std::map<std::string, SourceSet> sources = SourceSets(d);
+  for (const auto& g : groups) {
+    if (sources.count(g.set)) continue;
+    PressureProfile p;
+    p.set = g.set;
+    p.group_key = g.group_key;
+    for (const auto& c : curves) {
+      if (c.group_key != g.group_key) continue;
+      p.scores.push_back(Score(c, c.load ? TailBeside(g, *c.load) : ReporterTail{}));
+    }
+    if (!p.scores.empty()) out.push_back(std::move(p));
+  }
+  return out;
+}
+
+namespace {
+
+// The subject's curve at intensity x: the tail and the capacity, interpolated between the two
+// points that bracket x.
+struct CurveReading {
+  std::optional<double> tail_us;
+  std::optional<bool> meets;
+  std::optional<double> capacity_ratio;
+  bool capacity_bound = false;
+  std::string note;
+};
+
+CurveReading ReadCurve(const InterferenceProfile& c, double x, std::optional<double> lqos) {
+  CurveReading r;
+  const auto& pts = c.points;
+  if (pts.empty()) return r;
+  size_t hi = 0;
+  while (hi < pts.size() && pts[hi].intensity < x) ++hi;
+  if (hi == pts.size()) {
+    r.note = "the score " + Percent(x) + " lies beyond the curve's last intensity (" +
+             Percent(pts.back().intensity) + ")";
+    hi = pts.size() - 1;
+  }
+  const size_t lo = hi == 0 ? 0 : hi - 1;
+  const double span = pts[hi].intensity - pts[lo].intensity;
+  const double f = span > 0 ? std::clamp((x - pts[lo].intensity) / span, 0.0, 1.0) : 1.0;
+  auto lerp = [&](const std::optional<double>& a, const std::optional<double>& b) -> std::optional<double> {
+    if (f == 0 && a) return a;
+    if (f == 1 && b) return b;
+    if (a && b) return *a + f * (*b - *a);
+    return std::nullopt;
+  };
+  r.tail_us = lerp(pts[lo].tail_us, pts[hi].tail_us);
+  if (r.tail_us && lqos) {
+    r.meets = *r.tail_us <= *lqos;
+  } else if (!pts[lo].meets.value_or(true) || (f == 1 && !pts[hi].meets.value_or(true))) {
+    r.meets = false;  // the curve misses QoS at or below the score
+  } else {
+    r.note += (r.note.empty() ? "" : "; ") + std::string("no tail on the curve at the score (a point without a valid "
+                                                         "tail brackets it)");
+  }
+  const auto& zero = pts.front();
+  if (auto cap = lerp(pts[lo].capacity, pts[hi].capacity); cap && zero.capacity && *zero.capacity > 0) {
+    r.capacity_ratio = *cap / *zero.capacity;
+    r.capacity_bound = zero.lower_bound || pts[lo].lower_bound || pts[hi].lower_bound;
+  }
+  return r;
+}
+
+}  // namespace
+
+std::vector<InterferencePrediction> PredictInterference(const std::vector<InterferenceProfile>& subject_curves,
+                                                        const std::vector<ColocationGroup>& subject_measured,
+                                                        const std::vector<PressureProfile>& reporter_scores,
+                                                        std::optional<double> lqos) {
+  std::vector<InterferencePrediction> out;
+  std::vector<std::string> keys;
+  for (const auto& c : subject_curves) {
+    if (std::find(keys.begin(), keys.end(), c.group_key) == keys.end()) keys.push_back(c.group_key);
+  }
+  std::vector<std::string> sets;
+  for (const auto& p : reporter_scores) {
+    if (std::find(sets.begin(), sets.end(), p.set) == sets.end()) sets.push_back(p.set);
+  }
+  for (const std::string& key : keys) {
+    for (const std::string& set : sets) {
+      // The reporter's scores of the set (of its first scenario × partition that has the set).
+      const PressureProfile* scored = nullptr;
+      for (const auto& p : reporter_scores) {
+        if (p.set == set && (!scored || p.group_key == key)) scored = &p;
+      }
+      InterferencePrediction best;
+      best.set = set;
+      best.group_key = key;
+      bool have = false;
+      std::string why;
+      for (const auto& sc : scored->scores) {
+        const InterferenceProfile* curve = nullptr;
+        for (const auto& c : subject_curves) {
+          if (c.group_key == key && c.source == sc.source) curve = &c;
+        }
+        if (!curve) continue;
+        if (!sc.intensity) {
+          why += (why.empty() ? "" : "; ") + sc.source + ": no score (" + sc.note + ")";
+          continue;
+        }
+        CurveReading r = ReadCurve(*curve, *sc.intensity, lqos);
+        // The most damaging source: a predicted miss first, then the higher tail, then the
+        // lower capacity.
+        auto worse = [&](const CurveReading& a, const InterferencePrediction& b) {
+          if (a.meets.has_value() && b.predicted_meets.has_value() && *a.meets != *b.predicted_meets) return !*a.meets;
+          if (a.tail_us && b.predicted_tail_us) return *a.tail_us > *b.predicted_tail_us;
+          if (a.tail_us.has_value() != b.predicted_tail_us.has_value()) return a.tail_us.has_value();
+          if (a.capacity_ratio && b.predicted_capacity_ratio) return *a.capacity_ratio < *b.predicted_capacity_ratio;
+          return false;
+        };
+        if (!have || worse(r, best)) {
+          best.source = sc.source;
+          best.score = sc.intensity;
+          best.score_at_least = sc.at_least;
+          best.load = curve->load;
+          best.predicted_tail_us = r.tail_us;
+          best.predicted_meets = r.meets;
+          best.predicted_capacity_ratio = r.capacity_ratio;
+          best.capacity_bound = r.capacity_bound;
+          best.note = r.note;
+          have = true;
+        }
+      }
+      if (!have) {
+        best.note = why.empty() ? "the reporter scored it on no source the subject has a curve for" : why;
+      }
+      for (const auto& g : subject_measured) {
+        if (g.set != set || g.group_key != key) continue;
+        best.measured_capacity_ratio = g.capacity_ratio;
+        if (best.load) {
+          if (const ColocationLevel* l = LevelAt(g, *best.load)) {
+            if (l->together_valid) best.measured_tail_us = l->together_tail_us;
+            best.measured_meets = l->together_meets;
+            if (!best.measured_meets && l->together_certain_miss) best.measured_meets = false;
+          }
+        }
+        if (best.predicted_capacity_ratio && best.measured_capacity_ratio) {
+          best.capacity_error_pp = (*best.predicted_capacity_ratio - *best.measured_capacity_ratio) * 100;
+        }
+      }
+      out.push_back(std::move(best));
     }
   }
   return out;

@@ -55,4 +55,55 @@ struct InterferenceProfile {
 std::vector<InterferenceProfile> AnalyzeInterference(const ExperimentData& d, const std::vector<ColocationGroup>& groups,
                                                      std::optional<double> lqos);
 
+// The pressure a co-runner set causes (Bubble-Up's pressure score, per source): the intensity of
+// each calibrated source that hurts the reporter — the subject, whose sensitivity curve for that
+// source was measured in the same run — as much as the set does, read off the curve's tail at
+// its fixed load (the inverse of the curve, interpolated linearly).
+struct PressureScore {
+  std::string source;
+  std::optional<double> intensity;  // the score, % of the source's dial
+  bool at_least = false;            // the score is a lower bound (beyond the curve, or a miss)
+  std::string note;                 // how it was read, or why there is none
+};
+
+struct PressureProfile {
+  std::string set;        // the co-runner set ("xz")
+  std::string group_key;  // "1-ST / unlimited"
+  std::vector<PressureScore> scores;  // one per source curve of the group
+};
+
+// For every co-runner set of `groups` that is not a single pressure source, its score against
+// each of `curves` of the same scenario × partition.
+std::vector<PressureProfile> AnalyzePressure(const ExperimentData& d, const std::vector<ColocationGroup>& groups,
+                                             const std::vector<InterferenceProfile>& curves, std::optional<double> lqos);
+
+// Bubble-Up's prediction: the subject beside a co-runner set that a *reporter* experiment
+// scored (its PressureProfile, with another workload as the reporter), read off the subject's own
+// sensitivity curves at the set's score per source; the most damaging source's reading is the
+// prediction. Where the subject was also measured beside a set of that name, the measurement
+// stands beside it with the difference.
+struct InterferencePrediction {
+  std::string set;        // the co-runner set, as the reporter's experiment named it
+  std::string group_key;  // the subject's scenario × partition
+  std::string source;     // the source whose curve gave the prediction
+  std::optional<double> score;  // the set's pressure on that source (reporter's), %
+  bool score_at_least = false;
+  std::optional<double> load;   // the subject's curve load
+  std::optional<double> predicted_tail_us;
+  std::optional<bool> predicted_meets;
+  std::optional<double> predicted_capacity_ratio;  // together / alone, read off the curve
+  bool capacity_bound = false;  // a capacity on the curve was only a lower bound
+  std::optional<double> measured_tail_us;
+  std::optional<bool> measured_meets;
+  std::optional<double> measured_capacity_ratio;
+  // (predicted − measured) capacity ratio, in percentage points of the capacity alone.
+  std::optional<double> capacity_error_pp;
+  std::string note;  // how it was read, or why a figure is missing
+};
+
+std::vector<InterferencePrediction> PredictInterference(const std::vector<InterferenceProfile>& subject_curves,
+                                                        const std::vector<ColocationGroup>& subject_measured,
+                                                        const std::vector<PressureProfile>& reporter_scores,
+                                                        std::optional<double> lqos);
+
 }  // namespace ream::analysis

@@ -37,6 +37,15 @@ std::unique_ptr<Loaded> LoadAndAnalyze(const char* cmd, const AnalyzeOptions& o,
     l->baseline = std::move(base).value();
     ao.baseline = &l->baseline;
   }
+  if (!o.reporter.empty()) {
+    auto rep = analysis::LoadExperiment(*store, o.reporter);
+    if (!rep.ok()) {
+      std::cerr << "ream " << cmd << ": --reporter: " << rep.status().message() << "\n";
+      return nullptr;
+    }
+    l->reporter = std::move(rep).value();
+    ao.reporter = &l->reporter;
+  }
   auto a = analysis::Analyze(l->data, ao);
   if (!a.ok()) {
     std::cerr << "ream " << cmd << ": " << a.status().message() << "\n";
@@ -56,6 +65,9 @@ void AddAnalysisInputOptions(CLI::App* sub, AnalyzeOptions* o) {
   sub->add_option("--baseline", o->baseline,
                   "A zero-work baseline experiment (e.g. synthetic --service const:0 over the "
                   "same rates) whose mean round trip is the queueing model's delay center");
+  sub->add_option("--reporter", o->reporter,
+                  "An experiment whose subject reported its co-runners' pressure ([interference] and "
+                  "[[corunner]] sets): predict this subject beside them from its own sensitivity curves");
 }
 
 

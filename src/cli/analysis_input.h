@@ -17,6 +17,7 @@ struct AnalyzeOptions {
   std::string db = "results.db";
   std::string experiment;  // empty: the most recent
   std::string baseline;    // a zero-work baseline experiment for the model's delay center
+  std::string reporter;    // an experiment whose pressure scores predict this subject
   double target_qps = 0;   // 0: no recommendation
   bool json = false;
   // report only
@@ -27,6 +28,7 @@ struct AnalyzeOptions {
 struct Loaded {
   analysis::ExperimentData data;
   analysis::ExperimentData baseline;
+  analysis::ExperimentData reporter;
   analysis::ExperimentAnalysis analysis;
 };
 
@@ -35,7 +37,7 @@ struct Loaded {
 std::unique_ptr<Loaded> LoadAndAnalyze(const char* cmd, const AnalyzeOptions& o,
                                        Platform& platform);
 
-// --db, --experiment, --target-qps, --baseline.
+// --db, --experiment, --target-qps, --baseline, --reporter.
 void AddAnalysisInputOptions(CLI::App* sub, AnalyzeOptions* o);
 
 }  // namespace ream::cli

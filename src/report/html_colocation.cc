@@ -183,6 +183,41 @@ void InterferenceSection(const Page& page, std::ostream& body, ChartSpecs* specs
     RetitleX(tail.spec, from, "intensity (%)");
   }
   body << "<div class=\"panels\">\n" << PanelHtml(cap, specs) << PanelHtml(tail, specs) << "</div>\n";
+  if (!a.reporter.empty()) {
+    body << "<h3>Predicted beside the co-runners experiment '" << Esc(a.reporter)
+         << "' scored</h3>\n<p>Bubble-Up's prediction: this subject's curve read at the pressure score the "
+            "reporter (that experiment's subject) gave each co-runner set, on the most damaging source; measured "
+            "beside the set where this experiment ran it too. "
+         << Esc(a.reporter_note) << "</p>\n<table id=\"predictions\"><tr><th>co-runners</th><th>scenario / "
+                                     "partition</th><th>source</th><th>score</th><th>"
+         << Esc(page.pct) << " predicted (µs)</th><th>safe predicted</th><th>" << Esc(page.pct)
+         << " measured (µs)</th><th>safe measured</th><th>capacity predicted</th><th>capacity measured</th>"
+            "<th>error (pp)</th><th>note</th></tr>\n";
+    auto yn = [](const std::optional<bool>& b) { return b ? (*b ? "yes" : "no") : "—"; };
+    for (const auto& q : a.predictions) {
+      body << "<tr><td>" << Esc(q.set) << "</td><td>" << Esc(q.group_key) << "</td><td>" << Esc(q.source)
+           << "</td><td>" << (q.score ? (q.score_at_least ? "≥ " : "") + FormatNumber(*q.score) + " %" : "—")
+           << "</td><td>" << Cell(q.predicted_tail_us) << "</td><td>" << yn(q.predicted_meets) << "</td><td>"
+           << Cell(q.measured_tail_us) << "</td><td>" << yn(q.measured_meets) << "</td><td>"
+           << Pct(q.predicted_capacity_ratio) << (q.capacity_bound ? " (from a bound)" : "") << "</td><td>"
+           << Pct(q.measured_capacity_ratio) << "</td><td>" << Cell(q.capacity_error_pp) << "</td><td>"
+           << Esc(q.note) << "</td></tr>\n";
+    }
+    body << "</table>\n";
+  }
+  if (a.pressure.empty()) return;
+  body << "<h3>Pressure caused by the co-runners</h3>\n<p>Bubble-Up's pressure score per source: the intensity of "
+          "the source that hurts the subject (the reporter, whose curve is above) as much as the co-runner set does, "
+          "read off the curve's tail at its load.</p>\n<table id=\"pressure\"><tr><th>co-runners</th>"
+          "<th>scenario / partition</th><th>source</th><th>score</th><th>how</th></tr>\n";
+  for (const auto& p : a.pressure) {
+    for (const auto& sc : p.scores) {
+      body << "<tr><td>" << Esc(p.set) << "</td><td>" << Esc(p.group_key) << "</td><td>" << Esc(sc.source)
+           << "</td><td>" << (sc.intensity ? (sc.at_least ? "≥ " : "") + FormatNumber(*sc.intensity) + " %" : "—")
+           << "</td><td>" << Esc(sc.note) << "</td></tr>\n";
+    }
+  }
+  body << "</table>\n";
 }
 
 }  // namespace ream::report

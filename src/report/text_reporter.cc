@@ -144,7 +144,7 @@ void WriteColocation(const analysis::ExperimentAnalysis& a, const std::string& u
 // and its tail at the fixed load against the intensity, the tolerated intensity and the verdict.
 void WriteInterference(const analysis::ExperimentAnalysis& a, const std::string& u, const std::string& upper,
                        const std::string& pct, std::ostream& os) {
-  if (a.interference.empty()) return;
+  if (a.interference.empty() && a.reporter.empty()) return;
   os << "Interference — sensitivity profile (Bubble-Up's curve, iBench's tolerated intensity; 0 % is the subject "
         "alone)\n";
   for (const auto& p : a.interference) {
@@ -162,6 +162,40 @@ void WriteInterference(const analysis::ExperimentAnalysis& a, const std::string&
     os << "    tolerated: " << (p.tolerated ? (p.at_least ? "≥ " : "") + FormatNumber(*p.tolerated) + " %" : "—")
        << (p.tolerated_note.empty() ? "" : " (" + p.tolerated_note + ")") << "\n";
     os << "    verdict: " << p.verdict << " — " << p.evidence << "\n";
+  }
+  if (!a.pressure.empty()) {
+    os << "  Pressure caused (Bubble-Up's score: the intensity of each source that hurts the subject, the reporter, "
+          "as much as the set does at the curve's load):\n";
+    AlignedTable tp({"CO-RUNNERS", "SCENARIO / PARTITION", "SOURCE", "SCORE", "HOW"});
+    for (const auto& p : a.pressure) {
+      for (const auto& sc : p.scores) {
+        tp.Add({p.set, p.group_key, sc.source,
+                sc.intensity ? (sc.at_least ? "≥ " : "") + FormatNumber(*sc.intensity) + " %" : "—", sc.note});
+      }
+    }
+    tp.Print(os);
+  }
+  if (!a.reporter.empty()) {
+    os << "  Predicted beside the sets experiment '" << a.reporter
+       << "' scored (its subject the reporter; this subject's curve read at the most damaging source's score):\n";
+    if (!a.reporter_note.empty()) os << "    " << a.reporter_note << "\n";
+    AlignedTable tq({"CO-RUNNERS", "SCENARIO / PARTITION", "SOURCE", "SCORE", pct + " PREDICTED", "MEETS",
+                     pct + " MEASURED", "MEETS", "CAPACITY PREDICTED", "MEASURED", "ERROR (pp)"});
+    auto yn = [](const std::optional<bool>& b) { return b ? (*b ? "yes" : "no") : "—"; };
+    auto ratio = [](const std::optional<double>& v, bool bound) {
+      return v ? (bound ? "~" : "") + FormatNumber(*v * 100) + " %" : std::string("—");
+    };
+    for (const auto& q : a.predictions) {
+      tq.Add({q.set, q.group_key, q.source.empty() ? "—" : q.source,
+              q.score ? (q.score_at_least ? "≥ " : "") + FormatNumber(*q.score) + " %" : "—", Opt(q.predicted_tail_us),
+              yn(q.predicted_meets), Opt(q.measured_tail_us), yn(q.measured_meets),
+              ratio(q.predicted_capacity_ratio, q.capacity_bound), ratio(q.measured_capacity_ratio, false),
+              q.capacity_error_pp ? FormatNumber(*q.capacity_error_pp) : "—"});
+    }
+    tq.Print(os);
+    for (const auto& q : a.predictions) {
+      if (!q.note.empty()) os << "    " << q.set << ": " << q.note << "\n";
+    }
   }
   os << "  sensitive: misses QoS at the load within the dial, or QPS under QoS at the top intensity lower than alone "
         "beyond both intervals by more than "
