@@ -11,17 +11,23 @@
 # This script prints that table and the mean absolute error of the predicted capacity (QPS under
 # QoS together / alone, in percentage points) over the pairs where both sides have a figure.
 #
-# Usage: bench/interference.sh [BUILD_DIR] [DB]      (about 25 min on a 2-vCPU machine)
+# Usage: bench/interference.sh [BUILD_DIR] [DB] [--analyze]   (about 25 min on a 2-vCPU machine)
+#   --analyze: measure nothing; print the table and the error from the experiments already in DB
 # memcached on CPU 0 with every co-runner, the generator on CPU 1 (the examples' placement).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
 db=${2:-/tmp/ream-interference.db}
 ream=$build/ream
+analyze_only=${3:-}
 [ -x "$ream" ] || { echo "interference.sh: no $ream (make build first)" >&2; exit 2; }
-rm -f "$db"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+if [ "$analyze_only" = --analyze ]; then
+  [ -f "$db" ] || { echo "interference.sh: --analyze: no database $db" >&2; exit 2; }
+else
+[ -z "$analyze_only" ] || { echo "interference.sh: unknown option '$analyze_only' (--analyze)" >&2; exit 2; }
+rm -f "$db"
 
 # The reporter's spec: the example with ream's kv as the subject.
 python3 - examples/interference.toml "$work/kv.toml" <<'EOF'
@@ -40,6 +46,7 @@ tail -1 "$work/subject.log"
 echo "== $(date -u +%FT%TZ) the reporter: ream's kv (the same sources and co-runners)"
 "$ream" run "$work/kv.toml" --db "$db" >"$work/reporter.log" 2>&1 || { tail -20 "$work/reporter.log"; exit 1; }
 tail -1 "$work/reporter.log"
+fi
 echo "== $(date -u +%FT%TZ) memcached beside each co-runner: predicted from kv's scores, and measured"
 "$ream" analyze --db "$db" --experiment interference --reporter interference-kv >"$work/analysis.txt"
 sed -n '/^  Predicted beside/,/^  sensitive:/p' "$work/analysis.txt" | sed '$d'
@@ -52,8 +59,8 @@ bounds = [p["set"] for p in preds if p.get("capacity_bound")]
 agree = [p["set"] for p in preds if p.get("predicted_meets_qos") is not None and p.get("measured_meets_qos") is not None
          and p["predicted_meets_qos"] == p["measured_meets_qos"]]
 judged = [p["set"] for p in preds if p.get("predicted_meets_qos") is not None and p.get("measured_meets_qos") is not None]
-print(f"pairs: {len(preds)}; with a capacity on both sides: {len(errs)}"
-      + (f" (read from a lower bound: {\", \".join(bounds)})" if bounds else ""))
+bound_note = " (read from a lower bound: " + ", ".join(bounds) + ")" if bounds else ""
+print(f"pairs: {len(preds)}; with a capacity on both sides: {len(errs)}{bound_note}")
 if errs:
     print(f"mean absolute error of the predicted QPS under QoS: {sum(abs(e) for e in errs) / len(errs):.1f} "
           f"percentage points (Bubble-Up reports 1-2 %)")

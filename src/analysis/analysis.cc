@@ -109,6 +109,14 @@ Result<ExperimentAnalysis> Analyze(const ExperimentData& d, const AnalysisOption
       } else {
         a.predictions = PredictInterference(a.interference, a.colocation, r->pressure, a.qos.target_us);
       }
+      if (r.ok()) {
+        MatrixSubject rs{r->experiment, &r->interference, &r->colocation, &r->pressure, nullptr};
+        a.matrix = BuildColocationMatrix({a.experiment, &a.interference, &a.colocation, &a.pressure, &a.predictions},
+                                         &rs);
+      }
+    }
+    if (!o.reporter) {
+      a.matrix = BuildColocationMatrix({a.experiment, &a.interference, &a.colocation, &a.pressure, nullptr}, nullptr);
     }
     a.colocation_note = "each set's runs alternated with the subject's alone runs in every repetition; the QoS target "
                         "is the alone one";

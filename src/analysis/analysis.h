@@ -286,6 +286,9 @@ struct ExperimentAnalysis {
   // reporter_note says why there are no predictions.
   std::vector<InterferencePrediction> predictions;
   std::string reporter, reporter_note;
+  // Subjects (this one, and the reporter) × co-runner sets, predicted and measured, with each
+  // workload's tolerated and caused intensities (interference.h); no sets without co-runners.
+  ColocationMatrix matrix;
 
   const GroupAnalysis* Find(const std::string& key) const;
 };

@@ -417,7 +417,8 @@ nlohmann::json ToJson(const ExperimentAnalysis& a) {
       nlohmann::json scores = nlohmann::json::array();
       for (const auto& sc : p.scores) {
         scores.push_back({{"source", sc.source}, {"intensity", opt(sc.intensity)}, {"at_least", sc.at_least},
-                          {"note", sc.note}});
+                          {"note", sc.note}, {"capacity_intensity", opt(sc.capacity_intensity)},
+                          {"capacity_at_least", sc.capacity_at_least}, {"capacity_note", sc.capacity_note}});
       }
       pressure.push_back({{"set", p.set}, {"group", p.group_key}, {"scores", scores}});
     }
@@ -429,6 +430,8 @@ nlohmann::json ToJson(const ExperimentAnalysis& a) {
                              {"source", p.source},
                              {"score", opt(p.score)},
                              {"score_at_least", p.score_at_least},
+                             {"capacity_score", opt(p.capacity_score)},
+                             {"capacity_score_at_least", p.capacity_score_at_least},
                              {"load", opt(p.load)},
                              {"predicted_tail_us", opt(p.predicted_tail_us)},
                              {"predicted_meets_qos", optb(p.predicted_meets)},
@@ -446,6 +449,32 @@ nlohmann::json ToJson(const ExperimentAnalysis& a) {
                          {"reporter", a.reporter},
                          {"reporter_note", a.reporter_note},
                          {"predictions", predictions}};
+  }
+  if (!a.matrix.sets.empty()) {
+    auto opt = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); };
+    auto optb = [](const std::optional<bool>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); };
+    const ColocationMatrix& m = a.matrix;
+    nlohmann::json cells = nlohmann::json::array(), heat = nlohmann::json::array();
+    for (const auto& c : m.cells) {
+      cells.push_back({{"subject", c.subject},
+                       {"set", c.set},
+                       {"load", opt(c.load)},
+                       {"predicted_capacity_ratio", opt(c.predicted_ratio)},
+                       {"predicted_from_bound", c.predicted_bound},
+                       {"predicted_meets_qos", optb(c.predicted_meets)},
+                       {"measured_capacity_ratio", opt(c.measured_ratio)},
+                       {"measured_meets_qos", optb(c.measured_meets)},
+                       {"note", c.note}});
+    }
+    for (const auto& h : m.heat) {
+      nlohmann::json values = nlohmann::json::array();
+      for (size_t i = 0; i < h.values.size(); ++i) {
+        values.push_back({{"source", m.sources[i]}, {"intensity", opt(h.values[i])}, {"at_least", h.at_least[i]}});
+      }
+      heat.push_back({{"workload", h.workload}, {"role", h.role}, {"by", h.by}, {"values", values}});
+    }
+    j["matrix"] = {{"group", m.group_key}, {"subjects", m.subjects}, {"sets", m.sets}, {"sources", m.sources},
+                   {"cells", cells},       {"heat", heat},           {"note", m.note}};
   }
   if (a.batch) j["batch"] = a.batch->ToJson();
   j["warnings"] = a.warnings;

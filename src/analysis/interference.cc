@@ -343,6 +343,76 @@ PressureScore Score(const InterferenceProfile& c, const ReporterTail& beside) {
   return s;
 }
 
+// The score read on QPS under QoS instead: the set leaves the reporter a share R of its
+// capacity alone (together / alone); the curve's shares at each intensity (1 at 0 %) are
+// inverted where they bracket R. Used where the tail at the load cannot be read (an invalid
+// point beside the set, or on the curve): the capacity compares a whole sweep, not one level.
+PressureScore ScoreByCapacity(const InterferenceProfile& c, const ColocationGroup& beside) {
+  PressureScore s;
+  s.source = c.source;
+  const auto& zero = c.points.front();
+  if (!zero.capacity || *zero.capacity <= 0) {
+    s.note = "the reporter alone has no QPS under QoS";
+    return s;
+  }
+  std::optional<double> r = beside.capacity_ratio;
+  bool below = false;
+  if (!r && beside.capacity_ratio_below) {
+    r = beside.capacity_ratio_below;
+    below = true;
+  }
+  if (!r) {
+    s.note = "the reporter's QPS under QoS beside it is unknown" + (beside.verdict.empty() ? "" : " (" + beside.verdict + ")");
+    return s;
+  }
+  // The curve's known shares in intensity order; a capacity known only as a bound ends it.
+  std::vector<std::pair<double, double>> pts;
+  for (const auto& q : c.points) {
+    if (!q.capacity) break;
+    pts.emplace_back(q.intensity, *q.capacity / *zero.capacity);
+  }
+  if (pts.size() == 1) {
+    s.note = "the curve has no QPS under QoS beyond 0 %" +
+             (c.points.size() > 1 && c.points[1].upper_bound
+                  ? " (at " + Percent(c.points[1].intensity) + " it is below " + Fmt(*c.points[1].upper_bound, 6) + ")"
+                  : std::string());
+    return s;
+  }
+  for (size_t i = 1; i < pts.size(); ++i) {
+    if (pts[i].second > pts[i - 1].second * (1 + kMonotoneSlack)) {
+      s.note = "the reporter's QPS-under-QoS curve is not monotone (" + Fmt(pts[i - 1].second * 100, 3) + " % at " +
+               Percent(pts[i - 1].first) + ", " + Fmt(pts[i].second * 100, 3) + " % at " + Percent(pts[i].first) +
+               "): no intensity is equivalent";
+      return s;
+    }
+  }
+  const std::string bound = zero.lower_bound ? " (shares of a capacity alone that is a lower bound)" : "";
+  const std::string has = "it leaves the reporter " + std::string(below ? "below " : "") + Fmt(*r * 100, 3) +
+                          " % of its QPS under QoS alone";
+  if (*r >= pts.front().second && !below) {
+    s.intensity = 0;
+    s.note = "by QPS under QoS: " + has + bound;
+    return s;
+  }
+  for (size_t i = 1; i < pts.size(); ++i) {
+    if (*r >= pts[i].second) {
+      const double span = pts[i - 1].second - pts[i].second;
+      const double f = span > 0 ? std::clamp((pts[i - 1].second - *r) / span, 0.0, 1.0) : 0.0;
+      s.intensity = pts[i - 1].first + f * (pts[i].first - pts[i - 1].first);
+      s.at_least = below;
+      s.note = "by QPS under QoS: " + has + ", between the curve's " + Fmt(pts[i - 1].second * 100, 3) + " % at " +
+               Percent(pts[i - 1].first) + " and " + Fmt(pts[i].second * 100, 3) + " % at " + Percent(pts[i].first) +
+               bound;
+      return s;
+    }
+  }
+  s.intensity = pts.back().first;
+  s.at_least = true;
+  s.note = "by QPS under QoS: " + has + ", less than the curve's last known " + Fmt(pts.back().second * 100, 3) +
+           " % at " + Percent(pts.back().first) + bound;
+  return s;
+}
+
 }  // namespace
 
 std::vector<PressureProfile> AnalyzePressure(const ExperimentData& d, const std::vector<ColocationGroup>& groups,
@@ -357,7 +427,12 @@ std::vector<PressureProfile> AnalyzePressure(const ExperimentData& d, const std:
     p.group_key = g.group_key;
     for (const auto& c : curves) {
       if (c.group_key != g.group_key) continue;
-      p.scores.push_back(Score(c, c.load ? TailBeside(g, *c.load) : ReporterTail{}));
+      PressureScore sc = Score(c, c.load ? TailBeside(g, *c.load) : ReporterTail{});
+      PressureScore by_capacity = ScoreByCapacity(c, g);
+      sc.capacity_intensity = by_capacity.intensity;
+      sc.capacity_at_least = by_capacity.at_least;
+      sc.capacity_note = by_capacity.note;
+      p.scores.push_back(std::move(sc));
     }
     if (!p.scores.empty()) out.push_back(std::move(p));
   }
@@ -446,30 +521,49 @@ std::vector<InterferencePrediction> PredictInterference(const std::vector<Interf
           if (c.group_key == key && c.source == sc.source) curve = &c;
         }
         if (!curve) continue;
-        if (!sc.intensity) {
-          why += (why.empty() ? "" : "; ") + sc.source + ": no score (" + sc.note + ")";
+        if (!sc.intensity && !sc.capacity_intensity) {
+          why += (why.empty() ? "" : "; ") + sc.source + ": no score (" + sc.note + "; " + sc.capacity_note + ")";
           continue;
         }
-        CurveReading r = ReadCurve(*curve, *sc.intensity, lqos);
-        // The most damaging source: a predicted miss first, then the higher tail, then the
-        // lower capacity.
+        // The tail read at the score by the tail, the capacity at the score by the capacity:
+        // each prediction at the score of its own quantity, the other where one is missing.
+        const double at_tail = sc.intensity ? *sc.intensity : *sc.capacity_intensity;
+        const double at_capacity = sc.capacity_intensity ? *sc.capacity_intensity : *sc.intensity;
+        CurveReading r = ReadCurve(*curve, at_tail, lqos);
+        if (at_capacity != at_tail) {
+          CurveReading rc = ReadCurve(*curve, at_capacity, lqos);
+          r.capacity_ratio = rc.capacity_ratio;
+          r.capacity_bound = rc.capacity_bound;
+        }
+        // The most damaging source: a predicted miss first, then the lower capacity (the whole
+        // sweep's answer), then the higher tail at the load.
         auto worse = [&](const CurveReading& a, const InterferencePrediction& b) {
           if (a.meets.has_value() && b.predicted_meets.has_value() && *a.meets != *b.predicted_meets) return !*a.meets;
+          if (a.capacity_ratio && b.predicted_capacity_ratio && *a.capacity_ratio != *b.predicted_capacity_ratio) {
+            return *a.capacity_ratio < *b.predicted_capacity_ratio;
+          }
+          if (a.capacity_ratio.has_value() != b.predicted_capacity_ratio.has_value()) return a.capacity_ratio.has_value();
           if (a.tail_us && b.predicted_tail_us) return *a.tail_us > *b.predicted_tail_us;
           if (a.tail_us.has_value() != b.predicted_tail_us.has_value()) return a.tail_us.has_value();
-          if (a.capacity_ratio && b.predicted_capacity_ratio) return *a.capacity_ratio < *b.predicted_capacity_ratio;
           return false;
         };
         if (!have || worse(r, best)) {
           best.source = sc.source;
           best.score = sc.intensity;
           best.score_at_least = sc.at_least;
+          best.capacity_score = sc.capacity_intensity;
+          best.capacity_score_at_least = sc.capacity_at_least;
           best.load = curve->load;
           best.predicted_tail_us = r.tail_us;
           best.predicted_meets = r.meets;
           best.predicted_capacity_ratio = r.capacity_ratio;
           best.capacity_bound = r.capacity_bound;
           best.note = r.note;
+          if (sc.at_least || sc.capacity_at_least) {
+            best.note += (best.note.empty() ? "" : "; ") + std::string("a score is a lower bound, so its reading is ") +
+                         "the least damage the set does";
+          }
+          if (!sc.intensity) best.note += (best.note.empty() ? "" : "; ") + ("no score by the tail: " + sc.note);
           have = true;
         }
       }
@@ -494,6 +588,164 @@ std::vector<InterferencePrediction> PredictInterference(const std::vector<Interf
     }
   }
   return out;
+}
+
+namespace {
+
+bool Contains(const std::vector<std::string>& v, const std::string& x) {
+  return std::find(v.begin(), v.end(), x) != v.end();
+}
+
+// The sets of a subject's curves (the sources at each intensity): not co-runners of the matrix.
+std::vector<std::string> SourceSetNames(const std::vector<InterferenceProfile>& curves) {
+  std::vector<std::string> out;
+  for (const auto& c : curves) {
+    for (const auto& q : c.points) {
+      if (!q.set.empty()) out.push_back(q.set);
+    }
+  }
+  return out;
+}
+
+// The measured side of a cell: the subject's capacity ratio beside the set and whether it meets
+// QoS at `load` (a certain miss of an invalid point counts as a miss).
+void Measured(const std::vector<ColocationGroup>& groups, const std::string& key, MatrixCell* cell) {
+  for (const auto& g : groups) {
+    if (g.set != cell->set || g.group_key != key) continue;
+    cell->measured_ratio = g.capacity_ratio;
+    if (cell->load) {
+      if (const ColocationLevel* l = LevelAt(g, *cell->load)) {
+        cell->measured_meets = l->together_meets;
+        if (!cell->measured_meets && l->together_certain_miss) cell->measured_meets = false;
+      }
+    }
+  }
+}
+
+std::optional<double> CurveLoad(const std::vector<InterferenceProfile>* curves, const std::string& key) {
+  if (!curves) return std::nullopt;
+  for (const auto& c : *curves) {
+    if (c.group_key == key && c.load) return c.load;
+  }
+  return std::nullopt;
+}
+
+void Tolerates(const MatrixSubject& s, const std::string& key, ColocationMatrix* m) {
+  if (!s.curves) return;
+  HeatRow row{s.name, "tolerates", "", std::vector<std::optional<double>>(m->sources.size()),
+              std::vector<bool>(m->sources.size(), false)};
+  bool any = false;
+  for (size_t i = 0; i < m->sources.size(); ++i) {
+    for (const auto& c : *s.curves) {
+      if (c.group_key != key || c.source != m->sources[i] || !c.tolerated) continue;
+      row.values[i] = c.tolerated;
+      row.at_least[i] = c.at_least || c.tolerates_all;
+      any = true;
+    }
+  }
+  if (any) m->heat.push_back(std::move(row));
+}
+
+}  // namespace
+
+ColocationMatrix BuildColocationMatrix(const MatrixSubject& subject, const MatrixSubject* reporter) {
+  ColocationMatrix m;
+  // One scenario × partition: the first the subject has a curve for, else its first set's.
+  if (subject.curves && !subject.curves->empty()) {
+    m.group_key = subject.curves->front().group_key;
+  } else if (subject.measured && !subject.measured->empty()) {
+    m.group_key = subject.measured->front().group_key;
+  } else {
+    return m;
+  }
+  std::vector<std::string> source_sets;
+  for (const MatrixSubject* s : {&subject, reporter}) {
+    if (!s || !s->curves) continue;
+    auto names = SourceSetNames(*s->curves);
+    source_sets.insert(source_sets.end(), names.begin(), names.end());
+    for (const auto& c : *s->curves) {
+      if (c.group_key == m.group_key && !Contains(m.sources, c.source)) m.sources.push_back(c.source);
+    }
+  }
+  // The co-runner sets: every set either subject measured or the reporter scored, but the sources'.
+  for (const MatrixSubject* s : {&subject, reporter}) {
+    if (!s) continue;
+    if (s->measured) {
+      for (const auto& g : *s->measured) {
+        if (g.group_key == m.group_key && !Contains(source_sets, g.set) && !Contains(m.sets, g.set)) {
+          m.sets.push_back(g.set);
+        }
+      }
+    }
+    if (s->pressure) {
+      for (const auto& p : *s->pressure) {
+        if (!Contains(source_sets, p.set) && !Contains(m.sets, p.set)) m.sets.push_back(p.set);
+      }
+    }
+  }
+  if (m.sets.empty()) return m;
+  m.subjects.push_back(subject.name);
+  if (reporter) m.subjects.push_back(reporter->name);
+  for (const MatrixSubject* s : {&subject, reporter}) {
+    if (!s) continue;
+    const bool is_reporter = s == reporter;
+    // The reporter's group: its curves' first (it may name its partition differently).
+    std::string key = m.group_key;
+    if (is_reporter && s->curves && !s->curves->empty()) key = s->curves->front().group_key;
+    for (const std::string& set : m.sets) {
+      MatrixCell cell;
+      cell.subject = s->name;
+      cell.set = set;
+      cell.load = CurveLoad(s->curves, key);
+      if (!is_reporter && s->predicted) {
+        for (const auto& q : *s->predicted) {
+          if (q.set != set || q.group_key != key) continue;
+          cell.predicted_ratio = q.predicted_capacity_ratio;
+          cell.predicted_bound = q.capacity_bound;
+          cell.predicted_meets = q.predicted_meets;
+          if (q.load) cell.load = q.load;
+          if (!q.predicted_meets && !q.predicted_capacity_ratio) cell.note = q.note;
+        }
+      }
+      if (s->measured) Measured(*s->measured, key, &cell);
+      if (is_reporter) {
+        cell.note = "measured only: the reporter's scores were read off these measurements";
+      } else if (!s->predicted && !cell.measured_ratio && !cell.measured_meets) {
+        cell.note = "neither predicted (no reporter) nor measured";
+      } else if (!s->predicted) {
+        cell.note = "not predicted: no reporter experiment (--reporter)";
+      }
+      m.cells.push_back(std::move(cell));
+    }
+  }
+  // The heat map: what each subject tolerates, what each set causes (by whose scores).
+  Tolerates(subject, m.group_key, &m);
+  if (reporter) Tolerates(*reporter, reporter->curves && !reporter->curves->empty() ? reporter->curves->front().group_key : m.group_key, &m);
+  const MatrixSubject& scorer = reporter && reporter->pressure && !reporter->pressure->empty() ? *reporter : subject;
+  if (scorer.pressure) {
+    for (const std::string& set : m.sets) {
+      HeatRow row{set, "causes", scorer.name, std::vector<std::optional<double>>(m.sources.size()),
+                  std::vector<bool>(m.sources.size(), false)};
+      bool any = false;
+      for (const auto& p : *scorer.pressure) {
+        if (p.set != set) continue;
+        for (const auto& sc : p.scores) {
+          auto it = std::find(m.sources.begin(), m.sources.end(), sc.source);
+          // The score by the tail (Bubble-Up's), else the one by QPS under QoS.
+          const auto& v = sc.intensity ? sc.intensity : sc.capacity_intensity;
+          if (it == m.sources.end() || !v || row.values[it - m.sources.begin()]) continue;
+          row.values[it - m.sources.begin()] = v;
+          row.at_least[it - m.sources.begin()] = sc.intensity ? sc.at_least : sc.capacity_at_least;
+          any = true;
+        }
+      }
+      if (any) m.heat.push_back(std::move(row));
+    }
+  }
+  m.note = "capacity beside each set as a share of the capacity alone, and QoS met at the subject's curve load; "
+           "predicted from " + (reporter ? "the reporter " + reporter->name + "'s scores" : std::string("no reporter")) +
+           ", measured where the pair ran, on " + m.group_key;
+  return m;
 }
 
 }  // namespace ream::analysis

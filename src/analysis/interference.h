@@ -64,6 +64,13 @@ struct PressureScore {
   std::optional<double> intensity;  // the score, % of the source's dial
   bool at_least = false;            // the score is a lower bound (beyond the curve, or a miss)
   std::string note;                 // how it was read, or why there is none
+  // The same score read on QPS under QoS instead of the tail at the load: the intensity whose
+  // capacity share (together / alone) on the reporter's curve equals the set's. A prediction
+  // of the capacity reads this one, a prediction of the tail the one above, each falling back
+  // on the other where it is missing.
+  std::optional<double> capacity_intensity;
+  bool capacity_at_least = false;
+  std::string capacity_note;
 };
 
 struct PressureProfile {
@@ -86,8 +93,10 @@ struct InterferencePrediction {
   std::string set;        // the co-runner set, as the reporter's experiment named it
   std::string group_key;  // the subject's scenario × partition
   std::string source;     // the source whose curve gave the prediction
-  std::optional<double> score;  // the set's pressure on that source (reporter's), %
+  std::optional<double> score;  // the set's pressure on that source (reporter's), % — by the tail
   bool score_at_least = false;
+  std::optional<double> capacity_score;  // — by QPS under QoS (what the capacity is read at)
+  bool capacity_score_at_least = false;
   std::optional<double> load;   // the subject's curve load
   std::optional<double> predicted_tail_us;
   std::optional<bool> predicted_meets;
@@ -105,5 +114,48 @@ std::vector<InterferencePrediction> PredictInterference(const std::vector<Interf
                                                         const std::vector<ColocationGroup>& subject_measured,
                                                         const std::vector<PressureProfile>& reporter_scores,
                                                         std::optional<double> lqos);
+
+// The co-location matrix (issue 42 item 5): subjects × co-runner sets on one scenario × partition,
+// each cell the subject's capacity beside the set (together / alone) and whether it meets QoS at
+// its curve's load, predicted (Bubble-Up, from a reporter's scores) and measured where the pair
+// ran; and each workload's vector over the sources — the intensity a subject tolerates, the
+// intensity a co-runner set causes — for a small heat map.
+struct MatrixCell {
+  std::string subject, set;
+  std::optional<double> load;  // the subject's curve load, where meets is judged
+  std::optional<double> predicted_ratio, measured_ratio;
+  bool predicted_bound = false;  // read from a lower bound of a capacity
+  std::optional<bool> predicted_meets, measured_meets;
+  std::string note;  // why a side is missing
+};
+
+struct HeatRow {
+  std::string workload;  // a subject (experiment) or a co-runner set
+  std::string role;      // "tolerates" (a subject's tolerated intensity) or "causes" (a set's score)
+  std::string by;        // for "causes": the experiment whose subject reported it
+  std::vector<std::optional<double>> values;  // per ColocationMatrix::sources, % of the dial
+  std::vector<bool> at_least;                 // the value is a lower bound
+};
+
+struct ColocationMatrix {
+  std::string group_key;  // the scenario × partition shown
+  std::vector<std::string> subjects, sets, sources;
+  std::vector<MatrixCell> cells;  // subjects × sets, row-major
+  std::vector<HeatRow> heat;
+  std::string note;  // what the matrix shows and what it leaves out
+};
+
+// One subject's view of the matrix, as ExperimentAnalysis keeps it.
+struct MatrixSubject {
+  std::string name;
+  const std::vector<InterferenceProfile>* curves = nullptr;
+  const std::vector<ColocationGroup>* measured = nullptr;
+  const std::vector<PressureProfile>* pressure = nullptr;        // its own scores of its sets
+  const std::vector<InterferencePrediction>* predicted = nullptr;  // beside the reporter's sets
+};
+
+// The matrix of `subject` and, when given, the reporter (whose cells are measured only: its
+// scores were read off those measurements). Empty (no sets) without co-runner sets.
+ColocationMatrix BuildColocationMatrix(const MatrixSubject& subject, const MatrixSubject* reporter);
 
 }  // namespace ream::analysis

@@ -183,6 +183,50 @@ TEST(Interference, AJobsPressureIsTheIntensityWhoseTailOnTheReportersCurveMatche
   EXPECT_EQ(ToJson(*a)["interference"]["pressure"][0]["scores"][0]["source"], "cpu");
 }
 
+TEST(Interference, WhereTheTailAtTheLoadIsInvalidTheScoreIsReadOnTheQpsUnderQosCurve) {
+  ExperimentData d = Data(4000);
+  for (int rep = 0; rep < 2; ++rep) {
+    RunData r = JobRun(100e-6 / 0.6, rep);
+    for (auto& p : r.points) {
+      if (p.target_load == 4000) {
+        p.valid = false;
+        p.invalid_reasons = {"rule distortion: lateness moved p95 by 27 %"};
+      }
+    }
+    d.runs.push_back(r);
+  }
+  auto a = Analyze(d, {});
+  ASSERT_TRUE(a.ok()) << a.status().message();
+  ASSERT_EQ(a->pressure.size(), 1u);
+  const PressureScore& cpu = a->pressure[0].scores[0];
+  EXPECT_FALSE(cpu.intensity);
+  EXPECT_NE(cpu.note.find("its point at 4000 was invalid"), std::string::npos) << cpu.note;
+  ASSERT_TRUE(cpu.capacity_intensity) << cpu.capacity_note;
+  EXPECT_FALSE(cpu.capacity_at_least);
+  EXPECT_NE(cpu.capacity_note.find("by QPS under QoS"), std::string::npos) << cpu.capacity_note;
+  // The job leaves 60 % of the CPU: its capacity share lies between the cpu source's at 50 %
+  // and at 100 %, and the score is interpolated linearly between them.
+  const InterferenceProfile& curve = a->interference[0];
+  const double c0 = *curve.points[0].capacity, r50 = *curve.points[1].capacity / c0,
+               r100 = *curve.points[2].capacity / c0;
+  std::optional<double> job;
+  for (const auto& g : a->colocation) {
+    if (g.set == "job") job = g.capacity_ratio;
+  }
+  ASSERT_TRUE(job);
+  ASSERT_GT(*job, r100);
+  ASSERT_LT(*job, r50);
+  EXPECT_NEAR(*cpu.capacity_intensity, 50 + 50 * (r50 - *job) / (r50 - r100), 1e-6);
+  // The disk source never lowered the capacity: the job takes more than its whole dial.
+  const PressureScore& disk = a->pressure[0].scores[1];
+  ASSERT_TRUE(disk.capacity_intensity) << disk.capacity_note;
+  EXPECT_DOUBLE_EQ(*disk.capacity_intensity, 100);
+  EXPECT_TRUE(disk.capacity_at_least);
+  // The heat map shows the score by the capacity where the tail gave none.
+  ASSERT_EQ(a->matrix.heat.size(), 2u);
+  EXPECT_EQ(a->matrix.heat[1].values[0], cpu.capacity_intensity);
+}
+
 TEST(Interference, NoScoreIsReadOffACurveThatIsNotMonotone) {
   ExperimentData d = Data(4000);
   // The cpu source at 100 % made the subject faster than at 50 %: the curve falls.
@@ -245,6 +289,72 @@ TEST(Interference, AReportersScoresPredictAnotherSubjectBesideTheJobFromItsOwnCu
   ASSERT_TRUE(b.ok());
   EXPECT_TRUE(b->predictions.empty());
   EXPECT_NE(b->reporter_note.find("no pressure scores"), std::string::npos);
+}
+
+TEST(Interference, TheMatrixSetsEachSubjectBesideEachJobPredictedAndMeasuredWithWhatEachToleratesAndCauses) {
+  ExperimentData reporter = Data(4000);
+  reporter.name = "reporter";
+  for (int rep = 0; rep < 2; ++rep) reporter.runs.push_back(JobRun(100e-6 / 0.6, rep));
+  ExperimentData subject = Data(3000, 120e-6);
+  subject.name = "subject";
+  for (int rep = 0; rep < 2; ++rep) subject.runs.push_back(JobRun(120e-6 / 0.6, rep));
+  AnalysisOptions o;
+  o.reporter = &reporter;
+  auto a = Analyze(subject, o);
+  ASSERT_TRUE(a.ok()) << a.status().message();
+  const ColocationMatrix& m = a->matrix;
+  // The job is the one co-runner set; the sources' own sets are the curves, not columns.
+  EXPECT_EQ(m.subjects, (std::vector<std::string>{"subject", "reporter"}));
+  EXPECT_EQ(m.sets, (std::vector<std::string>{"job"}));
+  EXPECT_EQ(m.sources, (std::vector<std::string>{"cpu", "disk"}));
+  ASSERT_EQ(m.cells.size(), 2u);
+  const MatrixCell& mine = m.cells[0];
+  const InterferencePrediction& q = a->predictions.at(0);
+  EXPECT_EQ(mine.subject, "subject");
+  EXPECT_EQ(mine.predicted_ratio, q.predicted_capacity_ratio);
+  EXPECT_EQ(mine.measured_ratio, q.measured_capacity_ratio);
+  ASSERT_TRUE(mine.predicted_meets && mine.measured_meets);
+  EXPECT_FALSE(*mine.predicted_meets);
+  EXPECT_FALSE(*mine.measured_meets);
+  EXPECT_EQ(*mine.load, 3000);
+  // The reporter's cell is measured only: its scores were read off that very measurement.
+  const MatrixCell& theirs = m.cells[1];
+  EXPECT_EQ(theirs.subject, "reporter");
+  EXPECT_FALSE(theirs.predicted_ratio);
+  ASSERT_TRUE(theirs.measured_ratio);
+  EXPECT_LT(*theirs.measured_ratio, 1);
+  EXPECT_NE(theirs.note.find("measured only"), std::string::npos);
+  // The heat map: what each subject tolerates, and what the job causes by the reporter's scores.
+  ASSERT_EQ(m.heat.size(), 3u);
+  EXPECT_EQ(m.heat[0].workload, "subject");
+  EXPECT_EQ(m.heat[0].role, "tolerates");
+  EXPECT_EQ(m.heat[0].values[0], a->interference[0].tolerated);
+  // Disk never hurt it: it tolerates the whole dial, shown as a bound.
+  ASSERT_TRUE(m.heat[0].values[1]);
+  EXPECT_DOUBLE_EQ(*m.heat[0].values[1], 100);
+  EXPECT_TRUE(m.heat[0].at_least[1]);
+  EXPECT_EQ(m.heat[1].workload, "reporter");
+  const HeatRow& job = m.heat[2];
+  EXPECT_EQ(job.workload, "job");
+  EXPECT_EQ(job.role, "causes");
+  EXPECT_EQ(job.by, "reporter");
+  ASSERT_TRUE(job.values[0]);
+  EXPECT_GT(*job.values[0], 60);
+  EXPECT_LT(*job.values[0], 70);
+  EXPECT_EQ(q.score, job.values[0]);
+  auto j = ToJson(*a)["matrix"];
+  EXPECT_EQ(j["sets"][0], "job");
+  EXPECT_EQ(j["heat"][2]["values"][0]["source"], "cpu");
+
+  // Without a reporter: this subject's own cells, measured only, and its own scores.
+  auto alone = Analyze(subject, {});
+  ASSERT_TRUE(alone.ok());
+  EXPECT_EQ(alone->matrix.subjects, (std::vector<std::string>{"subject"}));
+  ASSERT_EQ(alone->matrix.cells.size(), 1u);
+  EXPECT_FALSE(alone->matrix.cells[0].predicted_ratio);
+  EXPECT_TRUE(alone->matrix.cells[0].measured_ratio);
+  ASSERT_EQ(alone->matrix.heat.size(), 2u);
+  EXPECT_EQ(alone->matrix.heat[1].by, "subject");
 }
 
 TEST(Interference, SetsOfACommandCorunnerAreNoProfile) {

@@ -2,6 +2,7 @@
 // together with their intervals and the verdict, its tail against load alone and together on
 // one panel, the levels with slack and EMU, and each co-runner's throughput alone and together.
 // Only a page of an experiment with [[corunner]]s has it.
+#include <algorithm>
 #include <cstdio>
 
 #include "report/html_sections.h"
@@ -124,6 +125,60 @@ void RetitleX(nlohmann::json& j, const std::string& from, const std::string& to)
   }
 }
 
+// The co-location matrix: subjects × co-runner sets, each cell predicted / measured capacity
+// (together / alone) and QoS met at the load, tinted by the verdict (measured where it ran,
+// else predicted); then each workload's tolerated and caused intensities as a small heat map.
+void MatrixHtml(const analysis::ColocationMatrix& m, std::ostream& body) {
+  if (m.sets.empty()) return;
+  body << "<h3>Co-location matrix</h3>\n<p>" << Esc(m.note)
+       << ". A cell: predicted / measured; green meets QoS at the load, red misses (the measurement's verdict where "
+          "the pair ran, else the prediction's).</p>\n<table id=\"colocation-matrix\"><tr><th>subject</th>";
+  for (const auto& set : m.sets) body << "<th>" << Esc(set) << "</th>";
+  body << "</tr>\n";
+  auto side = [](const std::optional<double>& r, bool bound, const std::optional<bool>& meets) {
+    std::string s = r ? (bound ? "~" : "") + FormatNumber(*r * 100) + " %" : "—";
+    if (meets) s += *meets ? " ✓" : " ✗";
+    return s;
+  };
+  for (const auto& subject : m.subjects) {
+    body << "<tr><th>" << Esc(subject) << "</th>";
+    for (const auto& c : m.cells) {
+      if (c.subject != subject) continue;
+      const std::optional<bool> verdict = c.measured_meets ? c.measured_meets : c.predicted_meets;
+      const char* tint = !verdict ? "" : *verdict ? " style=\"background:#d9f2d9\"" : " style=\"background:#f6d4d4\"";
+      body << "<td" << tint << " class=\"" << (!verdict ? "unknown" : *verdict ? "safe" : "unsafe") << "\" title=\""
+           << Esc(c.note) << "\">" << side(c.predicted_ratio, c.predicted_bound, c.predicted_meets) << " / "
+           << side(c.measured_ratio, false, c.measured_meets) << "</td>";
+    }
+    body << "</tr>\n";
+  }
+  body << "</table>\n";
+  if (m.heat.empty()) return;
+  body << "<p>Tolerated (a subject: the highest intensity that still meets QoS at its load) and caused (a co-runner "
+          "set: its pressure score, by the reporter named) per source, in % of the source's dial; darker is more.</p>\n"
+          "<table id=\"interference-heat\"><tr><th>workload</th><th>role</th>";
+  for (const auto& src : m.sources) body << "<th>" << Esc(src) << "</th>";
+  body << "</tr>\n";
+  for (const auto& h : m.heat) {
+    body << "<tr><td>" << Esc(h.workload) << "</td><td>" << Esc(h.role) << (h.by.empty() ? "" : " (by " + Esc(h.by) + ")")
+         << "</td>";
+    for (size_t i = 0; i < h.values.size(); ++i) {
+      if (!h.values[i]) {
+        body << "<td>—</td>";
+        continue;
+      }
+      const double v = std::clamp(*h.values[i], 0.0, 100.0);
+      char style[96];
+      std::snprintf(style, sizeof style, "background:hsl(%d,70%%,%.0f%%)", h.role == "tolerates" ? 210 : 10,
+                    92 - 0.45 * v);
+      body << "<td style=\"" << style << "\" data-intensity=\"" << FormatNumber(*h.values[i]) << "\">"
+           << (h.at_least[i] ? "≥ " : "") << FormatNumber(*h.values[i]) << " %</td>";
+    }
+    body << "</tr>\n";
+  }
+  body << "</table>\n";
+}
+
 }  // namespace
 
 void InterferenceSection(const Page& page, std::ostream& body, ChartSpecs* specs) {
@@ -189,14 +244,15 @@ void InterferenceSection(const Page& page, std::ostream& body, ChartSpecs* specs
             "reporter (that experiment's subject) gave each co-runner set, on the most damaging source; measured "
             "beside the set where this experiment ran it too. "
          << Esc(a.reporter_note) << "</p>\n<table id=\"predictions\"><tr><th>co-runners</th><th>scenario / "
-                                     "partition</th><th>source</th><th>score</th><th>"
+                                     "partition</th><th>source</th><th>score (tail / capacity)</th><th>"
          << Esc(page.pct) << " predicted (µs)</th><th>safe predicted</th><th>" << Esc(page.pct)
          << " measured (µs)</th><th>safe measured</th><th>capacity predicted</th><th>capacity measured</th>"
             "<th>error (pp)</th><th>note</th></tr>\n";
     auto yn = [](const std::optional<bool>& b) { return b ? (*b ? "yes" : "no") : "—"; };
     for (const auto& q : a.predictions) {
       body << "<tr><td>" << Esc(q.set) << "</td><td>" << Esc(q.group_key) << "</td><td>" << Esc(q.source)
-           << "</td><td>" << (q.score ? (q.score_at_least ? "≥ " : "") + FormatNumber(*q.score) + " %" : "—")
+           << "</td><td>" << (q.score ? (q.score_at_least ? "≥ " : "") + FormatNumber(*q.score) + " %" : "—") << " / "
+           << (q.capacity_score ? (q.capacity_score_at_least ? "≥ " : "") + FormatNumber(*q.capacity_score) + " %" : "—")
            << "</td><td>" << Cell(q.predicted_tail_us) << "</td><td>" << yn(q.predicted_meets) << "</td><td>"
            << Cell(q.measured_tail_us) << "</td><td>" << yn(q.measured_meets) << "</td><td>"
            << Pct(q.predicted_capacity_ratio) << (q.capacity_bound ? " (from a bound)" : "") << "</td><td>"
@@ -205,16 +261,21 @@ void InterferenceSection(const Page& page, std::ostream& body, ChartSpecs* specs
     }
     body << "</table>\n";
   }
+  MatrixHtml(a.matrix, body);
   if (a.pressure.empty()) return;
   body << "<h3>Pressure caused by the co-runners</h3>\n<p>Bubble-Up's pressure score per source: the intensity of "
           "the source that hurts the subject (the reporter, whose curve is above) as much as the co-runner set does, "
           "read off the curve's tail at its load.</p>\n<table id=\"pressure\"><tr><th>co-runners</th>"
-          "<th>scenario / partition</th><th>source</th><th>score</th><th>how</th></tr>\n";
+          "<th>scenario / partition</th><th>source</th><th>score by the tail</th><th>score by "
+       << page.load_unit << " under QoS</th><th>how</th></tr>\n";
   for (const auto& p : a.pressure) {
     for (const auto& sc : p.scores) {
       body << "<tr><td>" << Esc(p.set) << "</td><td>" << Esc(p.group_key) << "</td><td>" << Esc(sc.source)
            << "</td><td>" << (sc.intensity ? (sc.at_least ? "≥ " : "") + FormatNumber(*sc.intensity) + " %" : "—")
-           << "</td><td>" << Esc(sc.note) << "</td></tr>\n";
+           << "</td><td>"
+           << (sc.capacity_intensity ? (sc.capacity_at_least ? "≥ " : "") + FormatNumber(*sc.capacity_intensity) + " %"
+                                     : "—")
+           << "</td><td>" << Esc(sc.note + "; " + sc.capacity_note) << "</td></tr>\n";
     }
   }
   body << "</table>\n";

@@ -387,6 +387,58 @@ TEST(Reporters, ShowABatchSubjectsRunTimesSlowdownsAndCategory) {
   EXPECT_NE(t.find("Batch category: cache-sensitive"), std::string::npos);
 }
 
+TEST(Reporters, ShowTheColocationMatrixTintedByVerdictAndTheToleratedAndCausedIntensities) {
+  auto d = Sample();
+  auto a = analysis::Analyze(d, {});
+  ASSERT_TRUE(a.ok());
+  analysis::InterferenceProfile curve;
+  curve.source = "llc";
+  curve.group_key = "1-ST / unlimited";
+  curve.points.push_back({});
+  a->interference.push_back(curve);
+  analysis::ColocationMatrix& m = a->matrix;
+  m.group_key = "1-ST / unlimited";
+  m.subjects = {"memcached", "kv"};
+  m.sets = {"xz", "stream"};
+  m.sources = {"cpu", "llc"};
+  m.note = "a note";
+  auto cell = [](std::string subject, std::string set, std::optional<double> pr, std::optional<bool> pm,
+                 std::optional<double> mr, std::optional<bool> mm) {
+    analysis::MatrixCell c;
+    c.subject = std::move(subject);
+    c.set = std::move(set);
+    c.predicted_ratio = pr;
+    c.predicted_meets = pm;
+    c.measured_ratio = mr;
+    c.measured_meets = mm;
+    return c;
+  };
+  m.cells = {cell("memcached", "xz", 0.9, true, 0.8, true), cell("memcached", "stream", 0.5, true, 0.25, false),
+             cell("kv", "xz", std::nullopt, std::nullopt, 0.85, true),
+             cell("kv", "stream", std::nullopt, std::nullopt, std::nullopt, std::nullopt)};
+  m.heat = {{"memcached", "tolerates", "", {40.0, std::nullopt}, {false, false}},
+            {"stream", "causes", "kv", {75.0, 100.0}, {false, true}}};
+  std::ostringstream html, text;
+  ASSERT_TRUE(MakeHtmlReporter(FakeAssets())->Report({&d, &*a}, html).ok());
+  ASSERT_TRUE(MakeTextReporter()->Report({&d, &*a}, text).ok());
+  const std::string h = html.str();
+  ASSERT_NE(h.find("<table id=\"colocation-matrix\">"), std::string::npos) << h;
+  EXPECT_NE(h.find("<th>memcached</th><td style=\"background:#d9f2d9\" class=\"safe\" title=\"\">90 % ✓ / 80 % ✓</td>"),
+            std::string::npos);
+  // The measurement's verdict wins over the prediction's: the stream cell is red.
+  EXPECT_NE(h.find("class=\"unsafe\" title=\"\">50 % ✓ / 25 % ✗</td>"), std::string::npos);
+  EXPECT_NE(h.find("class=\"unknown\" title=\"\">— / —</td>"), std::string::npos);
+  ASSERT_NE(h.find("<table id=\"interference-heat\">"), std::string::npos);
+  EXPECT_NE(h.find("<td>stream</td><td>causes (by kv)</td><td style=\"background:hsl(10,70%,58%)\" "
+                   "data-intensity=\"75\">75 %</td>"),
+            std::string::npos);
+  EXPECT_NE(h.find("data-intensity=\"100\">≥ 100 %</td>"), std::string::npos);
+  const std::string t = text.str();
+  EXPECT_NE(t.find("Co-location matrix (a note)"), std::string::npos) << t;
+  EXPECT_NE(t.find("50 % ok / 25 % MISS"), std::string::npos) << t;
+  EXPECT_NE(t.find("causes (by kv)"), std::string::npos) << t;
+}
+
 TEST(LoadHtmlAssets, NamesTheMissingFile) {
   auto platform = MakePosixPlatform();
   auto r = LoadHtmlAssets(*platform, "/nonexistent/node_modules");

@@ -140,6 +140,45 @@ void WriteColocation(const analysis::ExperimentAnalysis& a, const std::string& u
      << pct << " together) / LQoS.\n\n";
 }
 
+// The co-location matrix (analysis/interference.h): subjects × co-runner sets, each cell the
+// capacity together / alone and QoS met at the load, predicted / measured; then each workload's
+// tolerated or caused intensity per source.
+void WriteMatrix(const analysis::ColocationMatrix& m, std::ostream& os) {
+  os << "  Co-location matrix (" << m.note << "); a cell: predicted / measured, 'ok' meets QoS, 'MISS' does not:\n";
+  std::vector<std::string> head{"SUBJECT"};
+  head.insert(head.end(), m.sets.begin(), m.sets.end());
+  AlignedTable t(head);
+  auto side = [](const std::optional<double>& r, bool bound, const std::optional<bool>& meets) {
+    std::string s = r ? (bound ? "~" : "") + FormatNumber(*r * 100) + " %" : "—";
+    if (meets) s += *meets ? " ok" : " MISS";
+    return s;
+  };
+  for (const auto& subject : m.subjects) {
+    std::vector<std::string> row{subject};
+    for (const auto& c : m.cells) {
+      if (c.subject != subject) continue;
+      row.push_back(side(c.predicted_ratio, c.predicted_bound, c.predicted_meets) + " / " +
+                    side(c.measured_ratio, false, c.measured_meets));
+    }
+    t.Add(row);
+  }
+  t.Print(os);
+  if (m.heat.empty()) return;
+  os << "  Intensity tolerated (a subject) and caused (a co-runner set, scored by the reporter), % of each source's "
+        "dial:\n";
+  std::vector<std::string> hh{"WORKLOAD", "ROLE"};
+  hh.insert(hh.end(), m.sources.begin(), m.sources.end());
+  AlignedTable th(hh);
+  for (const auto& h : m.heat) {
+    std::vector<std::string> row{h.workload, h.role + (h.by.empty() ? "" : " (by " + h.by + ")")};
+    for (size_t i = 0; i < h.values.size(); ++i) {
+      row.push_back(h.values[i] ? (h.at_least[i] ? "≥ " : "") + FormatNumber(*h.values[i]) : "—");
+    }
+    th.Add(row);
+  }
+  th.Print(os);
+}
+
 // The sensitivity profile (analysis/interference.h): per source, the subject's QPS under QoS
 // and its tail at the fixed load against the intensity, the tolerated intensity and the verdict.
 void WriteInterference(const analysis::ExperimentAnalysis& a, const std::string& u, const std::string& upper,
@@ -166,11 +205,15 @@ void WriteInterference(const analysis::ExperimentAnalysis& a, const std::string&
   if (!a.pressure.empty()) {
     os << "  Pressure caused (Bubble-Up's score: the intensity of each source that hurts the subject, the reporter, "
           "as much as the set does at the curve's load):\n";
-    AlignedTable tp({"CO-RUNNERS", "SCENARIO / PARTITION", "SOURCE", "SCORE", "HOW"});
+    AlignedTable tp({"CO-RUNNERS", "SCENARIO / PARTITION", "SOURCE", "SCORE (TAIL)", "SCORE (" + upper + " UNDER QoS)",
+                     "HOW"});
+    auto score = [](const std::optional<double>& v, bool at_least) {
+      return v ? (at_least ? "≥ " : "") + FormatNumber(*v) + " %" : std::string("—");
+    };
     for (const auto& p : a.pressure) {
       for (const auto& sc : p.scores) {
-        tp.Add({p.set, p.group_key, sc.source,
-                sc.intensity ? (sc.at_least ? "≥ " : "") + FormatNumber(*sc.intensity) + " %" : "—", sc.note});
+        tp.Add({p.set, p.group_key, sc.source, score(sc.intensity, sc.at_least),
+                score(sc.capacity_intensity, sc.capacity_at_least), sc.note + "; " + sc.capacity_note});
       }
     }
     tp.Print(os);
@@ -179,15 +222,19 @@ void WriteInterference(const analysis::ExperimentAnalysis& a, const std::string&
     os << "  Predicted beside the sets experiment '" << a.reporter
        << "' scored (its subject the reporter; this subject's curve read at the most damaging source's score):\n";
     if (!a.reporter_note.empty()) os << "    " << a.reporter_note << "\n";
-    AlignedTable tq({"CO-RUNNERS", "SCENARIO / PARTITION", "SOURCE", "SCORE", pct + " PREDICTED", "MEETS",
+    AlignedTable tq({"CO-RUNNERS", "SCENARIO / PARTITION", "SOURCE", "SCORE (TAIL / CAPACITY)", pct + " PREDICTED", "MEETS",
                      pct + " MEASURED", "MEETS", "CAPACITY PREDICTED", "MEASURED", "ERROR (pp)"});
     auto yn = [](const std::optional<bool>& b) { return b ? (*b ? "yes" : "no") : "—"; };
     auto ratio = [](const std::optional<double>& v, bool bound) {
       return v ? (bound ? "~" : "") + FormatNumber(*v * 100) + " %" : std::string("—");
     };
     for (const auto& q : a.predictions) {
+      auto score = [](const std::optional<double>& v, bool at_least) {
+        return v ? (at_least ? "≥ " : "") + FormatNumber(*v) + " %" : std::string("—");
+      };
       tq.Add({q.set, q.group_key, q.source.empty() ? "—" : q.source,
-              q.score ? (q.score_at_least ? "≥ " : "") + FormatNumber(*q.score) + " %" : "—", Opt(q.predicted_tail_us),
+              score(q.score, q.score_at_least) + " / " + score(q.capacity_score, q.capacity_score_at_least),
+              Opt(q.predicted_tail_us),
               yn(q.predicted_meets), Opt(q.measured_tail_us), yn(q.measured_meets),
               ratio(q.predicted_capacity_ratio, q.capacity_bound), ratio(q.measured_capacity_ratio, false),
               q.capacity_error_pp ? FormatNumber(*q.capacity_error_pp) : "—"});
@@ -197,6 +244,7 @@ void WriteInterference(const analysis::ExperimentAnalysis& a, const std::string&
       if (!q.note.empty()) os << "    " << q.set << ": " << q.note << "\n";
     }
   }
+  if (!a.matrix.sets.empty()) WriteMatrix(a.matrix, os);
   os << "  sensitive: misses QoS at the load within the dial, or QPS under QoS at the top intensity lower than alone "
         "beyond both intervals by more than "
      << FormatNumber(analysis::kInterferenceCapacityDrop * 100) << " %.\n\n";
