@@ -5,7 +5,8 @@
 # same four co-runners (examples/interference.toml):
 #   interference     memcached, the subject: its sensitivity curves, and memcached measured beside
 #                    each co-runner (the measured pairs);
-#   interference-kv  ream's kv, the reporter: its curves, and its pressure scores of each co-runner.
+#   interference-kv  ream's kv, the reporter (examples/interference-kv.toml): its curves, and its
+#                    pressure scores of each co-runner.
 # Then `ream analyze --reporter interference-kv` predicts memcached beside each co-runner from
 # memcached's own curves read at kv's scores, and prints prediction and measurement side by side.
 # This script prints that table and the mean absolute error of the predicted capacity (QPS under
@@ -29,22 +30,18 @@ else
 [ -z "$analyze_only" ] || { echo "interference.sh: unknown option '$analyze_only' (--analyze)" >&2; exit 2; }
 rm -f "$db"
 
-# The reporter's spec: the example with ream's kv as the subject.
-python3 - examples/interference.toml "$work/kv.toml" <<'EOF'
-import re, sys
-text = open(sys.argv[1]).read()
-text = text.replace('name = "interference"', 'name = "interference-kv"', 1)
-text = re.sub(r'\[workload\]\n(?:[^\[\n][^\n]*\n)*',
-              '[workload]\nbuiltin = "kv"\nargs = ["--records", "100000", "--value-bytes", "100"]\n\n', text, count=1)
-text = text.replace('protocol = "memcached"\n', '')
-open(sys.argv[2], 'w').write(text)
-EOF
+# The reporter's spec ships beside the subject's; both must differ only in [workload].
+if ! diff -q <(sed -n '/^\[load\]/,$p' examples/interference.toml) \
+             <(sed -n '/^\[load\]/,$p' examples/interference-kv.toml) >/dev/null; then
+  echo "interference.sh: examples/interference.toml and interference-kv.toml differ beyond [workload]" >&2
+  exit 2
+fi
 
 echo "== $(date -u +%FT%TZ) the subject: memcached (examples/interference.toml)"
 "$ream" run examples/interference.toml --db "$db" >"$work/subject.log" 2>&1 || { tail -20 "$work/subject.log"; exit 1; }
 tail -1 "$work/subject.log"
 echo "== $(date -u +%FT%TZ) the reporter: ream's kv (the same sources and co-runners)"
-"$ream" run "$work/kv.toml" --db "$db" >"$work/reporter.log" 2>&1 || { tail -20 "$work/reporter.log"; exit 1; }
+"$ream" run examples/interference-kv.toml --db "$db" >"$work/reporter.log" 2>&1 || { tail -20 "$work/reporter.log"; exit 1; }
 tail -1 "$work/reporter.log"
 fi
 echo "== $(date -u +%FT%TZ) memcached beside each co-runner: predicted from kv's scores, and measured"
