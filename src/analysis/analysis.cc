@@ -110,13 +110,27 @@ Result<ExperimentAnalysis> Analyze(const ExperimentData& d, const AnalysisOption
         a.predictions = PredictInterference(a.interference, a.colocation, r->pressure, a.qos.target_us);
       }
       if (r.ok()) {
+        // Every other subject of the database, predicted beside the reporter's sets from its
+        // own curves (and measured beside them where it ran them).
+        ro.subjects.clear();
+        std::vector<ExperimentAnalysis> others;
+        for (const ExperimentData* od : o.subjects) {
+          if (od == &d || od->name == d.name || od->name == o.reporter->name) continue;
+          auto oa = Analyze(*od, ro);
+          if (!oa.ok() || oa->interference.empty()) continue;
+          oa->predictions = PredictInterference(oa->interference, oa->colocation, r->pressure, oa->qos.target_us);
+          others.push_back(std::move(oa).value());
+        }
+        std::vector<MatrixSubject> rows{{a.experiment, &a.interference, &a.colocation, &a.pressure, &a.predictions}};
+        for (const auto& oa : others) {
+          rows.push_back({oa.experiment, &oa.interference, &oa.colocation, &oa.pressure, &oa.predictions});
+        }
         MatrixSubject rs{r->experiment, &r->interference, &r->colocation, &r->pressure, nullptr};
-        a.matrix = BuildColocationMatrix({a.experiment, &a.interference, &a.colocation, &a.pressure, &a.predictions},
-                                         &rs);
+        a.matrix = BuildColocationMatrix(rows, &rs);
       }
     }
     if (!o.reporter) {
-      a.matrix = BuildColocationMatrix({a.experiment, &a.interference, &a.colocation, &a.pressure, nullptr}, nullptr);
+      a.matrix = BuildColocationMatrix({{a.experiment, &a.interference, &a.colocation, &a.pressure, nullptr}}, nullptr);
     }
     a.colocation_note = "each set's runs alternated with the subject's alone runs in every repetition; the QoS target "
                         "is the alone one";

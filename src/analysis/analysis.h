@@ -68,6 +68,9 @@ struct AnalysisOptions {
   // predict this subject beside them, through this subject's sensitivity curves
   // (interference.h PredictInterference). Optional.
   const ExperimentData* reporter = nullptr;
+  // With a reporter: other subjects of the database (experiments with sensitivity curves of
+  // their own), each a row of the co-location matrix predicted beside the reporter's sets.
+  std::vector<const ExperimentData*> subjects;
 };
 
 struct QosTarget {

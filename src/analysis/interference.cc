@@ -648,31 +648,41 @@ void Tolerates(const MatrixSubject& s, const std::string& key, ColocationMatrix*
 
 }  // namespace
 
-ColocationMatrix BuildColocationMatrix(const MatrixSubject& subject, const MatrixSubject* reporter) {
+ColocationMatrix BuildColocationMatrix(const std::vector<MatrixSubject>& subjects, const MatrixSubject* reporter) {
   ColocationMatrix m;
-  // One scenario × partition: the first the subject has a curve for, else its first set's.
-  if (subject.curves && !subject.curves->empty()) {
-    m.group_key = subject.curves->front().group_key;
-  } else if (subject.measured && !subject.measured->empty()) {
-    m.group_key = subject.measured->front().group_key;
+  if (subjects.empty()) return m;
+  const MatrixSubject& first = subjects.front();
+  // One scenario × partition: the first the page's subject has a curve for, else its first set's.
+  if (first.curves && !first.curves->empty()) {
+    m.group_key = first.curves->front().group_key;
+  } else if (first.measured && !first.measured->empty()) {
+    m.group_key = first.measured->front().group_key;
   } else {
     return m;
   }
+  std::vector<const MatrixSubject*> all;
+  for (const auto& s : subjects) all.push_back(&s);
+  if (reporter) all.push_back(reporter);
+  // Each subject's own scenario × partition: the page's, or another's first curve (another
+  // experiment may name its partition differently).
+  auto key_of = [&](const MatrixSubject* s) {
+    if (s == &first || !s->curves || s->curves->empty()) return m.group_key;
+    return s->curves->front().group_key;
+  };
   std::vector<std::string> source_sets;
-  for (const MatrixSubject* s : {&subject, reporter}) {
-    if (!s || !s->curves) continue;
+  for (const MatrixSubject* s : all) {
+    if (!s->curves) continue;
     auto names = SourceSetNames(*s->curves);
     source_sets.insert(source_sets.end(), names.begin(), names.end());
     for (const auto& c : *s->curves) {
-      if (c.group_key == m.group_key && !Contains(m.sources, c.source)) m.sources.push_back(c.source);
+      if (c.group_key == key_of(s) && !Contains(m.sources, c.source)) m.sources.push_back(c.source);
     }
   }
-  // The co-runner sets: every set either subject measured or the reporter scored, but the sources'.
-  for (const MatrixSubject* s : {&subject, reporter}) {
-    if (!s) continue;
+  // The co-runner sets: every set a subject measured or the reporter scored, but the sources'.
+  for (const MatrixSubject* s : all) {
     if (s->measured) {
       for (const auto& g : *s->measured) {
-        if (g.group_key == m.group_key && !Contains(source_sets, g.set) && !Contains(m.sets, g.set)) {
+        if (g.group_key == key_of(s) && !Contains(source_sets, g.set) && !Contains(m.sets, g.set)) {
           m.sets.push_back(g.set);
         }
       }
@@ -684,14 +694,10 @@ ColocationMatrix BuildColocationMatrix(const MatrixSubject& subject, const Matri
     }
   }
   if (m.sets.empty()) return m;
-  m.subjects.push_back(subject.name);
-  if (reporter) m.subjects.push_back(reporter->name);
-  for (const MatrixSubject* s : {&subject, reporter}) {
-    if (!s) continue;
+  for (const MatrixSubject* s : all) {
+    m.subjects.push_back(s->name);
     const bool is_reporter = s == reporter;
-    // The reporter's group: its curves' first (it may name its partition differently).
-    std::string key = m.group_key;
-    if (is_reporter && s->curves && !s->curves->empty()) key = s->curves->front().group_key;
+    const std::string key = key_of(s);
     for (const std::string& set : m.sets) {
       MatrixCell cell;
       cell.subject = s->name;
@@ -719,9 +725,8 @@ ColocationMatrix BuildColocationMatrix(const MatrixSubject& subject, const Matri
     }
   }
   // The heat map: what each subject tolerates, what each set causes (by whose scores).
-  Tolerates(subject, m.group_key, &m);
-  if (reporter) Tolerates(*reporter, reporter->curves && !reporter->curves->empty() ? reporter->curves->front().group_key : m.group_key, &m);
-  const MatrixSubject& scorer = reporter && reporter->pressure && !reporter->pressure->empty() ? *reporter : subject;
+  for (const MatrixSubject* s : all) Tolerates(*s, key_of(s), &m);
+  const MatrixSubject& scorer = reporter && reporter->pressure && !reporter->pressure->empty() ? *reporter : first;
   if (scorer.pressure) {
     for (const std::string& set : m.sets) {
       HeatRow row{set, "causes", scorer.name, std::vector<std::optional<double>>(m.sources.size()),

@@ -154,8 +154,9 @@ struct MatrixSubject {
   const std::vector<InterferencePrediction>* predicted = nullptr;  // beside the reporter's sets
 };
 
-// The matrix of `subject` and, when given, the reporter (whose cells are measured only: its
-// scores were read off those measurements). Empty (no sets) without co-runner sets.
-ColocationMatrix BuildColocationMatrix(const MatrixSubject& subject, const MatrixSubject* reporter);
+// The matrix of `subjects` (the first is the page's: its scenario × partition is the one shown)
+// and, when given, the reporter (whose cells are measured only: its scores were read off those
+// measurements). Empty (no sets) without co-runner sets.
+ColocationMatrix BuildColocationMatrix(const std::vector<MatrixSubject>& subjects, const MatrixSubject* reporter);
 
 }  // namespace ream::analysis

@@ -346,6 +346,24 @@ TEST(Interference, TheMatrixSetsEachSubjectBesideEachJobPredictedAndMeasuredWith
   EXPECT_EQ(j["sets"][0], "job");
   EXPECT_EQ(j["heat"][2]["values"][0]["source"], "cpu");
 
+  // Another subject of the database joins the matrix: predicted from its own curves at the
+  // reporter's scores, measured where it ran the set (it did not: its cell has no measurement).
+  ExperimentData other = Data(3000, 130e-6);
+  other.name = "other";
+  o.subjects = {&other, &subject};  // this page's own experiment is not listed twice
+  auto b = Analyze(subject, o);
+  ASSERT_TRUE(b.ok()) << b.status().message();
+  EXPECT_EQ(b->matrix.subjects, (std::vector<std::string>{"subject", "other", "reporter"}));
+  ASSERT_EQ(b->matrix.cells.size(), 3u);
+  const MatrixCell& theirs2 = b->matrix.cells[1];
+  EXPECT_EQ(theirs2.subject, "other");
+  ASSERT_TRUE(theirs2.predicted_ratio);
+  // Slower (130 us), it keeps a smaller share beside the same pressure than the subject.
+  EXPECT_LT(*theirs2.predicted_ratio, *mine.predicted_ratio);
+  EXPECT_FALSE(theirs2.measured_ratio);
+  EXPECT_EQ(b->matrix.heat[1].workload, "other");
+  EXPECT_EQ(b->matrix.heat[1].role, "tolerates");
+
   // Without a reporter: this subject's own cells, measured only, and its own scores.
   auto alone = Analyze(subject, {});
   ASSERT_TRUE(alone.ok());

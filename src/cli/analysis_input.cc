@@ -45,6 +45,25 @@ std::unique_ptr<Loaded> LoadAndAnalyze(const char* cmd, const AnalyzeOptions& o,
     }
     l->reporter = std::move(rep).value();
     ao.reporter = &l->reporter;
+    // The other subjects of the co-location matrix: every experiment with sources of
+    // interference among its co-runners (sensitivity curves of its own: [interference] expands
+    // into `pressure` co-runners), but this one and the reporter.
+    auto has_sources = [](const nlohmann::json& spec) {
+      if (!spec.is_object() || !spec.contains("corunners") || !spec["corunners"].is_array()) return false;
+      for (const auto& c : spec["corunners"]) {
+        if (c.is_object() && c.contains("pressure")) return true;
+      }
+      return false;
+    };
+    auto list = store->ListExperiments();
+    if (list.ok()) {
+      for (const auto& e : *list) {
+        if (e.name == l->data.name || e.name == l->reporter.name || !has_sources(e.spec)) continue;
+        auto other = analysis::LoadExperiment(*store, e.name);
+        if (other.ok()) l->others.push_back(std::move(other).value());
+      }
+    }
+    for (const auto& od : l->others) ao.subjects.push_back(&od);
   }
   auto a = analysis::Analyze(l->data, ao);
   if (!a.ok()) {

@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -29,6 +30,7 @@ struct Loaded {
   analysis::ExperimentData data;
   analysis::ExperimentData baseline;
   analysis::ExperimentData reporter;
+  std::vector<analysis::ExperimentData> others;  // the matrix's other subjects (with a reporter)
   analysis::ExperimentAnalysis analysis;
 };
 
