@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <map>
 
 #include "analysis/format.h"
@@ -104,13 +105,75 @@ BatchFigure RatioOf(const BatchFigure& a, const BatchFigure& b) {
   return r;
 }
 
+namespace {
+
+// "0,2-3" -> {0, 2, 3}; empty on anything else.
+std::vector<int> CpuList(const std::string& text) {
+  std::vector<int> out;
+  size_t i = 0;
+  while (i < text.size()) {
+    size_t end = text.find(',', i);
+    if (end == std::string::npos) end = text.size();
+    const std::string part = text.substr(i, end - i);
+    const size_t dash = part.find('-');
+    char* e = nullptr;
+    const long lo = std::strtol(part.c_str(), &e, 10);
+    if (e == part.c_str()) return {};
+    long hi = lo;
+    if (dash != std::string::npos) {
+      const char* h = part.c_str() + dash + 1;
+      hi = std::strtol(h, &e, 10);
+      if (e == h) return {};
+    }
+    for (long c = lo; c <= hi; ++c) out.push_back(static_cast<int>(c));
+    i = end + 1;
+  }
+  return out;
+}
+
+// A shared run's set: the source and intensity when it is one calibrated source, and whether
+// every co-runner's CPUs are apart from the copies' (from the first stored point's batch figures).
+void DescribeTenants(const RunData& r, BatchGroup* g) {
+  const nlohmann::json& cs = r.corunners.is_object() && r.corunners.contains("corunners") ? r.corunners["corunners"]
+                                                                                           : nlohmann::json::array();
+  if (cs.is_array() && cs.size() == 1 && cs[0].contains("pressure") && cs[0]["pressure"].is_string()) {
+    g->pressure = cs[0]["pressure"].get<std::string>();
+    g->intensity = cs[0].value("intensity", 0.0);
+  }
+  std::vector<int> subject;
+  for (const auto& p : r.points) {
+    if (p.batch.is_object() && p.batch.contains("cpus") && p.batch["cpus"].is_string()) {
+      subject = CpuList(p.batch["cpus"].get<std::string>());
+      break;
+    }
+  }
+  std::string theirs;
+  bool apart = !subject.empty() && cs.is_array() && !cs.empty();
+  for (const auto& c : cs) {
+    const std::string list = c.value("cpu_list", std::string());
+    theirs += (theirs.empty() ? "" : "; ") + c.value("name", std::string("?")) + " on CPU " + list;
+    const std::vector<int> mine = CpuList(list);
+    if (mine.empty()) apart = false;
+    for (int cpu : mine) {
+      if (std::find(subject.begin(), subject.end(), cpu) != subject.end()) apart = false;
+    }
+  }
+  g->apart = apart;
+  std::string copies;
+  for (int c : subject) copies += (copies.empty() ? "" : ",") + std::to_string(c);
+  g->placement = theirs + ", the copies on CPU " + (copies.empty() ? std::string("?") : copies) +
+                 (apart ? " (apart: only the shared cache and memory bus)" : " (sharing CPU time)");
+}
+
+}  // namespace
+
 BatchAnalysis AnalyzeBatch(const ExperimentData& d, double confidence) {
   BatchAnalysis a;
   a.confidence = confidence;
   std::vector<std::string> order;
   std::map<std::string, std::vector<const RunData*>> by_key;
   for (const auto& r : d.runs) {
-    const std::string key = r.scenario + " / " + r.partition.Label();
+    const std::string key = r.scenario + " / " + r.partition.Label() + (r.tenants.empty() ? "" : " with " + r.tenants);
     if (!by_key.count(key)) order.push_back(key);
     by_key[key].push_back(&r);
   }
@@ -120,9 +183,15 @@ BatchAnalysis AnalyzeBatch(const ExperimentData& d, double confidence) {
     g.key = key;
     g.scenario = runs[0]->scenario;
     g.partition = runs[0]->partition;
+    g.tenants = runs[0]->tenants;
+    if (!g.tenants.empty()) DescribeTenants(*runs[0], &g);
     std::map<double, std::vector<const PointData*>> by_copies;
+    std::map<const PointData*, int> repetition_of;
     for (const RunData* r : runs) {
-      for (const auto& p : r->points) by_copies[p.target_load].push_back(&p);
+      for (const auto& p : r->points) {
+        by_copies[p.target_load].push_back(&p);
+        repetition_of[&p] = r->repetition;
+      }
     }
     for (const auto& [copies, points] : by_copies) {
       BatchLevel l;
@@ -141,8 +210,12 @@ BatchAnalysis AnalyzeBatch(const ExperimentData& d, double confidence) {
         ++l.repetitions;
         if (a.program.empty() && b.contains("program")) a.program = b["program"].get<std::string>();
         if (auto v = BatchNum(b, "runs_per_min")) rpm.push_back(*v);
-        if (auto v = BatchNum(b, "run_time_mean_s")) rt.push_back(*v);
-        else rt_why = BatchWhy(b, "run_time_mean_s", "not stored");
+        if (auto v = BatchNum(b, "run_time_mean_s")) {
+          rt.push_back(*v);
+          l.run_time_by_repetition[repetition_of[p]] = *v;
+        } else {
+          rt_why = BatchWhy(b, "run_time_mean_s", "not stored");
+        }
         if (auto v = BatchNum(b, "cpu_s_per_run")) cpu.push_back(*v);
         else cpu_why = BatchWhy(b, "cpu_s_per_run", "not stored");
         if (auto v = BatchNum(b, "memory_peak_bytes")) peak.push_back(*v);
@@ -181,13 +254,13 @@ BatchAnalysis AnalyzeBatch(const ExperimentData& d, double confidence) {
   // Slowdowns: each limited partition against its scenario's unlimited one, copies by copies.
   auto unlimited_of = [&](const std::string& scenario) -> const BatchGroup* {
     for (const auto& g : a.groups) {
-      if (g.scenario == scenario && g.partition.unlimited()) return &g;
+      if (g.scenario == scenario && g.partition.unlimited() && g.tenants.empty()) return &g;
     }
     return nullptr;
   };
   std::map<std::string, BatchSensitivity> sens;
   for (const auto& g : a.groups) {
-    if (g.partition.unlimited()) continue;
+    if (g.partition.unlimited() || !g.tenants.empty()) continue;
     const BatchGroup* base = unlimited_of(g.scenario);
     std::string resource;
     if (g.partition.limits.size() == 1 && g.partition.other.empty()) resource = g.partition.limits.begin()->first;
@@ -233,6 +306,66 @@ BatchAnalysis AnalyzeBatch(const ExperimentData& d, double confidence) {
       if (s.evidence.empty()) s.evidence = "no level measured in both partitions";
     }
   }
+  // Beside co-runners: each shared group against the same partition alone, by run time.
+  std::vector<std::pair<const BatchGroup*, std::string>> beside;  // (group, verdict)
+  for (const auto& g : a.groups) {
+    if (g.tenants.empty()) continue;
+    const BatchGroup* base = nullptr;
+    for (const auto& b : a.groups) {
+      if (b.tenants.empty() && b.scenario == g.scenario && b.partition.Label() == g.partition.Label()) base = &b;
+    }
+    BatchSensitivity& s = sens["beside " + g.tenants];
+    s.resource = "beside " + g.tenants;
+    s.judged_by = "run time";
+    if (!base) {
+      s.verdict = "unavailable";
+      s.evidence = "the copies were not measured alone in " + g.partition.Label() + " ([colocation] alone = true)";
+      continue;
+    }
+    for (const auto& l : g.levels) {
+      auto match = std::find_if(base->levels.begin(), base->levels.end(),
+                                [&](const BatchLevel& b) { return b.copies == l.copies; });
+      if (match == base->levels.end()) continue;
+      BatchSlowdown sd;
+      sd.group = g.key;
+      sd.resource = "beside " + g.tenants;
+      sd.copies = l.copies;
+      // The runs alternate alone and beside in each repetition: the ratio within a repetition
+      // cancels the host's drift between repetitions, and their mean's interval is the paired
+      // one (at least two repetitions measured both ways); else the two means' ratio.
+      std::vector<double> paired;
+      for (const auto& [rep, t] : l.run_time_by_repetition) {
+        auto alone = match->run_time_by_repetition.find(rep);
+        if (alone != match->run_time_by_repetition.end() && alone->second > 0) paired.push_back(t / alone->second);
+      }
+      sd.run_time = paired.size() >= 2 ? MeanWithInterval(paired, a.confidence) : RatioOf(l.run_time_s, match->run_time_s);
+      sd.cpu_time = RatioOf(l.cpu_s_per_run, match->cpu_s_per_run);
+      sd.throughput = RatioOf(match->runs_per_min, l.runs_per_min);
+      const BatchFigure& judged = sd.run_time;
+      if (judged.mean) {
+        if (!s.worst || *judged.mean > *s.worst) s.worst = *judged.mean;
+        const double limit = 1 + kBatchSensitivity;
+        std::string v;
+        if (judged.low && *judged.low > limit) v = "sensitive";
+        else if (judged.high && *judged.high < limit) v = "insensitive";
+        else if (!judged.low) v = "inconclusive";  // one repetition: no interval, no verdict by pressure
+        else v = "inconclusive";
+        if (s.verdict.empty() || v == "sensitive" || (v == "inconclusive" && s.verdict == "insensitive")) s.verdict = v;
+        s.evidence += (s.evidence.empty() ? "" : "; ") + Fmt(l.copies) + " cop" + (l.copies == 1 ? "y" : "ies") +
+                      ": run time × " + Fmt(*judged.mean) +
+                      (judged.low ? " [" + Fmt(*judged.low) + ", " + Fmt(*judged.high) + "]" : " (" + judged.unavailable + ")") +
+                      (paired.size() >= 2 ? " (the mean of " + std::to_string(paired.size()) + " repetitions' ratios)" : "");
+      }
+      a.slowdowns.push_back(std::move(sd));
+    }
+    if (s.verdict.empty()) {
+      s.verdict = "unavailable";
+      if (s.evidence.empty()) s.evidence = "no copies level measured both alone and beside the set";
+    } else {
+      s.evidence += " (" + g.placement + ")";
+    }
+    beside.emplace_back(&g, s.verdict);
+  }
   for (auto& [k, s] : sens) {
     if (!s.evidence.empty() && s.verdict != "unavailable") {
       s.evidence += " (threshold: slowdown > " + Fmt(1 + kBatchSensitivity) +
@@ -245,7 +378,7 @@ BatchAnalysis AnalyzeBatch(const ExperimentData& d, double confidence) {
   BatchCategory& c = a.category;
   const BatchGroup* ref = nullptr;
   for (const auto& g : a.groups) {
-    if (g.partition.unlimited()) {
+    if (g.partition.unlimited() && g.tenants.empty()) {
       ref = &g;
       break;
     }
@@ -310,8 +443,38 @@ BatchAnalysis AnalyzeBatch(const ExperimentData& d, double confidence) {
   // A cache partition's own verdict counts as cache evidence.
   bool llc_sensitive = false;
   for (const auto& s : a.sensitivity) llc_sensitive = llc_sensitive || (s.resource == "llc_ways" && s.verdict == "sensitive");
+  // Beside ream's calibrated sources on CPUs apart from the copies' (the same partition, alone
+  // interleaved): the run time's slowdown beside mem_bw and llc at their highest intensity.
+  std::optional<std::string> by_mem_bw, by_llc;
+  double top_mem_bw = -1, top_llc = -1;
+  for (const auto& [g, verdict] : beside) {
+    if (!g->apart || g->partition.Label() != ref->partition.Label() || g->scenario != ref->scenario) continue;
+    if (g->pressure == "mem_bw" && g->intensity > top_mem_bw) {
+      top_mem_bw = g->intensity;
+      by_mem_bw = verdict;
+    }
+    if ((g->pressure == "llc" || g->pressure == "l2") && g->intensity > top_llc) {
+      top_llc = g->intensity;
+      by_llc = verdict;
+    }
+  }
+  for (const auto& s : a.sensitivity) {
+    for (const auto& [g, verdict] : beside) {
+      if (s.resource != "beside " + g->tenants || !g->apart || g->pressure.empty()) continue;
+      c.evidence.push_back("run time beside the " + g->pressure + " source at " + Fmt(g->intensity) + " % on other CPUs: " +
+                           s.evidence + " — " + verdict + " (memory-bound beside mem_bw, cache-sensitive beside llc, "
+                           "at a slowdown > " + Fmt(1 + kBatchSensitivity) + " by the interval's low end)");
+    }
+  }
+  const bool pressure_memory = by_mem_bw && *by_mem_bw == "sensitive";
+  const bool pressure_cache = by_llc && *by_llc == "sensitive";
+  // Compute-bound by pressure: neither source slowed it beyond the threshold (the interval's
+  // high end below it) where both were measured, or mem_bw where only it was.
+  const bool pressure_compute = by_mem_bw && *by_mem_bw == "insensitive" && (!by_llc || *by_llc == "insensitive");
+  llc_sensitive = llc_sensitive || pressure_cache;
   // Decided by copy contention alone: tentative when its interval crosses a threshold.
-  const bool by_contention = !disk && !(bw_per_cpu && *bw_per_cpu >= kBatchMemBwPerCpuSecond) && !llc_sensitive;
+  const bool by_contention = !disk && !(bw_per_cpu && *bw_per_cpu >= kBatchMemBwPerCpuSecond) && !llc_sensitive &&
+                             !pressure_memory && !pressure_compute;
   if (by_contention && contention_low && contention_high) {
     for (double t : {kBatchCacheContention, kBatchMemoryContention}) {
       if (*contention_low < t && *contention_high >= t) c.tentative = true;
@@ -324,15 +487,21 @@ BatchAnalysis AnalyzeBatch(const ExperimentData& d, double confidence) {
   }
   if (disk) {
     c.name = "disk-bound";
-  } else if ((bw_per_cpu && *bw_per_cpu >= kBatchMemBwPerCpuSecond) || (contention && *contention >= kBatchMemoryContention)) {
+  } else if ((bw_per_cpu && *bw_per_cpu >= kBatchMemBwPerCpuSecond) || pressure_memory ||
+             (!pressure_compute && contention && *contention >= kBatchMemoryContention)) {
     c.name = "memory-bound";
-  } else if (llc_sensitive || (contention && *contention >= kBatchCacheContention)) {
+  } else if (llc_sensitive || (!pressure_compute && contention && *contention >= kBatchCacheContention)) {
     c.name = "cache-sensitive";
-  } else if (contention) {
+  } else if (contention || pressure_compute) {
     c.name = "compute-bound";
   } else {
-    c.unavailable = "no evidence beyond disk I/O: copy contention needs two copies levels, memory bandwidth is "
-                    "unavailable here";
+    c.unavailable = by_mem_bw
+                        ? "no evidence beyond disk I/O: copy contention needs two copies levels, memory bandwidth is "
+                          "unavailable here, and beside the mem_bw source on other CPUs the slowdown was " +
+                              *by_mem_bw + " (its interval reaches across " + Fmt(1 + kBatchSensitivity) +
+                              "; more repetitions or a quieter machine would settle it)"
+                        : "no evidence beyond disk I/O: copy contention needs two copies levels, memory bandwidth is "
+                          "unavailable here, and no mem_bw source ran beside the copies on other CPUs";
   }
   return a;
 }
@@ -359,7 +528,14 @@ nlohmann::json BatchAnalysis::ToJson() const {
                     {"disk_bytes_per_run", metric(l.disk_bytes_per_run)},
                     {"mem_bw_bps", metric(l.membw_bps)}});
     }
-    gs.push_back({{"key", g.key}, {"scenario", g.scenario}, {"partition", g.partition.Label()}, {"levels", ls}});
+    nlohmann::json gj = {{"key", g.key}, {"scenario", g.scenario}, {"partition", g.partition.Label()}, {"levels", ls}};
+    if (!g.tenants.empty()) {
+      gj["tenants"] = g.tenants;
+      gj["placement"] = g.placement;
+      gj["apart"] = g.apart;
+      if (!g.pressure.empty()) gj["pressure"] = {{"source", g.pressure}, {"intensity", g.intensity}};
+    }
+    gs.push_back(gj);
   }
   j["groups"] = gs;
   nlohmann::json sd = nlohmann::json::array();

@@ -6,6 +6,7 @@
 // wall time on a shared CPU mixes in the time a copy waited for it.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -25,7 +26,10 @@ inline constexpr double kBatchMemBwPerCpuSecond = 2e9;  // ≥ 2 GB per CPU-seco
 // Disk-bound: many bytes of disk I/O per run while the copies wait for it (low CPU share).
 inline constexpr double kBatchDiskBytesPerRun = 32.0 * 1024 * 1024;  // ≥ 32 MiB per run
 inline constexpr double kBatchDiskMaxCpuShare = 0.7;  // CPU time / wall time of a run ≤ 70 %
-// A knob whose slowdown exceeds this fraction (its interval's low end) matters.
+// A knob whose slowdown exceeds this fraction (its interval's low end) matters. The same
+// threshold judges the slowdown beside a calibrated source of interference on other CPUs: beside
+// `mem_bw` at full intensity it makes the program memory-bound, beside `llc` cache-sensitive, and
+// below it (the interval's high end) beside both, compute-bound.
 inline constexpr double kBatchSensitivity = 0.10;
 
 // A mean over repetitions with its interval (Student t), or why there is none.
@@ -41,6 +45,7 @@ struct BatchLevel {
   int repetitions = 0, failed = 0;
   std::vector<std::string> failures;
   BatchFigure run_time_s, runs_per_min, cpu_s_per_run;
+  std::map<int, double> run_time_by_repetition;  // each repetition's mean run time
   Metric memory_peak_bytes, disk_bytes_per_run, membw_bps;
 };
 
@@ -48,6 +53,13 @@ struct BatchGroup {
   std::string key, scenario;
   Partition partition;
   std::vector<BatchLevel> levels;  // ascending copies
+  // A shared run's co-runner set ("" alone): the source when it is one of ream's calibrated
+  // sources of interference, and whether its CPUs are apart from the copies' (then it shares
+  // only what the cores share — the LLC, the memory bus — not CPU time).
+  std::string tenants, pressure;
+  double intensity = 0;
+  bool apart = false;
+  std::string placement;  // "co-runner on CPU 1, the copies on CPU 0"
 };
 
 // One limited partition against the unlimited one of its scenario at a number of copies.

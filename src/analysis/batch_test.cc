@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
+
 #include "analysis/analysis.h"
 
 namespace ream::analysis {
@@ -152,6 +154,70 @@ TEST(BatchAnalysis, ACategoryWhoseIntervalCrossesItsThresholdIsTentative) {
 }
 
 // A failed point counts as failed, with its reason, and contributes no figure.
+// A shared run beside one of ream's sources, on `cpu_list`, the copies on CPU 0.
+RunData BesideRun(const std::string& source, double intensity, const std::string& cpu_list, int rep,
+                  std::vector<PointData> points) {
+  char name[64];
+  std::snprintf(name, sizeof name, "%s@%g", source.c_str(), intensity);
+  for (auto& p : points) p.batch["cpus"] = "0";
+  RunData r = BatchRun("1-ST", {}, rep, std::move(points));
+  r.tenants = name;
+  r.corunners = {{"corunners",
+                  {{{"name", name}, {"sched", "normal"}, {"cpu_list", cpu_list}, {"pressure", source},
+                    {"intensity", intensity}}}}};
+  return r;
+}
+
+RunData AloneRun(int rep, double run_s) {
+  PointData p = BatchPoint(1, run_s, run_s);
+  p.batch["cpus"] = "0";
+  return BatchRun("1-ST", {}, rep, {p});
+}
+
+// Three repetitions alone (2.00, 2.02, 2.01 s a run) interleaved with three beside the source at
+// 100 % on `cpu_list` whose runs take `beside` seconds.
+ExperimentData AloneAndBeside(const std::string& cpu_list, std::vector<double> beside) {
+  const std::vector<double> alone = {2.0, 2.02, 2.01};
+  std::vector<RunData> runs;
+  for (int rep = 0; rep < 3; ++rep) {
+    runs.push_back(AloneRun(rep, alone[rep]));
+    runs.push_back(BesideRun("mem_bw", 100, cpu_list, rep, {BatchPoint(1, beside[rep], beside[rep])}));
+  }
+  return Experiment(std::move(runs));
+}
+
+TEST(BatchAnalysis, SlowerBesideTheMemBwSourceOnAnotherCpuIsMemoryBoundAndUnmovedIsComputeBound) {
+  // Beside mem_bw on CPU 1, 2.60-2.62 s a run (× 1.30, the interval's low end above 1.1).
+  BatchAnalysis m = AnalyzeBatch(AloneAndBeside("1", {2.6, 2.62, 2.61}), 0.95);
+  ASSERT_EQ(m.groups.size(), 2u);
+  EXPECT_EQ(m.groups[1].key, "1-ST / unlimited with mem_bw@100");
+  EXPECT_TRUE(m.groups[1].apart);
+  EXPECT_EQ(m.category.name, "memory-bound");
+  bool said = false;
+  for (const auto& e : m.category.evidence) said = said || e.find("mem_bw source at 100 % on other CPUs") != std::string::npos;
+  EXPECT_TRUE(said);
+  const BatchSensitivity* beside = nullptr;
+  for (const auto& s : m.sensitivity) {
+    if (s.resource == "beside mem_bw@100") beside = &s;
+  }
+  ASSERT_TRUE(beside);
+  EXPECT_EQ(beside->verdict, "sensitive");
+  EXPECT_NE(beside->evidence.find("apart"), std::string::npos) << beside->evidence;
+
+  // Unmoved beside it (2.01-2.03 s, the interval's high end below 1.1): compute-bound.
+  EXPECT_EQ(AnalyzeBatch(AloneAndBeside("1", {2.01, 2.03, 2.02}), 0.95).category.name, "compute-bound");
+  // Between (× 1.10 with an interval across it): neither.
+  BatchAnalysis between = AnalyzeBatch(AloneAndBeside("1", {2.1, 2.3, 2.2}), 0.95);
+  EXPECT_EQ(between.category.name, "");
+
+  // The same slowdown with the source on the copies' own CPU is time-sharing, not memory: no
+  // category from it.
+  BatchAnalysis sh = AnalyzeBatch(AloneAndBeside("0", {2.6, 2.62, 2.61}), 0.95);
+  EXPECT_FALSE(sh.groups[1].apart);
+  EXPECT_EQ(sh.category.name, "");
+  EXPECT_NE(sh.category.unavailable.find("no mem_bw source ran beside the copies on other CPUs"), std::string::npos);
+}
+
 TEST(BatchAnalysis, FailedPointsAreCountedNotAveraged) {
   PointData failed;
   failed.target_load = 1;

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <cstdint>
+#include <cstdio>
 #include <cstring>
 
 #include "workloads/dataset_dir.h"
@@ -332,6 +334,19 @@ Result<PreparedInput> PrepareInput(Platform& p, const BatchProgram& prog, const 
   return in;
 }
 
+namespace {
+
+// The published copy of a helper: <cache root>/bin/<hash of ream's path>/<program>.
+std::string PublishedPath(const std::string& cache_root, const std::string& exe, const std::string& program) {
+  uint64_t h = 1469598103934665603ull;  // FNV-1a
+  for (unsigned char c : exe) h = (h ^ c) * 1099511628211ull;
+  char key[32];
+  std::snprintf(key, sizeof key, "%016llx", static_cast<unsigned long long>(h));
+  return cache_root + "/bin/" + key + "/" + program;
+}
+
+}  // namespace
+
 Result<std::string> ResolveProgram(Platform& p, const BatchProgram& prog) {
   if (prog.program.find('/') != std::string::npos) {
     if (p.Exists(prog.program)) return prog.program;
@@ -344,8 +359,37 @@ Result<std::string> ResolveProgram(Platform& p, const BatchProgram& prog) {
   for (const std::string& candidate : {dir + prog.program, dir + "../lib/ream/" + prog.program}) {
     if (p.Exists(candidate)) return p.RealPath(candidate);
   }
+  // Not reachable from here (a directory this user cannot enter): the copy `ream run` published.
+  if (const std::string published = PublishedPath(std::string(kDefaultCacheRoot), exe, prog.program);
+      p.Exists(published)) {
+    return published;
+  }
   return Unavailable(prog.name + " needs " + prog.program + ", built with ream (target " + prog.program +
-                     ", from Debian's '" + prog.package + "'), which is not next to " + exe);
+                     ", from Debian's '" + prog.package + "'), which is not next to " + exe +
+                     " (or not reachable by this user, and no copy of it was published in " +
+                     std::string(kDefaultCacheRoot) + "/bin)");
+}
+
+Status PublishHelper(Platform& p, const BatchProgram& prog, const std::string& cache_root) {
+  if (prog.program.find('/') != std::string::npos) return Status::Ok();
+  REAM_ASSIGN_OR_RETURN(std::string found, ResolveProgram(p, prog));
+  REAM_ASSIGN_OR_RETURN(std::string exe, p.RealPath("/proc/self/exe"));
+  const std::string to = PublishedPath(cache_root, exe, prog.program);
+  if (found == to) return Status::Ok();
+  REAM_RETURN_IF_ERROR(MakeCacheRoot(p, cache_root));
+  const std::string dir = to.substr(0, to.rfind('/'));
+  REAM_RETURN_IF_ERROR(MakeDirs(p, dir).Annotate("publishing " + prog.program));
+  REAM_ASSIGN_OR_RETURN(std::string bytes, p.ReadFile(found));
+  // Written aside and renamed: a copy running the previous one keeps its file.
+  const std::string tmp = to + ".tmp." + std::to_string(p.ProcessId());
+  Status s = p.WriteFile(tmp, bytes);
+  if (s.ok()) s = p.ChangeMode(tmp, 0755);
+  if (s.ok()) s = p.RenameFile(tmp, to);
+  if (!s.ok()) {
+    (void)p.RemoveFile(tmp);
+    return s.Annotate("publishing " + prog.program + " to " + to + " for the workload's user");
+  }
+  return Status::Ok();
 }
 
 Result<BatchRun> RunBatchProgram(Platform& p, const BatchProgram& prog, const PreparedInput& input,

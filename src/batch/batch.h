@@ -80,9 +80,17 @@ struct PreparedInput {
 // is killed or fails (IoError naming the path: a full disk) leaves no input behind to reuse.
 Result<PreparedInput> PrepareInput(Platform& platform, const BatchProgram& p, const InputOptions& options);
 
-// The program's path on this machine: `program` itself, or a helper found beside ream.
+// The program's path on this machine: `program` itself, or a helper found beside ream (or, for
+// a user who cannot reach ream's directory, the copy PublishHelper left in the cache root).
 // Unavailable naming the Debian package to install (or the helper's build target) when absent.
 Result<std::string> ResolveProgram(Platform& platform, const BatchProgram& p);
+
+// A helper built with ream (ream-mcf) copied, executable by everyone, to a directory of the
+// cache root named after ream's own path: the workload's user runs `ream batch` (ream reaches
+// it through /proc/self/exe) but cannot enter a build directory under /root or in a private
+// temporary directory to find the helper beside it. Run by `ream run` (as root) before a batch
+// subject or co-runner starts; a packaged program needs nothing (Ok).
+Status PublishHelper(Platform& platform, const BatchProgram& p, const std::string& cache_root = std::string(kDefaultCacheRoot));
 
 struct BatchRun {
   double seconds = 0;  // wall time of the program alone (spawn to reaped), not of the input

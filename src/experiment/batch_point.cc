@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include "batch/batch.h"
+#include "experiment/corunners.h"
 #include "experiment/point_columns.h"
 #include "experiment/text.h"
 #include "monitor/monitor.h"
@@ -69,6 +70,8 @@ Status PrepareBatchSubject(Platform& p, const ExperimentSpec& spec) {
   if (!prog) return InvalidArgument("[workload] batch = \"" + spec.workload.batch + "\" is not a batch program");
   const std::string what = "batch program '" + prog->name + "'";
   if (auto found = batch::ResolveProgram(p, *prog); !found.ok()) return found.status().Annotate(what);
+  // A helper built with ream, where the copies' user can reach it (batch/batch.h).
+  REAM_RETURN_IF_ERROR(batch::PublishHelper(p, *prog).Annotate(what));
   auto input = batch::PrepareInput(p, *prog, {.seconds = spec.workload.batch_seconds, .seed = 1});
   if (!input.ok()) return input.status().Annotate("generating the input of " + what);
   return Status::Ok();
@@ -76,7 +79,7 @@ Status PrepareBatchSubject(Platform& p, const ExperimentSpec& spec) {
 
 Result<PointData> MeasureBatchPoint(Platform& p, SandboxKind& kind, const ExperimentSpec& spec, const Prepared& prep,
                                     const PlannedRun& run, int copies, const std::string& state_dir,
-                                    const std::function<bool()>& interrupted) {
+                                    const std::function<bool()>& interrupted, CorunnerSet* corunners) {
   PointData d;
   PointRecord& pt = d.point;
   pt.target_load = copies;
@@ -168,15 +171,19 @@ Result<PointData> MeasureBatchPoint(Platform& p, SandboxKind& kind, const Experi
   } else {
     monitoring = true;
   }
+  if (corunners) corunners->WindowStarted();
   const int64_t window_start_ns = p.MonotonicNanos();
   if (Status s = wait_until(window_start_ns + std::chrono::nanoseconds(spec.load.duration).count()); !s.ok()) {
     if (monitoring) (void)monitor.Stop();
+    if (corunners) corunners->WindowEnded();
     (void)sb->Stop();
     return s;
   }
   const int64_t window_end_ns = p.MonotonicNanos();
+  if (corunners) corunners->WindowEnded();
   std::optional<MonitorReport> report;
   if (monitoring) report = monitor.Stop();
+  if (corunners) pt.tenants = corunners->Figures();
   if (!sb->Alive()) return fail(what + " ended during the window: " + how_ended());
   pt.duration_s = static_cast<double>(window_end_ns - window_start_ns) / 1e9;
   if (report) FillFromMonitor(*report, &d);
@@ -209,6 +216,13 @@ Result<PointData> MeasureBatchPoint(Platform& p, SandboxKind& kind, const Experi
   pt.completed = static_cast<int64_t>(runs.size());
   pt.valid = !runs.empty();
   if (runs.empty()) pt.invalid_reasons.push_back(b["unavailable"]["run_time_mean_s"].get<std::string>());
+  if (corunners) {
+    // A neighbour that ended during the window left the copies beside less than the set.
+    for (const std::string& why : corunners->EndedDuringWindow()) {
+      pt.valid = false;
+      pt.invalid_reasons.push_back(why);
+    }
+  }
   if (!stopped.ok()) pt.unavailable["sandbox"] = "stopping the copies' sandbox: " + stopped.message();
   return d;
 }

@@ -22,6 +22,8 @@
 
 namespace ream {
 
+class CorunnerSet;
+
 // The figures of a window from its completed runs' wall times (seconds), the window's length,
 // the copies and the sandbox's CPU seconds over it (nullopt: not measured): {"completions",
 // "run_time_mean_s", "run_time_p50_s", "run_time_p95_s", "runs_per_min", "cpu_s_per_run"}; a
@@ -40,8 +42,10 @@ Status PrepareBatchSubject(Platform& p, const ExperimentSpec& spec);
 // Measures one point of `copies` copies. The point fails (status failed, with the copy's end
 // and last output) when a copy ends other than well, and nothing is left running either way.
 // Cancelled when `interrupted` turns true; the sandbox kind's error when it cannot start.
+// `corunners`, when the run is a shared one, are watched over the same window: their figures are
+// stored with the point, and one that ended during it makes the point invalid, naming it.
 Result<PointData> MeasureBatchPoint(Platform& p, SandboxKind& kind, const ExperimentSpec& spec, const Prepared& prep,
                                     const PlannedRun& run, int copies, const std::string& state_dir,
-                                    const std::function<bool()>& interrupted);
+                                    const std::function<bool()>& interrupted, CorunnerSet* corunners = nullptr);
 
 }  // namespace ream

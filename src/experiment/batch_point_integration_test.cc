@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -158,16 +159,84 @@ memory = "24M"
 // ream built where its unprivileged workload user cannot reach it (a checkout under /root, a
 // private temporary directory such as `mktemp -d` makes): the copies, started by `ream corun`
 // as that user, still run ream's own `ream batch` (through /proc/self/exe) and complete.
+// A batch subject beside a co-runner on the other CPU (issue 40: the evidence for its category):
+// the copies measured alone and beside it, the co-runner's figures stored with the shared point
+// and alone with the run, and `ream analyze` comparing the two with the placement named.
+TEST_F(BatchPointIntegration, CopiesBesideASourceOnTheOtherCpuAreMeasuredAloneAndTogether) {
+  std::string spec = Spec(R"(name = "bzp"
+scenarios = ["1-ST"]
+[workload]
+batch = "bzip2"
+batch_seconds = 0.5
+[load]
+warmup = "200ms"
+duration = "1500ms"
+[sweep]
+copies = [1]
+[[corunner]]
+name = "spin"
+pressure = "cpu"
+intensity = 50
+cpus = "1"
+)");
+  Exec r = Ream("run " + spec + " --db " + db_);
+  ASSERT_EQ(r.code, 0) << r.output;
+  auto s = Store::Open(db_, false);
+  ASSERT_TRUE(s.ok());
+  auto e = s->FindExperiment("bzp");
+  ASSERT_TRUE(e.ok() && e->has_value());
+  auto runs = s->ListRuns((*e)->id);
+  ASSERT_TRUE(runs.ok());
+  ASSERT_EQ(runs->size(), 2u) << r.output;  // alone, and beside the set
+  int shared = 0;
+  for (const auto& run : *runs) {
+    auto points = s->ListPoints(run.id);
+    ASSERT_TRUE(points.ok() && points->size() == 1u);
+    const PointRecord& p = (*points)[0];
+    EXPECT_EQ(p.status, PointStatus::kOk) << p.failure;
+    EXPECT_GT(p.completed.value_or(0), 0);
+    if (run.key.tenants.empty()) continue;
+    ++shared;
+    EXPECT_EQ(run.key.tenants, "spin");
+    // The co-runner measured alone once, and over the shared point's window.
+    ASSERT_TRUE(run.tenants.is_object() && run.tenants.contains("alone")) << run.tenants.dump();
+    ASSERT_TRUE(p.tenants.contains("spin")) << p.tenants.dump();
+    EXPECT_GT(p.tenants["spin"].value("cpu_share", 0.0), 0.2) << p.tenants.dump();
+  }
+  EXPECT_EQ(shared, 1);
+  Exec a = Ream("analyze --db " + db_ + " --json");
+  ASSERT_EQ(a.code, 0) << a.output;
+  auto j = nlohmann::json::parse(a.output);
+  bool beside = false;
+  for (const auto& g : j["batch"]["groups"]) {
+    if (g.value("tenants", "") != "spin") continue;
+    beside = true;
+    EXPECT_TRUE(g["apart"].get<bool>()) << g.dump();
+    EXPECT_EQ(g["pressure"]["source"], "cpu");
+  }
+  EXPECT_TRUE(beside) << a.output.substr(0, 3000);
+  bool judged = false;
+  for (const auto& sv : j["batch"]["sensitivity"]) judged = judged || sv["resource"] == "beside spin";
+  EXPECT_TRUE(judged) << j["batch"]["sensitivity"].dump();
+  // Nothing of the co-runner is left.
+  // (The bracket keeps pgrep from finding the shell that runs it, whose command line holds the
+  // pattern.)
+  EXPECT_NE(std::system("pgrep -f 'ream [p]ressure cpu' >/dev/null"), 0);
+}
+
 TEST_F(BatchPointIntegration, CopiesRunWhenReamLiesInADirectoryTheWorkloadUserCannotEnter) {
   const fs::path closed = dir_ / "closed";
   fs::create_directories(closed);
   fs::permissions(closed, fs::perms::owner_all, fs::perm_options::replace);  // 0700, root's
   const fs::path ream = closed / "ream";
   fs::copy_file(REAM_BINARY, ream);
+  // mcf's program is a helper built beside ream (ream-mcf), which the copies' user cannot reach
+  // there either: ream run publishes a copy of it in the cache for them.
+  fs::copy_file(fs::path(REAM_BINARY).parent_path() / "ream-mcf", closed / "ream-mcf");
   std::string spec = Spec(R"(name = "closed"
 scenarios = ["1-ST"]
 [workload]
-batch = "bzip2"
+batch = "mcf"
 batch_seconds = 0.5
 [load]
 warmup = "200ms"

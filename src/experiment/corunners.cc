@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "batch/batch.h"
 #include "experiment/point_columns.h"
 #include "experiment/run_events.h"
 #include "experiment/text.h"
@@ -147,6 +148,12 @@ Result<std::unique_ptr<Sandbox>> CorunnerSet::StartOne(Tenant& t, const std::fun
   };
   std::vector<std::string> argv = CorunnerArgv(c, prep_.ream);
   const std::string what = "co-runner '" + c.name + "' ('" + Join(argv) + "')";
+  if (!c.batch.empty()) {
+    // A helper built with ream, where the co-runner's user can reach it (batch/batch.h).
+    if (const batch::BatchProgram* prog = batch::FindBatchProgram(c.batch)) {
+      REAM_RETURN_IF_ERROR(batch::PublishHelper(p_, *prog).Annotate("starting " + what));
+    }
+  }
   auto started = kind_.Start(so, argv);
   if (!started.ok()) return started.status().Annotate("starting " + what);
   std::unique_ptr<Sandbox> sb = std::move(started).value();

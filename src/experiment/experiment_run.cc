@@ -72,10 +72,12 @@ class ExperimentRun::Context final : public SweepContext {
       REAM_RETURN_IF_ERROR(PrepareBatchSubject(r_.p_, r_.spec_).Annotate(SpecAt(r_.spec_, r_.spec_.workload.line)));
       batch_prepared_ = true;
     }
+    // A shared run's co-runners first (measured alone over one window the first time).
+    REAM_RETURN_IF_ERROR(EnsureCorunners());
     const int64_t started_ns = r_.p_.MonotonicNanos();
     REAM_ASSIGN_OR_RETURN(PointData d, MeasureBatchPoint(r_.p_, r_.sandboxes_, r_.spec_, r_.prep_, run_,
                                                          static_cast<int>(std::lround(load)), r_.o_.state_dir,
-                                                         Interrupted));
+                                                         Interrupted, corunners_ ? &*corunners_ : nullptr));
     return StorePoint(std::move(d), load, attempt, started_ns);
   }
 

@@ -855,10 +855,6 @@ Status CheckBatchSubject(const TomlSection& top, const ExperimentSpec& spec) {
                                   "by its run time and throughput");
     }
   }
-  if (!spec.corunners.empty()) {
-    return InvalidArgument(at + "[[corunner]]s beside a batch subject are not supported yet; run the batch program "
-                                "as a co-runner beside a server instead");
-  }
   if (spec.sandbox.kind != "process") {
     return InvalidArgument(at + "[sandbox] kind = \"" + spec.sandbox.kind + "\" cannot run batch copies yet");
   }

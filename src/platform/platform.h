@@ -93,6 +93,8 @@ class Platform {
   virtual bool IsSymlink(const std::string& path);
   // chown(2), for a directory a workload running as another user must write into.
   virtual Status ChangeOwner(const std::string& path, int uid, int gid);
+  // chmod(2), for a file a workload running as another user must execute.
+  virtual Status ChangeMode(const std::string& path, unsigned mode);
   // rm -r of a directory a workload wrote into, safe as root against what it planted there:
   // no symbolic link is followed (one is removed as a link; `path` itself being one is
   // InvalidArgument), nothing on another file system is entered (a mount point inside is an

@@ -203,6 +203,15 @@ class PosixPlatform final : public Platform {
     return Status::Ok();
   }
 
+  Status ChangeMode(const std::string& path, unsigned mode) override {
+    if (::chmod(path.c_str(), static_cast<mode_t>(mode)) != 0) {
+      char m[16];
+      std::snprintf(m, sizeof m, "%o", mode);
+      return ErrnoStatus(errno, "chmod " + std::string(m) + " " + path);
+    }
+    return Status::Ok();
+  }
+
   Status RemoveTreeNoFollow(const std::string& path) override {
     int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0) {
@@ -292,7 +301,17 @@ class PosixPlatform final : public Platform {
   }
   Result<std::string> RealPath(const std::string& path) override {
     char buf[PATH_MAX];
-    if (::realpath(path.c_str(), buf) == nullptr) return ErrnoStatus(errno, "realpath " + path);
+    if (::realpath(path.c_str(), buf) == nullptr) {
+      const int err = errno;
+      // /proc/self/exe names the running binary even for a user who cannot search the
+      // directories it lies in (realpath(3) walks them): the kernel's link is already absolute
+      // and resolved.
+      if (err == EACCES && path == "/proc/self/exe") {
+        const ssize_t n = ::readlink(path.c_str(), buf, sizeof buf - 1);
+        if (n > 0) return std::string(buf, static_cast<size_t>(n));
+      }
+      return ErrnoStatus(err, "realpath " + path);
+    }
     return std::string(buf);
   }
 

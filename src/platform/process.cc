@@ -38,6 +38,9 @@ bool Platform::IsSymlink(const std::string& /*path*/) { return false; }
 Status Platform::ChangeOwner(const std::string& path, int /*uid*/, int /*gid*/) {
   return Unsupported("this platform cannot change the owner of " + path);
 }
+Status Platform::ChangeMode(const std::string& path, unsigned /*mode*/) {
+  return Unsupported("this platform cannot change the mode of " + path);
+}
 Status Platform::RemoveTreeNoFollow(const std::string& path) {
   return Unsupported("this platform cannot remove the tree " + path);
 }
