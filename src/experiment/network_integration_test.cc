@@ -17,6 +17,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "analysis/stats.h"
 #include "platform/stall_probe.h"
 #include "store/store.h"
 
@@ -204,8 +205,27 @@ TEST_F(NetworkKnobs, PerByteTimeMattersOnlyNearOneOverG) {
   // than the effect looked for (G's queueing at 4 %: ~10 µs by M/D/1).
   ASSERT_TRUE(base_low.latency_p50_us && g_low.latency_p50_us);
   double low_diff = *g_low.latency_p50_us - *base_low.latency_p50_us;
-  EXPECT_LT(std::abs(low_diff), std::max(40.0, ToleranceOnFloor(0.25, floor) * *base_low.latency_p50_us))
-      << "low p50: " << *base_low.latency_p50_us << " (relay, 1 ns/B) vs " << *g_low.latency_p50_us << " (10 us/B)";
+  // Each median is of ~200 samples at low load, where wake-ups spread them over 100-300 us: its
+  // 99 % interval is some 20-30 us each side (a clean clone read 173 against 241 us, 1.6 % floor).
+  // The two are judged the same when they differ by less than the bound plus both intervals'
+  // half-widths; and by less than 100 us in any case (G applied to each isolated request would
+  // add 40 B x 10 us = 400 us).
+  auto half_width = [&](const PointRecord& p) {
+    auto st = Store::OpenReadOnly(db_);
+    if (!st.ok()) return 0.0;
+    auto hs = st->GetHistograms(p.id);
+    if (!hs.ok() || !hs->count(kHistSojourn)) return 0.0;
+    auto ci = analysis::PercentileConfidence(hs->at(kHistSojourn), 0.5, 0.99);
+    return ci ? (ci->high - ci->low) / 2 / 1e3 : 0.0;
+  };
+  const double sampling = half_width(base_low) + half_width(g_low);
+  const double bound = std::max(40.0, ToleranceOnFloor(0.25, floor) * *base_low.latency_p50_us);
+  EXPECT_LT(std::abs(low_diff), std::min(100.0, bound + sampling))
+      << "low p50: " << *base_low.latency_p50_us << " (relay, 1 ns/B) vs " << *g_low.latency_p50_us
+      << " (10 us/B); bound " << bound << " us + the medians' 99 % half-widths " << sampling << " us";
+  std::printf("[ figures  ] low p50 differs by %.1f us; allowed %.1f (bound %.1f + the medians' 99 %% half-widths "
+              "%.1f, at most 100)\n",
+              low_diff, std::min(100.0, bound + sampling), bound, sampling);
   // Near 1/G: clearly slower (the request direction queues: ~1.5 ms by M/D/1 at 88 %).
   EXPECT_GT(*g_near.latency_mean_us, 2 * *base_near.latency_mean_us + 500)
       << "near: " << *base_near.latency_mean_us << " vs " << *g_near.latency_mean_us;
