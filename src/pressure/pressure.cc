@@ -2,8 +2,6 @@
 // paced on an absolute schedule of short periods, and counting what it did.
 #include "pressure/pressure.h"
 
-#include <poll.h>
-
 #include <algorithm>
 #include <atomic>
 #include <charconv>
@@ -405,15 +403,6 @@ class DiskSource : public PressureSource {
 };
 
 // --- net ---
-// Until `fd` is ready for `events` (at most kPollNs, so a stop is seen): the stream's two ends
-// wake when the other has moved, where a fixed sleep cost each a timer's wake-up per empty or
-// full buffer (on this VM ~60 us) and capped the stream below its measured peak in 2 of 3
-// calibrations (45-60 % at 100 %).
-void WaitReady(int fd, short events) {
-  pollfd p{fd, events, 0};
-  (void)::poll(&p, 1, static_cast<int>(kPollNs / 1'000'000));
-}
-
 class NetSource : public PressureSource {
  public:
   explicit NetSource(Platform& p, const SourceOptions& o) : p_(p), options_(o) {}
@@ -456,7 +445,7 @@ class NetSource : public PressureSource {
           total += r.bytes;
           received.store(total, std::memory_order_relaxed);
           if (r.closed || r.error) break;
-          if (r.would_block) WaitReady(in.get(), POLLIN);
+          if (r.would_block) p_.SleepFor(std::chrono::microseconds(50));
         }
       });
       Worker sender([&](const std::atomic<bool>& stop) {
@@ -476,7 +465,7 @@ class NetSource : public PressureSource {
             error = net::DescribeIo(r);
             return;
           }
-          if (r.would_block) WaitReady(out.get(), POLLOUT);
+          if (r.would_block) p_.SleepFor(std::chrono::microseconds(50));
         }
       });
       Wait(p_, seconds, should_stop, start, on_ready);
