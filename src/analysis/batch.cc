@@ -2,11 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <map>
 
 #include "analysis/format.h"
 #include "analysis/stats.h"
+#include "platform/platform.h"
 
 namespace ream::analysis {
 namespace {
@@ -107,28 +107,23 @@ BatchFigure RatioOf(const BatchFigure& a, const BatchFigure& b) {
 
 namespace {
 
-// "0,2-3" -> {0, 2, 3}; empty on anything else.
+// "0,2-3" -> {0, 2, 3}; empty when it does not parse.
 std::vector<int> CpuList(const std::string& text) {
-  std::vector<int> out;
-  size_t i = 0;
-  while (i < text.size()) {
-    size_t end = text.find(',', i);
-    if (end == std::string::npos) end = text.size();
-    const std::string part = text.substr(i, end - i);
-    const size_t dash = part.find('-');
-    char* e = nullptr;
-    const long lo = std::strtol(part.c_str(), &e, 10);
-    if (e == part.c_str()) return {};
-    long hi = lo;
-    if (dash != std::string::npos) {
-      const char* h = part.c_str() + dash + 1;
-      hi = std::strtol(h, &e, 10);
-      if (e == h) return {};
-    }
-    for (long c = lo; c <= hi; ++c) out.push_back(static_cast<int>(c));
-    i = end + 1;
-  }
-  return out;
+  auto list = ParseCpuList(text);
+  return list.ok() ? *list : std::vector<int>{};
+}
+
+// One slowdown's verdict against 1 + kBatchSensitivity, folded into `s`: the strongest over the
+// levels (sensitive anywhere is sensitive). Without an interval the point estimate decides when
+// `decide_without_interval`, else it is inconclusive.
+void FoldVerdict(const BatchFigure& judged, bool decide_without_interval, BatchSensitivity* s) {
+  if (!s->worst || *judged.mean > *s->worst) s->worst = *judged.mean;
+  const double limit = 1 + kBatchSensitivity;
+  std::string v = "inconclusive";
+  if (judged.low && *judged.low > limit) v = "sensitive";
+  else if (judged.high && *judged.high < limit) v = "insensitive";
+  else if (!judged.low && decide_without_interval) v = *judged.mean > limit ? "sensitive" : "insensitive";
+  if (s->verdict.empty() || v == "sensitive" || (v == "inconclusive" && s->verdict == "insensitive")) s->verdict = v;
 }
 
 // A shared run's set: the source and intensity when it is one calibrated source, and whether
@@ -286,15 +281,7 @@ BatchAnalysis AnalyzeBatch(const ExperimentData& d, double confidence) {
       sd.throughput = RatioOf(match->runs_per_min, l.runs_per_min);
       const BatchFigure& judged = BatchJudgedByRunTime(resource) ? sd.run_time : sd.cpu_time;
       if (judged.mean) {
-        if (!s.worst || *judged.mean > *s.worst) s.worst = *judged.mean;
-        std::string v;
-        const double limit = 1 + kBatchSensitivity;
-        if (judged.low && *judged.low > limit) v = "sensitive";
-        else if (judged.high && *judged.high < limit) v = "insensitive";
-        else if (!judged.low) v = *judged.mean > limit ? "sensitive" : "insensitive";
-        else v = "inconclusive";
-        // The strongest verdict over the levels: sensitive anywhere is sensitive.
-        if (s.verdict.empty() || v == "sensitive" || (v == "inconclusive" && s.verdict == "insensitive")) s.verdict = v;
+        FoldVerdict(judged, true, &s);
         s.evidence += (s.evidence.empty() ? "" : "; ") + g.partition.Label() + " at " + Fmt(l.copies) + " cop" +
                       (l.copies == 1 ? "y" : "ies") + ": " + s.judged_by + " × " + Fmt(*judged.mean) +
                       (judged.low ? " [" + Fmt(*judged.low) + ", " + Fmt(*judged.high) + "]" : " (" + judged.unavailable + ")");
@@ -343,14 +330,8 @@ BatchAnalysis AnalyzeBatch(const ExperimentData& d, double confidence) {
       sd.throughput = RatioOf(match->runs_per_min, l.runs_per_min);
       const BatchFigure& judged = sd.run_time;
       if (judged.mean) {
-        if (!s.worst || *judged.mean > *s.worst) s.worst = *judged.mean;
-        const double limit = 1 + kBatchSensitivity;
-        std::string v;
-        if (judged.low && *judged.low > limit) v = "sensitive";
-        else if (judged.high && *judged.high < limit) v = "insensitive";
-        else if (!judged.low) v = "inconclusive";  // one repetition: no interval, no verdict by pressure
-        else v = "inconclusive";
-        if (s.verdict.empty() || v == "sensitive" || (v == "inconclusive" && s.verdict == "insensitive")) s.verdict = v;
+        // One repetition gives no interval, and no verdict by pressure.
+        FoldVerdict(judged, false, &s);
         s.evidence += (s.evidence.empty() ? "" : "; ") + Fmt(l.copies) + " cop" + (l.copies == 1 ? "y" : "ies") +
                       ": run time × " + Fmt(*judged.mean) +
                       (judged.low ? " [" + Fmt(*judged.low) + ", " + Fmt(*judged.high) + "]" : " (" + judged.unavailable + ")") +

@@ -28,22 +28,22 @@ std::unique_ptr<Loaded> LoadAndAnalyze(const char* cmd, const AnalyzeOptions& o,
   l->data = std::move(data).value();
   analysis::AnalysisOptions ao;
   if (o.target_qps > 0) ao.target_qps = o.target_qps;
-  if (!o.baseline.empty()) {
-    auto base = analysis::LoadExperiment(*store, o.baseline);
-    if (!base.ok()) {
-      std::cerr << "ream " << cmd << ": --baseline: " << base.status().message() << "\n";
-      return nullptr;
+  // An experiment named by an option (--baseline, --reporter), loaded into `into`.
+  auto load = [&](const char* option, const std::string& name, analysis::ExperimentData* into) {
+    auto e = analysis::LoadExperiment(*store, name);
+    if (!e.ok()) {
+      std::cerr << "ream " << cmd << ": " << option << ": " << e.status().message() << "\n";
+      return false;
     }
-    l->baseline = std::move(base).value();
+    *into = std::move(e).value();
+    return true;
+  };
+  if (!o.baseline.empty()) {
+    if (!load("--baseline", o.baseline, &l->baseline)) return nullptr;
     ao.baseline = &l->baseline;
   }
   if (!o.reporter.empty()) {
-    auto rep = analysis::LoadExperiment(*store, o.reporter);
-    if (!rep.ok()) {
-      std::cerr << "ream " << cmd << ": --reporter: " << rep.status().message() << "\n";
-      return nullptr;
-    }
-    l->reporter = std::move(rep).value();
+    if (!load("--reporter", o.reporter, &l->reporter)) return nullptr;
     ao.reporter = &l->reporter;
     // The other subjects of the co-location matrix: every experiment with sources of
     // interference among its co-runners (sensitivity curves of its own: [interference] expands

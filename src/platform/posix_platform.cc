@@ -483,9 +483,9 @@ class PosixPlatform final : public Platform {
     // the workload's user, who may execute the file but not reach it: a build under /root or in
     // a private temporary directory) is executed through /proc/self/exe, which the kernel
     // follows without searching the directories on the way.
-    char self[PATH_MAX];
-    const ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1);
-    if (n > 0 && program == std::string(self, static_cast<size_t>(n))) return PosixSpawn(options, "/proc/self/exe");
+    if (auto self = RealPath("/proc/self/exe"); self.ok() && program == *self) {
+      return PosixSpawn(options, "/proc/self/exe");
+    }
     REAM_ASSIGN_OR_RETURN(std::string exe, FindExecutable(program));
     return PosixSpawn(options, exe);
   }
