@@ -73,19 +73,31 @@ int Calibrate(Platform& p, const Topology& topo, const PressureFlags& f) {
     std::vector<pressure::Achieved> steps;
     std::vector<double> setting;
     std::vector<std::string> row = {std::string(info.name), std::string(info.engine)};
+    // A rate source's full scale is measured again beside every step: the reading after one step
+    // is the one before the next. Each step is judged once all are taken (FullScaleBeside).
+    const bool rate = (*made)->FullScaleIsARate();
+    std::vector<double> readings;
+    if (rate) readings.push_back(j["calibration"].value("peak_bytes_per_s", 0.0));
     for (double intensity : pressure::kCalibrationIntensities) {
       if (Stopping()) return kExitInterrupted;
       auto a = (*made)->Run(intensity, f.step_seconds, Stopping);
-      if (!a.ok()) {
-        std::cerr << "ream pressure --calibrate " << info.name << " at " << intensity << " %: " << a.status().message()
-                  << "\n";
-        return ExitCodeFor(a.status());
+      Result<double> after = rate && a.ok() ? (*made)->MeasureFullScale() : Result<double>(0.0);
+      if (!a.ok() || !after.ok()) {
+        const Status& s = a.ok() ? after.status() : a.status();
+        std::cerr << "ream pressure --calibrate " << info.name << " at " << intensity << " %: " << s.message() << "\n";
+        return ExitCodeFor(s);
       }
+      if (rate) readings.push_back(*after);
       steps.push_back(*a);
-      double ws = a->details.value("working_set_percent", NAN);
-      setting.push_back(ws);
-      row.push_back(a->measured ? Pct(a->percent) : "(ws " + Pct(ws) + ")");
     }
+    for (size_t i = 0; i < steps.size(); ++i) {
+      pressure::Achieved& a = steps[i];
+      if (rate) pressure::RescaleToFullScale(a, pressure::FullScaleBeside(readings, i));
+      double ws = a.details.value("working_set_percent", NAN);
+      setting.push_back(ws);
+      row.push_back(a.measured ? Pct(a.percent) : "(ws " + Pct(ws) + ")");
+    }
+    if (rate) j["full_scale_readings_bytes_per_s"] = readings;
     pressure::Verdict v = pressure::Judge(steps, setting);
     row.push_back(v.monotone ? "yes" : "no");
     row.push_back(!v.within_tolerance ? "n/a" : *v.within_tolerance ? "yes (worst " + Pct(v.worst_error_percent) + " %)"

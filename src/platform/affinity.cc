@@ -21,6 +21,19 @@ Status PinCallingThread(int cpu) {
   return Status::Ok();
 }
 
+Result<std::vector<int>> CallingThreadCpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (int e = pthread_getaffinity_np(pthread_self(), sizeof set, &set); e != 0) {
+    return ErrnoStatus(e, "pthread_getaffinity_np");
+  }
+  std::vector<int> cpus;
+  for (int c = 0; c < CPU_SETSIZE; ++c) {
+    if (CPU_ISSET(c, &set)) cpus.push_back(c);
+  }
+  return cpus;
+}
+
 Status SetThisThreadAffinity(const std::vector<int>& cpus) {
   if (cpus.empty()) return InvalidArgument("no CPU to pin to");
   cpu_set_t set;

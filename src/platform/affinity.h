@@ -12,6 +12,10 @@ namespace ream {
 // CPU outside the process's cpuset or offline) as Unavailable naming the CPU.
 Status PinCallingThread(int cpu);
 
+// The CPUs the calling thread may run on (its affinity mask: the cpuset and any pinning), in
+// rising order. The errno when the kernel refuses.
+Result<std::vector<int>> CallingThreadCpus();
+
 // The scheduling classes a tenant's threads may run in (sched(7)): SCHED_OTHER, SCHED_BATCH
 // (the same fair share, never preempting for wake-up latency) and SCHED_IDLE (runs only when
 // nothing else of a higher class wants the CPU: the best-effort tier).

@@ -6,12 +6,15 @@
 #include <atomic>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
+#include <optional>
 #include <thread>
 
 #include "platform/clock.h"
 #include "platform/direct_io.h"
 #include "platform/memory_region.h"
+#include "platform/affinity.h"
 #include "platform/net.h"
 
 namespace ream::pressure {
@@ -19,6 +22,7 @@ namespace {
 
 constexpr int64_t kPeriodNs = 10'000'000;  // the pacing period of every paced source: 10 ms
 constexpr int64_t kPollNs = 20'000'000;    // how often Run looks at should_stop
+constexpr int64_t kWindowNs = 100'000'000;  // the net source's full scale: median of these windows
 constexpr int64_t kLineBytes = 64;
 
 const std::vector<SourceInfo> kSources = {
@@ -65,6 +69,15 @@ void Wait(Platform& p, double seconds, const std::function<bool()>& should_stop,
   while (Now() < end_ns && !(should_stop && should_stop())) {
     p.SleepFor(std::chrono::nanoseconds(std::min<int64_t>(kPollNs, std::max<int64_t>(end_ns - Now(), 0))));
   }
+}
+
+// A rate source's new full-scale reading: kept, and the runs that follow are paced by the median
+// of the last kPaceReadings (one reading the host spoiled does not set the dial). Returns it.
+double Paced(std::vector<double>& readings, double* peak, double reading) {
+  readings.push_back(reading);
+  const size_t n = std::min(readings.size(), kPaceReadings);
+  *peak = MedianOf(std::vector<double>(readings.end() - static_cast<std::ptrdiff_t>(n), readings.end()));
+  return reading;
 }
 
 // A worker thread joined when this goes out of scope, after `stop` is set.
@@ -209,15 +222,16 @@ class MemBwSource : public PressureSource {
     elements_ = static_cast<size_t>(std::max<int64_t>(4 * llc, int64_t{32} << 20) / 8);
   }
   Source source() const override { return Source::kMemBw; }
-  Status Prepare() override {
+  Status Prepare() override { return MeasureFullScaleAtStart(); }
+  bool FullScaleIsARate() const override { return true; }
+  Result<double> MeasureFullScale() override {
     Arrays();
     const int64_t start = Now();
     const int64_t end = start + static_cast<int64_t>(options_.calibration_seconds * 1e9);
     uint64_t bytes = 0;
     size_t pos = 0;
     while (Now() < end) bytes += Triad(&pos, 1 << 16);
-    peak_ = bytes / ((Now() - start) / 1e9);
-    return Status::Ok();
+    return Paced(readings_, &peak_, bytes / ((Now() - start) / 1e9));
   }
   nlohmann::json Calibration() const override {
     return {{"peak_bytes_per_s", peak_}, {"array_bytes", elements_ * 8}, {"kernel", "STREAM triad, 24 B/element"}};
@@ -276,6 +290,7 @@ class MemBwSource : public PressureSource {
   size_t elements_;
   std::vector<double> a_, b_, c_;
   double peak_ = 0;
+  std::vector<double> readings_;  // every full-scale reading, oldest first
 };
 
 // --- memory ---
@@ -341,12 +356,16 @@ class DiskSource : public PressureSource {
   Status Prepare() override {
     REAM_ASSIGN_OR_RETURN(file_, DirectIoFile::Create(options_.disk_dir, kFileBytes));
     if (auto io = ReadProcessIoBytes(); !io.ok()) io_reason_ = io.status().message();
+    return MeasureFullScaleAtStart();
+  }
+  bool FullScaleIsARate() const override { return true; }
+  Result<double> MeasureFullScale() override {
+    if (!file_) return Internal("disk source measured before Prepare");
     const int64_t start = Now();
     const int64_t end = start + static_cast<int64_t>(options_.calibration_seconds * 1e9);
     const uint64_t before = file_->bytes_written();
     while (Now() < end) REAM_RETURN_IF_ERROR(file_->WriteBlock());
-    peak_ = (file_->bytes_written() - before) / ((Now() - start) / 1e9);
-    return Status::Ok();
+    return Paced(readings_, &peak_, (file_->bytes_written() - before) / ((Now() - start) / 1e9));
   }
   nlohmann::json Calibration() const override {
     return {{"peak_bytes_per_s", peak_}, {"dir", options_.disk_dir}, {"block_bytes", DirectIoFile::kBlockBytes}};
@@ -400,6 +419,7 @@ class DiskSource : public PressureSource {
   std::unique_ptr<DirectIoFile> file_;
   std::string io_reason_;
   double peak_ = 0;
+  std::vector<double> readings_;  // every full-scale reading, oldest first
 };
 
 // --- net ---
@@ -408,13 +428,26 @@ class NetSource : public PressureSource {
   explicit NetSource(Platform& p, const SourceOptions& o) : p_(p), options_(o) {}
   Source source() const override { return Source::kNet; }
   Status Prepare() override {
-    auto none = [] { return false; };
-    peak_ = 0;
-    REAM_ASSIGN_OR_RETURN(Achieved full, Stream(-1, options_.calibration_seconds, none));
-    peak_ = full.details["bytes_per_s"].get<double>();
-    return Status::Ok();
+    // Both ends of the stream run on one CPU, the first the source may use: free to move over
+    // two vCPUs, one stream's rate swung between 2.9 and 5.3 GB/s from one 0.5 s reading to
+    // the next (6 Dec 2026), and a dial on that scale cannot be monotone; on one CPU it held
+    // within 3.4 +- 0.1 GB/s. 100 % is then one CPU's worth of loopback streaming, as mem_bw's
+    // is one CPU's STREAM peak.
+    REAM_ASSIGN_OR_RETURN(std::vector<int> cpus, CallingThreadCpus());
+    if (cpus.empty()) return Internal("the net source may run on no CPU");
+    cpu_ = cpus.front();
+    return MeasureFullScaleAtStart();
   }
-  nlohmann::json Calibration() const override { return {{"peak_bytes_per_s", peak_}, {"link", "loopback"}}; }
+  bool FullScaleIsARate() const override { return true; }
+  Result<double> MeasureFullScale() override {
+    auto none = [] { return false; };
+    REAM_ASSIGN_OR_RETURN(Achieved full, Stream(-1, options_.calibration_seconds, none));
+    return Paced(readings_, &peak_,
+                 full.details.value("median_window_bytes_per_s", full.details["bytes_per_s"].get<double>()));
+  }
+  nlohmann::json Calibration() const override {
+    return {{"peak_bytes_per_s", peak_}, {"link", "loopback"}, {"cpu", cpu_}};
+  }
   Result<Achieved> Run(double intensity, double seconds, const std::function<bool()>& should_stop) override {
     REAM_ASSIGN_OR_RETURN(Achieved a, Stream(ShareOf(peak_, intensity), seconds, should_stop));
     a.intensity = intensity;
@@ -424,6 +457,16 @@ class NetSource : public PressureSource {
  private:
   // One stream to a sink on 127.0.0.1 at `rate` bytes/s (< 0: as fast as it goes).
   Result<Achieved> Stream(double rate, double seconds, const std::function<bool()>& should_stop) {
+    // The sockets are opened on the stream's CPU too: opened on the other one, the readings of
+    // the pinned ends still swung by +-30 % (their timers and buffers are kept where they were
+    // made). The calling thread's own CPUs are given back when the stream ends.
+    struct Restore {
+      std::optional<std::vector<int>> cpus;
+      ~Restore() {
+        if (cpus && !cpus->empty()) (void)SetThisThreadAffinity(*cpus);
+      }
+    } restore;
+    if (auto mine = CallingThreadCpus(); mine.ok() && PinCallingThread(cpu_).ok()) restore.cpus = *mine;
     REAM_ASSIGN_OR_RETURN(net::Fd listener, net::Listen("127.0.0.1", 0, 1));
     REAM_ASSIGN_OR_RETURN(int port, net::LocalPort(listener.get()));
     REAM_ASSIGN_OR_RETURN(net::Fd out, net::Connect("127.0.0.1", port, 2'000'000'000));
@@ -434,10 +477,12 @@ class NetSource : public PressureSource {
     }
     if (!in.valid()) return Unavailable("the loopback sink accepted no connection");
     std::atomic<uint64_t> received{0};
-    std::string error;
+    std::vector<std::pair<int64_t, uint64_t>> samples;
+    std::string error, sink_pin, sender_pin;
     const int64_t start = Now();
     {
       Worker sink([&](const std::atomic<bool>& stop) {
+        if (Status s = PinCallingThread(cpu_); !s.ok()) sink_pin = s.message();
         std::vector<char> buf(1 << 18);
         uint64_t total = 0;
         while (!stop.load(std::memory_order_relaxed)) {
@@ -450,6 +495,7 @@ class NetSource : public PressureSource {
       });
       Worker sender([&](const std::atomic<bool>& stop) {
         if (rate == 0) return;
+        if (Status s = PinCallingThread(cpu_); !s.ok()) sender_pin = s.message();
         std::vector<char> chunk(1 << 16, 'r');
         uint64_t sent = 0;
         while (!stop.load(std::memory_order_relaxed)) {
@@ -468,23 +514,44 @@ class NetSource : public PressureSource {
           if (r.would_block) p_.SleepFor(std::chrono::microseconds(50));
         }
       });
-      Wait(p_, seconds, should_stop, start, on_ready);
+      // The bytes received, read every poll: the full scale is the median of its 100 ms windows,
+      // so a dip of a few hundred ms (the host taking the CPU) does not set the dial's scale.
+      samples.emplace_back(start, 0);
+      Wait(p_, seconds, [&] {
+        samples.emplace_back(Now(), received.load(std::memory_order_relaxed));
+        return should_stop && should_stop();
+      }, start, on_ready);
       sender.Join();
       sink.Join();
     }
     if (!error.empty()) return IoError("loopback stream: " + error);
     Achieved a;
     a.seconds = (Now() - start) / 1e9;
-    a.what = "the rate of one loopback TCP stream measured at start";
+    std::vector<double> windows;
+    for (size_t i = 0, j = 1; j < samples.size(); ++j) {
+      const int64_t dt = samples[j].first - samples[i].first;
+      if (dt < kWindowNs) continue;
+      windows.push_back((samples[j].second - samples[i].second) / (dt / 1e9));
+      i = j;
+    }
+    a.what = "the rate of one loopback TCP stream on one CPU measured at start";
     const double bps = received.load() / a.seconds;
     a.measured = peak_ > 0;
     a.percent = peak_ > 0 ? 100.0 * bps / peak_ : 0;
-    a.details = {{"bytes_received", received.load()}, {"bytes_per_s", bps}, {"peak_bytes_per_s", peak_}};
+    a.details = {{"bytes_received", received.load()}, {"bytes_per_s", bps}, {"peak_bytes_per_s", peak_}, {"cpu", cpu_}};
+    if (!windows.empty()) {
+      std::nth_element(windows.begin(), windows.begin() + windows.size() / 2, windows.end());
+      a.details["median_window_bytes_per_s"] = windows[windows.size() / 2];
+    }
+    // Unpinned ends still stream; the rate is then less steady, and that is said.
+    if (!sink_pin.empty() || !sender_pin.empty()) a.details["unpinned"] = sink_pin.empty() ? sender_pin : sink_pin;
     return a;
   }
   Platform& p_;
   SourceOptions options_;
   double peak_ = 0;
+  std::vector<double> readings_;  // every full-scale reading, oldest first
+  int cpu_ = 0;
 };
 
 }  // namespace
@@ -592,6 +659,31 @@ nlohmann::json Achieved::ToJson() const {
   return j;
 }
 
+double MedianOf(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+double FullScaleBeside(const std::vector<double>& readings, size_t step) {
+  if (readings.empty()) return 0;
+  const size_t lo = step == 0 ? 0 : step - 1;
+  const size_t hi = std::min(readings.size(), step + 3);
+  if (lo >= hi) return MedianOf(readings);
+  return MedianOf(std::vector<double>(readings.begin() + static_cast<std::ptrdiff_t>(lo),
+                                      readings.begin() + static_cast<std::ptrdiff_t>(hi)));
+}
+
+void RescaleToFullScale(Achieved& step, double full_scale) {
+  step.details["full_scale_beside_bytes_per_s"] = full_scale;
+  if (!step.measured || !step.details.contains("bytes_per_s") || !(full_scale > 0)) return;
+  step.percent = 100.0 * step.details["bytes_per_s"].get<double>() / full_scale;
+  const std::string at_start = " measured at start";
+  if (auto pos = step.what.rfind(at_start); pos != std::string::npos) step.what.erase(pos);
+  step.what += " measured beside each step (the median of the readings around it)";
+}
+
 Verdict Judge(const std::vector<Achieved>& steps, const std::vector<double>& fallback) {
   Verdict v;
   v.monotone = true;
@@ -604,8 +696,10 @@ Verdict Judge(const std::vector<Achieved>& steps, const std::vector<double>& fal
   for (size_t i = 1; i < values.size(); ++i) {
     if (std::isnan(values[i]) || std::isnan(values[i - 1]) || values[i] < values[i - 1] - kMonotoneSlackPoints) {
       v.monotone = false;
-      v.note = "falls from " + std::to_string(steps[i - 1].intensity) + " % to " + std::to_string(steps[i].intensity) +
-               " %";
+      char note[160];
+      std::snprintf(note, sizeof note, "falls from %.1f %% at %g %% to %.1f %% at %g %%", values[i - 1],
+                    steps[i - 1].intensity, values[i], steps[i].intensity);
+      v.note = note;
     }
   }
   if (!all_measured) {

@@ -73,7 +73,8 @@ inline constexpr const char* kReadyLine = "pressure ready";
 struct SourceOptions {
   // Where the disk source writes its unlinked direct-I/O scratch file (on the disk to pressure).
   std::string disk_dir = "/var/tmp";
-  // How long Prepare measures the peak of mem_bw, disk and net (seconds).
+  // How long each reading of the peak of mem_bw, disk and net lasts (seconds): Prepare takes
+  // kPaceReadings of them, `--calibrate` one more after every step.
   double calibration_seconds = 0.5;
 };
 
@@ -89,6 +90,9 @@ struct Achieved {
   nlohmann::json ToJson() const;
 };
 
+// A rate source paces its runs by the median of its last kPaceReadings full-scale readings.
+inline constexpr size_t kPaceReadings = 3;
+
 class PressureSource {
  public:
   virtual ~PressureSource() = default;
@@ -102,6 +106,26 @@ class PressureSource {
   virtual Result<Achieved> Run(double intensity, double seconds, const std::function<bool()>& should_stop) = 0;
   // The figures Prepare measured (peak rates, sizes), for --json and the calibration table.
   virtual nlohmann::json Calibration() const = 0;
+  // True where the full scale is a rate the host gives (mem_bw, disk, net). On a shared host that
+  // rate moves within seconds (one loopback stream: 45-100 % of its reading 2 s before), so
+  // `--calibrate` measures it again beside every step (MeasureFullScale) instead of once.
+  virtual bool FullScaleIsARate() const { return false; }
+  // Measures the full-scale rate again, now, for calibration_seconds, and returns that reading
+  // (bytes/s); the runs that follow are paced by the median of the last kPaceReadings readings.
+  // Only where FullScaleIsARate().
+  virtual Result<double> MeasureFullScale() { return Internal("this source's full scale is not a rate"); }
+
+ protected:
+  // Prepare's reading of a rate source: kPaceReadings readings, so that the first runs are paced
+  // by their median too.
+  Status MeasureFullScaleAtStart() {
+    for (size_t i = 0; i < kPaceReadings; ++i) {
+      if (auto r = MeasureFullScale(); !r.ok()) return r.status();
+    }
+    return Status::Ok();
+  }
+
+ public:
   // Called by Run once the pressure is established (the memory source's resident set built),
   // before its `seconds` start: `ream pressure` prints its ready line there.
   std::function<void()> on_ready;
@@ -121,6 +145,19 @@ inline constexpr double kCalibrationIntensities[] = {0, 25, 50, 75, 100};
 inline constexpr double kMonotoneSlackPoints = 2;
 // "Within 10 % of nominal": |achieved - nominal| <= 10 % of nominal; at nominal 0, <= 1 point.
 inline constexpr double kNominalTolerance = 0.10;
+
+// The median of `v` (0 when empty; the mean of the middle two for an even count).
+double MedianOf(std::vector<double> v);
+// The full scale `--calibrate` judges a rate source's step against. readings[i] is taken just
+// before step i and readings[i + 1] just after it; the scale is the median of the readings from
+// one before the step to one after the step after it (up to four), so that one reading the host
+// spoiled (a single 0.5 s reading of a loopback stream may read 30 % off its neighbours) moves
+// neither this step's scale nor its neighbours'.
+double FullScaleBeside(const std::vector<double>& readings, size_t step);
+// A step of a rate source judged against `full_scale` (bytes/s): its achieved percent becomes its
+// rate (details "bytes_per_s") over it, and the scale is kept in its details. A step whose rate
+// was not measured keeps its figures.
+void RescaleToFullScale(Achieved& step, double full_scale);
 
 struct Verdict {
   bool monotone = false;

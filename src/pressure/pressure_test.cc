@@ -134,5 +134,32 @@ TEST(PressureVerdict, UnmeasurableSourceIsJudgedMonotoneOnItsSettingOnly) {
   EXPECT_FALSE(Judge(steps, {0, 60, 50}).monotone);
 }
 
+TEST(PressureVerdict, ARateStepIsJudgedAgainstTheFullScaleMeasuredBesideIt) {
+  // Six readings of a loopback stream (GB/s) around five steps; the fourth read 2.5 where the
+  // others read 3.4-3.6 (the host took the CPU for it). Step i lies between readings i and i+1.
+  const std::vector<double> r = {3.5, 3.4, 3.5, 2.5, 3.6, 3.5};
+  EXPECT_DOUBLE_EQ(FullScaleBeside(r, 0), 3.5);                // 3.5 3.4 3.5
+  EXPECT_DOUBLE_EQ(FullScaleBeside(r, 2), (3.4 + 3.5) / 2);    // 3.4 3.5 2.5 3.6
+  EXPECT_DOUBLE_EQ(FullScaleBeside(r, 3), 3.5);                // 3.5 2.5 3.6 3.5
+  EXPECT_DOUBLE_EQ(FullScaleBeside(r, 4), 3.5);                // 2.5 3.6 3.5
+  EXPECT_DOUBLE_EQ(FullScaleBeside({}, 0), 0);
+  // The 75 % step moved 2.6 GB/s: against the spoiled reading after it, 2.6 / ((3.5 + 2.5) / 2)
+  // = 87 %; against the readings beside it, 75 %.
+  Achieved step = Step(75, 52);
+  step.what = "a rate measured at start";
+  step.details = {{"bytes_per_s", 2.6e9}, {"peak_bytes_per_s", 5e9}};
+  RescaleToFullScale(step, 1e9 * FullScaleBeside(r, 2));
+  EXPECT_NEAR(step.percent, 100 * 2.6 / 3.45, 1e-9);
+  EXPECT_DOUBLE_EQ(step.details["full_scale_beside_bytes_per_s"].get<double>(), 3.45e9);
+  EXPECT_EQ(step.what, "a rate measured beside each step (the median of the readings around it)");
+  // A step whose rate was not measured keeps its figures; the scale is still recorded.
+  Achieved unmeasured = Step(50, 0, false);
+  RescaleToFullScale(unmeasured, 1e9);
+  EXPECT_EQ(unmeasured.percent, 0);
+  EXPECT_TRUE(unmeasured.details.contains("full_scale_beside_bytes_per_s"));
+  EXPECT_DOUBLE_EQ(MedianOf({3, 1, 2}), 2);
+  EXPECT_DOUBLE_EQ(MedianOf({4, 1, 2, 3}), 2.5);
+}
+
 }  // namespace
 }  // namespace ream::pressure
