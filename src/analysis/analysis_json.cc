@@ -362,6 +362,14 @@ nlohmann::json ToJson(const ExperimentAnalysis& a) {
                       {"ratio", opt(c.ratio)},
                       {"alone_windows", c.alone_windows},
                       {"note", c.note}});
+        if (c.loaded) {
+          cs.back()["load"] = {{"qps", c.load_qps},
+                               {"alone_p95_us", opt(c.alone_p95_us)},
+                               {"together_p95_us", opt(c.together_p95_us)},
+                               {"together_windows", c.together_windows},
+                               {"together_valid_windows", c.together_valid_windows},
+                               {"together_invalid_reasons", c.together_invalid_reasons}};
+        }
       }
       groups.push_back({{"set", g.set},
                         {"group", g.group_key},

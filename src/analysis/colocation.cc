@@ -18,7 +18,16 @@ std::optional<double> Num(const nlohmann::json& j, const char* key) {
 
 // A co-runner's throughput in a window's figures, in `measure`.
 std::optional<double> Throughput(const nlohmann::json& fig, const std::string& measure) {
+  if (measure == "QPS") return fig.contains("load") ? Num(fig["load"], "throughput_qps") : std::nullopt;
   return Num(fig, measure == "completions/s" ? "completions_per_s" : "cpu_share");
+}
+
+// A loaded co-runner's p95 in a window's figures, when its own generator judged the window valid.
+std::optional<double> LoadP95(const nlohmann::json& fig) {
+  if (!fig.is_object() || !fig.contains("load")) return std::nullopt;
+  const nlohmann::json& l = fig["load"];
+  if (!l.contains("valid") || !l["valid"].is_boolean() || !l["valid"].get<bool>()) return std::nullopt;
+  return l.contains("latency_us") ? Num(l["latency_us"], "p95") : std::nullopt;
 }
 
 // The QoS percentile's latency from the send of a point, when the generator stored it.
@@ -127,6 +136,10 @@ std::vector<ColocationGroup> AnalyzeColocation(const ExperimentData& d, const Ex
           f.name = name;
           f.sched = c.value("sched", std::string());
           f.cpus = c.value("cpu_list", c.value("cpus", std::string()));
+          if (c.contains("load") && c["load"].is_object()) {
+            f.loaded = true;
+            f.load_qps = Num(c["load"], "qps").value_or(0);
+          }
           g.corunners.push_back(f);
         }
       }
@@ -139,7 +152,38 @@ std::vector<ColocationGroup> AnalyzeColocation(const ExperimentData& d, const Ex
         }
         bool completes = !windows.empty();
         for (const auto& w : windows) completes = completes && Num(w, "completions").value_or(0) > 0;
-        f.measure = completes ? "completions/s" : "CPU-s/s";
+        f.measure = f.loaded ? "QPS" : completes ? "completions/s" : "CPU-s/s";
+        if (f.loaded) {
+          std::vector<double> tails;
+          for (const auto& w : windows) {
+            if (auto v = LoadP95(w)) tails.push_back(*v);
+          }
+          if (!tails.empty()) f.alone_p95_us = Median(tails);
+          // Beside the subject: every window of the shared runs' points.
+          std::vector<double> together;
+          for (const RunData* r : runs) {
+            for (const auto& p : r->points) {
+              if (!p.tenants.is_object() || !p.tenants.contains(f.name)) continue;
+              const nlohmann::json& fig = p.tenants[f.name];
+              if (!fig.contains("load")) continue;
+              ++f.together_windows;
+              if (auto v = LoadP95(fig)) {
+                together.push_back(*v);
+                ++f.together_valid_windows;
+              } else if (fig["load"].contains("invalid_reasons") && fig["load"]["invalid_reasons"].is_array()) {
+                for (const auto& why : fig["load"]["invalid_reasons"]) {
+                  if (!why.is_string()) continue;
+                  const std::string w = why.get<std::string>();
+                  auto& rs = f.together_invalid_reasons;
+                  if (std::find(rs.begin(), rs.end(), w) == rs.end()) rs.push_back(w);
+                }
+              } else if (fig["load"].contains("unavailable") && fig["load"]["unavailable"].is_string()) {
+                f.together_invalid_reasons.push_back(fig["load"]["unavailable"].get<std::string>());
+              }
+            }
+          }
+          if (!together.empty()) f.together_p95_us = Median(together);
+        }
         std::vector<double> values;
         for (const auto& w : windows) {
           if (auto v = Throughput(w, f.measure)) values.push_back(*v);

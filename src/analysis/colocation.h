@@ -20,10 +20,20 @@ namespace ream::analysis {
 struct CorunnerFigures {
   std::string name;
   std::string sched, cpus;  // as the spec gave them
-  std::string measure;      // "completions/s" or "CPU-s/s"
+  // "completions/s", "CPU-s/s", or "QPS" for a co-runner under a load of its own
+  // ([corunner.load]): the requests it served per second.
+  std::string measure;
   std::optional<double> alone, together, ratio;  // ratio = together / alone
   int alone_windows = 0;    // windows the alone value is the median of
   std::string note;         // why a figure is missing
+  // A co-runner under a load of its own: its p95 (µs) alone (the median over its valid alone
+  // windows) and together (the median over its valid windows beside the subject's points), and
+  // how many of its windows beside the subject were valid by its own generator's rule.
+  bool loaded = false;
+  double load_qps = 0;
+  std::optional<double> alone_p95_us, together_p95_us;
+  int together_windows = 0, together_valid_windows = 0;
+  std::vector<std::string> together_invalid_reasons;  // distinct, from its invalid windows
 };
 
 // One load level both sides measured.

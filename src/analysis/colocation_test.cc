@@ -112,5 +112,43 @@ TEST(Colocation, AnAntagonistThatNeverCompletesIsMeasuredByTheCpuItGot) {
   EXPECT_EQ(a->colocation[0].verdict, "within the intervals");
 }
 
+TEST(Colocation, ALatencyCriticalNeighbourIsMeasuredByTheQpsItServedAndItsOwnTail) {
+  ExperimentData d;
+  d.name = "shared";
+  d.qos.fixed_target_us = 1000;
+  RunData alone = SharedRun(100e-6, "", 0, 0, 0);
+  RunData shared = SharedRun(100e-6, "kv2", 0, 0, 0);
+  auto window = [](double served, double p95, bool valid) {
+    nlohmann::json l = {{"target_qps", 3000}, {"throughput_qps", served}, {"valid", valid},
+                        {"latency_us", {{"p95", p95}}}};
+    if (!valid) l["invalid_reasons"] = {"rule distortion: lateness moved p95 by 40 %"};
+    return nlohmann::json{{"completions", 0}, {"cpu_share", 0.3}, {"load", l}};
+  };
+  shared.corunners = {{"corunners", {{{"name", "kv2"}, {"sched", "normal"}, {"cpu_list", "0"},
+                                      {"load", {{"qps", 3000}, {"connections", 1}, {"protocol", "ream"}}}}}},
+                      {"alone", {{"kv2", window(2990, 40, true)}}}};
+  // Beside the subject its tail grows with the subject's load; the top window is invalid by its
+  // own generator's rule and is left out of its tail.
+  for (size_t i = 0; i < shared.points.size(); ++i) {
+    const bool top = i + 1 == shared.points.size();
+    shared.points[i].tenants = {{"kv2", window(2950, 50 + static_cast<double>(i), !top)}};
+  }
+  d.runs = {alone, shared};
+  auto a = Analyze(d, {});
+  ASSERT_TRUE(a.ok()) << a.status().message();
+  const auto& c = a->colocation.at(0).corunners.at(0);
+  EXPECT_TRUE(c.loaded);
+  EXPECT_EQ(c.measure, "QPS");
+  EXPECT_DOUBLE_EQ(*c.alone, 2990);
+  EXPECT_DOUBLE_EQ(*c.together, 2950);
+  EXPECT_DOUBLE_EQ(*c.alone_p95_us, 40);
+  const int n = static_cast<int>(shared.points.size());
+  EXPECT_EQ(c.together_windows, n);
+  EXPECT_EQ(c.together_valid_windows, n - 1);
+  EXPECT_DOUBLE_EQ(*c.together_p95_us, 50 + (n - 2) / 2.0);  // the median of 50 .. 50 + n - 2
+  ASSERT_EQ(c.together_invalid_reasons.size(), 1u);
+  EXPECT_NE(c.together_invalid_reasons[0].find("lateness"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace ream::analysis

@@ -5,9 +5,11 @@
 #include <cstdlib>
 
 #include "batch/batch.h"
+#include "experiment/load_driver.h"
 #include "experiment/point_columns.h"
 #include "experiment/run_events.h"
 #include "experiment/text.h"
+#include "platform/net.h"
 #include "topology/topology.h"
 
 namespace ream {
@@ -48,7 +50,7 @@ Result<std::vector<int>> CorunnerCpus(const ExperimentSpec& spec, const Corunner
   return *list;
 }
 
-std::vector<std::string> CorunnerArgv(const CorunnerSpec& c, const std::string& ream_binary) {
+std::vector<std::string> CorunnerArgv(const CorunnerSpec& c, const std::string& ream_binary, int port, int threads) {
   std::vector<std::string> argv = {ream_binary, "corun", "--sched", ToString(c.sched)};
   if (c.restart) argv.push_back("--repeat");
   argv.push_back("--");
@@ -63,8 +65,19 @@ std::vector<std::string> CorunnerArgv(const CorunnerSpec& c, const std::string& 
                                  Fmt("%.6g", c.intensity)}) {
       argv.push_back(a);
     }
+  } else if (!c.builtin.empty()) {
+    // Its port is the one it prints in its ready line (the subject's builtins do the same).
+    for (const std::string& a : {ream_binary, std::string("serve"), c.builtin, std::string("--port"), std::string("0"),
+                                 std::string("--threads"), std::to_string(std::max(threads, 1))}) {
+      argv.push_back(a);
+    }
+    argv.insert(argv.end(), c.args.begin(), c.args.end());
   } else {
-    argv.insert(argv.end(), c.command.begin(), c.command.end());
+    const std::string fill = std::to_string(port);
+    for (std::string a : c.command) {
+      for (size_t at = 0; (at = a.find("{port}", at)) != std::string::npos; at += fill.size()) a.replace(at, 6, fill);
+      argv.push_back(a);
+    }
   }
   return argv;
 }
@@ -80,6 +93,16 @@ struct CorunnerSet::Tenant {
   std::string monitor_error;
   int64_t window_start_ns = 0, window_end_ns = 0;
   std::string ended_in_window;
+
+  // With [corunner.load]: the port it serves on, and the window's `ream load` (its sandbox and
+  // its stdout), then what it measured or why it measured nothing.
+  int port = 0;
+  std::unique_ptr<Sandbox> load_gen;
+  std::shared_ptr<CapturedOutput> load_out;
+  int64_t load_deadline_ns = 0;
+  double load_target_qps = 0;
+  std::optional<nlohmann::json> load_result;
+  std::string load_error;
 
   mutable std::mutex mu;
   std::vector<std::pair<int64_t, double>> completions;  // (when seen, monotonic ns; its run time, s)
@@ -146,7 +169,11 @@ Result<std::unique_ptr<Sandbox>> CorunnerSet::StartOne(Tenant& t, const std::fun
       tp->ended = line.substr(kEnded.size());
     }
   };
-  std::vector<std::string> argv = CorunnerArgv(c, prep_.ream);
+  if (c.load && !c.command.empty()) {
+    // A free port for "{port}"; a builtin picks its own and says it.
+    REAM_ASSIGN_OR_RETURN(t.port, kind_.FreePort());
+  }
+  std::vector<std::string> argv = CorunnerArgv(c, prep_.ream, t.port, static_cast<int>(t.cpus.size()));
   const std::string what = "co-runner '" + c.name + "' ('" + Join(argv) + "')";
   if (!c.batch.empty()) {
     // A helper built with ream, where the co-runner's user can reach it (batch/batch.h).
@@ -166,6 +193,7 @@ Result<std::unique_ptr<Sandbox>> CorunnerSet::StartOne(Tenant& t, const std::fun
     return Status(s.code(), s.message() + (tail.empty() ? "" : "; its last output:" + tail));
   };
   const int64_t deadline_ns = p_.MonotonicNanos() + std::chrono::nanoseconds(c.ready_timeout).count();
+  std::string matched;
   auto wait_for = [&](const std::string& needle, bool prefix) -> Status {
     while (true) {
       if (interrupted()) return Cancelled("interrupted while starting " + what);
@@ -180,7 +208,10 @@ Result<std::unique_ptr<Sandbox>> CorunnerSet::StartOne(Tenant& t, const std::fun
       auto line = sb->WaitForLine(
           [&](const std::string& l) { return prefix ? l.rfind(needle, 0) == 0 : l.find(needle) != std::string::npos; },
           std::chrono::milliseconds(step));
-      if (line.ok()) return Status::Ok();
+      if (line.ok()) {
+        matched = *line;
+        return Status::Ok();
+      }
     }
   };
   // `ream corun` says when the command started (or why it could not); then the spec's line.
@@ -191,8 +222,31 @@ Result<std::unique_ptr<Sandbox>> CorunnerSet::StartOne(Tenant& t, const std::fun
     }
     return fail(s);
   }
-  if (!c.ready_line.empty()) {
+  if (!c.builtin.empty()) {
+    // "ready HOST:PORT ...": the port the builtin picked.
+    if (Status s = wait_for("ready ", true); !s.ok()) return fail(s);
+    const std::string hp = matched.substr(6, matched.find(' ', 6) - 6);
+    t.port = std::atoi(hp.substr(hp.rfind(':') + 1).c_str());
+    if (t.port <= 0) return fail(Unavailable(what + " printed a readiness line without a port: " + matched));
+  } else if (!c.ready_line.empty()) {
     if (Status s = wait_for(c.ready_line, false); !s.ok()) return fail(s);
+  } else if (c.load) {
+    // A server under a load of its own is ready once it accepts a connection on its port.
+    while (true) {
+      if (interrupted()) {
+        (void)sb->Stop();
+        return Cancelled("interrupted while starting " + what);
+      }
+      if (!sb->Alive()) return fail(Unavailable(what + " ended before becoming ready: " + sb->ExitDescription()));
+      const int64_t left_ns = deadline_ns - p_.MonotonicNanos();
+      if (left_ns <= 0) {
+        return fail(Timeout(what + " accepted no connection on " + sb->address() + ":" + std::to_string(t.port) +
+                            " within " + HumanSeconds(std::chrono::duration<double>(c.ready_timeout).count()) +
+                            " (raise its ready_timeout if it is only slow)"));
+      }
+      if (net::Connect(sb->address(), t.port, std::min<int64_t>(left_ns, 100'000'000)).ok()) break;
+      p_.SleepFor(std::chrono::milliseconds(20));
+    }
   }
   // A program that generates its own work is ready once it runs; it must still run after the
   // settling time (one that dies at once is a bad co-runner, not a measurement).
@@ -262,6 +316,82 @@ void CorunnerSet::WindowEnded() {
   }
 }
 
+Status CorunnerSet::StartLoads(const LoadOptions& window) {
+  const std::vector<int>& generator_cpus = prep_.generator_cpus;
+  uint64_t index = 0;
+  for (auto& t : tenants_) {
+    ++index;
+    t->load_result.reset();
+    t->load_error.clear();
+    if (!t->spec->load) continue;
+    const CorunnerLoadSpec& load = *t->spec->load;
+    t->load_target_qps = load.qps;
+    if (!t->sandbox || !t->sandbox->Alive()) {
+      t->load_error = "the co-runner was not running when its load was to start";
+      continue;
+    }
+    LoadOptions lo = window;
+    lo.host = t->sandbox->address();
+    lo.port = t->port;
+    lo.protocol = load.protocol;
+    lo.qps = load.qps;
+    lo.connections = load.connections;
+    lo.threads = 1;
+    lo.session = SessionLoad{};
+    lo.keep_awake = false;
+    lo.cpus.clear();
+    // It shares the generator's CPUs with the subject's generator: it yields on every turn of its
+    // spin, so it never holds a CPU the subject's generator is due on (spinning, it made every
+    // shared point of the subject invalid by lateness here, 6 Dec 2026).
+    lo.wait = Wait::kYield;
+    // Its own arrivals, not the subject's sequence again.
+    lo.seed = window.seed * 1000003ull + 7919ull * index;
+    std::vector<std::string> argv = LoadArgv(lo);
+    argv.insert(argv.begin(), prep_.ream);
+    if (!generator_cpus.empty()) argv.insert(argv.end() - 2, {"--cpus", FormatCpuList(generator_cpus)});
+    auto out = std::make_shared<CapturedOutput>();
+    SandboxOptions go = GeneratorSandbox(generator_cpus, state_dir_, out);
+    auto gen = kind_.Start(go, argv);
+    if (!gen.ok()) {
+      for (auto& u : tenants_) {
+        if (u->load_gen) (void)u->load_gen->Stop(), u->load_gen.reset();
+      }
+      return gen.status().Annotate("starting the load of co-runner '" + t->spec->name + "'");
+    }
+    t->load_gen = std::move(gen).value();
+    t->load_out = out;
+    t->load_deadline_ns = p_.MonotonicNanos() + lo.warmup_ns + lo.duration_ns + lo.response_timeout_ns +
+                          15'000'000'000;
+  }
+  return Status::Ok();
+}
+
+void CorunnerSet::CollectLoads() {
+  for (auto& t : tenants_) {
+    if (!t->load_gen) continue;
+    while (t->load_gen->Alive() && p_.MonotonicNanos() < t->load_deadline_ns) {
+      p_.SleepFor(std::chrono::milliseconds(10));
+    }
+    const bool ended = !t->load_gen->Alive();
+    if (ended) (void)t->load_gen->process().WaitForOutputEnd(std::chrono::milliseconds(2000));
+    const std::string exit = t->load_gen->ExitDescription();
+    (void)t->load_gen->Stop();
+    t->load_gen.reset();
+    std::string text;
+    {
+      std::lock_guard<std::mutex> lock(t->load_out->first);
+      text = t->load_out->second;
+    }
+    auto j = ExtractGeneratorJson(text);
+    if (j.ok()) {
+      t->load_result = std::move(j).value();
+    } else {
+      t->load_error = ended ? "its generator " + exit + " without a result: " + j.status().message()
+                            : "its generator did not finish within 15 s of its response timeout";
+    }
+  }
+}
+
 nlohmann::json CorunnerSet::Figures() const {
   nlohmann::json all = nlohmann::json::object();
   for (const auto& t : tenants_) {
@@ -302,6 +432,29 @@ nlohmann::json CorunnerSet::Figures() const {
     j["run_time_mean_s"] = n ? nlohmann::json(run_time / static_cast<double>(n)) : nlohmann::json();
     if (window_s > 0) j["completions_per_s"] = static_cast<double>(n) / window_s;
     j["ended"] = t->ended_in_window;
+    if (t->spec->load) {
+      nlohmann::json l = {{"target_qps", t->spec->load->qps}, {"connections", t->spec->load->connections},
+                          {"protocol", t->spec->load->protocol}};
+      if (t->load_result) {
+        PointData d;
+        FillFromGenerator(*t->load_result, &d);
+        const PointRecord& r = d.point;
+        auto opt = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); };
+        l["achieved_qps"] = opt(r.achieved_qps);
+        l["throughput_qps"] = opt(r.throughput_qps);
+        l["timely_ratio"] = opt(r.timely_ratio);
+        l["valid"] = r.valid ? nlohmann::json(*r.valid) : nlohmann::json();
+        l["invalid_reasons"] = r.invalid_reasons;
+        l["errors"] = r.errors ? nlohmann::json(*r.errors) : nlohmann::json();
+        l["latency_us"] = {{"mean", opt(r.latency_mean_us)},
+                           {"p50", opt(r.latency_p50_us)},
+                           {"p95", opt(r.latency_p95_us)},
+                           {"p99", opt(r.latency_p99_us)}};
+      } else {
+        l["unavailable"] = t->load_error.empty() ? "no load was run in this window" : t->load_error;
+      }
+      j["load"] = l;
+    }
     all[t->spec->name] = j;
   }
   return all;
@@ -322,7 +475,7 @@ nlohmann::json CorunnerSet::Describe() const {
   for (const auto& t : tenants_) {
     const CorunnerSpec& c = *t->spec;
     nlohmann::json j = {{"name", c.name},
-                        {"argv", CorunnerArgv(c, prep_.ream)},
+                        {"argv", CorunnerArgv(c, prep_.ream, t->port, static_cast<int>(t->cpus.size()))},
                         {"cpus", c.cpus},
                         {"cpu_list", FormatCpuList(t->cpus)},
                         {"sched", ToString(c.sched)},
@@ -332,6 +485,10 @@ nlohmann::json CorunnerSet::Describe() const {
                         {"sandbox", t->sandbox ? t->sandbox->name() : std::string()}};
     if (!c.batch.empty()) j["batch"] = c.batch;
     if (!c.pressure.empty()) j["pressure"] = c.pressure, j["intensity"] = c.intensity;
+    if (!c.builtin.empty()) j["builtin"] = c.builtin;
+    if (c.load) {
+      j["load"] = {{"qps", c.load->qps}, {"connections", c.load->connections}, {"protocol", c.load->protocol}};
+    }
     // Read by the analysis's sensitivity profile (analysis/interference.h).
     if (c.interference) j["interference_load"] = c.interference_load;
     cs.push_back(j);
@@ -342,6 +499,10 @@ nlohmann::json CorunnerSet::Describe() const {
 Status CorunnerSet::Stop() {
   Status first;
   for (auto& t : tenants_) {
+    if (t->load_gen) {
+      (void)t->load_gen->Stop();
+      t->load_gen.reset();
+    }
     if (t->monitor) {
       (void)t->monitor->Stop();
       t->monitor.reset();

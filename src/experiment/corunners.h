@@ -25,6 +25,7 @@
 #include "experiment/plan.h"
 #include "experiment/preflight.h"
 #include "experiment/spec.h"
+#include "load/generator.h"
 #include "monitor/monitor.h"
 #include "platform/platform.h"
 #include "sandbox/sandbox.h"
@@ -39,8 +40,10 @@ Result<std::vector<int>> CorunnerCpus(const ExperimentSpec& spec, const Corunner
                                       const std::string& scenario);
 
 // The argv a co-runner's sandbox runs: `ream corun --sched CLASS [--repeat] -- COMMAND...`
-// (a batch program's COMMAND is `ream batch NAME --seconds S`).
-std::vector<std::string> CorunnerArgv(const CorunnerSpec& c, const std::string& ream_binary);
+// (a batch program's COMMAND is `ream batch NAME --seconds S`, a builtin's `ream serve NAME
+// --port 0 --threads T ARGS...`; a command's "{port}" becomes `port`).
+std::vector<std::string> CorunnerArgv(const CorunnerSpec& c, const std::string& ream_binary, int port = 0,
+                                      int threads = 1);
 
 class CorunnerSet {
  public:
@@ -61,10 +64,20 @@ class CorunnerSet {
   // co-runner from WindowStarted to WindowEnded, and completions are counted in between.
   void WindowStarted();
   void WindowEnded();
+  // The co-runners' own loads ([corunner.load]) over the coming window, started before its
+  // warm-up: `ream load` in a sandbox on the generator's CPUs for each co-runner with a load,
+  // with `window`'s warm-up, duration, arrivals and validity rule at the co-runner's rate,
+  // connections and protocol. The error of the first that cannot start (the others stopped).
+  Status StartLoads(const LoadOptions& window);
+  // Waits for the loads StartLoads started (each ends by itself after its window and response
+  // timeout) and keeps what each measured, or why it measured nothing, for Figures().
+  void CollectLoads();
   // Each co-runner's figures over the last window: {"NAME": {"cpu_util", "cpu_s", "mem_bytes",
   // "net_rx_bps", ..., "unavailable": {...}, "completions", "run_time_mean_s", "window_s",
   // "throughput" (completions per second for a job that completes, else CPU-seconds per
-  // second), "throughput_unit", "ended": "" or how it ended}}.
+  // second), "throughput_unit", "ended": "" or how it ended, and for a co-runner with a load,
+  // "load": {"target_qps", "achieved_qps", "valid", "invalid_reasons", "timely_ratio",
+  // "latency_us": {"mean", "p50", "p95", "p99"}} or {"target_qps", "unavailable": why}}}.
   nlohmann::json Figures() const;
   // "co-runner 'stream' killed by signal 9 (SIGKILL) during the window" for each co-runner that
   // ended during the last window other than by a completion --repeat restarted.

@@ -330,12 +330,16 @@ class ExperimentRun::Context final : public SweepContext {
     // The subject is not running yet: its first start comes after this window.
     if (wl_) StopSubjectOnly();
     const LoadSpec& l = r_.spec_.load;
+    // Co-runners with a load of their own are driven over this window too, as beside a point
+    // (the subject's address is not used: there is no subject to load).
+    REAM_RETURN_IF_ERROR(corunners_->StartLoads(LevelLoadOptions(r_.spec_, 1, r_.spec_.seed, "127.0.0.1", 1)));
     r_.p_.SleepFor(l.warmup);
     if (Interrupted()) return Cancelled("interrupted while measuring the co-runners alone");
     corunners_->WindowStarted();
     const int64_t end_ns = r_.p_.MonotonicNanos() + std::chrono::nanoseconds(l.duration).count();
     while (r_.p_.MonotonicNanos() < end_ns && !Interrupted()) r_.p_.SleepFor(std::chrono::milliseconds(20));
     corunners_->WindowEnded();
+    corunners_->CollectLoads();
     if (Interrupted()) return Cancelled("interrupted while measuring the co-runners alone");
     rec_.tenants["alone"] = corunners_->Figures();
     std::vector<std::string> died = corunners_->EndedDuringWindow();

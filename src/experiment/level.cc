@@ -94,8 +94,11 @@ Result<PointData> MeasureLevel(Platform& p, LoadDriver& driver, LaunchedWorkload
     }
   };
   hooks.window_ended = stop;
+  // The co-runners' own loads start before the subject's warm-up and end with its window.
+  if (corunners) REAM_RETURN_IF_ERROR(corunners->StartLoads(options));
   auto driven = driver.Measure(options, hooks);
   stop();
+  if (corunners) corunners->CollectLoads();
   if (!driven.ok()) return driven.status();
   const DriverResult& r = *driven;
   if (!r.failure.empty()) {

@@ -51,16 +51,8 @@ class LocalLoadDriver final : public LoadDriver {
     }
     // The generator runs in a sandbox of its own whose cpuset is the generator's CPUs: it
     // never competes with the workload for a CPU.
-    SandboxOptions go;
-    go.partition.cpus = FormatCpuList(o_.generator_cpus);
-    go.reserved_cpus = std::vector<int>{};
-    go.capture_stdout = true;
-    auto captured = std::make_shared<std::pair<std::mutex, std::string>>();
-    go.on_stdout_line = [captured](const std::string& line) {
-      std::lock_guard<std::mutex> lock(captured->first);
-      captured->second += line + "\n";
-    };
-    if (!o_.state_dir.empty()) go.state_dir = o_.state_dir;
+    auto captured = std::make_shared<CapturedOutput>();
+    SandboxOptions go = GeneratorSandbox(o_.generator_cpus, o_.state_dir, captured);
 
     DriverResult out;
     int64_t t0 = p_.MonotonicNanos();
@@ -176,6 +168,20 @@ std::vector<std::string> LoadArgv(const LoadOptions& lo) {
                                  std::to_string(lo.session.bitrate_bps) + "bit"});
   }
   return argv;
+}
+
+SandboxOptions GeneratorSandbox(const std::vector<int>& cpus, const std::string& state_dir,
+                                std::shared_ptr<CapturedOutput> captured) {
+  SandboxOptions go;
+  go.partition.cpus = FormatCpuList(cpus);
+  go.reserved_cpus = std::vector<int>{};
+  go.capture_stdout = true;
+  go.on_stdout_line = [captured](const std::string& line) {
+    std::lock_guard<std::mutex> lock(captured->first);
+    captured->second += line + "\n";
+  };
+  if (!state_dir.empty()) go.state_dir = state_dir;
+  return go;
 }
 
 std::unique_ptr<LoadDriver> MakeLocalLoadDriver(Platform& platform, SandboxKind& sandboxes,

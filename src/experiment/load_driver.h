@@ -6,9 +6,11 @@
 
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -61,5 +63,13 @@ std::unique_ptr<LoadDriver> MakeLocalLoadDriver(Platform& platform, SandboxKind&
 // The `ream load` command line that runs `options` and prints its JSON on stdout (the local
 // driver's argv, without the binary). Pure.
 std::vector<std::string> LoadArgv(const LoadOptions& options);
+
+// What a generator's stdout collects into (its JSON comes last), shared with the sandbox's
+// reader thread.
+using CapturedOutput = std::pair<std::mutex, std::string>;
+// The sandbox a local `ream load` runs in: a cpuset of the generator's CPUs (so it never competes
+// with the workload for one), none held back, its stdout appended to `captured`.
+SandboxOptions GeneratorSandbox(const std::vector<int>& cpus, const std::string& state_dir,
+                                std::shared_ptr<CapturedOutput> captured);
 
 }  // namespace ream

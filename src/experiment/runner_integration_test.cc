@@ -374,6 +374,93 @@ alone = false
   EXPECT_TRUE(CgroupsOf(pid).empty());
 }
 
+TEST_F(RunnerIntegration, ACorunnerUnderALoadOfItsOwnIsMeasuredAloneAndBesideEveryPointAndNothingIsLeft) {
+  // PARTIES-style: a second latency-critical server (ream's kv) beside the subject, driven by a
+  // generator of its own; a unique record count marks its process in /proc.
+  const std::string marker = std::to_string(20000 + getpid() % 10000);
+  std::string spec = Spec("two", R"(name = "two"
+scenarios = ["1-ST"]
+[workload]
+builtin = "kv"
+args = ["--records", "1000"]
+[load]
+warmup = "200ms"
+duration = "1s"
+response_timeout = "200ms"
+attempts = 1
+[sweep]
+qps = [2000, 4000]
+[qos]
+target = "5ms"
+[[corunner]]
+name = "kv2"
+builtin = "kv"
+args = ["--records", ")" + marker + R"("]
+[corunner.load]
+qps = 1500
+)");
+  Exec run = Ream("run " + spec + " --db " + db_);
+  ASSERT_EQ(run.code, 0) << run.output;
+
+  auto s = Store::Open(db_, false);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  auto e = s->FindExperiment("two");
+  ASSERT_TRUE(e.ok() && e->has_value());
+  auto runs = s->ListRuns((*e)->id);
+  ASSERT_TRUE(runs.ok());
+  const RunRecord* shared = nullptr;
+  for (const auto& r : *runs) {
+    if (r.key.tenants == "kv2") shared = &r;
+  }
+  ASSERT_NE(shared, nullptr) << run.output;
+  // Its own load, measured by its own generator: the rate it asked for (open loop), a tail, and
+  // a validity verdict of its own — alone, and beside every point of the subject.
+  auto check = [](const nlohmann::json& fig, const std::string& where) {
+    ASSERT_TRUE(fig.contains("load")) << where << ": " << fig.dump();
+    const nlohmann::json& l = fig["load"];
+    ASSERT_FALSE(l.contains("unavailable")) << where << ": " << l.dump();
+    EXPECT_EQ(l["target_qps"].get<double>(), 1500) << where;
+    EXPECT_NEAR(l["achieved_qps"].get<double>(), 1500, 1500 * 0.10) << where << ": " << l.dump();
+    EXPECT_GT(l["latency_us"]["p95"].get<double>(), 0) << where;
+    EXPECT_TRUE(l["valid"].is_boolean()) << where << ": " << l.dump();
+    // It served what it was sent: the kv server's CPU was measured in its own cgroup.
+    EXPECT_TRUE(fig["cpu_util"].is_number()) << where << ": " << fig.dump();
+  };
+  ASSERT_TRUE(shared->tenants.contains("alone")) << shared->tenants.dump();
+  check(shared->tenants["alone"]["kv2"], "alone");
+  auto points = s->ListPoints(shared->id);
+  ASSERT_TRUE(points.ok() && points->size() == 2u);
+  for (const auto& p : *points) check(p.tenants["kv2"], "beside " + std::to_string(p.target_load));
+
+  // The analysis reads it as a latency-critical neighbour: its QPS alone and together, and its tail.
+  Exec an = Ream("analyze --db " + db_ + " --json");
+  ASSERT_EQ(an.code, 0) << an.output;
+  auto j = nlohmann::json::parse(an.output.substr(an.output.find('{')));
+  bool found = false;
+  for (const auto& g : j["colocation"]["groups"]) {
+    for (const auto& c : g["corunners"]) {
+      if (c["name"] != "kv2") continue;
+      found = true;
+      EXPECT_EQ(c["measure"], "QPS");
+      EXPECT_NEAR(c["alone"].get<double>(), 1500, 150) << c.dump();
+      EXPECT_EQ(c["load"]["together_windows"].get<int>(), 2) << c.dump();
+    }
+  }
+  EXPECT_TRUE(found) << an.output.substr(0, 4000);
+  Exec text = Ream("analyze --db " + db_);
+  EXPECT_NE(text.output.find("LOADED CO-RUNNER"), std::string::npos) << text.output;
+  const std::string html = (dir_ / "two.html").string();
+  Exec rep = Ream("report --db " + db_ + " --out " + html);
+  ASSERT_EQ(rep.code, 0) << rep.output;
+  std::stringstream page;
+  page << std::ifstream(html).rdbuf();
+  const size_t table = page.str().find("<table class=\"colocation-loaded\">");
+  ASSERT_NE(table, std::string::npos);
+  EXPECT_NE(page.str().find("<tr><td>kv2</td><td>1500</td>", table), std::string::npos);
+  // Nothing is left: neither the neighbour nor its generator.
+  EXPECT_TRUE(ProcessesWith(marker).empty());
+}
+
 TEST_F(RunnerIntegration, KneeReMeasuresAnInvalidLevelAndResumeContinuesItsAttempts) {
   std::string spec = Spec("remeasure", R"(name = "remeasure"
 [workload]

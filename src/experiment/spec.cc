@@ -871,22 +871,63 @@ Status ParseCorunner(const TomlSection& s, const KnobTable& knobs, CorunnerSpec*
                                 "names it in sets, messages and the results");
   }
   const std::string me = at.substr(0, at.size() - 1) + " '" + c->name + "': ";
-  // A builtin server as a neighbour is only useful under a load of its own ([corunner.load],
-  // PARTIES-style), which this version does not drive: refused rather than run idle.
-  for (const char* key : {"builtin", "args", "load"}) {
-    if (s.Get(key)) {
-      return InvalidArgument(me + key + ": a co-runner under a load of its own (a builtin server with "
-                                        "[corunner.load]) is not supported yet; give 'command' or 'batch'");
-    }
-  }
   REAM_RETURN_IF_ERROR(s.StringList("command", &c->command));
   REAM_RETURN_IF_ERROR(s.String("batch", &c->batch));
   REAM_RETURN_IF_ERROR(s.Number("batch_seconds", &c->batch_seconds, 0.1, 3600));
   REAM_RETURN_IF_ERROR(s.String("pressure", &c->pressure));
-  if (int given = !c->command.empty() + !c->batch.empty() + !c->pressure.empty(); given != 1) {
+  REAM_RETURN_IF_ERROR(s.String("builtin", &c->builtin));
+  REAM_RETURN_IF_ERROR(s.StringList("args", &c->args));
+  if (int given = !c->command.empty() + !c->batch.empty() + !c->pressure.empty() + !c->builtin.empty(); given != 1) {
     return InvalidArgument(me + "needs exactly one of 'command' (an argv array), 'batch' (a program of "
-                                "`ream batch --list`) and 'pressure' (a source of interference: " +
-                           pressure::SourceNames() + ")");
+                                "`ream batch --list`), 'pressure' (a source of interference: " +
+                           pressure::SourceNames() + ") and 'builtin' (one of ream's servers, with [corunner.load])");
+  }
+  if (s.Get("args") && c->builtin.empty()) return InvalidArgument(me + "'args' are a builtin's; give them in 'command'");
+  if (!c->builtin.empty() && !BuiltinWorkloads().Find(c->builtin)) {
+    return s.Error(*s.Get("builtin"), "builtin", "unknown builtin server (known: " + Join(BuiltinWorkloads().Names(), ", ") + ")");
+  }
+  if (const toml::node* l = s.Get("load")) {
+    if (!l->is_table()) return s.Error(*l, "load", "must be a table ([corunner.load])");
+    if (c->command.empty() && c->builtin.empty()) {
+      return InvalidArgument(me + "[corunner.load] drives a server: give it 'builtin' or a 'command' that serves "
+                                  "on \"{port}\" (a batch job or a pressure source generates its own work)");
+    }
+    TomlSection ls(*l->as_table(), "corunner.load", s.source(), {"qps", "connections", "protocol"});
+    REAM_RETURN_IF_ERROR(ls.Unknown());
+    CorunnerLoadSpec load;
+    load.line = static_cast<int>(l->source().begin.line);
+    if (!ls.Get("qps")) return InvalidArgument(me + "[corunner.load] needs 'qps' (requests per second)");
+    REAM_RETURN_IF_ERROR(ls.Number("qps", &load.qps, 1, 1e8));
+    REAM_RETURN_IF_ERROR(ls.Int("connections", &load.connections, 1, 10000));
+    REAM_RETURN_IF_ERROR(ls.String("protocol", &load.protocol));
+    if (!c->builtin.empty()) {
+      const std::string& speaks = BuiltinWorkloads().Find(c->builtin)->protocol;
+      if (load.protocol.empty()) load.protocol = speaks;
+      if (load.protocol != speaks) {
+        return InvalidArgument(me + "[corunner.load] protocol \"" + load.protocol + "\": builtin \"" + c->builtin +
+                               "\" speaks \"" + speaks + "\"");
+      }
+    } else if (load.protocol.empty()) {
+      return InvalidArgument(me + "[corunner.load] needs 'protocol' for a command (one of: " +
+                             Join(ClientCodecNames(), ", ") + ")");
+    }
+    const auto names = ClientCodecNames();
+    if (std::find(names.begin(), names.end(), load.protocol) == names.end()) {
+      return InvalidArgument(me + "[corunner.load] protocol \"" + load.protocol + "\" is not one ream speaks (" +
+                             Join(names, ", ") + ")");
+    }
+    bool has_port = false;
+    for (const auto& a : c->command) has_port = has_port || a.find("{port}") != std::string::npos;
+    if (!c->command.empty() && !has_port) {
+      return InvalidArgument(me + "[corunner.load] needs the command to serve on \"{port}\" (ream fills in a free "
+                                  "port and loads it there)");
+    }
+    c->load = load;
+  } else if (!c->builtin.empty()) {
+    // A builtin server as a neighbour is only useful under a load of its own: refused rather
+    // than run idle.
+    return InvalidArgument(me + "builtin = \"" + c->builtin + "\" needs [corunner.load] (qps = N): an idle "
+                                "server is no neighbour");
   }
   if (!c->pressure.empty()) {
     if (auto source = pressure::ParseSource(c->pressure); !source.ok()) {
@@ -1090,6 +1131,18 @@ Status ParseCorunners(const TomlSection& top, const KnobTable& knobs, Experiment
   }
   if (!spec->corunners.empty() && spec->sweep.axis == LoadAxis::kSessions) {
     return InvalidArgument(source + ": [[corunner]] with [sweep] axis = \"sessions\" is not supported yet");
+  }
+  // A co-runner under a load of its own is driven by a second generator on the generator's CPUs,
+  // which yields on every turn of its spin; the subject's generator then waits the same way
+  // unless [load] wait says otherwise. Spinning before each send (wait = "sleep"), it lost the CPU
+  // to the other generator often enough here that every shared point at 20 000 QPS was invalid by
+  // lateness; both yielding, every one was valid (6 Dec 2026).
+  bool loaded = false;
+  for (const auto& c : spec->corunners) loaded = loaded || c.load.has_value();
+  if (loaded) {
+    Status none;
+    const toml::table* l = top.Table("load", &none);
+    if (!l || !l->contains("wait")) spec->load.wait = "yield";
   }
   return Status::Ok();
 }

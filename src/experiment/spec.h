@@ -268,9 +268,26 @@ enum class SchedClass { kNormal, kBatch, kIdle };
 std::string ToString(SchedClass c);  // "normal", "batch", "idle"
 std::optional<SchedClass> SchedClassFromString(const std::string& s);
 
+// [corunner.load]: an open-loop load of a co-runner's own (PARTIES-style: another latency-critical
+// service beside the subject), from ream's generator on the generator's CPUs, over each window of
+// the subject's points and of the co-runners' alone measurement, with the subject's [load]
+// warm-up, duration, arrivals and validity rule. Its latency and validity are stored with the
+// co-runner's figures of every point.
+struct CorunnerLoadSpec {
+  double qps = 0;          // `qps`: its rate, requests per second
+  int connections = 1;     // `connections`
+  std::string protocol;    // `protocol`: a builtin's own by default; required for a command
+  int line = 0;
+};
+
 struct CorunnerSpec {
   std::string name;                  // unique among the co-runners; names it in every message
-  std::vector<std::string> command;  // the program and its arguments
+  std::vector<std::string> command;  // the program and its arguments ("{port}": its port, with a load)
+  // `builtin = "NAME"` (with `args`): one of ream's servers (`ream serve NAME --port 0`), only
+  // with a load of its own.
+  std::string builtin;
+  std::vector<std::string> args;
+  std::optional<CorunnerLoadSpec> load;
   // `batch = "NAME"`: a program of ream's batch suite (`ream batch NAME --seconds S`), which
   // runs to completion and is restarted (restart defaults to true).
   std::string batch;

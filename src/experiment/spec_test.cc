@@ -12,6 +12,7 @@
 #include "experiment/load_driver.h"
 #include "experiment/plan.h"
 #include "experiment/preflight.h"
+#include "experiment/text.h"
 
 namespace ream {
 namespace {
@@ -709,6 +710,60 @@ TEST(Spec, BadCorunnersAreRefusedNamingTheCorunnerAndTheKey) {
   EXPECT_NE(Err(base + "[colocation]\nalone = true\n").find("needs at least one [[corunner]]"), std::string::npos);
 }
 
+
+TEST(Spec, ACorunnerUnderALoadOfItsOwnIsABuiltinOrACommandServingOnItsPort) {
+  const std::string base = std::string(kMinimal);
+  auto r = ParseSpec(base + R"([[corunner]]
+name = "kv2"
+builtin = "kv"
+args = ["--records", "1000"]
+[corunner.load]
+qps = 5000
+connections = 2
+[[corunner]]
+name = "mc"
+command = ["memcached", "-p", "{port}"]
+[corunner.load]
+qps = 3000
+protocol = "memcached"
+)",
+                     "x.toml");
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_EQ(r->corunners.size(), 2u);
+  ASSERT_TRUE(r->corunners[0].load.has_value());
+  EXPECT_EQ(r->corunners[0].load->protocol, "ream");  // the builtin's own
+  EXPECT_EQ(r->corunners[0].load->connections, 2);
+  EXPECT_EQ(r->corunners[1].load->protocol, "memcached");
+  // The subject's generator shares its CPUs with the co-runners' and yields, unless told.
+  EXPECT_EQ(r->load.wait, "yield");
+  auto told = ParseSpec(base + "[load]\nwait = \"sleep\"\n[[corunner]]\nname = \"k\"\nbuiltin = \"kv\"\n"
+                                "[corunner.load]\nqps = 10\n",
+                        "x.toml");
+  ASSERT_TRUE(told.ok()) << told.status().ToString();
+  EXPECT_EQ(told->load.wait, "sleep");
+  // The builtin's argv, and a command's "{port}" filled in.
+  EXPECT_EQ(Join(CorunnerArgv(r->corunners[0], "/r", 0, 1)),
+            "/r corun --sched normal -- /r serve kv --port 0 --threads 1 --records 1000");
+  EXPECT_EQ(Join(CorunnerArgv(r->corunners[1], "/r", 4242)), "/r corun --sched normal -- memcached -p 4242");
+}
+
+TEST(Spec, BadCorunnerLoadsAreRefusedNamingTheCorunnerAndTheKey) {
+  const std::string base = std::string(kMinimal) + "[[corunner]]\nname = \"a\"\n";
+  EXPECT_NE(Err(base + "builtin = \"kv\"\n").find("needs [corunner.load]"), std::string::npos);
+  EXPECT_NE(Err(base + "builtin = \"nosuch\"\n[corunner.load]\nqps = 1\n").find("unknown builtin"), std::string::npos);
+  EXPECT_NE(Err(base + "batch = \"xz\"\n[corunner.load]\nqps = 1\n").find("[corunner.load] drives a server"),
+            std::string::npos);
+  EXPECT_NE(Err(base + "command = [\"x\", \"{port}\"]\n[corunner.load]\nqps = 1\n").find("needs 'protocol'"),
+            std::string::npos);
+  EXPECT_NE(Err(base + "command = [\"x\"]\n[corunner.load]\nqps = 1\nprotocol = \"redis\"\n").find("{port}"),
+            std::string::npos);
+  EXPECT_NE(Err(base + "builtin = \"kv\"\n[corunner.load]\nconnections = 1\n").find("needs 'qps'"),
+            std::string::npos);
+  EXPECT_NE(Err(base + "builtin = \"kv\"\n[corunner.load]\nqps = 1\nprotocol = \"redis\"\n").find("speaks \"ream\""),
+            std::string::npos);
+  EXPECT_NE(Err(base + "builtin = \"kv\"\n[corunner.load]\nqps = 1\nrate = 3\n").find("rate"), std::string::npos);
+  EXPECT_NE(Err(base + "command = [\"x\"]\nargs = [\"y\"]\n").find("'args' are a builtin's"), std::string::npos);
+}
 
 const char* kBatch = R"(name = "b"
 [workload]

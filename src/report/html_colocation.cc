@@ -84,6 +84,20 @@ void ColocationSection(const Page& page, std::ostream& body, ChartSpecs* specs) 
            << ratio << "</td><td>" << Esc(c.note) << "</td></tr>\n";
     }
     body << "</table>\n";
+    bool loaded = false;
+    for (const auto& c : g.corunners) loaded = loaded || c.loaded;
+    if (loaded) {
+      body << "<table class=\"colocation-loaded\"><tr><th>co-runner under its own load</th><th>its QPS</th>"
+              "<th>p95 alone (µs)</th><th>p95 beside the subject (µs)</th><th>valid windows</th><th>why not</th></tr>\n";
+      for (const auto& c : g.corunners) {
+        if (!c.loaded) continue;
+        body << "<tr><td>" << Esc(c.name) << "</td><td>" << FormatNumber(c.load_qps) << "</td><td>"
+             << Cell(c.alone_p95_us) << "</td><td>" << Cell(c.together_p95_us) << "</td><td>"
+             << c.together_valid_windows << " of " << c.together_windows << "</td><td>"
+             << Esc(c.together_invalid_reasons.empty() ? "" : c.together_invalid_reasons.front()) << "</td></tr>\n";
+      }
+      body << "</table>\n";
+    }
     // The subject's tail against load, alone and beside this set, on one panel.
     const analysis::GroupAnalysis* alone = a.Find(g.group_key);
     analysis::GroupAnalysis together;

@@ -134,6 +134,24 @@ void WriteColocation(const analysis::ExperimentAnalysis& a, const std::string& u
     for (const auto& c : g.corunners) {
       if (!c.note.empty()) os << "    " << c.name << ": " << c.note << "\n";
     }
+    // Co-runners under a load of their own ([corunner.load]): their tail, alone and beside the
+    // subject, each window judged by its own generator's validity rule.
+    bool loaded = false;
+    for (const auto& c : g.corunners) loaded = loaded || c.loaded;
+    if (loaded) {
+      AlignedTable tt({"LOADED CO-RUNNER", "ITS QPS", "p95 ALONE (us)", "p95 BESIDE THE SUBJECT (us)", "VALID WINDOWS"});
+      for (const auto& c : g.corunners) {
+        if (!c.loaded) continue;
+        tt.Add({c.name, FormatNumber(c.load_qps), Opt(c.alone_p95_us), Opt(c.together_p95_us),
+                std::to_string(c.together_valid_windows) + " of " + std::to_string(c.together_windows)});
+      }
+      tt.Print(os);
+      for (const auto& c : g.corunners) {
+        if (c.loaded && !c.together_invalid_reasons.empty()) {
+          os << "    " << c.name << " invalid beside the subject: " << c.together_invalid_reasons.front() << "\n";
+        }
+      }
+    }
   }
   os << "  EMU (Heracles' effective machine utilization) = load / capacity alone + Σ co-runner throughput together / "
         "alone; slack = (LQoS − "
