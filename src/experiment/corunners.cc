@@ -319,11 +319,13 @@ void CorunnerSet::WindowEnded() {
 Status CorunnerSet::StartLoads(const LoadOptions& window) {
   const std::vector<int>& generator_cpus = prep_.generator_cpus;
   uint64_t index = 0;
+  size_t loaded = 0;
   for (auto& t : tenants_) {
     ++index;
     t->load_result.reset();
     t->load_error.clear();
     if (!t->spec->load) continue;
+    ++loaded;
     const CorunnerLoadSpec& load = *t->spec->load;
     t->load_target_qps = load.qps;
     if (!t->sandbox || !t->sandbox->Alive()) {
@@ -348,7 +350,12 @@ Status CorunnerSet::StartLoads(const LoadOptions& window) {
     lo.seed = window.seed * 1000003ull + 7919ull * index;
     std::vector<std::string> argv = LoadArgv(lo);
     argv.insert(argv.begin(), prep_.ream);
-    if (!generator_cpus.empty()) argv.insert(argv.end() - 2, {"--cpus", FormatCpuList(generator_cpus)});
+    // Its one thread on the next generator CPU after the subject's generator threads (the same
+    // CPU when there are not enough: two vCPUs here).
+    if (!generator_cpus.empty()) {
+      const size_t at = (static_cast<size_t>(std::max(window.threads, 1)) + loaded - 1) % generator_cpus.size();
+      argv.insert(argv.end() - 2, {"--cpus", std::to_string(generator_cpus[at])});
+    }
     auto out = std::make_shared<CapturedOutput>();
     SandboxOptions go = GeneratorSandbox(generator_cpus, state_dir_, out);
     auto gen = kind_.Start(go, argv);
