@@ -1064,17 +1064,76 @@ Status ParseCorunners(const TomlSection& top, const KnobTable& knobs, Experiment
     }
     std::vector<std::string> keys = kCorunnerKeys;
     for (const auto& k : knobs.SpecKeys()) keys.push_back(k);
+    // The keys whose value may be a list: the co-runner's knobs and its scheduling class.
+    std::vector<std::string> variable = knobs.SpecKeys();
+    variable.push_back("sched");
     std::set<std::string> names;
     for (const auto& e : *a) {
-      CorunnerSpec c;
-      REAM_RETURN_IF_ERROR(ParseCorunner(TomlSection(*e.as_table(), "corunner", source, keys), knobs, &c));
-      if (!names.insert(c.name).second) {
-        return InvalidArgument(source + ":" + std::to_string(c.line) + ": [[corunner]] name \"" + c.name +
-                               "\" is used twice");
+      const toml::table& t = *e.as_table();
+      // A knob (or sched) given as a list makes one co-runner per value (the product over such
+      // keys), each named NAME@KEY=VALUE[;KEY=VALUE...]: "which partition protects the subject"
+      // is then one experiment, each variant a set of its own where [colocation] names NAME.
+      std::vector<std::pair<toml::table, std::string>> variants = {{t, ""}};
+      for (const std::string& key : variable) {
+        const toml::node* n = t.get(key);
+        const toml::array* list = n ? n->as_array() : nullptr;
+        if (!list) continue;
+        if (list->empty()) {
+          return InvalidArgument(source + ":" + std::to_string(n->source().begin.line) + ": [[corunner]] " + key +
+                                 " is an empty list");
+        }
+        std::vector<std::pair<toml::table, std::string>> next;
+        for (const auto& [table, label] : variants) {
+          for (const auto& v : *list) {
+            std::optional<std::string> text = KnobText(v);
+            if (!text) {
+              return InvalidArgument(source + ":" + std::to_string(v.source().begin.line) + ": [[corunner]] " + key +
+                                     ": the values of a list must be strings such as \"50%\", or integers");
+            }
+            toml::table one = table;
+            if (v.is_integer()) {
+              one.insert_or_assign(key, *v.value<int64_t>());
+            } else {
+              one.insert_or_assign(key, *text);
+            }
+            next.emplace_back(std::move(one), label + (label.empty() ? "" : ";") + key + "=" + *text);
+          }
+        }
+        variants = std::move(next);
       }
-      spec->corunners.push_back(std::move(c));
+      for (const auto& [table, label] : variants) {
+        CorunnerSpec c;
+        REAM_RETURN_IF_ERROR(ParseCorunner(TomlSection(table, "corunner", source, keys), knobs, &c));
+        c.line = static_cast<int>(t.source().begin.line);
+        if (!label.empty()) {
+          spec->corunner_variants[c.name].push_back(c.name + "@" + label);
+          c.name += "@" + label;
+        }
+        if (!names.insert(c.name).second) {
+          return InvalidArgument(source + ":" + std::to_string(c.line) + ": [[corunner]] name \"" + c.name +
+                                 "\" is used twice");
+        }
+        spec->corunners.push_back(std::move(c));
+      }
     }
   }
+  // A set's names, each varied co-runner replaced by its variants: one set per combination.
+  auto expand = [&](const std::vector<std::string>& set) {
+    std::vector<std::vector<std::string>> out(1);
+    for (const std::string& name : set) {
+      auto it = spec->corunner_variants.find(name);
+      std::vector<std::string> alts = it == spec->corunner_variants.end() ? std::vector<std::string>{name} : it->second;
+      std::vector<std::vector<std::string>> next;
+      for (const auto& base : out) {
+        for (const auto& alt : alts) {
+          next.push_back(base);
+          next.back().push_back(alt);
+        }
+      }
+      out = std::move(next);
+    }
+    return out;
+  };
   Status err;
   if (const toml::table* t = top.Table("colocation", &err)) {
     TomlSection s(*t, "colocation", source, {"alone", "sets"});
@@ -1098,7 +1157,7 @@ Status ParseCorunners(const TomlSection& top, const KnobTable& knobs, Experiment
         for (const auto& n : *names) {
           auto name = n.value<std::string>();
           if (!name) return s.Error(n, "sets", "must hold co-runner names (strings)");
-          if (!spec->FindCorunner(*name)) {
+          if (!spec->FindCorunner(*name) && !spec->corunner_variants.count(*name)) {
             std::string known;
             for (const auto& c : spec->corunners) known += (known.empty() ? "" : ", ") + c.name;
             return s.Error(n, "sets", "names \"" + *name + "\", which is no [[corunner]] (there are: " + known + ")");
@@ -1108,19 +1167,28 @@ Status ParseCorunners(const TomlSection& top, const KnobTable& knobs, Experiment
           }
           set.push_back(*name);
         }
-        spec->colocation.sets.push_back(set);
-        if (!labels.insert(spec->colocation.Label(spec->colocation.sets.size() - 1)).second) {
-          return s.Error(e, "sets", "lists the set " + spec->colocation.Label(spec->colocation.sets.size() - 1) +
-                                         " twice");
+        for (auto& one : expand(set)) {
+          spec->colocation.sets.push_back(std::move(one));
+          if (!labels.insert(spec->colocation.Label(spec->colocation.sets.size() - 1)).second) {
+            return s.Error(e, "sets", "lists the set " + spec->colocation.Label(spec->colocation.sets.size() - 1) +
+                                           " twice");
+          }
         }
       }
     }
   }
   REAM_RETURN_IF_ERROR(err);
   if (!spec->corunners.empty() && spec->colocation.sets.empty()) {
+    // Every co-runner together; a varied one by its base name, so that each of its variants
+    // makes a set of its own.
     std::vector<std::string> all;
-    for (const auto& c : spec->corunners) all.push_back(c.name);
-    spec->colocation.sets.push_back(all);
+    for (const auto& c : spec->corunners) {
+      const std::string base = c.name.substr(0, c.name.find('@'));
+      const bool varied = spec->corunner_variants.count(base) && c.name != base;
+      const std::string& name = varied ? base : c.name;
+      if (std::find(all.begin(), all.end(), name) == all.end()) all.push_back(name);
+    }
+    spec->colocation.sets = expand(all);
   }
   REAM_RETURN_IF_ERROR(ParseInterference(top, spec));
   if (!spec->corunners.empty() && (spec->nodes.remote() || !spec->nodes.workload_host.empty() ||

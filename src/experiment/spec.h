@@ -367,6 +367,10 @@ struct ExperimentSpec {
   bool node = false;  // run the workload in its own network namespace
   NodesSpec nodes;    // [nodes]: client nodes (remote agents); none = the local generator
   std::vector<CorunnerSpec> corunners;  // [[corunner]]: the subject's neighbours; none = alone
+  // A [[corunner]] NAME whose knobs (or sched) are lists is one co-runner per combination,
+  // "NAME@KEY=VALUE[;KEY=VALUE...]": NAME -> those names, in order. A [colocation] set naming
+  // NAME is one set per variant.
+  std::map<std::string, std::vector<std::string>> corunner_variants;
   ColocationSpec colocation;            // [colocation]; meaningful with corunners
   InterferenceSpec interference;        // [interference]; its co-runners are in `corunners`
   const CorunnerSpec* FindCorunner(const std::string& name) const;

@@ -747,6 +747,44 @@ protocol = "memcached"
   EXPECT_EQ(Join(CorunnerArgv(r->corunners[1], "/r", 4242)), "/r corun --sched normal -- memcached -p 4242");
 }
 
+TEST(Spec, ACorunnerKnobGivenAsAListIsOneCorunnerPerValueEachASetOfItsOwn) {
+  const std::string base = std::string(kMinimal) + R"([[corunner]]
+name = "stream"
+command = ["stress-ng", "--stream", "1"]
+cpu_quota = ["25%", "100%"]
+sched = ["normal", "idle"]
+[[corunner]]
+name = "cache"
+command = ["stress-ng", "--cache", "1"]
+)";
+  auto r = ParseSpec(base, "x.toml");
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  std::vector<std::string> names;
+  for (const auto& c : r->corunners) names.push_back(c.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"stream@cpu_quota=25%;sched=normal", "stream@cpu_quota=25%;sched=idle",
+                                             "stream@cpu_quota=100%;sched=normal", "stream@cpu_quota=100%;sched=idle",
+                                             "cache"}));
+  const CorunnerSpec* idle = r->FindCorunner("stream@cpu_quota=25%;sched=idle");
+  ASSERT_NE(idle, nullptr);
+  EXPECT_EQ(idle->sched, SchedClass::kIdle);
+  EXPECT_EQ(idle->partition.Label(), "cpu_quota=25%");
+  // By default every co-runner together: one set per variant of the varied one.
+  ASSERT_EQ(r->colocation.sets.size(), 4u);
+  EXPECT_EQ(r->colocation.Label(1), "stream@cpu_quota=25%;sched=idle+cache");
+  // A set naming the varied co-runner is one set per variant; a variant may be named alone.
+  auto sets = ParseSpec(base + "[colocation]\nsets = [[\"stream\"], [\"cache\", \"stream@cpu_quota=100%;sched=idle\"]]\n",
+                        "x.toml");
+  ASSERT_TRUE(sets.ok()) << sets.status().ToString();
+  ASSERT_EQ(sets->colocation.sets.size(), 5u);
+  EXPECT_EQ(sets->colocation.Label(0), "stream@cpu_quota=25%;sched=normal");
+  EXPECT_EQ(sets->colocation.Label(4), "cache+stream@cpu_quota=100%;sched=idle");
+  // Bad lists are refused naming the key.
+  const std::string one = std::string(kMinimal) + "[[corunner]]\nname = \"a\"\ncommand = [\"x\"]\n";
+  EXPECT_NE(Err(one + "cpu_quota = []\n").find("cpu_quota is an empty list"), std::string::npos);
+  EXPECT_NE(Err(one + "cpu_quota = [1.5]\n").find("cpu_quota: the values of a list"), std::string::npos);
+  EXPECT_NE(Err(one + "sched = [\"normal\", \"rt\"]\n").find("corunner.sched"), std::string::npos);
+}
+
 TEST(Spec, BadCorunnerLoadsAreRefusedNamingTheCorunnerAndTheKey) {
   const std::string base = std::string(kMinimal) + "[[corunner]]\nname = \"a\"\n";
   EXPECT_NE(Err(base + "builtin = \"kv\"\n").find("needs [corunner.load]"), std::string::npos);
