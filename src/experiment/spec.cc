@@ -1101,6 +1101,34 @@ Status ParseCorunners(const TomlSection& top, const KnobTable& knobs, Experiment
         }
         variants = std::move(next);
       }
+      // [corunner.load] qps as a list: the neighbour at each rate, PARTIES' question of how much
+      // load it carries while both keep their QoS.
+      if (const toml::table* load = t.get_as<toml::table>("load")) {
+        if (const toml::array* list = load->get_as<toml::array>("qps")) {
+          if (list->empty()) {
+            return InvalidArgument(source + ":" + std::to_string(list->source().begin.line) +
+                                   ": [corunner.load] qps is an empty list");
+          }
+          std::vector<std::pair<toml::table, std::string>> next;
+          for (const auto& [table, label] : variants) {
+            for (const auto& v : *list) {
+              auto rate = v.value<double>();
+              if (!rate || !(v.is_integer() || v.is_floating_point())) {
+                return InvalidArgument(source + ":" + std::to_string(v.source().begin.line) +
+                                       ": [corunner.load] qps: the values of a list must be numbers");
+              }
+              toml::table one = table;
+              toml::table l = *load;
+              l.insert_or_assign("qps", *rate);
+              one.insert_or_assign("load", std::move(l));
+              char text[32];
+              std::snprintf(text, sizeof text, "%g", *rate);
+              next.emplace_back(std::move(one), label + (label.empty() ? "" : ";") + "qps=" + text);
+            }
+          }
+          variants = std::move(next);
+        }
+      }
       for (const auto& [table, label] : variants) {
         CorunnerSpec c;
         REAM_RETURN_IF_ERROR(ParseCorunner(TomlSection(table, "corunner", source, keys), knobs, &c));

@@ -778,6 +778,22 @@ command = ["stress-ng", "--cache", "1"]
   ASSERT_EQ(sets->colocation.sets.size(), 5u);
   EXPECT_EQ(sets->colocation.Label(0), "stream@cpu_quota=25%;sched=normal");
   EXPECT_EQ(sets->colocation.Label(4), "cache+stream@cpu_quota=100%;sched=idle");
+  // A loaded neighbour's rate as a list: one co-runner per rate.
+  auto rates = ParseSpec(std::string(kMinimal) + "[[corunner]]\nname = \"kv2\"\nbuiltin = \"kv\"\nsched = [\"normal\", "
+                         "\"idle\"]\n[corunner.load]\nqps = [5000, 12500.5]\nconnections = 2\n",
+                         "x.toml");
+  ASSERT_TRUE(rates.ok()) << rates.status().ToString();
+  ASSERT_EQ(rates->corunners.size(), 4u);
+  EXPECT_EQ(rates->corunners[1].name, "kv2@sched=normal;qps=12500.5");
+  EXPECT_DOUBLE_EQ(rates->corunners[1].load->qps, 12500.5);
+  EXPECT_EQ(rates->corunners[1].load->connections, 2);
+  EXPECT_EQ(rates->colocation.sets.size(), 4u);
+  EXPECT_NE(Err(std::string(kMinimal) + "[[corunner]]\nname = \"k\"\nbuiltin = \"kv\"\n[corunner.load]\nqps = []\n")
+                .find("qps is an empty list"),
+            std::string::npos);
+  EXPECT_NE(Err(std::string(kMinimal) + "[[corunner]]\nname = \"k\"\nbuiltin = \"kv\"\n[corunner.load]\nqps = [\"x\"]\n")
+                .find("must be numbers"),
+            std::string::npos);
   // Bad lists are refused naming the key.
   const std::string one = std::string(kMinimal) + "[[corunner]]\nname = \"a\"\ncommand = [\"x\"]\n";
   EXPECT_NE(Err(one + "cpu_quota = []\n").find("cpu_quota is an empty list"), std::string::npos);
