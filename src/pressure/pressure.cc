@@ -13,8 +13,9 @@
 
 #include "platform/clock.h"
 #include "platform/direct_io.h"
-#include "platform/memory_region.h"
 #include "platform/affinity.h"
+#include "platform/median.h"
+#include "platform/memory_region.h"
 #include "platform/net.h"
 
 namespace ream::pressure {
@@ -71,14 +72,24 @@ void Wait(Platform& p, double seconds, const std::function<bool()>& should_stop,
   }
 }
 
-// A rate source's new full-scale reading: kept, and the runs that follow are paced by the median
-// of the last kPaceReadings (one reading the host spoiled does not set the dial). Returns it.
-double Paced(std::vector<double>& readings, double* peak, double reading) {
-  readings.push_back(reading);
-  const size_t n = std::min(readings.size(), kPaceReadings);
-  *peak = MedianOf(std::vector<double>(readings.end() - static_cast<std::ptrdiff_t>(n), readings.end()));
-  return reading;
-}
+// A rate source's full scale: every reading it took, oldest first; its runs are paced by the
+// median of the last kPaceReadings (one reading the host spoiled does not set the dial).
+class FullScale {
+ public:
+  // Keeps `reading` and returns it.
+  double Add(double reading) {
+    readings_.push_back(reading);
+    return reading;
+  }
+  double value() const {
+    if (readings_.empty()) return 0;
+    const size_t n = std::min(readings_.size(), kPaceReadings);
+    return Median(std::vector<double>(readings_.end() - static_cast<std::ptrdiff_t>(n), readings_.end()));
+  }
+
+ private:
+  std::vector<double> readings_;
+};
 
 // A worker thread joined when this goes out of scope, after `stop` is set.
 class Worker {
@@ -231,14 +242,14 @@ class MemBwSource : public PressureSource {
     uint64_t bytes = 0;
     size_t pos = 0;
     while (Now() < end) bytes += Triad(&pos, 1 << 16);
-    return Paced(readings_, &peak_, bytes / ((Now() - start) / 1e9));
+    return scale_.Add(bytes / ((Now() - start) / 1e9));
   }
   nlohmann::json Calibration() const override {
-    return {{"peak_bytes_per_s", peak_}, {"array_bytes", elements_ * 8}, {"kernel", "STREAM triad, 24 B/element"}};
+    return {{"peak_bytes_per_s", scale_.value()}, {"array_bytes", elements_ * 8}, {"kernel", "STREAM triad, 24 B/element"}};
   }
   Result<Achieved> Run(double intensity, double seconds, const std::function<bool()>& should_stop) override {
     Arrays();
-    const double rate = ShareOf(peak_, intensity);
+    const double rate = ShareOf(scale_.value(), intensity);
     std::atomic<uint64_t> moved{0};
     const int64_t start = Now();
     {
@@ -260,10 +271,10 @@ class MemBwSource : public PressureSource {
     Achieved a;
     a.intensity = intensity;
     a.seconds = (Now() - start) / 1e9;
-    a.measured = peak_ > 0;
+    a.measured = scale_.value() > 0;
     a.what = "the STREAM-triad peak of one CPU measured at start";
-    a.percent = peak_ > 0 ? 100.0 * moved.load() / a.seconds / peak_ : 0;
-    a.details = {{"bytes", moved.load()}, {"bytes_per_s", moved.load() / a.seconds}, {"peak_bytes_per_s", peak_}};
+    a.percent = scale_.value() > 0 ? 100.0 * moved.load() / a.seconds / scale_.value() : 0;
+    a.details = {{"bytes", moved.load()}, {"bytes_per_s", moved.load() / a.seconds}, {"peak_bytes_per_s", scale_.value()}};
     return a;
   }
 
@@ -289,8 +300,7 @@ class MemBwSource : public PressureSource {
   SourceOptions options_;
   size_t elements_;
   std::vector<double> a_, b_, c_;
-  double peak_ = 0;
-  std::vector<double> readings_;  // every full-scale reading, oldest first
+  FullScale scale_;
 };
 
 // --- memory ---
@@ -365,14 +375,14 @@ class DiskSource : public PressureSource {
     const int64_t end = start + static_cast<int64_t>(options_.calibration_seconds * 1e9);
     const uint64_t before = file_->bytes_written();
     while (Now() < end) REAM_RETURN_IF_ERROR(file_->WriteBlock());
-    return Paced(readings_, &peak_, (file_->bytes_written() - before) / ((Now() - start) / 1e9));
+    return scale_.Add((file_->bytes_written() - before) / ((Now() - start) / 1e9));
   }
   nlohmann::json Calibration() const override {
-    return {{"peak_bytes_per_s", peak_}, {"dir", options_.disk_dir}, {"block_bytes", DirectIoFile::kBlockBytes}};
+    return {{"peak_bytes_per_s", scale_.value()}, {"dir", options_.disk_dir}, {"block_bytes", DirectIoFile::kBlockBytes}};
   }
   Result<Achieved> Run(double intensity, double seconds, const std::function<bool()>& should_stop) override {
     if (!file_) return Internal("disk source run before Prepare");
-    const double rate = ShareOf(peak_, intensity);
+    const double rate = ShareOf(scale_.value(), intensity);
     auto io0 = ReadProcessIoBytes();
     const uint64_t own0 = file_->bytes_written();
     Status error = Status::Ok();
@@ -397,7 +407,7 @@ class DiskSource : public PressureSource {
     a.seconds = (Now() - start) / 1e9;
     a.what = "the direct-I/O write rate measured at start";
     const uint64_t own = file_->bytes_written() - own0;
-    a.details = {{"bytes_issued", own}, {"peak_bytes_per_s", peak_}};
+    a.details = {{"bytes_issued", own}, {"peak_bytes_per_s", scale_.value()}};
     auto io1 = ReadProcessIoBytes();
     if (!io0.ok() || !io1.ok()) {
       a.measured = false;
@@ -405,8 +415,8 @@ class DiskSource : public PressureSource {
       return a;
     }
     const uint64_t written = io1->write_bytes - io0->write_bytes;
-    a.measured = peak_ > 0;
-    a.percent = peak_ > 0 ? 100.0 * written / a.seconds / peak_ : 0;
+    a.measured = scale_.value() > 0;
+    a.percent = scale_.value() > 0 ? 100.0 * written / a.seconds / scale_.value() : 0;
     a.details["bytes_written"] = written;
     a.details["bytes_per_s"] = written / a.seconds;
     return a;
@@ -418,8 +428,7 @@ class DiskSource : public PressureSource {
   SourceOptions options_;
   std::unique_ptr<DirectIoFile> file_;
   std::string io_reason_;
-  double peak_ = 0;
-  std::vector<double> readings_;  // every full-scale reading, oldest first
+  FullScale scale_;
 };
 
 // --- net ---
@@ -442,14 +451,13 @@ class NetSource : public PressureSource {
   Result<double> MeasureFullScale() override {
     auto none = [] { return false; };
     REAM_ASSIGN_OR_RETURN(Achieved full, Stream(-1, options_.calibration_seconds, none));
-    return Paced(readings_, &peak_,
-                 full.details.value("median_window_bytes_per_s", full.details["bytes_per_s"].get<double>()));
+    return scale_.Add(full.details.value("median_window_bytes_per_s", full.details["bytes_per_s"].get<double>()));
   }
   nlohmann::json Calibration() const override {
-    return {{"peak_bytes_per_s", peak_}, {"link", "loopback"}, {"cpu", cpu_}};
+    return {{"peak_bytes_per_s", scale_.value()}, {"link", "loopback"}, {"cpu", cpu_}};
   }
   Result<Achieved> Run(double intensity, double seconds, const std::function<bool()>& should_stop) override {
-    REAM_ASSIGN_OR_RETURN(Achieved a, Stream(ShareOf(peak_, intensity), seconds, should_stop));
+    REAM_ASSIGN_OR_RETURN(Achieved a, Stream(ShareOf(scale_.value(), intensity), seconds, should_stop));
     a.intensity = intensity;
     return a;
   }
@@ -536,21 +544,17 @@ class NetSource : public PressureSource {
     }
     a.what = "the rate of one loopback TCP stream on one CPU measured at start";
     const double bps = received.load() / a.seconds;
-    a.measured = peak_ > 0;
-    a.percent = peak_ > 0 ? 100.0 * bps / peak_ : 0;
-    a.details = {{"bytes_received", received.load()}, {"bytes_per_s", bps}, {"peak_bytes_per_s", peak_}, {"cpu", cpu_}};
-    if (!windows.empty()) {
-      std::nth_element(windows.begin(), windows.begin() + windows.size() / 2, windows.end());
-      a.details["median_window_bytes_per_s"] = windows[windows.size() / 2];
-    }
+    a.measured = scale_.value() > 0;
+    a.percent = scale_.value() > 0 ? 100.0 * bps / scale_.value() : 0;
+    a.details = {{"bytes_received", received.load()}, {"bytes_per_s", bps}, {"peak_bytes_per_s", scale_.value()}, {"cpu", cpu_}};
+    if (!windows.empty()) a.details["median_window_bytes_per_s"] = Median(windows);
     // Unpinned ends still stream; the rate is then less steady, and that is said.
     if (!sink_pin.empty() || !sender_pin.empty()) a.details["unpinned"] = sink_pin.empty() ? sender_pin : sink_pin;
     return a;
   }
   Platform& p_;
   SourceOptions options_;
-  double peak_ = 0;
-  std::vector<double> readings_;  // every full-scale reading, oldest first
+  FullScale scale_;
   int cpu_ = 0;
 };
 
@@ -659,19 +663,12 @@ nlohmann::json Achieved::ToJson() const {
   return j;
 }
 
-double MedianOf(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 double FullScaleBeside(const std::vector<double>& readings, size_t step) {
   if (readings.empty()) return 0;
   const size_t lo = step == 0 ? 0 : step - 1;
   const size_t hi = std::min(readings.size(), step + 3);
-  if (lo >= hi) return MedianOf(readings);
-  return MedianOf(std::vector<double>(readings.begin() + static_cast<std::ptrdiff_t>(lo),
+  if (lo >= hi) return Median(readings);
+  return Median(std::vector<double>(readings.begin() + static_cast<std::ptrdiff_t>(lo),
                                       readings.begin() + static_cast<std::ptrdiff_t>(hi)));
 }
 

@@ -146,8 +146,6 @@ inline constexpr double kMonotoneSlackPoints = 2;
 // "Within 10 % of nominal": |achieved - nominal| <= 10 % of nominal; at nominal 0, <= 1 point.
 inline constexpr double kNominalTolerance = 0.10;
 
-// The median of `v` (0 when empty; the mean of the middle two for an even count).
-double MedianOf(std::vector<double> v);
 // The full scale `--calibrate` judges a rate source's step against. readings[i] is taken just
 // before step i and readings[i + 1] just after it; the scale is the median of the readings from
 // one before the step to one after the step after it (up to four), so that one reading the host
