@@ -135,13 +135,14 @@ void DescribeTenants(const RunData& r, BatchGroup* g) {
     g->pressure = cs[0]["pressure"].get<std::string>();
     g->intensity = cs[0].value("intensity", 0.0);
   }
-  std::vector<int> subject;
+  std::string copies = "?";
   for (const auto& p : r.points) {
     if (p.batch.is_object() && p.batch.contains("cpus") && p.batch["cpus"].is_string()) {
-      subject = CpuList(p.batch["cpus"].get<std::string>());
+      copies = p.batch["cpus"].get<std::string>();
       break;
     }
   }
+  const std::vector<int> subject = CpuList(copies);
   std::string theirs;
   bool apart = !subject.empty() && cs.is_array() && !cs.empty();
   for (const auto& c : cs) {
@@ -154,11 +155,36 @@ void DescribeTenants(const RunData& r, BatchGroup* g) {
     }
   }
   g->apart = apart;
-  std::string copies;
-  for (int c : subject) copies += (copies.empty() ? "" : ",") + std::to_string(c);
-  g->placement = theirs + ", the copies on CPU " + (copies.empty() ? std::string("?") : copies) +
+  g->placement = theirs + ", the copies on CPU " + copies +
                  (apart ? " (apart: only the shared cache and memory bus)" : " (sharing CPU time)");
 }
+
+// The level of `g` at `copies`; nullptr when it measured none.
+const BatchLevel* LevelAt(const BatchGroup& g, double copies) {
+  for (const auto& l : g.levels) {
+    if (l.copies == copies) return &l;
+  }
+  return nullptr;
+}
+
+// `l` of group `g` against `base`, the same number of copies elsewhere: the three ratios.
+BatchSlowdown SlowdownOf(const BatchGroup& g, const BatchLevel& l, const BatchLevel& base, const std::string& resource) {
+  BatchSlowdown sd;
+  sd.group = g.key;
+  sd.resource = resource;
+  sd.copies = l.copies;
+  sd.run_time = RatioOf(l.run_time_s, base.run_time_s);
+  sd.cpu_time = RatioOf(l.cpu_s_per_run, base.cpu_s_per_run);
+  sd.throughput = RatioOf(base.runs_per_min, l.runs_per_min);
+  return sd;
+}
+
+// "× 1.2 [1.1, 1.3]", or "× 1.2 (why there is no interval)".
+std::string Times(const BatchFigure& f) {
+  return "× " + Fmt(*f.mean) + (f.low ? " [" + Fmt(*f.low) + ", " + Fmt(*f.high) + "]" : " (" + f.unavailable + ")");
+}
+
+std::string Copies(double n) { return Fmt(n) + " cop" + (n == 1 ? "y" : "ies"); }
 
 }  // namespace
 
@@ -269,22 +295,14 @@ BatchAnalysis AnalyzeBatch(const ExperimentData& d, double confidence) {
       continue;
     }
     for (const auto& l : g.levels) {
-      auto match = std::find_if(base->levels.begin(), base->levels.end(),
-                                [&](const BatchLevel& b) { return b.copies == l.copies; });
-      if (match == base->levels.end()) continue;
-      BatchSlowdown sd;
-      sd.group = g.key;
-      sd.resource = resource;
-      sd.copies = l.copies;
-      sd.run_time = RatioOf(l.run_time_s, match->run_time_s);
-      sd.cpu_time = RatioOf(l.cpu_s_per_run, match->cpu_s_per_run);
-      sd.throughput = RatioOf(match->runs_per_min, l.runs_per_min);
+      const BatchLevel* match = LevelAt(*base, l.copies);
+      if (!match) continue;
+      BatchSlowdown sd = SlowdownOf(g, l, *match, resource);
       const BatchFigure& judged = BatchJudgedByRunTime(resource) ? sd.run_time : sd.cpu_time;
       if (judged.mean) {
         FoldVerdict(judged, true, &s);
-        s.evidence += (s.evidence.empty() ? "" : "; ") + g.partition.Label() + " at " + Fmt(l.copies) + " cop" +
-                      (l.copies == 1 ? "y" : "ies") + ": " + s.judged_by + " × " + Fmt(*judged.mean) +
-                      (judged.low ? " [" + Fmt(*judged.low) + ", " + Fmt(*judged.high) + "]" : " (" + judged.unavailable + ")");
+        s.evidence += (s.evidence.empty() ? "" : "; ") + g.partition.Label() + " at " + Copies(l.copies) + ": " +
+                      s.judged_by + " " + Times(judged);
       }
       a.slowdowns.push_back(std::move(sd));
     }
@@ -310,13 +328,9 @@ BatchAnalysis AnalyzeBatch(const ExperimentData& d, double confidence) {
       continue;
     }
     for (const auto& l : g.levels) {
-      auto match = std::find_if(base->levels.begin(), base->levels.end(),
-                                [&](const BatchLevel& b) { return b.copies == l.copies; });
-      if (match == base->levels.end()) continue;
-      BatchSlowdown sd;
-      sd.group = g.key;
-      sd.resource = "beside " + g.tenants;
-      sd.copies = l.copies;
+      const BatchLevel* match = LevelAt(*base, l.copies);
+      if (!match) continue;
+      BatchSlowdown sd = SlowdownOf(g, l, *match, "beside " + g.tenants);
       // The runs alternate alone and beside in each repetition: the ratio within a repetition
       // cancels the host's drift between repetitions, and their mean's interval is the paired
       // one (at least two repetitions measured both ways); else the two means' ratio.
@@ -325,16 +339,12 @@ BatchAnalysis AnalyzeBatch(const ExperimentData& d, double confidence) {
         auto alone = match->run_time_by_repetition.find(rep);
         if (alone != match->run_time_by_repetition.end() && alone->second > 0) paired.push_back(t / alone->second);
       }
-      sd.run_time = paired.size() >= 2 ? MeanWithInterval(paired, a.confidence) : RatioOf(l.run_time_s, match->run_time_s);
-      sd.cpu_time = RatioOf(l.cpu_s_per_run, match->cpu_s_per_run);
-      sd.throughput = RatioOf(match->runs_per_min, l.runs_per_min);
+      if (paired.size() >= 2) sd.run_time = MeanWithInterval(paired, a.confidence);
       const BatchFigure& judged = sd.run_time;
       if (judged.mean) {
         // One repetition gives no interval, and no verdict by pressure.
         FoldVerdict(judged, false, &s);
-        s.evidence += (s.evidence.empty() ? "" : "; ") + Fmt(l.copies) + " cop" + (l.copies == 1 ? "y" : "ies") +
-                      ": run time × " + Fmt(*judged.mean) +
-                      (judged.low ? " [" + Fmt(*judged.low) + ", " + Fmt(*judged.high) + "]" : " (" + judged.unavailable + ")") +
+        s.evidence += (s.evidence.empty() ? "" : "; ") + Copies(l.copies) + ": run time " + Times(judged) +
                       (paired.size() >= 2 ? " (the mean of " + std::to_string(paired.size()) + " repetitions' ratios)" : "");
       }
       a.slowdowns.push_back(std::move(sd));

@@ -4,8 +4,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
-#include <cstdint>
-#include <cstdio>
 #include <cstring>
 
 #include "workloads/dataset_dir.h"
@@ -338,11 +336,7 @@ namespace {
 
 // The published copy of a helper: <cache root>/bin/<hash of ream's path>/<program>.
 std::string PublishedPath(const std::string& cache_root, const std::string& exe, const std::string& program) {
-  uint64_t h = 1469598103934665603ull;  // FNV-1a
-  for (unsigned char c : exe) h = (h ^ c) * 1099511628211ull;
-  char key[32];
-  std::snprintf(key, sizeof key, "%016llx", static_cast<unsigned long long>(h));
-  return cache_root + "/bin/" + key + "/" + program;
+  return cache_root + "/bin/" + Fnv1aHex(exe) + "/" + program;
 }
 
 }  // namespace
