@@ -9,6 +9,7 @@
 #include "experiment/point_columns.h"
 #include "experiment/run_events.h"
 #include "experiment/text.h"
+#include "experiment/workload_launch.h"
 #include "platform/net.h"
 #include "topology/topology.h"
 
@@ -73,11 +74,7 @@ std::vector<std::string> CorunnerArgv(const CorunnerSpec& c, const std::string& 
     }
     argv.insert(argv.end(), c.args.begin(), c.args.end());
   } else {
-    const std::string fill = std::to_string(port);
-    for (std::string a : c.command) {
-      for (size_t at = 0; (at = a.find("{port}", at)) != std::string::npos; at += fill.size()) a.replace(at, 6, fill);
-      argv.push_back(a);
-    }
+    for (const std::string& a : c.command) argv.push_back(FillPlaceholders(a, {{"{port}", std::to_string(port)}}));
   }
   return argv;
 }
@@ -100,7 +97,6 @@ struct CorunnerSet::Tenant {
   std::unique_ptr<Sandbox> load_gen;
   std::shared_ptr<CapturedOutput> load_out;
   int64_t load_deadline_ns = 0;
-  double load_target_qps = 0;
   std::optional<nlohmann::json> load_result;
   std::string load_error;
 
@@ -225,8 +221,7 @@ Result<std::unique_ptr<Sandbox>> CorunnerSet::StartOne(Tenant& t, const std::fun
   if (!c.builtin.empty()) {
     // "ready HOST:PORT ...": the port the builtin picked.
     if (Status s = wait_for("ready ", true); !s.ok()) return fail(s);
-    const std::string hp = matched.substr(6, matched.find(' ', 6) - 6);
-    t.port = std::atoi(hp.substr(hp.rfind(':') + 1).c_str());
+    t.port = BuiltinReadyPort(matched);
     if (t.port <= 0) return fail(Unavailable(what + " printed a readiness line without a port: " + matched));
   } else if (!c.ready_line.empty()) {
     if (Status s = wait_for(c.ready_line, false); !s.ok()) return fail(s);
@@ -327,7 +322,6 @@ Status CorunnerSet::StartLoads(const LoadOptions& window) {
     if (!t->spec->load) continue;
     ++loaded;
     const CorunnerLoadSpec& load = *t->spec->load;
-    t->load_target_qps = load.qps;
     if (!t->sandbox || !t->sandbox->Alive()) {
       t->load_error = "the co-runner was not running when its load was to start";
       continue;
@@ -361,7 +355,9 @@ Status CorunnerSet::StartLoads(const LoadOptions& window) {
     auto gen = kind_.Start(go, argv);
     if (!gen.ok()) {
       for (auto& u : tenants_) {
-        if (u->load_gen) (void)u->load_gen->Stop(), u->load_gen.reset();
+        if (!u->load_gen) continue;
+        (void)u->load_gen->Stop();
+        u->load_gen.reset();
       }
       return gen.status().Annotate("starting the load of co-runner '" + t->spec->name + "'");
     }

@@ -1055,8 +1055,39 @@ Status ParseInterference(const TomlSection& top, ExperimentSpec* spec) {
   return Status::Ok();
 }
 
+// A [[corunner]]'s variants: each a table with single values and its label "KEY=VALUE;...".
+using Variants = std::vector<std::pair<toml::table, std::string>>;
+
+// The product of `variants` with the values of `list` (the key `key`, `what` in messages): each
+// variant's table with `set` applied to one value, which returns that value's text for the
+// label, or nullopt when the value is not one of `kinds`.
+Status Multiply(Variants* variants, const std::string& source, const std::string& what, const std::string& key,
+                const toml::array& list,
+                const std::function<std::optional<std::string>(toml::table&, const toml::node&)>& set,
+                const std::string& kinds) {
+  if (list.empty()) {
+    return InvalidArgument(source + ":" + std::to_string(list.source().begin.line) + ": " + what + " is an empty list");
+  }
+  Variants next;
+  for (const auto& [table, label] : *variants) {
+    for (const auto& v : list) {
+      toml::table one = table;
+      std::optional<std::string> text = set(one, v);
+      if (!text) {
+        return InvalidArgument(source + ":" + std::to_string(v.source().begin.line) + ": " + what +
+                               ": the values of a list must be " + kinds);
+      }
+      next.emplace_back(std::move(one), label + (label.empty() ? "" : ";") + key + "=" + *text);
+    }
+  }
+  *variants = std::move(next);
+  return Status::Ok();
+}
+
 Status ParseCorunners(const TomlSection& top, const KnobTable& knobs, ExperimentSpec* spec) {
   const std::string& source = top.source();
+  // The [[corunner]] tables' names in order (a varied one once, by its base name).
+  std::vector<std::string> bases;
   if (const toml::node* n = top.Get("corunner")) {
     const toml::array* a = n->as_array();
     if (!a || !a->is_array_of_tables()) {
@@ -1073,62 +1104,34 @@ Status ParseCorunners(const TomlSection& top, const KnobTable& knobs, Experiment
       // A knob (or sched) given as a list makes one co-runner per value (the product over such
       // keys), each named NAME@KEY=VALUE[;KEY=VALUE...]: "which partition protects the subject"
       // is then one experiment, each variant a set of its own where [colocation] names NAME.
-      std::vector<std::pair<toml::table, std::string>> variants = {{t, ""}};
+      Variants variants = {{t, ""}};
       for (const std::string& key : variable) {
         const toml::node* n = t.get(key);
-        const toml::array* list = n ? n->as_array() : nullptr;
-        if (!list) continue;
-        if (list->empty()) {
-          return InvalidArgument(source + ":" + std::to_string(n->source().begin.line) + ": [[corunner]] " + key +
-                                 " is an empty list");
-        }
-        std::vector<std::pair<toml::table, std::string>> next;
-        for (const auto& [table, label] : variants) {
-          for (const auto& v : *list) {
-            std::optional<std::string> text = KnobText(v);
-            if (!text) {
-              return InvalidArgument(source + ":" + std::to_string(v.source().begin.line) + ": [[corunner]] " + key +
-                                     ": the values of a list must be strings such as \"50%\", or integers");
-            }
-            toml::table one = table;
-            if (v.is_integer()) {
-              one.insert_or_assign(key, *v.value<int64_t>());
-            } else {
-              one.insert_or_assign(key, *text);
-            }
-            next.emplace_back(std::move(one), label + (label.empty() ? "" : ";") + key + "=" + *text);
-          }
-        }
-        variants = std::move(next);
+        if (!n || !n->is_array()) continue;
+        REAM_RETURN_IF_ERROR(Multiply(&variants, source, "[[corunner]] " + key, key, *n->as_array(),
+                                      [&](toml::table& one, const toml::node& v) -> std::optional<std::string> {
+                                        std::optional<std::string> text = KnobText(v);
+                                        if (!text) return std::nullopt;
+                                        if (v.is_integer()) one.insert_or_assign(key, *v.value<int64_t>());
+                                        else one.insert_or_assign(key, *text);
+                                        return text;
+                                      },
+                                      "strings such as \"50%\", or integers"));
       }
       // [corunner.load] qps as a list: the neighbour at each rate, PARTIES' question of how much
       // load it carries while both keep their QoS.
-      if (const toml::table* load = t.get_as<toml::table>("load")) {
-        if (const toml::array* list = load->get_as<toml::array>("qps")) {
-          if (list->empty()) {
-            return InvalidArgument(source + ":" + std::to_string(list->source().begin.line) +
-                                   ": [corunner.load] qps is an empty list");
-          }
-          std::vector<std::pair<toml::table, std::string>> next;
-          for (const auto& [table, label] : variants) {
-            for (const auto& v : *list) {
-              auto rate = v.value<double>();
-              if (!rate || !(v.is_integer() || v.is_floating_point())) {
-                return InvalidArgument(source + ":" + std::to_string(v.source().begin.line) +
-                                       ": [corunner.load] qps: the values of a list must be numbers");
-              }
-              toml::table one = table;
-              toml::table l = *load;
-              l.insert_or_assign("qps", *rate);
-              one.insert_or_assign("load", std::move(l));
-              char text[32];
-              std::snprintf(text, sizeof text, "%g", *rate);
-              next.emplace_back(std::move(one), label + (label.empty() ? "" : ";") + "qps=" + text);
-            }
-          }
-          variants = std::move(next);
-        }
+      if (const toml::table* load = t.get_as<toml::table>("load"); load && load->get_as<toml::array>("qps")) {
+        REAM_RETURN_IF_ERROR(Multiply(&variants, source, "[corunner.load] qps", "qps", *load->get_as<toml::array>("qps"),
+                                      [&](toml::table& one, const toml::node& v) -> std::optional<std::string> {
+                                        if (!v.is_integer() && !v.is_floating_point()) return std::nullopt;
+                                        toml::table l = *load;
+                                        l.insert_or_assign("qps", *v.value<double>());
+                                        one.insert_or_assign("load", std::move(l));
+                                        return Fmt("%g", *v.value<double>());
+                                      },
+                                      "numbers"));
       }
+      bases.push_back(t.get_as<std::string>("name") ? t.get_as<std::string>("name")->get() : std::string());
       for (const auto& [table, label] : variants) {
         CorunnerSpec c;
         REAM_RETURN_IF_ERROR(ParseCorunner(TomlSection(table, "corunner", source, keys), knobs, &c));
@@ -1209,14 +1212,7 @@ Status ParseCorunners(const TomlSection& top, const KnobTable& knobs, Experiment
   if (!spec->corunners.empty() && spec->colocation.sets.empty()) {
     // Every co-runner together; a varied one by its base name, so that each of its variants
     // makes a set of its own.
-    std::vector<std::string> all;
-    for (const auto& c : spec->corunners) {
-      const std::string base = c.name.substr(0, c.name.find('@'));
-      const bool varied = spec->corunner_variants.count(base) && c.name != base;
-      const std::string& name = varied ? base : c.name;
-      if (std::find(all.begin(), all.end(), name) == all.end()) all.push_back(name);
-    }
-    spec->colocation.sets = expand(all);
+    spec->colocation.sets = expand(bases);
   }
   REAM_RETURN_IF_ERROR(ParseInterference(top, spec));
   if (!spec->corunners.empty() && (spec->nodes.remote() || !spec->nodes.workload_host.empty() ||

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <utility>
 
 #include "experiment/run_events.h"
@@ -14,6 +15,13 @@ namespace {
 using std::chrono::milliseconds;
 
 }  // namespace
+
+int BuiltinReadyPort(const std::string& line) {
+  if (line.rfind("ready ", 0) != 0) return 0;
+  const std::string hp = line.substr(6, line.find(' ', 6) - 6);
+  const size_t colon = hp.rfind(':');
+  return colon == std::string::npos ? 0 : std::atoi(hp.c_str() + colon + 1);
+}
 
 std::vector<std::string> WorkloadArgv(const ExperimentSpec& spec, const Prepared& prep, const PlannedRun& run,
                                       int port) {
@@ -35,14 +43,9 @@ std::vector<std::string> WorkloadArgv(const ExperimentSpec& spec, const Prepared
   }
   // "{port}", "{threads}" and "{cpus}" follow the run: `memcached -t {threads}`,
   // `nginx -g "worker_processes {threads};"`, `taskset -c {cpus} ...`.
-  const std::pair<std::string, std::string> fills[] = {
+  const std::vector<std::pair<std::string, std::string>> fills = {
       {"{port}", std::to_string(port)}, {"{threads}", std::to_string(threads)}, {"{cpus}", FormatCpuList(cpus)}};
-  for (std::string a : w.command) {
-    for (const auto& [key, value] : fills) {
-      for (size_t at = 0; (at = a.find(key, at)) != std::string::npos; at += value.size()) a.replace(at, key.size(), value);
-    }
-    argv.push_back(a);
-  }
+  for (const std::string& a : w.command) argv.push_back(FillPlaceholders(a, fills));
   return argv;
 }
 
@@ -110,9 +113,7 @@ Result<LaunchedWorkload> StartWorkload(Platform& p, SandboxKind& sandboxes, cons
           step);
       if (line.ok()) {
         if (!w.builtin.empty()) {
-          // "ready HOST:PORT ...": the port the builtin picked.
-          std::string hp = line->substr(6, line->find(' ', 6) - 6);
-          wl.port = std::atoi(hp.substr(hp.rfind(':') + 1).c_str());
+          wl.port = BuiltinReadyPort(*line);
           if (wl.port <= 0) return not_ready("printed a readiness line without a port: " + *line);
         }
         break;

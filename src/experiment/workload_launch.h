@@ -36,6 +36,10 @@ struct LaunchedWorkload {
 };
 
 // The workload's argv for `run` ("{port}" replaced by `port`).
+// The port in a builtin server's readiness line, "ready HOST:PORT ..." (the port it picked with
+// --port 0); 0 when the line has none.
+int BuiltinReadyPort(const std::string& line);
+
 std::vector<std::string> WorkloadArgv(const ExperimentSpec& spec, const Prepared& prep, const PlannedRun& run,
                                       int port);
 
