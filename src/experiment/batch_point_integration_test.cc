@@ -27,9 +27,10 @@ struct Exec {
   std::string output;
 };
 
-Exec Ream(const std::string& args) {
+// `BINARY ARGS` to its end (ream as built, or a copy of it elsewhere), stdout and stderr together.
+Exec Ream(const std::string& args, const std::string& binary = REAM_BINARY) {
   Exec e;
-  FILE* f = popen((std::string(REAM_BINARY) + " " + args + " 2>&1").c_str(), "r");
+  FILE* f = popen((binary + " " + args + " 2>&1").c_str(), "r");
   if (!f) return e;
   char buf[4096];
   size_t n;
@@ -51,6 +52,11 @@ class BatchPointIntegration : public ::testing::Test {
   }
   void TearDown() override {
     if (!dir_.empty()) fs::remove_all(dir_);
+  }
+  // One copy of `program` (0.5 s runs) over a 1.5 s window, then `more` (co-runners, ...).
+  std::string OneCopySpec(const std::string& name, const std::string& program, const std::string& more = "") {
+    return Spec("name = \"" + name + "\"\nscenarios = [\"1-ST\"]\n[workload]\nbatch = \"" + program +
+                "\"\nbatch_seconds = 0.5\n[load]\nwarmup = \"200ms\"\nduration = \"1500ms\"\n[sweep]\ncopies = [1]\n" + more);
   }
   std::string Spec(const std::string& text) {
     std::string path = (dir_ / "b.toml").string();
@@ -156,24 +162,11 @@ memory = "24M"
   EXPECT_TRUE(testing_support::ProcessesWith("batch mcf --seconds 5").empty());
 }
 
-// ream built where its unprivileged workload user cannot reach it (a checkout under /root, a
-// private temporary directory such as `mktemp -d` makes): the copies, started by `ream corun`
-// as that user, still run ream's own `ream batch` (through /proc/self/exe) and complete.
 // A batch subject beside a co-runner on the other CPU (issue 40: the evidence for its category):
 // the copies measured alone and beside it, the co-runner's figures stored with the shared point
 // and alone with the run, and `ream analyze` comparing the two with the placement named.
 TEST_F(BatchPointIntegration, CopiesBesideASourceOnTheOtherCpuAreMeasuredAloneAndTogether) {
-  std::string spec = Spec(R"(name = "bzp"
-scenarios = ["1-ST"]
-[workload]
-batch = "bzip2"
-batch_seconds = 0.5
-[load]
-warmup = "200ms"
-duration = "1500ms"
-[sweep]
-copies = [1]
-[[corunner]]
+  std::string spec = OneCopySpec("bzp", "bzip2", R"([[corunner]]
 name = "spin"
 pressure = "cpu"
 intensity = 50
@@ -224,6 +217,9 @@ cpus = "1"
   EXPECT_NE(std::system("pgrep -f 'ream [p]ressure cpu' >/dev/null"), 0);
 }
 
+// ream built where its unprivileged workload user cannot reach it (a checkout under /root, a
+// private temporary directory such as `mktemp -d` makes): the copies, started by `ream corun`
+// as that user, still run ream's own `ream batch` (through /proc/self/exe) and complete.
 TEST_F(BatchPointIntegration, CopiesRunWhenReamLiesInADirectoryTheWorkloadUserCannotEnter) {
   const fs::path closed = dir_ / "closed";
   fs::create_directories(closed);
@@ -233,25 +229,9 @@ TEST_F(BatchPointIntegration, CopiesRunWhenReamLiesInADirectoryTheWorkloadUserCa
   // mcf's program is a helper built beside ream (ream-mcf), which the copies' user cannot reach
   // there either: ream run publishes a copy of it in the cache for them.
   fs::copy_file(fs::path(REAM_BINARY).parent_path() / "ream-mcf", closed / "ream-mcf");
-  std::string spec = Spec(R"(name = "closed"
-scenarios = ["1-ST"]
-[workload]
-batch = "mcf"
-batch_seconds = 0.5
-[load]
-warmup = "200ms"
-duration = "1500ms"
-[sweep]
-copies = [1]
-)");
-  Exec r;
-  FILE* f = popen((ream.string() + " run " + spec + " --db " + db_ + " 2>&1").c_str(), "r");
-  ASSERT_NE(f, nullptr);
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, f)) > 0) r.output.append(buf, n);
-  const int st = pclose(f);
-  EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) << r.output;
+  std::string spec = OneCopySpec("closed", "mcf");
+  Exec r = Ream("run " + spec + " --db " + db_, ream.string());
+  EXPECT_EQ(r.code, 0) << r.output;
   auto points = Points("closed");
   ASSERT_EQ(points.size(), 1u) << r.output;
   EXPECT_EQ(points[0].status, PointStatus::kOk) << points[0].failure;
