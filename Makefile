@@ -4,9 +4,9 @@ CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo
 JOBS ?= 2
 # A rebuild of a clean clone on the same machine reuses earlier compilations (ccache, installed
 # by scripts/install-deps); paths are taken relative to the clone so any checkout shares them.
-CCACHE := $(shell command -v ccache 2>/dev/null)
-ifneq ($(CCACHE),)
-CMAKE_FLAGS += -DCMAKE_CXX_COMPILER_LAUNCHER=$(CCACHE)
+# The launcher is chosen when the build configures, after `deps` has run: a test of it here, when
+# make reads this file, would miss the ccache that the same `make demo` is about to install, and
+# the next `make test` would reconfigure with it and rebuild every target.
 export CCACHE_BASEDIR := $(CURDIR)
 # ccache hashes the working directory into every -g compilation unless told not to, so a clone
 # in another directory would miss every entry (18 % hits here); the debug info's directory then
@@ -14,7 +14,6 @@ export CCACHE_BASEDIR := $(CURDIR)
 export CCACHE_NOHASHDIR := 1
 # The tests' precompiled headers (cmake/pch.cmake) are cacheable only with these.
 export CCACHE_SLOPPINESS := pch_defines,time_macros
-endif
 
 .PHONY: all deps build demo test sanitize install deb clean
 
@@ -24,7 +23,8 @@ deps:
 	@scripts/install-deps
 
 build: deps
-	@cmake -S . -B $(BUILD) -G Ninja $(CMAKE_FLAGS) >/dev/null
+	@cmake -S . -B $(BUILD) -G Ninja $(CMAKE_FLAGS) \
+	  $$(command -v ccache >/dev/null 2>&1 && echo -DCMAKE_CXX_COMPILER_LAUNCHER=$$(command -v ccache)) >/dev/null
 	@cmake --build $(BUILD) -j $(JOBS)
 
 # ream's main job on its built-in default; ARGS go to `ream run` (`make demo ARGS=--keep-awake`).
