@@ -142,9 +142,12 @@ struct Capacity {
   std::optional<double> qps;  // max load under QoS (a lower bound when lower_bound)
   bool lower_bound = false;   // every valid point met QoS: capacity is at least qps
   std::optional<double> upper_bound;  // when even the lowest valid load missed QoS
-  std::optional<double> low, high;    // uncertainty: interpolation and the percentile's CI
+  // The interval: at least the bracket [last_pass_qps, first_fail_qps] (nothing measured says
+  // where between two levels the curve crosses), widened by the percentile's confidence band.
+  std::optional<double> low, high;
   std::optional<double> last_pass_qps, first_fail_qps;  // the interpolation bracket
-  std::string status;  // how it was obtained, or why it could not be
+  std::string status;           // how it was obtained, or why it could not be
+  std::string interval_method;  // how low and high were made, in words ("" without them)
 };
 
 struct GroupAnalysis {

@@ -242,7 +242,8 @@ nlohmann::json ToJson(const ExperimentAnalysis& a) {
                 {"high", Opt(g.capacity.high)},
                 {"last_pass_qps", Opt(g.capacity.last_pass_qps)},
                 {"first_fail_qps", Opt(g.capacity.first_fail_qps)},
-                {"status", g.capacity.status}};
+                {"status", g.capacity.status},
+                {"interval_method", g.capacity.interval_method}};
     groups.push_back({{"key", g.key},
                       {"scenario", g.scenario},
                       {"threads", g.threads},

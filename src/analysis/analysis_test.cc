@@ -544,6 +544,35 @@ TEST(Analyze, PercentileIntervalsFromHistogramsWidenCapacity) {
   EXPECT_NE(p.tail_ci_method.find("order statistics"), std::string::npos);
 }
 
+// Levels far apart: 2 000 QPS meets QoS by far, 8 000 misses it by far, and each point's
+// percentile is known tightly (many samples). The interpolated crossing is one guess between them;
+// nothing measured rules out 7 000, so the interval must hold the whole bracket and say so.
+TEST(Analyze, ACapacityIntervalIsNeverNarrowerThanTheLevelsAroundTheCrossing) {
+  ExperimentData d;
+  d.name = "sparse";
+  d.runs.push_back(ModelRun("1-ST", 1, 100e-6, 2000, 8000, 6000));
+  std::mt19937_64 rng(5);
+  for (auto& p : d.runs[0].points) {
+    std::exponential_distribution<double> e(10000 - p.target_load);
+    Histogram h;
+    for (int i = 0; i < 200000; ++i) h.Record(static_cast<int64_t>((50e-6 + e(rng)) * 1e9));
+    p.latency_hist_ns = h;
+  }
+  d.qos.fixed_target_us = 500;
+  auto a = Analyze(d, {});
+  ASSERT_TRUE(a.ok());
+  const auto& c = a->groups[0].capacity;
+  ASSERT_TRUE(c.qps && c.low && c.high) << c.status;
+  EXPECT_FALSE(c.lower_bound);
+  EXPECT_GT(*c.qps, 2000);
+  EXPECT_LT(*c.qps, 8000);
+  EXPECT_LE(*c.low, 2000);
+  EXPECT_GE(*c.high, 8000);
+  EXPECT_NE(c.interval_method.find("levels around the crossing"), std::string::npos) << c.interval_method;
+  auto j = ToJson(*a);
+  EXPECT_EQ(j["groups"][0]["capacity"]["interval_method"], c.interval_method);
+}
+
 TEST(Analyze, RepetitionsMergeIntoTheirMedian) {
   auto d = Mm1Experiment();
   RunData second = d.runs[0];

@@ -488,8 +488,9 @@ class TextReporter : public Reporter {
     t2.Print(os);
     for (const auto& g : a.groups) {
       if (g.failed) continue;
-      os << "  " << g.key << ": capacity " << g.capacity.status << "; saturation "
-         << g.saturation_note;
+      os << "  " << g.key << ": capacity " << g.capacity.status;
+      if (!g.capacity.interval_method.empty()) os << "; its interval: " << g.capacity.interval_method;
+      os << "; saturation " << g.saturation_note;
       if (!g.qps_at_20) os << "; QPS @20% " << g.qps_at_20_note;
       if (!g.qps_at_50) os << "; QPS @50% " << g.qps_at_50_note;
       os << "\n";
