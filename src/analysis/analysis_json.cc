@@ -135,8 +135,6 @@ json PredictedJson(const PredictedSensitivity& p) {
 // target_qps); any other axis says which, and names its points' loads by it.
 std::string TargetKey(LoadAxis axis) { return "target_" + std::string(LoadAxisName(axis)); }
 
-json OptBool(const std::optional<bool>& v) { return v ? json(*v) : json(); }
-
 }  // namespace
 
 nlohmann::json ToJson(const ExperimentAnalysis& a) {
