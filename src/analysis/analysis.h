@@ -302,7 +302,7 @@ struct ExperimentAnalysis {
 // Analyzes one experiment. InvalidArgument when it has no runs or no valid point at all
 // (the message says how many points there were and why they were invalid). With shared runs
 // (RunData::tenants), the findings are the subject's alone and `colocation` compares each set
-// with them.
+// with them. The table of steps (steps.h) says what runs, in which order.
 Result<ExperimentAnalysis> Analyze(const ExperimentData& data, const AnalysisOptions& options);
 
 // Analyze over every run of `data` as one subject, whatever its tenants (the building block of
