@@ -403,7 +403,7 @@ void ColocationJson(const ExperimentAnalysis& a, json& j) {
         cs.push_back({{"name", c.name},
                       {"sched", c.sched},
                       {"cpus", c.cpus},
-                      {"measure", c.measure},
+                      {"measure", ToString(c.unit)},
                       {"alone", opt(c.alone)},
                       {"together", opt(c.together)},
                       {"ratio", opt(c.ratio)},
