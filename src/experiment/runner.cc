@@ -10,7 +10,7 @@
 #include "experiment/preflight.h"
 #include "remote/remote_driver.h"
 #include "remote/remote_sandbox.h"
-#include "experiment/text.h"
+#include "platform/text.h"
 #include "partition/placement.h"
 #include "platform/signals.h"
 #include "platform/timing_floor.h"
