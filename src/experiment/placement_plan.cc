@@ -9,7 +9,7 @@
 
 #include "experiment/corunners.h"
 #include "experiment/preflight.h"
-#include "experiment/text.h"
+#include "platform/text.h"
 
 namespace ream {
 namespace {

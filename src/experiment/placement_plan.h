@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "experiment/plan.h"
-#include "experiment/spec.h"
+#include "spec/spec.h"
 #include "partition/resctrl.h"
 #include "sandbox/sandbox.h"
 #include "topology/topology.h"

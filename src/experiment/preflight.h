@@ -11,7 +11,7 @@
 
 #include "experiment/placement_plan.h"
 #include "experiment/plan.h"
-#include "experiment/spec.h"
+#include "spec/spec.h"
 #include "load/generator.h"
 #include "partition/spec.h"
 #include "platform/platform.h"

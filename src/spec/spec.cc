@@ -1,5 +1,5 @@
-// The experiment spec's parser: one function per section, over experiment/toml_section.h.
-#include "experiment/spec.h"
+// The experiment spec's parser: one function per section, over spec/toml_section.h.
+#include "spec/spec.h"
 
 #include <algorithm>
 #include <cmath>
@@ -11,13 +11,14 @@
 #include <toml++/toml.h>
 
 #include "batch/batch.h"
-#include "experiment/toml_section.h"
 #include "load/session_schedule.h"
 #include "partition/spec.h"
+#include "platform/text.h"
 #include "pressure/pressure.h"
+#include "protocol/registry.h"
+#include "spec/toml_section.h"
 #include "workloads/builtins.h"
 #include "workloads/service_time.h"
-#include "protocol/registry.h"
 
 namespace ream {
 namespace {
