@@ -12,35 +12,14 @@
 #include "experiment/preflight.h"
 #include "platform/text.h"
 #include "spec/spec.h"
+#include "spec/spec_test_texts.h"
 
 namespace ream {
 namespace {
 
-const char* kMinimal = R"(name = "t"
-[workload]
-builtin = "kv"
-[sweep]
-qps = [1000, 2000]
-)";
-
-std::string Err(const std::string& text) {
-  auto r = ParseSpec(text, "x.toml");
-  EXPECT_FALSE(r.ok()) << "spec was accepted:\n" << text;
-  return r.ok() ? "" : r.status().message();
-}
-
-const char* kStreamSpec = R"(name = "s"
-node = true
-[workload]
-builtin = "stream"
-[load]
-http_path = "/video/{key}.bin"
-chunk_bytes = "256k"
-bitrate = "8mbit"
-session_chunks = 4
-[sweep]
-axis = "sessions"
-)";
+using spec_texts::Err;
+using spec_texts::kMinimal;
+using spec_texts::kStreamSpec;
 
 TEST(SensitivitySpec, ThePlanRunsEachPartition) {
   auto r = ParseSpec(R"(name = "s"
@@ -252,18 +231,7 @@ protocol = "memcached"
   EXPECT_EQ(Join(CorunnerArgv(r->corunners[1], "/r", 4242)), "/r corun --sched normal -- memcached -p 4242");
 }
 
-const char* kBatch = R"(name = "b"
-[workload]
-batch = "xz"
-batch_seconds = 2
-[load]
-warmup = "1s"
-duration = "6s"
-[sweep]
-copies = [2, 1]
-[partitions]
-cpu_quota = ["100%", "50%"]
-)";
+using spec_texts::kBatch;
 
 TEST(SpecBatch, ABatchSubjectTakesCopiesAsItsLoadAxis) {
   auto r = ParseSpec(kBatch, "x.toml");

@@ -8,21 +8,13 @@
 #include <fstream>
 #include <sstream>
 
+#include "spec/spec_test_texts.h"
+
 namespace ream {
 namespace {
 
-const char* kMinimal = R"(name = "t"
-[workload]
-builtin = "kv"
-[sweep]
-qps = [1000, 2000]
-)";
-
-std::string Err(const std::string& text) {
-  auto r = ParseSpec(text, "x.toml");
-  EXPECT_FALSE(r.ok()) << "spec was accepted:\n" << text;
-  return r.ok() ? "" : r.status().message();
-}
+using spec_texts::Err;
+using spec_texts::kMinimal;
 
 TEST(Spec, MinimalSpecGetsEveryDefault) {
   auto r = ParseSpec(kMinimal, "x.toml");
@@ -459,18 +451,7 @@ TEST(Spec, SandboxKindVmWithItsOptionsAndTheProcessDefault) {
   EXPECT_NE(typo.find("did you mean 'sandbox.kind'"), std::string::npos) << typo;
 }
 
-const char* kStreamSpec = R"(name = "s"
-node = true
-[workload]
-builtin = "stream"
-[load]
-http_path = "/video/{key}.bin"
-chunk_bytes = "256k"
-bitrate = "8mbit"
-session_chunks = 4
-[sweep]
-axis = "sessions"
-)";
+using spec_texts::kStreamSpec;
 
 TEST(SpecSessions, BadParametersNameTheirKey) {
   auto err = [](const std::string& tail, const std::string& head = kStreamSpec) {
@@ -622,18 +603,7 @@ TEST(Spec, BadCorunnerLoadsAreRefusedNamingTheCorunnerAndTheKey) {
   EXPECT_NE(Err(base + "command = [\"x\"]\nargs = [\"y\"]\n").find("'args' are a builtin's"), std::string::npos);
 }
 
-const char* kBatch = R"(name = "b"
-[workload]
-batch = "xz"
-batch_seconds = 2
-[load]
-warmup = "1s"
-duration = "6s"
-[sweep]
-copies = [2, 1]
-[partitions]
-cpu_quota = ["100%", "50%"]
-)";
+using spec_texts::kBatch;
 
 TEST(SpecBatch, CopiesAndRequestLevelsDoNotMix) {
   auto with = [](std::string text, const std::string& from, const std::string& to) {
