@@ -7,6 +7,7 @@
 #include "analysis/format.h"
 #include "analysis/stats.h"
 #include "platform/platform.h"
+#include "pressure/pressure.h"
 
 namespace ream::analysis {
 namespace {
@@ -434,16 +435,21 @@ BatchAnalysis AnalyzeBatch(const ExperimentData& d, double confidence) {
   bool llc_sensitive = false;
   for (const auto& s : a.sensitivity) llc_sensitive = llc_sensitive || (s.resource == "llc_ways" && s.verdict == "sensitive");
   // Beside ream's calibrated sources on CPUs apart from the copies' (the same partition, alone
-  // interleaved): the run time's slowdown beside mem_bw and llc at their highest intensity.
+  // interleaved): the run time's slowdown beside the memory-bandwidth source and a cache source
+  // at their highest intensity, which resource a source stresses read from its row of the
+  // pressure table.
   std::optional<std::string> by_mem_bw, by_llc;
   double top_mem_bw = -1, top_llc = -1;
   for (const auto& [g, verdict] : beside) {
     if (!g->apart || g->partition.Label() != ref->partition.Label() || g->scenario != ref->scenario) continue;
-    if (g->pressure == "mem_bw" && g->intensity > top_mem_bw) {
+    const std::optional<pressure::Source> source = pressure::SourceFromName(g->pressure);
+    if (!source) continue;
+    const pressure::Stressed stressed = pressure::Info(*source).stresses;
+    if (stressed == pressure::Stressed::kMemoryBandwidth && g->intensity > top_mem_bw) {
       top_mem_bw = g->intensity;
       by_mem_bw = verdict;
     }
-    if ((g->pressure == "llc" || g->pressure == "l2") && g->intensity > top_llc) {
+    if (stressed == pressure::Stressed::kCache && g->intensity > top_llc) {
       top_llc = g->intensity;
       by_llc = verdict;
     }

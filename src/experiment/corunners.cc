@@ -8,7 +8,7 @@
 #include "experiment/load_driver.h"
 #include "experiment/point_columns.h"
 #include "experiment/run_events.h"
-#include "experiment/text.h"
+#include "platform/text.h"
 #include "experiment/workload_launch.h"
 #include "platform/net.h"
 #include "topology/topology.h"

@@ -22,7 +22,7 @@
 
 #include "experiment/plan.h"
 #include "experiment/preflight.h"
-#include "experiment/spec.h"
+#include "spec/spec.h"
 #include "load/generator.h"
 #include "monitor/monitor.h"
 #include "platform/platform.h"

@@ -8,9 +8,9 @@
 #include "experiment/experiment_run.h"
 #include "experiment/plan.h"
 #include "experiment/preflight.h"
-#include "experiment/remote_driver.h"
-#include "experiment/remote_sandbox.h"
-#include "experiment/text.h"
+#include "remote/remote_driver.h"
+#include "remote/remote_sandbox.h"
+#include "platform/text.h"
 #include "partition/placement.h"
 #include "platform/signals.h"
 #include "platform/timing_floor.h"
@@ -111,7 +111,7 @@ void PrintDryRun(std::ostream& out, const Session& s) {
   }
   out << ", ";
   if (spec.nodes.remote()) {
-    // The load comes from the client nodes (experiment/remote_driver.h); nothing is run there
+    // The load comes from the client nodes (remote/remote_driver.h); nothing is run there
     // in a dry run.
     std::string clients;
     for (const auto& c : spec.nodes.clients) clients += (clients.empty() ? "" : ", ") + c;
@@ -212,7 +212,7 @@ Result<std::vector<RunOutcome>> RunExperiments(Platform& p, const std::vector<Ex
                                "\" and [sandbox] kind = \"vm\" cannot go together yet: the workload's host makes "
                                "a process sandbox");
       }
-      // The workload on another host (experiment/remote_sandbox.h): its agent there makes the
+      // The workload on another host (remote/remote_sandbox.h): its agent there makes the
       // sandbox and samples it; the load still comes from here or from the client nodes.
       RemoteSandboxOptions ro;
       ro.host = specs[i].nodes.workload_host;
@@ -332,7 +332,7 @@ Result<std::vector<RunOutcome>> RunExperiments(Platform& p, const std::vector<Ex
     // The local driver runs `ream load` on this experiment's generator CPUs.
     LoadDriver* driver = o.load_driver;
     if (!driver && spec.nodes.remote()) {
-      // Client nodes over ssh (experiment/remote_driver.h): agents on other hosts.
+      // Client nodes over ssh (remote/remote_driver.h): agents on other hosts.
       RemoteDriverOptions ro = SshSettings(spec, o, s.prep->ream);
       ro.hosts = spec.nodes.client_hosts;
       ro.workload_host = spec.nodes.workload_address;

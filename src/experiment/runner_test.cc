@@ -16,7 +16,7 @@
 #include "experiment/load_driver.h"
 #include "platform/net.h"
 #include "experiment/run_events.h"
-#include "experiment/spec.h"
+#include "spec/spec.h"
 #include "experiment/sweep.h"
 #include "experiment/workload_launch.h"
 #include "load/lateness.h"

@@ -244,7 +244,7 @@ struct NodesSpec {
   std::string workload_address;
   // `workload = "ssh:HOST"`: the workload runs on HOST, in a sandbox its `ream agent` (over
   // ssh, as root there) creates with the run's partition, sampled there by its monitors
-  // (experiment/remote_sandbox.h). "": on this host.
+  // (remote/remote_sandbox.h). "": on this host.
   std::string workload_host;
   int workload_line = 0;
   std::string ssh_config;                // ssh -F FILE; "" = the user's configuration
