@@ -161,10 +161,14 @@ RunData BesideRun(const std::string& source, double intensity, const std::string
   std::snprintf(name, sizeof name, "%s@%g", source.c_str(), intensity);
   for (auto& p : points) p.batch["cpus"] = "0";
   RunData r = BatchRun("1-ST", {}, rep, std::move(points));
-  r.tenants = name;
-  r.corunners = {{"corunners",
-                  {{{"name", name}, {"sched", "normal"}, {"cpu_list", cpu_list}, {"pressure", source},
-                    {"intensity", intensity}}}}};
+  r.corunner_set = name;
+  CorunnerRecord c;
+  c.name = name;
+  c.sched = "normal";
+  c.cpu_list = cpu_list;
+  c.pressure = source;
+  c.intensity = intensity;
+  r.corunners.corunners = {c};
   return r;
 }
 
