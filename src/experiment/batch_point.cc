@@ -88,6 +88,7 @@ Result<PointData> MeasureBatchPoint(Platform& p, SandboxKind& kind, const Experi
   SandboxOptions so;
   so.partition = prep.partitions.at(run.partition.Label());
   so.partition.cpus = FormatCpuList(prep.scenario_cpus.at(run.scenario));
+  so.partition.llc_masks = prep.placement.MasksOf(run, nullptr);
   so.reserved_cpus = prep.generator_cpus;
   so.capture_stdout = true;
   so.user = WorkloadUser(p, spec.workload.user);

@@ -23,22 +23,45 @@ Result<std::vector<int>> CorunnerCpus(const ExperimentSpec& spec, const Corunner
   if (c.cpus == "subject") return subject->second;
   std::vector<int> online;
   for (const auto& cpu : prep.topology.cpus) online.push_back(cpu.id);
+  const auto& s = subject->second;
+  const auto& g = prep.generator_cpus;
+  auto has = [](const std::vector<int>& v, int x) { return std::find(v.begin(), v.end(), x) != v.end(); };
+  // The physical core of `cpu` holds one of `cpus` (itself or an SMT sibling).
+  auto core_holds = [&](int cpu, const std::vector<int>& cpus) {
+    const LogicalCpu* l = prep.topology.cpu(cpu);
+    if (!l) return has(cpus, cpu);
+    for (int sibling : l->siblings) {
+      if (has(cpus, sibling)) return true;
+    }
+    return false;
+  };
   if (c.cpus == "others") {
+    // Whole cores: a sibling of the subject's or the generator's CPU would share that core's
+    // L1, L2 and pipeline with it, which "others" does not ask for (cpus = "siblings" does).
     std::vector<int> others;
     for (int cpu : online) {
-      const auto& s = subject->second;
-      const auto& g = prep.generator_cpus;
-      if (std::find(s.begin(), s.end(), cpu) == s.end() && std::find(g.begin(), g.end(), cpu) == g.end()) {
-        others.push_back(cpu);
-      }
+      if (!core_holds(cpu, s) && !core_holds(cpu, g)) others.push_back(cpu);
     }
     if (others.empty()) {
-      return InvalidArgument(at + "every online CPU (" + FormatCpuList(online) + ") is the subject's (" +
-                             FormatCpuList(subject->second) + ") or the generator's (" +
-                             FormatCpuList(prep.generator_cpus) + ") in scenario " + scenario +
-                             "; share the subject's (cpus = \"subject\") or give a list");
+      return InvalidArgument(at + "every online CPU (" + FormatCpuList(online) + ") is on a core of the subject's (" +
+                             FormatCpuList(s) + ") or the generator's (" + FormatCpuList(g) + ") in scenario " +
+                             scenario + "; share the subject's (cpus = \"subject\") or give a list");
     }
     return others;
+  }
+  if (c.cpus == "siblings") {
+    // The other hyper-threads of the subject's cores: the seed's intra-core sharing, asked for.
+    std::vector<int> siblings;
+    for (int cpu : online) {
+      if (!has(s, cpu) && core_holds(cpu, s)) siblings.push_back(cpu);
+    }
+    if (siblings.empty()) {
+      return InvalidArgument(at + "the subject's cores in scenario " + scenario + " (CPUs " + FormatCpuList(s) +
+                             ") have no other logical CPU" +
+                             (prep.topology.has_smt() ? " (the scenario holds every thread of them)"
+                                                      : " (this machine has no SMT siblings)"));
+    }
+    return siblings;
   }
   auto list = ParseCpuList(c.cpus);
   if (!list.ok()) return InvalidArgument(at + list.status().message());
@@ -136,6 +159,8 @@ Result<std::unique_ptr<Sandbox>> CorunnerSet::StartOne(Tenant& t, const std::fun
   SandboxOptions so;
   so.partition = c.partition.ToPartitionSpec(false);
   so.partition.cpus = FormatCpuList(t.cpus);
+  // Its own ways, apart from the subject's and the set's others (the run's placement plan).
+  so.partition.llc_masks = prep_.placement.MasksOf(run_, &c);
   // The best-effort tier across cgroups: the co-runner's group yields to the subject's as its
   // tasks' SCHED_IDLE alone would not (measured: docs/colocation.md).
   so.partition.cpu_idle = c.sched == SchedClass::kIdle;

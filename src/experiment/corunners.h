@@ -32,7 +32,8 @@
 namespace ream {
 
 // The CPUs a co-runner runs on in a run of `scenario`: "subject" the subject's, "others" the
-// online CPUs that are neither the subject's nor the generator's, or its list (each must be
+// CPUs of the physical cores that hold none of the subject's or the generator's CPUs,
+// "siblings" the subject's cores' other logical CPUs (SMT siblings), or its list (each must be
 // online). InvalidArgument naming the co-runner and the key when there is none or a CPU is
 // not this machine's.
 Result<std::vector<int>> CorunnerCpus(const ExperimentSpec& spec, const CorunnerSpec& c, const Prepared& prep,

@@ -11,6 +11,7 @@
 #include "load/arrival.h"
 #include "load/key_chooser.h"
 #include "partition/placement.h"
+#include "partition/resctrl.h"
 #include "protocol/registry.h"
 
 namespace ream {
@@ -27,6 +28,45 @@ Result<PartitionSpec> BuildPartition(const ExperimentSpec& spec, const Partition
   Status s = p.Validate();
   if (!s.ok()) return InvalidArgument(SpecAt(spec, 0) + "partition " + pv.Label() + ": " + s.message());
   return p;
+}
+
+// Each scenario of the plan on `out->topology`, keeping `reserved` (the generator's CPUs)
+// apart: into out->scenario_cpus, or out->skipped_scenarios with why.
+Status PlaceScenarios(const ExperimentSpec& spec, const Plan& plan, const std::vector<int>& reserved,
+                      const std::string& machine, bool strict, Prepared* out) {
+  Status first_unavailable;
+  for (const auto& run : plan.runs) {
+    if (out->scenario_cpus.count(run.scenario) || out->skipped_scenarios.count(run.scenario)) continue;
+    auto cpus = ResolvePlacement(out->topology, run.scenario, reserved);
+    int line = spec.scenario_lines.count(run.scenario) ? spec.scenario_lines.at(run.scenario) : 0;
+    if (!cpus.ok()) {
+      Status why(cpus.status().code(), SpecAt(spec, line) + "scenario \"" + run.scenario +
+                                           "\" cannot run on " + machine + ": " +
+                                           cpus.status().message());
+      // A scenario this machine cannot place (no SMT siblings, too few cores) is skipped and
+      // said, so the rest of the seed's spec still runs; --strict refuses the spec instead. A
+      // malformed scenario is always an error.
+      if (strict || cpus.status().code() != StatusCode::kUnsupported) return why;
+      if (first_unavailable.ok()) first_unavailable = why;
+      out->skipped_scenarios[run.scenario] = cpus.status().message();
+      continue;
+    }
+    out->scenario_cpus[run.scenario] = *cpus;
+  }
+  if (out->scenario_cpus.empty() && !first_unavailable.ok()) {
+    return Status(first_unavailable.code(), first_unavailable.message() + " (and no other scenario of the spec can)");
+  }
+  return Status::Ok();
+}
+
+// The machine's resctrl, nullopt with why when it has none mounted.
+std::optional<ResctrlInfo> ResctrlFor(Platform& machine, std::string* why) {
+  auto info = ReadResctrl(machine);
+  if (!info.ok()) {
+    *why = info.status().message();
+    return std::nullopt;
+  }
+  return *info;
 }
 
 }  // namespace
@@ -61,28 +101,7 @@ Result<Prepared> Validate(Platform& p, SandboxKind& sandboxes, const ExperimentS
     out.topology = std::move(here);
   }
   const std::string machine = out.workload_host ? "the workload's host " + out.workload_host->name : "this machine";
-  Status first_unavailable;
-  for (const auto& run : plan.runs) {
-    if (out.scenario_cpus.count(run.scenario) || out.skipped_scenarios.count(run.scenario)) continue;
-    auto cpus = ResolvePlacement(out.topology, run.scenario, reserved);
-    int line = spec.scenario_lines.count(run.scenario) ? spec.scenario_lines.at(run.scenario) : 0;
-    if (!cpus.ok()) {
-      Status why(cpus.status().code(), SpecAt(spec, line) + "scenario \"" + run.scenario +
-                                           "\" cannot run on " + machine + ": " +
-                                           cpus.status().message());
-      // A scenario this machine cannot place (no SMT siblings, too few cores) is skipped and
-      // said, so the rest of the seed's spec still runs; --strict refuses the spec instead. A
-      // malformed scenario is always an error.
-      if (strict || cpus.status().code() != StatusCode::kUnsupported) return why;
-      if (first_unavailable.ok()) first_unavailable = why;
-      out.skipped_scenarios[run.scenario] = cpus.status().message();
-      continue;
-    }
-    out.scenario_cpus[run.scenario] = *cpus;
-  }
-  if (out.scenario_cpus.empty() && !first_unavailable.ok()) {
-    return Status(first_unavailable.code(), first_unavailable.message() + " (and no other scenario of the spec can)");
-  }
+  REAM_RETURN_IF_ERROR(PlaceScenarios(spec, plan, reserved, machine, strict, &out));
   std::vector<KnobSupport> support = sandboxes.Support();
   auto enforceable = [&](const std::string& flag) -> const KnobSupport* {
     for (const auto& k : support) {
@@ -219,6 +238,47 @@ Result<Prepared> Validate(Platform& p, SandboxKind& sandboxes, const ExperimentS
       REAM_RETURN_IF_ERROR(CorunnerCpus(spec, c, out, scenario).status());
     }
   }
+  // Every tenant of every run placed together: cores, ways, bandwidth, CLOSIDs. The workload's
+  // host's resctrl is read there when it is another host.
+  std::string resctrl_why = "read on the workload's host when it runs";
+  if (!out.workload_host) out.resctrl = ResctrlFor(p, &resctrl_why);
+  auto kind_of = [&sandboxes](const CorunnerSpec*) -> const SandboxKind& { return sandboxes; };
+  REAM_ASSIGN_OR_RETURN(out.placement, PlanPlacement(spec, plan, out, out.resctrl ? &*out.resctrl : nullptr,
+                                                     resctrl_why, kind_of));
+  return out;
+}
+
+Result<Prepared> PrepareOnPaper(Platform& machine, const ExperimentSpec& spec, const Plan& plan, bool strict,
+                                const TenantKindOf& kind_of) {
+  Prepared out;
+  auto topo = ReadTopology(machine);
+  if (!topo.ok()) return Status(topo.status().code(), SpecAt(spec, 0) + "--topology: " + topo.status().message());
+  out.topology = std::move(topo).value();
+  auto gen = ParseReservedCpus(out.topology, spec.generator_cpus);
+  if (!gen.ok()) return InvalidArgument(SpecAt(spec, 0) + "generator_cpus: " + gen.status().message());
+  out.generator_cpus = *gen;
+  // A workload on another host ([nodes] workload): the tree is that host's, and no CPU of it
+  // is the generator's.
+  if (!spec.nodes.workload_host.empty()) {
+    out.workload_host = WorkloadHost{"ssh:" + spec.nodes.workload_host, out.topology, "(on paper)", "(on paper)"};
+  }
+  const std::string name = out.topology.cpu_model.empty() ? "that machine" : "that machine (" + out.topology.cpu_model + ")";
+  REAM_RETURN_IF_ERROR(PlaceScenarios(spec, plan, out.workload_host ? std::vector<int>{} : out.generator_cpus, name,
+                                      strict, &out));
+  for (const auto& pv : spec.partitions) {
+    REAM_ASSIGN_OR_RETURN(PartitionSpec ps, BuildPartition(spec, pv));
+    out.partitions[pv.Label()] = ps;
+  }
+  for (const CorunnerSpec& c : spec.corunners) {
+    PartitionSpec ps = c.partition.ToPartitionSpec(false);
+    if (Status v = ps.Validate(); !v.ok()) {
+      return InvalidArgument(SpecAt(spec, c.line) + "[[corunner]] '" + c.name + "' " + v.message());
+    }
+  }
+  std::string resctrl_why;
+  out.resctrl = ResctrlFor(machine, &resctrl_why);
+  REAM_ASSIGN_OR_RETURN(out.placement, PlanPlacement(spec, plan, out, out.resctrl ? &*out.resctrl : nullptr,
+                                                     resctrl_why, kind_of));
   return out;
 }
 

@@ -97,13 +97,18 @@ struct Session {
   SandboxKind* workload_kind = nullptr;
   std::unique_ptr<ExperimentRun> runner;
   RunOutcome outcome;
+  std::string on_paper;  // --topology: the directory of the machine planned for; "" : this one
 };
 
 void PrintDryRun(std::ostream& out, const Session& s) {
   const ExperimentSpec& spec = *s.spec;
   const Prepared& prep = *s.prep;
-  out << "spec " << spec.source << " is valid: experiment '" << spec.name << "', workload " << WorkloadLabel(spec)
-      << " (" << spec.workload.protocol << ")";
+  out << "spec " << spec.source << " is valid"
+      << (s.on_paper.empty() ? std::string()
+                             : " on paper for the machine in " + s.on_paper +
+                                   " (its topology and resctrl; its programs, accounts and kernel interfaces are "
+                                   "checked when it runs there)")
+      << ": experiment '" << spec.name << "', workload " << WorkloadLabel(spec) << " (" << spec.workload.protocol << ")";
   if (prep.workload_host) {
     out << " on " << prep.workload_host->name << " (hostname " << prep.workload_host->hostname << ", "
         << prep.topology.cpus.size() << " CPUs; its sandbox made there by ream's agent, reached at "
@@ -151,6 +156,7 @@ void PrintDryRun(std::ostream& out, const Session& s) {
           << "\n";
     }
   }
+  out << FormatPlacement(prep.placement, prep.topology, prep.resctrl ? &*prep.resctrl : nullptr);
 }
 
 // How long the plan's load takes at most, and its points.
@@ -171,6 +177,15 @@ Result<std::vector<RunOutcome>> RunExperiments(Platform& p, const std::vector<Ex
     own_kind = MakeProcessSandboxKind(p);
     sandboxes = own_kind.get();
   }
+  std::unique_ptr<RootedPlatform> machine;
+  if (!o.topology_dir.empty()) {
+    if (!o.dry_run) {
+      return InvalidArgument("--topology plans on another machine's copied sysfs: it goes with --dry-run only");
+    }
+    auto opened = RootedPlatform::Open(o.topology_dir);
+    if (!opened.ok()) return opened.status().Annotate("--topology " + o.topology_dir);
+    machine = std::move(opened).value();
+  }
   ConsoleObserver console(out);
   RunObserver& observer = o.observer ? *o.observer : console;
   const bool several = specs.size() > 1;
@@ -185,6 +200,21 @@ Result<std::vector<RunOutcome>> RunExperiments(Platform& p, const std::vector<Ex
                              "' is also another spec's; each experiment needs its own name");
     }
     REAM_ASSIGN_OR_RETURN(s.plan, MakePlan(specs[i], o.only));
+    if (machine) {
+      // On paper: that machine's topology and resctrl; its sandbox kinds only say how they
+      // would pin their tenants (nothing is started, libvirt not asked).
+      s.own_workload_kind = specs[i].sandbox.kind == "vm" ? MakeVmSandboxKind(*machine, VmKindOptions{})
+                                                          : MakeProcessSandboxKind(*machine);
+      const SandboxKind& kind = *s.own_workload_kind;
+      REAM_ASSIGN_OR_RETURN(Prepared prep, PrepareOnPaper(*machine, specs[i], s.plan, o.strict,
+                                                          [&kind](const CorunnerSpec*) -> const SandboxKind& { return kind; }));
+      s.prep = std::move(prep);
+      s.on_paper = o.topology_dir;
+      std::vector<PlannedRun> runnable;
+      for (auto& r : s.plan.runs) (s.prep->skipped_scenarios.count(r.scenario) ? s.skipped : runnable).push_back(r);
+      s.plan.runs = std::move(runnable);
+      continue;
+    }
     s.workload_kind = sandboxes;
     if (specs[i].sandbox.kind == "vm") {
       if (specs[i].workload.builtin.empty()) {

@@ -20,6 +20,7 @@
 #include "experiment/sweep.h"
 #include "experiment/workload_launch.h"
 #include "load/lateness.h"
+#include "platform/forwarding_platform.h"
 #include "sandbox/null_sandbox.h"
 #include "store/store.h"
 
@@ -804,6 +805,93 @@ TEST_F(RunnerTest, ACorunnerThatCannotStartFailsTheRunNamingIt) {
   EXPECT_EQ((*runs)[1].key.corunner_set, "broken");
   EXPECT_EQ((*runs)[1].status, RunStatus::kFailed);
   EXPECT_NE((*runs)[1].failure.find("co-runner 'broken'"), std::string::npos) << (*runs)[1].failure;
+}
+
+}  // namespace
+namespace {
+
+// This machine, but with the resctrl mount of the seed's main node (two Xeon Silver 4116,
+// src/topology/testdata/seed-4116x2), so a run plans its tenants' ways there.
+class SeedResctrl : public ForwardingPlatform {
+ public:
+  explicit SeedResctrl(Platform& real)
+      : ForwardingPlatform(real), seed_(std::string(REAM_SOURCE_DIR) + "/src/topology/testdata/seed-4116x2") {}
+  Result<std::string> ReadFile(const std::string& p) override {
+    return Seed(p) ? seed_.ReadFile(p) : ForwardingPlatform::ReadFile(p);
+  }
+  bool Exists(const std::string& p) override { return Seed(p) ? seed_.Exists(p) : ForwardingPlatform::Exists(p); }
+  bool IsDirectory(const std::string& p) override {
+    return Seed(p) ? seed_.IsDirectory(p) : ForwardingPlatform::IsDirectory(p);
+  }
+  Result<std::vector<DirEntry>> ListDir(const std::string& p) override {
+    return Seed(p) ? seed_.ListDir(p) : ForwardingPlatform::ListDir(p);
+  }
+
+ private:
+  static bool Seed(const std::string& p) {
+    return p.rfind("/sys/fs/resctrl", 0) == 0 || p == "/proc/mounts" || p == "/proc/filesystems";
+  }
+  RootedPlatform seed_;
+};
+
+// A kind that enforces every knob on paper: it keeps each sandbox's options and starts a null
+// sandbox on the CPUs alone.
+class RecordingKind : public SandboxKind {
+ public:
+  explicit RecordingKind(SandboxKind& inner) : inner_(inner) {}
+  std::string_view name() const override { return "recording"; }
+  Result<std::unique_ptr<Sandbox>> Start(const SandboxOptions& o, const std::vector<std::string>& argv) override {
+    started.push_back(o);
+    SandboxOptions cpus_only = o;
+    cpus_only.partition = PartitionSpec{};
+    cpus_only.partition.cpus = o.partition.cpus;
+    return inner_.Start(cpus_only, argv);
+  }
+  std::vector<KnobSupport> Support() override {
+    std::vector<KnobSupport> out;
+    for (const KnobSupportRow& row : BuiltinKnobs().support_rows()) out.push_back({row.flag, true, "recorded"});
+    return out;
+  }
+  std::vector<Capability> Probe() override { return inner_.Probe(); }
+  std::vector<SandboxOptions> started;
+
+ private:
+  SandboxKind& inner_;
+};
+
+// The run takes each tenant's ways from its placement plan: the subject's and the co-runner's
+// sandboxes get disjoint masks, the subject the same alone and together.
+TEST_F(RunnerTest, EachTenantsSandboxGetsTheWaysItsPlanChose) {
+  ream_binary_ = REAM_BINARY;
+  SeedResctrl machine(*platform_);
+  RecordingKind recording(*kind_);
+  auto spec = ParseSpec(CorunnerSpecText("[partitions]\nllc_ways = 4\n[[corunner]]\nname = \"job\"\n"
+                                         "command = [\"sleep\", \"600\"]\nsettle = \"0ms\"\nllc_ways = 3\n"),
+                        "shared.toml");
+  ASSERT_TRUE(spec.ok()) << spec.status().message();
+  FakeLoadDriver driver([](double qps, int) { return FakeAnswer{100 + qps, true}; });
+  RunnerOptions o;
+  o.db_path = (dir_ / "results.db").string();
+  o.state_dir = (dir_ / "state").string();
+  o.out = &console_;
+  o.observer = &both_;
+  o.sandbox_kind = &recording;
+  o.load_driver = &driver;
+  o.ream_version = "test";
+  o.ream_binary = ream_binary_;
+  auto out = RunExperiments(machine, {*spec}, o);
+  ASSERT_TRUE(out.ok()) << out.status().message() << console_.str();
+  std::vector<std::map<int, uint64_t>> subject, job;
+  for (const SandboxOptions& so : recording.started) {
+    if (so.partition.llc_ways == 4) subject.push_back(so.partition.llc_masks);
+    if (so.partition.llc_ways == 3) job.push_back(so.partition.llc_masks);
+  }
+  ASSERT_EQ(subject.size(), 2u);  // alone, then beside the job
+  ASSERT_EQ(job.size(), 1u);
+  const std::map<int, uint64_t> lowest = {{0, 0x00f}, {1, 0x00f}};
+  EXPECT_EQ(subject[0], lowest);
+  EXPECT_EQ(subject[1], lowest);
+  EXPECT_EQ(job[0], (std::map<int, uint64_t>{{0, 0x070}, {1, 0x070}}));
 }
 
 }  // namespace

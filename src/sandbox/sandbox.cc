@@ -176,7 +176,7 @@ Status ProcessSandbox::CreateObjects(const SandboxOptions& o, const std::vector<
                     std::string(spec.llc_ways ? "--llc-ways" : "--mem-bw") + ": " +
                         info.status().message());
     }
-    REAM_ASSIGN_OR_RETURN(schemata, BuildSchemata(*info, spec.llc_ways, mem_bw));
+    REAM_ASSIGN_OR_RETURN(schemata, BuildSchemata(*info, spec.llc_ways, mem_bw, spec.llc_masks));
     resctrl_info = *info;
   } else {
     // No partition: a monitoring group still gives LLC occupancy and memory bandwidth.

@@ -181,6 +181,12 @@ struct KnobSupport {
   std::string detail;  // the interface used, or why not
 };
 
+// One vCPU of a guest and the host CPU it is pinned to.
+struct VcpuPin {
+  int vcpu = 0;
+  int host_cpu = 0;
+};
+
 // The host a kind's workloads run on when it is not this one (sandbox kinds of a remote host).
 struct WorkloadHost {
   std::string name;   // as the user named it: "ssh:server1"
@@ -212,6 +218,10 @@ class SandboxKind {
   // Whether `program` (a path, or a name looked up in PATH) can be started on the workload's
   // host: this one (`here`) by default. NotFound naming it otherwise.
   virtual Status FindProgram(Platform& here, const std::string& program);
+  // How a tenant allotted `cpus` occupies them: a guest's vCPUs, each pinned to one host CPU
+  // (what the placement plan shows, from the kind that will pin them). Empty for a kind whose
+  // threads the kernel schedules over the whole cpuset (a process). Pure.
+  virtual std::vector<VcpuPin> VcpuPins(const std::vector<int>& /*cpus*/) const { return {}; }
 };
 
 // FindProgram on `p`'s file system.

@@ -193,6 +193,7 @@ class VmKind final : public SandboxKind {
     if (conn_) V().ConnectClose(conn_);
   }
   std::string_view name() const override { return "vm"; }
+  std::vector<VcpuPin> VcpuPins(const std::vector<int>& cpus) const override { return VmVcpuPins(cpus); }
 
   Result<std::unique_ptr<Sandbox>> Start(const SandboxOptions& options, const std::vector<std::string>& argv) override {
     PartitionSpec rest = options.partition;
@@ -510,6 +511,12 @@ class VmKind final : public SandboxKind {
 
 }  // namespace
 
+std::vector<VcpuPin> VmVcpuPins(const std::vector<int>& cpus) {
+  std::vector<VcpuPin> out;
+  for (size_t i = 0; i < cpus.size(); ++i) out.push_back({static_cast<int>(i), cpus[i]});
+  return out;
+}
+
 std::string DomainXml(const DomainConfig& c) {
   std::string cpus = FormatCpuList(c.cpus);
   std::string x = "<domain type='" + std::string(c.accel == "kvm" ? "kvm" : "qemu") + "'>\n";
@@ -517,8 +524,8 @@ std::string DomainXml(const DomainConfig& c) {
   x += "  <memory unit='KiB'>" + std::to_string(c.memory_bytes / 1024) + "</memory>\n";
   x += "  <vcpu placement='static' cpuset='" + cpus + "'>" + std::to_string(c.cpus.size()) + "</vcpu>\n";
   x += "  <cputune>\n";
-  for (size_t i = 0; i < c.cpus.size(); ++i) {
-    x += "    <vcpupin vcpu='" + std::to_string(i) + "' cpuset='" + std::to_string(c.cpus[i]) + "'/>\n";
+  for (const VcpuPin& pin : VmVcpuPins(c.cpus)) {
+    x += "    <vcpupin vcpu='" + std::to_string(pin.vcpu) + "' cpuset='" + std::to_string(pin.host_cpu) + "'/>\n";
   }
   x += "    <emulatorpin cpuset='" + cpus + "'/>\n  </cputune>\n";
   x += "  <os>\n    <type arch='x86_64' machine='pc'>hvm</type>\n";

@@ -301,8 +301,9 @@ struct CorunnerSpec {
   // sensitivity curve reads the tail at ([interference] load; 0: the analysis chooses).
   bool interference = false;
   double interference_load = 0;
-  // Where it runs: "subject" (the subject's CPUs of the run's scenario), "others" (the CPUs
-  // neither the subject nor the generator has) or a CPU list ("0,2-3").
+  // Where it runs: "subject" (the subject's CPUs of the run's scenario), "others" (the CPUs of
+  // the cores neither the subject nor the generator has a CPU of), "siblings" (the other SMT
+  // threads of the subject's cores) or a CPU list ("0,2-3").
   std::string cpus = "subject";
   SchedClass sched = SchedClass::kNormal;
   // Run the program again each time it ends with status 0, so its pressure lasts the whole

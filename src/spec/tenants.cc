@@ -229,10 +229,10 @@ Status ParseCorunner(const TomlSection& s, const KnobTable& knobs, CorunnerSpec*
   if (!s.Get("restart")) c->restart = !c->batch.empty();
   REAM_RETURN_IF_ERROR(s.Bool("restart", &c->restart));
   REAM_RETURN_IF_ERROR(s.String("cpus", &c->cpus));
-  if (c->cpus != "subject" && c->cpus != "others") {
+  if (c->cpus != "subject" && c->cpus != "others" && c->cpus != "siblings") {
     auto list = ParseCpuList(c->cpus);
     if (!list.ok() || list->empty()) {
-      return s.Error(*s.Get("cpus"), "cpus", "must be \"subject\", \"others\" or a CPU list such as \"0,2-3\"");
+      return s.Error(*s.Get("cpus"), "cpus", "must be \"subject\", \"others\", \"siblings\" or a CPU list such as \"0,2-3\"");
     }
   }
   std::string sched = ToString(c->sched);
@@ -310,10 +310,10 @@ Status ParseInterference(const TomlSection& top, ExperimentSpec* spec) {
     std::sort(in.intensities.begin(), in.intensities.end());
   }
   REAM_RETURN_IF_ERROR(s.String("cpus", &in.cpus));
-  if (in.cpus != "subject" && in.cpus != "others") {
+  if (in.cpus != "subject" && in.cpus != "others" && in.cpus != "siblings") {
     auto list = ParseCpuList(in.cpus);
     if (!list.ok() || list->empty()) {
-      return s.Error(*s.Get("cpus"), "cpus", "must be \"subject\", \"others\" or a CPU list such as \"0,2-3\"");
+      return s.Error(*s.Get("cpus"), "cpus", "must be \"subject\", \"others\", \"siblings\" or a CPU list such as \"0,2-3\"");
     }
   }
   std::string sched = ToString(in.sched);
