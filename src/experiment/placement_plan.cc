@@ -117,12 +117,12 @@ Result<PlacementPlan> PlanPlacement(const ExperimentSpec& spec, const Plan& plan
     const std::string label = run.partition.Label();
     if (!prep.scenario_cpus.count(run.scenario) || out.Find(run.scenario, label, run.tenant_set)) continue;
     const std::string where = SpecAt(spec, 0) + "scenario " + run.scenario + ", partition " + label +
-                              (run.tenants.empty() ? "" : ", beside " + run.tenants) + ": ";
+                              (run.corunner_set.empty() ? "" : ", beside " + run.corunner_set) + ": ";
     PlacedRun pr;
     pr.scenario = run.scenario;
     pr.partition = label;
     pr.tenant_set = run.tenant_set;
-    pr.set_label = run.tenants;
+    pr.set_label = run.corunner_set;
     std::vector<PartitionSpec> parts;
     std::vector<const CorunnerSpec*> specs;
     {
