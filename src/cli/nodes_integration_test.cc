@@ -585,6 +585,103 @@ TEST_F(NodesIntegration, AWorkloadOnAnSshHostRunsInASandboxThereIsMonitoredThere
       << "a workload left in " << namespaces_[0];
 }
 
+// Co-runners on any sandbox: one on a node of its own (its own namespace and veth, a server of
+// ream's under a load of its own from this host's generator CPUs), one on an ssh host (a source
+// of interference in a sandbox that host's agent makes and samples), beside a subject on this
+// host; each measured alone and beside the subject, read back from the store and analysed, and
+// nothing left behind: no cgroup, namespace, veth or process of ream's, no agent.
+TEST_F(NodesIntegration, CorunnersOnANodeAndOnAnSshHostAreMeasuredAloneAndTogetherAndLeaveNothing) {
+  const std::string marker = std::to_string(30000 + getpid() % 10000);
+  const std::string path = *dir_ + "/places.toml";
+  std::ofstream(path) << "name = \"places\"\nscenarios = [\"1-ST\"]\n"
+                      << "[workload]\nbuiltin = \"synthetic\"\nargs = [\"--service\", \"exp:50us\"]\n"
+                      << "[load]\nconnections = 2\nwarmup = \"300ms\"\nduration = \"1s\"\nattempts = 1\n"
+                      << "response_timeout = \"300ms\"\ntimely_tolerance = \"500us\"\n"
+                      << "[sweep]\nqps = [500]\n[qos]\ntarget = \"5ms\"\n"
+                      << "[nodes]\nssh_config = \"" << *dir_ << "/ssh_config\"\n"
+                      << "[[corunner]]\nname = \"onnode\"\nbuiltin = \"kv\"\nargs = [\"--records\", \"" << marker
+                      << "\"]\nsandbox = \"node\"\n[corunner.load]\nqps = 400\n"
+                      << "[[corunner]]\nname = \"onhost\"\npressure = \"cpu\"\nintensity = 50\nsandbox = \"ssh:cna\"\n";
+  Exec run;
+  std::thread runner([&] { run = Run(path); });
+  // While it runs: this run's ream (whose objects are checked after it), and the agent in the
+  // ssh host's namespace holding the co-runner's sandbox.
+  int ream = -1, agent = -1;
+  auto deadline = Clock::now() + std::chrono::seconds(60);
+  while ((ream < 0 || agent < 0) && Clock::now() < deadline) {
+    for (int pid : testing_support::ProcessesWith(std::string(REAM_BINARY) + " run " + path)) {
+      std::ifstream comm("/proc/" + std::to_string(pid) + "/comm");
+      std::string name;
+      if (std::getline(comm, name) && name.rfind("ream", 0) == 0) ream = pid;
+    }
+    if (agent < 0) agent = WorkloadAgentIn(namespaces_[0]);
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  runner.join();
+  ASSERT_EQ(run.code, 0) << run.output;
+  ASSERT_GT(ream, 0) << run.output;
+  ASSERT_GT(agent, 0) << "no agent in " << namespaces_[0] << " held the co-runner's sandbox:\n" << run.output;
+
+  auto s = Store::OpenReadOnly(db_);
+  ASSERT_TRUE(s.ok());
+  auto e = s->FindExperiment("places");
+  ASSERT_TRUE(e.ok() && e->has_value());
+  auto runs = s->ListRuns((*e)->id);
+  ASSERT_TRUE(runs.ok());
+  const RunRecord* shared = nullptr;
+  for (const auto& r : *runs) {
+    if (!r.key.tenants.empty()) shared = &r;
+  }
+  ASSERT_NE(shared, nullptr) << run.output;
+  // Where each ran, as described with the run.
+  for (const auto& c : shared->tenants["corunners"]) {
+    EXPECT_EQ(c["place"], c["name"] == "onnode" ? "node" : "ssh:cna") << c.dump();
+  }
+  auto points = s->ListPoints(shared->id);
+  ASSERT_TRUE(points.ok() && points->size() == 1u);
+  for (const auto& [where, figures] : std::vector<std::pair<std::string, nlohmann::json>>{
+           {"alone", shared->tenants["alone"]}, {"together", (*points)[0].tenants}}) {
+    // The node's server served its own load, reached over its veth: the rate asked for, a tail,
+    // and its own cgroup's CPU (an idle kv server uses none).
+    const nlohmann::json& node = figures["onnode"];
+    ASSERT_TRUE(node.contains("load")) << where << ": " << node.dump();
+    ASSERT_FALSE(node["load"].contains("unavailable")) << where << ": " << node.dump();
+    EXPECT_NEAR(node["load"]["achieved_qps"].get<double>(), 400, 40) << where << ": " << node.dump();
+    EXPECT_GT(node["load"]["latency_us"]["p95"].get<double>(), 0) << where;
+    ASSERT_TRUE(node["cpu_util"].is_number()) << where << ": " << node.dump();
+    EXPECT_GT(node["cpu_util"].get<double>(), 400 * 2e-6) << where << ": " << node.dump();
+    // The ssh host's source ran through the window, sampled there: its cgroup's CPU at about
+    // half a CPU (a monitor of nothing, or of another host, reads none).
+    const nlohmann::json& host = figures["onhost"];
+    EXPECT_EQ(host["ended"], "") << where << ": " << host.dump();
+    ASSERT_TRUE(host["cpu_share"].is_number()) << where << ": " << host.dump();
+    EXPECT_GT(host["cpu_share"].get<double>(), 0.2) << where << ": " << host.dump();
+  }
+  // The analysis sets each one's throughput alone against beside the subject.
+  Exec an = Sh(std::string(REAM_BINARY) + " analyze --db " + db_ + " --json 2>/dev/null");
+  ASSERT_EQ(an.code, 0) << an.output;
+  auto j = nlohmann::json::parse(an.output.substr(an.output.find('{')), nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << an.output.substr(0, 2000);
+  std::set<std::string> analysed;
+  for (const auto& g : j["colocation"]["groups"]) {
+    for (const auto& c : g["corunners"]) {
+      analysed.insert(c["name"].get<std::string>());
+      EXPECT_TRUE(c["alone"].is_number()) << c.dump();
+      EXPECT_TRUE(c["together"].is_number()) << c.dump();
+      EXPECT_EQ(c["measure"], c["name"] == "onnode" ? "QPS" : "CPU-s/s") << c.dump();
+    }
+  }
+  EXPECT_EQ(analysed, (std::set<std::string>{"onnode", "onhost"})) << an.output.substr(0, 4000);
+  // Nothing left: this ream's cgroups, namespaces, veths and state; the agent's sandbox and the
+  // agent; the node's server.
+  EXPECT_EQ(testing_support::ReamObjectsOf(ream), "");
+  EXPECT_TRUE(NoAgentsLeft(namespaces_));
+  EXPECT_EQ(testing_support::ReamObjectsOf(agent), "");
+  EXPECT_TRUE(testing_support::ProcessesWith(marker).empty());
+  EXPECT_EQ(Sh("ip netns pids " + namespaces_[0] + " | xargs -r -I{} cat /proc/{}/cmdline | tr '\\0' ' ' | grep -c 'pressure cpu'").output, "0\n")
+      << "a co-runner left in " << namespaces_[0];
+}
+
 TEST_F(NodesIntegration, AfterASigkillOfReamTheWorkloadHostsAgentRemovesTheSandbox) {
   const std::string spec = WorkloadHostSpec(*dir_, "onhostkilled", "500, 600, 700", "3s");
   const std::string out = *dir_ + "/onhostkilled.out";
