@@ -173,7 +173,7 @@ struct QosRule {
   double at_utilization = 0.20;  // ... at this CPU utilization
 };
 
-// The spec's [model] (experiment/spec.h ModelSpec), as stored with the experiment; the
+// The spec's [model] (spec/spec.h ModelSpec), as stored with the experiment; the
 // defaults when it had none.
 struct ModelParams {
   double messages_per_op = 2;                  // k in S = S0 + k·o

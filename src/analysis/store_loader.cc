@@ -27,7 +27,7 @@ Metric FromColumn(const std::optional<double>& v, const PointRecord& p, const st
 }
 
 // The client nodes' figures of a point from its generator document's "agents"
-// (experiment/agent_protocol.cc MergeAgentResults). A figure an agent did not report stays
+// (remote/agent_protocol.cc MergeAgentResults). A figure an agent did not report stays
 // unset: an agent that died has a name, a share, a clock and its failure, and nothing else.
 std::vector<AgentFigures> AgentsOf(const nlohmann::json& agents) {
   auto num = [](const nlohmann::json& o, const char* k) -> std::optional<double> {

@@ -7,7 +7,7 @@
 #include "cli/exit_codes.h"
 #include "cli/version.h"
 #include "experiment/runner.h"
-#include "experiment/spec.h"
+#include "spec/spec.h"
 #include "platform/platform.h"
 
 namespace ream::cli {

@@ -9,7 +9,7 @@
 #include "batch/batch.h"
 #include "experiment/corunners.h"
 #include "experiment/point_columns.h"
-#include "experiment/text.h"
+#include "platform/text.h"
 #include "monitor/monitor.h"
 
 namespace ream {

@@ -15,7 +15,7 @@
 
 #include "experiment/plan.h"
 #include "experiment/preflight.h"
-#include "experiment/spec.h"
+#include "spec/spec.h"
 #include "platform/platform.h"
 #include "sandbox/sandbox.h"
 #include "store/store.h"

@@ -27,8 +27,8 @@
 
 #include "experiment/plan.h"
 #include "experiment/preflight.h"
-#include "experiment/spec.h"
 #include "experiment/tenant_sandbox.h"
+#include "spec/spec.h"
 #include "load/generator.h"
 #include "monitor/monitor.h"
 #include "platform/platform.h"

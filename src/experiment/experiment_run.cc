@@ -12,7 +12,7 @@
 #include "experiment/level.h"
 #include "experiment/load_range.h"
 #include "experiment/network_path.h"
-#include "experiment/text.h"
+#include "platform/text.h"
 #include "experiment/sweep.h"
 #include "experiment/workload_launch.h"
 #include "platform/signals.h"

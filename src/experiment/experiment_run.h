@@ -16,7 +16,7 @@
 #include "experiment/preflight.h"
 #include "experiment/run_events.h"
 #include "experiment/runner.h"
-#include "experiment/spec.h"
+#include "spec/spec.h"
 #include "platform/platform.h"
 #include "sandbox/sandbox.h"
 #include "store/store.h"

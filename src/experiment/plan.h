@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "experiment/spec.h"
+#include "spec/spec.h"
 #include "load/load_axis.h"
 
 namespace ream {

@@ -8,7 +8,7 @@
 
 #include "batch/batch.h"
 #include "experiment/run_events.h"
-#include "experiment/tenant_kinds.h"
+#include "spec/tenant_kinds.h"
 #include "experiment/tenant_sandbox.h"
 #include "load/arrival.h"
 #include "load/key_chooser.h"

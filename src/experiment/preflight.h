@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "experiment/plan.h"
-#include "experiment/spec.h"
+#include "spec/spec.h"
 #include "load/generator.h"
 #include "partition/spec.h"
 #include "platform/platform.h"

@@ -9,9 +9,9 @@
 #include "experiment/experiment_run.h"
 #include "experiment/plan.h"
 #include "experiment/preflight.h"
-#include "experiment/remote_driver.h"
 #include "experiment/tenant_sandbox.h"
-#include "experiment/text.h"
+#include "platform/text.h"
+#include "remote/remote_driver.h"
 #include "partition/placement.h"
 #include "platform/signals.h"
 #include "platform/timing_floor.h"
@@ -123,7 +123,7 @@ void PrintDryRun(std::ostream& out, const Session& s) {
   }
   out << ", ";
   if (spec.nodes.remote()) {
-    // The load comes from the client nodes (experiment/remote_driver.h); nothing is run there
+    // The load comes from the client nodes (remote/remote_driver.h); nothing is run there
     // in a dry run.
     std::string clients;
     for (const auto& c : spec.nodes.clients) clients += (clients.empty() ? "" : ", ") + c;
@@ -198,7 +198,7 @@ Result<std::vector<RunOutcome>> RunExperiments(Platform& p, const std::vector<Ex
     }
     REAM_ASSIGN_OR_RETURN(s.plan, MakePlan(specs[i], o.only));
     s.workload_kind = sandboxes;
-    // Where the subject runs, from the table of places (experiment/tenant_sandbox.h): this
+    // Where the subject runs, from the table of places (spec/tenant_places.h, experiment/tenant_sandbox.h): this
     // host's kind, or one of its own (a vm; a sandbox the agent of another host makes, while the
     // load still comes from here or from the client nodes).
     const TenantPlace where = SubjectPlace(specs[i]);
@@ -335,7 +335,7 @@ Result<std::vector<RunOutcome>> RunExperiments(Platform& p, const std::vector<Ex
     // The local driver runs `ream load` on this experiment's generator CPUs.
     LoadDriver* driver = o.load_driver;
     if (!driver && spec.nodes.remote()) {
-      // Client nodes over ssh (experiment/remote_driver.h): agents on other hosts.
+      // Client nodes over ssh (remote/remote_driver.h): agents on other hosts.
       RemoteDriverOptions ro = SshSettings(spec, o, s.prep->ream);
       ro.hosts = spec.nodes.client_hosts;
       ro.workload_host = spec.nodes.workload_address;

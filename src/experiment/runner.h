@@ -19,7 +19,7 @@
 
 #include "experiment/load_driver.h"
 #include "experiment/run_events.h"
-#include "experiment/spec.h"
+#include "spec/spec.h"
 #include "platform/platform.h"
 #include "sandbox/sandbox.h"
 

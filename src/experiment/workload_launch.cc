@@ -6,7 +6,7 @@
 #include <utility>
 
 #include "experiment/run_events.h"
-#include "experiment/text.h"
+#include "platform/text.h"
 #include "platform/net.h"
 
 namespace ream {

@@ -108,7 +108,7 @@ struct LoadOptions {
   // A file descriptor (e.g. a signalfd) that, once readable, stops the run early (Cancelled).
   int cancel_fd = -1;
   // The monotonic instant (this host's CLOCK_MONOTONIC, ns) at which the schedule starts, for
-  // agents on several hosts that start together (experiment/agent_protocol.h); 0, or an
+  // agents on several hosts that start together (remote/agent_protocol.h); 0, or an
   // instant less than 5 ms away once the connections are up: 5 ms after they are.
   int64_t start_at_ns = 0;
 };
@@ -240,6 +240,10 @@ struct LoadResult {
   nlohmann::json ToJson() const;
   std::string Summary() const;
 };
+
+// A count as the generator (or an agent) writes it: a non-negative integer. nullopt for
+// anything else — a fraction, which would convert with undefined behaviour, a negative, text.
+std::optional<uint64_t> JsonCount(const nlohmann::json& v);
 
 // Connects (Unavailable/Timeout when the target does not answer), runs the schedule, drains,
 // and returns the merged result. Mid-run failures (connections closed, garbage from the

@@ -169,7 +169,7 @@ TEST(Platform, DeviceOfNamesTheFilesystemDevice) {
   EXPECT_FALSE(p->DeviceOf("/nonexistent-ream").ok());
 }
 
-// The agent sessions' plumbing (experiment/remote_driver.cc): requests on the child's stdin,
+// The agent sessions' plumbing (remote/remote_driver.cc): requests on the child's stdin,
 // its end closed to say "finish", its stderr in a file, and a write to a child that has gone
 // reported, not a SIGPIPE.
 TEST(Spawn, StdinPipeFeedsTheChildAndClosingItEndsIt) {

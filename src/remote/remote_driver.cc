@@ -1,12 +1,12 @@
-// The remote load driver: agents behind ssh sessions (experiment/remote_driver.h).
-#include "experiment/remote_driver.h"
+// The remote load driver: agents behind ssh sessions (remote/remote_driver.h).
+#include "remote/remote_driver.h"
 
 #include <algorithm>
 #include <cstdio>
 #include <thread>
 
-#include "experiment/agent_protocol.h"
-#include "experiment/agent_session.h"
+#include "remote/agent_protocol.h"
+#include "remote/agent_session.h"
 #include "sandbox/state.h"
 
 namespace ream {

@@ -19,7 +19,7 @@
 #include "partition/knobs.h"
 #include "platform/platform.h"
 #include "platform/status.h"
-#include "experiment/tenant_kinds.h"
+#include "spec/tenant_kinds.h"
 
 namespace ream {
 
@@ -46,7 +46,7 @@ std::optional<RestartEvery> RestartEveryFromString(const std::string& s);
 std::optional<SweepMode> SweepModeFromString(const std::string& s);
 
 struct WorkloadSpec {
-  // Its tenant kind (experiment/tenant_kinds.h): the row whose key it gives, as a co-runner's.
+  // Its tenant kind (spec/tenant_kinds.h): the row whose key it gives, as a co-runner's.
   const TenantKind* kind = nullptr;
   // Exactly one of builtin / command / batch.
   std::string builtin;                // "kv" or "synthetic": runs `ream serve <builtin>`
@@ -247,7 +247,7 @@ struct NodesSpec {
   std::string workload_address;
   // `workload = "ssh:HOST"`: the workload runs on HOST, in a sandbox its `ream agent` (over
   // ssh, as root there) creates with the run's partition, sampled there by its monitors
-  // (experiment/remote_sandbox.h). "": on this host.
+  // (remote/remote_sandbox.h). "": on this host.
   std::string workload_host;
   int workload_line = 0;
   std::string ssh_config;                // ssh -F FILE; "" = the user's configuration
@@ -287,10 +287,10 @@ struct TenantKind;
 
 struct CorunnerSpec {
   std::string name;                  // unique among the co-runners; names it in every message
-  // Its kind: the row of the tenant kind table (experiment/tenant_kinds.h) whose key it gives
+  // Its kind: the row of the tenant kind table (spec/tenant_kinds.h) whose key it gives
   // ("command", "builtin", "batch", "pressure"); the fields below that row's keys fill.
   const TenantKind* kind = nullptr;
-  // Where it runs (experiment/tenant_sandbox.h): "process" (default), "node" (a network
+  // Where it runs (spec/tenant_places.h): "process" (default), "node" (a network
   // namespace of its own: its own address and network knobs), "vm" (ream's servers in a
   // libvirt guest, with [sandbox]'s libvirt settings) or "ssh:HOST" (a sandbox the agent on HOST
   // makes, as the subject's with [nodes] workload; [nodes]' ssh settings).
@@ -399,7 +399,7 @@ struct ExperimentSpec {
 // Parses `text` (from `source`, used in messages: "quickstart.toml:12: ..."). InvalidArgument
 // naming the key and its line for unknown keys, wrong types and impossible values. [partitions]
 // takes the knobs of `knobs`, which must outlive the spec.
-// [[corunner]] takes the kinds of `tenant_kinds` (experiment/tenant_kinds.h), which must
+// [[corunner]] takes the kinds of `tenant_kinds` (spec/tenant_kinds.h), which must
 // outlive the spec too.
 Result<ExperimentSpec> ParseSpec(const std::string& text, const std::string& source,
                                  const KnobTable& knobs = BuiltinKnobs(),

@@ -1,12 +1,12 @@
 // The agent protocol's documents, the split of a level among agents, the lossless merge of
-// their results and the reading of ssh's failures (experiment/agent_protocol.h).
-#include "experiment/agent_protocol.h"
+// their results and the reading of ssh's failures (remote/agent_protocol.h).
+#include "remote/agent_protocol.h"
 
 #include <gtest/gtest.h>
 
 #include <random>
 
-#include "experiment/remote_driver.h"
+#include "remote/remote_driver.h"
 
 namespace ream::agent {
 namespace {

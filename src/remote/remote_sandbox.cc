@@ -1,5 +1,5 @@
-// A workload on another host, through its agent (experiment/remote_sandbox.h).
-#include "experiment/remote_sandbox.h"
+// A workload on another host, through its agent (remote/remote_sandbox.h).
+#include "remote/remote_sandbox.h"
 
 #include <condition_variable>
 #include <deque>
@@ -7,9 +7,9 @@
 #include <mutex>
 #include <optional>
 
-#include "experiment/agent_protocol.h"
-#include "experiment/agent_session.h"
-#include "experiment/workload_agent.h"
+#include "remote/agent_protocol.h"
+#include "remote/agent_session.h"
+#include "remote/workload_agent.h"
 #include "sandbox/state.h"
 
 namespace ream {

@@ -1,6 +1,6 @@
 // The load driver of client nodes (issue 19): one `ream agent` per host behind
 // `ssh -o BatchMode=yes HOST`, or per local namespace node started inside its namespace,
-// spoken to over its stdin/stdout only (experiment/agent_protocol.h). ream runs no daemon of
+// spoken to over its stdin/stdout only (remote/agent_protocol.h). ream runs no daemon of
 // its own, opens no control port and handles no credentials: the user's ssh configuration
 // names users, keys and ports.
 //
@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "experiment/load_driver.h"
+#include "load/driver.h"
 #include "platform/platform.h"
 #include "platform/process.h"
 

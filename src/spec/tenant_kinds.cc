@@ -1,12 +1,12 @@
-#include "experiment/tenant_kinds.h"
+#include "spec/tenant_kinds.h"
 
 #include <algorithm>
 #include <memory>
 
 #include "batch/batch.h"
-#include "experiment/spec.h"
-#include "experiment/text.h"
-#include "experiment/toml_section.h"
+#include "spec/spec.h"
+#include "platform/text.h"
+#include "spec/toml_section.h"
 #include "pressure/pressure.h"
 #include "workloads/builtins.h"
 

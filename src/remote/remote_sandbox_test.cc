@@ -2,7 +2,7 @@
 // command here (root, real cgroups; nodes_integration_test has the real sshd): the sandbox the
 // agent makes with the partition, the workload's output and end forwarded, the monitor window
 // sampled there, everything removed at Stop and when the session ends, ssh's refusal named.
-#include "experiment/remote_sandbox.h"
+#include "remote/remote_sandbox.h"
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
@@ -11,7 +11,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "experiment/workload_agent.h"
+#include "remote/workload_agent.h"
 #include "monitor/monitor.h"
 #include "platform/integration_test_support.h"
 #include "platform/platform.h"

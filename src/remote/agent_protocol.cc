@@ -1,6 +1,6 @@
 // The agent protocol's documents and the lossless merge of the agents' results
-// (experiment/agent_protocol.h).
-#include "experiment/agent_protocol.h"
+// (remote/agent_protocol.h).
+#include "remote/agent_protocol.h"
 
 #include <algorithm>
 #include <climits>
@@ -8,7 +8,6 @@
 #include <map>
 #include <type_traits>
 
-#include "experiment/point_columns.h"
 #include "load/histogram.h"
 #include "load/lateness.h"
 #include "platform/platform.h"

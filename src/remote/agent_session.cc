@@ -1,5 +1,5 @@
-// An agent behind its session (experiment/agent_session.h).
-#include "experiment/agent_session.h"
+// An agent behind its session (remote/agent_session.h).
+#include "remote/agent_session.h"
 
 namespace ream {
 

@@ -1,5 +1,5 @@
 // The spec's TOML reader: typed getters, error messages with the key's line, unknown keys.
-#include "experiment/toml_section.h"
+#include "spec/toml_section.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-// Number and list formatting shared by the experiment layer's messages and console lines.
+// Number and list formatting shared by the spec's and the experiment's messages and console lines.
 #pragma once
 
 #include <cstdio>

@@ -1,9 +1,9 @@
 // The sandbox kind of a workload on another host ([nodes] workload = "ssh:HOST", issue 19
 // item 5): one `ream agent` there, behind `ssh -o BatchMode=yes HOST` (probed, and given a copy
-// of this ream when it has none of this build, as client nodes are: experiment/agent_session.h),
+// of this ream when it has none of this build, as client nodes are: remote/agent_session.h),
 // creates the sandbox with the run's partition on its own kernel, runs the workload in it,
 // forwards its output and its end, and samples it with that host's monitors for each point's
-// window (experiment/workload_agent.h has the messages). The runner, the store and the
+// window (remote/workload_agent.h has the messages). The runner, the store and the
 // analysis see an ordinary Sandbox: its address is where the load reaches that host
 // ([nodes] workload_address), its monitors report from there (Sandbox::monitored_remotely).
 //
@@ -14,7 +14,7 @@
 #include <memory>
 #include <string>
 
-#include "experiment/remote_driver.h"
+#include "remote/remote_driver.h"
 #include "platform/platform.h"
 #include "sandbox/sandbox.h"
 

@@ -1,6 +1,6 @@
 // One `ream agent` behind its session: an ssh session to another host, or a process of this
 // host (a local client node's agent), spoken to over its stdin and stdout only, one JSON line a
-// message (experiment/agent_protocol.h). Shared by the load driver of client nodes
+// message (remote/agent_protocol.h). Shared by the load driver of client nodes
 // (remote_driver.h) and the sandbox kind of a workload on another host (remote_sandbox.h).
 //
 //   AgentSession s("ssh:server1", "server1", "/tmp/.../agent.err", "");
@@ -21,8 +21,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "experiment/agent_protocol.h"
-#include "experiment/remote_driver.h"
+#include "remote/agent_protocol.h"
+#include "remote/remote_driver.h"
 #include "platform/platform.h"
 #include "platform/process.h"
 

@@ -1,5 +1,5 @@
-// The workload side of `ream agent` (experiment/workload_agent.h).
-#include "experiment/workload_agent.h"
+// The workload side of `ream agent` (remote/workload_agent.h).
+#include "remote/workload_agent.h"
 
 
 #include "monitor/monitor.h"

@@ -1,6 +1,6 @@
 // The workload side of `ream agent` without a host behind it: the options as they travel, the
 // refusal of an agent that is not root, and what it answers with no sandbox.
-#include "experiment/workload_agent.h"
+#include "remote/workload_agent.h"
 
 #include <gtest/gtest.h>
 

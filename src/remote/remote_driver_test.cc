@@ -2,7 +2,7 @@
 // script that runs the remote command here, one that copies): real agents, a real workload,
 // the copy done once, a dying agent making the point invalid with its name, and what the next
 // level does by [nodes] on_agent_loss. No sshd needed (nodes_integration_test has the real one).
-#include "experiment/remote_driver.h"
+#include "remote/remote_driver.h"
 
 #include <gtest/gtest.h>
 #include <stdlib.h>

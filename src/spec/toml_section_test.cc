@@ -1,4 +1,4 @@
-#include "experiment/toml_section.h"
+#include "spec/toml_section.h"
 
 #include <gtest/gtest.h>
 

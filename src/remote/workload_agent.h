@@ -2,7 +2,7 @@
 // "ssh:HOST" names, the agent creates the run's sandbox with its partition, starts the workload
 // in it, forwards its output and its end, samples it with the monitors for each point's window,
 // and removes everything when told to or when its session ends. The coordinator's side is
-// experiment/remote_sandbox.h; the messages (one JSON object a line, beside the load agent's):
+// remote/remote_sandbox.h; the messages (one JSON object a line, beside the load agent's):
 //
 //   coordinator                                          agent
 //   {"type":"host","user":"ream"}                    ->  {"type":"host","topology":{..},"hostname":..,
@@ -39,7 +39,7 @@ namespace ream {
 
 class Monitor;
 
-// The sandbox's options as they travel (experiment/remote_sandbox.cc writes them): the
+// The sandbox's options as they travel (remote/remote_sandbox.cc writes them): the
 // partition, the generator's CPUs to avoid (none on another host), who the workload runs as,
 // its extra environment, keep-awake, whether its stderr is kept, and the stop grace. What only makes sense on this host
 // (callbacks, the state directory) does not travel.
