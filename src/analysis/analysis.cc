@@ -68,7 +68,7 @@ Result<ExperimentAnalysis> Analyze(const ExperimentData& d, const AnalysisOption
     }
     return a;
   }
-  const bool shared = std::any_of(d.runs.begin(), d.runs.end(), [](const RunData& r) { return !r.tenants.empty(); });
+  const bool shared = std::any_of(d.runs.begin(), d.runs.end(), [](const RunData& r) { return !r.corunner_set.empty(); });
   if (!shared) return AnalyzeSweeps(d, o);
   // The subject's own findings come from its runs alone; each co-runner set is then compared
   // with them (colocation.cc). Without alone runs ([colocation] alone = false) the first set's
@@ -76,13 +76,13 @@ Result<ExperimentAnalysis> Analyze(const ExperimentData& d, const AnalysisOption
   ExperimentData alone = d;
   alone.runs.clear();
   for (const auto& r : d.runs) {
-    if (r.tenants.empty()) alone.runs.push_back(r);
+    if (r.corunner_set.empty()) alone.runs.push_back(r);
   }
   std::string note;
   if (alone.runs.empty()) {
-    const std::string first = d.runs.front().tenants;
+    const std::string first = d.runs.front().corunner_set;
     for (const auto& r : d.runs) {
-      if (r.tenants == first) alone.runs.push_back(r);
+      if (r.corunner_set == first) alone.runs.push_back(r);
     }
     note = "the subject was not measured alone ([colocation] alone = false): its findings are those beside " + first +
            ", and no set is compared with it";

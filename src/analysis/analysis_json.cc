@@ -356,7 +356,7 @@ nlohmann::json ToJson(const ExperimentAnalysis& a) {
         cs.push_back({{"name", c.name},
                       {"sched", c.sched},
                       {"cpus", c.cpus},
-                      {"measure", c.measure},
+                      {"measure", ToString(c.unit)},
                       {"alone", opt(c.alone)},
                       {"together", opt(c.together)},
                       {"ratio", opt(c.ratio)},

@@ -56,7 +56,7 @@ struct BatchGroup {
   // A shared run's co-runner set ("" alone): the source when it is one of ream's calibrated
   // sources of interference, and whether its CPUs are apart from the copies' (then it shares
   // only what the cores share — the LLC, the memory bus — not CPU time).
-  std::string tenants, pressure;
+  std::string corunner_set, pressure;
   double intensity = 0;
   bool apart = false;
   std::string placement;  // "co-runner on CPU 1, the copies on CPU 0"

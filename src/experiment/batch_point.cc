@@ -183,7 +183,7 @@ Result<PointData> MeasureBatchPoint(Platform& p, SandboxKind& kind, const Experi
   if (corunners) corunners->WindowEnded();
   std::optional<MonitorReport> report;
   if (monitoring) report = monitor.Stop();
-  if (corunners) pt.tenants = corunners->Figures();
+  if (corunners) pt.corunners = corunners->Figures();
   if (!sb->Alive()) return fail(what + " ended during the window: " + how_ended());
   pt.duration_s = static_cast<double>(window_end_ns - window_start_ns) / 1e9;
   if (report) FillFromMonitor(*report, &d);

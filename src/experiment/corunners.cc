@@ -434,70 +434,68 @@ void CorunnerSet::CollectLoads() {
   }
 }
 
-nlohmann::json CorunnerSet::Figures() const {
-  nlohmann::json all = nlohmann::json::object();
+TenantFiguresByName CorunnerSet::Figures() const {
+  TenantFiguresByName all;
   for (const auto& t : tenants_) {
-    nlohmann::json j;
+    TenantFigures f;
     const double window_s = static_cast<double>(t->window_end_ns - t->window_start_ns) / 1e9;
-    j["window_s"] = window_s;
+    f.window_s = window_s;
     if (t->report) {
       PointData d;
       FillFromMonitor(*t->report, &d);
       const PointRecord& r = d.point;
-      auto put = [&](const char* key, const std::optional<double>& v) { j[key] = v ? nlohmann::json(*v) : nlohmann::json(); };
-      put("cpu_util", r.cpu_util);
-      put("cpu_s", r.server_cpu_s);
-      put("mem_bytes", r.mem_bytes);
-      put("net_rx_bps", r.net_rx_bps);
-      put("net_tx_bps", r.net_tx_bps);
-      put("disk_read_bps", r.disk_read_bps);
-      put("disk_write_bps", r.disk_write_bps);
-      put("mem_bw_bps", r.mem_bw_bps);
-      put("llc_occupancy_bytes", r.llc_occupancy_bytes);
-      j["unavailable"] = r.unavailable;
-      if (r.server_cpu_s && window_s > 0) j["cpu_share"] = *r.server_cpu_s / window_s;
+      f.cpu_util = r.cpu_util;
+      f.cpu_s = r.server_cpu_s;
+      f.mem_bytes = r.mem_bytes;
+      f.net_rx_bps = r.net_rx_bps;
+      f.net_tx_bps = r.net_tx_bps;
+      f.disk_read_bps = r.disk_read_bps;
+      f.disk_write_bps = r.disk_write_bps;
+      f.mem_bw_bps = r.mem_bw_bps;
+      f.llc_occupancy_bytes = r.llc_occupancy_bytes;
+      f.unavailable = r.unavailable;
+      if (r.server_cpu_s && window_s > 0) f.cpu_share = *r.server_cpu_s / window_s;
     } else {
-      j["unavailable"] = {{"monitor", t->monitor_error.empty() ? "the co-runner was not running" : t->monitor_error}};
+      f.unavailable = {{"monitor", t->monitor_error.empty() ? "the co-runner was not running" : t->monitor_error}};
     }
-    int64_t n = 0;
     double run_time = 0;
     {
       std::lock_guard<std::mutex> l(t->mu);
       for (const auto& [at, seconds] : t->completions) {
         if (at >= t->window_start_ns && at <= t->window_end_ns) {
-          ++n;
+          ++f.completions;
           run_time += seconds;
         }
       }
     }
-    j["completions"] = n;
-    j["run_time_mean_s"] = n ? nlohmann::json(run_time / static_cast<double>(n)) : nlohmann::json();
-    if (window_s > 0) j["completions_per_s"] = static_cast<double>(n) / window_s;
-    j["ended"] = t->ended_in_window;
+    if (f.completions) f.run_time_mean_s = run_time / static_cast<double>(f.completions);
+    if (window_s > 0) f.completions_per_s = static_cast<double>(f.completions) / window_s;
+    f.ended = t->ended_in_window;
     if (t->spec->load) {
-      nlohmann::json l = {{"target_qps", t->spec->load->qps}, {"connections", t->spec->load->connections},
-                          {"protocol", t->spec->load->protocol}};
+      TenantLoadFigures l;
+      l.target_qps = t->spec->load->qps;
+      l.connections = t->spec->load->connections;
+      l.protocol = t->spec->load->protocol;
       if (t->load_result) {
         PointData d;
         FillFromGenerator(*t->load_result, &d);
         const PointRecord& r = d.point;
-        auto opt = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); };
-        l["achieved_qps"] = opt(r.achieved_qps);
-        l["throughput_qps"] = opt(r.throughput_qps);
-        l["timely_ratio"] = opt(r.timely_ratio);
-        l["valid"] = r.valid ? nlohmann::json(*r.valid) : nlohmann::json();
-        l["invalid_reasons"] = r.invalid_reasons;
-        l["errors"] = r.errors ? nlohmann::json(*r.errors) : nlohmann::json();
-        l["latency_us"] = {{"mean", opt(r.latency_mean_us)},
-                           {"p50", opt(r.latency_p50_us)},
-                           {"p95", opt(r.latency_p95_us)},
-                           {"p99", opt(r.latency_p99_us)}};
+        l.achieved_qps = r.achieved_qps;
+        l.throughput_qps = r.throughput_qps;
+        l.timely_ratio = r.timely_ratio;
+        l.valid = r.valid;
+        l.invalid_reasons = r.invalid_reasons;
+        l.errors = r.errors;
+        l.latency_mean_us = r.latency_mean_us;
+        l.latency_p50_us = r.latency_p50_us;
+        l.latency_p95_us = r.latency_p95_us;
+        l.latency_p99_us = r.latency_p99_us;
       } else {
-        l["unavailable"] = t->load_error.empty() ? "no load was run in this window" : t->load_error;
+        l.unavailable = t->load_error.empty() ? "no load was run in this window" : t->load_error;
       }
-      j["load"] = l;
+      f.load = std::move(l);
     }
-    all[t->spec->name] = j;
+    all[t->spec->name] = std::move(f);
   }
   return all;
 }
@@ -512,36 +510,38 @@ std::vector<std::string> CorunnerSet::EndedDuringWindow() const {
   return out;
 }
 
-nlohmann::json CorunnerSet::Describe() const {
-  nlohmann::json cs = nlohmann::json::array();
+CorunnerSetRecord CorunnerSet::Describe() const {
+  CorunnerSetRecord set;
   for (const auto& t : tenants_) {
     const CorunnerSpec& c = *t->spec;
-    nlohmann::json j = {{"name", c.name},
-                        {"argv", CorunnerArgv(c, prep_.ream, t->port, static_cast<int>(t->cpus.size()),
-                                              t->listen_everywhere)},
-                        {"cpus", c.cpus},
-                        {"cpu_list", FormatCpuList(t->cpus)},
-                        {"sched", ToString(c.sched)},
-                        {"restart", c.restart},
-                        {"partition", c.partition.ToJson()},
-                        {"partition_label", c.partition.Label()},
-                        {"sandbox", t->sandbox ? t->sandbox->name() : std::string()},
-                        {"place", c.sandbox},
-                        {"kind", c.kind->key},
-                        // What its throughput is counted in: the QPS it served under a load of its
-                        // own, its completions when it is run again each time it ends, else its kind's.
-                        {"throughput_unit", c.load      ? std::string("QPS")
-                                            : c.restart ? std::string("completions/s")
-                                                        : c.kind->throughput_unit}};
-    if (c.kind->describe) c.kind->describe(c, &j);
-    if (c.load) {
-      j["load"] = {{"qps", c.load->qps}, {"connections", c.load->connections}, {"protocol", c.load->protocol}};
-    }
+    CorunnerRecord r;
+    r.name = c.name;
+    r.argv = CorunnerArgv(c, prep_.ream, t->port, static_cast<int>(t->cpus.size()), t->listen_everywhere);
+    r.cpus = c.cpus;
+    r.cpu_list = FormatCpuList(t->cpus);
+    r.sched = ToString(c.sched);
+    r.restart = c.restart;
+    r.partition = c.partition.ToJson();
+    r.partition_label = c.partition.Label();
+    r.sandbox = t->sandbox ? t->sandbox->name() : std::string();
+    r.place = c.sandbox;
+    r.kind = c.kind->key;
+    // What its throughput is counted in: the QPS it served under a load of its own, its
+    // completions when it is run again each time it ends, else its kind's unit.
+    r.throughput_unit = c.load      ? ToString(ThroughputUnit::kQps)
+                        : c.restart ? ToString(ThroughputUnit::kCompletionsPerSecond)
+                                    : c.kind->throughput_unit;
+    // The kind's own values: only the fields its keys filled are set, and only those are written.
+    r.batch = c.batch;
+    r.pressure = c.pressure;
+    r.intensity = c.intensity;
+    r.builtin = c.builtin;
+    if (c.load) r.load = CorunnerLoadRecord{c.load->qps, c.load->connections, c.load->protocol};
     // Read by the analysis's sensitivity profile (analysis/interference.h).
-    if (c.interference) j["interference_load"] = c.interference_load;
-    cs.push_back(j);
+    if (c.interference) r.interference_load = c.interference_load;
+    set.corunners.push_back(std::move(r));
   }
-  return {{"corunners", cs}};
+  return set;
 }
 
 Status CorunnerSet::Stop() {

@@ -10,7 +10,7 @@
 //   CorunnerSet set(p, kinds, spec, prep, run, state_dir);
 //   REAM_RETURN_IF_ERROR(set.EnsureRunning(interrupted).status());
 //   set.WindowStarted();  ... the subject's point ...  set.WindowEnded();
-//   point.tenants = set.Figures();  for (auto& why : set.EndedDuringWindow()) ... invalid
+//   point.corunners = set.Figures();  for (auto& why : set.EndedDuringWindow()) ... invalid
 #pragma once
 
 #include <chrono>
@@ -23,8 +23,6 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "experiment/plan.h"
 #include "experiment/preflight.h"
 #include "experiment/tenant_sandbox.h"
@@ -33,6 +31,7 @@
 #include "monitor/monitor.h"
 #include "platform/platform.h"
 #include "sandbox/sandbox.h"
+#include "store/tenant_figures.h"
 
 namespace ream {
 
@@ -102,18 +101,16 @@ class CorunnerSet {
   // Waits for the loads StartLoads started (each ends by itself after its window and response
   // timeout) and keeps what each measured, or why it measured nothing, for Figures().
   void CollectLoads();
-  // Each co-runner's figures over the last window: {"NAME": {"cpu_util", "cpu_s", "mem_bytes",
-  // "net_rx_bps", ..., "unavailable": {...}, "completions", "run_time_mean_s", "window_s",
-  // "throughput" (completions per second for a job that completes, else CPU-seconds per
-  // second), "throughput_unit", "ended": "" or how it ended, and for a co-runner with a load,
-  // "load": {"target_qps", "achieved_qps", "valid", "invalid_reasons", "timely_ratio",
-  // "latency_us": {"mean", "p50", "p95", "p99"}} or {"target_qps", "unavailable": why}}}.
-  nlohmann::json Figures() const;
+  // Each co-runner's figures over the last window, by name (store/tenant_figures.h: what each
+  // field means and how it is stored): its consumption from its monitors, its completions, how
+  // it ended, and its own load's result or why there is none.
+  TenantFiguresByName Figures() const;
   // "co-runner 'stream' killed by signal 9 (SIGKILL) during the window" for each co-runner that
   // ended during the last window other than by a completion --repeat restarted.
   std::vector<std::string> EndedDuringWindow() const;
-  // The set as stored with the run: each co-runner's spec, CPUs and sandbox.
-  nlohmann::json Describe() const;
+  // The set as stored with the run: each co-runner's spec, CPUs and sandbox (its figures alone
+  // are added by CorunnerSetRecord::SetAlone once measured).
+  CorunnerSetRecord Describe() const;
 
   // Stops every co-runner (SIGTERM, SIGKILL after the grace) and removes its sandbox. The first
   // error; idempotent.

@@ -129,7 +129,7 @@ class ExperimentRun::Context final : public SweepContext {
   EventRun Where() const override {
     // A shared run names its co-runner set beside the partition ("default with cache+stream").
     return {r_.spec_.name, r_.label_, run_.ordinal, run_.scenario,
-            run_.partition.Label() + (run_.tenants.empty() ? "" : " with " + run_.tenants), run_.repetition};
+            run_.partition.Label() + (run_.corunner_set.empty() ? "" : " with " + run_.corunner_set), run_.repetition};
   }
   void AddPlanned(int delta) override { r_.planned_points_ += delta; }
 
@@ -326,11 +326,11 @@ class ExperimentRun::Context final : public SweepContext {
     }
     REAM_ASSIGN_OR_RETURN(std::vector<std::string> ended, corunners_->EnsureRunning(Interrupted));
     for (const auto& e : ended) Emit(RunWarning{Where(), "co-runner " + e + "; started it again"});
-    if (!rec_.tenants.is_object()) {
-      rec_.tenants = corunners_->Describe();
+    if (!rec_.corunners) {
+      rec_.corunners = corunners_->Describe();
       REAM_RETURN_IF_ERROR(r_.store_.UpdateRun(rec_));
     }
-    const bool measured = rec_.tenants.is_object() && rec_.tenants.contains("alone");
+    const bool measured = rec_.corunners->alone_measured;
     if (!r_.spec_.colocation.alone || measured) return Status::Ok();
     // The subject is not running yet: its first start comes after this window.
     if (wl_) StopSubjectOnly();
@@ -346,9 +346,8 @@ class ExperimentRun::Context final : public SweepContext {
     corunners_->WindowEnded();
     corunners_->CollectLoads();
     if (Interrupted()) return Cancelled("interrupted while measuring the co-runners alone");
-    rec_.tenants["alone"] = corunners_->Figures();
     std::vector<std::string> died = corunners_->EndedDuringWindow();
-    rec_.tenants["alone_invalid"] = died;
+    rec_.corunners->SetAlone(corunners_->Figures(), died);
     for (const auto& why : died) Emit(RunWarning{Where(), "measuring the co-runners alone: " + why});
     return r_.store_.UpdateRun(rec_);
   }
@@ -499,7 +498,7 @@ Status ExperimentRun::Begin(const Plan& plan, int64_t experiment_id) {
     const PlannedRun& run = plan.runs[i];
     RunRecord r;
     r.experiment_id = experiment_id;
-    r.key = {run.scenario, run.partition.Label(), run.repetition, run.tenants};
+    r.key = {run.scenario, run.partition.Label(), run.repetition, run.corunner_set};
     r.partition = run.partition.ToJson();
     r.ordinal = run.ordinal;
     REAM_ASSIGN_OR_RETURN(RunRecord rec, store_.EnsureRun(r));

@@ -146,7 +146,7 @@ void PrintDryRun(std::ostream& out, const Session& s) {
   for (const auto& note : prep.notes) out << "  note: " << note << "\n";
   for (const auto& r : s.plan.runs) {
     out << "  run " << r.ordinal + 1 << ": " << r.scenario << " (CPU " << FormatCpuList(prep.scenario_cpus.at(r.scenario))
-        << "), partition " << r.partition.Label() << (r.tenants.empty() ? std::string() : " beside " + r.tenants) << ", repetition " << r.repetition << ": ";
+        << "), partition " << r.partition.Label() << (r.corunner_set.empty() ? std::string() : " beside " + r.corunner_set) << ", repetition " << r.repetition << ": ";
     if (s.plan.knee()) {
       out << "knee search in [" << spec.sweep.low << ", " << spec.sweep.high << "] QPS to "
           << spec.sweep.precision * 100 << " %, at most " << spec.sweep.max_points

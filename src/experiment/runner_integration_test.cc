@@ -349,24 +349,25 @@ alone = false
   ASSERT_TRUE(e.ok() && e->has_value());
   auto runs = s->ListRuns((*e)->id);
   ASSERT_TRUE(runs.ok() && runs->size() == 1u);
-  EXPECT_EQ((*runs)[0].key.tenants, "victim");
+  EXPECT_EQ((*runs)[0].key.corunner_set, "victim");
   auto points = s->ListPoints((*runs)[0].id);
   ASSERT_TRUE(points.ok() && points->size() == 3u);
   for (const auto& p : *points) {
-    ASSERT_TRUE(p.tenants.contains("victim")) << p.tenants.dump();
+    ASSERT_TRUE(p.corunners.contains("victim")) << TenantFiguresToJson(p.corunners).dump();
+    const TenantFigures& victim = p.corunners.at("victim");
     bool named = false;
     for (const auto& r : p.invalid_reasons) named = named || r.find("co-runner 'victim'") != std::string::npos;
     if (p.target_load == 1500) {
       EXPECT_TRUE(named) << ::testing::PrintToString(p.invalid_reasons);
       EXPECT_FALSE(p.valid.value_or(true));
-      EXPECT_NE(p.tenants["victim"]["ended"].get<std::string>().find("signal 9"), std::string::npos);
+      EXPECT_NE(victim.ended.find("signal 9"), std::string::npos) << victim.ended;
     } else {
       // Before the kill and after its restart, the co-runner ran through the window; its
       // cgroup's CPU and memory were measured (a sleeping process: little CPU, some memory).
       EXPECT_FALSE(named) << ::testing::PrintToString(p.invalid_reasons);
-      EXPECT_EQ(p.tenants["victim"]["ended"], "");
-      EXPECT_TRUE(p.tenants["victim"]["cpu_util"].is_number()) << p.tenants.dump();
-      EXPECT_GT(p.tenants["victim"]["mem_bytes"].get<double>(), 0) << p.tenants.dump();
+      EXPECT_EQ(victim.ended, "");
+      EXPECT_TRUE(victim.cpu_util.has_value()) << victim.ToJson().dump();
+      EXPECT_GT(victim.mem_bytes.value_or(0), 0) << victim.ToJson().dump();
     }
   }
   // Nothing of the run is left: no co-runner process, no cgroup of the run's ream.
@@ -410,29 +411,32 @@ qps = 1500
   ASSERT_TRUE(runs.ok());
   const RunRecord* shared = nullptr;
   for (const auto& r : *runs) {
-    if (r.key.tenants == "kv2") shared = &r;
+    if (r.key.corunner_set == "kv2") shared = &r;
   }
   ASSERT_NE(shared, nullptr) << run.output;
   // Its own load, measured by its own generator: the rate it asked for (open loop), a tail, and
   // a validity verdict of its own — alone, and beside every point of the subject.
-  auto check = [](const nlohmann::json& fig, const std::string& where) {
-    ASSERT_TRUE(fig.contains("load")) << where << ": " << fig.dump();
-    const nlohmann::json& l = fig["load"];
-    ASSERT_FALSE(l.contains("unavailable")) << where << ": " << l.dump();
-    EXPECT_EQ(l["target_qps"].get<double>(), 1500) << where;
-    EXPECT_NEAR(l["achieved_qps"].get<double>(), 1500, 1500 * 0.10) << where << ": " << l.dump();
-    EXPECT_GT(l["latency_us"]["p95"].get<double>(), 0) << where;
-    EXPECT_TRUE(l["valid"].is_boolean()) << where << ": " << l.dump();
+  auto check = [](const TenantFigures& fig, const std::string& where) {
+    ASSERT_TRUE(fig.load.has_value()) << where << ": " << fig.ToJson().dump();
+    const TenantLoadFigures& l = *fig.load;
+    ASSERT_TRUE(l.measured()) << where << ": " << l.unavailable;
+    EXPECT_EQ(l.target_qps, 1500) << where;
+    ASSERT_TRUE(l.achieved_qps.has_value()) << where;
+    EXPECT_NEAR(*l.achieved_qps, 1500, 1500 * 0.10) << where << ": " << l.ToJson().dump();
+    EXPECT_GT(l.latency_p95_us.value_or(0), 0) << where;
+    EXPECT_TRUE(l.valid.has_value()) << where << ": " << l.ToJson().dump();
     // It served what it was sent: its own cgroup's CPU shows at least 2 us a request (about 20 us
     // here; an idle kv server uses none), so the load reached this server and not the subject.
-    ASSERT_TRUE(fig["cpu_util"].is_number()) << where << ": " << fig.dump();
-    EXPECT_GT(fig["cpu_util"].get<double>(), 1500 * 2e-6) << where << ": " << fig.dump();
+    ASSERT_TRUE(fig.cpu_util.has_value()) << where << ": " << fig.ToJson().dump();
+    EXPECT_GT(*fig.cpu_util, 1500 * 2e-6) << where << ": " << fig.ToJson().dump();
   };
-  ASSERT_TRUE(shared->tenants.contains("alone")) << shared->tenants.dump();
-  check(shared->tenants["alone"]["kv2"], "alone");
+  ASSERT_TRUE(shared->corunners && shared->corunners->alone_measured);
+  const CorunnerRecord* kv2 = shared->corunners->Find("kv2");
+  ASSERT_TRUE(kv2 && kv2->alone);
+  check(*kv2->alone, "alone");
   auto points = s->ListPoints(shared->id);
   ASSERT_TRUE(points.ok() && points->size() == 2u);
-  for (const auto& p : *points) check(p.tenants["kv2"], "beside " + std::to_string(p.target_load));
+  for (const auto& p : *points) check(p.corunners.at("kv2"), "beside " + std::to_string(p.target_load));
 
   // The analysis reads it as a latency-critical neighbour: its QPS alone and together, and its tail.
   Exec an = Ream("analyze --db " + db_ + " --json");
@@ -497,14 +501,16 @@ alone = false
   ASSERT_TRUE(runs.ok() && runs->size() == 1u);
   auto points = s->ListPoints((*runs)[0].id);
   ASSERT_TRUE(points.ok() && points->size() == 1u);
-  const nlohmann::json& fig = (*points)[0].tenants["stream"];
-  EXPECT_EQ(fig["ended"], "") << fig.dump();
+  ASSERT_TRUE((*points)[0].corunners.contains("stream")) << TenantFiguresToJson((*points)[0].corunners).dump();
+  const TenantFigures& fig = (*points)[0].corunners.at("stream");
+  EXPECT_EQ(fig.ended, "") << fig.ToJson().dump();
   // It ran through the window: a stream stressor keeps its CPU busy (a stopped one shows none).
-  ASSERT_TRUE(fig["cpu_share"].is_number()) << fig.dump();
-  EXPECT_GT(fig["cpu_share"].get<double>(), 0.2) << fig.dump();
+  ASSERT_TRUE(fig.cpu_share.has_value()) << fig.ToJson().dump();
+  EXPECT_GT(*fig.cpu_share, 0.2) << fig.ToJson().dump();
   // Its sandbox (named in the run's description) is gone: its TMPDIR and its cgroups.
-  const std::string sandbox = (*runs)[0].tenants["corunners"][0]["sandbox"].get<std::string>();
-  ASSERT_FALSE(sandbox.empty()) << (*runs)[0].tenants.dump();
+  ASSERT_TRUE((*runs)[0].corunners.has_value());
+  const std::string sandbox = (*runs)[0].corunners->corunners.at(0).sandbox;
+  ASSERT_FALSE(sandbox.empty()) << (*runs)[0].corunners->ToJson().dump();
   EXPECT_FALSE(fs::exists("/tmp/" + sandbox + ".tmp"));
   std::error_code ec;
   for (const auto& h : fs::directory_iterator("/sys/fs/cgroup", ec)) EXPECT_FALSE(fs::exists(h.path() / sandbox));

@@ -701,27 +701,31 @@ TEST_F(RunnerTest, CorunnersAloneAndTogetherAlternateAndEveryPointCarriesTheirFi
   ASSERT_EQ(runs->size(), 4u);
   // Alone and together alternate within each repetition, so a drift of the host reaches both.
   std::vector<std::string> order;
-  for (const auto& r : *runs) order.push_back(r.key.tenants + "/" + std::to_string(r.key.repetition));
+  for (const auto& r : *runs) order.push_back(r.key.corunner_set + "/" + std::to_string(r.key.repetition));
   EXPECT_EQ(order, (std::vector<std::string>{"/0", "idler/0", "/1", "idler/1"}));
   for (const auto& r : *runs) {
     auto pts = store->ListPoints(r.id);
     ASSERT_TRUE(pts.ok());
     ASSERT_EQ(pts->size(), 2u);
-    if (r.key.tenants.empty()) {
-      EXPECT_TRUE(r.tenants.is_null());
-      for (const auto& p : *pts) EXPECT_TRUE(p.tenants.is_null());
+    if (r.key.corunner_set.empty()) {
+      EXPECT_FALSE(r.corunners.has_value());
+      for (const auto& p : *pts) EXPECT_TRUE(p.corunners.empty());
       continue;
     }
     // The co-runner alone (a window before the subject started) and in every point's window.
-    ASSERT_TRUE(r.tenants.contains("alone")) << r.tenants.dump();
-    EXPECT_EQ(r.tenants["corunners"][0]["name"], "idler");
-    EXPECT_GT(r.tenants["alone"]["idler"]["window_s"].get<double>(), 0.25);
+    ASSERT_TRUE(r.corunners && r.corunners->alone_measured);
+    ASSERT_EQ(r.corunners->corunners.size(), 1u);
+    EXPECT_EQ(r.corunners->corunners[0].name, "idler");
+    ASSERT_TRUE(r.corunners->corunners[0].alone.has_value());
+    EXPECT_GT(r.corunners->corunners[0].alone->window_s, 0.25);
     for (const auto& p : *pts) {
-      ASSERT_TRUE(p.tenants.contains("idler")) << p.tenants.dump();
-      EXPECT_EQ(p.tenants["idler"]["ended"], "");
-      EXPECT_GT(p.tenants["idler"]["window_s"].get<double>(), 0.09);
+      ASSERT_TRUE(p.corunners.contains("idler")) << TenantFiguresToJson(p.corunners).dump();
+      const TenantFigures& idler = p.corunners.at("idler");
+      EXPECT_EQ(idler.ended, "");
+      EXPECT_GT(idler.window_s, 0.09);
       // The null sandbox has no cgroup: its CPU is unavailable, with the reason, not zero.
-      EXPECT_TRUE(p.tenants["idler"]["cpu_util"].is_null());
+      EXPECT_FALSE(idler.cpu_util.has_value());
+      EXPECT_FALSE(idler.unavailable.empty());
       EXPECT_TRUE(p.valid.value_or(false));
     }
   }
@@ -741,11 +745,13 @@ TEST_F(RunnerTest, ARestartedJobIsCountedAndKeepsItsPressureOverTheWindow) {
   auto pts = Points();
   ASSERT_EQ(pts.size(), 2u);
   for (const auto& p : pts) {
-    ASSERT_TRUE(p.tenants.contains("job")) << p.tenants.dump();
+    ASSERT_TRUE(p.corunners.contains("job")) << TenantFiguresToJson(p.corunners).dump();
+    const TenantFigures& job = p.corunners.at("job");
     // 0.05 s runs back to back over a 0.5 s window: several completions, none lost to a gap.
-    EXPECT_GE(p.tenants["job"]["completions"].get<int64_t>(), 4) << p.tenants.dump();
-    EXPECT_NEAR(p.tenants["job"]["run_time_mean_s"].get<double>(), 0.05, 0.04);
-    EXPECT_EQ(p.tenants["job"]["ended"], "");
+    EXPECT_GE(job.completions, 4) << job.ToJson().dump();
+    ASSERT_TRUE(job.run_time_mean_s.has_value());
+    EXPECT_NEAR(*job.run_time_mean_s, 0.05, 0.04);
+    EXPECT_EQ(job.ended, "");
     EXPECT_TRUE(p.valid.value_or(false));
   }
 }
@@ -771,7 +777,7 @@ TEST_F(RunnerTest, ACorunnerThatDiesDuringAPointMakesItInvalidNamingItAndIsStart
                         r.find("signal 9") != std::string::npos);
     }
     EXPECT_TRUE(named) << ::testing::PrintToString(p.invalid_reasons);
-    EXPECT_NE(p.tenants["doomed"]["ended"].get<std::string>(), "");
+    EXPECT_NE(p.corunners.at("doomed").ended, "");
   }
   // Between the two points it was started again, and the run said so.
   bool restarted = false;
@@ -802,7 +808,7 @@ TEST_F(RunnerTest, ACorunnerThatCannotStartFailsTheRunNamingIt) {
   ASSERT_TRUE(store.ok());
   auto runs = store->ListRuns(1);
   ASSERT_TRUE(runs.ok() && runs->size() == 2u);
-  EXPECT_EQ((*runs)[1].key.tenants, "broken");
+  EXPECT_EQ((*runs)[1].key.corunner_set, "broken");
   EXPECT_EQ((*runs)[1].status, RunStatus::kFailed);
   EXPECT_NE((*runs)[1].failure.find("co-runner 'broken'"), std::string::npos) << (*runs)[1].failure;
 }
@@ -850,18 +856,22 @@ TEST_F(RunnerTest, AFakeTenantKindAddedAsOneRowRunsAsACorunner) {
   auto pts = Points();
   ASSERT_EQ(pts.size(), 2u);
   for (const auto& p : pts) {
-    ASSERT_TRUE(p.tenants.contains("napper")) << p.tenants.dump();
-    EXPECT_GE(p.tenants["napper"]["completions"].get<int64_t>(), 4) << p.tenants.dump();
-    EXPECT_EQ(p.tenants["napper"]["ended"], "");
+    ASSERT_TRUE(p.corunners.contains("napper")) << TenantFiguresToJson(p.corunners).dump();
+    const TenantFigures& napper = p.corunners.at("napper");
+    EXPECT_GE(napper.completions, 4) << napper.ToJson().dump();
+    EXPECT_EQ(napper.ended, "");
   }
   auto store = Store::Open((dir_ / "results.db").string(), false);
   ASSERT_TRUE(store.ok());
   auto runs = store->ListRuns(1);
   ASSERT_TRUE(runs.ok() && !runs->empty());
-  const nlohmann::json& described = runs->back().tenants["corunners"][0];
-  EXPECT_EQ(described["kind"], "naps") << described.dump();
-  EXPECT_EQ(described["throughput_unit"], "completions/s") << described.dump();
-  EXPECT_EQ(described["naps"], "0.05") << described.dump();
+  ASSERT_TRUE(runs->back().corunners.has_value());
+  ASSERT_EQ(runs->back().corunners->corunners.size(), 1u);
+  const CorunnerRecord& described = runs->back().corunners->corunners[0];
+  EXPECT_EQ(described.kind, "naps");
+  EXPECT_EQ(described.throughput_unit, "completions/s");
+  EXPECT_EQ(described.place, "process");
+  EXPECT_EQ(Join(described.argv), std::string(REAM_BINARY) + " corun --sched normal --repeat -- sleep 0.05");
 }
 
 }  // namespace

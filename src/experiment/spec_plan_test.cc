@@ -123,7 +123,7 @@ sets = [["cache"], ["cache", "job"]]
   auto plan = MakePlan(*r, "");
   ASSERT_TRUE(plan.ok());
   std::vector<std::string> order;
-  for (const auto& run : plan->runs) order.push_back(run.tenants + "/" + std::to_string(run.repetition));
+  for (const auto& run : plan->runs) order.push_back(run.corunner_set + "/" + std::to_string(run.repetition));
   EXPECT_EQ(order, (std::vector<std::string>{"/0", "cache/0", "cache+job/0", "/1", "cache/1", "cache+job/1"}));
 }
 
@@ -187,7 +187,7 @@ load = 4000
   auto plan = MakePlan(*r, "");
   ASSERT_TRUE(plan.ok()) << plan.status().message();
   EXPECT_EQ(plan->runs.size(), 6u);
-  EXPECT_EQ(plan->runs[0].tenants, "");
+  EXPECT_EQ(plan->runs[0].corunner_set, "");
   // Default intensities: 25, 50, 75 and 100 %.
   auto d = ParseSpec(std::string(kMinimal) + "[interference]\nsources = [\"mem_bw\"]\n", "x.toml");
   ASSERT_TRUE(d.ok()) << d.status().message();

@@ -128,7 +128,7 @@ void WriteColocation(const analysis::ExperimentAnalysis& a, const std::string& u
     for (const auto& c : g.corunners) {
       char ratio[32] = "—";
       if (c.ratio) std::snprintf(ratio, sizeof ratio, "%.2f×", *c.ratio);
-      tc.Add({c.name, c.sched, c.cpus, c.measure, Opt(c.alone), Opt(c.together), ratio});
+      tc.Add({c.name, c.sched, c.cpus, ToString(c.unit), Opt(c.alone), Opt(c.together), ratio});
     }
     tc.Print(os);
     for (const auto& c : g.corunners) {
