@@ -4,20 +4,49 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "batch/batch.h"
 #include "experiment/load_driver.h"
 #include "experiment/point_columns.h"
 #include "experiment/run_events.h"
 #include "platform/text.h"
+#include "spec/tenant_kinds.h"
 #include "experiment/workload_launch.h"
 #include "platform/net.h"
 #include "topology/topology.h"
 
 namespace ream {
 
+Result<CorunnerKinds> CorunnerKinds::Make(Platform& p, SandboxKind& here, const TenantSandboxSettings& settings,
+                                          const ExperimentSpec& spec) {
+  CorunnerKinds kinds(here);
+  const std::string subject_place = SubjectPlace(spec).Name();
+  for (const CorunnerSpec& c : spec.corunners) {
+    const std::string at = SpecAt(spec, c.line) + "[[corunner]] '" + c.name + "' sandbox = \"" + c.sandbox + "\": ";
+    auto where = ParseTenantPlace(c.sandbox);
+    if (!where.ok()) return InvalidArgument(at + where.status().message());
+    auto own = MakeTenantSandboxKind(p, settings, *where, c.address, WorkloadUser(p, c.user));
+    if (!own.ok()) return Status(own.status().code(), at + own.status().message());
+    // On another host than the subject's: its CPUs are that host's, not the scenario's.
+    if (where->row->needs_address && where->Name() != subject_place) kinds.remote_.insert(c.name);
+    if (*own) kinds.own_[c.name] = std::move(own).value();
+  }
+  return kinds;
+}
+
+SandboxKind& CorunnerKinds::For(const CorunnerSpec& c) const {
+  auto it = own_.find(c.name);
+  return it == own_.end() ? *here_ : *it->second;
+}
+
 Result<std::vector<int>> CorunnerCpus(const ExperimentSpec& spec, const CorunnerSpec& c, const Prepared& prep,
-                                      const std::string& scenario) {
+                                      const std::string& scenario, bool remote) {
   const std::string at = SpecAt(spec, c.line) + "[[corunner]] '" + c.name + "' cpus = \"" + c.cpus + "\": ";
+  if (remote) {
+    // Another host's CPUs: its own list there (checked by that host's sandbox), else all of them.
+    if (c.cpus == "subject" || c.cpus == "others") return std::vector<int>{};
+    auto list = ParseCpuList(c.cpus);
+    if (!list.ok()) return InvalidArgument(at + list.status().message());
+    return *list;
+  }
   auto subject = prep.scenario_cpus.find(scenario);
   if (subject == prep.scenario_cpus.end()) return InvalidArgument(at + "scenario " + scenario + " has no CPUs");
   if (c.cpus == "subject") return subject->second;
@@ -74,31 +103,12 @@ Result<std::vector<int>> CorunnerCpus(const ExperimentSpec& spec, const Corunner
   return *list;
 }
 
-std::vector<std::string> CorunnerArgv(const CorunnerSpec& c, const std::string& ream_binary, int port, int threads) {
+std::vector<std::string> CorunnerArgv(const CorunnerSpec& c, const std::string& ream_binary, int port, int threads,
+                                      bool listen_everywhere) {
   std::vector<std::string> argv = {ream_binary, "corun", "--sched", ToString(c.sched)};
   if (c.restart) argv.push_back("--repeat");
   argv.push_back("--");
-  if (!c.batch.empty()) {
-    for (const std::string& a : {ream_binary, std::string("batch"), c.batch, std::string("--seconds"),
-                                 Fmt("%.6g", c.batch_seconds)}) {
-      argv.push_back(a);
-    }
-  } else if (!c.pressure.empty()) {
-    // Runs until the co-runner's sandbox stops it (SIGTERM), which `ream pressure` handles.
-    for (const std::string& a : {ream_binary, std::string("pressure"), c.pressure, std::string("--intensity"),
-                                 Fmt("%.6g", c.intensity)}) {
-      argv.push_back(a);
-    }
-  } else if (!c.builtin.empty()) {
-    // Its port is the one it prints in its ready line (the subject's builtins do the same).
-    for (const std::string& a : {ream_binary, std::string("serve"), c.builtin, std::string("--port"), std::string("0"),
-                                 std::string("--threads"), std::to_string(std::max(threads, 1))}) {
-      argv.push_back(a);
-    }
-    argv.insert(argv.end(), c.args.begin(), c.args.end());
-  } else {
-    for (const std::string& a : c.command) argv.push_back(FillPlaceholders(a, {{"{port}", std::to_string(port)}}));
-  }
+  for (std::string& a : c.kind->argv(c, {ream_binary, port, threads, listen_everywhere})) argv.push_back(std::move(a));
   return argv;
 }
 
@@ -113,6 +123,8 @@ struct CorunnerSet::Tenant {
   std::string monitor_error;
   int64_t window_start_ns = 0, window_end_ns = 0;
   std::string ended_in_window;
+  bool remote_window = false;  // its host's agent samples the window (Sandbox::monitored_remotely)
+  bool listen_everywhere = false;  // reached from outside its namespace or host (TenantStart)
 
   // With [corunner.load]: the port it serves on, and the window's `ream load` (its sandbox and
   // its stdout), then what it measured or why it measured nothing.
@@ -140,9 +152,9 @@ struct CorunnerSet::Tenant {
   }
 };
 
-CorunnerSet::CorunnerSet(Platform& p, SandboxKind& kind, const ExperimentSpec& spec, const Prepared& prep,
+CorunnerSet::CorunnerSet(Platform& p, const CorunnerKinds& kinds, const ExperimentSpec& spec, const Prepared& prep,
                          const PlannedRun& run, std::string state_dir)
-    : p_(p), kind_(kind), spec_(spec), prep_(prep), run_(run), state_dir_(std::move(state_dir)) {
+    : p_(p), kinds_(kinds), spec_(spec), prep_(prep), run_(run), state_dir_(std::move(state_dir)) {
   if (run.tenant_set < 0) return;
   for (const auto& name : spec.colocation.sets.at(static_cast<size_t>(run.tenant_set))) {
     auto t = std::make_unique<Tenant>();
@@ -155,9 +167,13 @@ CorunnerSet::~CorunnerSet() { (void)Stop(); }
 
 Result<std::unique_ptr<Sandbox>> CorunnerSet::StartOne(Tenant& t, const std::function<bool()>& interrupted) {
   const CorunnerSpec& c = *t.spec;
-  REAM_ASSIGN_OR_RETURN(t.cpus, CorunnerCpus(spec_, c, prep_, run_.scenario));
+  const TenantKind& kind = *c.kind;
+  SandboxKind& sandboxes = kinds_.For(c);
+  REAM_ASSIGN_OR_RETURN(auto where, ParseTenantPlace(c.sandbox));
+  REAM_ASSIGN_OR_RETURN(t.cpus, CorunnerCpus(spec_, c, prep_, run_.scenario, kinds_.Remote(c)));
   SandboxOptions so;
-  so.partition = c.partition.ToPartitionSpec(false);
+  // A node of its own (its own address, its network knobs) where its place gives one.
+  so.partition = c.partition.ToPartitionSpec(where.row->own_network);
   so.partition.cpus = FormatCpuList(t.cpus);
   // Its own ways, apart from the subject's and the set's others (the run's placement plan).
   so.partition.llc_masks = prep_.placement.MasksOf(run_, &c);
@@ -168,6 +184,9 @@ Result<std::unique_ptr<Sandbox>> CorunnerSet::StartOne(Tenant& t, const std::fun
   // purpose, and the docs say what that costs).
   so.reserved_cpus = std::vector<int>{};
   so.capture_stdout = true;
+  // What the program itself says on stderr goes into the error when it fails, beside `ream
+  // corun`'s lines (stress-ng's reason is there, not on stdout).
+  so.keep_stderr = true;
   so.user = WorkloadUser(p_, c.user);
   if (!state_dir_.empty()) so.state_dir = state_dir_;
   {
@@ -190,28 +209,30 @@ Result<std::unique_ptr<Sandbox>> CorunnerSet::StartOne(Tenant& t, const std::fun
       tp->ended = line.substr(kEnded.size());
     }
   };
-  if (c.load && !c.command.empty()) {
-    // A free port for "{port}"; a builtin picks its own and says it.
-    REAM_ASSIGN_OR_RETURN(t.port, kind_.FreePort());
+  if (c.load && kind.fills_port) {
+    // A free port for "{port}" on the co-runner's host; a server that picks its own says it.
+    REAM_ASSIGN_OR_RETURN(t.port, sandboxes.FreePort());
   }
-  std::vector<std::string> argv = CorunnerArgv(c, prep_.ream, t.port, static_cast<int>(t.cpus.size()));
+  t.listen_everywhere = where.row->own_network || where.row->needs_address;
+  std::vector<std::string> argv =
+      CorunnerArgv(c, prep_.ream, t.port, std::max<int>(static_cast<int>(t.cpus.size()), 1), t.listen_everywhere);
   const std::string what = "co-runner '" + c.name + "' ('" + Join(argv) + "')";
-  if (!c.batch.empty()) {
-    // A helper built with ream, where the co-runner's user can reach it (batch/batch.h).
-    if (const batch::BatchProgram* prog = batch::FindBatchProgram(c.batch)) {
-      REAM_RETURN_IF_ERROR(batch::PublishHelper(p_, *prog).Annotate("starting " + what));
-    }
-  }
-  auto started = kind_.Start(so, argv);
+  if (kind.prepare) REAM_RETURN_IF_ERROR(kind.prepare(p_, c).Annotate("starting " + what));
+  auto started = sandboxes.Start(so, argv);
   if (!started.ok()) return started.status().Annotate("starting " + what);
   std::unique_ptr<Sandbox> sb = std::move(started).value();
   auto fail = [&](Status s) -> Status {
-    std::string tail;
     if (!sb->Alive()) (void)sb->process().WaitForOutputEnd(std::chrono::milliseconds(500));
-    auto lines = sb->process().Lines();
-    for (size_t i = lines.size() > 5 ? lines.size() - 5 : 0; i < lines.size(); ++i) tail += "\n    " + lines[i];
     (void)sb->Stop();
-    return Status(s.code(), s.message() + (tail.empty() ? "" : "; its last output:" + tail));
+    std::string tail;
+    // The program's own words first: why it failed is usually there.
+    for (const std::string& l : sb->StderrTail(5)) tail += "\n    " + l;
+    if (!tail.empty()) tail = "; its last stderr:" + tail;
+    auto lines = sb->process().Lines();
+    std::string out;
+    for (size_t i = lines.size() > 5 ? lines.size() - 5 : 0; i < lines.size(); ++i) out += "\n    " + lines[i];
+    if (!out.empty()) tail += "; its last output:" + out;
+    return Status(s.code(), s.message() + tail);
   };
   const int64_t deadline_ns = p_.MonotonicNanos() + std::chrono::nanoseconds(c.ready_timeout).count();
   std::string matched;
@@ -235,7 +256,7 @@ Result<std::unique_ptr<Sandbox>> CorunnerSet::StartOne(Tenant& t, const std::fun
       }
     }
   };
-  // `ream corun` says when the command started (or why it could not); then the spec's line.
+  // `ream corun` says when the command started (or why it could not); then the kind's sign.
   if (Status s = wait_for("ream-corun started", true); !s.ok()) {
     if (s.code() == StatusCode::kCancelled) {
       (void)sb->Stop();
@@ -243,8 +264,8 @@ Result<std::unique_ptr<Sandbox>> CorunnerSet::StartOne(Tenant& t, const std::fun
     }
     return fail(s);
   }
-  if (!c.builtin.empty()) {
-    // "ready HOST:PORT ...": the port the builtin picked.
+  if (kind.readiness == TenantReadiness::kPrintsPort) {
+    // "ready HOST:PORT ...": the port it picked.
     if (Status s = wait_for("ready ", true); !s.ok()) return fail(s);
     t.port = BuiltinReadyPort(matched);
     if (t.port <= 0) return fail(Unavailable(what + " printed a readiness line without a port: " + matched));
@@ -311,6 +332,13 @@ void CorunnerSet::WindowStarted() {
     t->ended_in_window.clear();
     t->window_start_ns = p_.MonotonicNanos();
     if (!t->sandbox) continue;
+    if (t->sandbox->monitored_remotely()) {
+      // Sampled on its host by its agent, as a subject there is (Sandbox::monitored_remotely).
+      Status s = t->sandbox->StartMonitorWindow(spec_.sample_interval);
+      t->remote_window = s.ok();
+      if (!s.ok()) t->monitor_error = s.message();
+      continue;
+    }
     t->monitor.emplace(p_, TargetOf(*t->sandbox), MonitorOptions{.interval = spec_.sample_interval});
     if (Status s = t->monitor->Start(); !s.ok()) {
       t->monitor_error = s.message();
@@ -325,6 +353,16 @@ void CorunnerSet::WindowEnded() {
     if (t->monitor) {
       t->report = t->monitor->Stop();
       t->monitor.reset();
+    }
+    if (t->remote_window) {
+      t->remote_window = false;
+      auto doc = t->sandbox->StopMonitorWindow();
+      auto r = doc.ok() ? MonitorReport::FromJson(*doc) : Result<MonitorReport>(doc.status());
+      if (r.ok()) {
+        t->report = std::move(r).value();
+      } else {
+        t->monitor_error = "its host's monitor report: " + r.status().message();
+      }
     }
     if (!t->sandbox) {
       t->ended_in_window = "was not running";
@@ -377,7 +415,8 @@ Status CorunnerSet::StartLoads(const LoadOptions& window) {
     }
     auto out = std::make_shared<CapturedOutput>();
     SandboxOptions go = GeneratorSandbox(generator_cpus, state_dir_, out);
-    auto gen = kind_.Start(go, argv);
+    // From this host's generator CPUs, wherever the co-runner runs.
+    auto gen = kinds_.here().Start(go, argv);
     if (!gen.ok()) {
       for (auto& u : tenants_) {
         if (!u->load_gen) continue;
@@ -502,7 +541,7 @@ CorunnerSetRecord CorunnerSet::Describe() const {
     const CorunnerSpec& c = *t->spec;
     CorunnerRecord r;
     r.name = c.name;
-    r.argv = CorunnerArgv(c, prep_.ream, t->port, static_cast<int>(t->cpus.size()));
+    r.argv = CorunnerArgv(c, prep_.ream, t->port, static_cast<int>(t->cpus.size()), t->listen_everywhere);
     r.cpus = c.cpus;
     r.cpu_list = FormatCpuList(t->cpus);
     r.sched = ToString(c.sched);
@@ -510,9 +549,17 @@ CorunnerSetRecord CorunnerSet::Describe() const {
     r.partition = c.partition.ToJson();
     r.partition_label = c.partition.Label();
     r.sandbox = t->sandbox ? t->sandbox->name() : std::string();
+    r.place = c.sandbox;
+    r.kind = c.kind->key;
+    // What its throughput is counted in: the QPS it served under a load of its own, its
+    // completions when it is run again each time it ends, else its kind's unit.
+    r.throughput_unit = c.load      ? ToString(ThroughputUnit::kQps)
+                        : c.restart ? ToString(ThroughputUnit::kCompletionsPerSecond)
+                                    : c.kind->throughput_unit;
+    // The kind's own values: only the fields its keys filled are set, and only those are written.
     r.batch = c.batch;
     r.pressure = c.pressure;
-    if (!c.pressure.empty()) r.intensity = c.intensity;
+    r.intensity = c.intensity;
     r.builtin = c.builtin;
     if (c.load) r.load = CorunnerLoadRecord{c.load->qps, c.load->connections, c.load->protocol};
     // Read by the analysis's sensitivity profile (analysis/interference.h).

@@ -1,12 +1,13 @@
 // The co-runners of one shared run (DESIGN.md "Shared servers", docs/colocation.md): each
-// [[corunner]] of the run's set in a sandbox of its own (the run's sandbox kind) with its
-// partition, on its CPUs, in its scheduling class (`ream corun --sched`), started before the
+// [[corunner]] of the run's set in a sandbox of its own (of the kind its `sandbox` names:
+// CorunnerKinds) with its partition, on its CPUs, in its scheduling class (`ream corun
+// --sched`), started in a working directory its user can write (its sandbox's TMPDIR), before the
 // subject's first point and kept running across the points; over each point's window the
 // monitors sample every co-runner as they sample the subject, its completions are counted
 // (`ream corun --repeat` restarts a job that ended well and prints each completion), and a
 // co-runner that ended otherwise during the window is named with how it ended.
 //
-//   CorunnerSet set(p, kind, spec, prep, run, state_dir);
+//   CorunnerSet set(p, kinds, spec, prep, run, state_dir);
 //   REAM_RETURN_IF_ERROR(set.EnsureRunning(interrupted).status());
 //   set.WindowStarted();  ... the subject's point ...  set.WindowEnded();
 //   point.corunners = set.Figures();  for (auto& why : set.EndedDuringWindow()) ... invalid
@@ -17,11 +18,14 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "experiment/plan.h"
 #include "experiment/preflight.h"
+#include "experiment/tenant_sandbox.h"
 #include "spec/spec.h"
 #include "load/generator.h"
 #include "monitor/monitor.h"
@@ -31,24 +35,49 @@
 
 namespace ream {
 
+// The sandbox kinds of a spec's co-runners: this host's for those that run here ("process",
+// "node"), and one of its own for each co-runner whose place makes one (a vm; an ssh host, whose
+// agent holds one sandbox), made once per experiment and kept across its runs.
+class CorunnerKinds {
+ public:
+  // Every co-runner's kind. The first that cannot be had (libvirt, ssh), naming the co-runner.
+  static Result<CorunnerKinds> Make(Platform& p, SandboxKind& here, const TenantSandboxSettings& settings,
+                                    const ExperimentSpec& spec);
+  // Every co-runner in `here` (the null kind of the runner's tests).
+  explicit CorunnerKinds(SandboxKind& here) : here_(&here) {}
+  // The co-runner's kind.
+  SandboxKind& For(const CorunnerSpec& c) const;
+  // Whether the co-runner runs on another host (its CPUs are that host's).
+  bool Remote(const CorunnerSpec& c) const { return remote_.count(c.name) > 0; }
+  // This host's kind: the co-runners' load generators run in it.
+  SandboxKind& here() const { return *here_; }
+
+ private:
+  SandboxKind* here_;
+  std::map<std::string, std::unique_ptr<SandboxKind>> own_;
+  std::set<std::string> remote_;
+};
+
 // The CPUs a co-runner runs on in a run of `scenario`: "subject" the subject's, "others" the
 // CPUs of the physical cores that hold none of the subject's or the generator's CPUs,
 // "siblings" the subject's cores' other logical CPUs (SMT siblings), or its list (each must be
-// online). InvalidArgument naming the co-runner and the key when there is none or a CPU is
-// not this machine's.
+// online). A co-runner on another host (`remote`) takes its list there, and runs on every CPU
+// of that host without one. InvalidArgument naming the co-runner and the key when there is none
+// or a CPU is not this machine's.
 Result<std::vector<int>> CorunnerCpus(const ExperimentSpec& spec, const CorunnerSpec& c, const Prepared& prep,
-                                      const std::string& scenario);
+                                      const std::string& scenario, bool remote = false);
 
-// The argv a co-runner's sandbox runs: `ream corun --sched CLASS [--repeat] -- COMMAND...`
-// (a batch program's COMMAND is `ream batch NAME --seconds S`, a builtin's `ream serve NAME
-// --port 0 --threads T ARGS...`; a command's "{port}" becomes `port`).
+// The argv a co-runner's sandbox runs: `ream corun --sched CLASS [--repeat] -- PROGRAM...`,
+// PROGRAM its kind's (TenantKind::argv: `ream batch NAME --seconds S`, `ream serve NAME --port 0
+// --threads T ARGS...`, a command with "{port}" filled).
+// `listen_everywhere`: it is reached from outside its namespace or host (TenantStart).
 std::vector<std::string> CorunnerArgv(const CorunnerSpec& c, const std::string& ream_binary, int port = 0,
-                                      int threads = 1);
+                                      int threads = 1, bool listen_everywhere = false);
 
 class CorunnerSet {
  public:
-  CorunnerSet(Platform& p, SandboxKind& kind, const ExperimentSpec& spec, const Prepared& prep, const PlannedRun& run,
-              std::string state_dir);
+  CorunnerSet(Platform& p, const CorunnerKinds& kinds, const ExperimentSpec& spec, const Prepared& prep,
+              const PlannedRun& run, std::string state_dir);
   ~CorunnerSet();
   CorunnerSet(const CorunnerSet&) = delete;
   CorunnerSet& operator=(const CorunnerSet&) = delete;
@@ -56,8 +85,9 @@ class CorunnerSet {
   // Starts every co-runner of the set that is not running (all of them the first time; one
   // that ended since, again) and waits until each is ready. The descriptions of the ones that
   // had ended ("'stream' killed by signal 9 (SIGKILL)"), for the run's events. Unavailable or
-  // Timeout naming the co-runner (with its last output) when one cannot start or become
-  // ready; Cancelled when `interrupted` turns true. Nothing is left running on failure.
+  // Timeout naming the co-runner, with its last stderr lines and `ream corun`'s, when one cannot
+  // start or become ready; Cancelled when `interrupted` turns true. Nothing is left running on
+  // failure.
   Result<std::vector<std::string>> EnsureRunning(const std::function<bool()>& interrupted);
 
   // The window of a point (or of the co-runners' alone measurement): the monitors sample each
@@ -92,7 +122,7 @@ class CorunnerSet {
   Result<std::unique_ptr<Sandbox>> StartOne(Tenant& t, const std::function<bool()>& interrupted);
 
   Platform& p_;
-  SandboxKind& kind_;
+  const CorunnerKinds& kinds_;
   const ExperimentSpec& spec_;
   const Prepared& prep_;
   const PlannedRun& run_;

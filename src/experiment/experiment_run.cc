@@ -54,7 +54,8 @@ class ExperimentRun::Context final : public SweepContext {
       ++outcome_.points_skipped;
       return it->second;
     }
-    if (!r_.spec_.workload.batch.empty()) return BatchLevel(load, attempt);
+    // A subject that runs to completion: its level is copies of it, not a request rate.
+    if (r_.spec_.workload.kind && r_.spec_.workload.kind->completes) return BatchLevel(load, attempt);
     REAM_RETURN_IF_ERROR(EnsureWorkload());
     const int64_t started_ns = r_.p_.MonotonicNanos();
     uint64_t seed = r_.spec_.seed + 7919ull * static_cast<uint64_t>(run_.ordinal) + static_cast<uint64_t>(next_seq_);
@@ -318,7 +319,11 @@ class ExperimentRun::Context final : public SweepContext {
   // the shared points), and started again between points when one ended.
   Status EnsureCorunners() {
     if (run_.tenant_set < 0) return Status::Ok();
-    if (!corunners_) corunners_.emplace(r_.p_, r_.sandboxes_, r_.spec_, r_.prep_, run_, r_.o_.state_dir);
+    if (!corunners_) {
+      if (!r_.corunner_kinds_) own_kinds_.emplace(r_.sandboxes_);
+      const CorunnerKinds& kinds = r_.corunner_kinds_ ? *r_.corunner_kinds_ : *own_kinds_;
+      corunners_.emplace(r_.p_, kinds, r_.spec_, r_.prep_, run_, r_.o_.state_dir);
+    }
     REAM_ASSIGN_OR_RETURN(std::vector<std::string> ended, corunners_->EnsureRunning(Interrupted));
     for (const auto& e : ended) Emit(RunWarning{Where(), "co-runner " + e + "; started it again"});
     if (!rec_.corunners) {
@@ -413,6 +418,7 @@ class ExperimentRun::Context final : public SweepContext {
   std::optional<LaunchedWorkload> wl_;
   std::optional<std::pair<int, int>> clients_;  // (threads, connections) chosen by ChooseClients
   std::optional<NetworkPath> calibrated_;        // the LogGP knobs' calibration (CalibrateNetwork)
+  std::optional<CorunnerKinds> own_kinds_;       // every co-runner in the subject's kind (none given)
   std::optional<CorunnerSet> corunners_;        // a shared run's co-runners (EnsureCorunners)
   bool batch_prepared_ = false;                 // a batch subject's input is ready (BatchLevel)
 };

@@ -8,6 +8,8 @@
 
 #include "batch/batch.h"
 #include "experiment/run_events.h"
+#include "spec/tenant_kinds.h"
+#include "experiment/tenant_sandbox.h"
 #include "load/arrival.h"
 #include "load/key_chooser.h"
 #include "partition/placement.h"
@@ -72,7 +74,7 @@ std::optional<ResctrlInfo> ResctrlFor(Platform& machine, std::string* why) {
 }  // namespace
 
 Result<Prepared> Validate(Platform& p, SandboxKind& sandboxes, const ExperimentSpec& spec, const Plan& plan,
-                          const std::string& ream_binary, bool strict) {
+                          const std::string& ream_binary, bool strict, const CorunnerKinds* corunner_kinds) {
   Prepared out;
   // The workload's account must exist before anything runs (a typo fails here, with its line).
   // (A platform without a user database, a fixture tree, cannot say: the sandbox decides then.)
@@ -209,33 +211,67 @@ Result<Prepared> Validate(Platform& p, SandboxKind& sandboxes, const ExperimentS
   }
   REAM_ASSIGN_OR_RETURN(out.ream, ReamBinary(p, ream_binary));
   // The co-runners, each as the subject's workload is checked: its account, its program, its
-  // knobs (enforceable by this sandbox kind, valid together) and its CPUs in every scenario.
+  // knobs (enforceable by its sandbox kind, valid together) and its CPUs in every scenario. Each
+  // in the kind its place gives (CorunnerKinds), else the subject's.
   for (const CorunnerSpec& c : spec.corunners) {
     const std::string at = SpecAt(spec, c.line) + "[[corunner]] '" + c.name + "' ";
-    auto user = ResolveWorkloadUser(p, WorkloadUser(p, c.user));
-    if (!user.ok() && user.status().code() != StatusCode::kUnsupported) {
-      return Status(user.status().code(), at + "user: " + user.status().message());
+    SandboxKind& kind = corunner_kinds ? corunner_kinds->For(c) : sandboxes;
+    const bool remote = corunner_kinds && corunner_kinds->Remote(c);
+    auto where = ParseTenantPlace(c.sandbox);
+    if (!where.ok()) return InvalidArgument(at + where.status().message());
+    if (where->row->ream_servers_only && !c.kind->runs_in_vm) {
+      return InvalidArgument(at + "sandbox = \"" + c.sandbox + "\" runs ream's own servers only ('builtin'): its "
+                                  "guest image carries no other program; give this '" + c.kind->key +
+                                  "' co-runner another sandbox (\"process\", \"node\", \"ssh:HOST\")");
     }
-    if (!c.command.empty()) {
-      Status found = sandboxes.FindProgram(p, c.command[0]);
-      if (!found.ok()) return Status(found.code(), at + "command: " + found.message());
+    if (where->row->needs_address && c.load && c.address.empty()) {
+      return InvalidArgument(at + "sandbox = \"" + c.sandbox + "\" with [corunner.load] needs 'address', the host's "
+                                  "address as this host's generator reaches it");
     }
-    PartitionSpec ps = c.partition.ToPartitionSpec(false);
+    if (!where->row->needs_address) {
+      // (On another host its agent resolves the account when the sandbox starts, and says so.)
+      auto user = ResolveWorkloadUser(p, WorkloadUser(p, c.user));
+      if (!user.ok() && user.status().code() != StatusCode::kUnsupported) {
+        return Status(user.status().code(), at + "user: " + user.status().message());
+      }
+    }
+    if (c.kind->finds_program) {
+      Status found = kind.FindProgram(p, c.command[0]);
+      if (!found.ok()) return Status(found.code(), at + c.kind->key + ": " + found.message());
+    }
+    if (c.kind->check) {
+      Status ok = c.kind->check(p, c);
+      if (!ok.ok()) return Status(ok.code(), at + c.kind->key + ": " + ok.message());
+    }
+    PartitionSpec ps = c.partition.ToPartitionSpec(where->row->own_network);
     if (Status v = ps.Validate(); !v.ok()) return InvalidArgument(at + v.message());
-    if (ps.node || ps.NeedsRelay() || ps.net_overhead) {
-      return InvalidArgument(at + "network knobs (net_rate, the LogGP knobs) are the subject's; a co-runner shares "
-                                  "the host's network here");
+    if (ps.NeedsRelay() || ps.net_overhead) {
+      return InvalidArgument(at + "the LogGP knobs are the subject's: the relay and the overhead sit on its path");
     }
+    if (ps.node && !where->row->own_network) {
+      return InvalidArgument(at + "net_rate shapes a node's link: give the co-runner sandbox = \"node\" (a network "
+                                  "namespace of its own), or leave its network the host's");
+    }
+    std::vector<KnobSupport> own_support = &kind == &sandboxes ? support : kind.Support();
     for (const auto& [knob, text] : c.partition.knobs) {
-      const KnobSupport* k = enforceable(c.partition.SupportOf(knob));
+      const KnobSupport* k = nullptr;
+      for (const auto& row : own_support) {
+        if (row.flag == c.partition.SupportOf(knob)) k = &row;
+      }
       if (k && !k->enforceable) {
         int line = c.partition.lines.count(knob) ? c.partition.lines.at(knob) : c.line;
-        return Unsupported(SpecAt(spec, line) + "[[corunner]] '" + c.name + "' " + knob + ": " + machine +
+        return Unsupported(SpecAt(spec, line) + "[[corunner]] '" + c.name + "' " + knob + ": " +
+                           (where->row->needs_address ? "its host " + where->Name() : machine) +
                            " cannot enforce it (" + k->detail + ")");
       }
     }
+    if (ps.node) {
+      for (const auto& row : own_support) {
+        if (row.flag == "--node" && !row.enforceable) return Unsupported(at + "sandbox = \"node\": " + row.detail);
+      }
+    }
     for (const auto& [scenario, cpus] : out.scenario_cpus) {
-      REAM_RETURN_IF_ERROR(CorunnerCpus(spec, c, out, scenario).status());
+      REAM_RETURN_IF_ERROR(CorunnerCpus(spec, c, out, scenario, remote).status());
     }
   }
   // Every tenant of every run placed together: cores, ways, bandwidth, CLOSIDs. The workload's

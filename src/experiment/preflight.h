@@ -20,6 +20,8 @@
 
 namespace ream {
 
+class CorunnerKinds;
+
 // What validation established, for the runs.
 struct Prepared {
   Topology topology;  // of the host the workload runs on
@@ -46,8 +48,10 @@ struct Prepared {
 // `ream_binary` "" means this process's own executable. A scenario the machine cannot place is
 // skipped (Prepared::skipped_scenarios) unless `strict`, where it is Unsupported; Unsupported
 // too when no scenario can run.
+// The co-runners are checked in the kinds `corunner_kinds` gives them (null: `sandboxes`).
 Result<Prepared> Validate(Platform& p, SandboxKind& sandboxes, const ExperimentSpec& spec, const Plan& plan,
-                          const std::string& ream_binary, bool strict = false);
+                          const std::string& ream_binary, bool strict = false,
+                          const CorunnerKinds* corunner_kinds = nullptr);
 
 // The plan on paper for another machine (`ream run --dry-run --topology DIR`): the topology
 // and resctrl read from `machine` (a copied sysfs tree: RootedPlatform), the scenarios, the

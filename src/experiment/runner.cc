@@ -5,17 +5,17 @@
 #include <optional>
 #include <set>
 
+#include "experiment/corunners.h"
 #include "experiment/experiment_run.h"
 #include "experiment/plan.h"
 #include "experiment/preflight.h"
-#include "remote/remote_driver.h"
-#include "remote/remote_sandbox.h"
+#include "experiment/tenant_sandbox.h"
 #include "platform/text.h"
+#include "remote/remote_driver.h"
 #include "partition/placement.h"
 #include "platform/signals.h"
 #include "platform/timing_floor.h"
 #include "sandbox/client_node.h"
-#include "sandbox/vm_sandbox.h"
 #include "store/store.h"
 
 namespace ream {
@@ -67,6 +67,15 @@ RemoteDriverOptions SshSettings(const ExperimentSpec& spec, const RunnerOptions&
   return ro;
 }
 
+// What the places' rows need to make a kind of their own for `spec`'s tenants.
+Result<TenantSandboxSettings> PlaceSettings(Platform& p, const ExperimentSpec& spec, const RunnerOptions& o) {
+  TenantSandboxSettings ts;
+  REAM_ASSIGN_OR_RETURN(ts.ream_binary, ReamBinary(p, o.ream_binary));
+  ts.ssh = SshSettings(spec, o, ts.ream_binary);
+  ts.vm = spec.sandbox;
+  return ts;
+}
+
 std::string WorkloadLabel(const ExperimentSpec& spec) {
   if (!spec.workload.batch.empty()) return "batch " + spec.workload.batch;
   if (!spec.workload.builtin.empty()) {
@@ -95,6 +104,9 @@ struct Session {
   // kind = "vm"); the load generator stays in the runner's kind.
   std::unique_ptr<SandboxKind> own_workload_kind;
   SandboxKind* workload_kind = nullptr;
+  // The co-runners' kinds: this host's (the runner's) for those that run here, not the
+  // subject's, which may be a vm or another host's.
+  std::unique_ptr<CorunnerKinds> corunner_kinds;
   std::unique_ptr<ExperimentRun> runner;
   RunOutcome outcome;
   std::string on_paper;  // --topology: the directory of the machine planned for; "" : this one
@@ -216,44 +228,35 @@ Result<std::vector<RunOutcome>> RunExperiments(Platform& p, const std::vector<Ex
       continue;
     }
     s.workload_kind = sandboxes;
-    if (specs[i].sandbox.kind == "vm") {
-      if (specs[i].workload.builtin.empty()) {
-        return InvalidArgument(specs[i].source + ": [sandbox] kind = \"vm\" runs ream's own servers (workload.builtin): "
-                               "the guest image carries no other program yet (docs/vm.md)");
-      }
-      VmKindOptions vo;
-      vo.ream_binary = o.ream_binary;
-      vo.accel = specs[i].sandbox.accel;
-      vo.uri = specs[i].sandbox.uri;
-      vo.image = specs[i].sandbox.image;
-      vo.boot_timeout = specs[i].sandbox.boot_timeout;
-      s.own_workload_kind = MakeVmSandboxKind(p, vo);
-      s.workload_kind = s.own_workload_kind.get();
-      // Before anything is stored or any load generated: libvirt must answer.
-      for (const Capability& c : s.workload_kind->Probe()) {
-        if ((c.name == "vm.libvirt" || c.name == "vm.image") && c.status != Support::kSupported) {
-          return Unavailable(specs[i].source + ": [sandbox] kind = \"vm\": " + c.detail);
-        }
-      }
+    // Where the subject runs, from the table of places (spec/tenant_places.h, experiment/tenant_sandbox.h): this
+    // host's kind, or one of its own (a vm; a sandbox the agent of another host makes, while the
+    // load still comes from here or from the client nodes).
+    const TenantPlace where = SubjectPlace(specs[i]);
+    if (!specs[i].nodes.workload_host.empty() && specs[i].sandbox.kind == "vm") {
+      return InvalidArgument(specs[i].source + ": [nodes] workload = \"ssh:" + specs[i].nodes.workload_host +
+                             "\" and [sandbox] kind = \"vm\" cannot go together yet: the workload's host makes "
+                             "a process sandbox");
     }
-    if (!specs[i].nodes.workload_host.empty()) {
-      if (specs[i].sandbox.kind == "vm") {
-        return InvalidArgument(specs[i].source + ": [nodes] workload = \"ssh:" + specs[i].nodes.workload_host +
-                               "\" and [sandbox] kind = \"vm\" cannot go together yet: the workload's host makes "
-                               "a process sandbox");
-      }
-      // The workload on another host (remote/remote_sandbox.h): its agent there makes the
-      // sandbox and samples it; the load still comes from here or from the client nodes.
-      RemoteSandboxOptions ro;
-      ro.host = specs[i].nodes.workload_host;
-      ro.address = specs[i].nodes.workload_address;
-      ro.workload_user = WorkloadUser(p, specs[i].workload.user);
-      REAM_ASSIGN_OR_RETURN(std::string ream, ReamBinary(p, o.ream_binary));
-      ro.ssh = SshSettings(specs[i], o, ream);
-      s.own_workload_kind = MakeRemoteSandboxKind(p, std::move(ro));
+    if (where.row && where.row->ream_servers_only && !(specs[i].workload.kind && specs[i].workload.kind->runs_in_vm)) {
+      return InvalidArgument(specs[i].source + ": [sandbox] kind = \"" + where.Name() +
+                             "\" runs ream's own servers (workload.builtin): the guest image carries no other "
+                             "program yet (docs/vm.md)");
+    }
+    REAM_ASSIGN_OR_RETURN(TenantSandboxSettings settings, PlaceSettings(p, specs[i], o));
+    auto own = MakeTenantSandboxKind(p, settings, where, specs[i].nodes.workload_address,
+                                     WorkloadUser(p, specs[i].workload.user));
+    if (!own.ok()) return Status(own.status().code(), specs[i].source + ": " + own.status().message());
+    if (*own) {
+      s.own_workload_kind = std::move(own).value();
       s.workload_kind = s.own_workload_kind.get();
     }
-    REAM_ASSIGN_OR_RETURN(Prepared prep, Validate(p, *s.workload_kind, specs[i], s.plan, o.ream_binary, o.strict));
+    if (!specs[i].corunners.empty()) {
+      // Each co-runner's kind, from its place: this host's (the runner's), or one of its own.
+      REAM_ASSIGN_OR_RETURN(CorunnerKinds kinds, CorunnerKinds::Make(p, *sandboxes, settings, specs[i]));
+      s.corunner_kinds = std::make_unique<CorunnerKinds>(std::move(kinds));
+    }
+    REAM_ASSIGN_OR_RETURN(Prepared prep, Validate(p, *s.workload_kind, specs[i], s.plan, o.ream_binary, o.strict,
+                                                  s.corunner_kinds.get()));
     s.prep = std::move(prep);
     // The runs of a scenario this machine cannot place are stored as skipped, not run.
     std::vector<PlannedRun> runnable;
@@ -396,6 +399,7 @@ Result<std::vector<RunOutcome>> RunExperiments(Platform& p, const std::vector<Ex
     s.runner = std::make_unique<ExperimentRun>(p, spec, o, std::move(*s.prep), std::move(store), *s.workload_kind,
                                                *driver, observer);
     if (several) s.runner->SetLabel(spec.name + ": ");
+    s.runner->SetCorunnerKinds(s.corunner_kinds.get());
     REAM_RETURN_IF_ERROR(s.runner->Begin(s.plan, s.id));
   }
 

@@ -467,6 +467,80 @@ qps = 1500
   EXPECT_TRUE(ProcessesWith(marker).empty());
 }
 
+// A natural co-runner as people write it: stress-ng writes beside itself ('.'), so it runs
+// only where its user can write. It starts in its sandbox's TMPDIR, owned by that user, whatever
+// directory ream was started from (here /, which the workload's user cannot write).
+TEST_F(RunnerIntegration, StressNgAsWrittenRunsAsACorunnerAndLeavesNothing) {
+  std::string spec = Spec("stream", R"(name = "stream"
+scenarios = ["1-ST"]
+[workload]
+builtin = "synthetic"
+args = ["--service", "const:20us"]
+[load]
+warmup = "200ms"
+duration = "1s"
+response_timeout = "200ms"
+attempts = 1
+[sweep]
+qps = [500]
+[qos]
+target = "5ms"
+[[corunner]]
+name = "stream"
+command = ["stress-ng", "--stream", "1", "--timeout", "0"]
+[colocation]
+alone = false
+)");
+  Exec run = Drain(popen(("cd / && " + std::string(REAM_BINARY) + " run " + spec + " --db " + db_ + " 2>&1").c_str(), "r"));
+  ASSERT_EQ(run.code, 0) << run.output;
+  auto s = Store::Open(db_, false);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  auto e = s->FindExperiment("stream");
+  ASSERT_TRUE(e.ok() && e->has_value());
+  auto runs = s->ListRuns((*e)->id);
+  ASSERT_TRUE(runs.ok() && runs->size() == 1u);
+  auto points = s->ListPoints((*runs)[0].id);
+  ASSERT_TRUE(points.ok() && points->size() == 1u);
+  ASSERT_TRUE((*points)[0].corunners.contains("stream")) << TenantFiguresToJson((*points)[0].corunners).dump();
+  const TenantFigures& fig = (*points)[0].corunners.at("stream");
+  EXPECT_EQ(fig.ended, "") << fig.ToJson().dump();
+  // It ran through the window: a stream stressor keeps its CPU busy (a stopped one shows none).
+  ASSERT_TRUE(fig.cpu_share.has_value()) << fig.ToJson().dump();
+  EXPECT_GT(*fig.cpu_share, 0.2) << fig.ToJson().dump();
+  // Its sandbox (named in the run's description) is gone: its TMPDIR and its cgroups.
+  ASSERT_TRUE((*runs)[0].corunners.has_value());
+  const std::string sandbox = (*runs)[0].corunners->corunners.at(0).sandbox;
+  ASSERT_FALSE(sandbox.empty()) << (*runs)[0].corunners->ToJson().dump();
+  EXPECT_FALSE(fs::exists("/tmp/" + sandbox + ".tmp"));
+  std::error_code ec;
+  for (const auto& h : fs::directory_iterator("/sys/fs/cgroup", ec)) EXPECT_FALSE(fs::exists(h.path() / sandbox));
+}
+
+// A co-runner that exits at once fails the run, and the error carries what the program itself
+// said on stderr, not only `ream corun`'s lines.
+TEST_F(RunnerIntegration, ACorunnerThatExitsAtOnceFailsTheRunWithItsOwnStderr) {
+  std::string spec = Spec("quits", R"(name = "quits"
+scenarios = ["1-ST"]
+[workload]
+builtin = "synthetic"
+[load]
+warmup = "100ms"
+duration = "300ms"
+[sweep]
+qps = [200]
+[[corunner]]
+name = "quitter"
+command = ["sh", "-c", "echo 'frobnicator: no such widget' >&2; exit 4"]
+[colocation]
+alone = false
+)");
+  Exec run = Ream("run " + spec + " --db " + db_);
+  ASSERT_NE(run.code, 0) << run.output;
+  EXPECT_NE(run.output.find("co-runner 'quitter'"), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("exited with status 4"), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("its last stderr:\n    frobnicator: no such widget"), std::string::npos) << run.output;
+}
+
 TEST_F(RunnerIntegration, KneeReMeasuresAnInvalidLevelAndResumeContinuesItsAttempts) {
   std::string spec = Spec("remeasure", R"(name = "remeasure"
 [workload]

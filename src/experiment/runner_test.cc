@@ -18,6 +18,9 @@
 #include "experiment/run_events.h"
 #include "spec/spec.h"
 #include "experiment/sweep.h"
+#include "spec/tenant_kinds.h"
+#include "platform/text.h"
+#include "spec/toml_section.h"
 #include "experiment/workload_launch.h"
 #include "load/lateness.h"
 #include "platform/forwarding_platform.h"
@@ -787,7 +790,8 @@ TEST_F(RunnerTest, ACorunnerThatDiesDuringAPointMakesItInvalidNamingItAndIsStart
 
 TEST_F(RunnerTest, ACorunnerThatCannotStartFailsTheRunNamingIt) {
   ream_binary_ = REAM_BINARY;
-  auto spec = ParseSpec(CorunnerSpecText("[[corunner]]\nname = \"broken\"\ncommand = [\"sh\", \"-c\", \"exit 3\"]\n"
+  auto spec = ParseSpec(CorunnerSpecText("[[corunner]]\nname = \"broken\"\n"
+                                         "command = [\"sh\", \"-c\", \"echo cannot work like this >&2; exit 3\"]\n"
                                          "settle = \"300ms\"\n"),
                         "shared.toml");
   ASSERT_TRUE(spec.ok()) << spec.status().message();
@@ -797,6 +801,9 @@ TEST_F(RunnerTest, ACorunnerThatCannotStartFailsTheRunNamingIt) {
   ASSERT_FALSE(out.ok());
   EXPECT_NE(out.status().message().find("co-runner 'broken'"), std::string::npos) << out.status().message();
   EXPECT_NE(out.status().message().find("status 3"), std::string::npos) << out.status().message();
+  // Its own words, not only `ream corun`'s.
+  EXPECT_NE(out.status().message().find("its last stderr:\n    cannot work like this"), std::string::npos)
+      << out.status().message();
   EXPECT_TRUE(driver.seen.empty() || driver.seen.size() == 2u);  // only the alone run's levels
   auto store = Store::Open((dir_ / "results.db").string(), false);
   ASSERT_TRUE(store.ok());
@@ -805,6 +812,67 @@ TEST_F(RunnerTest, ACorunnerThatCannotStartFailsTheRunNamingIt) {
   EXPECT_EQ((*runs)[1].key.corunner_set, "broken");
   EXPECT_EQ((*runs)[1].status, RunStatus::kFailed);
   EXPECT_NE((*runs)[1].failure.find("co-runner 'broken'"), std::string::npos) << (*runs)[1].failure;
+}
+
+// A tenant kind is a row: one added here, in the test, goes through the spec's parsing and the
+// co-runners' machinery (started, counted, described) with nothing else taught about it.
+TEST_F(RunnerTest, AFakeTenantKindAddedAsOneRowRunsAsACorunner) {
+  ream_binary_ = REAM_BINARY;
+  TenantKindTable kinds;
+  for (const TenantKind* k : BuiltinTenantKinds().rows()) kinds.Add(*k);
+  kinds.Add({.key = "naps",
+             .takes = "seconds a nap lasts",
+             .completes = true,
+             .throughput_unit = "completions/s",
+             .parse = [](const TomlSection& s, const std::string&, CorunnerSpec* c) -> Status {
+               double seconds = 0;
+               REAM_RETURN_IF_ERROR(s.Number("naps", &seconds, 0.001, 10));
+               c->args = {Fmt("%g", seconds)};
+               return Status::Ok();
+             },
+             .argv = [](const CorunnerSpec& c, const TenantStart&) -> std::vector<std::string> {
+               return {"sleep", c.args.at(0)};
+             },
+             .describe = [](const CorunnerSpec& c, nlohmann::json* j) { (*j)["naps"] = c.args.at(0); }});
+  auto spec = ParseSpec(CorunnerSpecText("[[corunner]]\nname = \"napper\"\nnaps = 0.05\nsettle = \"0ms\"\n"
+                                         "[colocation]\nalone = false\n"),
+                        "shared.toml", BuiltinKnobs(), kinds);
+  ASSERT_TRUE(spec.ok()) << spec.status().message();
+  ASSERT_EQ(spec->corunners.size(), 1u);
+  EXPECT_EQ(spec->corunners[0].kind, kinds.Find("naps"));
+  // Its flag, not its name: a kind that completes is restarted unless the spec says otherwise.
+  EXPECT_TRUE(spec->corunners[0].restart);
+  EXPECT_EQ(spec->ToJson()["corunners"][0]["naps"], "0.05");
+  // A key of its own on another kind is refused, naming the kind it belongs to.
+  auto wrong = ParseSpec(CorunnerSpecText("[[corunner]]\nname = \"x\"\ncommand = [\"true\"]\nnaps = 1\n"), "shared.toml",
+                         BuiltinKnobs(), kinds);
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_NE(wrong.status().message().find("needs exactly one of"), std::string::npos) << wrong.status().message();
+  EXPECT_NE(wrong.status().message().find("'naps' (seconds a nap lasts)"), std::string::npos)
+      << wrong.status().message();
+  FakeLoadDriver driver([](double, int) { return FakeAnswer{100, true}; });
+  driver.window_ms = 500;
+  auto out = Run(*spec, driver);
+  ASSERT_TRUE(out.ok()) << out.status().message() << console_.str();
+  auto pts = Points();
+  ASSERT_EQ(pts.size(), 2u);
+  for (const auto& p : pts) {
+    ASSERT_TRUE(p.corunners.contains("napper")) << TenantFiguresToJson(p.corunners).dump();
+    const TenantFigures& napper = p.corunners.at("napper");
+    EXPECT_GE(napper.completions, 4) << napper.ToJson().dump();
+    EXPECT_EQ(napper.ended, "");
+  }
+  auto store = Store::Open((dir_ / "results.db").string(), false);
+  ASSERT_TRUE(store.ok());
+  auto runs = store->ListRuns(1);
+  ASSERT_TRUE(runs.ok() && !runs->empty());
+  ASSERT_TRUE(runs->back().corunners.has_value());
+  ASSERT_EQ(runs->back().corunners->corunners.size(), 1u);
+  const CorunnerRecord& described = runs->back().corunners->corunners[0];
+  EXPECT_EQ(described.kind, "naps");
+  EXPECT_EQ(described.throughput_unit, "completions/s");
+  EXPECT_EQ(described.place, "process");
+  EXPECT_EQ(Join(described.argv), std::string(REAM_BINARY) + " corun --sched normal --repeat -- sleep 0.05");
 }
 
 }  // namespace

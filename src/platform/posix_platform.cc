@@ -487,6 +487,11 @@ class PosixPlatform final : public Platform {
       return PosixSpawn(options, "/proc/self/exe");
     }
     REAM_ASSIGN_OR_RETURN(std::string exe, FindExecutable(program));
+    if (!options.working_dir.empty() && exe.front() != '/') {
+      // A relative program ("examples/nginx-serve.sh") names a file from ream's directory,
+      // not from the one the child starts in.
+      REAM_ASSIGN_OR_RETURN(exe, RealPath(exe));
+    }
     return PosixSpawn(options, exe);
   }
 

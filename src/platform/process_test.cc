@@ -196,6 +196,26 @@ TEST(Spawn, StdinPipeFeedsTheChildAndClosingItEndsIt) {
   EXPECT_FALSE(late.ok());
 }
 
+// A program that writes beside itself ('.') writes into the directory it was started in.
+TEST(Spawn, WorkingDirIsWhereTheChildStarts) {
+  auto p = MakePosixPlatform();
+  SpawnOptions o;
+  o.argv = {"pwd"};
+  o.capture_stdout = true;
+  o.working_dir = "/proc";
+  auto child = p->Spawn(o);
+  ASSERT_TRUE(child.ok()) << child.status().message();
+  auto line = (*child)->WaitForLine([](const std::string&) { return true; }, milliseconds(5000));
+  ASSERT_TRUE(line.ok()) << line.status().message();
+  EXPECT_EQ(*line, "/proc");
+  (void)(*child)->Wait(milliseconds(5000));
+  // One that cannot be entered fails the spawn, naming it.
+  o.working_dir = "/nonexistent-ream-dir";
+  auto bad = p->Spawn(o);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("/nonexistent-ream-dir"), std::string::npos) << bad.status().message();
+}
+
 TEST(Spawn, WritingToAChildThatClosedItsStdinIsAnErrorNotASignal) {
   auto p = MakePosixPlatform();
   SpawnOptions o;

@@ -40,6 +40,7 @@ struct WorkloadEvents {
   size_t total_lines = 0;
   std::optional<ProcessExit> exit;
   std::string exit_description;
+  std::vector<std::string> stderr_tail;  // its last stderr lines, sent with its end
   bool ended = false;  // the agent said it ended (every line before it has come)
   std::function<void(const std::string&)> on_line;
 };
@@ -156,6 +157,7 @@ class Link {
       } else {
         e->exit = ExitFromJson(Field(m, "exit", json()));
         e->exit_description = Field(m, "description", std::string());
+        e->stderr_tail = Field(m, "stderr", std::vector<std::string>());
         e->ended = true;
       }
       e->cv.notify_all();
@@ -287,6 +289,13 @@ class RemoteSandbox final : public Sandbox {
     return process_.WaitForLine(match, timeout);
   }
   ChildProcess& process() override { return process_; }
+  // What the agent sent with the workload's end (nothing while it runs).
+  std::vector<std::string> StderrTail(size_t n) override {
+    std::lock_guard<std::mutex> lock(events_->mu);
+    std::vector<std::string> lines = events_->stderr_tail;
+    if (lines.size() > n) lines.erase(lines.begin(), lines.end() - static_cast<std::ptrdiff_t>(n));
+    return lines;
+  }
   std::string startup_note() const override { return startup_note_; }
   std::string keep_awake_note() const override { return keep_awake_note_; }
 
@@ -321,6 +330,7 @@ class RemoteSandbox final : public Sandbox {
           events_->exit_description = (*r)["description"].get<std::string>();
         }
       }
+      if (events_->stderr_tail.empty()) events_->stderr_tail = Field(*r, "stderr", std::vector<std::string>());
       events_->ended = true;
       const std::string error = Field(*r, "error", std::string());
       if (!error.empty()) stop_status_ = Unavailable(link_->what() + ": stopping the workload: " + error);

@@ -10,6 +10,11 @@ namespace ream {
 using nlohmann::json;
 using std::chrono::milliseconds;
 
+namespace {
+// The workload's last stderr lines sent with its end (SandboxOptions::keep_stderr).
+constexpr size_t kStderrTailLines = 10;
+}  // namespace
+
 json SandboxOptionsToJson(const SandboxOptions& o) {
   json env = json::array();
   for (const auto& [k, v] : o.env) env.push_back({k, v});
@@ -18,6 +23,7 @@ json SandboxOptionsToJson(const SandboxOptions& o) {
           {"user", o.user},
           {"env", env},
           {"keep_awake", o.keep_awake},
+          {"keep_stderr", o.keep_stderr},
           {"stop_grace_ms", o.stop_grace.count()}};
 }
 
@@ -48,6 +54,7 @@ Result<SandboxOptions> OptionsFromJson(const json& j) {
     }
   }
   o.keep_awake = j.value("keep_awake", false);
+  o.keep_stderr = j.value("keep_stderr", false);
   const auto grace = j.find("stop_grace_ms");
   if (grace != j.end() && !grace->is_number_integer()) {
     return InvalidArgument("sandbox option stop_grace_ms is not a number of milliseconds: " + grace->dump());
@@ -173,10 +180,15 @@ bool WorkloadAgent::StartSandbox(const json& m) {
   }
   if (argv.empty()) return Error("sandbox_start without a command (argv)", m);
   if (m.value("argv0_is_ream", false)) {
-    // A builtin workload is `ream serve ...`: this host's ream, the one running this agent.
+    // A builtin workload is `ream serve ...`: this host's ream, the one running this agent. A
+    // co-runner's `ream corun -- ream pressure ...` names the coordinator's ream twice: each
+    // is this host's.
     auto self = p_.RealPath("/proc/self/exe");
     if (!self.ok()) return Error("finding this ream: " + self.status().message(), m);
-    argv[0] = *self;
+    const std::string theirs = argv[0];
+    for (std::string& a : argv) {
+      if (a == theirs) a = *self;
+    }
   }
   const uint64_t id = m.value("id", uint64_t{0});
   options->capture_stdout = true;
@@ -213,7 +225,8 @@ bool WorkloadAgent::Tick() {
   return Reply({{"type", "workload_exit"},
                 {"sandbox", sandbox_id_},
                 {"exit", ExitJson()},
-                {"description", sandbox_->ExitDescription()}});
+                {"description", sandbox_->ExitDescription()},
+                {"stderr", sandbox_->StderrTail(kStderrTailLines)}});
 }
 
 json WorkloadAgent::ExitJson() {
@@ -233,6 +246,7 @@ json WorkloadAgent::StopSandbox() {
   if (!s.ok()) out["error"] = s.message();
   out["exit"] = ExitJson();
   out["description"] = sandbox_->ExitDescription();
+  out["stderr"] = sandbox_->StderrTail(kStderrTailLines);
   sandbox_.reset();
   return out;
 }

@@ -12,11 +12,11 @@
 //   {"type":"sandbox_start","id":1,"options":{..},
 //    "argv":[..],"argv0_is_ream":true}               ->  {"type":"sandbox","id":1,"name":..,"pid":..,"cpus":[..],..}
 //                                                        {"type":"workload_line","sandbox":1,"line":..}  (each line)
-//                                                        {"type":"workload_exit","sandbox":1,..}         (once)
+//                                                        {"type":"workload_exit","sandbox":1,..,"stderr":[..]}  (once)
 //   {"type":"monitor_start","interval_ns":N}         ->  {"type":"monitor_started"}
 //   {"type":"monitor_stop"}                          ->  {"type":"monitor","report":{..}}
 //   {"type":"sandbox_signal","signal":15}            ->  {"type":"signalled"}
-//   {"type":"sandbox_stop"}                          ->  {"type":"sandbox_stopped","error":..}
+//   {"type":"sandbox_stop"}                          ->  {"type":"sandbox_stopped","error":..,"stderr":[..]}
 //   (any failure: {"type":"error","message":..}; end of stdin: the sandbox is stopped and removed)
 //
 // A sandbox needs root on its host: the "host" request is refused, saying so, by an agent that
@@ -41,7 +41,7 @@ class Monitor;
 
 // The sandbox's options as they travel (remote/remote_sandbox.cc writes them): the
 // partition, the generator's CPUs to avoid (none on another host), who the workload runs as,
-// its extra environment, keep-awake and the stop grace. What only makes sense on this host
+// its extra environment, keep-awake, whether its stderr is kept, and the stop grace. What only makes sense on this host
 // (callbacks, the state directory) does not travel.
 nlohmann::json SandboxOptionsToJson(const SandboxOptions& o);
 // InvalidArgument naming the field when `j` is not such a document.

@@ -370,20 +370,26 @@ class VmKind final : public SandboxKind {
     return Status::Ok();
   }
 
-  // argv for the guest: this ream binary is the guest's /bin/ream, and ream's own servers
-  // listen on the guest's interface.
+  // argv for the guest: this ream binary is the guest's /bin/ream (also where it is wrapped:
+  // a co-runner's `ream corun -- ream serve ...`), and ream's own servers listen on the
+  // guest's interface.
   std::vector<std::string> GuestArgv(std::vector<std::string> argv) const {
     const std::string base = argv[0].substr(argv[0].rfind('/') + 1);
-    if (argv[0] == ream_ || base == "ream") argv[0] = "/bin/ream";
-    if (argv[0] == "/bin/ream" && argv.size() > 2 && argv[1] == "serve") {
+    if (base == "ream") argv[0] = "/bin/ream";
+    for (std::string& a : argv) {
+      if (a == ream_) a = "/bin/ream";
+    }
+    for (size_t at = 0; at + 2 < argv.size(); ++at) {
+      if (argv[at] != "/bin/ream" || argv[at + 1] != "serve") continue;
       bool bound = false;
-      for (size_t i = 2; i + 1 < argv.size(); ++i) {
+      for (size_t i = at + 2; i + 1 < argv.size(); ++i) {
         if (argv[i] == "--bind") {
           argv[i + 1] = "0.0.0.0";
           bound = true;
         }
       }
-      if (!bound) argv.insert(argv.begin() + 3, {"--bind", "0.0.0.0"});
+      if (!bound) argv.insert(argv.begin() + static_cast<std::ptrdiff_t>(at) + 3, {"--bind", "0.0.0.0"});
+      break;
     }
     return argv;
   }

@@ -21,7 +21,9 @@ Status ParseWorkload(const TomlSection& s, WorkloadSpec* w);
 // keys of [load] and the server-only sections have nothing to act on, so they are refused.
 Status CheckBatchSubject(const TomlSection& top, const ExperimentSpec& spec);
 // [[corunner]] (with its variants and [corunner.load]), [colocation] and [interference].
-Status ParseCorunners(const TomlSection& top, const KnobTable& knobs, ExperimentSpec* spec);
+// Each [[corunner]] of a kind of `kinds` (spec/tenant_kinds.h).
+Status ParseCorunners(const TomlSection& top, const KnobTable& knobs, const TenantKindTable& kinds,
+                      ExperimentSpec* spec);
 
 // spec/load_sweep.cc: the load, its levels and the judgement of a point.
 Status ParseLoad(const TomlSection& s, LoadSpec* l);

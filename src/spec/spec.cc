@@ -124,7 +124,8 @@ nlohmann::json PartitionValues::ToJson() const {
   return j;
 }
 
-Result<ExperimentSpec> ParseSpec(const std::string& text, const std::string& source, const KnobTable& knobs) {
+Result<ExperimentSpec> ParseSpec(const std::string& text, const std::string& source, const KnobTable& knobs,
+                                 const TenantKindTable& tenant_kinds) {
   toml::table root;
   try {
     root = toml::parse(text, source);
@@ -178,6 +179,11 @@ Result<ExperimentSpec> ParseSpec(const std::string& text, const std::string& sou
                                               "ready_line", "ready_timeout", "threads", "restart", "user",
                                               "batch", "batch_seconds"}),
                                      &spec.workload));
+  // The subject is a tenant too: of the kind whose key it gives (ParseWorkload checked there is
+  // one of builtin, command and batch).
+  for (const TenantKind* k : tenant_kinds.rows()) {
+    if (w->contains(k->key)) spec.workload.kind = k;
+  }
   if (const toml::table* l = top.Table("load", &err)) {
     REAM_RETURN_IF_ERROR(ParseLoad(TomlSection(*l, "load", source,
                                            {"arrival", "key_dist", "keys", "get_ratio", "value_bytes",
@@ -256,7 +262,7 @@ Result<ExperimentSpec> ParseSpec(const std::string& text, const std::string& sou
                                     spec.partitions, spec.node, &spec.nodes));
   }
   REAM_RETURN_IF_ERROR(err);
-  REAM_RETURN_IF_ERROR(ParseCorunners(top, knobs, &spec));
+  REAM_RETURN_IF_ERROR(ParseCorunners(top, knobs, tenant_kinds, &spec));
   if (!spec.workload.batch.empty()) {
     REAM_RETURN_IF_ERROR(CheckBatchSubject(top, spec));
     return spec;
@@ -408,14 +414,9 @@ nlohmann::json ExperimentSpec::ToJson() const {
                 {"sched", ToString(c.sched)}, {"restart", c.restart},   {"ready_line", c.ready_line},
                 {"ready_timeout_ms", ms(c.ready_timeout)}, {"settle_ms", ms(c.settle)},
                 {"partition", c.partition.ToJson()}};
-      if (!c.batch.empty()) {
-        e["batch"] = c.batch;
-        e["batch_seconds"] = c.batch_seconds;
-      }
-      if (!c.pressure.empty()) {
-        e["pressure"] = c.pressure;
-        e["intensity"] = c.intensity;
-      }
+      if (c.kind && c.kind->describe) c.kind->describe(c, &e);
+      if (c.sandbox != "process") e["sandbox"] = c.sandbox;
+      if (!c.address.empty()) e["address"] = c.address;
       if (c.interference) e["interference_load"] = c.interference_load;
       if (!c.user.empty()) e["user"] = c.user;
       cs.push_back(e);

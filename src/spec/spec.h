@@ -19,6 +19,7 @@
 #include "partition/knobs.h"
 #include "platform/platform.h"
 #include "platform/status.h"
+#include "spec/tenant_kinds.h"
 
 namespace ream {
 
@@ -45,6 +46,8 @@ std::optional<RestartEvery> RestartEveryFromString(const std::string& s);
 std::optional<SweepMode> SweepModeFromString(const std::string& s);
 
 struct WorkloadSpec {
+  // Its tenant kind (spec/tenant_kinds.h): the row whose key it gives, as a co-runner's.
+  const TenantKind* kind = nullptr;
   // Exactly one of builtin / command / batch.
   std::string builtin;                // "kv" or "synthetic": runs `ream serve <builtin>`
   std::vector<std::string> args;      // extra arguments for the builtin server
@@ -280,8 +283,20 @@ struct CorunnerLoadSpec {
   int line = 0;
 };
 
+struct TenantKind;
+
 struct CorunnerSpec {
   std::string name;                  // unique among the co-runners; names it in every message
+  // Its kind: the row of the tenant kind table (spec/tenant_kinds.h) whose key it gives
+  // ("command", "builtin", "batch", "pressure"); the fields below that row's keys fill.
+  const TenantKind* kind = nullptr;
+  // Where it runs (spec/tenant_places.h): "process" (default), "node" (a network
+  // namespace of its own: its own address and network knobs), "vm" (ream's servers in a
+  // libvirt guest, with [sandbox]'s libvirt settings) or "ssh:HOST" (a sandbox the agent on HOST
+  // makes, as the subject's with [nodes] workload; [nodes]' ssh settings).
+  std::string sandbox = "process";
+  // With sandbox = "ssh:HOST" and a load of its own: the host's address as this host reaches it.
+  std::string address;
   std::vector<std::string> command;  // the program and its arguments ("{port}": its port, with a load)
   // `builtin = "NAME"` (with `args`): one of ream's servers (`ream serve NAME --port 0`), only
   // with a load of its own.
@@ -385,8 +400,11 @@ struct ExperimentSpec {
 // Parses `text` (from `source`, used in messages: "quickstart.toml:12: ..."). InvalidArgument
 // naming the key and its line for unknown keys, wrong types and impossible values. [partitions]
 // takes the knobs of `knobs`, which must outlive the spec.
+// [[corunner]] takes the kinds of `tenant_kinds` (spec/tenant_kinds.h), which must
+// outlive the spec too.
 Result<ExperimentSpec> ParseSpec(const std::string& text, const std::string& source,
-                                 const KnobTable& knobs = BuiltinKnobs());
+                                 const KnobTable& knobs = BuiltinKnobs(),
+                                 const TenantKindTable& tenant_kinds = BuiltinTenantKinds());
 // Reads and parses a file; NotFound / IoError when it cannot be read.
 Result<ExperimentSpec> LoadSpecFile(Platform& platform, const std::string& path);
 

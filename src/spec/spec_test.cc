@@ -486,7 +486,8 @@ TEST(Spec, BadPressureCorunnersAreRefused) {
   EXPECT_NE(Err(base + "pressure = \"cpu\"\n").find("needs 'intensity'"), std::string::npos);
   EXPECT_NE(Err(base + "pressure = \"cpu\"\nintensity = 5\nbatch = \"xz\"\n").find("exactly one of"),
             std::string::npos);
-  EXPECT_NE(Err(base + "command = [\"x\"]\nintensity = 5\n").find("'intensity' is the dial"), std::string::npos);
+  EXPECT_NE(Err(base + "command = [\"x\"]\nintensity = 5\n").find("'intensity' belongs to 'pressure'"),
+            std::string::npos);
 }
 
 TEST(Spec, BadInterferenceIsRefusedNamingTheKey) {
@@ -600,7 +601,38 @@ TEST(Spec, BadCorunnerLoadsAreRefusedNamingTheCorunnerAndTheKey) {
   EXPECT_NE(Err(base + "builtin = \"kv\"\n[corunner.load]\nqps = 1\nprotocol = \"redis\"\n").find("speaks \"ream\""),
             std::string::npos);
   EXPECT_NE(Err(base + "builtin = \"kv\"\n[corunner.load]\nqps = 1\nrate = 3\n").find("rate"), std::string::npos);
-  EXPECT_NE(Err(base + "command = [\"x\"]\nargs = [\"y\"]\n").find("'args' are a builtin's"), std::string::npos);
+  EXPECT_NE(Err(base + "command = [\"x\"]\nargs = [\"y\"]\n").find("'args' belongs to 'builtin'; this co-runner is a "
+                                                                "'command'"),
+            std::string::npos);
+}
+
+// Where a co-runner runs is a place of the table (spec/tenant_places.h), checked when
+// the spec is read.
+TEST(Spec, ACorunnersSandboxIsAPlaceOfTheTable) {
+  const std::string base = std::string(kMinimal) + "[[corunner]]\nname = \"a\"\ncommand = [\"x\"]\n";
+  auto r = ParseSpec(base + "sandbox = \"ssh:server1\"\n", "x.toml");
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->corunners[0].sandbox, "ssh:server1");
+  EXPECT_EQ(r->corunners[0].kind, BuiltinTenantKinds().Find("command"));
+  EXPECT_EQ(r->ToJson()["corunners"][0]["sandbox"], "ssh:server1");
+  auto node = ParseSpec(base + "sandbox = \"node\"\nnet_rate = \"100mbit\"\n", "x.toml");
+  ASSERT_TRUE(node.ok()) << node.status().ToString();
+  EXPECT_EQ(node->corunners[0].sandbox, "node");
+  EXPECT_NE(Err(base + "sandbox = \"container\"\n").find("corunner.sandbox \"container\" is none of"),
+            std::string::npos)
+      << Err(base + "sandbox = \"container\"\n");
+  EXPECT_NE(Err(base + "sandbox = \"ssh:\"\n").find("needs a host"), std::string::npos);
+  EXPECT_NE(Err(base + "sandbox = \"node:x\"\n").find("is none of"), std::string::npos);
+  // Beside a subject on another host, a co-runner must share that host.
+  const std::string remote = std::string(kMinimal) +
+                             "[nodes]\nworkload = \"ssh:h\"\nworkload_address = \"10.0.0.2\"\n"
+                             "[[corunner]]\nname = \"a\"\ncommand = [\"x\"]\n";
+  EXPECT_NE(Err(remote).find("give it sandbox = \"ssh:h\""), std::string::npos) << Err(remote);
+  auto same = ParseSpec(remote + "sandbox = \"ssh:h\"\n", "x.toml");
+  ASSERT_TRUE(same.ok()) << same.status().ToString();
+  EXPECT_EQ(same->corunners[0].address, "10.0.0.2");
+  // The subject is a tenant of the same table.
+  EXPECT_EQ(r->workload.kind, BuiltinTenantKinds().Find("builtin"));
 }
 
 using spec_texts::kBatch;

@@ -14,6 +14,8 @@
 #include "protocol/registry.h"
 #include "spec/sections.h"
 #include "spec/spec.h"
+#include "spec/tenant_kinds.h"
+#include "spec/tenant_places.h"
 #include "spec/toml_section.h"
 #include "workloads/builtins.h"
 
@@ -110,10 +112,10 @@ Status ParseWorkload(const TomlSection& s, WorkloadSpec* w) {
 namespace {
 
 // The co-runner keys beside the knob table's.
-const std::vector<std::string> kCorunnerKeys = {"name",  "command",       "batch",    "batch_seconds", "cpus",
-                                                "sched", "restart",       "ready_line", "ready_timeout", "settle",
-                                                "user",  "builtin",       "load",     "args",
-                                                "pressure", "intensity"};
+// The keys of every [[corunner]]; its kind's keys (spec/tenant_kinds.h) come beside them.
+const std::vector<std::string> kCorunnerKeys = {"name",          "cpus",   "sched", "restart", "ready_line",
+                                                "ready_timeout", "settle", "user",  "load",    "sandbox",
+                                                "address"};
 
 }  // namespace
 
@@ -148,7 +150,7 @@ Status CheckBatchSubject(const TomlSection& top, const ExperimentSpec& spec) {
 
 namespace {
 
-Status ParseCorunner(const TomlSection& s, const KnobTable& knobs, CorunnerSpec* c) {
+Status ParseCorunner(const TomlSection& s, const KnobTable& knobs, const TenantKindTable& kinds, CorunnerSpec* c) {
   REAM_RETURN_IF_ERROR(s.Unknown());
   c->line = static_cast<int>(s.table().source().begin.line);
   const std::string at = s.source() + ":" + std::to_string(c->line) + ": [[corunner]] ";
@@ -158,26 +160,35 @@ Status ParseCorunner(const TomlSection& s, const KnobTable& knobs, CorunnerSpec*
                                 "names it in sets, messages and the results");
   }
   const std::string me = at.substr(0, at.size() - 1) + " '" + c->name + "': ";
-  REAM_RETURN_IF_ERROR(s.StringList("command", &c->command));
-  REAM_RETURN_IF_ERROR(s.String("batch", &c->batch));
-  REAM_RETURN_IF_ERROR(s.Number("batch_seconds", &c->batch_seconds, 0.1, 3600));
-  REAM_RETURN_IF_ERROR(s.String("pressure", &c->pressure));
-  REAM_RETURN_IF_ERROR(s.String("builtin", &c->builtin));
-  REAM_RETURN_IF_ERROR(s.StringList("args", &c->args));
-  if (int given = !c->command.empty() + !c->batch.empty() + !c->pressure.empty() + !c->builtin.empty(); given != 1) {
-    return InvalidArgument(me + "needs exactly one of 'command' (an argv array), 'batch' (a program of "
-                                "`ream batch --list`), 'pressure' (a source of interference: " +
-                           pressure::SourceNames() + ") and 'builtin' (one of ream's servers, with [corunner.load])");
+  // Its kind: the one row whose key it gives (spec/tenant_kinds.h).
+  int given = 0;
+  for (const TenantKind* k : kinds.rows()) {
+    if (!s.Get(k->key)) continue;
+    ++given;
+    c->kind = k;
   }
-  if (s.Get("args") && c->builtin.empty()) return InvalidArgument(me + "'args' are a builtin's; give them in 'command'");
-  if (!c->builtin.empty() && !BuiltinWorkloads().Find(c->builtin)) {
-    return s.Error(*s.Get("builtin"), "builtin", "unknown builtin server (known: " + Join(BuiltinWorkloads().Names(), ", ") + ")");
+  if (given != 1) return InvalidArgument(me + "needs exactly one of " + kinds.Choices());
+  // Another kind's own keys have nothing to act on here.
+  for (const TenantKind* k : kinds.rows()) {
+    for (const std::string& own : k->own_keys) {
+      const bool mine = std::find(c->kind->own_keys.begin(), c->kind->own_keys.end(), own) != c->kind->own_keys.end();
+      if (!mine && s.Get(own)) {
+        return InvalidArgument(me + "'" + own + "' belongs to '" + k->key + "'; this co-runner is a '" + c->kind->key +
+                               "'");
+      }
+    }
   }
+  REAM_RETURN_IF_ERROR(c->kind->parse(s, me, c));
+  REAM_RETURN_IF_ERROR(s.String("sandbox", &c->sandbox));
+  if (auto where = ParseTenantPlace(c->sandbox); !where.ok()) {
+    return s.Error(*s.Get("sandbox"), "sandbox", where.status().message());
+  }
+  REAM_RETURN_IF_ERROR(s.String("address", &c->address));
   if (const toml::node* l = s.Get("load")) {
     if (!l->is_table()) return s.Error(*l, "load", "must be a table ([corunner.load])");
-    if (c->command.empty() && c->builtin.empty()) {
-      return InvalidArgument(me + "[corunner.load] drives a server: give it 'builtin' or a 'command' that serves "
-                                  "on \"{port}\" (a batch job or a pressure source generates its own work)");
+    if (!c->kind->serves) {
+      return InvalidArgument(me + "[corunner.load] drives a server: a '" + c->kind->key + "' co-runner generates its "
+                                  "own work");
     }
     TomlSection ls(*l->as_table(), "corunner.load", s.source(), {"qps", "connections", "protocol"});
     REAM_RETURN_IF_ERROR(ls.Unknown());
@@ -187,15 +198,14 @@ Status ParseCorunner(const TomlSection& s, const KnobTable& knobs, CorunnerSpec*
     REAM_RETURN_IF_ERROR(ls.Number("qps", &load.qps, 1, 1e8));
     REAM_RETURN_IF_ERROR(ls.Int("connections", &load.connections, 1, 10000));
     REAM_RETURN_IF_ERROR(ls.String("protocol", &load.protocol));
-    if (!c->builtin.empty()) {
-      const std::string& speaks = BuiltinWorkloads().Find(c->builtin)->protocol;
+    if (const std::string speaks = c->kind->speaks ? c->kind->speaks(*c) : std::string(); !speaks.empty()) {
       if (load.protocol.empty()) load.protocol = speaks;
       if (load.protocol != speaks) {
-        return InvalidArgument(me + "[corunner.load] protocol \"" + load.protocol + "\": builtin \"" + c->builtin +
-                               "\" speaks \"" + speaks + "\"");
+        return InvalidArgument(me + "[corunner.load] protocol \"" + load.protocol + "\": its server speaks \"" +
+                               speaks + "\"");
       }
     } else if (load.protocol.empty()) {
-      return InvalidArgument(me + "[corunner.load] needs 'protocol' for a command (one of: " +
+      return InvalidArgument(me + "[corunner.load] needs 'protocol' for a " + c->kind->key + " (one of: " +
                              Join(ClientCodecNames(), ", ") + ")");
     }
     const auto names = ClientCodecNames();
@@ -203,30 +213,21 @@ Status ParseCorunner(const TomlSection& s, const KnobTable& knobs, CorunnerSpec*
       return InvalidArgument(me + "[corunner.load] protocol \"" + load.protocol + "\" is not one ream speaks (" +
                              Join(names, ", ") + ")");
     }
-    bool has_port = false;
-    for (const auto& a : c->command) has_port = has_port || a.find("{port}") != std::string::npos;
-    if (!c->command.empty() && !has_port) {
-      return InvalidArgument(me + "[corunner.load] needs the command to serve on \"{port}\" (ream fills in a free "
-                                  "port and loads it there)");
+    if (c->kind->fills_port) {
+      // Its argv's "{port}" is where it serves (ream fills in a free port and loads it there).
+      if (c->kind->argv(*c, {"ream", 1, 1}) == c->kind->argv(*c, {"ream", 2, 1})) {
+        return InvalidArgument(me + "[corunner.load] needs the " + c->kind->key + " to serve on \"{port}\" (ream "
+                                    "fills in a free port and loads it there)");
+      }
     }
     c->load = load;
-  } else if (!c->builtin.empty()) {
-    // A builtin server as a neighbour is only useful under a load of its own: refused rather
-    // than run idle.
-    return InvalidArgument(me + "builtin = \"" + c->builtin + "\" needs [corunner.load] (qps = N): an idle "
-                                "server is no neighbour");
+  } else if (c->kind->needs_load) {
+    // A server as a neighbour is only useful under a load of its own: refused rather than run
+    // idle.
+    return InvalidArgument(me + c->kind->key + " needs [corunner.load] (qps = N): an idle server is no neighbour");
   }
-  if (!c->pressure.empty()) {
-    if (auto source = pressure::ParseSource(c->pressure); !source.ok()) {
-      return s.Error(*s.Get("pressure"), "pressure", source.status().message());
-    }
-    if (!s.Get("intensity")) return InvalidArgument(me + "pressure = \"" + c->pressure + "\" needs 'intensity' (0-100, %)");
-    REAM_RETURN_IF_ERROR(s.Number("intensity", &c->intensity, 0, 100));
-    if (!s.Get("ready_line")) c->ready_line = pressure::kReadyLine;
-  } else if (s.Get("intensity")) {
-    return InvalidArgument(me + "'intensity' is the dial of a 'pressure' source; this co-runner has none");
-  }
-  if (!s.Get("restart")) c->restart = !c->batch.empty();
+  if (!s.Get("ready_line")) c->ready_line = c->kind->default_ready_line;
+  if (!s.Get("restart")) c->restart = c->kind->completes;
   REAM_RETURN_IF_ERROR(s.Bool("restart", &c->restart));
   REAM_RETURN_IF_ERROR(s.String("cpus", &c->cpus));
   if (c->cpus != "subject" && c->cpus != "others" && c->cpus != "siblings") {
@@ -254,7 +255,7 @@ Status ParseCorunner(const TomlSection& s, const KnobTable& knobs, CorunnerSpec*
 
 // [interference] sources × intensities as co-runners "SOURCE@P", each a set of its own (after
 // the sets of the spec's own co-runners, which [colocation] or its default already chose).
-Status ParseInterference(const TomlSection& top, ExperimentSpec* spec) {
+Status ParseInterference(const TomlSection& top, const TenantKindTable& kinds, ExperimentSpec* spec) {
   auto pct = [](double v) {
     char b[32];
     std::snprintf(b, sizeof b, "%g", v);
@@ -327,6 +328,9 @@ Status ParseInterference(const TomlSection& top, ExperimentSpec* spec) {
       if (spec->FindCorunner(c.name)) {
         return InvalidArgument(at + "its co-runner \"" + c.name + "\" has the name of a [[corunner]]; rename that one");
       }
+      // A source of interference is a co-runner of the pressure kind by definition.
+      c.kind = kinds.Find("pressure");
+      if (!c.kind) return InvalidArgument(at + "needs the 'pressure' tenant kind, which this table has not");
       c.pressure = src;
       c.intensity = p;
       c.cpus = in.cpus;
@@ -373,7 +377,8 @@ Status Multiply(Variants* variants, const std::string& source, const std::string
 
 }  // namespace
 
-Status ParseCorunners(const TomlSection& top, const KnobTable& knobs, ExperimentSpec* spec) {
+Status ParseCorunners(const TomlSection& top, const KnobTable& knobs, const TenantKindTable& kinds,
+                      ExperimentSpec* spec) {
   const std::string& source = top.source();
   // The [[corunner]] tables' names in order (a varied one once, by its base name).
   std::vector<std::string> bases;
@@ -383,6 +388,7 @@ Status ParseCorunners(const TomlSection& top, const KnobTable& knobs, Experiment
       return top.Error(*n, "corunner", "must be tables ([[corunner]]), one per co-runner");
     }
     std::vector<std::string> keys = kCorunnerKeys;
+    for (const auto& k : kinds.SpecKeys()) keys.push_back(k);
     for (const auto& k : knobs.SpecKeys()) keys.push_back(k);
     // The keys whose value may be a list: the co-runner's knobs and its scheduling class.
     std::vector<std::string> variable = knobs.SpecKeys();
@@ -423,7 +429,7 @@ Status ParseCorunners(const TomlSection& top, const KnobTable& knobs, Experiment
       bases.push_back(t.get_as<std::string>("name") ? t.get_as<std::string>("name")->get() : std::string());
       for (const auto& [table, label] : variants) {
         CorunnerSpec c;
-        REAM_RETURN_IF_ERROR(ParseCorunner(TomlSection(table, "corunner", source, keys), knobs, &c));
+        REAM_RETURN_IF_ERROR(ParseCorunner(TomlSection(table, "corunner", source, keys), knobs, kinds, &c));
         c.line = static_cast<int>(t.source().begin.line);
         if (!label.empty()) {
           spec->corunner_variants[c.name].push_back(c.name + "@" + label);
@@ -503,12 +509,19 @@ Status ParseCorunners(const TomlSection& top, const KnobTable& knobs, Experiment
     // makes a set of its own.
     spec->colocation.sets = expand(bases);
   }
-  REAM_RETURN_IF_ERROR(ParseInterference(top, spec));
-  if (!spec->corunners.empty() && (spec->nodes.remote() || !spec->nodes.workload_host.empty() ||
-                                   spec->sandbox.kind != "process")) {
-    return InvalidArgument(source + ": [[corunner]] runs beside a subject in a process sandbox on this host, "
-                                    "driven by the local generator; with [nodes] or [sandbox] kind = \"" +
-                           spec->sandbox.kind + "\" it is not supported yet");
+  REAM_RETURN_IF_ERROR(ParseInterference(top, kinds, spec));
+  // Beside a subject on another host, a co-runner shares that host (CPUs named "subject" and
+  // "others" are that host's): one here would share nothing of the subject's.
+  if (!spec->nodes.workload_host.empty()) {
+    for (auto& c : spec->corunners) {
+      if (c.address.empty()) c.address = spec->nodes.workload_address;
+      if (c.sandbox != "ssh:" + spec->nodes.workload_host) {
+        return InvalidArgument(source + ":" + std::to_string(c.line) + ": [[corunner]] '" + c.name +
+                               "' runs beside a subject on ssh:" + spec->nodes.workload_host +
+                               " ([nodes] workload): give it sandbox = \"ssh:" + spec->nodes.workload_host +
+                               "\" so that it shares the subject's host");
+      }
+    }
   }
   if (!spec->corunners.empty() && spec->sweep.axis == LoadAxis::kSessions) {
     return InvalidArgument(source + ": [[corunner]] with [sweep] axis = \"sessions\" is not supported yet");

@@ -293,6 +293,9 @@ nlohmann::json CorunnerSetRecord::ToJson() const {
                         {"sched", c.sched},         {"restart", c.restart},
                         {"partition", c.partition}, {"partition_label", c.partition_label},
                         {"sandbox", c.sandbox}};
+    if (!c.place.empty()) j["place"] = c.place;
+    if (!c.kind.empty()) j["kind"] = c.kind;
+    if (!c.throughput_unit.empty()) j["throughput_unit"] = c.throughput_unit;
     if (!c.batch.empty()) j["batch"] = c.batch;
     if (!c.pressure.empty()) j["pressure"] = c.pressure, j["intensity"] = c.intensity;
     if (!c.builtin.empty()) j["builtin"] = c.builtin;
@@ -332,6 +335,9 @@ Result<CorunnerSetRecord> CorunnerSetRecord::FromJson(const nlohmann::json& j,
       if (const nlohmann::json* p = g.Object("partition")) c.partition = *p;
       g.Value("partition_label", &c.partition_label);
       g.Value("sandbox", &c.sandbox);
+      g.Value("place", &c.place);
+      g.Value("kind", &c.kind);
+      g.Value("throughput_unit", &c.throughput_unit);
       g.Value("batch", &c.batch);
       g.Value("pressure", &c.pressure);
       g.Value("intensity", &c.intensity);

@@ -138,6 +138,11 @@ struct CorunnerRecord {
   nlohmann::json partition = nlohmann::json::object();  // "partition": its knobs, as the spec's
   std::string partition_label;                          // "partition_label"
   std::string sandbox;  // "sandbox": its sandbox's name ("" : it never started)
+  // "place": where it ran, as the spec names it ("process", "node", "vm", "ssh:HOST"); "kind":
+  // its tenant kind's key ("command", "builtin", "batch", "pressure"); "throughput_unit": the unit
+  // its kind counts its throughput in (ToString(ThroughputUnit)) for how it was run. Each "" in
+  // records written before they were (then: a process on this host, the kind its keys say).
+  std::string place, kind, throughput_unit;
   // Its kind, one of these set (each key written only when set): "batch" (a program of ream's
   // batch suite), "pressure" with "intensity" (a source of interference at P %), "builtin"
   // (one of ream's servers); none: a command (its argv says which).
