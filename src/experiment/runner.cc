@@ -16,6 +16,7 @@
 #include "platform/signals.h"
 #include "platform/timing_floor.h"
 #include "sandbox/client_node.h"
+#include "sandbox/vm_sandbox.h"
 #include "store/store.h"
 
 namespace ream {
@@ -104,6 +105,8 @@ struct Session {
   // kind = "vm"); the load generator stays in the runner's kind.
   std::unique_ptr<SandboxKind> own_workload_kind;
   SandboxKind* workload_kind = nullptr;
+  // On paper (--topology): the vm kind that says how a guest's vCPUs would be pinned.
+  std::unique_ptr<SandboxKind> paper_vm_kind;
   // The co-runners' kinds: this host's (the runner's) for those that run here, not the
   // subject's, which may be a vm or another host's.
   std::unique_ptr<CorunnerKinds> corunner_kinds;
@@ -215,11 +218,22 @@ Result<std::vector<RunOutcome>> RunExperiments(Platform& p, const std::vector<Ex
     if (machine) {
       // On paper: that machine's topology and resctrl; its sandbox kinds only say how they
       // would pin their tenants (nothing is started, libvirt not asked).
-      s.own_workload_kind = specs[i].sandbox.kind == "vm" ? MakeVmSandboxKind(*machine, VmKindOptions{})
-                                                          : MakeProcessSandboxKind(*machine);
-      const SandboxKind& kind = *s.own_workload_kind;
-      REAM_ASSIGN_OR_RETURN(Prepared prep, PrepareOnPaper(*machine, specs[i], s.plan, o.strict,
-                                                          [&kind](const CorunnerSpec*) -> const SandboxKind& { return kind; }));
+      // Each tenant's place names the kind that would hold it (spec/tenant_places.h): a guest's
+      // vCPUs are pinned one to a CPU, a process floats over its cpuset.
+      s.own_workload_kind = MakeProcessSandboxKind(*machine);
+      s.paper_vm_kind = MakeVmSandboxKind(*machine, VmKindOptions{});
+      auto kind_of = [&s](const TenantPlace& where) -> const SandboxKind& {
+        return where.row && where.row->sandbox_kind == s.paper_vm_kind->name() ? *s.paper_vm_kind
+                                                                                : *s.own_workload_kind;
+      };
+      const ExperimentSpec& spec = specs[i];
+      REAM_ASSIGN_OR_RETURN(
+          Prepared prep,
+          PrepareOnPaper(*machine, spec, s.plan, o.strict, [&](const CorunnerSpec* c) -> const SandboxKind& {
+            if (!c) return kind_of(SubjectPlace(spec));
+            auto where = ParseTenantPlace(c->sandbox);
+            return kind_of(where.ok() ? *where : TenantPlace{});
+          }));
       s.prep = std::move(prep);
       s.on_paper = o.topology_dir;
       std::vector<PlannedRun> runnable;
