@@ -2,7 +2,7 @@
 // target (LQoS), capacity per scenario × partition, scaling with threads and SMT, the
 // workload's category with its evidence, sensitivity to resource partitions, the cheapest
 // allocation for a target load, and the second seed's queueing-model comparison.
-// Definitions: ../shared/DESIGN.md. Every figure that cannot be computed says why.
+// Definitions: docs/glossary.md and docs/spec.md. Every figure that cannot be computed says why.
 #pragma once
 
 #include "analysis/batch.h"

@@ -63,6 +63,19 @@ double ExpectedCapacity(const RunData& r, double target_us) {
   return -1;
 }
 
+// Each point of the first run gets a histogram of `samples` sojourns drawn from its M/M/1
+// distribution (50 µs wire plus an exponential with rate 10 000 − λ), for intervals from order
+// statistics.
+void SampleSojourns(ExperimentData& d, int samples, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  for (auto& p : d.runs[0].points) {
+    std::exponential_distribution<double> e(10000 - p.target_load);
+    Histogram h;
+    for (int i = 0; i < samples; ++i) h.Record(static_cast<int64_t>((50e-6 + e(rng)) * 1e9));
+    p.latency_hist_ns = h;
+  }
+}
+
 ExperimentData Mm1Experiment() {
   ExperimentData d;
   d.name = "mm1";
@@ -523,13 +536,7 @@ TEST(Analyze, PercentileIntervalsFromHistogramsWidenCapacity) {
   // Points sampled from an exponential sojourn with rate μ − λ: the capacity interval from
   // the order statistics must contain the capacity and be non-empty.
   auto d = Mm1Experiment();
-  std::mt19937_64 rng(3);
-  for (auto& p : d.runs[0].points) {
-    std::exponential_distribution<double> e(10000 - p.target_load);
-    Histogram h;
-    for (int i = 0; i < 3000; ++i) h.Record(static_cast<int64_t>((50e-6 + e(rng)) * 1e9));
-    p.latency_hist_ns = h;
-  }
+  SampleSojourns(d, 3000, 3);
   auto a = Analyze(d, {});
   ASSERT_TRUE(a.ok());
   const auto& c = a->groups[0].capacity;
@@ -551,13 +558,7 @@ TEST(Analyze, ACapacityIntervalIsNeverNarrowerThanTheLevelsAroundTheCrossing) {
   ExperimentData d;
   d.name = "sparse";
   d.runs.push_back(ModelRun("1-ST", 1, 100e-6, 2000, 8000, 6000));
-  std::mt19937_64 rng(5);
-  for (auto& p : d.runs[0].points) {
-    std::exponential_distribution<double> e(10000 - p.target_load);
-    Histogram h;
-    for (int i = 0; i < 200000; ++i) h.Record(static_cast<int64_t>((50e-6 + e(rng)) * 1e9));
-    p.latency_hist_ns = h;
-  }
+  SampleSojourns(d, 200000, 5);
   d.qos.fixed_target_us = 500;
   auto a = Analyze(d, {});
   ASSERT_TRUE(a.ok());

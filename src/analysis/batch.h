@@ -1,4 +1,4 @@
-// A batch subject's findings (issue 40; experiment/batch_point.h stores its points): per
+// A batch subject's findings (experiment/batch_point.h stores its points): per
 // scenario × partition and copies, run time and throughput with intervals over the
 // repetitions; the slowdown each partition knob causes against the unlimited partition; a
 // sensitivity verdict per resource; and a batch category from black-box metrics, each rule

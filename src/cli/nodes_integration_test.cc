@@ -1,4 +1,4 @@
-// Client nodes over OpenSSH end to end (issue 19): two network namespaces, each running its own
+// Client nodes over OpenSSH end to end: two network namespaces, each running its own
 // Debian sshd (a throwaway host key and authorized key made here, listening only inside its
 // namespace), reached by `ream run` through a [nodes] spec. The merged point must equal one
 // generator at the same total rate within noise; a killed agent must give an invalid point
@@ -513,7 +513,7 @@ int WorkloadAgentIn(const std::string& ns) {
 TEST_F(NodesIntegration, AWorkloadOnAnSshHostRunsInASandboxThereIsMonitoredThereAndLeavesNothing) {
   // Levels 10x apart: at a few hundred QPS each request also pays the host's idle wake-ups
   // (tens to hundreds of µs of the server's CPU, varying by the hour), so two levels 2x apart
-  // could invert (0.254 CPU-s at 500 QPS against 0.236 at 1 000 on a noisy instance, issue 41).
+  // could invert (0.254 CPU-s at 500 QPS against 0.236 at 1 000 on a noisy instance).
   const std::string spec = WorkloadHostSpec(*dir_, "onhost", "200, 2000", "1500ms");
   Exec run;
   std::thread runner([&] { run = Run(spec); });

@@ -162,7 +162,7 @@ memory = "24M"
   EXPECT_TRUE(testing_support::ProcessesWith("batch mcf --seconds 5").empty());
 }
 
-// A batch subject beside a co-runner on the other CPU (issue 40: the evidence for its category):
+// A batch subject beside a co-runner on the other CPU (the evidence for its category):
 // the copies measured alone and beside it, the co-runner's figures stored with the shared point
 // and alone with the run, and `ream analyze` comparing the two with the placement named.
 TEST_F(BatchPointIntegration, CopiesBesideASourceOnTheOtherCpuAreMeasuredAloneAndTogether) {

@@ -283,7 +283,7 @@ target = "5ms"
 // 100 % must be timely): `low` is measured again twice (sweep.remeasure_invalid's default) and
 // the run says it could not be measured validly instead of that QoS was missed. Killed after
 // two attempts, --resume makes only the third: each (level, attempt) is stored exactly once.
-// Shared servers (issue 39): a co-runner SIGKILLed in the middle of a point makes that point
+// Shared servers: a co-runner SIGKILLed in the middle of a point makes that point
 // invalid naming it and how it ended, is started again for the next point, the database passes
 // its integrity check, and no cgroup or process of the run is left.
 TEST_F(RunnerIntegration, ACorunnerKilledMidPointInvalidatesThatPointNamingItAndNothingIsLeft) {

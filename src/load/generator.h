@@ -22,7 +22,7 @@
 
 namespace ream {
 
-// What decides whether a point is valid (DESIGN.md "Timely requests ratio"; issue 14).
+// What decides whether a point is valid (DESIGN.md "Timely requests ratio").
 //  kSeed: the seed's rule exactly: at least min_timely_ratio of the requests were sent within
 //    timely_tolerance of their scheduled instant (and the rate and error checks below).
 //  kDistortion: what lateness did to the result: the reported percentile timed from the

@@ -76,24 +76,17 @@ class RemoteLoadDriver final : public LoadDriver {
     const int64_t window_start = start_ns + lo.warmup_ns;
     const int64_t window_end = window_start + lo.duration_ns;
     const int64_t give_up = window_end + lo.response_timeout_ns + o_.result_grace.count() * 1'000'000;
-    enum { kBefore, kIn, kAfter } window = kBefore;
+    DriverWindow window(hooks, window_start, window_end);
     std::vector<bool> done(active.size(), false);
     for (size_t i = 0; i < active.size(); ++i) done[i] = active[i]->lost;
     while (true) {
       const int64_t now = p_.MonotonicNanos();
       if (hooks.interrupted()) {
         for (AgentSession* s : active) (void)s->Send({{"type", "stop"}});
-        if (window == kIn) hooks.window_ended();
+        window.Close();
         return Cancelled("interrupted during the load level at " + std::to_string(lo.qps) + " QPS");
       }
-      if (window == kBefore && now >= window_start) {
-        hooks.window_started();
-        window = kIn;
-      }
-      if (window == kIn && now >= window_end) {
-        hooks.window_ended();
-        window = kAfter;
-      }
+      window.Advance(now);
       bool all = true;
       for (size_t i = 0; i < active.size(); ++i) {
         if (done[i]) continue;
@@ -132,18 +125,9 @@ class RemoteLoadDriver final : public LoadDriver {
       if (all) break;
       p_.SleepFor(milliseconds(10));
     }
-    if (window == kBefore) {
-      hooks.window_started();
-      window = kIn;
-    }
-    if (window == kIn) hooks.window_ended();
+    window.Close(/*open_if_never=*/true);
     DriverResult out;
-    auto merged = agent::MergeAgentResults(lo, outcomes);
-    if (merged.ok()) {
-      out.generator = std::move(merged).value();
-    } else {
-      out.no_result = merged.status();
-    }
+    out.SetGenerator(agent::MergeAgentResults(lo, outcomes));
     return out;
   }
 

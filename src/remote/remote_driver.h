@@ -1,4 +1,4 @@
-// The load driver of client nodes (issue 19): one `ream agent` per host behind
+// The load driver of client nodes: one `ream agent` per host behind
 // `ssh -o BatchMode=yes HOST`, or per local namespace node started inside its namespace,
 // spoken to over its stdin/stdout only (remote/agent_protocol.h). ream runs no daemon of
 // its own, opens no control port and handles no credentials: the user's ssh configuration

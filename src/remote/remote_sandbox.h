@@ -1,5 +1,4 @@
-// The sandbox kind of a workload on another host ([nodes] workload = "ssh:HOST", issue 19
-// item 5): one `ream agent` there, behind `ssh -o BatchMode=yes HOST` (probed, and given a copy
+// The sandbox kind of a workload on another host ([nodes] workload = "ssh:HOST"): one `ream agent` there, behind `ssh -o BatchMode=yes HOST` (probed, and given a copy
 // of this ream when it has none of this build, as client nodes are: remote/agent_session.h),
 // creates the sandbox with the run's partition on its own kernel, runs the workload in it,
 // forwards its output and its end, and samples it with that host's monitors for each point's

@@ -1,4 +1,4 @@
-// The workload side of `ream agent` (issue 19, item 5): on the host a [nodes] workload =
+// The workload side of `ream agent`: on the host a [nodes] workload =
 // "ssh:HOST" names, the agent creates the run's sandbox with its partition, starts the workload
 // in it, forwards its output and its end, samples it with the monitors for each point's window,
 // and removes everything when told to or when its session ends. The coordinator's side is

@@ -1,4 +1,4 @@
-// Shared servers on the page (issue 39): per co-runner set, the subject's capacity alone and
+// Shared servers on the page: per co-runner set, the subject's capacity alone and
 // together with their intervals and the verdict, its tail against load alone and together on
 // one panel, the levels with slack and EMU, and each co-runner's throughput alone and together.
 // Only a page of an experiment with [[corunner]]s has it.

@@ -65,7 +65,7 @@ struct WorkloadSpec {
   // kDefaultWorkloadUser when ream runs as root, without capabilities; "root": ream's own
   // privileges, only when the workload needs them (say why in the spec).
   std::string user;
-  // A batch subject (issue 40): a program of `ream batch --list`, run to completion and again
+  // A batch subject: a program of `ream batch --list`, run to completion and again
   // in each of [sweep] copies' concurrent copies over the point's window; each run sized to
   // take about batch_seconds here (batch/batch.h SizeFor).
   std::string batch;
@@ -229,7 +229,7 @@ struct ModelSpec {
   std::string service_scv_source;
 };
 
-// [nodes]: where the load comes from (issue 19). Without it, or with no clients, the local
+// [nodes]: where the load comes from. Without it, or with no clients, the local
 // generator (`ream load` on the generator's CPUs) drives the load, as before.
 struct NodesSpec {
   // Client nodes, each "ssh:HOST": an agent (`ream agent`) on HOST reached with

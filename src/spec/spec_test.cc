@@ -413,7 +413,7 @@ TEST(SpecSweepAxis, IsQpsByDefaultAndSessionsTakesSessionCounts) {
   EXPECT_EQ(plain->sweep.axis, LoadAxis::kQps);
   auto explicit_qps = ParseSpec(base + "axis = \"qps\"\n", "a.toml");
   ASSERT_TRUE(explicit_qps.ok()) << explicit_qps.status().message();
-  // The sessions axis (issue 17) takes session counts, not rates: its spec's qps is refused,
+  // The sessions axis takes session counts, not rates: its spec's qps is refused,
   // naming the key and its line.
   auto sessions = ParseSpec(base + "axis = \"sessions\"\n", "a.toml");
   ASSERT_FALSE(sessions.ok());

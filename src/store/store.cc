@@ -158,12 +158,12 @@ ALTER TABLE runs ADD COLUMN sweep_json TEXT NOT NULL DEFAULT '';
     R"sql(
 ALTER TABLE environment ADD COLUMN timing_json TEXT NOT NULL DEFAULT 'null';
 )sql",
-    // 5 -> 6: the network path of a point when a LogGP knob was set (issue 18): each knob's
+    // 5 -> 6: the network path of a point when a LogGP knob was set: each knob's
     // method and calibration (NetworkPath). 'null' for every existing point, which had none.
     R"sql(
 ALTER TABLE points ADD COLUMN network_json TEXT NOT NULL DEFAULT 'null';
 )sql",
-    // 6 -> 7: connections the server closed, per point (issue 16): how many times the
+    // 6 -> 7: connections the server closed, per point: how many times the
     // generator reconnected, and the measured requests lost with a connection, in all and by
     // reason. They lived only in generator_json; points whose generator reported them (it has a
     // "reconnections" key since it reconnects) get them from there, the others keep NULL and
@@ -180,7 +180,7 @@ UPDATE points SET
                         WHERE key LIKE 'connection lost: %' OR key LIKE 'not sent: %'), '{}')
 WHERE json_valid(generator_json) AND json_type(generator_json, '$.reconnections') = 'integer';
 )sql",
-    // 7 -> 8: shared servers (issue 39). A run is the subject alone or beside a set of
+    // 7 -> 8: shared servers. A run is the subject alone or beside a set of
     // co-runners: `tenants` names the set ('' alone, every existing run) and joins the run's key,
     // so the UNIQUE constraint changes and the table is rebuilt as in 1 -> 2; tenants_json holds
     // the co-runners and their alone figures, and each point the co-runners' figures over its
@@ -213,7 +213,7 @@ DROP TABLE runs;
 ALTER TABLE runs_v8 RENAME TO runs;
 ALTER TABLE points ADD COLUMN tenants_json TEXT NOT NULL DEFAULT 'null';
 )sql",
-    // 8 -> 9: batch subjects (issue 40). A batch point's figures (completions, run times,
+    // 8 -> 9: batch subjects. A batch point's figures (completions, run times,
     // throughput, CPU time per run) in one JSON column; 'null' for every existing point, all of
     // them a server's.
     R"sql(

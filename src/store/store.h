@@ -171,7 +171,7 @@ struct PointRecord {
   int64_t started_ns = 0;    // wall clock when the level started
   // The LogGP knobs' path (NetworkPath::ToJson), null when none was set (and before schema 6).
   nlohmann::json network;
-  // Connections the server closed (schema 7; issue 16). reconnections: how many times the
+  // Connections the server closed (schema 7). reconnections: how many times the
   // generator replaced a closed connection over the whole run; lost_requests: the measured
   // window's requests lost with a connection (written and not answered when it closed, or not
   // sent because it was down), and lost_reasons their reasons with counts ({"connection lost:
