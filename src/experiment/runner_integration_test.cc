@@ -378,6 +378,10 @@ alone = false
 TEST_F(RunnerIntegration, ACorunnerUnderALoadOfItsOwnIsMeasuredAloneAndBesideEveryPointAndNothingIsLeft) {
   // PARTIES-style: a second latency-critical server (ream's kv) beside the subject, driven by a
   // generator of its own; a unique record count marks its process in /proc.
+  // The subject's own validity is not what this test is about: on a host whose vCPUs stall for
+  // milliseconds (a pinned spin loop losing 20 % of CPU 0's time, stalls up to 4 ms, 7 Dec 2026)
+  // its 1 s points failed the distortion rule at every commit tried, and analyze then had nothing
+  // to read the neighbour beside. The seed's rule with a low bar keeps the points it reads.
   const std::string marker = std::to_string(20000 + getpid() % 10000);
   std::string spec = Spec("two", R"(name = "two"
 scenarios = ["1-ST"]
@@ -393,6 +397,8 @@ attempts = 1
 qps = [2000, 4000]
 [qos]
 target = "5ms"
+validity = "seed"
+min_timely_ratio = 0.5
 [[corunner]]
 name = "kv2"
 builtin = "kv"

@@ -1,5 +1,7 @@
 #include "platform/process.h"
 
+#include <filesystem>
+
 #include <gtest/gtest.h>
 #include <signal.h>
 
@@ -214,6 +216,26 @@ TEST(Spawn, WorkingDirIsWhereTheChildStarts) {
   auto bad = p->Spawn(o);
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("/nonexistent-ream-dir"), std::string::npos) << bad.status().message();
+}
+
+// A relative program names a file from ream's directory and starts there, whatever working
+// directory was asked: from a directory the child's user could not search its way to, only the
+// relative path reaches it.
+TEST(Spawn, ARelativeProgramStartsInReamsDirectory) {
+  auto p = MakePosixPlatform();
+  SpawnOptions o;
+  o.argv = {"./" + std::string("..") + "/bin/pwd"};
+  const std::string here = std::filesystem::current_path().string();
+  std::filesystem::current_path("/usr/lib");
+  o.capture_stdout = true;
+  o.working_dir = "/proc";
+  auto child = p->Spawn(o);
+  std::filesystem::current_path(here);
+  ASSERT_TRUE(child.ok()) << child.status().message();
+  auto line = (*child)->WaitForLine([](const std::string&) { return true; }, milliseconds(5000));
+  ASSERT_TRUE(line.ok()) << line.status().message();
+  EXPECT_EQ(*line, "/usr/lib");
+  (void)(*child)->Wait(milliseconds(5000));
 }
 
 TEST(Spawn, WritingToAChildThatClosedItsStdinIsAnErrorNotASignal) {
