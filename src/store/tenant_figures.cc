@@ -358,7 +358,9 @@ Result<CorunnerSetRecord> CorunnerSetRecord::FromJson(const nlohmann::json& j,
   }
   if (const nlohmann::json* alone = f.Object("alone")) {
     set.alone_measured = true;
-    for (const auto& [name, figures] : alone->items()) {
+    for (const auto& item : alone->items()) {
+      const std::string& name = item.key();
+      const nlohmann::json& figures = item.value();
       auto it = std::find_if(set.corunners.begin(), set.corunners.end(),
                              [&](const CorunnerRecord& c) { return c.name == name; });
       if (it == set.corunners.end()) {
