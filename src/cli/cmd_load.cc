@@ -43,7 +43,7 @@ struct LoadFlags {
   std::string http_path = "/";
   std::string http_method = "auto";
   std::string response_timing = "kernel";
-  std::string wait = "sleep";
+  std::string wait = "auto";
   std::string keep_awake;  // a CPU list, "all", or "" (off)
   std::string cpus;        // the generator threads' CPUs
   // Session load (load/session_load.h) instead of --qps.
@@ -118,7 +118,7 @@ Result<LoadOptions> BuildOptions(const LoadFlags& f) {
   o.kernel_rx_timestamps = f.response_timing != "user";
   o.segment_rx_timestamps = f.response_timing == "packet";
   auto wait = ParseWait(f.wait);
-  if (!wait) return InvalidArgument("--wait must be sleep, spin or yield, got '" + f.wait + "'");
+  if (!wait) return InvalidArgument("--wait must be auto, sleep, spin or yield, got '" + f.wait + "'");
   o.wait = *wait;
   o.min_timely_ratio = f.min_timely;
   o.max_rate_error = f.max_rate_error;
@@ -253,6 +253,8 @@ void AddLoadCommand(CLI::App& app, CommandList& commands) {
                   "own wake-up)")
       ->capture_default_str();
   sub->add_option("--wait", f->wait,
+                  "auto: spin where each thread has a CPU of its own (--cpus, or a taskset/cpuset "
+                  "narrower than the machine), else sleep; "
                   "sleep: sleep until shortly before each send, then spin; spin: never sleep (one CPU "
                   "per thread busy; responses never have to wake the generator's CPU); yield: as sleep, "
                   "but give the CPU to any other task that wants it on every turn of the spin (for a "

@@ -256,7 +256,7 @@ LoadOptions LevelLoadOptions(const ExperimentSpec& spec, double load, uint64_t s
   o.max_distortion = spec.qos.max_distortion;
   o.seed = seed;
   o.response_timeout_ns = ns(l.response_timeout);
-  o.wait = ParseWait(l.wait).value_or(Wait::kSleep);  // (the spec's parser admits only the three)
+  o.wait = ParseWait(l.wait).value_or(Wait::kAuto);  // (the spec's parser admits only the four)
   o.kernel_rx_timestamps = l.response_timing != "user";
   o.segment_rx_timestamps = l.response_timing == "packet";
   o.keep_awake = l.KeepsGeneratorAwake();

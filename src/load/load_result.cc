@@ -124,6 +124,7 @@ nlohmann::json LoadResult::ToJson() const {
   j["threads"] = o.threads;
   j["generator_cpus"] = o.cpus.empty() ? nlohmann::json(nullptr) : nlohmann::json(o.cpus);
   j["wait"] = WaitName(o.wait);
+  j["wait_why"] = wait_why;  // "asked", or what --wait auto chose and why
   // Waking on time: the margin spun before each send (sleeping threads), calibrated before the
   // schedule and re-learned every 64 timed waits; null when the threads never sleep (or, in a
   // session load, spin a fixed margin).
@@ -134,7 +135,7 @@ nlohmann::json LoadResult::ToJson() const {
     j["wake_margin_us"] = {{"calibrated", us(wake_margin_calibrated_ns)},
                            {"calibration_waits", wake_calibration_waits},
                            {"final", us(wake_margin_final_ns)},
-                           {"rule", "97th percentile of how late the thread's timed waits woke, + 5 us"}};
+                           {"rule", "the latest of the thread's last 256 timed waits' wake-ups, + 5 us"}};
   }
   j["arrival"] = o.arrival.name;
   j["key_dist"] = o.key_dist.name;
@@ -300,6 +301,7 @@ std::string LoadResult::Summary() const {
   std::snprintf(b, sizeof b, "generator: %.3f CPU s, %.2f CPU us per request (waits by %s)\n",
                 generator_cpu_s, issued ? generator_cpu_s * 1e6 / static_cast<double>(issued) : 0.0, waits.c_str());
   s += b;
+  if (wait_why != "asked") s += "           waits chosen by --wait " + wait_why + "\n";
   if (!o.cpus.empty()) {
     s += "           threads pinned: ";
     for (int t = 0; t < o.threads; ++t) {
