@@ -103,12 +103,14 @@ ream_trial() {
   rm -f "$out"
   taskset -c "$gen_cpu" "$ream" load --target "127.0.0.1:$port" --protocol "$proto" --qps "$qps" \
     --duration "${secs}s" --connections "$conns" --timely-tolerance "${tol}us" --json "$out" \
-    "${ream_args[@]}" >"$tmp/ream.log" 2>&1 || true
+    --send-floor-cache "$tmp/send_floor.json" "${ream_args[@]}" >"$tmp/ream.log" 2>&1 || true
   if [ -s "$out" ]; then
-    python3 -c 'import json, sys; print("%.2f" % (100 * json.load(open(sys.argv[1]))["timely_ratio"]))' "$out"
+    # Its timely % and its own bare sender's (send_floor, cached for the rounds after the first).
+    python3 -c 'import json, sys; j = json.load(open(sys.argv[1])); f = j.get("send_floor") or {}
+print("%.2f" % (100 * j["timely_ratio"]), "%.2f" % (100 * f["timely_ratio"]) if f.get("available") else "-")' "$out"
   else
     echo "generator_limit.sh: ream gave no result: $(tail -1 "$tmp/ream.log")" >&2
-    echo -
+    echo - -
   fi
 }
 bare_trial() {
@@ -134,12 +136,15 @@ EOF
 
 printf '\n%-30s %6s %9s %9s %11s %10s   %s\n' point conns "ream %" "bare %" "late ratio" "lag (pt)" "rounds (ream / bare, timely %)"
 point() {
-  local label=$1 port=$2 proto=$3 qps=$4 conns=$5 rs=() bs=()
+  local label=$1 port=$2 proto=$3 qps=$4 conns=$5 rs=() bs=() fs=() r f
   for _ in $(seq "$rounds"); do
-    rs+=("$(ream_trial "$port" "$proto" "$qps" "$conns")")
+    read -r r f < <(ream_trial "$port" "$proto" "$qps" "$conns")
+    rs+=("$r")
+    fs+=("$f")
     bs+=("$(bare_trial "$port" "$proto" "$qps" "$conns")")
   done
-  printf '%-30s %6s %s   %s / %s\n' "$label" "$conns" "$(summary "${rs[*]}" "${bs[*]}")" "${rs[*]}" "${bs[*]}"
+  printf '%-30s %6s %s   %s / %s; ream'"'"'s send_floor %s\n' "$label" "$conns" "$(summary "${rs[*]}" "${bs[*]}")" \
+    "${rs[*]}" "${bs[*]}" "${fs[*]}"
 }
 for q in $rates; do point "memcached $q QPS" "$mport" memcached "$q" 1; done
 for x in $nginx_x; do
@@ -147,5 +152,6 @@ for x in $nginx_x; do
   point "nginx ${x}x wrk = $q QPS" "$nport" http "$q" 8
 done
 echo
-echo "# 'late ratio': ream's late share over the bare sender's (medians); 'lag': bare % - ream % (points)."
+echo "# 'late ratio': ream's late share over the bare sender's (medians); 'lag': bare % - ream % (points);"
+echo "# ream's send_floor: the host's limit ream measured itself after its run (--send-floor, cached after the first round)."
 echo "# floor: $spin_floor % (spin loop, CPU $gen_cpu); load average at the end $(cut -d' ' -f1-3 /proc/loadavg)"

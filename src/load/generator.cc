@@ -212,10 +212,30 @@ Result<LoadResult> RunLoad(const LoadOptions& asked) {
   for (auto& st : states) {
     if (!st->pin_error.empty()) return Unavailable("--cpus: generator thread " + std::to_string(st->index) + ": " + st->pin_error);
   }
+  // The host's limit at this rate, after the window (a driver that samples the workload over
+  // the window from the start's warm-up keeps its timing) on connections of its own.
+  SendFloor floor;
+  floor.unavailable = "not asked for (--send-floor off)";
+  if (cancelled) {
+    floor.unavailable = "the run was cancelled";
+  } else if (o.send_floor != LoadOptions::SendFloorMode::kOff) {
+    floor = SendFloorFor(o, o.send_floor_cache);
+    // A cached floor below the threshold would judge a late run against an hour-old reading of
+    // a host that may have quietened since: such a run is judged against one measured now.
+    uint64_t issued = 0, timely = 0;
+    for (auto& s : states) issued += s->issued, timely += s->timely;
+    const bool late_run = issued > 0 && static_cast<double>(timely) < o.min_timely_ratio * static_cast<double>(issued);
+    if (floor.cached && floor.timely_ratio < o.min_timely_ratio && late_run) {
+      LoadOptions now = o;
+      now.send_floor = LoadOptions::SendFloorMode::kMeasure;
+      floor = SendFloorFor(now, o.send_floor_cache);
+    }
+  }
 
   LoadResult r;
   r.options = o;
   r.wait_why = choice.why;
+  r.send_floor = floor;
   r.protocol = o.protocol;
   r.server_times_supported = caps.reports_service_time;
   r.cancelled = cancelled;

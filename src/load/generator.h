@@ -15,6 +15,7 @@
 #include "load/arrival.h"
 #include "load/histogram.h"
 #include "load/lateness.h"
+#include "load/send_floor.h"
 #include "load/key_chooser.h"
 #include "load/session_schedule.h"
 #include "platform/status.h"
@@ -31,6 +32,9 @@ namespace ream {
 //    against the intended process at the achieved rate (and the rate and error checks). The
 //    timely ratio is still measured and reported with its tolerance.
 enum class ValidityRule { kSeed, kDistortion };
+// Where a bare sender misses min_timely_ratio at a point's rate (LoadOptions::send_floor), the
+// generator's timely ratio is judged against that sender's, less this.
+inline constexpr double kHostLimitSlack = 0.01;
 // The distortion rule lets lateness move the percentile by max_distortion of it or by the timely
 // tolerance, whichever is more, the tolerance counting up to this (the seed's 20 us) only.
 inline constexpr int64_t kDistortionFloorNs = 20'000;
@@ -122,6 +126,12 @@ struct LoadOptions {
   bool segment_rx_timestamps = false;
   // How a thread waits for its next send (Wait, above). The choice is reported.
   Wait wait = Wait::kAuto;
+  // The host's limit at this point's rate (load/send_floor.h), stored with the result and
+  // weighed by JudgeValidity: kOff; kCached, measured before the run unless the host's cache
+  // (send_floor_cache) holds one younger than an hour; kMeasure, measured whatever it holds.
+  enum class SendFloorMode : uint8_t { kOff, kCached, kMeasure };
+  SendFloorMode send_floor = SendFloorMode::kOff;
+  std::string send_floor_cache = "/var/tmp/ream/send_floor.json";
   // A file descriptor (e.g. a signalfd) that, once readable, stops the run early (Cancelled).
   int cancel_fd = -1;
   // The monotonic instant (this host's CLOCK_MONOTONIC, ns) at which the schedule starts, for
@@ -238,6 +248,8 @@ struct LoadResult {
   // enough of them) and at the end of the run; and the fewest calibration waits a thread made.
   int64_t wake_margin_calibrated_ns = -1, wake_margin_final_ns = -1;
   int wake_calibration_waits = 0;
+  // The host's limit at this rate: a bare sender's timeliness here (options.send_floor).
+  SendFloor send_floor;
   // How the threads waited (options.wait once kAuto is resolved: never kAuto) and why.
   std::string wait_why = "asked";
   int64_t window_begin_ns = 0;  // monotonic start of the measured window

@@ -125,6 +125,8 @@ nlohmann::json LoadResult::ToJson() const {
   j["generator_cpus"] = o.cpus.empty() ? nlohmann::json(nullptr) : nlohmann::json(o.cpus);
   j["wait"] = WaitName(o.wait);
   j["wait_why"] = wait_why;  // "asked", or what --wait auto chose and why
+  // The host's limit at this rate (load/send_floor.h): null when not asked for.
+  j["send_floor"] = o.send_floor == LoadOptions::SendFloorMode::kOff ? nlohmann::json(nullptr) : send_floor.ToJson();
   // Waking on time: the margin spun before each send (sleeping threads), calibrated before the
   // schedule and re-learned every 64 timed waits; null when the threads never sleep (or, in a
   // session load, spin a fixed margin).
@@ -334,6 +336,18 @@ std::string LoadResult::Summary() const {
                   distortion.percentile, 100 * distortion.share, FormatUs(distortion.from_schedule_ns).c_str(),
                   FormatUs(distortion.from_send_ns).c_str());
     s += b;
+  }
+  if (o.send_floor != LoadOptions::SendFloorMode::kOff) {
+    if (send_floor.available && issued > 0) {
+      const double late = 1 - timely_ratio, floor_late = send_floor.late_share();
+      char ratio[64] = "";
+      if (floor_late > 0) std::snprintf(ratio, sizeof ratio, "; late share %.2fx the bare sender's", late / floor_late);
+      std::snprintf(b, sizeof b, "host:      a bare sender here: %s; this run %.2f %% timely (%+.2f points%s)\n",
+                    send_floor.Describe().c_str(), 100 * timely_ratio, 100 * (floor_late - late), ratio);
+      s += b;
+    } else {
+      s += "host:      the bare sender's figure is " + send_floor.Describe() + "\n";
+    }
   }
   if (valid) {
     s += "valid:     yes, by rule " + validity_rule + "\n";
