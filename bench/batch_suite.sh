@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The evidence for which batch programs are memory-bound and which compute-bound on this machine:
 # every `ream batch` program at its default size (--seconds 5), once alone on CPU 0, once beside
-# `stress-ng --stream 1` on the same CPU (the brief's test: the two time-share CPU 0, so a program
+# `stress-ng --stream 1` on the same CPU (the test of the method: the two time-share CPU 0, so a program
 # indifferent to caches and memory runs about 2x as long, and one whose cached data the stream
 # evicts at every switch runs longer still), and once beside the stream on CPU 1 (no CPU shared:
 # what is left is the LLC and the memory bandwidth the stream takes). Each run is `ream batch`'s

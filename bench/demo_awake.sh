@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# `make demo` with and without `--keep-awake`, side by side (issue 14's Done-when: "with
+# `make demo` with and without `--keep-awake`, side by side (the claim: with
 # --keep-awake, make demo's lowest levels are valid and their p95 is not above the p95 at 20 000
-# QPS"). Runs `ream run` on make demo's spec ROUNDS times each way, alternating so the host's
+# QPS). Runs `ream run` on make demo's spec ROUNDS times each way, alternating so the host's
 # noise falls on both, and prints for every sweep (scenario / partition) the p95 of each level
 # below 20 000 QPS and at 20 000 QPS with the 95 % interval `ream analyze` gives it (order
 # statistics of the point's samples), whether each is valid, and two verdicts on the lowest

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Bubble-Up's prediction checked against measured pairs (issue 42, docs/interference.md).
+# Bubble-Up's prediction checked against measured pairs (docs/interference.md).
 #
 # Two experiments in one results database, both with the same sources of interference and the
 # same four co-runners (examples/interference.toml):

@@ -159,7 +159,7 @@ nginx_peer=$(on_cpu "$load_cpu" wrk -t 1 -c "$conns" -d "${peer_s}s" \
 echo "wrk, $conns connections, closed loop: $nginx_peer requests/s"
 nginx_ream=$(search_rate "$nport" "$nginx_peer" --protocol http --get-ratio 1)
 
-# --- memcached and mutilate (issue 14: timeliness against the floor) -----------------------
+# --- memcached and mutilate (timeliness against the floor) -----------------------
 # mutilate is not in Debian: it builds from its source (bench/build-mutilate.sh SRC_DIR); where
 # it is not built, its part is skipped and the script says so.
 mutilate=${MUTILATE:-$build/peers/mutilate}

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# What the relay's L adds for a client that is not ream's generator (issue 41, item 2): a plain
+# What the relay's L adds for a client that is not ream's generator: a plain
 # Python pinger (one PING at a time, asleep in recv, every 2 ms) to redis-server in a node, once
 # through `ream exec --node --net-latency L --relay-port 6379` and once straight to the node's
 # address, interleaved in rounds, in each of RUNS runs of ream exec. Prints, per run, the

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Would an io_uring back end make the generator's sends cheaper here? (issue 14, item 1: "an
-# io_uring back end ... if the figures show it helps"). The generator's late requests on this
+# Would an io_uring back end make the generator's sends cheaper here? (an io_uring back end is
+# worth building only if the figures show it helps.) The generator's late requests on this
 # machine are put down to stalls and to slow sends: a write() to a loopback peer whose CPU is
 # idle pays that CPU's wake-up. This measures, side by side in one run, what a send costs the
 # sending thread with write() and with io_uring (liburing), from CPU 1 to an echo peer on CPU 0:

@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "experiment/agent_protocol.h"
+#include "remote/agent_protocol.h"
 #include "experiment/point_columns.h"
 #include "load/histogram.h"
 #include "store/store.h"

@@ -9,8 +9,8 @@
 #include <string_view>
 
 #include "experiment/plan.h"
-#include "experiment/spec.h"
-#include "experiment/toml_section.h"
+#include "spec/spec.h"
+#include "spec/toml_section.h"
 #include "load/arrival.h"
 #include "load/key_chooser.h"
 #include "partition/placement.h"

@@ -1,5 +1,6 @@
-// Analyze: groups an experiment's runs by scenario × partition, merges their levels, and runs
-// each step of the analysis (merge, qos, capacity, classify, sensitivity, recommend, model).
+// Analyze and AnalyzeSweeps run the table of steps (steps.h) of their scope in order; each
+// step's Run function below only dispatches to the step's own file (merge, qos, capacity,
+// model, classify, sensitivity, recommend, colocation, interference, batch).
 #include "analysis/analysis.h"
 
 #include <algorithm>
@@ -16,6 +17,7 @@
 #include "analysis/qos.h"
 #include "analysis/recommend.h"
 #include "analysis/sensitivity.h"
+#include "analysis/step_functions.h"
 
 namespace ream::analysis {
 
@@ -50,6 +52,35 @@ const GroupAnalysis* ExperimentAnalysis::Find(const std::string& key) const {
   return nullptr;
 }
 
+namespace {
+
+// Runs the steps of one scope, in the table's order.
+Status RunSteps(StepScope scope, StepContext& ctx, ExperimentAnalysis& a) {
+  for (const AnalysisStep& step : AnalysisSteps()) {
+    if (step.scope == scope) REAM_RETURN_IF_ERROR(step.run(ctx, a));
+  }
+  return Status::Ok();
+}
+
+// The options a reporter or another subject is analyzed with: their own curves, no reporter of
+// their own, no recommendation.
+AnalysisOptions OtherSubjectOptions(const AnalysisOptions& o) {
+  AnalysisOptions ro = o;
+  ro.reporter = nullptr;
+  ro.baseline = nullptr;
+  ro.target_qps.reset();
+  return ro;
+}
+
+// A sessions sweep measured by session load is judged by its chunks' deadline misses.
+bool BySessions(const ExperimentData& d, const ExperimentAnalysis& a) {
+  return d.load_axis == LoadAxis::kSessions && HasSessionFigures(a.groups);
+}
+
+const KnobTable& Knobs(const AnalysisOptions& o) { return o.knobs ? *o.knobs : BuiltinKnobs(); }
+
+}  // namespace
+
 Result<ExperimentAnalysis> Analyze(const ExperimentData& d, const AnalysisOptions& o) {
   if (d.load_axis == LoadAxis::kCopies) {
     // A batch subject: run times and throughput, not QoS (analysis/batch.h).
@@ -60,15 +91,11 @@ Result<ExperimentAnalysis> Analyze(const ExperimentData& d, const AnalysisOption
     a.confidence = o.confidence;
     a.load_axis = d.load_axis;
     a.skipped_scenarios = d.skipped_scenarios;
-    a.batch = AnalyzeBatch(d, o.confidence);
-    for (const auto& g : a.batch->groups) {
-      for (const auto& l : g.levels) {
-        for (const auto& f : l.failures) a.warnings.push_back(g.key + " at " + Fmt(l.copies) + " copies failed: " + f);
-      }
-    }
+    StepContext ctx{d, o};
+    REAM_RETURN_IF_ERROR(RunSteps(StepScope::kBatch, ctx, a));
     return a;
   }
-  const bool shared = std::any_of(d.runs.begin(), d.runs.end(), [](const RunData& r) { return !r.tenants.empty(); });
+  const bool shared = std::any_of(d.runs.begin(), d.runs.end(), [](const RunData& r) { return !r.corunner_set.empty(); });
   if (!shared) return AnalyzeSweeps(d, o);
   // The subject's own findings come from its runs alone; each co-runner set is then compared
   // with them (colocation.cc). Without alone runs ([colocation] alone = false) the first set's
@@ -76,62 +103,21 @@ Result<ExperimentAnalysis> Analyze(const ExperimentData& d, const AnalysisOption
   ExperimentData alone = d;
   alone.runs.clear();
   for (const auto& r : d.runs) {
-    if (r.tenants.empty()) alone.runs.push_back(r);
+    if (r.corunner_set.empty()) alone.runs.push_back(r);
   }
   std::string note;
   if (alone.runs.empty()) {
-    const std::string first = d.runs.front().tenants;
+    const std::string first = d.runs.front().corunner_set;
     for (const auto& r : d.runs) {
-      if (r.tenants == first) alone.runs.push_back(r);
+      if (r.corunner_set == first) alone.runs.push_back(r);
     }
     note = "the subject was not measured alone ([colocation] alone = false): its findings are those beside " + first +
            ", and no set is compared with it";
   }
   REAM_ASSIGN_OR_RETURN(ExperimentAnalysis a, AnalyzeSweeps(alone, o));
   if (note.empty()) {
-    a.colocation = AnalyzeColocation(d, a, o);
-    a.interference = AnalyzeInterference(d, a.colocation, a.qos.target_us);
-    a.pressure = AnalyzePressure(d, a.colocation, a.interference, a.qos.target_us);
-    if (o.reporter) {
-      a.reporter = o.reporter->name;
-      AnalysisOptions ro = o;
-      ro.reporter = nullptr;
-      ro.baseline = nullptr;
-      ro.target_qps.reset();
-      auto r = Analyze(*o.reporter, ro);
-      if (!r.ok()) {
-        a.reporter_note = "the reporter could not be analyzed: " + r.status().message();
-      } else if (r->pressure.empty()) {
-        a.reporter_note = "the reporter has no pressure scores (it needs [interference] and [[corunner]] sets of its "
-                          "own)";
-      } else if (a.interference.empty()) {
-        a.reporter_note = "this subject has no sensitivity curve ([interference]) to read the scores on";
-      } else {
-        a.predictions = PredictInterference(a.interference, a.colocation, r->pressure, a.qos.target_us);
-      }
-      if (r.ok()) {
-        // Every other subject of the database, predicted beside the reporter's sets from its
-        // own curves (and measured beside them where it ran them).
-        ro.subjects.clear();
-        std::vector<ExperimentAnalysis> others;
-        for (const ExperimentData* od : o.subjects) {
-          if (od == &d || od->name == d.name || od->name == o.reporter->name) continue;
-          auto oa = Analyze(*od, ro);
-          if (!oa.ok() || oa->interference.empty()) continue;
-          oa->predictions = PredictInterference(oa->interference, oa->colocation, r->pressure, oa->qos.target_us);
-          others.push_back(std::move(oa).value());
-        }
-        std::vector<MatrixSubject> rows{{a.experiment, &a.interference, &a.colocation, &a.pressure, &a.predictions}};
-        for (const auto& oa : others) {
-          rows.push_back({oa.experiment, &oa.interference, &oa.colocation, &oa.pressure, &oa.predictions});
-        }
-        MatrixSubject rs{r->experiment, &r->interference, &r->colocation, &r->pressure, nullptr};
-        a.matrix = BuildColocationMatrix(rows, &rs);
-      }
-    }
-    if (!o.reporter) {
-      a.matrix = BuildColocationMatrix({{a.experiment, &a.interference, &a.colocation, &a.pressure, nullptr}}, nullptr);
-    }
+    StepContext ctx{d, o};
+    REAM_RETURN_IF_ERROR(RunSteps(StepScope::kShared, ctx, a));
     a.colocation_note = "each set's runs alternated with the subject's alone runs in every repetition; the QoS target "
                         "is the alone one";
   } else {
@@ -154,9 +140,21 @@ Result<ExperimentAnalysis> AnalyzeSweeps(const ExperimentData& d, const Analysis
   a.percentile = d.qos.percentile;
   a.confidence = o.confidence;
   a.load_axis = d.load_axis;
-  double pct = d.qos.percentile;
+  a.skipped_scenarios = d.skipped_scenarios;
+  StepContext ctx{d, o};
+  REAM_RETURN_IF_ERROR(RunSteps(StepScope::kSweeps, ctx, a));
+  for (const auto& g : a.groups) {
+    if (g.failed) a.warnings.push_back(g.key + " failed: " + g.failure);
+  }
+  return a;
+}
 
-  // Group runs by scenario × partition; repetitions merge point by point.
+namespace steps {
+
+// Groups runs by scenario × partition; repetitions merge point by point.
+Status RunGroups(StepContext& ctx, ExperimentAnalysis& a) {
+  const ExperimentData& d = ctx.data;
+  const double pct = d.qos.percentile;
   std::vector<std::string> order;
   std::map<std::string, std::vector<const RunData*>> by_key;
   for (const auto& r : d.runs) {
@@ -192,7 +190,7 @@ Result<ExperimentAnalysis> AnalyzeSweeps(const ExperimentData& d, const Analysis
       for (const RunData* r : runs) {
         for (const PointData* p : DecidingPoints(*r, load)) reps.push_back(p);
       }
-      PointAnalysis pa = MergePoints(reps, *runs[0], pct, o.confidence);
+      PointAnalysis pa = MergePoints(reps, *runs[0], pct, ctx.options.confidence);
       ++total_points;
       if (pa.valid) {
         ++valid_points;
@@ -245,11 +243,17 @@ Result<ExperimentAnalysis> AnalyzeSweeps(const ExperimentData& d, const Analysis
                            "); nothing to analyze — rerun with lower loads or more generator "
                            "threads");
   }
+  return Status::Ok();
+}
 
-  a.qos = ComputeQos(d, a.groups);
-  // A sessions sweep measured by session load is judged by its chunks' deadline misses.
-  const bool sessions = d.load_axis == LoadAxis::kSessions && HasSessionFigures(a.groups);
+Status RunQos(StepContext& ctx, ExperimentAnalysis& a) {
+  a.qos = ComputeQos(ctx.data, a.groups);
   if (!a.qos.target_us) a.warnings.push_back("no QoS target: " + a.qos.unavailable);
+  return Status::Ok();
+}
+
+Status RunCapacity(StepContext& ctx, ExperimentAnalysis& a) {
+  const bool sessions = BySessions(ctx.data, a);
   for (auto& g : a.groups) {
     for (auto& p : g.points) {
       if (sessions) {
@@ -258,18 +262,29 @@ Result<ExperimentAnalysis> AnalyzeSweeps(const ExperimentData& d, const Analysis
         p.meets_qos = p.tail_us <= *a.qos.target_us;
       }
     }
-    g.capacity = sessions ? ComputeSessionCapacity(g.points) : ComputeCapacity(g.points, a.qos.target_us, d.load_axis);
+    g.capacity = sessions ? ComputeSessionCapacity(g.points)
+                          : ComputeCapacity(g.points, a.qos.target_us, ctx.data.load_axis);
     QpsAtUtilization(g.points, 0.20, &g.qps_at_20, &g.qps_at_20_note);
     QpsAtUtilization(g.points, 0.50, &g.qps_at_50, &g.qps_at_50_note);
-    Saturation(g, d.load_axis);
+    Saturation(g, ctx.data.load_axis);
+  }
+  return Status::Ok();
+}
+
+Status RunModel(StepContext& ctx, ExperimentAnalysis& a) {
+  const bool sessions = BySessions(ctx.data, a);
+  for (auto& g : a.groups) {
     if (sessions) {
       g.model_unavailable = "the queueing model is one of request rates; a sessions sweep's levels are session counts";
     } else {
-      FitModel(g, d, o, pct);
+      FitModel(g, ctx.data, ctx.options, ctx.data.qos.percentile);
     }
   }
+  return Status::Ok();
+}
 
-  a.skipped_scenarios = d.skipped_scenarios;
+Status RunScaling(StepContext& ctx, ExperimentAnalysis& a) {
+  const ExperimentData& d = ctx.data;
   // The scaling ratios compare runs that limit nothing the scenario has: no knob at all, or
   // only a CPU quota of at least the scenario's CPUs (cpu_quota = 100 % of a 1-ST run is no
   // limit). A run with no knob is preferred where both exist.
@@ -303,16 +318,105 @@ Result<ExperimentAnalysis> AnalyzeSweeps(const ExperimentData& d, const Analysis
   a.scaling.qps20_2smt = MakeRatio(smt2, st1, "2-SMT", &GroupAnalysis::qps_at_20, false, skip_smt, skip1);
   a.scaling.qps50_2st = MakeRatio(st2, st1, "2-ST", &GroupAnalysis::qps_at_50, false, skip2, skip1);
   a.scaling.qps50_2smt = MakeRatio(smt2, st1, "2-SMT", &GroupAnalysis::qps_at_50, false, skip_smt, skip1);
-
-  a.category = Classify(ReferenceGroup(a.groups), a.groups, d.load_axis);
-  const KnobTable& knobs = o.knobs ? *o.knobs : BuiltinKnobs();
-  a.sensitivity = ComputeSensitivity(a.groups, knobs);
-  a.predicted_sensitivity = PredictSensitivity(a.groups, knobs);
-  if (o.target_qps) a.recommendation = Recommend(a.groups, *o.target_qps, knobs);
-  for (const auto& g : a.groups) {
-    if (g.failed) a.warnings.push_back(g.key + " failed: " + g.failure);
-  }
-  return a;
+  return Status::Ok();
 }
+
+Status RunCategory(StepContext& ctx, ExperimentAnalysis& a) {
+  a.category = Classify(ReferenceGroup(a.groups), a.groups, ctx.data.load_axis);
+  return Status::Ok();
+}
+
+Status RunSensitivity(StepContext& ctx, ExperimentAnalysis& a) {
+  a.sensitivity = ComputeSensitivity(a.groups, Knobs(ctx.options));
+  return Status::Ok();
+}
+
+Status RunPredictedSensitivity(StepContext& ctx, ExperimentAnalysis& a) {
+  a.predicted_sensitivity = PredictSensitivity(a.groups, Knobs(ctx.options));
+  return Status::Ok();
+}
+
+Status RunRecommendation(StepContext& ctx, ExperimentAnalysis& a) {
+  if (ctx.options.target_qps) a.recommendation = Recommend(a.groups, *ctx.options.target_qps, Knobs(ctx.options));
+  return Status::Ok();
+}
+
+Status RunColocation(StepContext& ctx, ExperimentAnalysis& a) {
+  a.colocation = AnalyzeColocation(ctx.data, a, ctx.options);
+  return Status::Ok();
+}
+
+Status RunInterference(StepContext& ctx, ExperimentAnalysis& a) {
+  a.interference = AnalyzeInterference(ctx.data, a.colocation, a.qos.target_us);
+  return Status::Ok();
+}
+
+Status RunPressure(StepContext& ctx, ExperimentAnalysis& a) {
+  a.pressure = AnalyzePressure(ctx.data, a.colocation, a.interference, a.qos.target_us);
+  return Status::Ok();
+}
+
+// With a reporter experiment: its pressure scores of its sets, read on this subject's curves.
+Status RunPredictions(StepContext& ctx, ExperimentAnalysis& a) {
+  const AnalysisOptions& o = ctx.options;
+  if (!o.reporter) return Status::Ok();
+  a.reporter = o.reporter->name;
+  auto r = Analyze(*o.reporter, OtherSubjectOptions(o));
+  if (!r.ok()) {
+    a.reporter_note = "the reporter could not be analyzed: " + r.status().message();
+    return Status::Ok();
+  }
+  if (r->pressure.empty()) {
+    a.reporter_note = "the reporter has no pressure scores (it needs [interference] and [[corunner]] sets of its "
+                      "own)";
+  } else if (a.interference.empty()) {
+    a.reporter_note = "this subject has no sensitivity curve ([interference]) to read the scores on";
+  } else {
+    a.predictions = PredictInterference(a.interference, a.colocation, r->pressure, a.qos.target_us);
+  }
+  ctx.reporter = std::move(r).value();
+  return Status::Ok();
+}
+
+Status RunMatrix(StepContext& ctx, ExperimentAnalysis& a) {
+  const AnalysisOptions& o = ctx.options;
+  if (!o.reporter) {
+    a.matrix = BuildColocationMatrix({{a.experiment, &a.interference, &a.colocation, &a.pressure, nullptr}}, nullptr);
+    return Status::Ok();
+  }
+  if (!ctx.reporter) return Status::Ok();  // reporter_note says why
+  const ExperimentAnalysis& r = *ctx.reporter;
+  // Every other subject of the database, predicted beside the reporter's sets from its own
+  // curves (and measured beside them where it ran them).
+  AnalysisOptions ro = OtherSubjectOptions(o);
+  ro.subjects.clear();
+  std::vector<ExperimentAnalysis> others;
+  for (const ExperimentData* od : o.subjects) {
+    if (od == &ctx.data || od->name == ctx.data.name || od->name == o.reporter->name) continue;
+    auto oa = Analyze(*od, ro);
+    if (!oa.ok() || oa->interference.empty()) continue;
+    oa->predictions = PredictInterference(oa->interference, oa->colocation, r.pressure, oa->qos.target_us);
+    others.push_back(std::move(oa).value());
+  }
+  std::vector<MatrixSubject> rows{{a.experiment, &a.interference, &a.colocation, &a.pressure, &a.predictions}};
+  for (const auto& oa : others) {
+    rows.push_back({oa.experiment, &oa.interference, &oa.colocation, &oa.pressure, &oa.predictions});
+  }
+  MatrixSubject rs{r.experiment, &r.interference, &r.colocation, &r.pressure, nullptr};
+  a.matrix = BuildColocationMatrix(rows, &rs);
+  return Status::Ok();
+}
+
+Status RunBatch(StepContext& ctx, ExperimentAnalysis& a) {
+  a.batch = AnalyzeBatch(ctx.data, ctx.options.confidence);
+  for (const auto& g : a.batch->groups) {
+    for (const auto& l : g.levels) {
+      for (const auto& f : l.failures) a.warnings.push_back(g.key + " at " + Fmt(l.copies) + " copies failed: " + f);
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace steps
 
 }  // namespace ream::analysis

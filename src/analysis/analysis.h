@@ -2,7 +2,7 @@
 // target (LQoS), capacity per scenario × partition, scaling with threads and SMT, the
 // workload's category with its evidence, sensitivity to resource partitions, the cheapest
 // allocation for a target load, and the second seed's queueing-model comparison.
-// Definitions: ../shared/DESIGN.md. Every figure that cannot be computed says why.
+// Definitions: docs/glossary.md and docs/spec.md. Every figure that cannot be computed says why.
 #pragma once
 
 #include "analysis/batch.h"
@@ -142,9 +142,12 @@ struct Capacity {
   std::optional<double> qps;  // max load under QoS (a lower bound when lower_bound)
   bool lower_bound = false;   // every valid point met QoS: capacity is at least qps
   std::optional<double> upper_bound;  // when even the lowest valid load missed QoS
-  std::optional<double> low, high;    // uncertainty: interpolation and the percentile's CI
+  // The interval: at least the bracket [last_pass_qps, first_fail_qps] (nothing measured says
+  // where between two levels the curve crosses), widened by the percentile's confidence band.
+  std::optional<double> low, high;
   std::optional<double> last_pass_qps, first_fail_qps;  // the interpolation bracket
-  std::string status;  // how it was obtained, or why it could not be
+  std::string status;           // how it was obtained, or why it could not be
+  std::string interval_method;  // how low and high were made, in words ("" without them)
 };
 
 struct GroupAnalysis {
@@ -299,7 +302,7 @@ struct ExperimentAnalysis {
 // Analyzes one experiment. InvalidArgument when it has no runs or no valid point at all
 // (the message says how many points there were and why they were invalid). With shared runs
 // (RunData::tenants), the findings are the subject's alone and `colocation` compares each set
-// with them.
+// with them. The table of steps (steps.h) says what runs, in which order.
 Result<ExperimentAnalysis> Analyze(const ExperimentData& data, const AnalysisOptions& options);
 
 // Analyze over every run of `data` as one subject, whatever its tenants (the building block of

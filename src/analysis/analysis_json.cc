@@ -1,6 +1,8 @@
 // The analysis as JSON (`ream analyze --json`): every figure, null with a reason where it is
-// unavailable. The report reads the same object, so the page and the console agree.
+// unavailable. The report reads the same object, so the page and the console agree. ToJson
+// writes the experiment's own keys and lets each analysis step (steps.h) write its part.
 #include "analysis/analysis.h"
+#include "analysis/step_functions.h"
 
 namespace ream::analysis {
 namespace {
@@ -53,7 +55,7 @@ json TableJson(const RegressionTable& t) {
           {"unavailable", t.unavailable.empty() ? json(nullptr) : json(t.unavailable)}};
 }
 
-json ModelJson(const ModelComparison& m) {
+json ModelComparisonJson(const ModelComparison& m) {
   json pts = json::array();
   for (const auto& p : m.points) {
     pts.push_back({{"qps", p.qps},
@@ -129,6 +131,10 @@ json PredictedJson(const PredictedSensitivity& p) {
           {"unavailable", p.unavailable.empty() ? json(nullptr) : json(p.unavailable)}};
 }
 
+// A qps experiment's JSON is what it was before sweeps had an axis (no key added, loads named
+// target_qps); any other axis says which, and names its points' loads by it.
+std::string TargetKey(LoadAxis axis) { return "target_" + std::string(LoadAxisName(axis)); }
+
 }  // namespace
 
 nlohmann::json ToJson(const ExperimentAnalysis& a) {
@@ -137,10 +143,21 @@ nlohmann::json ToJson(const ExperimentAnalysis& a) {
   j["workload"] = a.workload;
   j["percentile"] = a.percentile;
   j["confidence"] = a.confidence;
-  // A qps experiment's JSON is what it was before sweeps had an axis (no key added, loads named
-  // target_qps); any other axis says which, and names its points' loads by it.
   if (a.load_axis != LoadAxis::kQps) j["load_axis"] = std::string(LoadAxisName(a.load_axis));
-  const std::string target_key = "target_" + std::string(LoadAxisName(a.load_axis));
+  // Only when some scenario was skipped: a database without any reads as it always did.
+  if (!a.skipped_scenarios.empty()) {
+    json skipped = json::array();
+    for (const auto& [scenario, why] : a.skipped_scenarios) skipped.push_back({{"scenario", scenario}, {"reason", why}});
+    j["skipped_scenarios"] = skipped;
+  }
+  for (const AnalysisStep& step : AnalysisSteps()) step.to_json(a, j);
+  j["warnings"] = a.warnings;
+  return j;
+}
+
+namespace steps {
+
+void QosJson(const ExperimentAnalysis& a, json& j) {
   j["qos"] = {{"target_us", Opt(a.qos.target_us)},
               {"method", a.qos.method},
               {"service_time_us", Opt(a.qos.service_time_us)},
@@ -153,6 +170,11 @@ nlohmann::json ToJson(const ExperimentAnalysis& a) {
     j["qos"]["by_deadline_miss"] = true;
     j["qos"]["max_deadline_miss_ratio"] = kSessionMaxDeadlineMiss;
   }
+}
+
+// Each group and its merged points; the capacity and model steps add their keys to each group.
+void GroupsJson(const ExperimentAnalysis& a, json& j) {
+  const std::string target_key = TargetKey(a.load_axis);
   json groups = json::array();
   for (const auto& g : a.groups) {
     json pts = json::array();
@@ -235,14 +257,6 @@ nlohmann::json ToJson(const ExperimentAnalysis& a) {
         pts.back()["agents"] = agents;
       }
     }
-    json cap = {{"qps", Opt(g.capacity.qps)},
-                {"lower_bound", g.capacity.lower_bound},
-                {"upper_bound", Opt(g.capacity.upper_bound)},
-                {"low", Opt(g.capacity.low)},
-                {"high", Opt(g.capacity.high)},
-                {"last_pass_qps", Opt(g.capacity.last_pass_qps)},
-                {"first_fail_qps", Opt(g.capacity.first_fail_qps)},
-                {"status", g.capacity.status}};
     groups.push_back({{"key", g.key},
                       {"scenario", g.scenario},
                       {"threads", g.threads},
@@ -255,32 +269,53 @@ nlohmann::json ToJson(const ExperimentAnalysis& a) {
                       {"invalid_points", g.invalid_points},
                       {"qps_range", {g.min_qps, g.max_qps}},
                       {"clients_range", {g.min_clients, g.max_clients}},
-                      {"capacity", cap},
-                      {"qps_at_20", Opt(g.qps_at_20)},
-                      {"qps_at_20_note", g.qps_at_20_note},
-                      {"qps_at_50", Opt(g.qps_at_50)},
-                      {"qps_at_50_note", g.qps_at_50_note},
-                      {"saturation_qps", Opt(g.saturation_qps)},
-                      {"saturation_note", g.saturation_note},
-                      {"model", g.model ? ModelJson(*g.model) : json(nullptr)},
-                      {"model_unavailable", g.model_unavailable},
                       {"points", pts}});
     // Only for a range the sweep chose itself (qps = "auto"): other databases read as before.
     if (!g.load_range_note.empty()) groups.back()["load_range_chosen_by_probes"] = g.load_range_note;
   }
   j["groups"] = groups;
-  // Only when some scenario was skipped: a database without any reads as it always did.
-  if (!a.skipped_scenarios.empty()) {
-    json skipped = json::array();
-    for (const auto& [scenario, why] : a.skipped_scenarios) skipped.push_back({{"scenario", scenario}, {"reason", why}});
-    j["skipped_scenarios"] = skipped;
+}
+
+void CapacityJson(const ExperimentAnalysis& a, json& j) {
+  for (size_t i = 0; i < a.groups.size(); ++i) {
+    const GroupAnalysis& g = a.groups[i];
+    json& gj = j["groups"][i];
+    gj["capacity"] = {{"qps", Opt(g.capacity.qps)},
+                      {"lower_bound", g.capacity.lower_bound},
+                      {"upper_bound", Opt(g.capacity.upper_bound)},
+                      {"low", Opt(g.capacity.low)},
+                      {"high", Opt(g.capacity.high)},
+                      {"last_pass_qps", Opt(g.capacity.last_pass_qps)},
+                      {"first_fail_qps", Opt(g.capacity.first_fail_qps)},
+                      {"status", g.capacity.status},
+                      {"interval_method", g.capacity.interval_method}};
+    gj["qps_at_20"] = Opt(g.qps_at_20);
+    gj["qps_at_20_note"] = g.qps_at_20_note;
+    gj["qps_at_50"] = Opt(g.qps_at_50);
+    gj["qps_at_50_note"] = g.qps_at_50_note;
+    gj["saturation_qps"] = Opt(g.saturation_qps);
+    gj["saturation_note"] = g.saturation_note;
   }
+}
+
+void ModelJson(const ExperimentAnalysis& a, json& j) {
+  for (size_t i = 0; i < a.groups.size(); ++i) {
+    const GroupAnalysis& g = a.groups[i];
+    j["groups"][i]["model"] = g.model ? ModelComparisonJson(*g.model) : json(nullptr);
+    j["groups"][i]["model_unavailable"] = g.model_unavailable;
+  }
+}
+
+void ScalingJson(const ExperimentAnalysis& a, json& j) {
   j["scaling"] = {{"capacity_2st_over_1st", RatioJson(a.scaling.capacity_2st)},
                   {"capacity_2smt_over_1st", RatioJson(a.scaling.capacity_2smt)},
                   {"qps_at_20_2st_over_1st", RatioJson(a.scaling.qps20_2st)},
                   {"qps_at_20_2smt_over_1st", RatioJson(a.scaling.qps20_2smt)},
                   {"qps_at_50_2st_over_1st", RatioJson(a.scaling.qps50_2st)},
                   {"qps_at_50_2smt_over_1st", RatioJson(a.scaling.qps50_2smt)}};
+}
+
+void CategoryJson(const ExperimentAnalysis& a, json& j) {
   json ev = json::array();
   for (const auto& e : a.category.evidence) {
     ev.push_back({{"category", e.category},
@@ -294,6 +329,9 @@ nlohmann::json ToJson(const ExperimentAnalysis& a) {
   j["category"] = {{"name", a.category.name},
                    {"explanation", a.category.explanation},
                    {"evidence", ev}};
+}
+
+void SensitivityJson(const ExperimentAnalysis& a, json& j) {
   json sens = json::array();
   for (const auto& s : a.sensitivity) {
     json pts = json::array();
@@ -315,9 +353,15 @@ nlohmann::json ToJson(const ExperimentAnalysis& a) {
                     {"points", pts}});
   }
   j["sensitivity"] = sens;
+}
+
+void PredictedSensitivityJson(const ExperimentAnalysis& a, json& j) {
   json predicted = json::array();
   for (const auto& p : a.predicted_sensitivity) predicted.push_back(PredictedJson(p));
   j["predicted_sensitivity"] = predicted;
+}
+
+void RecommendationJson(const ExperimentAnalysis& a, json& j) {
   if (a.recommendation) {
     const auto& r = *a.recommendation;
     j["recommendation"] = {{"target_qps", r.target_qps},
@@ -327,6 +371,9 @@ nlohmann::json ToJson(const ExperimentAnalysis& a) {
   } else {
     j["recommendation"] = nullptr;
   }
+}
+
+void ColocationJson(const ExperimentAnalysis& a, json& j) {
   if (!a.colocation.empty() || !a.colocation_note.empty()) {
     auto opt = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); };
     auto optb = [](const std::optional<bool>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); };
@@ -356,7 +403,7 @@ nlohmann::json ToJson(const ExperimentAnalysis& a) {
         cs.push_back({{"name", c.name},
                       {"sched", c.sched},
                       {"cpus", c.cpus},
-                      {"measure", c.measure},
+                      {"measure", ToString(c.unit)},
                       {"alone", opt(c.alone)},
                       {"together", opt(c.together)},
                       {"ratio", opt(c.ratio)},
@@ -390,6 +437,11 @@ nlohmann::json ToJson(const ExperimentAnalysis& a) {
     }
     j["colocation"] = {{"note", a.colocation_note}, {"groups", groups}};
   }
+}
+
+// The sensitivity profile; the pressure and predictions steps add their keys to its object, so
+// all three exist only with a profile.
+void InterferenceJson(const ExperimentAnalysis& a, json& j) {
   if (!a.interference.empty()) {
     auto opt = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); };
     nlohmann::json profiles = nlohmann::json::array();
@@ -420,6 +472,13 @@ nlohmann::json ToJson(const ExperimentAnalysis& a) {
                           {"verdict", p.verdict},
                           {"evidence", p.evidence}});
     }
+    j["interference"] = {{"capacity_drop_threshold", kInterferenceCapacityDrop}, {"profiles", profiles}};
+  }
+}
+
+void PressureJson(const ExperimentAnalysis& a, json& j) {
+  if (!a.interference.empty()) {
+    auto opt = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); };
     nlohmann::json pressure = nlohmann::json::array();
     for (const auto& p : a.pressure) {
       nlohmann::json scores = nlohmann::json::array();
@@ -430,6 +489,13 @@ nlohmann::json ToJson(const ExperimentAnalysis& a) {
       }
       pressure.push_back({{"set", p.set}, {"group", p.group_key}, {"scores", scores}});
     }
+    j["interference"]["pressure"] = pressure;
+  }
+}
+
+void PredictionsJson(const ExperimentAnalysis& a, json& j) {
+  if (!a.interference.empty()) {
+    auto opt = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); };
     nlohmann::json predictions = nlohmann::json::array();
     for (const auto& p : a.predictions) {
       auto optb = [](const std::optional<bool>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); };
@@ -451,13 +517,13 @@ nlohmann::json ToJson(const ExperimentAnalysis& a) {
                              {"capacity_error_pp", opt(p.capacity_error_pp)},
                              {"note", p.note}});
     }
-    j["interference"] = {{"capacity_drop_threshold", kInterferenceCapacityDrop},
-                         {"profiles", profiles},
-                         {"pressure", pressure},
-                         {"reporter", a.reporter},
-                         {"reporter_note", a.reporter_note},
-                         {"predictions", predictions}};
+    j["interference"]["reporter"] = a.reporter;
+    j["interference"]["reporter_note"] = a.reporter_note;
+    j["interference"]["predictions"] = predictions;
   }
+}
+
+void MatrixJson(const ExperimentAnalysis& a, json& j) {
   if (!a.matrix.sets.empty()) {
     auto opt = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); };
     auto optb = [](const std::optional<bool>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); };
@@ -484,9 +550,11 @@ nlohmann::json ToJson(const ExperimentAnalysis& a) {
     j["matrix"] = {{"group", m.group_key}, {"subjects", m.subjects}, {"sets", m.sets}, {"sources", m.sources},
                    {"cells", cells},       {"heat", heat},           {"note", m.note}};
   }
-  if (a.batch) j["batch"] = a.batch->ToJson();
-  j["warnings"] = a.warnings;
-  return j;
 }
 
+void BatchJson(const ExperimentAnalysis& a, json& j) {
+  if (a.batch) j["batch"] = a.batch->ToJson();
+}
+
+}  // namespace steps
 }  // namespace ream::analysis

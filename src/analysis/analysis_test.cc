@@ -63,6 +63,19 @@ double ExpectedCapacity(const RunData& r, double target_us) {
   return -1;
 }
 
+// Each point of the first run gets a histogram of `samples` sojourns drawn from its M/M/1
+// distribution (50 µs wire plus an exponential with rate 10 000 − λ), for intervals from order
+// statistics.
+void SampleSojourns(ExperimentData& d, int samples, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  for (auto& p : d.runs[0].points) {
+    std::exponential_distribution<double> e(10000 - p.target_load);
+    Histogram h;
+    for (int i = 0; i < samples; ++i) h.Record(static_cast<int64_t>((50e-6 + e(rng)) * 1e9));
+    p.latency_hist_ns = h;
+  }
+}
+
 ExperimentData Mm1Experiment() {
   ExperimentData d;
   d.name = "mm1";
@@ -523,13 +536,7 @@ TEST(Analyze, PercentileIntervalsFromHistogramsWidenCapacity) {
   // Points sampled from an exponential sojourn with rate μ − λ: the capacity interval from
   // the order statistics must contain the capacity and be non-empty.
   auto d = Mm1Experiment();
-  std::mt19937_64 rng(3);
-  for (auto& p : d.runs[0].points) {
-    std::exponential_distribution<double> e(10000 - p.target_load);
-    Histogram h;
-    for (int i = 0; i < 3000; ++i) h.Record(static_cast<int64_t>((50e-6 + e(rng)) * 1e9));
-    p.latency_hist_ns = h;
-  }
+  SampleSojourns(d, 3000, 3);
   auto a = Analyze(d, {});
   ASSERT_TRUE(a.ok());
   const auto& c = a->groups[0].capacity;
@@ -542,6 +549,29 @@ TEST(Analyze, PercentileIntervalsFromHistogramsWidenCapacity) {
   EXPECT_LT(*p.tail_low_us, p.tail_us);
   EXPECT_GT(*p.tail_high_us, p.tail_us);
   EXPECT_NE(p.tail_ci_method.find("order statistics"), std::string::npos);
+}
+
+// Levels far apart: 2 000 QPS meets QoS by far, 8 000 misses it by far, and each point's
+// percentile is known tightly (many samples). The interpolated crossing is one guess between them;
+// nothing measured rules out 7 000, so the interval must hold the whole bracket and say so.
+TEST(Analyze, ACapacityIntervalIsNeverNarrowerThanTheLevelsAroundTheCrossing) {
+  ExperimentData d;
+  d.name = "sparse";
+  d.runs.push_back(ModelRun("1-ST", 1, 100e-6, 2000, 8000, 6000));
+  SampleSojourns(d, 200000, 5);
+  d.qos.fixed_target_us = 500;
+  auto a = Analyze(d, {});
+  ASSERT_TRUE(a.ok());
+  const auto& c = a->groups[0].capacity;
+  ASSERT_TRUE(c.qps && c.low && c.high) << c.status;
+  EXPECT_FALSE(c.lower_bound);
+  EXPECT_GT(*c.qps, 2000);
+  EXPECT_LT(*c.qps, 8000);
+  EXPECT_LE(*c.low, 2000);
+  EXPECT_GE(*c.high, 8000);
+  EXPECT_NE(c.interval_method.find("levels around the crossing"), std::string::npos) << c.interval_method;
+  auto j = ToJson(*a);
+  EXPECT_EQ(j["groups"][0]["capacity"]["interval_method"], c.interval_method);
 }
 
 TEST(Analyze, RepetitionsMergeIntoTheirMedian) {

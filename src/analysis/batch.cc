@@ -7,6 +7,7 @@
 #include "analysis/format.h"
 #include "analysis/stats.h"
 #include "platform/platform.h"
+#include "pressure/pressure.h"
 
 namespace ream::analysis {
 namespace {
@@ -129,11 +130,10 @@ void FoldVerdict(const BatchFigure& judged, bool decide_without_interval, BatchS
 // A shared run's set: the source and intensity when it is one calibrated source, and whether
 // every co-runner's CPUs are apart from the copies' (from the first stored point's batch figures).
 void DescribeTenants(const RunData& r, BatchGroup* g) {
-  const nlohmann::json& cs = r.corunners.is_object() && r.corunners.contains("corunners") ? r.corunners["corunners"]
-                                                                                           : nlohmann::json::array();
-  if (cs.is_array() && cs.size() == 1 && cs[0].contains("pressure") && cs[0]["pressure"].is_string()) {
-    g->pressure = cs[0]["pressure"].get<std::string>();
-    g->intensity = cs[0].value("intensity", 0.0);
+  const std::vector<CorunnerRecord>& cs = r.corunners.corunners;
+  if (cs.size() == 1 && !cs[0].pressure.empty()) {
+    g->pressure = cs[0].pressure;
+    g->intensity = cs[0].intensity;
   }
   std::string copies = "?";
   for (const auto& p : r.points) {
@@ -144,10 +144,10 @@ void DescribeTenants(const RunData& r, BatchGroup* g) {
   }
   const std::vector<int> subject = CpuList(copies);
   std::string theirs;
-  bool apart = !subject.empty() && cs.is_array() && !cs.empty();
-  for (const auto& c : cs) {
-    const std::string list = c.value("cpu_list", std::string());
-    theirs += (theirs.empty() ? "" : "; ") + c.value("name", std::string("?")) + " on CPU " + list;
+  bool apart = !subject.empty() && !cs.empty();
+  for (const CorunnerRecord& c : cs) {
+    const std::string& list = c.cpu_list;
+    theirs += (theirs.empty() ? "" : "; ") + (c.name.empty() ? std::string("?") : c.name) + " on CPU " + list;
     const std::vector<int> mine = CpuList(list);
     if (mine.empty()) apart = false;
     for (int cpu : mine) {
@@ -194,7 +194,7 @@ BatchAnalysis AnalyzeBatch(const ExperimentData& d, double confidence) {
   std::vector<std::string> order;
   std::map<std::string, std::vector<const RunData*>> by_key;
   for (const auto& r : d.runs) {
-    const std::string key = r.scenario + " / " + r.partition.Label() + (r.tenants.empty() ? "" : " with " + r.tenants);
+    const std::string key = r.scenario + " / " + r.partition.Label() + (r.corunner_set.empty() ? "" : " with " + r.corunner_set);
     if (!by_key.count(key)) order.push_back(key);
     by_key[key].push_back(&r);
   }
@@ -204,8 +204,8 @@ BatchAnalysis AnalyzeBatch(const ExperimentData& d, double confidence) {
     g.key = key;
     g.scenario = runs[0]->scenario;
     g.partition = runs[0]->partition;
-    g.tenants = runs[0]->tenants;
-    if (!g.tenants.empty()) DescribeTenants(*runs[0], &g);
+    g.corunner_set = runs[0]->corunner_set;
+    if (!g.corunner_set.empty()) DescribeTenants(*runs[0], &g);
     std::map<double, std::vector<const PointData*>> by_copies;
     std::map<const PointData*, int> repetition_of;
     for (const RunData* r : runs) {
@@ -275,13 +275,13 @@ BatchAnalysis AnalyzeBatch(const ExperimentData& d, double confidence) {
   // Slowdowns: each limited partition against its scenario's unlimited one, copies by copies.
   auto unlimited_of = [&](const std::string& scenario) -> const BatchGroup* {
     for (const auto& g : a.groups) {
-      if (g.scenario == scenario && g.partition.unlimited() && g.tenants.empty()) return &g;
+      if (g.scenario == scenario && g.partition.unlimited() && g.corunner_set.empty()) return &g;
     }
     return nullptr;
   };
   std::map<std::string, BatchSensitivity> sens;
   for (const auto& g : a.groups) {
-    if (g.partition.unlimited() || !g.tenants.empty()) continue;
+    if (g.partition.unlimited() || !g.corunner_set.empty()) continue;
     const BatchGroup* base = unlimited_of(g.scenario);
     std::string resource;
     if (g.partition.limits.size() == 1 && g.partition.other.empty()) resource = g.partition.limits.begin()->first;
@@ -314,13 +314,13 @@ BatchAnalysis AnalyzeBatch(const ExperimentData& d, double confidence) {
   // Beside co-runners: each shared group against the same partition alone, by run time.
   std::vector<std::pair<const BatchGroup*, std::string>> beside;  // (group, verdict)
   for (const auto& g : a.groups) {
-    if (g.tenants.empty()) continue;
+    if (g.corunner_set.empty()) continue;
     const BatchGroup* base = nullptr;
     for (const auto& b : a.groups) {
-      if (b.tenants.empty() && b.scenario == g.scenario && b.partition.Label() == g.partition.Label()) base = &b;
+      if (b.corunner_set.empty() && b.scenario == g.scenario && b.partition.Label() == g.partition.Label()) base = &b;
     }
-    BatchSensitivity& s = sens["beside " + g.tenants];
-    s.resource = "beside " + g.tenants;
+    BatchSensitivity& s = sens["beside " + g.corunner_set];
+    s.resource = "beside " + g.corunner_set;
     s.judged_by = "run time";
     if (!base) {
       s.verdict = "unavailable";
@@ -330,7 +330,7 @@ BatchAnalysis AnalyzeBatch(const ExperimentData& d, double confidence) {
     for (const auto& l : g.levels) {
       const BatchLevel* match = LevelAt(*base, l.copies);
       if (!match) continue;
-      BatchSlowdown sd = SlowdownOf(g, l, *match, "beside " + g.tenants);
+      BatchSlowdown sd = SlowdownOf(g, l, *match, "beside " + g.corunner_set);
       // The runs alternate alone and beside in each repetition: the ratio within a repetition
       // cancels the host's drift between repetitions, and their mean's interval is the paired
       // one (at least two repetitions measured both ways); else the two means' ratio.
@@ -369,7 +369,7 @@ BatchAnalysis AnalyzeBatch(const ExperimentData& d, double confidence) {
   BatchCategory& c = a.category;
   const BatchGroup* ref = nullptr;
   for (const auto& g : a.groups) {
-    if (g.partition.unlimited() && g.tenants.empty()) {
+    if (g.partition.unlimited() && g.corunner_set.empty()) {
       ref = &g;
       break;
     }
@@ -435,23 +435,28 @@ BatchAnalysis AnalyzeBatch(const ExperimentData& d, double confidence) {
   bool llc_sensitive = false;
   for (const auto& s : a.sensitivity) llc_sensitive = llc_sensitive || (s.resource == "llc_ways" && s.verdict == "sensitive");
   // Beside ream's calibrated sources on CPUs apart from the copies' (the same partition, alone
-  // interleaved): the run time's slowdown beside mem_bw and llc at their highest intensity.
+  // interleaved): the run time's slowdown beside the memory-bandwidth source and a cache source
+  // at their highest intensity, which resource a source stresses read from its row of the
+  // pressure table.
   std::optional<std::string> by_mem_bw, by_llc;
   double top_mem_bw = -1, top_llc = -1;
   for (const auto& [g, verdict] : beside) {
     if (!g->apart || g->partition.Label() != ref->partition.Label() || g->scenario != ref->scenario) continue;
-    if (g->pressure == "mem_bw" && g->intensity > top_mem_bw) {
+    const std::optional<pressure::Source> source = pressure::SourceFromName(g->pressure);
+    if (!source) continue;
+    const pressure::Stressed stressed = pressure::Info(*source).stresses;
+    if (stressed == pressure::Stressed::kMemoryBandwidth && g->intensity > top_mem_bw) {
       top_mem_bw = g->intensity;
       by_mem_bw = verdict;
     }
-    if ((g->pressure == "llc" || g->pressure == "l2") && g->intensity > top_llc) {
+    if (stressed == pressure::Stressed::kCache && g->intensity > top_llc) {
       top_llc = g->intensity;
       by_llc = verdict;
     }
   }
   for (const auto& s : a.sensitivity) {
     for (const auto& [g, verdict] : beside) {
-      if (s.resource != "beside " + g->tenants || !g->apart || g->pressure.empty()) continue;
+      if (s.resource != "beside " + g->corunner_set || !g->apart || g->pressure.empty()) continue;
       c.evidence.push_back("run time beside the " + g->pressure + " source at " + Fmt(g->intensity) + " % on other CPUs: " +
                            s.evidence + " — " + verdict + " (memory-bound beside mem_bw, cache-sensitive beside llc, "
                            "at a slowdown > " + Fmt(1 + kBatchSensitivity) + " by the interval's low end)");
@@ -520,8 +525,8 @@ nlohmann::json BatchAnalysis::ToJson() const {
                     {"mem_bw_bps", metric(l.membw_bps)}});
     }
     nlohmann::json gj = {{"key", g.key}, {"scenario", g.scenario}, {"partition", g.partition.Label()}, {"levels", ls}};
-    if (!g.tenants.empty()) {
-      gj["tenants"] = g.tenants;
+    if (!g.corunner_set.empty()) {
+      gj["tenants"] = g.corunner_set;
       gj["placement"] = g.placement;
       gj["apart"] = g.apart;
       if (!g.pressure.empty()) gj["pressure"] = {{"source", g.pressure}, {"intensity", g.intensity}};

@@ -1,4 +1,4 @@
-// A batch subject's findings (issue 40; experiment/batch_point.h stores its points): per
+// A batch subject's findings (experiment/batch_point.h stores its points): per
 // scenario × partition and copies, run time and throughput with intervals over the
 // repetitions; the slowdown each partition knob causes against the unlimited partition; a
 // sensitivity verdict per resource; and a batch category from black-box metrics, each rule
@@ -56,7 +56,7 @@ struct BatchGroup {
   // A shared run's co-runner set ("" alone): the source when it is one of ream's calibrated
   // sources of interference, and whether its CPUs are apart from the copies' (then it shares
   // only what the cores share — the LLC, the memory bus — not CPU time).
-  std::string tenants, pressure;
+  std::string corunner_set, pressure;
   double intensity = 0;
   bool apart = false;
   std::string placement;  // "co-runner on CPU 1, the copies on CPU 0"

@@ -161,10 +161,14 @@ RunData BesideRun(const std::string& source, double intensity, const std::string
   std::snprintf(name, sizeof name, "%s@%g", source.c_str(), intensity);
   for (auto& p : points) p.batch["cpus"] = "0";
   RunData r = BatchRun("1-ST", {}, rep, std::move(points));
-  r.tenants = name;
-  r.corunners = {{"corunners",
-                  {{{"name", name}, {"sched", "normal"}, {"cpu_list", cpu_list}, {"pressure", source},
-                    {"intensity", intensity}}}}};
+  r.corunner_set = name;
+  CorunnerRecord c;
+  c.name = name;
+  c.sched = "normal";
+  c.cpu_list = cpu_list;
+  c.pressure = source;
+  c.intensity = intensity;
+  r.corunners.corunners = {c};
   return r;
 }
 
@@ -176,12 +180,13 @@ RunData AloneRun(int rep, double run_s) {
 
 // Three repetitions alone (2.00, 2.02, 2.01 s a run) interleaved with three beside the source at
 // 100 % on `cpu_list` whose runs take `beside` seconds.
-ExperimentData AloneAndBeside(const std::string& cpu_list, std::vector<double> beside) {
+ExperimentData AloneAndBeside(const std::string& cpu_list, std::vector<double> beside,
+                              const std::string& source = "mem_bw") {
   const std::vector<double> alone = {2.0, 2.02, 2.01};
   std::vector<RunData> runs;
   for (int rep = 0; rep < 3; ++rep) {
     runs.push_back(AloneRun(rep, alone[rep]));
-    runs.push_back(BesideRun("mem_bw", 100, cpu_list, rep, {BatchPoint(1, beside[rep], beside[rep])}));
+    runs.push_back(BesideRun(source, 100, cpu_list, rep, {BatchPoint(1, beside[rep], beside[rep])}));
   }
   return Experiment(std::move(runs));
 }
@@ -216,6 +221,16 @@ TEST(BatchAnalysis, SlowerBesideTheMemBwSourceOnAnotherCpuIsMemoryBoundAndUnmove
   EXPECT_FALSE(sh.groups[1].apart);
   EXPECT_EQ(sh.category.name, "");
   EXPECT_NE(sh.category.unavailable.find("no mem_bw source ran beside the copies on other CPUs"), std::string::npos);
+}
+
+TEST(BatchAnalysis, SlowerBesideEitherCacheSourceOnAnotherCpuIsCacheSensitive) {
+  // The same × 1.30 beside llc or l2: both rows of the pressure table stress a cache.
+  for (const char* source : {"llc", "l2"}) {
+    BatchAnalysis m = AnalyzeBatch(AloneAndBeside("1", {2.6, 2.62, 2.61}, source), 0.95);
+    EXPECT_EQ(m.category.name, "cache-sensitive") << source;
+  }
+  // Beside the memory source (capacity, not bandwidth) it decides neither.
+  EXPECT_EQ(AnalyzeBatch(AloneAndBeside("1", {2.6, 2.62, 2.61}, "memory"), 0.95).category.name, "");
 }
 
 TEST(BatchAnalysis, FailedPointsAreCountedNotAveraged) {

@@ -50,6 +50,8 @@ Capacity ComputeSessionCapacity(const std::vector<PointAnalysis>& points) {
   }
   c.first_fail_qps = valid[fail]->target_load;
   c.high = valid[fail]->target_load;
+  c.interval_method = "the levels around the crossing (" + Load(last->target_load, LoadAxis::kSessions) + " to " +
+                      Load(valid[fail]->target_load, LoadAxis::kSessions) + ")";
   c.status = "the most sessions meeting QoS (" + rule + "): " + Load(last->target_load, LoadAxis::kSessions) + " (" +
              Fmt(last->session->deadline_miss_ratio * 100) + " % missed); " +
              Load(valid[fail]->target_load, LoadAxis::kSessions) + " miss " +
@@ -119,7 +121,10 @@ Capacity ComputeCapacity(const std::vector<PointAnalysis>& points, std::optional
                (low_miss.empty() ? std::string() : " from " + Load(mid.front().x, axis) + " on") +
                " meets QoS, so capacity is at least " + Load(mid.back().x, axis) + low_miss;
     // Still an uncertainty from the CI: the upper curve may cross inside the sweep.
-    if (auto l = FirstUpCrossing(hi, *target)) c.low = *l;
+    if (auto l = FirstUpCrossing(hi, *target)) {
+      c.low = *l;
+      c.interval_method = "from where the percentile's upper confidence band crosses QoS; no upper end (a lower bound)";
+    }
     return c;
   }
   c.qps = *x;
@@ -134,8 +139,14 @@ Capacity ComputeCapacity(const std::vector<PointAnalysis>& points, std::optional
   c.low = l ? *l : (hi.front().y > *target ? mid.front().x : *x);
   auto h = FirstUpCrossing(lo, *target);
   c.high = h ? *h : mid.back().x;
-  c.low = std::min(*c.low, *x);
-  c.high = std::max(*c.high, *x);
+  // The interpolation is a guess between two measured levels: the curve may cross anywhere
+  // between the last level meeting QoS and the first missing it, so the interval holds that whole
+  // bracket (a denser grid or the knee search narrows it by measuring closer levels).
+  c.low = std::min(*c.low, *c.last_pass_qps);
+  c.high = std::max(*c.high, *c.first_fail_qps);
+  c.interval_method = "the levels around the crossing (" + Load(*c.last_pass_qps, axis) + " to " +
+                      Load(*c.first_fail_qps, axis) + "), widened where the percentile's confidence band crosses "
+                      "outside them";
   for (size_t i = fail + 1; i < mid.size(); ++i) {
     if (mid[i].y <= *target) {
       c.status += "; a higher load (" + Load(mid[i].x, axis) +

@@ -16,20 +16,6 @@ std::optional<double> Num(const nlohmann::json& j, const char* key) {
   return j[key].get<double>();
 }
 
-// A co-runner's throughput in a window's figures, in `measure`.
-std::optional<double> Throughput(const nlohmann::json& fig, const std::string& measure) {
-  if (measure == "QPS") return fig.contains("load") ? Num(fig["load"], "throughput_qps") : std::nullopt;
-  return Num(fig, measure == "completions/s" ? "completions_per_s" : "cpu_share");
-}
-
-// A loaded co-runner's p95 in a window's figures, when its own generator judged the window valid.
-std::optional<double> LoadP95(const nlohmann::json& fig) {
-  if (!fig.is_object() || !fig.contains("load")) return std::nullopt;
-  const nlohmann::json& l = fig["load"];
-  if (!l.contains("valid") || !l["valid"].is_boolean() || !l["valid"].get<bool>()) return std::nullopt;
-  return l.contains("latency_us") ? Num(l["latency_us"], "p95") : std::nullopt;
-}
-
 // The QoS percentile's latency from the send of a point, when the generator stored it.
 std::optional<double> FromSendTail(const PointData& p, double percentile) {
   const char* key = percentile == 50 ? "p50" : percentile == 95 ? "p95" : percentile == 99 ? "p99"
@@ -86,14 +72,14 @@ std::vector<ColocationGroup> AnalyzeColocation(const ExperimentData& d, const Ex
   std::vector<ColocationGroup> out;
   std::vector<std::string> sets;
   for (const auto& r : d.runs) {
-    if (!r.tenants.empty() && std::find(sets.begin(), sets.end(), r.tenants) == sets.end()) sets.push_back(r.tenants);
+    if (!r.corunner_set.empty() && std::find(sets.begin(), sets.end(), r.corunner_set) == sets.end()) sets.push_back(r.corunner_set);
   }
   const std::optional<double> lqos = alone.qos.target_us;
   for (const std::string& set : sets) {
     ExperimentData shared = d;
     shared.runs.clear();
     for (const auto& r : d.runs) {
-      if (r.tenants == set) shared.runs.push_back(r);
+      if (r.corunner_set == set) shared.runs.push_back(r);
     }
     // The subject's QoS is its own, measured alone: the shared runs are judged against it.
     if (lqos) shared.qos.fixed_target_us = lqos;
@@ -127,73 +113,71 @@ std::vector<ColocationGroup> AnalyzeColocation(const ExperimentData& d, const Ex
       // Each co-runner: its measure, and its throughput alone (median over the runs' windows).
       std::vector<std::string> names;
       for (const RunData* r : runs) {
-        if (!r->corunners.is_object() || !r->corunners.contains("corunners")) continue;
-        for (const auto& c : r->corunners["corunners"]) {
-          std::string name = c.value("name", std::string());
-          if (std::find(names.begin(), names.end(), name) != names.end()) continue;
-          names.push_back(name);
-          CorunnerFigures f;
-          f.name = name;
-          f.sched = c.value("sched", std::string());
-          f.cpus = c.value("cpu_list", c.value("cpus", std::string()));
-          if (c.contains("load") && c["load"].is_object()) {
+        for (const CorunnerRecord& c : r->corunners.corunners) {
+          if (std::find(names.begin(), names.end(), c.name) != names.end()) continue;
+          names.push_back(c.name);
+          CorunnerComparison f;
+          f.name = c.name;
+          f.sched = c.sched;
+          f.cpus = c.cpu_list.empty() ? c.cpus : c.cpu_list;
+          if (c.load) {
             f.loaded = true;
-            f.load_qps = Num(c["load"], "qps").value_or(0);
+            f.load_qps = c.load->qps;
           }
           g.corunners.push_back(f);
         }
       }
       for (auto& f : g.corunners) {
-        std::vector<nlohmann::json> windows;
+        std::vector<const TenantFigures*> windows;
         for (const RunData* r : runs) {
-          if (r->corunners.is_object() && r->corunners.contains("alone") && r->corunners["alone"].contains(f.name)) {
-            windows.push_back(r->corunners["alone"][f.name]);
-          }
+          const CorunnerRecord* c = r->corunners.Find(f.name);
+          if (c && c->alone) windows.push_back(&*c->alone);
         }
         bool completes = !windows.empty();
-        for (const auto& w : windows) completes = completes && Num(w, "completions").value_or(0) > 0;
-        f.measure = f.loaded ? "QPS" : completes ? "completions/s" : "CPU-s/s";
+        for (const TenantFigures* w : windows) completes = completes && w->completions > 0;
+        f.unit = f.loaded ? ThroughputUnit::kQps
+                 : completes ? ThroughputUnit::kCompletionsPerSecond
+                             : ThroughputUnit::kCpuSecondsPerSecond;
         if (f.loaded) {
           std::vector<double> tails;
-          for (const auto& w : windows) {
-            if (auto v = LoadP95(w)) tails.push_back(*v);
+          for (const TenantFigures* w : windows) {
+            if (auto v = w->ValidLoadP95Us()) tails.push_back(*v);
           }
           if (!tails.empty()) f.alone_p95_us = Median(tails);
           // Beside the subject: every window of the shared runs' points.
           std::vector<double> together;
           for (const RunData* r : runs) {
             for (const auto& p : r->points) {
-              if (!p.tenants.is_object() || !p.tenants.contains(f.name)) continue;
-              const nlohmann::json& fig = p.tenants[f.name];
-              if (!fig.contains("load")) continue;
+              auto it = p.corunners.find(f.name);
+              if (it == p.corunners.end() || !it->second.load) continue;
+              const TenantLoadFigures& load = *it->second.load;
               ++f.together_windows;
-              if (auto v = LoadP95(fig)) {
+              if (auto v = it->second.ValidLoadP95Us()) {
                 together.push_back(*v);
                 ++f.together_valid_windows;
-              } else if (fig["load"].contains("invalid_reasons") && fig["load"]["invalid_reasons"].is_array()) {
-                for (const auto& why : fig["load"]["invalid_reasons"]) {
-                  if (!why.is_string()) continue;
-                  const std::string w = why.get<std::string>();
-                  auto& rs = f.together_invalid_reasons;
-                  if (std::find(rs.begin(), rs.end(), w) == rs.end()) rs.push_back(w);
+              } else if (load.measured()) {
+                auto& rs = f.together_invalid_reasons;
+                for (const std::string& why : load.invalid_reasons) {
+                  if (std::find(rs.begin(), rs.end(), why) == rs.end()) rs.push_back(why);
                 }
-              } else if (fig["load"].contains("unavailable") && fig["load"]["unavailable"].is_string()) {
-                f.together_invalid_reasons.push_back(fig["load"]["unavailable"].get<std::string>());
+              } else {
+                f.together_invalid_reasons.push_back(load.unavailable);
               }
             }
           }
           if (!together.empty()) f.together_p95_us = Median(together);
         }
         std::vector<double> values;
-        for (const auto& w : windows) {
-          if (auto v = Throughput(w, f.measure)) values.push_back(*v);
+        for (const TenantFigures* w : windows) {
+          if (auto v = w->Throughput(f.unit)) values.push_back(*v);
         }
         f.alone_windows = static_cast<int>(values.size());
         if (!values.empty()) {
           f.alone = Median(values);
         } else {
           f.note = windows.empty() ? "not measured alone ([colocation] alone = false, or the run was cut short)"
-                                   : "its alone windows have no " + f.measure + " (the CPU monitor was unavailable)";
+                                   : "its alone windows have no " + ToString(f.unit) +
+                                         " (the CPU monitor was unavailable)";
         }
       }
 
@@ -259,14 +243,14 @@ std::vector<ColocationGroup> AnalyzeColocation(const ExperimentData& d, const Ex
           std::vector<double> vs;
           for (const RunData* r : runs) {
             for (const PointData* p : DecidingPoints(*r, load)) {
-              if (p->tenants.is_object() && p->tenants.contains(f.name)) {
-                if (auto v = Throughput(p->tenants[f.name], f.measure)) vs.push_back(*v);
-              }
+              auto it = p->corunners.find(f.name);
+              if (it == p->corunners.end()) continue;
+              if (auto v = it->second.Throughput(f.unit)) vs.push_back(*v);
             }
           }
           if (vs.empty()) {
             all = false;
-            l.emu_note = "co-runner '" + f.name + "' has no " + f.measure + " at this level";
+            l.emu_note = "co-runner '" + f.name + "' has no " + ToString(f.unit) + " at this level";
             continue;
           }
           const double v = Median(vs);

@@ -10,19 +10,20 @@
 #include <string>
 #include <vector>
 
+#include "store/tenant_figures.h"
+
 namespace ream::analysis {
 
-// One co-runner of a set: its throughput alone (over the windows measured with the subject not
-// running) and together (the mean over the shared points). The measure is its completions per
-// second when it completes runs (a batch job that `restart` repeats) in every alone window,
-// else the CPU-seconds it obtained per second (an antagonist that never ends: the share of a
-// CPU it got is the work it could do).
-struct CorunnerFigures {
+// One co-runner of a set compared alone and together: its throughput alone (over the windows
+// measured with the subject not running) and together (the mean over the shared points). The
+// unit is the requests it served per second for a co-runner under a load of its own
+// ([corunner.load]), else its completions per second when it completes runs (a batch job that
+// `restart` repeats) in every alone window, else the CPU-seconds it obtained per second (an
+// antagonist that never ends: the share of a CPU it got is the work it could do).
+struct CorunnerComparison {
   std::string name;
   std::string sched, cpus;  // as the spec gave them
-  // "completions/s", "CPU-s/s", or "QPS" for a co-runner under a load of its own
-  // ([corunner.load]): the requests it served per second.
-  std::string measure;
+  ThroughputUnit unit = ThroughputUnit::kCpuSecondsPerSecond;
   std::optional<double> alone, together, ratio;  // ratio = together / alone
   int alone_windows = 0;    // windows the alone value is the median of
   std::string note;         // why a figure is missing
@@ -76,7 +77,7 @@ struct ColocationGroup {
   // why it cannot be said.
   std::string verdict;
   std::vector<ColocationLevel> levels;
-  std::vector<CorunnerFigures> corunners;
+  std::vector<CorunnerComparison> corunners;
   std::string unavailable;  // why nothing could be compared (no valid shared point, ...)
 };
 

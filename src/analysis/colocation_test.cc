@@ -27,24 +27,40 @@ PointData Mm1Point(double lambda, double s) {
   return p;
 }
 
-// A run of the subject (service s) over 500..8000 QPS; beside `tenants` when given, whose
+// A co-runner's figures over a window: its completions and their rate, the CPU share it got.
+TenantFigures Window(int64_t completions, std::optional<double> completions_per_s, double cpu_share) {
+  TenantFigures f;
+  f.window_s = 1;
+  f.completions = completions;
+  f.completions_per_s = completions_per_s;
+  f.cpu_share = cpu_share;
+  return f;
+}
+
+// A shared run's description of its one co-runner `name`, measured alone over `alone`.
+CorunnerSetRecord OneCorunner(const std::string& name, const std::string& sched, const TenantFigures& alone) {
+  CorunnerSetRecord set;
+  set.corunners.resize(1);
+  set.corunners[0].name = name;
+  set.corunners[0].sched = sched;
+  set.corunners[0].cpu_list = "0";
+  set.SetAlone({{name, alone}}, {});
+  return set;
+}
+
+// A run of the subject (service s) over 500..8000 QPS; beside `set` when given, whose
 // co-runner "job" completed `alone_rate` runs/s alone and `together_rate` beside each point.
-RunData SharedRun(double s, const std::string& tenants, int rep, double alone_rate, double together_rate) {
+RunData SharedRun(double s, const std::string& set, int rep, double alone_rate, double together_rate) {
   RunData r;
   r.scenario = "1-ST";
   r.repetition = rep;
-  r.tenants = tenants;
+  r.corunner_set = set;
   for (double l = 500; l <= 8000; l += 500) {
     PointData p = Mm1Point(l, s);
-    if (!tenants.empty()) {
-      p.tenants = {{"job", {{"completions", 10}, {"completions_per_s", together_rate}, {"cpu_share", 0.4}}}};
-    }
+    if (!set.empty()) p.corunners = {{"job", Window(10, together_rate, 0.4)}};
     r.points.push_back(p);
   }
-  if (!tenants.empty()) {
-    r.corunners = {{"corunners", {{{"name", "job"}, {"sched", "idle"}, {"cpu_list", "0"}}}},
-                   {"alone", {{"job", {{"completions", 20}, {"completions_per_s", alone_rate}, {"cpu_share", 0.99}}}}}};
-  }
+  if (!set.empty()) r.corunners = OneCorunner("job", "idle", Window(20, alone_rate, 0.99));
   return r;
 }
 
@@ -69,9 +85,9 @@ TEST(Colocation, CapacityAloneAndTogetherWithTheAloneTargetEmuAndTheCorunnersThr
   EXPECT_LT(*g.together_capacity, *g.alone_capacity * 0.8);
   EXPECT_NEAR(*g.capacity_ratio, *g.together_capacity / *g.alone_capacity, 1e-12);
   EXPECT_EQ(g.verdict, "lower beyond both intervals");
-  // The co-runner completes runs in every alone window: its measure is completions/s.
+  // The co-runner completes runs in every alone window: its unit is completions/s.
   ASSERT_EQ(g.corunners.size(), 1u);
-  EXPECT_EQ(g.corunners[0].measure, "completions/s");
+  EXPECT_EQ(g.corunners[0].unit, ThroughputUnit::kCompletionsPerSecond);
   EXPECT_DOUBLE_EQ(*g.corunners[0].alone, 4.0);
   EXPECT_DOUBLE_EQ(*g.corunners[0].together, 1.0);
   EXPECT_DOUBLE_EQ(*g.corunners[0].ratio, 0.25);
@@ -98,15 +114,14 @@ TEST(Colocation, AnAntagonistThatNeverCompletesIsMeasuredByTheCpuItGot) {
   d.qos.fixed_target_us = 1000;
   RunData alone = SharedRun(100e-6, "", 0, 0, 0);
   RunData shared = SharedRun(100e-6, "spin", 0, 0, 0);
-  shared.corunners = {{"corunners", {{{"name", "spin"}, {"sched", "normal"}, {"cpu_list", "0"}}}},
-                      {"alone", {{"spin", {{"completions", 0}, {"cpu_share", 0.98}}}}}};
-  for (auto& p : shared.points) p.tenants = {{"spin", {{"completions", 0}, {"cpu_share", 0.49}}}};
+  shared.corunners = OneCorunner("spin", "normal", Window(0, std::nullopt, 0.98));
+  for (auto& p : shared.points) p.corunners = {{"spin", Window(0, std::nullopt, 0.49)}};
   d.runs = {alone, shared};
   auto a = Analyze(d, {});
   ASSERT_TRUE(a.ok()) << a.status().message();
   ASSERT_EQ(a->colocation.size(), 1u);
   const auto& c = a->colocation[0].corunners.at(0);
-  EXPECT_EQ(c.measure, "CPU-s/s");
+  EXPECT_EQ(c.unit, ThroughputUnit::kCpuSecondsPerSecond);
   EXPECT_NEAR(*c.ratio, 0.5, 1e-12);
   // The same service alone and together: the verdict is that nothing moved.
   EXPECT_EQ(a->colocation[0].verdict, "within the intervals");
@@ -119,26 +134,30 @@ TEST(Colocation, ALatencyCriticalNeighbourIsMeasuredByTheQpsItServedAndItsOwnTai
   RunData alone = SharedRun(100e-6, "", 0, 0, 0);
   RunData shared = SharedRun(100e-6, "kv2", 0, 0, 0);
   auto window = [](double served, double p95, bool valid) {
-    nlohmann::json l = {{"target_qps", 3000}, {"throughput_qps", served}, {"valid", valid},
-                        {"latency_us", {{"p95", p95}}}};
-    if (!valid) l["invalid_reasons"] = {"rule distortion: lateness moved p95 by 40 %"};
-    return nlohmann::json{{"completions", 0}, {"cpu_share", 0.3}, {"load", l}};
+    TenantLoadFigures l;
+    l.target_qps = 3000;
+    l.throughput_qps = served;
+    l.valid = valid;
+    l.latency_p95_us = p95;
+    if (!valid) l.invalid_reasons = {"rule distortion: lateness moved p95 by 40 %"};
+    TenantFigures f = Window(0, std::nullopt, 0.3);
+    f.load = l;
+    return f;
   };
-  shared.corunners = {{"corunners", {{{"name", "kv2"}, {"sched", "normal"}, {"cpu_list", "0"},
-                                      {"load", {{"qps", 3000}, {"connections", 1}, {"protocol", "ream"}}}}}},
-                      {"alone", {{"kv2", window(2990, 40, true)}}}};
+  shared.corunners = OneCorunner("kv2", "normal", window(2990, 40, true));
+  shared.corunners.corunners[0].load = CorunnerLoadRecord{.qps = 3000, .connections = 1, .protocol = "ream"};
   // Beside the subject its tail grows with the subject's load; the top window is invalid by its
   // own generator's rule and is left out of its tail.
   for (size_t i = 0; i < shared.points.size(); ++i) {
     const bool top = i + 1 == shared.points.size();
-    shared.points[i].tenants = {{"kv2", window(2950, 50 + static_cast<double>(i), !top)}};
+    shared.points[i].corunners = {{"kv2", window(2950, 50 + static_cast<double>(i), !top)}};
   }
   d.runs = {alone, shared};
   auto a = Analyze(d, {});
   ASSERT_TRUE(a.ok()) << a.status().message();
   const auto& c = a->colocation.at(0).corunners.at(0);
   EXPECT_TRUE(c.loaded);
-  EXPECT_EQ(c.measure, "QPS");
+  EXPECT_EQ(c.unit, ThroughputUnit::kQps);
   EXPECT_DOUBLE_EQ(*c.alone, 2990);
   EXPECT_DOUBLE_EQ(*c.together, 2950);
   EXPECT_DOUBLE_EQ(*c.alone_p95_us, 40);

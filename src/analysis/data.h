@@ -14,6 +14,7 @@
 
 #include "load/histogram.h"
 #include "load/load_axis.h"
+#include "store/tenant_figures.h"
 
 namespace ream::analysis {
 
@@ -115,9 +116,9 @@ struct PointData {
   // an invalid point whose tail from the send already exceeds LQoS misses QoS whatever its
   // lateness (colocation.cc uses it).
   nlohmann::json latency_from_send_us;
-  // A shared run's point: each co-runner's figures over the window (store PointRecord::tenants;
-  // experiment/corunners.h CorunnerSet::Figures); null when the subject ran alone.
-  nlohmann::json tenants;
+  // A shared run's point: each co-runner's figures over the window, by name (store
+  // PointRecord::corunners, store/tenant_figures.h); empty when the subject ran alone.
+  TenantFiguresByName corunners;
   // A batch subject's figures (store PointRecord::batch; experiment/batch_point.h); null for
   // a server's point.
   nlohmann::json batch;
@@ -159,10 +160,10 @@ struct RunData {
   // How the sweep chose this run's levels when it chose them itself (qps = "auto"): the
   // probes' findings; "" when the spec listed them.
   std::string load_range_note;
-  // The co-runner set beside the subject ("" alone; names joined by "+"), and the set as
-  // stored (store RunRecord::tenants: each co-runner, and its figures alone under "alone").
-  std::string tenants;
-  nlohmann::json corunners;
+  // The co-runner set beside the subject ("" alone; names joined by "+"), and its co-runners as
+  // they ran, each with its figures alone (store RunRecord::corunners; empty alone).
+  std::string corunner_set;
+  CorunnerSetRecord corunners;
 };
 
 // How QoS is decided (from the spec).
@@ -173,7 +174,7 @@ struct QosRule {
   double at_utilization = 0.20;  // ... at this CPU utilization
 };
 
-// The spec's [model] (experiment/spec.h ModelSpec), as stored with the experiment; the
+// The spec's [model] (spec/spec.h ModelSpec), as stored with the experiment; the
 // defaults when it had none.
 struct ModelParams {
   double messages_per_op = 2;                  // k in S = S0 + k·o

@@ -22,14 +22,13 @@ struct SourceSet {
 std::map<std::string, SourceSet> SourceSets(const ExperimentData& d) {
   std::map<std::string, SourceSet> out;
   for (const auto& r : d.runs) {
-    if (r.tenants.empty() || !r.corunners.is_object() || !r.corunners.contains("corunners")) continue;
-    const auto& cs = r.corunners["corunners"];
-    if (!cs.is_array() || cs.size() != 1 || !cs[0].contains("pressure") || !cs[0]["pressure"].is_string()) continue;
+    const std::vector<CorunnerRecord>& cs = r.corunners.corunners;
+    if (r.corunner_set.empty() || cs.size() != 1 || cs[0].pressure.empty()) continue;
     SourceSet s;
-    s.source = cs[0]["pressure"].get<std::string>();
-    s.intensity = cs[0].value("intensity", 0.0);
-    s.load = cs[0].value("interference_load", 0.0);
-    out[r.tenants] = s;
+    s.source = cs[0].pressure;
+    s.intensity = cs[0].intensity;
+    s.load = cs[0].interference_load.value_or(0);
+    out[r.corunner_set] = s;
   }
   return out;
 }
@@ -164,7 +163,7 @@ std::vector<InterferenceProfile> AnalyzeInterference(const ExperimentData& d, co
   // Sources in the order the runs first name them; group keys in the order of `groups`.
   std::vector<std::string> sources, keys;
   for (const auto& r : d.runs) {
-    auto it = sets.find(r.tenants);
+    auto it = sets.find(r.corunner_set);
     if (it != sets.end() && std::find(sources.begin(), sources.end(), it->second.source) == sources.end()) {
       sources.push_back(it->second.source);
     }

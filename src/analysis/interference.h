@@ -1,4 +1,4 @@
-// The subject's sensitivity profile (issue 42; docs/interference.md): per source of interference
+// The subject's sensitivity profile (docs/interference.md): per source of interference
 // (a co-runner set of one `pressure = SOURCE, intensity = P` co-runner, as [interference]
 // generates them), the subject's QPS under QoS with its interval and its tail at a fixed load
 // against the intensity — Bubble-Up's sensitivity curve, with the subject alone as 0 % — the
@@ -115,7 +115,7 @@ std::vector<InterferencePrediction> PredictInterference(const std::vector<Interf
                                                         const std::vector<PressureProfile>& reporter_scores,
                                                         std::optional<double> lqos);
 
-// The co-location matrix (issue 42 item 5): subjects × co-runner sets on one scenario × partition,
+// The co-location matrix: subjects × co-runner sets on one scenario × partition,
 // each cell the subject's capacity beside the set (together / alone) and whether it meets QoS at
 // its curve's load, predicted (Bubble-Up, from a reporter's scores) and measured where the pair
 // ran; and each workload's vector over the sources — the intensity a subject tolerates, the

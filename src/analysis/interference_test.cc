@@ -37,12 +37,17 @@ RunData SweepRun(double s, int rep, const std::string& source = "", double inten
   if (!source.empty()) {
     char name[64];
     std::snprintf(name, sizeof name, "%s@%g", source.c_str(), intensity);
-    r.tenants = name;
-    r.corunners = {{"corunners",
-                    {{{"name", name}, {"sched", "normal"}, {"cpu_list", "0"}, {"pressure", source},
-                      {"intensity", intensity}, {"interference_load", load}}}},
-                   {"alone", {{name, {{"cpu_share", 0.99}}}}}};
-    for (auto& p : r.points) p.tenants = {{name, {{"cpu_share", 0.4}}}};
+    r.corunner_set = name;
+    CorunnerRecord c;
+    c.name = name;
+    c.sched = "normal";
+    c.cpu_list = "0";
+    c.pressure = source;
+    c.intensity = intensity;
+    c.interference_load = load;
+    r.corunners.corunners = {c};
+    r.corunners.SetAlone({{name, TenantFigures{.window_s = 1, .cpu_share = 0.99}}}, {});
+    for (auto& p : r.points) p.corunners = {{name, TenantFigures{.window_s = 1, .cpu_share = 0.4}}};
   }
   return r;
 }
@@ -121,7 +126,7 @@ TEST(Interference, WithoutAGivenLoadTheCurveIsReadAtHalfTheCapacityAlone) {
 TEST(Interference, AnInvalidPointAtTheLoadLeavesTheToleratedIntensityABoundAndTheVerdictToTheCapacity) {
   ExperimentData d = Data(4000);
   for (auto& r : d.runs) {
-    if (r.tenants != "cpu@100") continue;
+    if (r.corunner_set != "cpu@100") continue;
     for (auto& p : r.points) {
       if (p.target_load == 4000) {
         p.valid = false;
@@ -145,10 +150,14 @@ TEST(Interference, AnInvalidPointAtTheLoadLeavesTheToleratedIntensityABoundAndTh
 // A co-runner set that is no source ("job": a command), run beside the subject as the others.
 RunData JobRun(double s, int rep) {
   RunData r = SweepRun(s, rep);
-  r.tenants = "job";
-  r.corunners = {{"corunners", {{{"name", "job"}, {"sched", "normal"}, {"cpu_list", "0"}}}},
-                 {"alone", {{"job", {{"cpu_share", 0.99}}}}}};
-  for (auto& p : r.points) p.tenants = {{"job", {{"cpu_share", 0.4}}}};
+  r.corunner_set = "job";
+  CorunnerRecord c;
+  c.name = "job";
+  c.sched = "normal";
+  c.cpu_list = "0";
+  r.corunners.corunners = {c};
+  r.corunners.SetAlone({{"job", TenantFigures{.window_s = 1, .cpu_share = 0.99}}}, {});
+  for (auto& p : r.points) p.corunners = {{"job", TenantFigures{.window_s = 1, .cpu_share = 0.4}}};
   return r;
 }
 
@@ -231,7 +240,7 @@ TEST(Interference, NoScoreIsReadOffACurveThatIsNotMonotone) {
   ExperimentData d = Data(4000);
   // The cpu source at 100 % made the subject faster than at 50 %: the curve falls.
   for (auto& r : d.runs) {
-    if (r.tenants == "cpu@100") r = SweepRun(100e-6, r.repetition, "cpu", 100, 4000);
+    if (r.corunner_set == "cpu@100") r = SweepRun(100e-6, r.repetition, "cpu", 100, 4000);
   }
   for (int rep = 0; rep < 2; ++rep) d.runs.push_back(JobRun(100e-6 / 0.6, rep));
   auto a = Analyze(d, {});
@@ -378,7 +387,7 @@ TEST(Interference, TheMatrixSetsEachSubjectBesideEachJobPredictedAndMeasuredWith
 TEST(Interference, SetsOfACommandCorunnerAreNoProfile) {
   ExperimentData d = Data(4000);
   for (auto& r : d.runs) {
-    if (r.corunners.is_object()) r.corunners["corunners"][0].erase("pressure");
+    if (!r.corunners.corunners.empty()) r.corunners.corunners[0].pressure.clear();
   }
   auto a = Analyze(d, {});
   ASSERT_TRUE(a.ok()) << a.status().message();

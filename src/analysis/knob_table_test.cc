@@ -6,7 +6,7 @@
 #include "analysis/analysis.h"
 #include "analysis/queueing.h"
 #include "analysis/store_loader.h"
-#include "experiment/spec.h"
+#include "spec/spec.h"
 #include "partition/knobs.h"
 
 namespace ream::analysis {

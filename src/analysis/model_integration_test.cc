@@ -1,4 +1,4 @@
-// The second seed's model against real runs (issue 18's "Done when"): ream's synthetic server
+// The second seed's model against real runs : ream's synthetic server
 // with exponential service of 100 µs pinned to CPU 1 (the generator on CPU 0), swept from
 // about 10 % to 70 % of its capacity with `ream run`; `ream analyze --json`'s model must give
 // a mean response time within 15 % of the measured one across 10–70 % utilization (the mean

@@ -155,7 +155,7 @@ TEST(Welch, WakeUpOnIdleMatchesASimulationAndIsRecoveredFromTheCpuPerRequest) {
   EXPECT_GT(*c->variants[0].max_abs_relative_error, 0.02);  // plain M/M/1: S from U/X is too large
 }
 
-// A CPU quota is the queue's capacity, not a longer demand (issue 18's follow-up): 1-ST with
+// A CPU quota is the queue's capacity, not a longer demand: 1-ST with
 // S = 100 µs of CPU per request at a 50 % and a 75 % quota serves each request in S / quota,
 // and its utilization is of the quota. The fitted S stays 100 µs at every quota (it read
 // 233 µs and 147 µs in examples/sensitivity.toml before), and X_sat is quota / S.

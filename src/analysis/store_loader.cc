@@ -27,7 +27,7 @@ Metric FromColumn(const std::optional<double>& v, const PointRecord& p, const st
 }
 
 // The client nodes' figures of a point from its generator document's "agents"
-// (experiment/agent_protocol.cc MergeAgentResults). A figure an agent did not report stays
+// (remote/agent_protocol.cc MergeAgentResults). A figure an agent did not report stays
 // unset: an agent that died has a name, a share, a clock and its failure, and nothing else.
 std::vector<AgentFigures> AgentsOf(const nlohmann::json& agents) {
   auto num = [](const nlohmann::json& o, const char* k) -> std::optional<double> {
@@ -209,8 +209,8 @@ Result<ExperimentData> LoadExperiment(Store& store, const std::string& name) {
     if (!part.ok()) return part.status().Annotate("experiment '" + d.name + "'");
     run.partition = *part;
     if (r.sweep.is_object()) run.load_range_note = r.sweep.value("why", std::string());
-    run.tenants = r.key.tenants;
-    run.corunners = r.tenants;
+    run.corunner_set = r.key.corunner_set;
+    if (r.corunners) run.corunners = *r.corunners;
     Placement(r, topology, &run);
     REAM_ASSIGN_OR_RETURN(auto points, store.ListPoints(r.id));
     for (const auto& p : points) {
@@ -305,7 +305,7 @@ Result<ExperimentData> LoadExperiment(Store& store, const std::string& name) {
         auto it = hists.find(kHistSojourn);
         if (it != hists.end() && it->second.count() > 0) pd.latency_hist_ns = it->second;
       }
-      pd.tenants = p.tenants;
+      pd.corunners = p.corunners;
       pd.batch = p.batch;
       if (p.generator.is_object() && p.generator.contains("latency_from_send_us")) {
         pd.latency_from_send_us = p.generator["latency_from_send_us"];

@@ -1,4 +1,4 @@
-// The batch suite (issue 40): programs from Debian's packages standing for SPEC CPU benchmarks,
+// The batch suite: programs from Debian's packages standing for SPEC CPU benchmarks,
 // each run to completion on one thread on an input ream generates from a seed and caches.
 //   const BatchProgram* p = FindBatchProgram("xz");
 //   auto input = PrepareInput(platform, *p, {.seconds = 5, .seed = 1});

@@ -62,6 +62,55 @@ TEST(Cli, DoctorJsonOnAFixtureTree) {
   EXPECT_TRUE(found_smt);
 }
 
+// The seed's main node on paper: the shipped example's placement table for two Xeon Silver
+// 4116, which this machine cannot be.
+TEST(Cli, DryRunPlansOnTheSeedMachinesTopology) {
+  const std::string seed = std::string(REAM_SOURCE_DIR) + "/src/topology/testdata/seed-4116x2";
+  const std::string spec = std::string(REAM_SOURCE_DIR) + "/examples/seed-platform.toml";
+  auto r = Ream({"run", "--dry-run", "--topology", seed, spec});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("is valid on paper for the machine in " + seed), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("placement on Intel(R) Xeon(R) Silver 4116 CPU @ 2.10GHz: 2 package(s), 24 cores, 48 logical "
+                       "CPUs (2 per core)"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("2-SMT, partition llc_ways=2, beside kv+povray+mcf+xz:"), std::string::npos) << r.err;
+  // The subject's row in 2-SMT: both threads of core 0 of package 0, its own 2 ways; mcf's
+  // bandwidth as the mount takes it; the generator on the other socket's last core.
+  std::istringstream lines(r.err);
+  std::string line;
+  bool in_run = false, subject = false, mcf = false, generator = false;
+  while (std::getline(lines, line)) {
+    if (line.find("2-SMT, partition llc_ways=2, beside") != std::string::npos) in_run = true;
+    if (!in_run) continue;
+    if (line.find("    subject ") == 0) {
+      subject = true;
+      EXPECT_NE(line.find("0,24 (2-SMT)"), std::string::npos) << line;
+      EXPECT_NE(line.find("0:0x2"), std::string::npos) << line;
+      EXPECT_NE(line.find("0x003 (2)"), std::string::npos) << line;
+    }
+    if (line.find("    mcf ") == 0) {
+      mcf = true;
+      EXPECT_NE(line.find("batch mcf"), std::string::npos) << line;
+      EXPECT_NE(line.find("30% -> MB 30%"), std::string::npos) << line;
+    }
+    if (line.find("    generator ") == 0) {
+      generator = true;
+      EXPECT_NE(line.find("23,47"), std::string::npos) << line;
+      EXPECT_NE(line.find("1:11x2"), std::string::npos) << line;
+      break;
+    }
+  }
+  EXPECT_TRUE(subject && mcf && generator) << r.err;
+  // --topology is a plan on paper only.
+  auto alone = Ream({"run", "--topology", seed, spec});
+  EXPECT_NE(alone.exit_code, 0);
+  EXPECT_NE((alone.err + alone.out).find("--dry-run"), std::string::npos) << alone.err;
+  auto missing = Ream({"run", "--dry-run", "--topology", "/nonexistent/ream-machine", spec});
+  EXPECT_NE(missing.exit_code, 0);
+  EXPECT_NE(missing.err.find("/nonexistent/ream-machine"), std::string::npos) << missing.err;
+}
+
 TEST(Cli, VersionPrintsTheCommit) {
   auto r = Ream({"--version"});
   EXPECT_EQ(r.exit_code, 0);

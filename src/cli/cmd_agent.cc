@@ -1,7 +1,7 @@
 // `ream agent`: the generator as a remote worker behind the load-driver seam, and the keeper of a
-// workload on its host (experiment/workload_agent.h). The coordinator starts it with
+// workload on its host (remote/workload_agent.h). The coordinator starts it with
 // `ssh HOST ream agent` and speaks to it over stdin/stdout only, one JSON object per line
-// (experiment/agent_protocol.h); it exits when stdin closes, removing any sandbox it made, so
+// (remote/agent_protocol.h); it exits when stdin closes, removing any sandbox it made, so
 // an agent never outlives its session. Nothing but protocol lines goes to stdout; notes go to
 // stderr.
 #include <iostream>
@@ -11,8 +11,8 @@
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
 #include "cli/version.h"
-#include "experiment/agent_protocol.h"
-#include "experiment/workload_agent.h"
+#include "remote/agent_protocol.h"
+#include "remote/workload_agent.h"
 #include "load/generator.h"
 #include "platform/clock.h"
 #include "platform/platform.h"

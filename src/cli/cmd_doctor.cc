@@ -34,7 +34,7 @@ int RunDoctor(const DoctorOptions& o) {
   auto caps = ProbeCapabilities(*platform, probe);
   auto topo = ReadTopology(*platform);
   caps.push_back(SmtCapability(topo));
-  if (o.root.empty()) caps.push_back(ProbeOverheadLibrary(*platform));  // LogGP o (issue 18)
+  if (o.root.empty()) caps.push_back(ProbeOverheadLibrary(*platform));  // LogGP o
   if (o.root.empty()) {
     // The vm sandbox ([sandbox] kind = "vm"): libvirt, the guest image, the accelerator.
     for (auto& c : MakeVmSandboxKind(*platform, {})->Probe()) caps.push_back(std::move(c));

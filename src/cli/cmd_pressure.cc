@@ -188,7 +188,7 @@ int RunPressure(const PressureFlags& f) {
 void AddPressureCommand(CLI::App& app, CommandList& commands) {
   auto f = std::make_shared<PressureFlags>();
   CLI::App* sub = app.add_subcommand("pressure", "Apply a source of interference at a calibrated intensity");
-  sub->add_option("source", f->source, "cpu, l2, llc, mem_bw, memory, disk or net");
+  sub->add_option("source", f->source, "One of " + pressure::SourceNames());
   sub->add_option("--intensity", f->intensity, "The dial, 0-100 (%)");
   sub->add_option("--seconds", f->seconds, "How long; 0 runs until SIGTERM/SIGINT")->capture_default_str();
   sub->add_option("--dir", f->dir, "Directory of the disk source's (unlinked) direct-I/O scratch file")

@@ -7,7 +7,7 @@
 #include "cli/exit_codes.h"
 #include "cli/version.h"
 #include "experiment/runner.h"
-#include "experiment/spec.h"
+#include "spec/spec.h"
 #include "platform/platform.h"
 
 namespace ream::cli {
@@ -18,6 +18,7 @@ struct RunFlags {
   std::string db = "results.db";
   bool resume = false;
   bool dry_run = false;
+  std::string topology;  // --topology DIR (with --dry-run)
   std::string only;
   bool interleave = false;
   uint64_t order_seed = 1;
@@ -48,6 +49,7 @@ int RunRun(const RunFlags& f) {
   o.db_path = f.db;
   o.resume = f.resume;
   o.dry_run = f.dry_run;
+  o.topology_dir = f.topology;
   o.only = f.only;
   o.strict = f.strict;
   o.interleave = f.interleave;
@@ -111,7 +113,13 @@ void AddRunCommand(CLI::App& app, CommandList& commands) {
       ->required();
   sub->add_option("--db", f->db, "Results database (SQLite, created)")->capture_default_str();
   sub->add_flag("--resume", f->resume, "Continue an interrupted experiment without repeating its points");
-  sub->add_flag("--dry-run", f->dry_run, "Validate the spec against this machine and print the plan");
+  CLI::Option* dry_run =
+      sub->add_flag("--dry-run", f->dry_run, "Validate the spec against this machine and print the plan");
+  sub->add_option("--topology", f->topology,
+                  "With --dry-run: plan for another machine instead, reading its topology and resctrl from DIR (a "
+                  "copied sysfs tree, e.g. src/topology/testdata/seed-4116x2, the seed's two Xeon Silver 4116)")
+      ->type_name("DIR")
+      ->needs(dry_run);
   sub->add_option("--only", f->only, "Run only this scenario of the spec");
   sub->add_flag("--keep-awake", f->keep_awake,
                 "Keep the workload's and the generator's CPUs out of idle (as [load] keep_awake = true; the "

@@ -1,6 +1,7 @@
-// A results database written by an older ream (src/store/testdata/schema_v2/) read by this
-// one: `ream analyze`, `ream export` and `ream report` must print exactly what the ream that
-// wrote it printed (issue 15: an old database stays readable, its analysis unchanged).
+// Results databases written by older reams (src/store/testdata/schema_v2/, and schema_v9/ with
+// co-runners) read by this one: `ream analyze`, `ream export` and `ream report` must print
+// exactly what the ream that wrote each printed (an old database stays readable, its
+// analysis unchanged).
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -16,7 +17,7 @@ namespace {
 namespace fs = std::filesystem;
 
 const fs::path kFixtureDir = fs::path(REAM_SOURCE_DIR) / "src/store/testdata/schema_v2";
-const fs::path kExpected = kFixtureDir / "expected";
+const fs::path kSharedFixtureDir = fs::path(REAM_SOURCE_DIR) / "src/store/testdata/schema_v9";
 const std::string kStubAssets = std::string(REAM_SOURCE_DIR) + "/src/report/testdata/stub_assets";
 
 std::string ReadAll(const fs::path& p) {
@@ -51,7 +52,7 @@ class OldDatabase : public ::testing::Test {
     fs::remove_all(dir_);
     fs::create_directories(dir_);
     db_ = (dir_ / "old.db").string();
-    fs::copy_file(kFixtureDir / "fixture.sqlite", db_);
+    fs::copy_file(fixture_dir_ / "fixture.sqlite", db_);
   }
   void TearDown() override { fs::remove_all(dir_); }
 
@@ -68,7 +69,7 @@ class OldDatabase : public ::testing::Test {
     args.push_back(db_);
     auto r = Ream(args);
     ASSERT_EQ(r.exit_code, 0) << r.err;
-    std::string want = ReadAll(kExpected / expected);
+    std::string want = ReadAll(fixture_dir_ / "expected" / expected);
     EXPECT_TRUE(r.out == want) << expected << " differs at " << FirstDifference(r.out, want);
   }
 
@@ -76,7 +77,7 @@ class OldDatabase : public ::testing::Test {
   // as `to`.
   void ExpectFile(const fs::path& got, const std::string& expected, const std::string& from = "",
                   const std::string& to = "") {
-    std::string g = ReadAll(got), want = ReadAll(kExpected / expected);
+    std::string g = ReadAll(got), want = ReadAll(fixture_dir_ / "expected" / expected);
     if (!from.empty()) {
       size_t at = want.find(from);
       ASSERT_NE(at, std::string::npos) << from << " not in " << expected;
@@ -85,6 +86,7 @@ class OldDatabase : public ::testing::Test {
     EXPECT_TRUE(g == want) << expected << " differs at " << FirstDifference(g, want);
   }
 
+  fs::path fixture_dir_ = kFixtureDir;  // the database and the outputs of the ream that wrote it
   fs::path dir_;
   std::string db_;
 };
@@ -131,6 +133,30 @@ TEST_F(OldDatabase, ReportPageIsWhatTheOldReamWrote) {
   page({"report", "--experiment", "fixture-grid", "--target-qps", "5000"},
        "report-fixture-grid-target-qps-5000.html");
   page({"report", "--experiment", "fixture-knee"}, "report-fixture-knee.html");
+}
+
+// A database with co-runners written before their figures were a type (schema 9; see
+// src/store/testdata/schema_v9/README.md): a kv subject beside a batch job, a pressure source and a
+// loaded kv server, then beside the source alone, and a batch subject beside a source. Today's
+// ream must read every figure as that ream did: `ream analyze --json` (co-location, interference
+// and batch sections and all), its tables, and the JSON export of the runs and points, byte for
+// byte.
+class SharedDatabase : public OldDatabase {
+ protected:
+  SharedDatabase() { fixture_dir_ = kSharedFixtureDir; }
+};
+
+TEST_F(SharedDatabase, AnalyzeIsWhatTheOldReamPrinted) {
+  ExpectOutput({"analyze", "--json", "--experiment", "fixture-shared"}, "analyze-fixture-shared.json");
+  ExpectOutput({"analyze", "--json", "--experiment", "fixture-batch"}, "analyze-fixture-batch.json");
+  ExpectOutput({"analyze", "--experiment", "fixture-shared"}, "analyze-fixture-shared.txt");
+  ExpectOutput({"analyze"}, "analyze.txt");
+}
+
+TEST_F(SharedDatabase, TheCorunnersFiguresExportAsStored) {
+  auto r = Ream({"export", "--db", db_, "--format", "json", "--out", (dir_ / "json").string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ExpectFile(dir_ / "json" / "experiments.json", "json/experiments.json");
 }
 
 }  // namespace

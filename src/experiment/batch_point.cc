@@ -9,7 +9,7 @@
 #include "batch/batch.h"
 #include "experiment/corunners.h"
 #include "experiment/point_columns.h"
-#include "experiment/text.h"
+#include "platform/text.h"
 #include "monitor/monitor.h"
 
 namespace ream {
@@ -88,6 +88,7 @@ Result<PointData> MeasureBatchPoint(Platform& p, SandboxKind& kind, const Experi
   SandboxOptions so;
   so.partition = prep.partitions.at(run.partition.Label());
   so.partition.cpus = FormatCpuList(prep.scenario_cpus.at(run.scenario));
+  so.partition.llc_masks = prep.placement.MasksOf(run, nullptr);
   so.reserved_cpus = prep.generator_cpus;
   so.capture_stdout = true;
   so.user = WorkloadUser(p, spec.workload.user);
@@ -183,7 +184,7 @@ Result<PointData> MeasureBatchPoint(Platform& p, SandboxKind& kind, const Experi
   if (corunners) corunners->WindowEnded();
   std::optional<MonitorReport> report;
   if (monitoring) report = monitor.Stop();
-  if (corunners) pt.tenants = corunners->Figures();
+  if (corunners) pt.corunners = corunners->Figures();
   if (!sb->Alive()) return fail(what + " ended during the window: " + how_ended());
   pt.duration_s = static_cast<double>(window_end_ns - window_start_ns) / 1e9;
   if (report) FillFromMonitor(*report, &d);

@@ -1,4 +1,4 @@
-// A batch subject's point (issue 40, DESIGN.md "Batch workloads"): N concurrent copies of a
+// A batch subject's point (DESIGN.md "Batch workloads"): N concurrent copies of a
 // batch program (SPECrate's copies) in one sandbox with the run's partition, each started again
 // when it ends (`ream corun --copies N --repeat -- ream batch NAME --seconds S`), through the
 // warm-up and the measured window; then the sandbox is stopped and removed.
@@ -15,7 +15,7 @@
 
 #include "experiment/plan.h"
 #include "experiment/preflight.h"
-#include "experiment/spec.h"
+#include "spec/spec.h"
 #include "platform/platform.h"
 #include "sandbox/sandbox.h"
 #include "store/store.h"

@@ -162,7 +162,7 @@ memory = "24M"
   EXPECT_TRUE(testing_support::ProcessesWith("batch mcf --seconds 5").empty());
 }
 
-// A batch subject beside a co-runner on the other CPU (issue 40: the evidence for its category):
+// A batch subject beside a co-runner on the other CPU (the evidence for its category):
 // the copies measured alone and beside it, the co-runner's figures stored with the shared point
 // and alone with the run, and `ream analyze` comparing the two with the placement named.
 TEST_F(BatchPointIntegration, CopiesBesideASourceOnTheOtherCpuAreMeasuredAloneAndTogether) {
@@ -188,13 +188,13 @@ cpus = "1"
     const PointRecord& p = (*points)[0];
     EXPECT_EQ(p.status, PointStatus::kOk) << p.failure;
     EXPECT_GT(p.completed.value_or(0), 0);
-    if (run.key.tenants.empty()) continue;
+    if (run.key.corunner_set.empty()) continue;
     ++shared;
-    EXPECT_EQ(run.key.tenants, "spin");
+    EXPECT_EQ(run.key.corunner_set, "spin");
     // The co-runner measured alone once, and over the shared point's window.
-    ASSERT_TRUE(run.tenants.is_object() && run.tenants.contains("alone")) << run.tenants.dump();
-    ASSERT_TRUE(p.tenants.contains("spin")) << p.tenants.dump();
-    EXPECT_GT(p.tenants["spin"].value("cpu_share", 0.0), 0.2) << p.tenants.dump();
+    ASSERT_TRUE(run.corunners && run.corunners->alone_measured);
+    ASSERT_TRUE(p.corunners.contains("spin")) << TenantFiguresToJson(p.corunners).dump();
+    EXPECT_GT(p.corunners.at("spin").cpu_share.value_or(0), 0.2) << p.corunners.at("spin").ToJson().dump();
   }
   EXPECT_EQ(shared, 1);
   Exec a = Ream("analyze --db " + db_ + " --json");

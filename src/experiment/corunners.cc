@@ -4,41 +4,93 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "batch/batch.h"
 #include "experiment/load_driver.h"
 #include "experiment/point_columns.h"
 #include "experiment/run_events.h"
-#include "experiment/text.h"
+#include "platform/text.h"
+#include "spec/tenant_kinds.h"
 #include "experiment/workload_launch.h"
 #include "platform/net.h"
 #include "topology/topology.h"
 
 namespace ream {
 
+Result<CorunnerKinds> CorunnerKinds::Make(Platform& p, SandboxKind& here, const TenantSandboxSettings& settings,
+                                          const ExperimentSpec& spec) {
+  CorunnerKinds kinds(here);
+  const std::string subject_place = SubjectPlace(spec).Name();
+  for (const CorunnerSpec& c : spec.corunners) {
+    const std::string at = SpecAt(spec, c.line) + "[[corunner]] '" + c.name + "' sandbox = \"" + c.sandbox + "\": ";
+    auto where = ParseTenantPlace(c.sandbox);
+    if (!where.ok()) return InvalidArgument(at + where.status().message());
+    auto own = MakeTenantSandboxKind(p, settings, *where, c.address, WorkloadUser(p, c.user));
+    if (!own.ok()) return Status(own.status().code(), at + own.status().message());
+    // On another host than the subject's: its CPUs are that host's, not the scenario's.
+    if (where->row->needs_address && where->Name() != subject_place) kinds.remote_.insert(c.name);
+    if (*own) kinds.own_[c.name] = std::move(own).value();
+  }
+  return kinds;
+}
+
+SandboxKind& CorunnerKinds::For(const CorunnerSpec& c) const {
+  auto it = own_.find(c.name);
+  return it == own_.end() ? *here_ : *it->second;
+}
+
 Result<std::vector<int>> CorunnerCpus(const ExperimentSpec& spec, const CorunnerSpec& c, const Prepared& prep,
-                                      const std::string& scenario) {
+                                      const std::string& scenario, bool remote) {
   const std::string at = SpecAt(spec, c.line) + "[[corunner]] '" + c.name + "' cpus = \"" + c.cpus + "\": ";
+  if (remote) {
+    // Another host's CPUs: its own list there (checked by that host's sandbox), else all of them.
+    if (c.cpus == "subject" || c.cpus == "others") return std::vector<int>{};
+    auto list = ParseCpuList(c.cpus);
+    if (!list.ok()) return InvalidArgument(at + list.status().message());
+    return *list;
+  }
   auto subject = prep.scenario_cpus.find(scenario);
   if (subject == prep.scenario_cpus.end()) return InvalidArgument(at + "scenario " + scenario + " has no CPUs");
   if (c.cpus == "subject") return subject->second;
   std::vector<int> online;
   for (const auto& cpu : prep.topology.cpus) online.push_back(cpu.id);
+  const auto& s = subject->second;
+  const auto& g = prep.generator_cpus;
+  auto has = [](const std::vector<int>& v, int x) { return std::find(v.begin(), v.end(), x) != v.end(); };
+  // The physical core of `cpu` holds one of `cpus` (itself or an SMT sibling).
+  auto core_holds = [&](int cpu, const std::vector<int>& cpus) {
+    const LogicalCpu* l = prep.topology.cpu(cpu);
+    if (!l) return has(cpus, cpu);
+    for (int sibling : l->siblings) {
+      if (has(cpus, sibling)) return true;
+    }
+    return false;
+  };
   if (c.cpus == "others") {
+    // Whole cores: a sibling of the subject's or the generator's CPU would share that core's
+    // L1, L2 and pipeline with it, which "others" does not ask for (cpus = "siblings" does).
     std::vector<int> others;
     for (int cpu : online) {
-      const auto& s = subject->second;
-      const auto& g = prep.generator_cpus;
-      if (std::find(s.begin(), s.end(), cpu) == s.end() && std::find(g.begin(), g.end(), cpu) == g.end()) {
-        others.push_back(cpu);
-      }
+      if (!core_holds(cpu, s) && !core_holds(cpu, g)) others.push_back(cpu);
     }
     if (others.empty()) {
-      return InvalidArgument(at + "every online CPU (" + FormatCpuList(online) + ") is the subject's (" +
-                             FormatCpuList(subject->second) + ") or the generator's (" +
-                             FormatCpuList(prep.generator_cpus) + ") in scenario " + scenario +
-                             "; share the subject's (cpus = \"subject\") or give a list");
+      return InvalidArgument(at + "every online CPU (" + FormatCpuList(online) + ") is on a core of the subject's (" +
+                             FormatCpuList(s) + ") or the generator's (" + FormatCpuList(g) + ") in scenario " +
+                             scenario + "; share the subject's (cpus = \"subject\") or give a list");
     }
     return others;
+  }
+  if (c.cpus == "siblings") {
+    // The other hyper-threads of the subject's cores: the seed's intra-core sharing, asked for.
+    std::vector<int> siblings;
+    for (int cpu : online) {
+      if (!has(s, cpu) && core_holds(cpu, s)) siblings.push_back(cpu);
+    }
+    if (siblings.empty()) {
+      return InvalidArgument(at + "the subject's cores in scenario " + scenario + " (CPUs " + FormatCpuList(s) +
+                             ") have no other logical CPU" +
+                             (prep.topology.has_smt() ? " (the scenario holds every thread of them)"
+                                                      : " (this machine has no SMT siblings)"));
+    }
+    return siblings;
   }
   auto list = ParseCpuList(c.cpus);
   if (!list.ok()) return InvalidArgument(at + list.status().message());
@@ -51,31 +103,12 @@ Result<std::vector<int>> CorunnerCpus(const ExperimentSpec& spec, const Corunner
   return *list;
 }
 
-std::vector<std::string> CorunnerArgv(const CorunnerSpec& c, const std::string& ream_binary, int port, int threads) {
+std::vector<std::string> CorunnerArgv(const CorunnerSpec& c, const std::string& ream_binary, int port, int threads,
+                                      bool listen_everywhere) {
   std::vector<std::string> argv = {ream_binary, "corun", "--sched", ToString(c.sched)};
   if (c.restart) argv.push_back("--repeat");
   argv.push_back("--");
-  if (!c.batch.empty()) {
-    for (const std::string& a : {ream_binary, std::string("batch"), c.batch, std::string("--seconds"),
-                                 Fmt("%.6g", c.batch_seconds)}) {
-      argv.push_back(a);
-    }
-  } else if (!c.pressure.empty()) {
-    // Runs until the co-runner's sandbox stops it (SIGTERM), which `ream pressure` handles.
-    for (const std::string& a : {ream_binary, std::string("pressure"), c.pressure, std::string("--intensity"),
-                                 Fmt("%.6g", c.intensity)}) {
-      argv.push_back(a);
-    }
-  } else if (!c.builtin.empty()) {
-    // Its port is the one it prints in its ready line (the subject's builtins do the same).
-    for (const std::string& a : {ream_binary, std::string("serve"), c.builtin, std::string("--port"), std::string("0"),
-                                 std::string("--threads"), std::to_string(std::max(threads, 1))}) {
-      argv.push_back(a);
-    }
-    argv.insert(argv.end(), c.args.begin(), c.args.end());
-  } else {
-    for (const std::string& a : c.command) argv.push_back(FillPlaceholders(a, {{"{port}", std::to_string(port)}}));
-  }
+  for (std::string& a : c.kind->argv(c, {ream_binary, port, threads, listen_everywhere})) argv.push_back(std::move(a));
   return argv;
 }
 
@@ -90,6 +123,8 @@ struct CorunnerSet::Tenant {
   std::string monitor_error;
   int64_t window_start_ns = 0, window_end_ns = 0;
   std::string ended_in_window;
+  bool remote_window = false;  // its host's agent samples the window (Sandbox::monitored_remotely)
+  bool listen_everywhere = false;  // reached from outside its namespace or host (TenantStart)
 
   // With [corunner.load]: the port it serves on, and the window's `ream load` (its sandbox and
   // its stdout), then what it measured or why it measured nothing.
@@ -117,9 +152,9 @@ struct CorunnerSet::Tenant {
   }
 };
 
-CorunnerSet::CorunnerSet(Platform& p, SandboxKind& kind, const ExperimentSpec& spec, const Prepared& prep,
+CorunnerSet::CorunnerSet(Platform& p, const CorunnerKinds& kinds, const ExperimentSpec& spec, const Prepared& prep,
                          const PlannedRun& run, std::string state_dir)
-    : p_(p), kind_(kind), spec_(spec), prep_(prep), run_(run), state_dir_(std::move(state_dir)) {
+    : p_(p), kinds_(kinds), spec_(spec), prep_(prep), run_(run), state_dir_(std::move(state_dir)) {
   if (run.tenant_set < 0) return;
   for (const auto& name : spec.colocation.sets.at(static_cast<size_t>(run.tenant_set))) {
     auto t = std::make_unique<Tenant>();
@@ -132,10 +167,16 @@ CorunnerSet::~CorunnerSet() { (void)Stop(); }
 
 Result<std::unique_ptr<Sandbox>> CorunnerSet::StartOne(Tenant& t, const std::function<bool()>& interrupted) {
   const CorunnerSpec& c = *t.spec;
-  REAM_ASSIGN_OR_RETURN(t.cpus, CorunnerCpus(spec_, c, prep_, run_.scenario));
+  const TenantKind& kind = *c.kind;
+  SandboxKind& sandboxes = kinds_.For(c);
+  REAM_ASSIGN_OR_RETURN(auto where, ParseTenantPlace(c.sandbox));
+  REAM_ASSIGN_OR_RETURN(t.cpus, CorunnerCpus(spec_, c, prep_, run_.scenario, kinds_.Remote(c)));
   SandboxOptions so;
-  so.partition = c.partition.ToPartitionSpec(false);
+  // A node of its own (its own address, its network knobs) where its place gives one.
+  so.partition = c.partition.ToPartitionSpec(where.row->own_network);
   so.partition.cpus = FormatCpuList(t.cpus);
+  // Its own ways, apart from the subject's and the set's others (the run's placement plan).
+  so.partition.llc_masks = prep_.placement.MasksOf(run_, &c);
   // The best-effort tier across cgroups: the co-runner's group yields to the subject's as its
   // tasks' SCHED_IDLE alone would not (measured: docs/colocation.md).
   so.partition.cpu_idle = c.sched == SchedClass::kIdle;
@@ -143,6 +184,9 @@ Result<std::unique_ptr<Sandbox>> CorunnerSet::StartOne(Tenant& t, const std::fun
   // purpose, and the docs say what that costs).
   so.reserved_cpus = std::vector<int>{};
   so.capture_stdout = true;
+  // What the program itself says on stderr goes into the error when it fails, beside `ream
+  // corun`'s lines (stress-ng's reason is there, not on stdout).
+  so.keep_stderr = true;
   so.user = WorkloadUser(p_, c.user);
   if (!state_dir_.empty()) so.state_dir = state_dir_;
   {
@@ -165,28 +209,30 @@ Result<std::unique_ptr<Sandbox>> CorunnerSet::StartOne(Tenant& t, const std::fun
       tp->ended = line.substr(kEnded.size());
     }
   };
-  if (c.load && !c.command.empty()) {
-    // A free port for "{port}"; a builtin picks its own and says it.
-    REAM_ASSIGN_OR_RETURN(t.port, kind_.FreePort());
+  if (c.load && kind.fills_port) {
+    // A free port for "{port}" on the co-runner's host; a server that picks its own says it.
+    REAM_ASSIGN_OR_RETURN(t.port, sandboxes.FreePort());
   }
-  std::vector<std::string> argv = CorunnerArgv(c, prep_.ream, t.port, static_cast<int>(t.cpus.size()));
+  t.listen_everywhere = where.row->own_network || where.row->needs_address;
+  std::vector<std::string> argv =
+      CorunnerArgv(c, prep_.ream, t.port, std::max<int>(static_cast<int>(t.cpus.size()), 1), t.listen_everywhere);
   const std::string what = "co-runner '" + c.name + "' ('" + Join(argv) + "')";
-  if (!c.batch.empty()) {
-    // A helper built with ream, where the co-runner's user can reach it (batch/batch.h).
-    if (const batch::BatchProgram* prog = batch::FindBatchProgram(c.batch)) {
-      REAM_RETURN_IF_ERROR(batch::PublishHelper(p_, *prog).Annotate("starting " + what));
-    }
-  }
-  auto started = kind_.Start(so, argv);
+  if (kind.prepare) REAM_RETURN_IF_ERROR(kind.prepare(p_, c).Annotate("starting " + what));
+  auto started = sandboxes.Start(so, argv);
   if (!started.ok()) return started.status().Annotate("starting " + what);
   std::unique_ptr<Sandbox> sb = std::move(started).value();
   auto fail = [&](Status s) -> Status {
-    std::string tail;
     if (!sb->Alive()) (void)sb->process().WaitForOutputEnd(std::chrono::milliseconds(500));
-    auto lines = sb->process().Lines();
-    for (size_t i = lines.size() > 5 ? lines.size() - 5 : 0; i < lines.size(); ++i) tail += "\n    " + lines[i];
     (void)sb->Stop();
-    return Status(s.code(), s.message() + (tail.empty() ? "" : "; its last output:" + tail));
+    std::string tail;
+    // The program's own words first: why it failed is usually there.
+    for (const std::string& l : sb->StderrTail(5)) tail += "\n    " + l;
+    if (!tail.empty()) tail = "; its last stderr:" + tail;
+    auto lines = sb->process().Lines();
+    std::string out;
+    for (size_t i = lines.size() > 5 ? lines.size() - 5 : 0; i < lines.size(); ++i) out += "\n    " + lines[i];
+    if (!out.empty()) tail += "; its last output:" + out;
+    return Status(s.code(), s.message() + tail);
   };
   const int64_t deadline_ns = p_.MonotonicNanos() + std::chrono::nanoseconds(c.ready_timeout).count();
   std::string matched;
@@ -210,7 +256,7 @@ Result<std::unique_ptr<Sandbox>> CorunnerSet::StartOne(Tenant& t, const std::fun
       }
     }
   };
-  // `ream corun` says when the command started (or why it could not); then the spec's line.
+  // `ream corun` says when the command started (or why it could not); then the kind's sign.
   if (Status s = wait_for("ream-corun started", true); !s.ok()) {
     if (s.code() == StatusCode::kCancelled) {
       (void)sb->Stop();
@@ -218,8 +264,8 @@ Result<std::unique_ptr<Sandbox>> CorunnerSet::StartOne(Tenant& t, const std::fun
     }
     return fail(s);
   }
-  if (!c.builtin.empty()) {
-    // "ready HOST:PORT ...": the port the builtin picked.
+  if (kind.readiness == TenantReadiness::kPrintsPort) {
+    // "ready HOST:PORT ...": the port it picked.
     if (Status s = wait_for("ready ", true); !s.ok()) return fail(s);
     t.port = BuiltinReadyPort(matched);
     if (t.port <= 0) return fail(Unavailable(what + " printed a readiness line without a port: " + matched));
@@ -286,6 +332,13 @@ void CorunnerSet::WindowStarted() {
     t->ended_in_window.clear();
     t->window_start_ns = p_.MonotonicNanos();
     if (!t->sandbox) continue;
+    if (t->sandbox->monitored_remotely()) {
+      // Sampled on its host by its agent, as a subject there is (Sandbox::monitored_remotely).
+      Status s = t->sandbox->StartMonitorWindow(spec_.sample_interval);
+      t->remote_window = s.ok();
+      if (!s.ok()) t->monitor_error = s.message();
+      continue;
+    }
     t->monitor.emplace(p_, TargetOf(*t->sandbox), MonitorOptions{.interval = spec_.sample_interval});
     if (Status s = t->monitor->Start(); !s.ok()) {
       t->monitor_error = s.message();
@@ -300,6 +353,16 @@ void CorunnerSet::WindowEnded() {
     if (t->monitor) {
       t->report = t->monitor->Stop();
       t->monitor.reset();
+    }
+    if (t->remote_window) {
+      t->remote_window = false;
+      auto doc = t->sandbox->StopMonitorWindow();
+      auto r = doc.ok() ? MonitorReport::FromJson(*doc) : Result<MonitorReport>(doc.status());
+      if (r.ok()) {
+        t->report = std::move(r).value();
+      } else {
+        t->monitor_error = "its host's monitor report: " + r.status().message();
+      }
     }
     if (!t->sandbox) {
       t->ended_in_window = "was not running";
@@ -353,7 +416,8 @@ Status CorunnerSet::StartLoads(const LoadOptions& window) {
     }
     auto out = std::make_shared<CapturedOutput>();
     SandboxOptions go = GeneratorSandbox(generator_cpus, state_dir_, out);
-    auto gen = kind_.Start(go, argv);
+    // From this host's generator CPUs, wherever the co-runner runs.
+    auto gen = kinds_.here().Start(go, argv);
     if (!gen.ok()) {
       for (auto& u : tenants_) {
         if (!u->load_gen) continue;
@@ -396,70 +460,68 @@ void CorunnerSet::CollectLoads() {
   }
 }
 
-nlohmann::json CorunnerSet::Figures() const {
-  nlohmann::json all = nlohmann::json::object();
+TenantFiguresByName CorunnerSet::Figures() const {
+  TenantFiguresByName all;
   for (const auto& t : tenants_) {
-    nlohmann::json j;
+    TenantFigures f;
     const double window_s = static_cast<double>(t->window_end_ns - t->window_start_ns) / 1e9;
-    j["window_s"] = window_s;
+    f.window_s = window_s;
     if (t->report) {
       PointData d;
       FillFromMonitor(*t->report, &d);
       const PointRecord& r = d.point;
-      auto put = [&](const char* key, const std::optional<double>& v) { j[key] = v ? nlohmann::json(*v) : nlohmann::json(); };
-      put("cpu_util", r.cpu_util);
-      put("cpu_s", r.server_cpu_s);
-      put("mem_bytes", r.mem_bytes);
-      put("net_rx_bps", r.net_rx_bps);
-      put("net_tx_bps", r.net_tx_bps);
-      put("disk_read_bps", r.disk_read_bps);
-      put("disk_write_bps", r.disk_write_bps);
-      put("mem_bw_bps", r.mem_bw_bps);
-      put("llc_occupancy_bytes", r.llc_occupancy_bytes);
-      j["unavailable"] = r.unavailable;
-      if (r.server_cpu_s && window_s > 0) j["cpu_share"] = *r.server_cpu_s / window_s;
+      f.cpu_util = r.cpu_util;
+      f.cpu_s = r.server_cpu_s;
+      f.mem_bytes = r.mem_bytes;
+      f.net_rx_bps = r.net_rx_bps;
+      f.net_tx_bps = r.net_tx_bps;
+      f.disk_read_bps = r.disk_read_bps;
+      f.disk_write_bps = r.disk_write_bps;
+      f.mem_bw_bps = r.mem_bw_bps;
+      f.llc_occupancy_bytes = r.llc_occupancy_bytes;
+      f.unavailable = r.unavailable;
+      if (r.server_cpu_s && window_s > 0) f.cpu_share = *r.server_cpu_s / window_s;
     } else {
-      j["unavailable"] = {{"monitor", t->monitor_error.empty() ? "the co-runner was not running" : t->monitor_error}};
+      f.unavailable = {{"monitor", t->monitor_error.empty() ? "the co-runner was not running" : t->monitor_error}};
     }
-    int64_t n = 0;
     double run_time = 0;
     {
       std::lock_guard<std::mutex> l(t->mu);
       for (const auto& [at, seconds] : t->completions) {
         if (at >= t->window_start_ns && at <= t->window_end_ns) {
-          ++n;
+          ++f.completions;
           run_time += seconds;
         }
       }
     }
-    j["completions"] = n;
-    j["run_time_mean_s"] = n ? nlohmann::json(run_time / static_cast<double>(n)) : nlohmann::json();
-    if (window_s > 0) j["completions_per_s"] = static_cast<double>(n) / window_s;
-    j["ended"] = t->ended_in_window;
+    if (f.completions) f.run_time_mean_s = run_time / static_cast<double>(f.completions);
+    if (window_s > 0) f.completions_per_s = static_cast<double>(f.completions) / window_s;
+    f.ended = t->ended_in_window;
     if (t->spec->load) {
-      nlohmann::json l = {{"target_qps", t->spec->load->qps}, {"connections", t->spec->load->connections},
-                          {"protocol", t->spec->load->protocol}};
+      TenantLoadFigures l;
+      l.target_qps = t->spec->load->qps;
+      l.connections = t->spec->load->connections;
+      l.protocol = t->spec->load->protocol;
       if (t->load_result) {
         PointData d;
         FillFromGenerator(*t->load_result, &d);
         const PointRecord& r = d.point;
-        auto opt = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); };
-        l["achieved_qps"] = opt(r.achieved_qps);
-        l["throughput_qps"] = opt(r.throughput_qps);
-        l["timely_ratio"] = opt(r.timely_ratio);
-        l["valid"] = r.valid ? nlohmann::json(*r.valid) : nlohmann::json();
-        l["invalid_reasons"] = r.invalid_reasons;
-        l["errors"] = r.errors ? nlohmann::json(*r.errors) : nlohmann::json();
-        l["latency_us"] = {{"mean", opt(r.latency_mean_us)},
-                           {"p50", opt(r.latency_p50_us)},
-                           {"p95", opt(r.latency_p95_us)},
-                           {"p99", opt(r.latency_p99_us)}};
+        l.achieved_qps = r.achieved_qps;
+        l.throughput_qps = r.throughput_qps;
+        l.timely_ratio = r.timely_ratio;
+        l.valid = r.valid;
+        l.invalid_reasons = r.invalid_reasons;
+        l.errors = r.errors;
+        l.latency_mean_us = r.latency_mean_us;
+        l.latency_p50_us = r.latency_p50_us;
+        l.latency_p95_us = r.latency_p95_us;
+        l.latency_p99_us = r.latency_p99_us;
       } else {
-        l["unavailable"] = t->load_error.empty() ? "no load was run in this window" : t->load_error;
+        l.unavailable = t->load_error.empty() ? "no load was run in this window" : t->load_error;
       }
-      j["load"] = l;
+      f.load = std::move(l);
     }
-    all[t->spec->name] = j;
+    all[t->spec->name] = std::move(f);
   }
   return all;
 }
@@ -474,30 +536,38 @@ std::vector<std::string> CorunnerSet::EndedDuringWindow() const {
   return out;
 }
 
-nlohmann::json CorunnerSet::Describe() const {
-  nlohmann::json cs = nlohmann::json::array();
+CorunnerSetRecord CorunnerSet::Describe() const {
+  CorunnerSetRecord set;
   for (const auto& t : tenants_) {
     const CorunnerSpec& c = *t->spec;
-    nlohmann::json j = {{"name", c.name},
-                        {"argv", CorunnerArgv(c, prep_.ream, t->port, static_cast<int>(t->cpus.size()))},
-                        {"cpus", c.cpus},
-                        {"cpu_list", FormatCpuList(t->cpus)},
-                        {"sched", ToString(c.sched)},
-                        {"restart", c.restart},
-                        {"partition", c.partition.ToJson()},
-                        {"partition_label", c.partition.Label()},
-                        {"sandbox", t->sandbox ? t->sandbox->name() : std::string()}};
-    if (!c.batch.empty()) j["batch"] = c.batch;
-    if (!c.pressure.empty()) j["pressure"] = c.pressure, j["intensity"] = c.intensity;
-    if (!c.builtin.empty()) j["builtin"] = c.builtin;
-    if (c.load) {
-      j["load"] = {{"qps", c.load->qps}, {"connections", c.load->connections}, {"protocol", c.load->protocol}};
-    }
+    CorunnerRecord r;
+    r.name = c.name;
+    r.argv = CorunnerArgv(c, prep_.ream, t->port, static_cast<int>(t->cpus.size()), t->listen_everywhere);
+    r.cpus = c.cpus;
+    r.cpu_list = FormatCpuList(t->cpus);
+    r.sched = ToString(c.sched);
+    r.restart = c.restart;
+    r.partition = c.partition.ToJson();
+    r.partition_label = c.partition.Label();
+    r.sandbox = t->sandbox ? t->sandbox->name() : std::string();
+    r.place = c.sandbox;
+    r.kind = c.kind->key;
+    // What its throughput is counted in: the QPS it served under a load of its own, its
+    // completions when it is run again each time it ends, else its kind's unit.
+    r.throughput_unit = c.load      ? ToString(ThroughputUnit::kQps)
+                        : c.restart ? ToString(ThroughputUnit::kCompletionsPerSecond)
+                                    : c.kind->throughput_unit;
+    // The kind's own values: only the fields its keys filled are set, and only those are written.
+    r.batch = c.batch;
+    r.pressure = c.pressure;
+    r.intensity = c.intensity;
+    r.builtin = c.builtin;
+    if (c.load) r.load = CorunnerLoadRecord{c.load->qps, c.load->connections, c.load->protocol};
     // Read by the analysis's sensitivity profile (analysis/interference.h).
-    if (c.interference) j["interference_load"] = c.interference_load;
-    cs.push_back(j);
+    if (c.interference) r.interference_load = c.interference_load;
+    set.corunners.push_back(std::move(r));
   }
-  return {{"corunners", cs}};
+  return set;
 }
 
 Status CorunnerSet::Stop() {

@@ -138,7 +138,7 @@ TEST_P(Examples, RunsAndAnalyzesOnThisMachine) {
                 p["throughput_qps"].dump().c_str(), p["cpu_util"].dump().c_str(), p["p95_us"].dump().c_str(),
                 p["valid"].dump().c_str());
   }
-  // The seed's questions answered (issue 16): a target some load meets, the QPS under it, and
+  // The seed's questions answered: a target some load meets, the QPS under it, and
   // the category with its evidence — judged where the sweep gave enough valid levels for the
   // CPU-vs-QPS correlation the category needs (a host that stalls may leave fewer). When the
   // only valid levels ran near saturation there is no round-trip floor to read, hence no

@@ -12,7 +12,7 @@
 #include "experiment/level.h"
 #include "experiment/load_range.h"
 #include "experiment/network_path.h"
-#include "experiment/text.h"
+#include "platform/text.h"
 #include "experiment/sweep.h"
 #include "experiment/workload_launch.h"
 #include "platform/signals.h"
@@ -54,7 +54,8 @@ class ExperimentRun::Context final : public SweepContext {
       ++outcome_.points_skipped;
       return it->second;
     }
-    if (!r_.spec_.workload.batch.empty()) return BatchLevel(load, attempt);
+    // A subject that runs to completion: its level is copies of it, not a request rate.
+    if (r_.spec_.workload.kind && r_.spec_.workload.kind->completes) return BatchLevel(load, attempt);
     REAM_RETURN_IF_ERROR(EnsureWorkload());
     const int64_t started_ns = r_.p_.MonotonicNanos();
     uint64_t seed = r_.spec_.seed + 7919ull * static_cast<uint64_t>(run_.ordinal) + static_cast<uint64_t>(next_seq_);
@@ -128,7 +129,7 @@ class ExperimentRun::Context final : public SweepContext {
   EventRun Where() const override {
     // A shared run names its co-runner set beside the partition ("default with cache+stream").
     return {r_.spec_.name, r_.label_, run_.ordinal, run_.scenario,
-            run_.partition.Label() + (run_.tenants.empty() ? "" : " with " + run_.tenants), run_.repetition};
+            run_.partition.Label() + (run_.corunner_set.empty() ? "" : " with " + run_.corunner_set), run_.repetition};
   }
   void AddPlanned(int delta) override { r_.planned_points_ += delta; }
 
@@ -322,14 +323,18 @@ class ExperimentRun::Context final : public SweepContext {
   // the shared points), and started again between points when one ended.
   Status EnsureCorunners() {
     if (run_.tenant_set < 0) return Status::Ok();
-    if (!corunners_) corunners_.emplace(r_.p_, r_.sandboxes_, r_.spec_, r_.prep_, run_, r_.o_.state_dir);
+    if (!corunners_) {
+      if (!r_.corunner_kinds_) own_kinds_.emplace(r_.sandboxes_);
+      const CorunnerKinds& kinds = r_.corunner_kinds_ ? *r_.corunner_kinds_ : *own_kinds_;
+      corunners_.emplace(r_.p_, kinds, r_.spec_, r_.prep_, run_, r_.o_.state_dir);
+    }
     REAM_ASSIGN_OR_RETURN(std::vector<std::string> ended, corunners_->EnsureRunning(Interrupted));
     for (const auto& e : ended) Emit(RunWarning{Where(), "co-runner " + e + "; started it again"});
-    if (!rec_.tenants.is_object()) {
-      rec_.tenants = corunners_->Describe();
+    if (!rec_.corunners) {
+      rec_.corunners = corunners_->Describe();
       REAM_RETURN_IF_ERROR(r_.store_.UpdateRun(rec_));
     }
-    const bool measured = rec_.tenants.is_object() && rec_.tenants.contains("alone");
+    const bool measured = rec_.corunners->alone_measured;
     if (!r_.spec_.colocation.alone || measured) return Status::Ok();
     // The subject is not running yet: its first start comes after this window.
     if (wl_) StopSubjectOnly();
@@ -345,9 +350,8 @@ class ExperimentRun::Context final : public SweepContext {
     corunners_->WindowEnded();
     corunners_->CollectLoads();
     if (Interrupted()) return Cancelled("interrupted while measuring the co-runners alone");
-    rec_.tenants["alone"] = corunners_->Figures();
     std::vector<std::string> died = corunners_->EndedDuringWindow();
-    rec_.tenants["alone_invalid"] = died;
+    rec_.corunners->SetAlone(corunners_->Figures(), died);
     for (const auto& why : died) Emit(RunWarning{Where(), "measuring the co-runners alone: " + why});
     return r_.store_.UpdateRun(rec_);
   }
@@ -418,6 +422,7 @@ class ExperimentRun::Context final : public SweepContext {
   std::optional<LaunchedWorkload> wl_;
   std::optional<std::pair<int, int>> clients_;  // (threads, connections) chosen by ChooseClients
   std::optional<NetworkPath> calibrated_;        // the LogGP knobs' calibration (CalibrateNetwork)
+  std::optional<CorunnerKinds> own_kinds_;       // every co-runner in the subject's kind (none given)
   std::optional<CorunnerSet> corunners_;        // a shared run's co-runners (EnsureCorunners)
   bool batch_prepared_ = false;                 // a batch subject's input is ready (BatchLevel)
 };
@@ -497,7 +502,7 @@ Status ExperimentRun::Begin(const Plan& plan, int64_t experiment_id) {
     const PlannedRun& run = plan.runs[i];
     RunRecord r;
     r.experiment_id = experiment_id;
-    r.key = {run.scenario, run.partition.Label(), run.repetition, run.tenants};
+    r.key = {run.scenario, run.partition.Label(), run.repetition, run.corunner_set};
     r.partition = run.partition.ToJson();
     r.ordinal = run.ordinal;
     REAM_ASSIGN_OR_RETURN(RunRecord rec, store_.EnsureRun(r));

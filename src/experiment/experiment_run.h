@@ -10,12 +10,13 @@
 #include <string>
 #include <utility>
 
+#include "experiment/corunners.h"
 #include "experiment/load_driver.h"
 #include "experiment/plan.h"
 #include "experiment/preflight.h"
 #include "experiment/run_events.h"
 #include "experiment/runner.h"
-#include "experiment/spec.h"
+#include "spec/spec.h"
 #include "platform/platform.h"
 #include "sandbox/sandbox.h"
 #include "store/store.h"
@@ -43,6 +44,8 @@ class ExperimentRun {
   bool Finished() const;
   // Prefixes the run headers and progress lines (several experiments in one call).
   void SetLabel(std::string label) { label_ = std::move(label); }
+  // The co-runners' sandbox kinds (each place's); without: every co-runner in `sandboxes`.
+  void SetCorunnerKinds(const CorunnerKinds* kinds) { corunner_kinds_ = kinds; }
 
   // Seconds one load level takes before any has been measured: `ream load` spends its
   // response timeout and about a second more after every window.
@@ -58,6 +61,7 @@ class ExperimentRun {
   Prepared prep_;
   Store store_;
   SandboxKind& sandboxes_;
+  const CorunnerKinds* corunner_kinds_ = nullptr;
   LoadDriver& driver_;
   RunObserver& observer_;
   int planned_points_ = 0;

@@ -21,7 +21,7 @@
 
 #include "experiment/run_events.h"
 #include "experiment/runner.h"
-#include "experiment/spec.h"
+#include "spec/spec.h"
 #include "platform/forwarding_platform.h"
 #include "platform/integration_test_support.h"
 #include "store/export.h"

@@ -128,7 +128,7 @@ Result<PointData> MeasureLevel(Platform& p, LoadDriver& driver, LaunchedWorkload
     pt.failure = "the generator " + r.exit->Describe();
   }
   if (corunners) {
-    pt.tenants = corunners->Figures();
+    pt.corunners = corunners->Figures();
     // A neighbour that ended during the window left the subject measured beside less than the
     // set: the point says nothing about the set, whatever the subject's figures were.
     for (const std::string& why : corunners->EndedDuringWindow()) {

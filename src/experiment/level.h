@@ -21,7 +21,7 @@ class CorunnerSet;
 // attempt is the caller's). Cancelled when interrupted; the driver's error when it could not
 // run at all.
 // With `corunners` (a shared run), each co-runner is sampled over the same window, its figures
-// are the point's `tenants`, and a co-runner that ended during the window makes the point
+// are the point's `corunners`, and a co-runner that ended during the window makes the point
 // invalid, naming it and how it ended.
 Result<PointData> MeasureLevel(Platform& p, LoadDriver& driver, LaunchedWorkload& workload,
                                const LoadOptions& options, std::chrono::nanoseconds sample_interval,

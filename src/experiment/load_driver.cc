@@ -58,10 +58,10 @@ class LocalLoadDriver final : public LoadDriver {
     int64_t t0 = p_.MonotonicNanos();
     REAM_ASSIGN_OR_RETURN(auto gen, kind_.Start(go, argv));
     // Sample the measured window only: from the end of the warm-up to the end of the duration.
-    int64_t window_start = t0 + lo.warmup_ns;
-    int64_t window_end = window_start + lo.duration_ns;
+    const int64_t window_start = t0 + lo.warmup_ns;
+    const int64_t window_end = window_start + lo.duration_ns;
     int64_t give_up = window_end + lo.response_timeout_ns + 15'000'000'000;
-    enum { kBefore, kIn, kAfter } window = kBefore;
+    DriverWindow window(hooks, window_start, window_end);
     constexpr milliseconds kPoll{10};
     int64_t last = p_.MonotonicNanos();
     while (true) {
@@ -73,25 +73,17 @@ class LocalLoadDriver final : public LoadDriver {
       constexpr int64_t kClockStep = 5'000'000'000;
       if (now < last || now - last > kClockStep) {
         const int64_t shift = now - last - std::chrono::nanoseconds(kPoll).count();
-        window_start += shift;
-        window_end += shift;
+        window.Shift(shift);
         give_up += shift;
       }
       last = now;
       if (hooks.interrupted()) {
         (void)gen->Stop();
-        if (window == kIn) hooks.window_ended();
+        window.Close();
         return Cancelled("interrupted during the load level at " +
                            (lo.session.enabled() ? std::to_string(lo.session.sessions) + " sessions" : Num(lo.qps) + " QPS"));
       }
-      if (window == kBefore && now >= window_start) {
-        hooks.window_started();
-        window = kIn;
-      }
-      if (window == kIn && now >= window_end) {
-        hooks.window_ended();
-        window = kAfter;
-      }
+      window.Advance(now);
       if (!gen->Alive()) {
         auto e = gen->Wait(milliseconds(0));
         if (e.ok()) out.exit = *e;
@@ -104,7 +96,7 @@ class LocalLoadDriver final : public LoadDriver {
       }
       p_.SleepFor(kPoll);
     }
-    if (window == kIn) hooks.window_ended();
+    window.Close();
     // The generator prints its JSON just before it exits; the pipe may still hold it when the
     // exit is seen (seen: "printed no JSON result" from a generator that exited with status 0).
     if (out.exit) (void)gen->process().WaitForOutputEnd(milliseconds(2000));
@@ -114,12 +106,7 @@ class LocalLoadDriver final : public LoadDriver {
       std::lock_guard<std::mutex> lock(captured->first);
       text = captured->second;
     }
-    auto j = ExtractGeneratorJson(text);
-    if (j.ok()) {
-      out.generator = std::move(j).value();
-    } else {
-      out.no_result = j.status();
-    }
+    out.SetGenerator(ExtractGeneratorJson(text));
     return out;
   }
 

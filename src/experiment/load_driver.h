@@ -1,7 +1,5 @@
-// The load-driver seam: "measure this level with these options and give back the
-// generator's result". The local driver runs `ream load` in a sandbox of its own pinned to the
-// generator's CPUs (today's way); remote agents on client nodes will be a second driver; tests
-// use a fake that answers from a model (experiment/runner_test.cc).
+// The local load driver: `ream load` in a sandbox of its own pinned to the generator's CPUs.
+// The seam it implements (LoadDriver) is load/driver.h.
 #pragma once
 
 #include <functional>
@@ -15,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "load/driver.h"
 #include "load/generator.h"
 #include "platform/platform.h"
 #include "platform/process.h"
@@ -22,34 +21,6 @@
 #include "sandbox/sandbox.h"
 
 namespace ream {
-
-// What the runner needs to hear while a level runs: the measured window's start and end (the
-// monitors sample exactly that window), and whether to give up (an interrupt).
-struct DriverHooks {
-  std::function<bool()> interrupted = [] { return false; };
-  std::function<void()> window_started = [] {};
-  std::function<void()> window_ended = [] {};
-};
-
-// One level as the driver saw it. `generator` is the generator's JSON document
-// (LoadResult::ToJson()) when one was produced; otherwise `no_result` says why. `exit` is how
-// the generator's process ended, where there was one; `failure`, when set, fails the point
-// whatever the document says (the driver gave up waiting for it).
-struct DriverResult {
-  std::optional<nlohmann::json> generator;
-  Status no_result;
-  std::optional<ProcessExit> exit;
-  std::string failure;
-};
-
-class LoadDriver {
- public:
-  virtual ~LoadDriver() = default;
-  virtual std::string_view name() const = 0;
-  // Drives one level. Cancelled when `hooks.interrupted()` turned true; other errors when the
-  // driver could not run at all (the level is then not stored).
-  virtual Result<DriverResult> Measure(const LoadOptions& options, const DriverHooks& hooks) = 0;
-};
 
 struct LocalDriverOptions {
   std::string ream_binary;         // the `ream` executable that runs `ream load`

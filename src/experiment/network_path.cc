@@ -8,7 +8,7 @@
 
 #include "experiment/level.h"
 #include "experiment/run_events.h"
-#include "experiment/text.h"
+#include "platform/text.h"
 #include "experiment/workload_launch.h"
 #include "platform/affinity.h"
 #include "platform/median.h"

@@ -1,4 +1,4 @@
-// The LogGP knobs' path between the generator and the workload (issue 18): the relay
+// The LogGP knobs' path between the generator and the workload: the relay
 // (relay/relay.h, `ream relay`) started beside the workload when L, g or G is set, and the
 // calibration that measures, before the sweep, what each knob really adds (stored with every
 // point as the point's NetworkPath).

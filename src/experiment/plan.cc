@@ -59,7 +59,7 @@ Result<Plan> MakePlan(const ExperimentSpec& spec, const std::string& only) {
           r.partition = partition;
           r.repetition = rep;
           r.tenant_set = set;
-          if (set >= 0) r.tenants = spec.colocation.Label(static_cast<size_t>(set));
+          if (set >= 0) r.corunner_set = spec.colocation.Label(static_cast<size_t>(set));
           if (!plan.knee()) r.grid_loads = spec.sweep.qps;
           plan.runs.push_back(std::move(r));
         }

@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "experiment/spec.h"
+#include "spec/spec.h"
 #include "load/load_axis.h"
 
 namespace ream {
@@ -21,7 +21,7 @@ struct PlannedRun {
   // The co-runner set that runs beside the subject ([colocation] sets: its index and label,
   // the names joined by "+"); -1 and "" for the subject alone.
   int tenant_set = -1;
-  std::string tenants;
+  std::string corunner_set;
 };
 
 struct Plan {

@@ -2,6 +2,8 @@
 
 #include <cstdint>
 
+#include "load/generator.h"
+
 namespace ream {
 namespace {
 
@@ -18,12 +20,6 @@ std::optional<int64_t> OptInt(const nlohmann::json& j, const char* a) {
 }
 
 }  // namespace
-
-std::optional<uint64_t> JsonCount(const nlohmann::json& v) {
-  if (v.is_number_unsigned()) return v.get<uint64_t>();
-  if (v.is_number_integer() && v.get<int64_t>() >= 0) return static_cast<uint64_t>(v.get<int64_t>());
-  return std::nullopt;
-}
 
 Result<nlohmann::json> ExtractGeneratorJson(const std::string& text) {
   size_t start = text.rfind("\n{\n") != std::string::npos ? text.find("\n{\n") + 1 : std::string::npos;

@@ -21,10 +21,6 @@ namespace ream {
 // Corrupt when there is none, it is truncated, or it does not parse.
 Result<nlohmann::json> ExtractGeneratorJson(const std::string& text);
 
-// A count as the generator (or an agent) writes it: a non-negative integer. nullopt for
-// anything else — a fraction, which would convert with undefined behaviour, a negative, text.
-std::optional<uint64_t> JsonCount(const nlohmann::json& v);
-
 // Fills the client-side columns and histograms from the generator's JSON.
 void FillFromGenerator(const nlohmann::json& generator, PointData* d);
 

@@ -8,9 +8,12 @@
 
 #include "batch/batch.h"
 #include "experiment/run_events.h"
+#include "spec/tenant_kinds.h"
+#include "experiment/tenant_sandbox.h"
 #include "load/arrival.h"
 #include "load/key_chooser.h"
 #include "partition/placement.h"
+#include "partition/resctrl.h"
 #include "protocol/registry.h"
 
 namespace ream {
@@ -29,10 +32,49 @@ Result<PartitionSpec> BuildPartition(const ExperimentSpec& spec, const Partition
   return p;
 }
 
+// Each scenario of the plan on `out->topology`, keeping `reserved` (the generator's CPUs)
+// apart: into out->scenario_cpus, or out->skipped_scenarios with why.
+Status PlaceScenarios(const ExperimentSpec& spec, const Plan& plan, const std::vector<int>& reserved,
+                      const std::string& machine, bool strict, Prepared* out) {
+  Status first_unavailable;
+  for (const auto& run : plan.runs) {
+    if (out->scenario_cpus.count(run.scenario) || out->skipped_scenarios.count(run.scenario)) continue;
+    auto cpus = ResolvePlacement(out->topology, run.scenario, reserved);
+    int line = spec.scenario_lines.count(run.scenario) ? spec.scenario_lines.at(run.scenario) : 0;
+    if (!cpus.ok()) {
+      Status why(cpus.status().code(), SpecAt(spec, line) + "scenario \"" + run.scenario +
+                                           "\" cannot run on " + machine + ": " +
+                                           cpus.status().message());
+      // A scenario this machine cannot place (no SMT siblings, too few cores) is skipped and
+      // said, so the rest of the seed's spec still runs; --strict refuses the spec instead. A
+      // malformed scenario is always an error.
+      if (strict || cpus.status().code() != StatusCode::kUnsupported) return why;
+      if (first_unavailable.ok()) first_unavailable = why;
+      out->skipped_scenarios[run.scenario] = cpus.status().message();
+      continue;
+    }
+    out->scenario_cpus[run.scenario] = *cpus;
+  }
+  if (out->scenario_cpus.empty() && !first_unavailable.ok()) {
+    return Status(first_unavailable.code(), first_unavailable.message() + " (and no other scenario of the spec can)");
+  }
+  return Status::Ok();
+}
+
+// The machine's resctrl, nullopt with why when it has none mounted.
+std::optional<ResctrlInfo> ResctrlFor(Platform& machine, std::string* why) {
+  auto info = ReadResctrl(machine);
+  if (!info.ok()) {
+    *why = info.status().message();
+    return std::nullopt;
+  }
+  return *info;
+}
+
 }  // namespace
 
 Result<Prepared> Validate(Platform& p, SandboxKind& sandboxes, const ExperimentSpec& spec, const Plan& plan,
-                          const std::string& ream_binary, bool strict) {
+                          const std::string& ream_binary, bool strict, const CorunnerKinds* corunner_kinds) {
   Prepared out;
   // The workload's account must exist before anything runs (a typo fails here, with its line).
   // (A platform without a user database, a fixture tree, cannot say: the sandbox decides then.)
@@ -61,28 +103,7 @@ Result<Prepared> Validate(Platform& p, SandboxKind& sandboxes, const ExperimentS
     out.topology = std::move(here);
   }
   const std::string machine = out.workload_host ? "the workload's host " + out.workload_host->name : "this machine";
-  Status first_unavailable;
-  for (const auto& run : plan.runs) {
-    if (out.scenario_cpus.count(run.scenario) || out.skipped_scenarios.count(run.scenario)) continue;
-    auto cpus = ResolvePlacement(out.topology, run.scenario, reserved);
-    int line = spec.scenario_lines.count(run.scenario) ? spec.scenario_lines.at(run.scenario) : 0;
-    if (!cpus.ok()) {
-      Status why(cpus.status().code(), SpecAt(spec, line) + "scenario \"" + run.scenario +
-                                           "\" cannot run on " + machine + ": " +
-                                           cpus.status().message());
-      // A scenario this machine cannot place (no SMT siblings, too few cores) is skipped and
-      // said, so the rest of the seed's spec still runs; --strict refuses the spec instead. A
-      // malformed scenario is always an error.
-      if (strict || cpus.status().code() != StatusCode::kUnsupported) return why;
-      if (first_unavailable.ok()) first_unavailable = why;
-      out.skipped_scenarios[run.scenario] = cpus.status().message();
-      continue;
-    }
-    out.scenario_cpus[run.scenario] = *cpus;
-  }
-  if (out.scenario_cpus.empty() && !first_unavailable.ok()) {
-    return Status(first_unavailable.code(), first_unavailable.message() + " (and no other scenario of the spec can)");
-  }
+  REAM_RETURN_IF_ERROR(PlaceScenarios(spec, plan, reserved, machine, strict, &out));
   std::vector<KnobSupport> support = sandboxes.Support();
   auto enforceable = [&](const std::string& flag) -> const KnobSupport* {
     for (const auto& k : support) {
@@ -190,35 +211,110 @@ Result<Prepared> Validate(Platform& p, SandboxKind& sandboxes, const ExperimentS
   }
   REAM_ASSIGN_OR_RETURN(out.ream, ReamBinary(p, ream_binary));
   // The co-runners, each as the subject's workload is checked: its account, its program, its
-  // knobs (enforceable by this sandbox kind, valid together) and its CPUs in every scenario.
+  // knobs (enforceable by its sandbox kind, valid together) and its CPUs in every scenario. Each
+  // in the kind its place gives (CorunnerKinds), else the subject's.
   for (const CorunnerSpec& c : spec.corunners) {
     const std::string at = SpecAt(spec, c.line) + "[[corunner]] '" + c.name + "' ";
-    auto user = ResolveWorkloadUser(p, WorkloadUser(p, c.user));
-    if (!user.ok() && user.status().code() != StatusCode::kUnsupported) {
-      return Status(user.status().code(), at + "user: " + user.status().message());
+    SandboxKind& kind = corunner_kinds ? corunner_kinds->For(c) : sandboxes;
+    const bool remote = corunner_kinds && corunner_kinds->Remote(c);
+    auto where = ParseTenantPlace(c.sandbox);
+    if (!where.ok()) return InvalidArgument(at + where.status().message());
+    if (where->row->ream_servers_only && !c.kind->runs_in_vm) {
+      return InvalidArgument(at + "sandbox = \"" + c.sandbox + "\" runs ream's own servers only ('builtin'): its "
+                                  "guest image carries no other program; give this '" + c.kind->key +
+                                  "' co-runner another sandbox (\"process\", \"node\", \"ssh:HOST\")");
     }
-    if (!c.command.empty()) {
-      Status found = sandboxes.FindProgram(p, c.command[0]);
-      if (!found.ok()) return Status(found.code(), at + "command: " + found.message());
+    if (where->row->needs_address && c.load && c.address.empty()) {
+      return InvalidArgument(at + "sandbox = \"" + c.sandbox + "\" with [corunner.load] needs 'address', the host's "
+                                  "address as this host's generator reaches it");
     }
-    PartitionSpec ps = c.partition.ToPartitionSpec(false);
+    if (!where->row->needs_address) {
+      // (On another host its agent resolves the account when the sandbox starts, and says so.)
+      auto user = ResolveWorkloadUser(p, WorkloadUser(p, c.user));
+      if (!user.ok() && user.status().code() != StatusCode::kUnsupported) {
+        return Status(user.status().code(), at + "user: " + user.status().message());
+      }
+    }
+    if (c.kind->finds_program) {
+      Status found = kind.FindProgram(p, c.command[0]);
+      if (!found.ok()) return Status(found.code(), at + c.kind->key + ": " + found.message());
+    }
+    if (c.kind->check) {
+      Status ok = c.kind->check(p, c);
+      if (!ok.ok()) return Status(ok.code(), at + c.kind->key + ": " + ok.message());
+    }
+    PartitionSpec ps = c.partition.ToPartitionSpec(where->row->own_network);
     if (Status v = ps.Validate(); !v.ok()) return InvalidArgument(at + v.message());
-    if (ps.node || ps.NeedsRelay() || ps.net_overhead) {
-      return InvalidArgument(at + "network knobs (net_rate, the LogGP knobs) are the subject's; a co-runner shares "
-                                  "the host's network here");
+    if (ps.NeedsRelay() || ps.net_overhead) {
+      return InvalidArgument(at + "the LogGP knobs are the subject's: the relay and the overhead sit on its path");
     }
+    if (ps.node && !where->row->own_network) {
+      return InvalidArgument(at + "net_rate shapes a node's link: give the co-runner sandbox = \"node\" (a network "
+                                  "namespace of its own), or leave its network the host's");
+    }
+    std::vector<KnobSupport> own_support = &kind == &sandboxes ? support : kind.Support();
     for (const auto& [knob, text] : c.partition.knobs) {
-      const KnobSupport* k = enforceable(c.partition.SupportOf(knob));
+      const KnobSupport* k = nullptr;
+      for (const auto& row : own_support) {
+        if (row.flag == c.partition.SupportOf(knob)) k = &row;
+      }
       if (k && !k->enforceable) {
         int line = c.partition.lines.count(knob) ? c.partition.lines.at(knob) : c.line;
-        return Unsupported(SpecAt(spec, line) + "[[corunner]] '" + c.name + "' " + knob + ": " + machine +
+        return Unsupported(SpecAt(spec, line) + "[[corunner]] '" + c.name + "' " + knob + ": " +
+                           (where->row->needs_address ? "its host " + where->Name() : machine) +
                            " cannot enforce it (" + k->detail + ")");
       }
     }
+    if (ps.node) {
+      for (const auto& row : own_support) {
+        if (row.flag == "--node" && !row.enforceable) return Unsupported(at + "sandbox = \"node\": " + row.detail);
+      }
+    }
     for (const auto& [scenario, cpus] : out.scenario_cpus) {
-      REAM_RETURN_IF_ERROR(CorunnerCpus(spec, c, out, scenario).status());
+      REAM_RETURN_IF_ERROR(CorunnerCpus(spec, c, out, scenario, remote).status());
     }
   }
+  // Every tenant of every run placed together: cores, ways, bandwidth, CLOSIDs. The workload's
+  // host's resctrl is read there when it is another host.
+  std::string resctrl_why = "read on the workload's host when it runs";
+  if (!out.workload_host) out.resctrl = ResctrlFor(p, &resctrl_why);
+  auto kind_of = [&sandboxes](const CorunnerSpec*) -> const SandboxKind& { return sandboxes; };
+  REAM_ASSIGN_OR_RETURN(out.placement, PlanPlacement(spec, plan, out, out.resctrl ? &*out.resctrl : nullptr,
+                                                     resctrl_why, kind_of));
+  return out;
+}
+
+Result<Prepared> PrepareOnPaper(Platform& machine, const ExperimentSpec& spec, const Plan& plan, bool strict,
+                                const TenantKindOf& kind_of) {
+  Prepared out;
+  auto topo = ReadTopology(machine);
+  if (!topo.ok()) return Status(topo.status().code(), SpecAt(spec, 0) + "--topology: " + topo.status().message());
+  out.topology = std::move(topo).value();
+  auto gen = ParseReservedCpus(out.topology, spec.generator_cpus);
+  if (!gen.ok()) return InvalidArgument(SpecAt(spec, 0) + "generator_cpus: " + gen.status().message());
+  out.generator_cpus = *gen;
+  // A workload on another host ([nodes] workload): the tree is that host's, and no CPU of it
+  // is the generator's.
+  if (!spec.nodes.workload_host.empty()) {
+    out.workload_host = WorkloadHost{"ssh:" + spec.nodes.workload_host, out.topology, "(on paper)", "(on paper)"};
+  }
+  const std::string name = out.topology.cpu_model.empty() ? "that machine" : "that machine (" + out.topology.cpu_model + ")";
+  REAM_RETURN_IF_ERROR(PlaceScenarios(spec, plan, out.workload_host ? std::vector<int>{} : out.generator_cpus, name,
+                                      strict, &out));
+  for (const auto& pv : spec.partitions) {
+    REAM_ASSIGN_OR_RETURN(PartitionSpec ps, BuildPartition(spec, pv));
+    out.partitions[pv.Label()] = ps;
+  }
+  for (const CorunnerSpec& c : spec.corunners) {
+    PartitionSpec ps = c.partition.ToPartitionSpec(false);
+    if (Status v = ps.Validate(); !v.ok()) {
+      return InvalidArgument(SpecAt(spec, c.line) + "[[corunner]] '" + c.name + "' " + v.message());
+    }
+  }
+  std::string resctrl_why;
+  out.resctrl = ResctrlFor(machine, &resctrl_why);
+  REAM_ASSIGN_OR_RETURN(out.placement, PlanPlacement(spec, plan, out, out.resctrl ? &*out.resctrl : nullptr,
+                                                     resctrl_why, kind_of));
   return out;
 }
 

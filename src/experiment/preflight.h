@@ -9,8 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "experiment/placement_plan.h"
 #include "experiment/plan.h"
-#include "experiment/spec.h"
+#include "spec/spec.h"
 #include "load/generator.h"
 #include "partition/spec.h"
 #include "platform/platform.h"
@@ -18,6 +19,8 @@
 #include "topology/topology.h"
 
 namespace ream {
+
+class CorunnerKinds;
 
 // What validation established, for the runs.
 struct Prepared {
@@ -33,6 +36,11 @@ struct Prepared {
   // What the spec will do that a reader should know before it runs (a sessions sweep whose top
   // levels exceed a partition's net_rate): printed by --dry-run and before the runs.
   std::vector<std::string> notes;
+  // Where every tenant of every run goes (experiment/placement_plan.h): the dry run prints it,
+  // the runs take each tenant's L3 ways from it.
+  PlacementPlan placement;
+  // The workload host's resctrl as the plan read it (nullopt: none, or not readable here).
+  std::optional<ResctrlInfo> resctrl;
 };
 
 // InvalidArgument (a bad value, with the spec's line), Unsupported (a scenario or a knob the
@@ -40,8 +48,18 @@ struct Prepared {
 // `ream_binary` "" means this process's own executable. A scenario the machine cannot place is
 // skipped (Prepared::skipped_scenarios) unless `strict`, where it is Unsupported; Unsupported
 // too when no scenario can run.
+// The co-runners are checked in the kinds `corunner_kinds` gives them (null: `sandboxes`).
 Result<Prepared> Validate(Platform& p, SandboxKind& sandboxes, const ExperimentSpec& spec, const Plan& plan,
-                          const std::string& ream_binary, bool strict = false);
+                          const std::string& ream_binary, bool strict = false,
+                          const CorunnerKinds* corunner_kinds = nullptr);
+
+// The plan on paper for another machine (`ream run --dry-run --topology DIR`): the topology
+// and resctrl read from `machine` (a copied sysfs tree: RootedPlatform), the scenarios, the
+// generator's CPUs, the partitions and PlanPlacement as Validate places them, with `kind_of`'s
+// sandbox kinds. Nothing of this host is asked (its programs, accounts and kernel interfaces
+// are the other machine's to have). Errors as Validate's.
+Result<Prepared> PrepareOnPaper(Platform& machine, const ExperimentSpec& spec, const Plan& plan, bool strict,
+                                const TenantKindOf& kind_of);
 
 // The ream binary the runs start (`ream serve`, `ream load`, agents): `given`, or this process's
 // own executable when it is "".

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "experiment/text.h"
+#include "platform/text.h"
 #include "load/load_axis.h"
 
 namespace ream {

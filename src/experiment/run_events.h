@@ -18,7 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "experiment/spec.h"
+#include "spec/spec.h"
 
 namespace ream {
 

@@ -5,12 +5,13 @@
 #include <optional>
 #include <set>
 
+#include "experiment/corunners.h"
 #include "experiment/experiment_run.h"
 #include "experiment/plan.h"
 #include "experiment/preflight.h"
-#include "experiment/remote_driver.h"
-#include "experiment/remote_sandbox.h"
-#include "experiment/text.h"
+#include "experiment/tenant_sandbox.h"
+#include "platform/text.h"
+#include "remote/remote_driver.h"
 #include "partition/placement.h"
 #include "platform/signals.h"
 #include "platform/timing_floor.h"
@@ -67,6 +68,15 @@ RemoteDriverOptions SshSettings(const ExperimentSpec& spec, const RunnerOptions&
   return ro;
 }
 
+// What the places' rows need to make a kind of their own for `spec`'s tenants.
+Result<TenantSandboxSettings> PlaceSettings(Platform& p, const ExperimentSpec& spec, const RunnerOptions& o) {
+  TenantSandboxSettings ts;
+  REAM_ASSIGN_OR_RETURN(ts.ream_binary, ReamBinary(p, o.ream_binary));
+  ts.ssh = SshSettings(spec, o, ts.ream_binary);
+  ts.vm = spec.sandbox;
+  return ts;
+}
+
 std::string WorkloadLabel(const ExperimentSpec& spec) {
   if (!spec.workload.batch.empty()) return "batch " + spec.workload.batch;
   if (!spec.workload.builtin.empty()) {
@@ -95,15 +105,25 @@ struct Session {
   // kind = "vm"); the load generator stays in the runner's kind.
   std::unique_ptr<SandboxKind> own_workload_kind;
   SandboxKind* workload_kind = nullptr;
+  // On paper (--topology): the vm kind that says how a guest's vCPUs would be pinned.
+  std::unique_ptr<SandboxKind> paper_vm_kind;
+  // The co-runners' kinds: this host's (the runner's) for those that run here, not the
+  // subject's, which may be a vm or another host's.
+  std::unique_ptr<CorunnerKinds> corunner_kinds;
   std::unique_ptr<ExperimentRun> runner;
   RunOutcome outcome;
+  std::string on_paper;  // --topology: the directory of the machine planned for; "" : this one
 };
 
 void PrintDryRun(std::ostream& out, const Session& s) {
   const ExperimentSpec& spec = *s.spec;
   const Prepared& prep = *s.prep;
-  out << "spec " << spec.source << " is valid: experiment '" << spec.name << "', workload " << WorkloadLabel(spec)
-      << " (" << spec.workload.protocol << ")";
+  out << "spec " << spec.source << " is valid"
+      << (s.on_paper.empty() ? std::string()
+                             : " on paper for the machine in " + s.on_paper +
+                                   " (its topology and resctrl; its programs, accounts and kernel interfaces are "
+                                   "checked when it runs there)")
+      << ": experiment '" << spec.name << "', workload " << WorkloadLabel(spec) << " (" << spec.workload.protocol << ")";
   if (prep.workload_host) {
     out << " on " << prep.workload_host->name << " (hostname " << prep.workload_host->hostname << ", "
         << prep.topology.cpus.size() << " CPUs; its sandbox made there by ream's agent, reached at "
@@ -111,7 +131,7 @@ void PrintDryRun(std::ostream& out, const Session& s) {
   }
   out << ", ";
   if (spec.nodes.remote()) {
-    // The load comes from the client nodes (experiment/remote_driver.h); nothing is run there
+    // The load comes from the client nodes (remote/remote_driver.h); nothing is run there
     // in a dry run.
     std::string clients;
     for (const auto& c : spec.nodes.clients) clients += (clients.empty() ? "" : ", ") + c;
@@ -134,7 +154,7 @@ void PrintDryRun(std::ostream& out, const Session& s) {
   for (const auto& note : prep.notes) out << "  note: " << note << "\n";
   for (const auto& r : s.plan.runs) {
     out << "  run " << r.ordinal + 1 << ": " << r.scenario << " (CPU " << FormatCpuList(prep.scenario_cpus.at(r.scenario))
-        << "), partition " << r.partition.Label() << (r.tenants.empty() ? std::string() : " beside " + r.tenants) << ", repetition " << r.repetition << ": ";
+        << "), partition " << r.partition.Label() << (r.corunner_set.empty() ? std::string() : " beside " + r.corunner_set) << ", repetition " << r.repetition << ": ";
     if (s.plan.knee()) {
       out << "knee search in [" << spec.sweep.low << ", " << spec.sweep.high << "] QPS to "
           << spec.sweep.precision * 100 << " %, at most " << spec.sweep.max_points
@@ -151,6 +171,7 @@ void PrintDryRun(std::ostream& out, const Session& s) {
           << "\n";
     }
   }
+  out << FormatPlacement(prep.placement, prep.topology, prep.resctrl ? &*prep.resctrl : nullptr);
 }
 
 // How long the plan's load takes at most, and its points.
@@ -171,6 +192,15 @@ Result<std::vector<RunOutcome>> RunExperiments(Platform& p, const std::vector<Ex
     own_kind = MakeProcessSandboxKind(p);
     sandboxes = own_kind.get();
   }
+  std::unique_ptr<RootedPlatform> machine;
+  if (!o.topology_dir.empty()) {
+    if (!o.dry_run) {
+      return InvalidArgument("--topology plans on another machine's copied sysfs: it goes with --dry-run only");
+    }
+    auto opened = RootedPlatform::Open(o.topology_dir);
+    if (!opened.ok()) return opened.status().Annotate("--topology " + o.topology_dir);
+    machine = std::move(opened).value();
+  }
   ConsoleObserver console(out);
   RunObserver& observer = o.observer ? *o.observer : console;
   const bool several = specs.size() > 1;
@@ -185,45 +215,62 @@ Result<std::vector<RunOutcome>> RunExperiments(Platform& p, const std::vector<Ex
                              "' is also another spec's; each experiment needs its own name");
     }
     REAM_ASSIGN_OR_RETURN(s.plan, MakePlan(specs[i], o.only));
+    if (machine) {
+      // On paper: that machine's topology and resctrl; its sandbox kinds only say how they
+      // would pin their tenants (nothing is started, libvirt not asked).
+      // Each tenant's place names the kind that would hold it (spec/tenant_places.h): a guest's
+      // vCPUs are pinned one to a CPU, a process floats over its cpuset.
+      s.own_workload_kind = MakeProcessSandboxKind(*machine);
+      s.paper_vm_kind = MakeVmSandboxKind(*machine, VmKindOptions{});
+      auto kind_of = [&s](const TenantPlace& where) -> const SandboxKind& {
+        return where.row && where.row->sandbox_kind == s.paper_vm_kind->name() ? *s.paper_vm_kind
+                                                                                : *s.own_workload_kind;
+      };
+      const ExperimentSpec& spec = specs[i];
+      REAM_ASSIGN_OR_RETURN(
+          Prepared prep,
+          PrepareOnPaper(*machine, spec, s.plan, o.strict, [&](const CorunnerSpec* c) -> const SandboxKind& {
+            if (!c) return kind_of(SubjectPlace(spec));
+            auto where = ParseTenantPlace(c->sandbox);
+            return kind_of(where.ok() ? *where : TenantPlace{});
+          }));
+      s.prep = std::move(prep);
+      s.on_paper = o.topology_dir;
+      std::vector<PlannedRun> runnable;
+      for (auto& r : s.plan.runs) (s.prep->skipped_scenarios.count(r.scenario) ? s.skipped : runnable).push_back(r);
+      s.plan.runs = std::move(runnable);
+      continue;
+    }
     s.workload_kind = sandboxes;
-    if (specs[i].sandbox.kind == "vm") {
-      if (specs[i].workload.builtin.empty()) {
-        return InvalidArgument(specs[i].source + ": [sandbox] kind = \"vm\" runs ream's own servers (workload.builtin): "
-                               "the guest image carries no other program yet (docs/vm.md)");
-      }
-      VmKindOptions vo;
-      vo.ream_binary = o.ream_binary;
-      vo.accel = specs[i].sandbox.accel;
-      vo.uri = specs[i].sandbox.uri;
-      vo.image = specs[i].sandbox.image;
-      vo.boot_timeout = specs[i].sandbox.boot_timeout;
-      s.own_workload_kind = MakeVmSandboxKind(p, vo);
-      s.workload_kind = s.own_workload_kind.get();
-      // Before anything is stored or any load generated: libvirt must answer.
-      for (const Capability& c : s.workload_kind->Probe()) {
-        if ((c.name == "vm.libvirt" || c.name == "vm.image") && c.status != Support::kSupported) {
-          return Unavailable(specs[i].source + ": [sandbox] kind = \"vm\": " + c.detail);
-        }
-      }
+    // Where the subject runs, from the table of places (spec/tenant_places.h, experiment/tenant_sandbox.h): this
+    // host's kind, or one of its own (a vm; a sandbox the agent of another host makes, while the
+    // load still comes from here or from the client nodes).
+    const TenantPlace where = SubjectPlace(specs[i]);
+    if (!specs[i].nodes.workload_host.empty() && specs[i].sandbox.kind == "vm") {
+      return InvalidArgument(specs[i].source + ": [nodes] workload = \"ssh:" + specs[i].nodes.workload_host +
+                             "\" and [sandbox] kind = \"vm\" cannot go together yet: the workload's host makes "
+                             "a process sandbox");
     }
-    if (!specs[i].nodes.workload_host.empty()) {
-      if (specs[i].sandbox.kind == "vm") {
-        return InvalidArgument(specs[i].source + ": [nodes] workload = \"ssh:" + specs[i].nodes.workload_host +
-                               "\" and [sandbox] kind = \"vm\" cannot go together yet: the workload's host makes "
-                               "a process sandbox");
-      }
-      // The workload on another host (experiment/remote_sandbox.h): its agent there makes the
-      // sandbox and samples it; the load still comes from here or from the client nodes.
-      RemoteSandboxOptions ro;
-      ro.host = specs[i].nodes.workload_host;
-      ro.address = specs[i].nodes.workload_address;
-      ro.workload_user = WorkloadUser(p, specs[i].workload.user);
-      REAM_ASSIGN_OR_RETURN(std::string ream, ReamBinary(p, o.ream_binary));
-      ro.ssh = SshSettings(specs[i], o, ream);
-      s.own_workload_kind = MakeRemoteSandboxKind(p, std::move(ro));
+    if (where.row && where.row->ream_servers_only && !(specs[i].workload.kind && specs[i].workload.kind->runs_in_vm)) {
+      return InvalidArgument(specs[i].source + ": [sandbox] kind = \"" + where.Name() +
+                             "\" runs ream's own servers (workload.builtin): the guest image carries no other "
+                             "program yet (docs/vm.md)");
+    }
+    REAM_ASSIGN_OR_RETURN(TenantSandboxSettings settings, PlaceSettings(p, specs[i], o));
+    auto own = MakeTenantSandboxKind(p, settings, where, specs[i].nodes.workload_address,
+                                     WorkloadUser(p, specs[i].workload.user));
+    if (!own.ok()) return Status(own.status().code(), specs[i].source + ": " + own.status().message());
+    if (*own) {
+      s.own_workload_kind = std::move(own).value();
       s.workload_kind = s.own_workload_kind.get();
     }
-    REAM_ASSIGN_OR_RETURN(Prepared prep, Validate(p, *s.workload_kind, specs[i], s.plan, o.ream_binary, o.strict));
+    if (!specs[i].corunners.empty()) {
+      // Each co-runner's kind, from its place: this host's (the runner's), or one of its own.
+      REAM_ASSIGN_OR_RETURN(CorunnerKinds kinds, CorunnerKinds::Make(p, *sandboxes, settings, specs[i]));
+      s.corunner_kinds = std::make_unique<CorunnerKinds>(std::move(kinds));
+    }
+    REAM_ASSIGN_OR_RETURN(Prepared prep, Validate(p, *s.workload_kind, specs[i], s.plan, o.ream_binary, o.strict,
+                                                  s.corunner_kinds.get()));
     s.prep = std::move(prep);
     // The runs of a scenario this machine cannot place are stored as skipped, not run.
     std::vector<PlannedRun> runnable;
@@ -332,7 +379,7 @@ Result<std::vector<RunOutcome>> RunExperiments(Platform& p, const std::vector<Ex
     // The local driver runs `ream load` on this experiment's generator CPUs.
     LoadDriver* driver = o.load_driver;
     if (!driver && spec.nodes.remote()) {
-      // Client nodes over ssh (experiment/remote_driver.h): agents on other hosts.
+      // Client nodes over ssh (remote/remote_driver.h): agents on other hosts.
       RemoteDriverOptions ro = SshSettings(spec, o, s.prep->ream);
       ro.hosts = spec.nodes.client_hosts;
       ro.workload_host = spec.nodes.workload_address;
@@ -366,6 +413,7 @@ Result<std::vector<RunOutcome>> RunExperiments(Platform& p, const std::vector<Ex
     s.runner = std::make_unique<ExperimentRun>(p, spec, o, std::move(*s.prep), std::move(store), *s.workload_kind,
                                                *driver, observer);
     if (several) s.runner->SetLabel(spec.name + ": ");
+    s.runner->SetCorunnerKinds(s.corunner_kinds.get());
     REAM_RETURN_IF_ERROR(s.runner->Begin(s.plan, s.id));
   }
 

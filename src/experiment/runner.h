@@ -19,7 +19,7 @@
 
 #include "experiment/load_driver.h"
 #include "experiment/run_events.h"
-#include "experiment/spec.h"
+#include "spec/spec.h"
 #include "platform/platform.h"
 #include "sandbox/sandbox.h"
 
@@ -29,6 +29,10 @@ struct RunnerOptions {
   std::string db_path = "results.db";
   bool resume = false;
   bool dry_run = false;      // validate and print the plan; no database, no load
+  // With dry_run: plan on another machine, whose topology and resctrl are read from this
+  // directory (a copied sysfs tree: sys/devices/system/{cpu,node}, proc/cpuinfo, proc/mounts,
+  // sys/fs/resctrl) instead of this one's; nothing of this host is checked. "": this machine.
+  std::string topology_dir;
   std::string only;          // run only this scenario
   bool strict = false;       // refuse a spec with a scenario this machine cannot run (else skip it)
   bool interleave = false;   // several experiments: in shuffled rounds, not one after another

@@ -283,7 +283,7 @@ target = "5ms"
 // 100 % must be timely): `low` is measured again twice (sweep.remeasure_invalid's default) and
 // the run says it could not be measured validly instead of that QoS was missed. Killed after
 // two attempts, --resume makes only the third: each (level, attempt) is stored exactly once.
-// Shared servers (issue 39): a co-runner SIGKILLed in the middle of a point makes that point
+// Shared servers: a co-runner SIGKILLed in the middle of a point makes that point
 // invalid naming it and how it ended, is started again for the next point, the database passes
 // its integrity check, and no cgroup or process of the run is left.
 TEST_F(RunnerIntegration, ACorunnerKilledMidPointInvalidatesThatPointNamingItAndNothingIsLeft) {
@@ -349,24 +349,25 @@ alone = false
   ASSERT_TRUE(e.ok() && e->has_value());
   auto runs = s->ListRuns((*e)->id);
   ASSERT_TRUE(runs.ok() && runs->size() == 1u);
-  EXPECT_EQ((*runs)[0].key.tenants, "victim");
+  EXPECT_EQ((*runs)[0].key.corunner_set, "victim");
   auto points = s->ListPoints((*runs)[0].id);
   ASSERT_TRUE(points.ok() && points->size() == 3u);
   for (const auto& p : *points) {
-    ASSERT_TRUE(p.tenants.contains("victim")) << p.tenants.dump();
+    ASSERT_TRUE(p.corunners.contains("victim")) << TenantFiguresToJson(p.corunners).dump();
+    const TenantFigures& victim = p.corunners.at("victim");
     bool named = false;
     for (const auto& r : p.invalid_reasons) named = named || r.find("co-runner 'victim'") != std::string::npos;
     if (p.target_load == 1500) {
       EXPECT_TRUE(named) << ::testing::PrintToString(p.invalid_reasons);
       EXPECT_FALSE(p.valid.value_or(true));
-      EXPECT_NE(p.tenants["victim"]["ended"].get<std::string>().find("signal 9"), std::string::npos);
+      EXPECT_NE(victim.ended.find("signal 9"), std::string::npos) << victim.ended;
     } else {
       // Before the kill and after its restart, the co-runner ran through the window; its
       // cgroup's CPU and memory were measured (a sleeping process: little CPU, some memory).
       EXPECT_FALSE(named) << ::testing::PrintToString(p.invalid_reasons);
-      EXPECT_EQ(p.tenants["victim"]["ended"], "");
-      EXPECT_TRUE(p.tenants["victim"]["cpu_util"].is_number()) << p.tenants.dump();
-      EXPECT_GT(p.tenants["victim"]["mem_bytes"].get<double>(), 0) << p.tenants.dump();
+      EXPECT_EQ(victim.ended, "");
+      EXPECT_TRUE(victim.cpu_util.has_value()) << victim.ToJson().dump();
+      EXPECT_GT(victim.mem_bytes.value_or(0), 0) << victim.ToJson().dump();
     }
   }
   // Nothing of the run is left: no co-runner process, no cgroup of the run's ream.
@@ -377,6 +378,10 @@ alone = false
 TEST_F(RunnerIntegration, ACorunnerUnderALoadOfItsOwnIsMeasuredAloneAndBesideEveryPointAndNothingIsLeft) {
   // PARTIES-style: a second latency-critical server (ream's kv) beside the subject, driven by a
   // generator of its own; a unique record count marks its process in /proc.
+  // The subject's own validity is not what this test is about: on a host whose vCPUs stall for
+  // milliseconds (a pinned spin loop losing 20 % of CPU 0's time, stalls up to 4 ms, 7 Dec 2026)
+  // its 1 s points failed the distortion rule at every commit tried, and analyze then had nothing
+  // to read the neighbour beside. The seed's rule with a low bar keeps the points it reads.
   const std::string marker = std::to_string(20000 + getpid() % 10000);
   std::string spec = Spec("two", R"(name = "two"
 scenarios = ["1-ST"]
@@ -392,6 +397,8 @@ attempts = 1
 qps = [2000, 4000]
 [qos]
 target = "5ms"
+validity = "seed"
+min_timely_ratio = 0.5
 [[corunner]]
 name = "kv2"
 builtin = "kv"
@@ -410,29 +417,32 @@ qps = 1500
   ASSERT_TRUE(runs.ok());
   const RunRecord* shared = nullptr;
   for (const auto& r : *runs) {
-    if (r.key.tenants == "kv2") shared = &r;
+    if (r.key.corunner_set == "kv2") shared = &r;
   }
   ASSERT_NE(shared, nullptr) << run.output;
   // Its own load, measured by its own generator: the rate it asked for (open loop), a tail, and
   // a validity verdict of its own — alone, and beside every point of the subject.
-  auto check = [](const nlohmann::json& fig, const std::string& where) {
-    ASSERT_TRUE(fig.contains("load")) << where << ": " << fig.dump();
-    const nlohmann::json& l = fig["load"];
-    ASSERT_FALSE(l.contains("unavailable")) << where << ": " << l.dump();
-    EXPECT_EQ(l["target_qps"].get<double>(), 1500) << where;
-    EXPECT_NEAR(l["achieved_qps"].get<double>(), 1500, 1500 * 0.10) << where << ": " << l.dump();
-    EXPECT_GT(l["latency_us"]["p95"].get<double>(), 0) << where;
-    EXPECT_TRUE(l["valid"].is_boolean()) << where << ": " << l.dump();
+  auto check = [](const TenantFigures& fig, const std::string& where) {
+    ASSERT_TRUE(fig.load.has_value()) << where << ": " << fig.ToJson().dump();
+    const TenantLoadFigures& l = *fig.load;
+    ASSERT_TRUE(l.measured()) << where << ": " << l.unavailable;
+    EXPECT_EQ(l.target_qps, 1500) << where;
+    ASSERT_TRUE(l.achieved_qps.has_value()) << where;
+    EXPECT_NEAR(*l.achieved_qps, 1500, 1500 * 0.10) << where << ": " << l.ToJson().dump();
+    EXPECT_GT(l.latency_p95_us.value_or(0), 0) << where;
+    EXPECT_TRUE(l.valid.has_value()) << where << ": " << l.ToJson().dump();
     // It served what it was sent: its own cgroup's CPU shows at least 2 us a request (about 20 us
     // here; an idle kv server uses none), so the load reached this server and not the subject.
-    ASSERT_TRUE(fig["cpu_util"].is_number()) << where << ": " << fig.dump();
-    EXPECT_GT(fig["cpu_util"].get<double>(), 1500 * 2e-6) << where << ": " << fig.dump();
+    ASSERT_TRUE(fig.cpu_util.has_value()) << where << ": " << fig.ToJson().dump();
+    EXPECT_GT(*fig.cpu_util, 1500 * 2e-6) << where << ": " << fig.ToJson().dump();
   };
-  ASSERT_TRUE(shared->tenants.contains("alone")) << shared->tenants.dump();
-  check(shared->tenants["alone"]["kv2"], "alone");
+  ASSERT_TRUE(shared->corunners && shared->corunners->alone_measured);
+  const CorunnerRecord* kv2 = shared->corunners->Find("kv2");
+  ASSERT_TRUE(kv2 && kv2->alone);
+  check(*kv2->alone, "alone");
   auto points = s->ListPoints(shared->id);
   ASSERT_TRUE(points.ok() && points->size() == 2u);
-  for (const auto& p : *points) check(p.tenants["kv2"], "beside " + std::to_string(p.target_load));
+  for (const auto& p : *points) check(p.corunners.at("kv2"), "beside " + std::to_string(p.target_load));
 
   // The analysis reads it as a latency-critical neighbour: its QPS alone and together, and its tail.
   Exec an = Ream("analyze --db " + db_ + " --json");
@@ -461,6 +471,80 @@ qps = 1500
   EXPECT_NE(page.str().find("<tr><td>kv2</td><td>1500</td>", table), std::string::npos);
   // Nothing is left: neither the neighbour nor its generator.
   EXPECT_TRUE(ProcessesWith(marker).empty());
+}
+
+// A natural co-runner as people write it: stress-ng writes beside itself ('.'), so it runs
+// only where its user can write. It starts in its sandbox's TMPDIR, owned by that user, whatever
+// directory ream was started from (here /, which the workload's user cannot write).
+TEST_F(RunnerIntegration, StressNgAsWrittenRunsAsACorunnerAndLeavesNothing) {
+  std::string spec = Spec("stream", R"(name = "stream"
+scenarios = ["1-ST"]
+[workload]
+builtin = "synthetic"
+args = ["--service", "const:20us"]
+[load]
+warmup = "200ms"
+duration = "1s"
+response_timeout = "200ms"
+attempts = 1
+[sweep]
+qps = [500]
+[qos]
+target = "5ms"
+[[corunner]]
+name = "stream"
+command = ["stress-ng", "--stream", "1", "--timeout", "0"]
+[colocation]
+alone = false
+)");
+  Exec run = Drain(popen(("cd / && " + std::string(REAM_BINARY) + " run " + spec + " --db " + db_ + " 2>&1").c_str(), "r"));
+  ASSERT_EQ(run.code, 0) << run.output;
+  auto s = Store::Open(db_, false);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  auto e = s->FindExperiment("stream");
+  ASSERT_TRUE(e.ok() && e->has_value());
+  auto runs = s->ListRuns((*e)->id);
+  ASSERT_TRUE(runs.ok() && runs->size() == 1u);
+  auto points = s->ListPoints((*runs)[0].id);
+  ASSERT_TRUE(points.ok() && points->size() == 1u);
+  ASSERT_TRUE((*points)[0].corunners.contains("stream")) << TenantFiguresToJson((*points)[0].corunners).dump();
+  const TenantFigures& fig = (*points)[0].corunners.at("stream");
+  EXPECT_EQ(fig.ended, "") << fig.ToJson().dump();
+  // It ran through the window: a stream stressor keeps its CPU busy (a stopped one shows none).
+  ASSERT_TRUE(fig.cpu_share.has_value()) << fig.ToJson().dump();
+  EXPECT_GT(*fig.cpu_share, 0.2) << fig.ToJson().dump();
+  // Its sandbox (named in the run's description) is gone: its TMPDIR and its cgroups.
+  ASSERT_TRUE((*runs)[0].corunners.has_value());
+  const std::string sandbox = (*runs)[0].corunners->corunners.at(0).sandbox;
+  ASSERT_FALSE(sandbox.empty()) << (*runs)[0].corunners->ToJson().dump();
+  EXPECT_FALSE(fs::exists("/tmp/" + sandbox + ".tmp"));
+  std::error_code ec;
+  for (const auto& h : fs::directory_iterator("/sys/fs/cgroup", ec)) EXPECT_FALSE(fs::exists(h.path() / sandbox));
+}
+
+// A co-runner that exits at once fails the run, and the error carries what the program itself
+// said on stderr, not only `ream corun`'s lines.
+TEST_F(RunnerIntegration, ACorunnerThatExitsAtOnceFailsTheRunWithItsOwnStderr) {
+  std::string spec = Spec("quits", R"(name = "quits"
+scenarios = ["1-ST"]
+[workload]
+builtin = "synthetic"
+[load]
+warmup = "100ms"
+duration = "300ms"
+[sweep]
+qps = [200]
+[[corunner]]
+name = "quitter"
+command = ["sh", "-c", "echo 'frobnicator: no such widget' >&2; exit 4"]
+[colocation]
+alone = false
+)");
+  Exec run = Ream("run " + spec + " --db " + db_);
+  ASSERT_NE(run.code, 0) << run.output;
+  EXPECT_NE(run.output.find("co-runner 'quitter'"), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("exited with status 4"), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("its last stderr:\n    frobnicator: no such widget"), std::string::npos) << run.output;
 }
 
 TEST_F(RunnerIntegration, KneeReMeasuresAnInvalidLevelAndResumeContinuesItsAttempts) {

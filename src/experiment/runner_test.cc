@@ -16,10 +16,14 @@
 #include "experiment/load_driver.h"
 #include "platform/net.h"
 #include "experiment/run_events.h"
-#include "experiment/spec.h"
+#include "spec/spec.h"
 #include "experiment/sweep.h"
+#include "spec/tenant_kinds.h"
+#include "platform/text.h"
+#include "spec/toml_section.h"
 #include "experiment/workload_launch.h"
 #include "load/lateness.h"
+#include "platform/forwarding_platform.h"
 #include "sandbox/null_sandbox.h"
 #include "store/store.h"
 
@@ -134,6 +138,29 @@ class RunnerTest : public ::testing::Test {
     o.ream_version = "test";
     o.ream_binary = ream_binary_;
     return RunExperiments(*platform_, {spec}, o);
+  }
+
+  // Runs `spec` (one co-runner `name` that repeats a 0.05 s job, beside a fake load of two
+  // 0.5 s points) and returns each point's figures of that co-runner, after checking they hold
+  // several completions and no end: none lost to a gap between runs.
+  std::vector<TenantFigures> RunRepeatingJob(const ExperimentSpec& spec, const std::string& name) {
+    std::vector<TenantFigures> out;
+    FakeLoadDriver driver([](double, int) { return FakeAnswer{100, true}; });
+    driver.window_ms = 500;
+    auto run = Run(spec, driver);
+    EXPECT_TRUE(run.ok()) << run.status().message() << console_.str();
+    auto pts = Points();
+    EXPECT_EQ(pts.size(), 2u);
+    for (const auto& p : pts) {
+      EXPECT_TRUE(p.corunners.contains(name)) << TenantFiguresToJson(p.corunners).dump();
+      if (!p.corunners.contains(name)) continue;
+      const TenantFigures& f = p.corunners.at(name);
+      EXPECT_GE(f.completions, 4) << f.ToJson().dump();
+      EXPECT_EQ(f.ended, "");
+      EXPECT_TRUE(p.valid.value_or(false));
+      out.push_back(f);
+    }
+    return out;
   }
 
   std::vector<PointRecord> Points() {
@@ -690,7 +717,7 @@ TEST_F(RunnerTest, TheRelayIsInThePathOnlyWhenARelayKnobIsSet) {
 
 }  // namespace
 
-// Shared servers (issue 39) through the null sandbox: the co-runners are real processes under
+// Shared servers through the null sandbox: the co-runners are real processes under
 // `ream corun`, the load is the fake driver's.
 namespace {
 
@@ -721,27 +748,31 @@ TEST_F(RunnerTest, CorunnersAloneAndTogetherAlternateAndEveryPointCarriesTheirFi
   ASSERT_EQ(runs->size(), 4u);
   // Alone and together alternate within each repetition, so a drift of the host reaches both.
   std::vector<std::string> order;
-  for (const auto& r : *runs) order.push_back(r.key.tenants + "/" + std::to_string(r.key.repetition));
+  for (const auto& r : *runs) order.push_back(r.key.corunner_set + "/" + std::to_string(r.key.repetition));
   EXPECT_EQ(order, (std::vector<std::string>{"/0", "idler/0", "/1", "idler/1"}));
   for (const auto& r : *runs) {
     auto pts = store->ListPoints(r.id);
     ASSERT_TRUE(pts.ok());
     ASSERT_EQ(pts->size(), 2u);
-    if (r.key.tenants.empty()) {
-      EXPECT_TRUE(r.tenants.is_null());
-      for (const auto& p : *pts) EXPECT_TRUE(p.tenants.is_null());
+    if (r.key.corunner_set.empty()) {
+      EXPECT_FALSE(r.corunners.has_value());
+      for (const auto& p : *pts) EXPECT_TRUE(p.corunners.empty());
       continue;
     }
     // The co-runner alone (a window before the subject started) and in every point's window.
-    ASSERT_TRUE(r.tenants.contains("alone")) << r.tenants.dump();
-    EXPECT_EQ(r.tenants["corunners"][0]["name"], "idler");
-    EXPECT_GT(r.tenants["alone"]["idler"]["window_s"].get<double>(), 0.25);
+    ASSERT_TRUE(r.corunners && r.corunners->alone_measured);
+    ASSERT_EQ(r.corunners->corunners.size(), 1u);
+    EXPECT_EQ(r.corunners->corunners[0].name, "idler");
+    ASSERT_TRUE(r.corunners->corunners[0].alone.has_value());
+    EXPECT_GT(r.corunners->corunners[0].alone->window_s, 0.25);
     for (const auto& p : *pts) {
-      ASSERT_TRUE(p.tenants.contains("idler")) << p.tenants.dump();
-      EXPECT_EQ(p.tenants["idler"]["ended"], "");
-      EXPECT_GT(p.tenants["idler"]["window_s"].get<double>(), 0.09);
+      ASSERT_TRUE(p.corunners.contains("idler")) << TenantFiguresToJson(p.corunners).dump();
+      const TenantFigures& idler = p.corunners.at("idler");
+      EXPECT_EQ(idler.ended, "");
+      EXPECT_GT(idler.window_s, 0.09);
       // The null sandbox has no cgroup: its CPU is unavailable, with the reason, not zero.
-      EXPECT_TRUE(p.tenants["idler"]["cpu_util"].is_null());
+      EXPECT_FALSE(idler.cpu_util.has_value());
+      EXPECT_FALSE(idler.unavailable.empty());
       EXPECT_TRUE(p.valid.value_or(false));
     }
   }
@@ -754,19 +785,11 @@ TEST_F(RunnerTest, ARestartedJobIsCountedAndKeepsItsPressureOverTheWindow) {
                                          "[colocation]\nalone = false\n"),
                         "shared.toml");
   ASSERT_TRUE(spec.ok()) << spec.status().message();
-  FakeLoadDriver driver([](double, int) { return FakeAnswer{100, true}; });
-  driver.window_ms = 500;
-  auto out = Run(*spec, driver);
-  ASSERT_TRUE(out.ok()) << out.status().message() << console_.str();
-  auto pts = Points();
-  ASSERT_EQ(pts.size(), 2u);
-  for (const auto& p : pts) {
-    ASSERT_TRUE(p.tenants.contains("job")) << p.tenants.dump();
-    // 0.05 s runs back to back over a 0.5 s window: several completions, none lost to a gap.
-    EXPECT_GE(p.tenants["job"]["completions"].get<int64_t>(), 4) << p.tenants.dump();
-    EXPECT_NEAR(p.tenants["job"]["run_time_mean_s"].get<double>(), 0.05, 0.04);
-    EXPECT_EQ(p.tenants["job"]["ended"], "");
-    EXPECT_TRUE(p.valid.value_or(false));
+  auto figures = RunRepeatingJob(*spec, "job");
+  ASSERT_EQ(figures.size(), 2u);
+  for (const TenantFigures& job : figures) {
+    ASSERT_TRUE(job.run_time_mean_s.has_value());
+    EXPECT_NEAR(*job.run_time_mean_s, 0.05, 0.04);
   }
 }
 
@@ -791,7 +814,7 @@ TEST_F(RunnerTest, ACorunnerThatDiesDuringAPointMakesItInvalidNamingItAndIsStart
                         r.find("signal 9") != std::string::npos);
     }
     EXPECT_TRUE(named) << ::testing::PrintToString(p.invalid_reasons);
-    EXPECT_NE(p.tenants["doomed"]["ended"].get<std::string>(), "");
+    EXPECT_NE(p.corunners.at("doomed").ended, "");
   }
   // Between the two points it was started again, and the run said so.
   bool restarted = false;
@@ -803,7 +826,8 @@ TEST_F(RunnerTest, ACorunnerThatDiesDuringAPointMakesItInvalidNamingItAndIsStart
 
 TEST_F(RunnerTest, ACorunnerThatCannotStartFailsTheRunNamingIt) {
   ream_binary_ = REAM_BINARY;
-  auto spec = ParseSpec(CorunnerSpecText("[[corunner]]\nname = \"broken\"\ncommand = [\"sh\", \"-c\", \"exit 3\"]\n"
+  auto spec = ParseSpec(CorunnerSpecText("[[corunner]]\nname = \"broken\"\n"
+                                         "command = [\"sh\", \"-c\", \"echo cannot work like this >&2; exit 3\"]\n"
                                          "settle = \"300ms\"\n"),
                         "shared.toml");
   ASSERT_TRUE(spec.ok()) << spec.status().message();
@@ -813,14 +837,154 @@ TEST_F(RunnerTest, ACorunnerThatCannotStartFailsTheRunNamingIt) {
   ASSERT_FALSE(out.ok());
   EXPECT_NE(out.status().message().find("co-runner 'broken'"), std::string::npos) << out.status().message();
   EXPECT_NE(out.status().message().find("status 3"), std::string::npos) << out.status().message();
+  // Its own words, not only `ream corun`'s.
+  EXPECT_NE(out.status().message().find("its last stderr:\n    cannot work like this"), std::string::npos)
+      << out.status().message();
   EXPECT_TRUE(driver.seen.empty() || driver.seen.size() == 2u);  // only the alone run's levels
   auto store = Store::Open((dir_ / "results.db").string(), false);
   ASSERT_TRUE(store.ok());
   auto runs = store->ListRuns(1);
   ASSERT_TRUE(runs.ok() && runs->size() == 2u);
-  EXPECT_EQ((*runs)[1].key.tenants, "broken");
+  EXPECT_EQ((*runs)[1].key.corunner_set, "broken");
   EXPECT_EQ((*runs)[1].status, RunStatus::kFailed);
   EXPECT_NE((*runs)[1].failure.find("co-runner 'broken'"), std::string::npos) << (*runs)[1].failure;
+}
+
+// A tenant kind is a row: one added here, in the test, goes through the spec's parsing and the
+// co-runners' machinery (started, counted, described) with nothing else taught about it.
+TEST_F(RunnerTest, AFakeTenantKindAddedAsOneRowRunsAsACorunner) {
+  ream_binary_ = REAM_BINARY;
+  TenantKindTable kinds;
+  for (const TenantKind* k : BuiltinTenantKinds().rows()) kinds.Add(*k);
+  kinds.Add({.key = "naps",
+             .takes = "seconds a nap lasts",
+             .completes = true,
+             .throughput_unit = "completions/s",
+             .parse = [](const TomlSection& s, const std::string&, CorunnerSpec* c) -> Status {
+               double seconds = 0;
+               REAM_RETURN_IF_ERROR(s.Number("naps", &seconds, 0.001, 10));
+               c->args = {Fmt("%g", seconds)};
+               return Status::Ok();
+             },
+             .argv = [](const CorunnerSpec& c, const TenantStart&) -> std::vector<std::string> {
+               return {"sleep", c.args.at(0)};
+             },
+             .describe = [](const CorunnerSpec& c, nlohmann::json* j) { (*j)["naps"] = c.args.at(0); }});
+  auto spec = ParseSpec(CorunnerSpecText("[[corunner]]\nname = \"napper\"\nnaps = 0.05\nsettle = \"0ms\"\n"
+                                         "[colocation]\nalone = false\n"),
+                        "shared.toml", BuiltinKnobs(), kinds);
+  ASSERT_TRUE(spec.ok()) << spec.status().message();
+  ASSERT_EQ(spec->corunners.size(), 1u);
+  EXPECT_EQ(spec->corunners[0].kind, kinds.Find("naps"));
+  // Its flag, not its name: a kind that completes is restarted unless the spec says otherwise.
+  EXPECT_TRUE(spec->corunners[0].restart);
+  EXPECT_EQ(spec->ToJson()["corunners"][0]["naps"], "0.05");
+  // A key of its own on another kind is refused, naming the kind it belongs to.
+  auto wrong = ParseSpec(CorunnerSpecText("[[corunner]]\nname = \"x\"\ncommand = [\"true\"]\nnaps = 1\n"), "shared.toml",
+                         BuiltinKnobs(), kinds);
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_NE(wrong.status().message().find("needs exactly one of"), std::string::npos) << wrong.status().message();
+  EXPECT_NE(wrong.status().message().find("'naps' (seconds a nap lasts)"), std::string::npos)
+      << wrong.status().message();
+  EXPECT_EQ(RunRepeatingJob(*spec, "napper").size(), 2u);
+  auto store = Store::Open((dir_ / "results.db").string(), false);
+  ASSERT_TRUE(store.ok());
+  auto runs = store->ListRuns(1);
+  ASSERT_TRUE(runs.ok() && !runs->empty());
+  ASSERT_TRUE(runs->back().corunners.has_value());
+  ASSERT_EQ(runs->back().corunners->corunners.size(), 1u);
+  const CorunnerRecord& described = runs->back().corunners->corunners[0];
+  EXPECT_EQ(described.kind, "naps");
+  EXPECT_EQ(described.throughput_unit, "completions/s");
+  EXPECT_EQ(described.place, "process");
+  EXPECT_EQ(Join(described.argv), std::string(REAM_BINARY) + " corun --sched normal --repeat -- sleep 0.05");
+}
+
+}  // namespace
+namespace {
+
+// This machine, but with the resctrl mount of the seed's main node (two Xeon Silver 4116,
+// src/topology/testdata/seed-4116x2), so a run plans its tenants' ways there.
+class SeedResctrl : public ForwardingPlatform {
+ public:
+  explicit SeedResctrl(Platform& real)
+      : ForwardingPlatform(real), seed_(std::string(REAM_SOURCE_DIR) + "/src/topology/testdata/seed-4116x2") {}
+  Result<std::string> ReadFile(const std::string& p) override {
+    return Seed(p) ? seed_.ReadFile(p) : ForwardingPlatform::ReadFile(p);
+  }
+  bool Exists(const std::string& p) override { return Seed(p) ? seed_.Exists(p) : ForwardingPlatform::Exists(p); }
+  bool IsDirectory(const std::string& p) override {
+    return Seed(p) ? seed_.IsDirectory(p) : ForwardingPlatform::IsDirectory(p);
+  }
+  Result<std::vector<DirEntry>> ListDir(const std::string& p) override {
+    return Seed(p) ? seed_.ListDir(p) : ForwardingPlatform::ListDir(p);
+  }
+
+ private:
+  static bool Seed(const std::string& p) {
+    return p.rfind("/sys/fs/resctrl", 0) == 0 || p == "/proc/mounts" || p == "/proc/filesystems";
+  }
+  RootedPlatform seed_;
+};
+
+// A kind that enforces every knob on paper: it keeps each sandbox's options and starts a null
+// sandbox on the CPUs alone.
+class RecordingKind : public SandboxKind {
+ public:
+  explicit RecordingKind(SandboxKind& inner) : inner_(inner) {}
+  std::string_view name() const override { return "recording"; }
+  Result<std::unique_ptr<Sandbox>> Start(const SandboxOptions& o, const std::vector<std::string>& argv) override {
+    started.push_back(o);
+    SandboxOptions cpus_only = o;
+    cpus_only.partition = PartitionSpec{};
+    cpus_only.partition.cpus = o.partition.cpus;
+    return inner_.Start(cpus_only, argv);
+  }
+  std::vector<KnobSupport> Support() override {
+    std::vector<KnobSupport> out;
+    for (const KnobSupportRow& row : BuiltinKnobs().support_rows()) out.push_back({row.flag, true, "recorded"});
+    return out;
+  }
+  std::vector<Capability> Probe() override { return inner_.Probe(); }
+  std::vector<SandboxOptions> started;
+
+ private:
+  SandboxKind& inner_;
+};
+
+// The run takes each tenant's ways from its placement plan: the subject's and the co-runner's
+// sandboxes get disjoint masks, the subject the same alone and together.
+TEST_F(RunnerTest, EachTenantsSandboxGetsTheWaysItsPlanChose) {
+  ream_binary_ = REAM_BINARY;
+  SeedResctrl machine(*platform_);
+  RecordingKind recording(*kind_);
+  auto spec = ParseSpec(CorunnerSpecText("[partitions]\nllc_ways = 4\n[[corunner]]\nname = \"job\"\n"
+                                         "command = [\"sleep\", \"600\"]\nsettle = \"0ms\"\nllc_ways = 3\n"),
+                        "shared.toml");
+  ASSERT_TRUE(spec.ok()) << spec.status().message();
+  FakeLoadDriver driver([](double qps, int) { return FakeAnswer{100 + qps, true}; });
+  RunnerOptions o;
+  o.db_path = (dir_ / "results.db").string();
+  o.state_dir = (dir_ / "state").string();
+  o.out = &console_;
+  o.observer = &both_;
+  o.sandbox_kind = &recording;
+  o.load_driver = &driver;
+  o.ream_version = "test";
+  o.ream_binary = ream_binary_;
+  auto out = RunExperiments(machine, {*spec}, o);
+  ASSERT_TRUE(out.ok()) << out.status().message() << console_.str();
+  std::vector<std::map<int, uint64_t>> subject, job;
+  for (const SandboxOptions& so : recording.started) {
+    if (so.partition.llc_ways == 4) subject.push_back(so.partition.llc_masks);
+    if (so.partition.llc_ways == 3) job.push_back(so.partition.llc_masks);
+  }
+  ASSERT_EQ(subject.size(), 2u);  // alone, then beside the job
+  ASSERT_EQ(job.size(), 1u);
+  const std::map<int, uint64_t> lowest = {{0, 0x00f}, {1, 0x00f}};
+  EXPECT_EQ(subject[0], lowest);
+  EXPECT_EQ(subject[1], lowest);
+  EXPECT_EQ(job[0], (std::map<int, uint64_t>{{0, 0x070}, {1, 0x070}}));
 }
 
 }  // namespace

@@ -5,7 +5,7 @@
 #include <utility>
 
 #include "experiment/knee.h"
-#include "experiment/text.h"
+#include "platform/text.h"
 
 namespace ream {
 namespace {

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "experiment/run_events.h"
-#include "experiment/spec.h"
+#include "spec/spec.h"
 #include "platform/status.h"
 #include "store/store.h"
 

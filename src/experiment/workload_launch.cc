@@ -6,7 +6,7 @@
 #include <utility>
 
 #include "experiment/run_events.h"
-#include "experiment/text.h"
+#include "platform/text.h"
 #include "platform/net.h"
 
 namespace ream {
@@ -68,6 +68,7 @@ Result<LaunchedWorkload> StartWorkload(Platform& p, SandboxKind& sandboxes, cons
   so.partition.net_gap.reset();
   so.partition.net_per_byte.reset();
   so.partition.cpus = FormatCpuList(prep.scenario_cpus.at(run.scenario));
+  so.partition.llc_masks = prep.placement.MasksOf(run, nullptr);
   // On another host no CPU is the generator's.
   so.reserved_cpus = prep.workload_host ? std::vector<int>{} : prep.generator_cpus;
   so.capture_stdout = true;

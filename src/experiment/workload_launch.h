@@ -12,7 +12,7 @@
 #include "experiment/network_path.h"
 #include "experiment/plan.h"
 #include "experiment/preflight.h"
-#include "experiment/spec.h"
+#include "spec/spec.h"
 #include "platform/platform.h"
 #include "sandbox/sandbox.h"
 

@@ -1,4 +1,4 @@
-// The coordinated-omission check (issue 14, item 6): a server frozen by SIGSTOP for a second
+// The coordinated-omission check: a server frozen by SIGSTOP for a second
 // in the middle of a 1 000 QPS run must show in the tail — an open-loop generator keeps
 // sending on schedule and times every request from its scheduled instant, so the requests
 // due during the freeze wait up to a second — while the generator itself stays as timely as
@@ -129,7 +129,7 @@ TEST(CoordinatedOmission, AFrozenServerShowsInTheTailAndTheGeneratorStaysOnSched
   // would be late for the whole second: 25 points more. The host's own noise moves between
   // runs a few seconds apart, and more the noisier the hour: by a point in quiet hours, by a
   // factor of up to 2.4 in noisy ones (timely 94.3 and 97.6 % at the same 43 k QPS a minute
-  // apart, issue 14; on 3 Dec 2026 a clean clone's runs read 7.7 and 7.0 % without the freeze
+  // apart; on 3 Dec 2026 a clean clone's runs read 7.7 and 7.0 % without the freeze
   // and 10.4 % with it). So the frozen run may exceed the worse unfrozen run by 2 points or be
   // twice it, whichever is larger — still 10 points or more below a blocked generator while the
   // unfrozen runs stay under 15 %; past that the host is too noisy to tell the two apart.

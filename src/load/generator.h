@@ -23,7 +23,7 @@
 
 namespace ream {
 
-// What decides whether a point is valid (DESIGN.md "Timely requests ratio"; issue 14).
+// What decides whether a point is valid (DESIGN.md "Timely requests ratio").
 //  kSeed: the seed's rule exactly: at least min_timely_ratio of the requests were sent within
 //    timely_tolerance of their scheduled instant (and the rate and error checks below).
 //  kDistortion: what lateness did to the result: the reported percentile timed from the
@@ -135,7 +135,7 @@ struct LoadOptions {
   // A file descriptor (e.g. a signalfd) that, once readable, stops the run early (Cancelled).
   int cancel_fd = -1;
   // The monotonic instant (this host's CLOCK_MONOTONIC, ns) at which the schedule starts, for
-  // agents on several hosts that start together (experiment/agent_protocol.h); 0, or an
+  // agents on several hosts that start together (remote/agent_protocol.h); 0, or an
   // instant less than 5 ms away once the connections are up: 5 ms after they are.
   int64_t start_at_ns = 0;
 };
@@ -271,6 +271,10 @@ struct LoadResult {
   nlohmann::json ToJson() const;
   std::string Summary() const;
 };
+
+// A count as the generator (or an agent) writes it: a non-negative integer. nullopt for
+// anything else — a fraction, which would convert with undefined behaviour, a negative, text.
+std::optional<uint64_t> JsonCount(const nlohmann::json& v);
 
 // Connects (Unavailable/Timeout when the target does not answer), runs the schedule, drains,
 // and returns the merged result. Mid-run failures (connections closed, garbage from the

@@ -1,4 +1,4 @@
-// Why a request went out late (issue 14, item 1): each generator thread keeps a short
+// Why a request went out late: each generator thread keeps a short
 // timeline of what could have held it up — the clock jumping between two reads of its loop
 // (the thread was not running: a stall of the host), a system call that took long, a sleep
 // that woke up after it should have — and every request sent later than the tolerance is

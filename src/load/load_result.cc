@@ -40,6 +40,12 @@ std::string FormatUs(double ns) {
 
 }  // namespace
 
+std::optional<uint64_t> JsonCount(const nlohmann::json& v) {
+  if (v.is_number_unsigned()) return v.get<uint64_t>();
+  if (v.is_number_integer() && v.get<int64_t>() >= 0) return static_cast<uint64_t>(v.get<int64_t>());
+  return std::nullopt;
+}
+
 nlohmann::json LoadResult::ToJson() const {
   const LoadOptions& o = options;
   nlohmann::json j;

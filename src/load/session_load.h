@@ -1,4 +1,4 @@
-// Session load (issue 17; DESIGN.md "network / streaming ... load counted in sessions"): N
+// Session load (DESIGN.md "network / streaming ... load counted in sessions"): N
 // concurrent streaming sessions over HTTP/1.1, each on its own keep-alive connection, each
 // fetching consecutive chunks of a video (Range requests of chunk_bytes) on the absolute
 // schedule of load/session_schedule.h. A chunk still in flight when the next is due does not

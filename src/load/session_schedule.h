@@ -1,4 +1,4 @@
-// Session load's options and its schedule (issue 17): N concurrent streaming sessions, each on
+// Session load's options and its schedule: N concurrent streaming sessions, each on
 // its own connection, fetching consecutive chunks of a video at the video's bitrate. Chunk c of
 // session slot s is requested at start + (s / N + c) * chunk_play_time, an absolute schedule
 // that never waits for the previous chunk (a chunk still in flight is pipelined behind), so a

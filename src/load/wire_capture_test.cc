@@ -1,4 +1,4 @@
-// The wire round trip against an independent observer (issue 14, item 7): tcpdump captures the
+// The wire round trip against an independent observer: tcpdump captures the
 // loopback traffic of a 2 000 QPS run on one connection, with the kernel's nanosecond packet
 // stamps; each request segment is paired with the reply segment that answers it, and the
 // capture's request→reply times must agree with the generator's wire figure (its kernel send

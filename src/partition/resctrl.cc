@@ -133,6 +133,7 @@ Result<ResctrlInfo> ReadResctrl(Platform& p) {
     std::string sparse = Str(p, l3 + "/sparse_masks");
     info.sparse_masks = sparse.empty() ? info.vendor == "amd" : sparse == "1";
     for (const auto& r : l3_res) ReadTakenWays(Str(p, mount + "/info/" + r + "/bit_usage"), &info.l3_taken);
+    info.l3_closids = std::atoi(Str(p, l3 + "/num_closids").c_str());
     for (const auto& [id, v] : SchemataDomains(root_schemata, l3_res.front())) info.l3_domains.push_back(id);
     if (info.cbm_bits == 0) return Corrupt(l3 + "/cbm_mask is empty or zero");
   }
@@ -141,6 +142,7 @@ Result<ResctrlInfo> ReadResctrl(Platform& p) {
     info.min_bandwidth = std::atoi(Str(p, mount + "/info/MB/min_bandwidth").c_str());
     std::string gran = Str(p, mount + "/info/MB/bandwidth_gran");
     info.bandwidth_gran = std::max(1, std::atoi(gran.c_str()));
+    info.mb_closids = std::atoi(Str(p, mount + "/info/MB/num_closids").c_str());
     auto doms = SchemataDomains(root_schemata, "MB");
     for (const auto& [id, v] : doms) info.mb_domains.push_back(id);
     // Wide enough for the software controller's U32_MAX.
@@ -239,13 +241,88 @@ Result<uint64_t> ChooseL3Mask(const ResctrlInfo& info, int domain, int ways) {
   return mask;
 }
 
+Result<std::vector<std::map<int, uint64_t>>> AllocateL3Ways(const ResctrlInfo& info,
+                                                            const std::vector<WaysRequest>& requests) {
+  std::vector<std::map<int, uint64_t>> out(requests.size());
+  int total = 0;
+  std::string who;
+  for (const auto& r : requests) {
+    total += r.ways;
+    who += (who.empty() ? "" : ", ") + r.tenant + " " + std::to_string(r.ways);
+  }
+  if (total > info.cbm_bits) {
+    return InvalidArgument("llc_ways: the run's tenants ask for " + std::to_string(total) + " L3 ways (" + who +
+                           ") but the L3 has " + std::to_string(info.cbm_bits) + " (cbm_mask " + Hex(info.cbm_mask) +
+                           "); each tenant's ways are its own, so they must add up to at most that");
+  }
+  ResctrlInfo left = info;  // the earlier requests' ways count as taken for the later ones
+  for (int domain : info.l3_domains) {
+    for (size_t i = 0; i < requests.size(); ++i) {
+      auto mask = ChooseL3Mask(left, domain, requests[i].ways);
+      if (!mask.ok()) {
+        std::string before;
+        for (size_t j = 0; j < i; ++j) {
+          before += (before.empty() ? "" : ", ") + requests[j].tenant + " " + Hex(out[j][domain]);
+        }
+        return InvalidArgument(requests[i].tenant + ": " + mask.status().message() +
+                               (before.empty() ? "" : " (the run's other tenants hold " + before + ")"));
+      }
+      out[i][domain] = *mask;
+      left.l3_taken[domain] |= *mask;
+    }
+  }
+  return out;
+}
+
 Result<std::string> BuildSchemata(const ResctrlInfo& info, std::optional<int> ways,
                                   std::optional<double> mb_fraction) {
   return BuildSchemata(info, ways, MemBandwidth{.fraction = mb_fraction});
 }
 
+Result<int64_t> MbSchemataValue(const ResctrlInfo& info, const MemBandwidth& mb) {
+  if (!info.mb) {
+    return Unsupported("--mem-bw: this CPU/kernel has no memory bandwidth allocation (no "
+                       "info/MB in " + info.mount + ")");
+  }
+  int64_t v = 0;
+  if (mb.mbps) {
+    const std::string what = "--mem-bw " + std::to_string(*mb.mbps) + "MBps";
+    if (info.mb_unit == MbUnit::kPercent) {
+      return Unsupported(what + ": " + info.mount + " takes memory bandwidth as a percentage; an "
+                         "amount in MB/s needs the mba_MBps mount option (mount -t resctrl -o "
+                         "mba_MBps resctrl " + info.mount + "), or give a percentage");
+    }
+    if (info.mb_unit == MbUnit::kMBps) {
+      v = *mb.mbps;  // the software controller keeps the group under this many MB/s
+    } else {
+      // AMD: 1/8 GB/s units, 1 GB = 1000 MB (125 MB/s a unit), rounded down.
+      v = *mb.mbps * 8 / 1000;
+      if (v < 1 || v > info.mb_max) {
+        return InvalidArgument(what + ": AMD expresses bandwidth in 1/8 GB/s units, from 1 (125 MB/s) "
+                               "to " + std::to_string(info.mb_max) + " (the root group's value)");
+      }
+    }
+  } else {
+    const std::string what = "--mem-bw " + std::to_string(static_cast<int>(mb.fraction.value_or(0) * 100)) + "%";
+    if (info.mb_unit == MbUnit::kMBps) {
+      return Unsupported(what + ": " + info.mount + " is mounted with mba_MBps and takes memory "
+                         "bandwidth in MB/s; give it as e.g. '4000MBps', or remount without mba_MBps");
+    }
+    double raw = mb.fraction.value_or(0) * info.mb_max;
+    // Steps are min_bandwidth + N * bandwidth_gran (resctrl.rst "bandwidth_gran"); rounding
+    // down keeps the limit at or under what was asked.
+    v = static_cast<int64_t>(std::floor(raw / info.bandwidth_gran)) * info.bandwidth_gran;
+    if (v < info.min_bandwidth || v <= 0) {
+      return InvalidArgument(what + " is below the minimum this CPU allows (min_bandwidth " +
+                             std::to_string(info.min_bandwidth) + " of " +
+                             std::to_string(info.mb_max) + ")");
+    }
+  }
+  return v;
+}
+
 Result<std::string> BuildSchemata(const ResctrlInfo& info, std::optional<int> ways,
-                                  const MemBandwidth& mb) {
+                                  const MemBandwidth& mb, const std::map<int, uint64_t>& l3_masks) {
   std::string out;
   if (ways) {
     if (!info.l3) {
@@ -254,8 +331,19 @@ Result<std::string> BuildSchemata(const ResctrlInfo& info, std::optional<int> wa
     }
     std::string line;
     for (size_t i = 0; i < info.l3_domains.size(); ++i) {
-      REAM_ASSIGN_OR_RETURN(uint64_t mask, ChooseL3Mask(info, info.l3_domains[i], *ways));
-      line += (i ? ";" : "") + std::to_string(info.l3_domains[i]) + "=" + Hex(mask);
+      const int domain = info.l3_domains[i];
+      uint64_t mask = 0;
+      if (auto given = l3_masks.find(domain); given != l3_masks.end()) {
+        mask = given->second;
+        if ((mask & ~info.cbm_mask) != 0 || std::popcount(mask) != *ways) {
+          return InvalidArgument("--llc-ways " + std::to_string(*ways) + ": the mask chosen for L3 domain " +
+                                 std::to_string(domain) + " (" + Hex(mask) + ") is not " + std::to_string(*ways) +
+                                 " ways of cbm_mask " + Hex(info.cbm_mask));
+        }
+      } else {
+        REAM_ASSIGN_OR_RETURN(mask, ChooseL3Mask(info, domain, *ways));
+      }
+      line += (i ? ";" : "") + std::to_string(domain) + "=" + Hex(mask);
     }
     // CDP: code and data each get the workload's ways (the knob counts ways, not halves).
     if (info.cdp) {
@@ -265,44 +353,7 @@ Result<std::string> BuildSchemata(const ResctrlInfo& info, std::optional<int> wa
     }
   }
   if (mb.any()) {
-    if (!info.mb) {
-      return Unsupported("--mem-bw: this CPU/kernel has no memory bandwidth allocation (no "
-                         "info/MB in " + info.mount + ")");
-    }
-    int64_t v = 0;
-    if (mb.mbps) {
-      const std::string what = "--mem-bw " + std::to_string(*mb.mbps) + "MBps";
-      if (info.mb_unit == MbUnit::kPercent) {
-        return Unsupported(what + ": " + info.mount + " takes memory bandwidth as a percentage; an "
-                           "amount in MB/s needs the mba_MBps mount option (mount -t resctrl -o "
-                           "mba_MBps resctrl " + info.mount + "), or give a percentage");
-      }
-      if (info.mb_unit == MbUnit::kMBps) {
-        v = *mb.mbps;  // the software controller keeps the group under this many MB/s
-      } else {
-        // AMD: 1/8 GB/s units, 1 GB = 1000 MB (125 MB/s a unit), rounded down.
-        v = *mb.mbps * 8 / 1000;
-        if (v < 1 || v > info.mb_max) {
-          return InvalidArgument(what + ": AMD expresses bandwidth in 1/8 GB/s units, from 1 (125 MB/s) "
-                                 "to " + std::to_string(info.mb_max) + " (the root group's value)");
-        }
-      }
-    } else {
-      const std::string what = "--mem-bw " + std::to_string(static_cast<int>(*mb.fraction * 100)) + "%";
-      if (info.mb_unit == MbUnit::kMBps) {
-        return Unsupported(what + ": " + info.mount + " is mounted with mba_MBps and takes memory "
-                           "bandwidth in MB/s; give it as e.g. '4000MBps', or remount without mba_MBps");
-      }
-      double raw = *mb.fraction * info.mb_max;
-      // Steps are min_bandwidth + N * bandwidth_gran (resctrl.rst "bandwidth_gran"); rounding
-      // down keeps the limit at or under what was asked.
-      v = static_cast<int64_t>(std::floor(raw / info.bandwidth_gran)) * info.bandwidth_gran;
-      if (v < info.min_bandwidth || v <= 0) {
-        return InvalidArgument(what + " is below the minimum this CPU allows (min_bandwidth " +
-                               std::to_string(info.min_bandwidth) + " of " +
-                               std::to_string(info.mb_max) + ")");
-      }
-    }
+    REAM_ASSIGN_OR_RETURN(int64_t v, MbSchemataValue(info, mb));
     out += "MB:";
     for (size_t i = 0; i < info.mb_domains.size(); ++i) {
       out += (i ? ";" : "") + std::to_string(info.mb_domains[i]) + "=" + std::to_string(v);

@@ -51,6 +51,11 @@ struct ResctrlInfo {
   MbUnit mb_unit = MbUnit::kPercent;
   bool mb_is_percent = true;  // mb_unit == kPercent
   std::vector<int> mb_domains;
+  // info/L3/num_closids and info/MB/num_closids (0: not said). Every control group, the
+  // default one included, takes a CLOSID valid for every resource in use, so the fewer of the
+  // two bounds the groups (resctrl.rst "num_closids").
+  int l3_closids = 0;
+  int mb_closids = 0;
   // Monitoring (info/L3_MON/mon_features).
   bool mon_llc_occupancy = false;
   bool mon_mbm_total = false;
@@ -74,12 +79,32 @@ struct MemBandwidth {
   bool any() const { return fraction || mbps; }
 };
 
-// The schemata lines for `ways` L3 ways (ChooseL3Mask per domain; L3CODE and L3DATA on a CDP
-// mount) and the memory bandwidth `mb` on every domain, in the unit the mount takes (rounded
-// down to bandwidth_gran, never below min_bandwidth). InvalidArgument / Unsupported naming the
-// info/ limit or the mount option that would be needed.
+// One tenant's L3 ways among a run's (AllocateL3Ways): who asks (for messages) and how many.
+struct WaysRequest {
+  std::string tenant;  // "the subject", "co-runner 'mcf'"
+  int ways = 0;
+};
+
+// Disjoint L3 masks for several tenants of one run, in order: on every L3 domain, each
+// request gets ChooseL3Mask's block with the ways of the requests before it counted as taken,
+// so no two tenants that ask for ways share one, and the first keeps the block it would get
+// alone. Per request, the mask per domain. InvalidArgument naming the tenants when their ways
+// add up to more than the L3 has, or when the free ways left for one hold no valid mask.
+Result<std::vector<std::map<int, uint64_t>>> AllocateL3Ways(const ResctrlInfo& info,
+                                                            const std::vector<WaysRequest>& requests);
+
+// The value the MB schemata line takes for `mb` on this mount: a percentage rounded down to
+// bandwidth_gran (never below min_bandwidth), MB/s with mba_MBps, AMD's 1/8 GB/s units.
+// Unsupported / InvalidArgument as BuildSchemata.
+Result<int64_t> MbSchemataValue(const ResctrlInfo& info, const MemBandwidth& mb);
+
+// The schemata lines for `ways` L3 ways (ChooseL3Mask per domain, or `l3_masks`' mask for a
+// domain it names: the ways AllocateL3Ways chose among a run's tenants; L3CODE and L3DATA on a
+// CDP mount) and the memory bandwidth `mb` on every domain, in the unit the mount takes
+// (MbSchemataValue). InvalidArgument / Unsupported naming the info/ limit or the mount option
+// that would be needed, or a given mask that is not `ways` ways of cbm_mask.
 Result<std::string> BuildSchemata(const ResctrlInfo& info, std::optional<int> ways,
-                                  const MemBandwidth& mb);
+                                  const MemBandwidth& mb, const std::map<int, uint64_t>& l3_masks = {});
 Result<std::string> BuildSchemata(const ResctrlInfo& info, std::optional<int> ways,
                                   std::optional<double> mb_fraction);
 

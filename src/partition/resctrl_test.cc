@@ -37,6 +37,67 @@ TEST(Resctrl, ReadsTheIntelLayout) {
   EXPECT_TRUE(info->mon_mbm_total);
 }
 
+// The seed's main node (two Xeon Silver 4116, src/topology/testdata/seed-4116x2): 11 ways per
+// socket, the top two shared with I/O, 16 CLOSIDs for CAT and 8 for MBA.
+ResctrlInfo SeedResctrl() {
+  RootedPlatform p(std::string(REAM_SOURCE_DIR) + "/src/topology/testdata/seed-4116x2");
+  auto info = ReadResctrl(p);
+  EXPECT_TRUE(info.ok()) << info.status().ToString();
+  return info.ok() ? *info : ResctrlInfo{};
+}
+
+TEST(Resctrl, ReadsTheSeedMachinesClosids) {
+  ResctrlInfo info = SeedResctrl();
+  EXPECT_EQ(info.vendor, "intel");
+  EXPECT_EQ(info.cbm_mask, 0x7ffu);
+  EXPECT_EQ(info.shareable_bits, 0x600u);
+  EXPECT_EQ(info.l3_domains, (std::vector<int>{0, 1}));
+  EXPECT_EQ(info.mb_domains, (std::vector<int>{0, 1}));
+  EXPECT_EQ(info.l3_closids, 16);
+  EXPECT_EQ(info.mb_closids, 8);
+  EXPECT_FALSE(info.sparse_masks);  // Intel, and a kernel without info/L3/sparse_masks
+}
+
+TEST(Resctrl, SeveralTenantsGetDisjointWays) {
+  ResctrlInfo info = SeedResctrl();
+  auto masks = AllocateL3Ways(info, {{"the subject", 4}, {"co-runner 'a'", 3}, {"co-runner 'b'", 4}});
+  ASSERT_TRUE(masks.ok()) << masks.status().ToString();
+  ASSERT_EQ(masks->size(), 3u);
+  for (int d : {0, 1}) {
+    // The first keeps what it would get alone; the next off shareable_bits while they last.
+    EXPECT_EQ((*masks)[0].at(d), *ChooseL3Mask(info, d, 4));
+    EXPECT_EQ((*masks)[0].at(d), 0x00fu);
+    EXPECT_EQ((*masks)[1].at(d), 0x070u);
+    EXPECT_EQ((*masks)[2].at(d), 0x780u);
+  }
+  auto too_many = AllocateL3Ways(info, {{"the subject", 8}, {"co-runner 'a'", 4}});
+  ASSERT_FALSE(too_many.ok());
+  EXPECT_EQ(too_many.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(too_many.status().message().find("ask for 12 L3 ways (the subject 8, co-runner 'a' 4) but the L3 has 11"),
+            std::string::npos)
+      << too_many.status().message();
+  // Enough ways in all, but not contiguous for the last: Intel refuses it, naming who holds what.
+  info.l3_taken[0] = 0x100;  // another group holds way 8 exclusively
+  auto split = AllocateL3Ways(info, {{"the subject", 4}, {"co-runner 'a'", 5}});
+  ASSERT_FALSE(split.ok());
+  EXPECT_NE(split.status().message().find("co-runner 'a': --llc-ways 5: L3 domain 0 has no 5 contiguous free ways"),
+            std::string::npos)
+      << split.status().message();
+  EXPECT_NE(split.status().message().find("the run's other tenants hold the subject f"), std::string::npos)
+      << split.status().message();
+}
+
+TEST(Resctrl, SchemataTakeTheWaysChosenAmongTheTenants) {
+  ResctrlInfo info = SeedResctrl();
+  auto s = BuildSchemata(info, 3, MemBandwidth{.fraction = 0.3}, {{0, 0x070}, {1, 0x070}});
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_EQ(*s, "L3:0=70;1=70\nMB:0=30;1=30\n");
+  auto wrong = BuildSchemata(info, 3, MemBandwidth{}, {{0, 0x0f0}});
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_NE(wrong.status().message().find("(f0) is not 3 ways of cbm_mask 7ff"), std::string::npos)
+      << wrong.status().message();
+}
+
 TEST(Resctrl, IntelSchemataAreContiguousAndRoundedToTheGranularity) {
   FixtureCopy fx("resctrl-intel");
   RootedPlatform p(fx.root());

@@ -157,6 +157,7 @@ Status PartitionSpec::Validate() const {
     return InvalidArgument("--net-rate shapes the node's link: it needs --node");
   }
   if (llc_ways && *llc_ways < 1) return InvalidArgument("--llc-ways must be >= 1");
+  if (!llc_masks.empty() && !llc_ways) return InvalidArgument("LLC masks were chosen for a partition without --llc-ways");
   if (mem_bw_fraction && (*mem_bw_fraction <= 0 || *mem_bw_fraction > 1.0)) {
     return InvalidArgument("--mem-bw must be in (0%, 100%]");
   }
@@ -203,6 +204,10 @@ nlohmann::json PartitionSpec::ToJson() const {
   j["node"] = node;
   put("net_rate_bps", net_rate_bps);
   put("llc_ways", llc_ways);
+  if (!llc_masks.empty()) {  // only when chosen: every other partition's JSON is as before
+    auto& m = j["llc_masks"] = nlohmann::json::object();
+    for (const auto& [domain, mask] : llc_masks) m[std::to_string(domain)] = mask;
+  }
   put("mem_bw_fraction", mem_bw_fraction);
   put("mem_bw_mbps", mem_bw_mbps);
   auto put_ns = [&j](const char* k, const std::optional<std::chrono::nanoseconds>& v) {
@@ -254,6 +259,17 @@ Result<PartitionSpec> PartitionSpec::FromJson(const nlohmann::json& j) {
   }
   get("net_rate_bps", &s.net_rate_bps);
   get("llc_ways", &s.llc_ways);
+  if (auto it = j.find("llc_masks"); it != j.end() && !it->is_null()) {
+    if (!it->is_object()) return InvalidArgument("partition field 'llc_masks' has the wrong type: " + it->dump());
+    for (const auto& [domain, mask] : it->items()) {
+      int id = 0;
+      auto [end, ec] = std::from_chars(domain.data(), domain.data() + domain.size(), id);
+      if (ec != std::errc() || end != domain.data() + domain.size() || !mask.is_number_unsigned()) {
+        return InvalidArgument("partition field 'llc_masks' is not {\"DOMAIN\": MASK, ...}: " + it->dump());
+      }
+      s.llc_masks[id] = mask.get<uint64_t>();
+    }
+  }
   get("mem_bw_fraction", &s.mem_bw_fraction);
   get("mem_bw_mbps", &s.mem_bw_mbps);
   std::optional<int64_t> latency, overhead, gap, per_byte;

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -46,6 +47,10 @@ struct PartitionSpec {
   // LLC ways (resctrl L3 CAT) and memory bandwidth as a fraction of the maximum (0.5 =
   // "50%", resctrl MBA). Unset: all ways, full bandwidth.
   std::optional<int> llc_ways;
+  // Which llc_ways ways, per L3 domain (cache id -> capacity bitmask): the run's allocation
+  // among its tenants (partition/resctrl.h AllocateL3Ways), so tenants that each ask for ways
+  // hold disjoint ones. Empty: the sandbox takes the lowest free block (ChooseL3Mask).
+  std::map<int, uint64_t> llc_masks;
   std::optional<double> mem_bw_fraction;
   // Memory bandwidth as an amount in MB/s ("4000MBps"): on a resctrl mount with mba_MBps, or
   // converted to AMD's 1/8 GB/s units; refused where the mount takes percentages only. At most

@@ -77,6 +77,7 @@ TEST(PartitionSpec, JsonRoundTripKeepsEveryKnob) {
   s.node = true;
   s.net_rate_bps = 100'000'000;
   s.llc_ways = 4;
+  s.llc_masks = {{0, 0x0f0}, {1, 0x0f0}};
   s.mem_bw_mbps = 4000;
   s.net_latency = std::chrono::microseconds(200);
   s.net_overhead = std::chrono::microseconds(20);
@@ -87,6 +88,8 @@ TEST(PartitionSpec, JsonRoundTripKeepsEveryKnob) {
   EXPECT_EQ(back->ToJson(), s.ToJson());
   EXPECT_EQ(back->cpus, "0,2-3");
   EXPECT_EQ(*back->net_latency, std::chrono::microseconds(200));
+  EXPECT_EQ(back->llc_masks, s.llc_masks);  // a remote agent's sandbox takes the run's ways
+  EXPECT_FALSE(PartitionSpec{}.ToJson().contains("llc_masks"));  // stored partitions as before
 
   s = PartitionSpec{};
   s.mem_bw_fraction = 0.5;

@@ -157,7 +157,7 @@ void ProbeNetwork(Platform& p, const ProbeOptions& o, std::vector<Capability>& o
       {"tc.tbf", {"tbf", "rate", "100mbit", "burst", "32kb", "latency", "50ms"}},
       {"tc.netem", {"netem", "delay", "1ms"}},
       // fq departs packets at their skb->tstamp: with a BPF program on clsact setting it, the
-      // earliest-departure-time delay of the LogGP knobs (issue 18).
+      // earliest-departure-time delay of the LogGP knobs.
       {"tc.fq", {"fq"}},
   };
   for (const auto& q : qs) {

@@ -1,4 +1,4 @@
-// Keeping CPUs out of idle (issue 14, item 3): on a VM an idle vCPU halts, and the next
+// Keeping CPUs out of idle: on a VM an idle vCPU halts, and the next
 // request that lands on it first pays the wake-up (an IPI through the hypervisor, tens of
 // microseconds here) — on both sides of a low-load measurement, so the curve inverts: the
 // workload looks slower at 2 000 QPS than at 40 000. What `idle=poll` does for a whole host,

@@ -241,6 +241,24 @@ Status FinishConnect(int fd, const std::string& host, int port) {
   return SetSocketFlags(fd);
 }
 
+namespace {
+
+// A failed read or send: to try again later (would block, interrupted), the peer gone (closed,
+// reset), or another error.
+void ClassifyIoErrno(int err, IoResult& r) {
+  if (err == EAGAIN || err == EWOULDBLOCK || err == EINTR) {
+    r.would_block = true;
+  } else if (err == ECONNRESET || err == EPIPE) {
+    r.closed = true;
+    r.reset = err == ECONNRESET;
+    r.error = err;
+  } else {
+    r.error = err;
+  }
+}
+
+}  // namespace
+
 IoResult ReadSome(int fd, char* data, size_t capacity, int64_t* arrival_realtime_ns) {
   IoResult r;
   ssize_t n;
@@ -275,14 +293,8 @@ IoResult ReadSome(int fd, char* data, size_t capacity, int64_t* arrival_realtime
     }
   } else if (n == 0) {
     r.closed = true;
-  } else if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) {
-    r.would_block = true;
-  } else if (errno == ECONNRESET || errno == EPIPE) {
-    r.closed = true;
-    r.reset = errno == ECONNRESET;
-    r.error = errno;
   } else {
-    r.error = errno;
+    ClassifyIoErrno(errno, r);
   }
   return r;
 }
@@ -293,14 +305,8 @@ IoResult WriteSome(int fd, const char* data, size_t size) {
   if (n >= 0) {
     r.bytes = static_cast<size_t>(n);
     r.would_block = static_cast<size_t>(n) < size;
-  } else if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) {
-    r.would_block = true;
-  } else if (errno == ECONNRESET || errno == EPIPE) {
-    r.closed = true;
-    r.reset = errno == ECONNRESET;
-    r.error = errno;
   } else {
-    r.error = errno;
+    ClassifyIoErrno(errno, r);
   }
   return r;
 }

@@ -487,6 +487,15 @@ class PosixPlatform final : public Platform {
       return PosixSpawn(options, "/proc/self/exe");
     }
     REAM_ASSIGN_OR_RETURN(std::string exe, FindExecutable(program));
+    if (!options.working_dir.empty() && exe.front() != '/') {
+      // A relative program ("examples/nginx-serve.sh") names a file from ream's directory, and
+      // starts there: the workload's user may execute it but not reach it by its full path (a
+      // checkout in a private directory: exec of the absolute path was refused), while the
+      // relative path from the directory it starts in needs no search of the ones above.
+      SpawnOptions here = options;
+      here.working_dir.clear();
+      return PosixSpawn(here, exe);
+    }
     return PosixSpawn(options, exe);
   }
 

@@ -341,6 +341,7 @@ Result<std::unique_ptr<ChildProcess>> PosixSpawn(const SpawnOptions& o,
   // built in a directory only root can enter (a checkout under /root, a private temporary
   // directory) still runs as the unprivileged user. ELF files only: a script's interpreter
   // would have to reopen it by a /dev/fd path that close-on-exec has closed.
+  const std::string fail_chdir = "entering the working directory " + o.working_dir;
   int exe_fd = -1;
   if (o.run_as) {
     int fd = ::open(exe.c_str(), O_RDONLY | O_CLOEXEC);
@@ -440,6 +441,9 @@ Result<std::unique_ptr<ChildProcess>> PosixSpawn(const SpawnOptions& o,
         if (::getppid() != parent) ::_exit(127);
       }
       if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) ChildFail(err[1], errno, fail_nnp.c_str());
+    }
+    if (!o.working_dir.empty() && ::chdir(o.working_dir.c_str()) != 0) {
+      ChildFail(err[1], errno, fail_chdir.c_str());
     }
     if (o.capture_stdout) ::dup2(out[1], 1);
     if (o.pipe_stdin) ::dup2(in[0], 0);

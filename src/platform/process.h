@@ -55,6 +55,10 @@ struct SpawnOptions {
   // Non-empty (and capture_stdout false): the child's stdout goes to this file (created or
   // truncated), for a batch program whose output is bytes nobody reads line by line.
   std::string stdout_path;
+  // Non-empty: the child's working directory, entered after it took run_as (so the user must
+  // be able to enter it). "" : ream's own, inherited. A program that writes beside itself
+  // ('.') then writes where its user may, not into a directory only root can write.
+  std::string working_dir;
   // Called in the parent once the child has joined `join_files`, just before it is let go to
   // exec: what is read here (a cgroup's counters, say) precedes everything the child runs.
   std::function<void()> before_exec;

@@ -1,5 +1,7 @@
 #include "platform/process.h"
 
+#include <filesystem>
+
 #include <gtest/gtest.h>
 #include <signal.h>
 
@@ -169,7 +171,7 @@ TEST(Platform, DeviceOfNamesTheFilesystemDevice) {
   EXPECT_FALSE(p->DeviceOf("/nonexistent-ream").ok());
 }
 
-// The agent sessions' plumbing (experiment/remote_driver.cc): requests on the child's stdin,
+// The agent sessions' plumbing (remote/remote_driver.cc): requests on the child's stdin,
 // its end closed to say "finish", its stderr in a file, and a write to a child that has gone
 // reported, not a SIGPIPE.
 TEST(Spawn, StdinPipeFeedsTheChildAndClosingItEndsIt) {
@@ -194,6 +196,46 @@ TEST(Spawn, StdinPipeFeedsTheChildAndClosingItEndsIt) {
   // Written to after it exited: Unavailable, and this process is still here.
   Status late = (*child)->WriteStdin("three\n", milliseconds(1000));
   EXPECT_FALSE(late.ok());
+}
+
+// A program that writes beside itself ('.') writes into the directory it was started in.
+TEST(Spawn, WorkingDirIsWhereTheChildStarts) {
+  auto p = MakePosixPlatform();
+  SpawnOptions o;
+  o.argv = {"pwd"};
+  o.capture_stdout = true;
+  o.working_dir = "/proc";
+  auto child = p->Spawn(o);
+  ASSERT_TRUE(child.ok()) << child.status().message();
+  auto line = (*child)->WaitForLine([](const std::string&) { return true; }, milliseconds(5000));
+  ASSERT_TRUE(line.ok()) << line.status().message();
+  EXPECT_EQ(*line, "/proc");
+  (void)(*child)->Wait(milliseconds(5000));
+  // One that cannot be entered fails the spawn, naming it.
+  o.working_dir = "/nonexistent-ream-dir";
+  auto bad = p->Spawn(o);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("/nonexistent-ream-dir"), std::string::npos) << bad.status().message();
+}
+
+// A relative program names a file from ream's directory and starts there, whatever working
+// directory was asked: from a directory the child's user could not search its way to, only the
+// relative path reaches it.
+TEST(Spawn, ARelativeProgramStartsInReamsDirectory) {
+  auto p = MakePosixPlatform();
+  SpawnOptions o;
+  o.argv = {"./" + std::string("..") + "/bin/pwd"};
+  const std::string here = std::filesystem::current_path().string();
+  std::filesystem::current_path("/usr/lib");
+  o.capture_stdout = true;
+  o.working_dir = "/proc";
+  auto child = p->Spawn(o);
+  std::filesystem::current_path(here);
+  ASSERT_TRUE(child.ok()) << child.status().message();
+  auto line = (*child)->WaitForLine([](const std::string&) { return true; }, milliseconds(5000));
+  ASSERT_TRUE(line.ok()) << line.status().message();
+  EXPECT_EQ(*line, "/usr/lib");
+  (void)(*child)->Wait(milliseconds(5000));
 }
 
 TEST(Spawn, WritingToAChildThatClosedItsStdinIsAnErrorNotASignal) {

@@ -1,4 +1,4 @@
-// The host's own timing floor (issue 14, item 8): how timely a perfect spinning generator
+// The host's own timing floor: how timely a perfect spinning generator
 // could be on each CPU. A loop pinned to the CPU reads the clock as fast as it can for a
 // while; every gap between two reads longer than the tolerance is time the CPU was taken
 // away (hypervisor exits, interrupts, other tasks), and the share of instants that fall more

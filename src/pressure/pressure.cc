@@ -27,28 +27,28 @@ constexpr int64_t kWindowNs = 100'000'000;  // the net source's full scale: medi
 constexpr int64_t kLineBytes = 64;
 
 const std::vector<SourceInfo> kSources = {
-    {Source::kCpu, "cpu", "ream",
+    {Source::kCpu, "cpu", Stressed::kCpu, "ream",
      "one CPU busy all the time (a spinning thread; intensity = its duty cycle over 10 ms periods, "
      "counted in its own CPU time)",
      "the thread's own CPU time over the wall time (CLOCK_THREAD_CPUTIME_ID)"},
-    {Source::kL2, "l2", "ream",
+    {Source::kL2, "l2", Stressed::kCache, "ream",
      "a bubble whose working set is one L2 instance (random and streaming accesses; intensity = the "
      "share of the cache it covers)",
      "unavailable: needs cache occupancy or miss counters; the working set it touches is reported"},
-    {Source::kLlc, "llc", "ream",
+    {Source::kLlc, "llc", Stressed::kCache, "ream",
      "a bubble whose working set is the LLC (random and streaming accesses; intensity = the share of "
      "the cache it covers)",
      "unavailable: needs cache occupancy or miss counters; the working set it touches is reported"},
-    {Source::kMemBw, "mem_bw", "ream",
+    {Source::kMemBw, "mem_bw", Stressed::kMemoryBandwidth, "ream",
      "the STREAM-triad bandwidth one CPU reaches here, measured when the source starts",
      "the bytes the streamer itself moved over the wall time, against the measured peak"},
-    {Source::kMemory, "memory", "ream",
+    {Source::kMemory, "memory", Stressed::kMemoryCapacity, "ream",
      "a quarter of MemAvailable at start, mapped and made resident (MADV_POPULATE_WRITE)",
      "the process's resident set (VmRSS) grown since the start, against the target"},
-    {Source::kDisk, "disk", "ream",
+    {Source::kDisk, "disk", Stressed::kDisk, "ream",
      "the direct-I/O (O_DIRECT) write rate to the scratch directory's device, measured at start",
      "the bytes the kernel accounted to the process as written to storage (/proc/self/io)"},
-    {Source::kNet, "net", "ream",
+    {Source::kNet, "net", Stressed::kNetwork, "ream",
      "the rate of one TCP stream to a sink on loopback, measured at start",
      "the bytes the sink received over the wall time, against the measured peak"},
 };

@@ -24,9 +24,15 @@ namespace ream::pressure {
 
 enum class Source { kCpu, kL2, kLlc, kMemBw, kMemory, kDisk, kNet };
 
+// The resource a source puts pressure on: what an analysis groups sources by (a batch subject
+// slowed beside memory bandwidth is memory-bound, beside a cache cache-sensitive), so that it
+// asks the row, never the source's name.
+enum class Stressed { kCpu, kCache, kMemoryBandwidth, kMemoryCapacity, kDisk, kNetwork };
+
 struct SourceInfo {
   Source source;
   std::string_view name;      // "cpu", "l2", ... as the CLI and the spec spell it
+  Stressed stresses;          // the resource it puts pressure on
   std::string_view engine;    // what generates the pressure ("ream": ream's own code)
   std::string_view dial;      // what 100 % means
   std::string_view achieved;  // how the achieved pressure is measured

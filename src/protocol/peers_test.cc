@@ -718,7 +718,7 @@ TEST(Peers, NginxDefaultKeepaliveLimitIsReconnectedAndTheLogCountsEveryRequest) 
   EXPECT_EQ(Occurrences(log, "\"GET / HTTP/1.1\" 200 "), answered);
 }
 
-// Issue 16's Done-when, as written: against nginx with Debian's default keep-alive settings,
+// The claim, as written: against nginx with Debian's default keep-alive settings,
 // `ream load --protocol http --qps 20000 --connections 8 --duration 5s` is valid, says how
 // often it reconnected, and nginx's access log holds every request ream says was answered.
 // The generator's CPU is kept awake (docs/notes/performance-notes.md: idle wake-ups are most of its

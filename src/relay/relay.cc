@@ -208,7 +208,7 @@ struct Relay::Impl {
     // A message arrived when the kernel stamped its last segment, not when the relay got round
     // to reading it: a relay woken late (its CPU idle, or taken by the host) would otherwise add
     // its wake-up to L, and a client that sends one message at a time pays a wake-up on every
-    // one (+140 to +270 us on 2 x 200 us seen by a pinger, issue 41). A stamp after the read or
+    // one (+140 to +270 us on 2 x 200 us seen by a pinger). A stamp after the read or
     // more than a second before it (a step of the wall clock) is not used.
     int64_t arrived = now;
     if (stamp > 0) {

@@ -1,4 +1,4 @@
-// A batch subject's view (issue 40; analysis/batch.h): run time, throughput and CPU time per run
+// A batch subject's view (analysis/batch.h): run time, throughput and CPU time per run
 // against copies, one line per partition, the slowdown each knob causes against the unlimited
 // partition, the verdict per resource and the category with its evidence. Only a batch
 // subject's page has it, and then in place of the server's sections.

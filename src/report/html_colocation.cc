@@ -1,4 +1,4 @@
-// Shared servers on the page (issue 39): per co-runner set, the subject's capacity alone and
+// Shared servers on the page: per co-runner set, the subject's capacity alone and
 // together with their intervals and the verdict, its tail against load alone and together on
 // one panel, the levels with slack and EMU, and each co-runner's throughput alone and together.
 // Only a page of an experiment with [[corunner]]s has it.
@@ -80,7 +80,7 @@ void ColocationSection(const Page& page, std::ostream& body, ChartSpecs* specs) 
       char ratio[32] = "—";
       if (c.ratio) std::snprintf(ratio, sizeof ratio, "%.2f×", *c.ratio);
       body << "<tr><td>" << Esc(c.name) << "</td><td>" << Esc(c.sched) << "</td><td>" << Esc(c.cpus) << "</td><td>"
-           << Esc(c.measure) << "</td><td>" << Cell(c.alone) << "</td><td>" << Cell(c.together) << "</td><td>"
+           << Esc(ToString(c.unit)) << "</td><td>" << Cell(c.alone) << "</td><td>" << Cell(c.together) << "</td><td>"
            << ratio << "</td><td>" << Esc(c.note) << "</td></tr>\n";
     }
     body << "</table>\n";

@@ -3,7 +3,8 @@
 // JSON, and every chart is a Vega-Lite spec (panels.cc): per workload the first seed's six
 // panels against the load (one line per scenario), the partition sensitivity plots, the
 // queueing model against measurement, and the seed's Tables 1 and 2, each section written by
-// its own function (html_sections.cc). Figures carry data-metric and data-value attributes
+// its own function (html_sections.cc), in the order of the table of report sections
+// (sections.cc). Figures carry data-metric and data-value attributes
 // (the exact JSON number of `ream analyze --json`) so tests can find them.
 #include <sstream>
 
@@ -12,6 +13,7 @@
 #include "report/html_util.h"
 #include "report/panels.h"
 #include "report/reporter.h"
+#include "report/sections.h"
 
 namespace ream::report {
 namespace {
@@ -42,27 +44,10 @@ class HtmlReporter : public Reporter {
     ChartSpecs specs;
     std::ostringstream body;
     HeaderSection(page, body);
-    if (a.batch) {
-      // A batch subject has no QoS, capacity or model: its own section stands for them.
-      BatchSection(page, body, &specs);
-      EnvironmentSection(page, body);
-    } else {
-      QosSection(page, body);
-      LoadRangeSection(page, body);
-      CapacitySection(page, body);
-      ScalingSection(page, body);
-      CategorySection(page, body);
-      RecommendationSection(page, body);
-      ColocationSection(page, body, &specs);
-      InterferenceSection(page, body, &specs);
-      ProfileSection(page, body, &specs);
-      SessionsSection(page, body, &specs);
-      SensitivitySection(page, body, &specs);
-      ModelSection(page, body, &specs);
-      PointsSection(page, body);
-      TimelinessSection(page, body, &specs);
-      EnvironmentSection(page, body);
+    for (const ReportSection& section : ReportSections()) {
+      if (section.html && SectionShown(section, a)) section.html(page, body, &specs);
     }
+    EnvironmentSection(page, body);
     for (const auto& w : a.warnings) body << "<p class=\"bad\">warning: " << Esc(w) << "</p>\n";
     body << "<p class=\"muted\">Charts: " << Esc(assets_.versions)
          << ", inlined; this file loads nothing from the network.</p>\n";

@@ -113,7 +113,9 @@ void CapacitySection(const Page& page, std::ostream& body) {
          << Fig("qps_at_20", g.qps_at_20, g.key) << "</td><td class=\"num\">"
          << Fig("qps_at_50", g.qps_at_50, g.key) << "</td><td class=\"num\">"
          << Fig("saturation_qps", g.saturation_qps, g.key) << "</td><td class=\"muted\">"
-         << Esc(c.status) << "; saturation " << Esc(g.saturation_note) << "</td></tr>\n";
+         << Esc(c.status)
+         << (c.interval_method.empty() ? std::string() : "; its interval: " + Esc(c.interval_method))
+         << "; saturation " << Esc(g.saturation_note) << "</td></tr>\n";
   }
   body << "</table>\n";
 }

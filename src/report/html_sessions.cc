@@ -1,4 +1,4 @@
-// A sessions sweep's own view (issue 17): per level the chunks requested and completed, the
+// A sessions sweep's own view: per level the chunks requested and completed, the
 // share that missed their play-out deadline (the workload's QoS figure, the threshold drawn),
 // and the bytes per second delivered. Only pages of a sessions sweep have it.
 #include <algorithm>

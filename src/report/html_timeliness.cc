@@ -1,4 +1,4 @@
-// The generator's own timeliness (issue 14, item 8): the seed's validity criterion with its
+// The generator's own timeliness: the seed's validity criterion with its
 // picture — each point's lateness against the load, the tolerance drawn in — why the late
 // requests were late, the host's floor measured at the start of the run beside them, and
 // whether the CPUs were kept awake. A reader can tell a generator that fell behind (its own

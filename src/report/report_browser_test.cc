@@ -52,7 +52,7 @@ qps = [1000, 2000, 3000, 4000, 5000, 6000]
 validity = "seed"
 min_timely_ratio = 0.9
 max_rate_error = 0.05
-# A co-runner (issue 39): the page gets the co-location section, alone against beside it.
+# A co-runner: the page gets the co-location section, alone against beside it.
 [[corunner]]
 name = "idler"
 command = ["sleep", "600"]

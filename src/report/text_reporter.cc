@@ -1,7 +1,8 @@
 // `ream analyze`: the analysis as aligned console tables, in the order of the seed's
 // findings: the QoS target, Table 1 (load range), Table 2 (QPS under QoS), scaling, the
 // category with its evidence, sensitivity, the queueing model (Table 5.1) and the
-// recommendation.
+// recommendation. Each section is a Text* function, called from the table of report
+// sections (sections.cc).
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "report/reporter.h"
+#include "report/sections.h"
 
 namespace ream::report {
 namespace {
@@ -83,11 +85,14 @@ std::string Interval(const std::optional<double>& low, const std::optional<doubl
   return "—";
 }
 
+}  // namespace
+
 // Shared servers: per co-runner set, the subject's capacity alone and together with their
 // intervals, its tail level by level with the slack and the EMU, and each co-runner's
 // throughput alone and together (analysis/colocation.h).
-void WriteColocation(const analysis::ExperimentAnalysis& a, const std::string& u, const std::string& upper,
-                     const std::string& pct, std::ostream& os) {
+void TextColocation(const TextPage& page, std::ostream& os) {
+  const analysis::ExperimentAnalysis& a = page.a;
+  const std::string &u = page.u, &upper = page.upper, &pct = page.pct;
   if (a.colocation.empty() && a.colocation_note.empty()) return;
   os << "Co-location — the subject alone and beside each co-runner set (" << a.colocation_note << ")\n";
   AlignedTable t({"CO-RUNNERS", "SCENARIO / PARTITION", upper + " UNDER QoS ALONE", "INTERVAL",
@@ -128,7 +133,7 @@ void WriteColocation(const analysis::ExperimentAnalysis& a, const std::string& u
     for (const auto& c : g.corunners) {
       char ratio[32] = "—";
       if (c.ratio) std::snprintf(ratio, sizeof ratio, "%.2f×", *c.ratio);
-      tc.Add({c.name, c.sched, c.cpus, c.measure, Opt(c.alone), Opt(c.together), ratio});
+      tc.Add({c.name, c.sched, c.cpus, ToString(c.unit), Opt(c.alone), Opt(c.together), ratio});
     }
     tc.Print(os);
     for (const auto& c : g.corunners) {
@@ -157,6 +162,8 @@ void WriteColocation(const analysis::ExperimentAnalysis& a, const std::string& u
         "alone; slack = (LQoS − "
      << pct << " together) / LQoS.\n\n";
 }
+
+namespace {
 
 // The co-location matrix (analysis/interference.h): subjects × co-runner sets, each cell the
 // capacity together / alone and QoS met at the load, predicted / measured; then each workload's
@@ -196,11 +203,13 @@ void WriteMatrix(const analysis::ColocationMatrix& m, std::ostream& os) {
   }
   th.Print(os);
 }
+}  // namespace
 
 // The sensitivity profile (analysis/interference.h): per source, the subject's QPS under QoS
 // and its tail at the fixed load against the intensity, the tolerated intensity and the verdict.
-void WriteInterference(const analysis::ExperimentAnalysis& a, const std::string& u, const std::string& upper,
-                       const std::string& pct, std::ostream& os) {
+void TextInterference(const TextPage& page, std::ostream& os) {
+  const analysis::ExperimentAnalysis& a = page.a;
+  const std::string &u = page.u, &upper = page.upper, &pct = page.pct;
   if (a.interference.empty() && a.reporter.empty()) return;
   os << "Interference — sensitivity profile (Bubble-Up's curve, iBench's tolerated intensity; 0 % is the subject "
         "alone)\n";
@@ -271,7 +280,9 @@ void WriteInterference(const analysis::ExperimentAnalysis& a, const std::string&
 // The queueing model (second seed): the fitted queue, its Table 5.1 of the mean and of the
 // tail, and the predicted sensitivities beside the measured ones. `ream model` prints this
 // alone.
-void WriteModel(const analysis::ExperimentAnalysis& a, const std::string& pct, std::ostream& os) {
+void TextModel(const TextPage& page, std::ostream& os) {
+  const analysis::ExperimentAnalysis& a = page.a;
+  const std::string& pct = page.pct;
   auto opt = [](const std::optional<double>& v, double scale = 1) {
     return v ? FormatNumber(*v * scale) : std::string("—");
   };
@@ -349,14 +360,18 @@ void WriteModel(const analysis::ExperimentAnalysis& a, const std::string& pct, s
 // A batch subject's findings (analysis/batch.h): per scenario × partition and copies, run time,
 // throughput and CPU time per run with their intervals; the slowdown per knob, the verdicts and
 // the category with its evidence. A figure not measured says why.
+namespace {
 std::string FigureText(const analysis::BatchFigure& f, const std::string& unit) {
   if (!f.mean) return "unavailable (" + f.unavailable + ")";
   std::string s = FormatNumber(*f.mean) + unit;
   if (f.low) s += " [" + FormatNumber(*f.low) + ", " + FormatNumber(*f.high) + "]";
   return s;
 }
+}  // namespace
 
-void WriteBatch(const analysis::BatchAnalysis& b, std::ostream& os) {
+void TextBatch(const TextPage& page, std::ostream& os) {
+  if (!page.a.batch) return;
+  const analysis::BatchAnalysis& b = *page.a.batch;
   os << "Batch program " << b.program << " — intervals at " << FormatNumber(b.confidence * 100)
      << " % over the repetitions\n";
   AlignedTable t({"SCENARIO / PARTITION", "COPIES", "REPS", "RUN TIME (s)", "THROUGHPUT (runs/min)", "CPU s / RUN",
@@ -392,182 +407,213 @@ void WriteBatch(const analysis::BatchAnalysis& b, std::ostream& os) {
   for (const auto& e : b.category.evidence) os << "  " << e << "\n";
 }
 
+// The QoS target and what meeting it means.
+void TextQos(const TextPage& page, std::ostream& os) {
+  const analysis::ExperimentAnalysis& a = page.a;
+  const std::string& pct = page.pct;
+  os << "QoS target (LQoS): ";
+  if (a.qos.target_us) {
+    os << FormatNumber(*a.qos.target_us) << " us — " << a.qos.method;
+    if (a.qos.service_time_us) {
+      os << "; mean service time " << FormatNumber(*a.qos.service_time_us) << " us";
+    }
+  } else {
+    os << "unavailable — " << a.qos.unavailable;
+  }
+  os << "\n";
+  if (!a.qos.note.empty()) os << "  note: " << a.qos.note << "\n";
+  if (a.qos.by_deadline_miss) {
+    os << "A level meets QoS when it is valid and at most " << analysis::kSessionMaxDeadlineMiss * 100
+       << " % of its chunks missed their play-out deadline (LQoS: that deadline).\n\n";
+  } else {
+    os << "A point meets QoS when its " << pct << " latency ≤ LQoS and it is valid.\n\n";
+  }
+}
+
+// Table 1: each scenario × partition's load range and points, with the connections the server
+// closed and each client node's part.
+void TextLoadRange(const TextPage& page, std::ostream& os) {
+  const analysis::ExperimentAnalysis& a = page.a;
+  const std::string& u = page.u;
+  const std::string& upper = page.upper;
+  os << "Table 1 — load range per scenario × partition\n";
+  AlignedTable t1({"SCENARIO / PARTITION", upper + " RANGE", "CLIENTS", "POINTS", "VALID",
+                   "INVALID"});
+  for (const auto& g : a.groups) {
+    if (g.failed) {
+      t1.Add({g.key, "not run: " + g.failure, "", "", "", ""});
+      continue;
+    }
+    t1.Add({g.key, FormatNumber(g.min_qps) + "–" + FormatNumber(g.max_qps),
+            g.min_clients == g.max_clients
+                ? std::to_string(g.min_clients)
+                : std::to_string(g.min_clients) + "–" + std::to_string(g.max_clients),
+            std::to_string(g.points.size()), std::to_string(g.valid_points),
+            std::to_string(g.invalid_points)});
+  }
+  t1.Print(os);
+  for (const auto& g : a.groups) {
+    if (!g.load_range_note.empty()) os << "  " << g.key << ": range chosen by probes (qps = \"auto\"): " << g.load_range_note << "\n";
+  }
+  // Connections the server closed, per point, where any was: a server that closes
+  // keep-alive connections (nginx's keepalive_requests) costs reconnections, and the
+  // requests lost with them count as errors.
+  for (const auto& g : a.groups) {
+    std::string line;
+    for (const auto& p : g.points) {
+      if (p.reconnections.value_or(0) == 0 && p.lost_requests.value_or(0) == 0) continue;
+      line += (line.empty() ? "" : "; ") + FormatNumber(p.target_load) + " " + u + ": " +
+              std::to_string(p.reconnections.value_or(0)) + " reconnection(s), " +
+              std::to_string(p.lost_requests.value_or(0)) + " request(s) lost on closed connections";
+      for (const auto& [reason, n] : p.lost_reasons) line += " (" + std::to_string(n) + " × " + reason + ")";
+    }
+    if (!line.empty()) os << "  " << g.key << ": connections closed by the server: " << line << "\n";
+  }
+  // Client nodes: each one's part of each point, so the host that fell behind is named.
+  for (const auto& g : a.groups) {
+    bool any = std::any_of(g.points.begin(), g.points.end(), [](const auto& p) { return !p.agents.empty(); });
+    if (!any) continue;
+    os << "  " << g.key << ": client nodes\n";
+    for (const auto& p : g.points) {
+      for (const auto& ag : p.agents) {
+        os << "    " << FormatNumber(p.target_load) << " " << u
+           << (p.repetitions > 1 ? " (measurement " + std::to_string(ag.measurement) + ")" : "") << ", "
+           << AgentText(ag) << "\n";
+      }
+    }
+  }
+  os << "\n";
+}
+
+// Table 2: the load under QoS with its interval, at 20 % and 50 % CPU, and at saturation.
+void TextCapacity(const TextPage& page, std::ostream& os) {
+  const analysis::ExperimentAnalysis& a = page.a;
+  const std::string& u = page.u;
+  const std::string& upper = page.upper;
+  const std::string& pct = page.pct;
+  os << "Table 2 — " << u << " under QoS (LQoS " << Opt(a.qos.target_us, " us") << ", " << pct
+     << ", " << FormatNumber(a.confidence * 100) << " % intervals)\n";
+  AlignedTable t2({"SCENARIO / PARTITION", upper + " UNDER QoS", "INTERVAL", upper + " @20% CPU",
+                   upper + " @50% CPU", "SATURATION " + upper});
+  for (const auto& g : a.groups) {
+    if (g.failed) continue;
+    t2.Add({g.key, CapacityText(g.capacity), RangeText(g.capacity), Opt(g.qps_at_20),
+            Opt(g.qps_at_50), Opt(g.saturation_qps)});
+  }
+  t2.Print(os);
+  for (const auto& g : a.groups) {
+    if (g.failed) continue;
+    os << "  " << g.key << ": capacity " << g.capacity.status;
+    if (!g.capacity.interval_method.empty()) os << "; its interval: " << g.capacity.interval_method;
+    os << "; saturation " << g.saturation_note;
+    if (!g.qps_at_20) os << "; QPS @20% " << g.qps_at_20_note;
+    if (!g.qps_at_50) os << "; QPS @50% " << g.qps_at_50_note;
+    os << "\n";
+  }
+  os << "\n";
+}
+
+// The scenarios this machine could not run, then the scaling ratios to 1-ST.
+void TextScaling(const TextPage& page, std::ostream& os) {
+  const analysis::ExperimentAnalysis& a = page.a;
+  const std::string& upper = page.upper;
+  for (const auto& [scenario, why] : a.skipped_scenarios) {
+    os << scenario << " — not available here: " << why << "\n";
+  }
+  if (!a.skipped_scenarios.empty()) os << "\n";
+  os << "Scaling (ratios to 1-ST)\n";
+  AlignedTable ts({"", upper + " UNDER QoS", upper + " @20% CPU", upper + " @50% CPU"});
+  // A ratio not measured for one reason in all three columns (a scenario skipped) is said
+  // once, on a line of its own, not three times across the table.
+  std::vector<std::string> unmeasured;
+  int rows = 0;
+  auto row = [&](const std::string& label, const analysis::Ratio& a1, const analysis::Ratio& a2,
+                 const analysis::Ratio& a3) {
+    const std::string t1 = RatioText(a1), t2 = RatioText(a2), t3 = RatioText(a3);
+    if (!a1.value && !a2.value && !a3.value && t1 == t2 && t2 == t3) {
+      unmeasured.push_back("  " + label + ": " + t1);
+      return;
+    }
+    ts.Add({label, t1, t2, t3});
+    ++rows;
+  };
+  row("2-ST / 1-ST", a.scaling.capacity_2st, a.scaling.qps20_2st, a.scaling.qps50_2st);
+  row("2-SMT / 1-ST", a.scaling.capacity_2smt, a.scaling.qps20_2smt, a.scaling.qps50_2smt);
+  if (rows > 0) ts.Print(os);
+  for (const auto& line : unmeasured) os << line << "\n";
+  os << "\n";
+}
+
+// The category with the evidence for and against each rule.
+void TextCategory(const TextPage& page, std::ostream& os) {
+  const analysis::ExperimentAnalysis& a = page.a;
+  os << "Category: " << a.category.name << " — " << a.category.explanation << "\n";
+  AlignedTable tc({"CATEGORY", "MEASURED", "VALUE", "RULE", "HOLDS"});
+  // A long reason for an unavailable value (a monitor's whole diagnosis) is a numbered note
+  // under the table, said once however many rows share it, so the table stays readable.
+  std::vector<std::string> notes;
+  for (const auto& e : a.category.evidence) {
+    std::string value = e.value ? FormatNumber(*e.value) + " " + e.unit : e.note;
+    if (!e.value && e.note.size() > 48) {
+      auto it = std::find(notes.begin(), notes.end(), e.note);
+      size_t n = static_cast<size_t>(it - notes.begin()) + 1;
+      if (it == notes.end()) notes.push_back(e.note);
+      value = "unavailable [" + std::to_string(n) + "]";
+    }
+    tc.Add({e.category, e.name, value, e.rule, e.holds ? "yes" : "no"});
+  }
+  tc.Print(os);
+  for (size_t i = 0; i < notes.size(); ++i) os << "  [" << i + 1 << "] " << notes[i] << "\n";
+  os << "\n";
+}
+
+// Sensitivity to each partitioned resource.
+void TextSensitivity(const TextPage& page, std::ostream& os) {
+  const analysis::ExperimentAnalysis& a = page.a;
+  const std::string& u = page.u;
+  os << "Sensitivity (" << u << " under QoS across partitions)\n";
+  AlignedTable tsen({"RESOURCE", "SCENARIO", "STATUS", "DETAIL"});
+  for (const auto& s : a.sensitivity) {
+    std::string detail = s.explanation;
+    for (const auto& p : s.points) {
+      detail += "; " + p.value + ": " +
+                (p.capacity_qps ? (p.lower_bound ? "≥ " : "") + FormatNumber(*p.capacity_qps)
+                                : std::string("—"));
+      if (p.relative_change) {
+        char b[32];
+        std::snprintf(b, sizeof b, " (%+.1f %%)", *p.relative_change * 100);
+        detail += b;
+      }
+    }
+    tsen.Add({s.resource, s.scenario.empty() ? "—" : s.scenario, s.status, detail});
+  }
+  tsen.Print(os);
+  os << "\n";
+}
+
+// The cheapest allocation that meets the target load.
+void TextRecommendation(const TextPage& page, std::ostream& os) {
+  const analysis::ExperimentAnalysis& a = page.a;
+  const std::string& u = page.u;
+  if (a.recommendation) {
+    os << "Recommendation for " << FormatNumber(a.recommendation->target_qps)
+       << " " << u << ": " << a.recommendation->explanation << "\n\n";
+  }
+}
+
+namespace {
+
 class TextReporter : public Reporter {
  public:
   std::string_view name() const override { return "text"; }
   Status Report(const ReportInput& in, std::ostream& os) override {
     const ExperimentAnalysis& a = *in.analysis;
-    std::string pct = "p" + FormatNumber(a.percentile);
     os << "Experiment " << a.experiment;
     if (!a.workload.empty()) os << " — workload: " << a.workload;
     os << "\n\n";
-    if (a.batch) {
-      WriteBatch(*a.batch, os);
-      for (const auto& w : a.warnings) os << "warning: " << w << "\n";
-      return Status::Ok();
-    }
-    os << "QoS target (LQoS): ";
-    if (a.qos.target_us) {
-      os << FormatNumber(*a.qos.target_us) << " us — " << a.qos.method;
-      if (a.qos.service_time_us) {
-        os << "; mean service time " << FormatNumber(*a.qos.service_time_us) << " us";
-      }
-    } else {
-      os << "unavailable — " << a.qos.unavailable;
-    }
-    os << "\n";
-    if (!a.qos.note.empty()) os << "  note: " << a.qos.note << "\n";
-    if (a.qos.by_deadline_miss) {
-      os << "A level meets QoS when it is valid and at most " << analysis::kSessionMaxDeadlineMiss * 100
-         << " % of its chunks missed their play-out deadline (LQoS: that deadline).\n\n";
-    } else {
-      os << "A point meets QoS when its " << pct << " latency ≤ LQoS and it is valid.\n\n";
-    }
-
-    // Loads are named by the sweep's axis: "QPS" (as always) or "sessions".
-    const std::string u(LoadAxisUnit(a.load_axis));
-    std::string upper = u;
-    for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-    os << "Table 1 — load range per scenario × partition\n";
-    AlignedTable t1({"SCENARIO / PARTITION", upper + " RANGE", "CLIENTS", "POINTS", "VALID",
-                     "INVALID"});
-    for (const auto& g : a.groups) {
-      if (g.failed) {
-        t1.Add({g.key, "not run: " + g.failure, "", "", "", ""});
-        continue;
-      }
-      t1.Add({g.key, FormatNumber(g.min_qps) + "–" + FormatNumber(g.max_qps),
-              g.min_clients == g.max_clients
-                  ? std::to_string(g.min_clients)
-                  : std::to_string(g.min_clients) + "–" + std::to_string(g.max_clients),
-              std::to_string(g.points.size()), std::to_string(g.valid_points),
-              std::to_string(g.invalid_points)});
-    }
-    t1.Print(os);
-    for (const auto& g : a.groups) {
-      if (!g.load_range_note.empty()) os << "  " << g.key << ": range chosen by probes (qps = \"auto\"): " << g.load_range_note << "\n";
-    }
-    // Connections the server closed, per point, where any was: a server that closes
-    // keep-alive connections (nginx's keepalive_requests) costs reconnections, and the
-    // requests lost with them count as errors.
-    for (const auto& g : a.groups) {
-      std::string line;
-      for (const auto& p : g.points) {
-        if (p.reconnections.value_or(0) == 0 && p.lost_requests.value_or(0) == 0) continue;
-        line += (line.empty() ? "" : "; ") + FormatNumber(p.target_load) + " " + u + ": " +
-                std::to_string(p.reconnections.value_or(0)) + " reconnection(s), " +
-                std::to_string(p.lost_requests.value_or(0)) + " request(s) lost on closed connections";
-        for (const auto& [reason, n] : p.lost_reasons) line += " (" + std::to_string(n) + " × " + reason + ")";
-      }
-      if (!line.empty()) os << "  " << g.key << ": connections closed by the server: " << line << "\n";
-    }
-    // Client nodes: each one's part of each point, so the host that fell behind is named.
-    for (const auto& g : a.groups) {
-      bool any = std::any_of(g.points.begin(), g.points.end(), [](const auto& p) { return !p.agents.empty(); });
-      if (!any) continue;
-      os << "  " << g.key << ": client nodes\n";
-      for (const auto& p : g.points) {
-        for (const auto& ag : p.agents) {
-          os << "    " << FormatNumber(p.target_load) << " " << u
-             << (p.repetitions > 1 ? " (measurement " + std::to_string(ag.measurement) + ")" : "") << ", "
-             << AgentText(ag) << "\n";
-        }
-      }
-    }
-    os << "\n";
-
-    os << "Table 2 — " << u << " under QoS (LQoS " << Opt(a.qos.target_us, " us") << ", " << pct
-       << ", " << FormatNumber(a.confidence * 100) << " % intervals)\n";
-    AlignedTable t2({"SCENARIO / PARTITION", upper + " UNDER QoS", "INTERVAL", upper + " @20% CPU",
-                     upper + " @50% CPU", "SATURATION " + upper});
-    for (const auto& g : a.groups) {
-      if (g.failed) continue;
-      t2.Add({g.key, CapacityText(g.capacity), RangeText(g.capacity), Opt(g.qps_at_20),
-              Opt(g.qps_at_50), Opt(g.saturation_qps)});
-    }
-    t2.Print(os);
-    for (const auto& g : a.groups) {
-      if (g.failed) continue;
-      os << "  " << g.key << ": capacity " << g.capacity.status << "; saturation "
-         << g.saturation_note;
-      if (!g.qps_at_20) os << "; QPS @20% " << g.qps_at_20_note;
-      if (!g.qps_at_50) os << "; QPS @50% " << g.qps_at_50_note;
-      os << "\n";
-    }
-    os << "\n";
-
-    for (const auto& [scenario, why] : a.skipped_scenarios) {
-      os << scenario << " — not available here: " << why << "\n";
-    }
-    if (!a.skipped_scenarios.empty()) os << "\n";
-    os << "Scaling (ratios to 1-ST)\n";
-    AlignedTable ts({"", upper + " UNDER QoS", upper + " @20% CPU", upper + " @50% CPU"});
-    // A ratio not measured for one reason in all three columns (a scenario skipped) is said
-    // once, on a line of its own, not three times across the table.
-    std::vector<std::string> unmeasured;
-    int rows = 0;
-    auto row = [&](const std::string& label, const analysis::Ratio& a1, const analysis::Ratio& a2,
-                   const analysis::Ratio& a3) {
-      const std::string t1 = RatioText(a1), t2 = RatioText(a2), t3 = RatioText(a3);
-      if (!a1.value && !a2.value && !a3.value && t1 == t2 && t2 == t3) {
-        unmeasured.push_back("  " + label + ": " + t1);
-        return;
-      }
-      ts.Add({label, t1, t2, t3});
-      ++rows;
-    };
-    row("2-ST / 1-ST", a.scaling.capacity_2st, a.scaling.qps20_2st, a.scaling.qps50_2st);
-    row("2-SMT / 1-ST", a.scaling.capacity_2smt, a.scaling.qps20_2smt, a.scaling.qps50_2smt);
-    if (rows > 0) ts.Print(os);
-    for (const auto& line : unmeasured) os << line << "\n";
-    os << "\n";
-
-    os << "Category: " << a.category.name << " — " << a.category.explanation << "\n";
-    AlignedTable tc({"CATEGORY", "MEASURED", "VALUE", "RULE", "HOLDS"});
-    // A long reason for an unavailable value (a monitor's whole diagnosis) is a numbered note
-    // under the table, said once however many rows share it, so the table stays readable.
-    std::vector<std::string> notes;
-    for (const auto& e : a.category.evidence) {
-      std::string value = e.value ? FormatNumber(*e.value) + " " + e.unit : e.note;
-      if (!e.value && e.note.size() > 48) {
-        auto it = std::find(notes.begin(), notes.end(), e.note);
-        size_t n = static_cast<size_t>(it - notes.begin()) + 1;
-        if (it == notes.end()) notes.push_back(e.note);
-        value = "unavailable [" + std::to_string(n) + "]";
-      }
-      tc.Add({e.category, e.name, value, e.rule, e.holds ? "yes" : "no"});
-    }
-    tc.Print(os);
-    for (size_t i = 0; i < notes.size(); ++i) os << "  [" << i + 1 << "] " << notes[i] << "\n";
-    os << "\n";
-
-    os << "Sensitivity (" << u << " under QoS across partitions)\n";
-    AlignedTable tsen({"RESOURCE", "SCENARIO", "STATUS", "DETAIL"});
-    for (const auto& s : a.sensitivity) {
-      std::string detail = s.explanation;
-      for (const auto& p : s.points) {
-        detail += "; " + p.value + ": " +
-                  (p.capacity_qps ? (p.lower_bound ? "≥ " : "") + FormatNumber(*p.capacity_qps)
-                                  : std::string("—"));
-        if (p.relative_change) {
-          char b[32];
-          std::snprintf(b, sizeof b, " (%+.1f %%)", *p.relative_change * 100);
-          detail += b;
-        }
-      }
-      tsen.Add({s.resource, s.scenario.empty() ? "—" : s.scenario, s.status, detail});
-    }
-    tsen.Print(os);
-    os << "\n";
-
-    WriteModel(a, pct, os);
-
-    WriteColocation(a, u, upper, pct, os);
-    WriteInterference(a, u, upper, pct, os);
-
-    if (a.recommendation) {
-      os << "Recommendation for " << FormatNumber(a.recommendation->target_qps)
-         << " " << u << ": " << a.recommendation->explanation << "\n\n";
+    const TextPage page = MakeTextPage(a);
+    for (const ReportSection& section : ReportSections()) {
+      if (section.text && SectionShown(section, a)) section.text(page, os);
     }
     for (const auto& w : a.warnings) os << "warning: " << w << "\n";
     if (!os) return IoError("writing the analysis failed");
@@ -604,7 +650,7 @@ class ModelReporter : public Reporter {
       os << j.dump(2) << "\n";
     } else {
       os << "Experiment " << a.experiment << " (" << a.workload << ")\n\n";
-      WriteModel(a, "p" + FormatNumber(a.percentile), os);
+      TextModel(MakeTextPage(a), os);
     }
     if (!os) return IoError("writing the model failed");
     return Status::Ok();
@@ -627,6 +673,14 @@ std::string FormatNumber(double v) {
     std::snprintf(b, sizeof b, "%.3g", v);
   }
   return b;
+}
+
+TextPage MakeTextPage(const analysis::ExperimentAnalysis& a) {
+  // Loads are named by the sweep's axis: "QPS" (as always) or "sessions".
+  TextPage page{a, "p" + FormatNumber(a.percentile), std::string(LoadAxisUnit(a.load_axis)), ""};
+  page.upper = page.u;
+  for (char& c : page.upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return page;
 }
 
 std::string AgentText(const analysis::AgentFigures& a) {

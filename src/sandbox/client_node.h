@@ -1,4 +1,4 @@
-// A local client node (issue 19, `[nodes] clients = ["local:NAME"]`): a network namespace that
+// A local client node (`[nodes] clients = ["local:NAME"]`): a network namespace that
 // ream creates for a `ream agent`, joined to the host by a veth pair of its own
 // (sandbox/node_link.h) and shaped to a bandwidth per link when one is given. Its objects are
 // recorded in a state file of their own, like a sandbox's, so the destructor removes them and

@@ -9,9 +9,14 @@ constexpr char kWhy[] = "the null sandbox creates no cgroup: nothing accounts th
 
 class NullSandbox final : public Sandbox {
  public:
-  NullSandbox(std::string name, std::unique_ptr<ChildProcess> child, std::chrono::milliseconds grace,
-              std::vector<int> cpus)
-      : name_(std::move(name)), child_(std::move(child)), grace_(grace), cpus_(std::move(cpus)) {}
+  NullSandbox(Platform& p, std::string name, std::unique_ptr<ChildProcess> child, std::chrono::milliseconds grace,
+              std::vector<int> cpus, std::string stderr_path)
+      : p_(p),
+        name_(std::move(name)),
+        child_(std::move(child)),
+        grace_(grace),
+        cpus_(std::move(cpus)),
+        stderr_path_(std::move(stderr_path)) {}
   ~NullSandbox() override { (void)Stop(); }
 
   const std::string& name() const override { return name_; }
@@ -42,7 +47,18 @@ class NullSandbox final : public Sandbox {
     return child_->WaitForLine(match, timeout);
   }
   ChildProcess& process() override { return *child_; }
+  std::vector<std::string> StderrTail(size_t n) override {
+    if (!stderr_path_.empty()) kept_ = LastLines(p_.ReadFile(stderr_path_).value_or(""), 20);
+    std::vector<std::string> lines = kept_;
+    if (lines.size() > n) lines.erase(lines.begin(), lines.end() - static_cast<std::ptrdiff_t>(n));
+    return lines;
+  }
   Status Stop() override {
+    if (!stderr_path_.empty()) {
+      (void)StderrTail(0);
+      (void)p_.RemoveFile(stderr_path_);
+      stderr_path_.clear();
+    }
     if (!Alive()) return Status::Ok();
     (void)child_->Signal(SIGTERM);
     auto r = child_->Wait(grace_);
@@ -55,10 +71,13 @@ class NullSandbox final : public Sandbox {
   }
 
  private:
+  Platform& p_;
   std::string name_;
   std::unique_ptr<ChildProcess> child_;
   std::chrono::milliseconds grace_;
   std::vector<int> cpus_;  // as asked: recorded, not enforced
+  std::string stderr_path_;  // keep_stderr: a file in /tmp, removed by Stop() ("" after)
+  std::vector<std::string> kept_;
   std::optional<ProcessExit> exit_;
 };
 
@@ -90,8 +109,14 @@ class NullSandboxKind final : public SandboxKind {
     std::string name = "ream-null-" + std::to_string(p_.ProcessId()) + "-" + std::to_string(++started_);
     so.env.emplace_back("REAM_SANDBOX", name);
     so.env.emplace_back("REAM_NODE_ADDRESS", "127.0.0.1");
-    REAM_ASSIGN_OR_RETURN(std::unique_ptr<ChildProcess> child, p_.Spawn(so));
-    auto sb = std::make_unique<NullSandbox>(std::move(name), std::move(child), o.stop_grace, std::move(cpus));
+    if (o.keep_stderr) so.stderr_path = "/tmp/" + name + ".stderr";
+    auto child = p_.Spawn(so);
+    if (!child.ok()) {
+      if (o.keep_stderr) (void)p_.RemoveFile(so.stderr_path);
+      return child.status();
+    }
+    auto sb = std::make_unique<NullSandbox>(p_, std::move(name), std::move(child).value(), o.stop_grace,
+                                            std::move(cpus), so.stderr_path);
     if (o.before_exec) o.before_exec(*sb);  // after the fact: nothing to join before exec here
     return std::unique_ptr<Sandbox>(std::move(sb));
   }

@@ -1,4 +1,4 @@
-// The LogGP overhead o end to end (issue 18's Done-when): `ream serve synthetic` in a
+// The LogGP overhead o end to end: `ream serve synthetic` in a
 // ProcessSandbox pinned to CPU 1 with net_overhead = 20 µs, `ream load` on CPU 0. o must show as
 // the workload's CPU per request (+2·o, from the monitor) and move the saturation point to
 // c / (S0 + 2·o), S0 measured in the same test by the service-demand law. And a program the

@@ -21,6 +21,10 @@ namespace {
 
 std::atomic<int> g_sandbox_seq{0};
 
+// The stderr lines a stopped sandbox keeps (keep_stderr): enough for a program's complaint and
+// its usage line, few enough for an error message.
+constexpr size_t kStderrLinesKept = 20;
+
 std::string Mib(int64_t bytes) {
   char b[64];
   std::snprintf(b, sizeof b, "%.1f MiB", static_cast<double>(bytes) / (1024.0 * 1024.0));
@@ -122,6 +126,12 @@ Status FindProgramOn(Platform& p, const std::string& program) {
 
 Status SandboxKind::FindProgram(Platform& here, const std::string& program) { return FindProgramOn(here, program); }
 
+std::vector<std::string> LastLines(const std::string& text, size_t n) {
+  std::vector<std::string> lines = Split(text, '\n', true);
+  if (lines.size() > n) lines.erase(lines.begin(), lines.end() - static_cast<std::ptrdiff_t>(n));
+  return lines;
+}
+
 std::function<bool(const std::string&)> StartsWith(std::string prefix) {
   return [prefix = std::move(prefix)](const std::string& l) { return l.rfind(prefix, 0) == 0; };
 }
@@ -176,7 +186,7 @@ Status ProcessSandbox::CreateObjects(const SandboxOptions& o, const std::vector<
                     std::string(spec.llc_ways ? "--llc-ways" : "--mem-bw") + ": " +
                         info.status().message());
     }
-    REAM_ASSIGN_OR_RETURN(schemata, BuildSchemata(*info, spec.llc_ways, mem_bw));
+    REAM_ASSIGN_OR_RETURN(schemata, BuildSchemata(*info, spec.llc_ways, mem_bw, spec.llc_masks));
     resctrl_info = *info;
   } else {
     // No partition: a monitoring group still gives LLC occupancy and memory bandwidth.
@@ -293,6 +303,15 @@ Status ProcessSandbox::CreateObjects(const SandboxOptions& o, const std::vector<
   so.capture_stdout = o.capture_stdout;
   so.on_stdout_line = o.on_stdout_line;
   so.run_as = run_as;
+  // Its TMPDIR is also where it starts: a program that writes beside itself ('.') writes where
+  // its user may (stress-ng refuses to run in a directory it cannot write).
+  so.working_dir = tmp_dir_;
+  if (o.keep_stderr) {
+    // Opened by ream before the workload runs, in the directory just made: nothing of the
+    // workload's can be there yet.
+    stderr_path_ = tmp_dir_ + "/ream-stderr";
+    so.stderr_path = stderr_path_;
+  }
   so.env = o.env;
   if (std::none_of(so.env.begin(), so.env.end(), [](const auto& kv) { return kv.first == "TMPDIR"; })) {
     so.env.emplace_back("TMPDIR", tmp_dir_);  // unless the caller chose one
@@ -457,9 +476,18 @@ Status ProcessSandbox::Stop() {
     (void)awake_->Wait(std::chrono::milliseconds(2000));
     awake_.reset();
   }
-  // The OOM verdict needs the cgroup, so it is read before the cgroup goes.
+  // The OOM verdict needs the cgroup, so it is read before the cgroup goes; its stderr before
+  // its TMPDIR goes.
   if (exit_) (void)OomKilled();
+  if (!stderr_path_.empty()) stderr_kept_ = LastLines(p_.ReadFile(stderr_path_).value_or(""), kStderrLinesKept);
   return RemoveObjects();
+}
+
+std::vector<std::string> ProcessSandbox::StderrTail(size_t n) {
+  if (stderr_path_.empty()) return {};
+  std::vector<std::string> lines = stopped_ ? stderr_kept_ : LastLines(p_.ReadFile(stderr_path_).value_or(""), n);
+  if (lines.size() > n) lines.erase(lines.begin(), lines.end() - static_cast<std::ptrdiff_t>(n));
+  return lines;
 }
 
 Status ProcessSandbox::RemoveObjects() {

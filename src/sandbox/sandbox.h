@@ -72,6 +72,10 @@ struct SandboxOptions {
   // false (default): the workload writes to ream's stdout.
   bool capture_stdout = false;
   std::function<void(const std::string&)> on_stdout_line;
+  // Keep the workload's stderr in a file of its sandbox instead of ream's stderr, so that
+  // Sandbox::StderrTail can say in ream's own error what the workload said when it failed (a
+  // co-runner that ended at once). false (default): its stderr is ream's.
+  bool keep_stderr = false;
   // Extra environment for the workload.
   std::vector<std::pair<std::string, std::string>> env;
   // Who the workload runs as (ResolveWorkloadUser): "" (default) ream's own user and
@@ -147,6 +151,9 @@ class Sandbox {
   virtual Result<std::string> WaitForLine(const std::function<bool(const std::string&)>& match,
                                           std::chrono::milliseconds timeout) = 0;
   virtual ChildProcess& process() = 0;
+  // With SandboxOptions::keep_stderr: the last `n` lines the workload wrote to its stderr, also
+  // after Stop() (which keeps them); empty when it wrote none or the kind keeps none.
+  virtual std::vector<std::string> StderrTail(size_t /*n*/) { return {}; }
   // Where the workload's processes write what the LogGP overhead o cost them
   // (sandbox/overhead_stats.h: ReadOverheadStats); "" when o is not applied. Read it before
   // Stop(), which removes it; while messages flow its counts are at most 100 ms old (their
@@ -181,6 +188,12 @@ struct KnobSupport {
   std::string detail;  // the interface used, or why not
 };
 
+// One vCPU of a guest and the host CPU it is pinned to.
+struct VcpuPin {
+  int vcpu = 0;
+  int host_cpu = 0;
+};
+
 // The host a kind's workloads run on when it is not this one (sandbox kinds of a remote host).
 struct WorkloadHost {
   std::string name;   // as the user named it: "ssh:server1"
@@ -212,6 +225,10 @@ class SandboxKind {
   // Whether `program` (a path, or a name looked up in PATH) can be started on the workload's
   // host: this one (`here`) by default. NotFound naming it otherwise.
   virtual Status FindProgram(Platform& here, const std::string& program);
+  // How a tenant allotted `cpus` occupies them: a guest's vCPUs, each pinned to one host CPU
+  // (what the placement plan shows, from the kind that will pin them). Empty for a kind whose
+  // threads the kernel schedules over the whole cpuset (a process). Pure.
+  virtual std::vector<VcpuPin> VcpuPins(const std::vector<int>& /*cpus*/) const { return {}; }
 };
 
 // FindProgram on `p`'s file system.
@@ -255,6 +272,7 @@ class ProcessSandbox final : public Sandbox {
   Result<std::string> WaitForLine(const std::function<bool(const std::string&)>& match,
                                   std::chrono::milliseconds timeout) override;
   ChildProcess& process() override { return *child_; }
+  std::vector<std::string> StderrTail(size_t n) override;
   std::string overhead_stats_dir() const override { return overhead_dir_; }
   std::string startup_note() const override { return awake_note_; }
   std::string keep_awake_note() const override { return awake_note_; }
@@ -283,7 +301,9 @@ class ProcessSandbox final : public Sandbox {
   std::unique_ptr<ResctrlGroup> resctrl_;
   std::string netns_, host_veth_, node_veth_, host_ip_, node_ip_;
   std::string overhead_dir_;  // libream-overhead.so's statistics, "" without net_overhead
-  std::string tmp_dir_;       // the workload's TMPDIR (/tmp/ream-PID-N.tmp)
+  std::string tmp_dir_;       // the workload's TMPDIR (/tmp/ream-PID-N.tmp), its working directory
+  std::string stderr_path_;   // keep_stderr: its stderr, in tmp_dir_ ("" otherwise)
+  std::vector<std::string> stderr_kept_;  // its last lines, read when it is stopped
   std::string resctrl_why_;  // why there is no resctrl group (monitoring unavailable)
   std::unique_ptr<ChildProcess> child_;
   std::unique_ptr<ChildProcess> awake_;  // `ream keep-awake` in the CPU cgroup (keep_awake)
@@ -304,6 +324,9 @@ Result<std::unique_ptr<ProcessSandbox>> StartSandbox(Platform& platform,
 
 // The process kind (StartSandbox, PartitionSupport, ProbeCapabilities) on `platform`.
 std::unique_ptr<SandboxKind> MakeProcessSandboxKind(Platform& platform);
+
+// The last `n` non-empty lines of `text` (a workload's stderr), oldest first.
+std::vector<std::string> LastLines(const std::string& text, size_t n);
 
 // `match` for WaitForLine: lines starting with `prefix`.
 std::function<bool(const std::string&)> StartsWith(std::string prefix);

@@ -118,7 +118,7 @@ std::string Field(const std::string& out, const std::string& key) {
   return std::regex_search(out, m, re) ? m[2].str() : "<no " + key + ">";
 }
 
-// Issue 41: with L, ream exec measures what the relay adds for a client that is not ream's
+// With L, ream exec measures what the relay adds for a client that is not ream's
 // generator (a pinger on twins of its relay, in front of ream's echo), says it, and stores it.
 TEST_F(ReamExec, ARelayKnobIsCalibratedAtStartByAPingerAndStoredWithTheSamples) {
   ProcessExit e;

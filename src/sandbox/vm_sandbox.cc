@@ -193,6 +193,7 @@ class VmKind final : public SandboxKind {
     if (conn_) V().ConnectClose(conn_);
   }
   std::string_view name() const override { return "vm"; }
+  std::vector<VcpuPin> VcpuPins(const std::vector<int>& cpus) const override { return VmVcpuPins(cpus); }
 
   Result<std::unique_ptr<Sandbox>> Start(const SandboxOptions& options, const std::vector<std::string>& argv) override {
     PartitionSpec rest = options.partition;
@@ -369,20 +370,26 @@ class VmKind final : public SandboxKind {
     return Status::Ok();
   }
 
-  // argv for the guest: this ream binary is the guest's /bin/ream, and ream's own servers
-  // listen on the guest's interface.
+  // argv for the guest: this ream binary is the guest's /bin/ream (also where it is wrapped:
+  // a co-runner's `ream corun -- ream serve ...`), and ream's own servers listen on the
+  // guest's interface.
   std::vector<std::string> GuestArgv(std::vector<std::string> argv) const {
     const std::string base = argv[0].substr(argv[0].rfind('/') + 1);
-    if (argv[0] == ream_ || base == "ream") argv[0] = "/bin/ream";
-    if (argv[0] == "/bin/ream" && argv.size() > 2 && argv[1] == "serve") {
+    if (base == "ream") argv[0] = "/bin/ream";
+    for (std::string& a : argv) {
+      if (a == ream_) a = "/bin/ream";
+    }
+    for (size_t at = 0; at + 2 < argv.size(); ++at) {
+      if (argv[at] != "/bin/ream" || argv[at + 1] != "serve") continue;
       bool bound = false;
-      for (size_t i = 2; i + 1 < argv.size(); ++i) {
+      for (size_t i = at + 2; i + 1 < argv.size(); ++i) {
         if (argv[i] == "--bind") {
           argv[i + 1] = "0.0.0.0";
           bound = true;
         }
       }
-      if (!bound) argv.insert(argv.begin() + 3, {"--bind", "0.0.0.0"});
+      if (!bound) argv.insert(argv.begin() + static_cast<std::ptrdiff_t>(at) + 3, {"--bind", "0.0.0.0"});
+      break;
     }
     return argv;
   }
@@ -510,6 +517,12 @@ class VmKind final : public SandboxKind {
 
 }  // namespace
 
+std::vector<VcpuPin> VmVcpuPins(const std::vector<int>& cpus) {
+  std::vector<VcpuPin> out;
+  for (size_t i = 0; i < cpus.size(); ++i) out.push_back({static_cast<int>(i), cpus[i]});
+  return out;
+}
+
 std::string DomainXml(const DomainConfig& c) {
   std::string cpus = FormatCpuList(c.cpus);
   std::string x = "<domain type='" + std::string(c.accel == "kvm" ? "kvm" : "qemu") + "'>\n";
@@ -517,8 +530,8 @@ std::string DomainXml(const DomainConfig& c) {
   x += "  <memory unit='KiB'>" + std::to_string(c.memory_bytes / 1024) + "</memory>\n";
   x += "  <vcpu placement='static' cpuset='" + cpus + "'>" + std::to_string(c.cpus.size()) + "</vcpu>\n";
   x += "  <cputune>\n";
-  for (size_t i = 0; i < c.cpus.size(); ++i) {
-    x += "    <vcpupin vcpu='" + std::to_string(i) + "' cpuset='" + std::to_string(c.cpus[i]) + "'/>\n";
+  for (const VcpuPin& pin : VmVcpuPins(c.cpus)) {
+    x += "    <vcpupin vcpu='" + std::to_string(pin.vcpu) + "' cpuset='" + std::to_string(pin.host_cpu) + "'/>\n";
   }
   x += "    <emulatorpin cpuset='" + cpus + "'/>\n  </cputune>\n";
   x += "  <os>\n    <type arch='x86_64' machine='pc'>hvm</type>\n";

@@ -53,6 +53,10 @@ struct VmStartTimes {
 
 std::unique_ptr<SandboxKind> MakeVmSandboxKind(Platform& platform, VmKindOptions options);
 
+// The guest's vCPUs on `cpus`: vCPU i pinned to cpus[i], one vCPU per allotted CPU (the
+// domain's vcpupin elements and the kind's VcpuPins).
+std::vector<VcpuPin> VmVcpuPins(const std::vector<int>& cpus);
+
 // Builds the domain XML. Pure; exposed for its unit test.
 struct DomainConfig {
   std::string name, accel, kernel, initrd, cmdline, console_path, bridge, tap;

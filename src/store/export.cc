@@ -92,9 +92,9 @@ Result<nlohmann::json> ExperimentToJson(Store& store, const ExperimentRecord& e)
                {"status", StatusName(r.status)},
                {"failure", r.failure}};
     // A run beside co-runners says which, with their alone figures (schema 8).
-    if (!r.key.tenants.empty()) {
-      rj["tenants"] = r.key.tenants;
-      rj["corunners"] = r.tenants;
+    if (!r.key.corunner_set.empty()) {
+      rj["tenants"] = r.key.corunner_set;
+      rj["corunners"] = r.corunners ? r.corunners->ToJson() : nlohmann::json();
     }
     json points = json::array();
     REAM_ASSIGN_OR_RETURN(auto ps, store.ListPoints(r.id));
@@ -212,7 +212,7 @@ Result<std::map<std::string, std::string>> ExportStore(Store& store, ExportForma
         REAM_ASSIGN_OR_RETURN(std::string log, WriteHdrLog(t0, comment, ivs));
         std::string name = SafeName(e.name) + "/" + SafeName(r.key.scenario) + "." +
                            SafeName(r.key.partition_label) +
-                           (r.key.tenants.empty() ? "" : ".with-" + SafeName(r.key.tenants)) + ".rep" +
+                           (r.key.corunner_set.empty() ? "" : ".with-" + SafeName(r.key.corunner_set)) + ".rep" +
                            std::to_string(r.key.repetition) + "." + kind + ".hlog";
         files[name] = log;
       }

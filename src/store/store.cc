@@ -158,12 +158,12 @@ ALTER TABLE runs ADD COLUMN sweep_json TEXT NOT NULL DEFAULT '';
     R"sql(
 ALTER TABLE environment ADD COLUMN timing_json TEXT NOT NULL DEFAULT 'null';
 )sql",
-    // 5 -> 6: the network path of a point when a LogGP knob was set (issue 18): each knob's
+    // 5 -> 6: the network path of a point when a LogGP knob was set: each knob's
     // method and calibration (NetworkPath). 'null' for every existing point, which had none.
     R"sql(
 ALTER TABLE points ADD COLUMN network_json TEXT NOT NULL DEFAULT 'null';
 )sql",
-    // 6 -> 7: connections the server closed, per point (issue 16): how many times the
+    // 6 -> 7: connections the server closed, per point: how many times the
     // generator reconnected, and the measured requests lost with a connection, in all and by
     // reason. They lived only in generator_json; points whose generator reported them (it has a
     // "reconnections" key since it reconnects) get them from there, the others keep NULL and
@@ -180,7 +180,7 @@ UPDATE points SET
                         WHERE key LIKE 'connection lost: %' OR key LIKE 'not sent: %'), '{}')
 WHERE json_valid(generator_json) AND json_type(generator_json, '$.reconnections') = 'integer';
 )sql",
-    // 7 -> 8: shared servers (issue 39). A run is the subject alone or beside a set of
+    // 7 -> 8: shared servers. A run is the subject alone or beside a set of
     // co-runners: `tenants` names the set ('' alone, every existing run) and joins the run's key,
     // so the UNIQUE constraint changes and the table is rebuilt as in 1 -> 2; tenants_json holds
     // the co-runners and their alone figures, and each point the co-runners' figures over its
@@ -213,7 +213,7 @@ DROP TABLE runs;
 ALTER TABLE runs_v8 RENAME TO runs;
 ALTER TABLE points ADD COLUMN tenants_json TEXT NOT NULL DEFAULT 'null';
 )sql",
-    // 8 -> 9: batch subjects (issue 40). A batch point's figures (completions, run times,
+    // 8 -> 9: batch subjects. A batch point's figures (completions, run times,
     // throughput, CPU time per run) in one JSON column; 'null' for every existing point, all of
     // them a server's.
     R"sql(
@@ -312,6 +312,11 @@ nlohmann::json ParseJsonOr(const std::string& text, nlohmann::json fallback) {
   return j.is_discarded() ? fallback : j;
 }
 
+// A run's co-runners as stored in runs.tenants_json: null for a run of the subject alone.
+nlohmann::json CorunnersJson(const RunRecord& run) {
+  return run.corunners ? run.corunners->ToJson() : nlohmann::json();
+}
+
 // A stored name that this build does not know: the database was written by something else.
 Status UnknownName(const std::string& path, const std::string& what, const std::string& text) {
   return Corrupt(path + ": unknown " + what + " '" + text + "' (written by a newer ream?)");
@@ -371,8 +376,12 @@ Result<RunRecord> ReadRun(const sql::Statement& st, const std::string& path, boo
   r.finished_ns = st.OptInt(12);
   if (with_sweep) r.sweep = ParseJsonOr(st.Text(13), nullptr);
   if (with_tenants) {
-    r.key.tenants = st.Text(14);
-    r.tenants = ParseJsonOr(st.Text(15), nullptr);
+    r.key.corunner_set = st.Text(14);
+    const nlohmann::json corunners = ParseJsonOr(st.Text(15), nullptr);
+    if (!corunners.is_null()) {
+      REAM_ASSIGN_OR_RETURN(r.corunners,
+                            CorunnerSetRecord::FromJson(corunners, path + ": run " + std::to_string(r.id)));
+    }
   }
   return r;
 }
@@ -433,7 +442,7 @@ nlohmann::json PointToJson(const PointRecord& p, LoadAxis axis) {
   if (p.lost_requests) j["lost_requests"] = *p.lost_requests;
   if (!p.lost_reasons.is_null()) j["lost_reasons"] = p.lost_reasons;
   // Only a point measured beside co-runners has them.
-  if (!p.tenants.is_null()) j["tenants"] = p.tenants;
+  if (!p.corunners.empty()) j["tenants"] = TenantFiguresToJson(p.corunners);
   // Only a batch subject's point has batch figures.
   if (!p.batch.is_null()) j["batch"] = p.batch;
   return j;
@@ -697,7 +706,7 @@ Result<std::optional<EnvironmentRecord>> Store::GetEnvironment(int64_t experimen
 
 Result<RunRecord> Store::EnsureRun(const RunRecord& run) {
   const bool with_tenants = schema_version_ >= 8;
-  if (!with_tenants && !run.key.tenants.empty()) {
+  if (!with_tenants && !run.key.corunner_set.empty()) {
     return Internal(db_.path() + ": a run beside co-runners needs schema 8 (this store is at " +
                               std::to_string(schema_version_) + ")");
   }
@@ -713,7 +722,7 @@ Result<RunRecord> Store::EnsureRun(const RunRecord& run) {
   ins.Bind(6, run.ordinal).Bind(7, run.workload_cpus).Bind(8, run.generator_cpus);
   ins.Bind(9, StatusName(run.status)).Bind(10, run.failure);
   ins.Bind(11, run.started_ns).Bind(12, run.finished_ns);
-  if (with_tenants) ins.Bind(13, run.key.tenants).Bind(14, run.tenants.dump());
+  if (with_tenants) ins.Bind(13, run.key.corunner_set).Bind(14, CorunnersJson(run).dump());
   REAM_RETURN_IF_ERROR(ins.Run());
   const bool with_sweep = schema_version_ >= 4;
   REAM_ASSIGN_OR_RETURN(auto st, db_.Prepare(std::string("SELECT ") +
@@ -723,7 +732,7 @@ Result<RunRecord> Store::EnsureRun(const RunRecord& run) {
                                               "repetition = ?" + (with_tenants ? " AND tenants = ?" : "")));
   st.Bind(1, run.experiment_id).Bind(2, run.key.scenario).Bind(3, run.key.partition_label);
   st.Bind(4, static_cast<int64_t>(run.key.repetition));
-  if (with_tenants) st.Bind(5, run.key.tenants);
+  if (with_tenants) st.Bind(5, run.key.corunner_set);
   REAM_ASSIGN_OR_RETURN(bool row, st.Step());
   if (!row) return Internal("run vanished right after insertion in " + db_.path());
   return ReadRun(st, db_.path(), with_sweep, with_tenants);
@@ -739,7 +748,7 @@ Status Store::UpdateRun(const RunRecord& run) {
   st.Bind(4, run.failure).Bind(5, run.started_ns).Bind(6, run.finished_ns);
   st.Bind(7, run.sweep.is_null() ? std::string() : run.sweep.dump());
   if (with_tenants) {
-    st.Bind(8, run.tenants.dump()).Bind(9, run.id);
+    st.Bind(8, CorunnersJson(run).dump()).Bind(9, run.id);
   } else {
     st.Bind(8, run.id);
   }
@@ -815,7 +824,9 @@ Result<int64_t> Store::InsertPoint(const PointData& data) {
     st.Bind(i++, p.lost_requests);
     st.Bind(i++, p.lost_reasons.dump());
   }
-  if (with_tenants) st.Bind(i++, p.tenants.dump());
+  if (with_tenants) {
+    st.Bind(i++, p.corunners.empty() ? std::string("null") : TenantFiguresToJson(p.corunners).dump());
+  }
   if (with_batch) st.Bind(i++, p.batch.dump());
   Status s = st.Run();
   if (s.code() == StatusCode::kAlreadyExists) {
@@ -892,7 +903,10 @@ Result<std::vector<PointRecord>> Store::ListPoints(int64_t run_id) {
       p.lost_requests = st.OptInt(c++);
       p.lost_reasons = ParseJsonOr(st.Text(c++), nullptr);
     }
-    if (with_tenants) p.tenants = ParseJsonOr(st.Text(c++), nullptr);
+    if (with_tenants) {
+      REAM_ASSIGN_OR_RETURN(p.corunners, TenantFiguresFromJson(ParseJsonOr(st.Text(c++), nullptr),
+                                                               db_.path() + ": point " + std::to_string(p.id)));
+    }
     if (with_batch) p.batch = ParseJsonOr(st.Text(c++), nullptr);
     v.push_back(std::move(p));
   }

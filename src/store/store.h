@@ -21,6 +21,7 @@
 #include "platform/status.h"
 #include "store/sqlite.h"
 #include "store/statuses.h"
+#include "store/tenant_figures.h"
 
 namespace ream {
 
@@ -71,9 +72,9 @@ struct RunKey {
   std::string scenario;         // "1-ST", "2-ST", "2-SMT", "cpus:0", ...
   std::string partition_label;  // "default", "mem=512M,quota=50%", ... (unique per experiment)
   int repetition = 0;           // 0-based
-  // The co-runner set beside the subject (schema 8; experiment/plan.h PlannedRun::tenants):
-  // "" for the subject alone, else the co-runners' names joined by "+".
-  std::string tenants;
+  // The co-runner set beside the subject (schema 8, column runs.tenants; experiment/plan.h
+  // PlannedRun::corunner_set): "" for the subject alone, else the co-runners' names joined by "+".
+  std::string corunner_set;
 };
 
 struct RunRecord {
@@ -91,10 +92,10 @@ struct RunRecord {
   // How the sweep chose the run's levels when it chose them itself (`qps = "auto"`):
   // {"levels": [...], "why": "...", "probes": [...]}; null when the spec listed them.
   nlohmann::json sweep;
-  // The co-runners of a shared run (schema 8): {"corunners": [{name, command, cpus, sched, ...,
-  // "alone": the co-runner's figures over a window with the subject not running}]}; null for a
-  // run of the subject alone.
-  nlohmann::json tenants;
+  // The co-runners of a shared run as they ran, with their figures alone (schema 8, column
+  // runs.tenants_json: CorunnerSetRecord's JSON, store/tenant_figures.h); nullopt for a run of
+  // the subject alone, and for a shared run until its co-runners first started.
+  std::optional<CorunnerSetRecord> corunners;
 };
 
 // What one network knob (LogGP L, o, g, G) really did, measured before the sweep: stored with
@@ -170,7 +171,7 @@ struct PointRecord {
   int64_t started_ns = 0;    // wall clock when the level started
   // The LogGP knobs' path (NetworkPath::ToJson), null when none was set (and before schema 6).
   nlohmann::json network;
-  // Connections the server closed (schema 7; issue 16). reconnections: how many times the
+  // Connections the server closed (schema 7). reconnections: how many times the
   // generator replaced a closed connection over the whole run; lost_requests: the measured
   // window's requests lost with a connection (written and not answered when it closed, or not
   // sent because it was down), and lost_reasons their reasons with counts ({"connection lost:
@@ -179,10 +180,10 @@ struct PointRecord {
   // reconnected).
   std::optional<int64_t> reconnections, lost_requests;
   nlohmann::json lost_reasons;
-  // Each co-runner's figures over the point's window (schema 8; experiment/corunners.h):
-  // {"NAME": {cpu_util, cpu_s, mem_bytes, ..., completions, run_time_mean_s, ended}}; null
-  // when the subject ran alone.
-  nlohmann::json tenants;
+  // Each co-runner's figures over the point's window, by name (schema 8, column
+  // points.tenants_json: TenantFiguresToJson, store/tenant_figures.h); empty when the subject ran
+  // alone.
+  TenantFiguresByName corunners;
   // A batch subject's point (schema 9; experiment/batch_point.h): {"program", "copies",
   // "window_s", "completions", "run_time_mean_s", "run_time_p50_s", "run_time_p95_s",
   // "runs_per_min", "cpu_s_per_run", ...}; null for a server's point.

@@ -455,7 +455,7 @@ TEST_F(StoreTest, MigratesSchemaEightToBatchPoints) {
     PointData d;
     d.point.run_id = run_id;
     d.point.target_load = 100;
-    d.point.tenants = {{"stream", {{"completions", 3}}}};
+    d.point.corunners["stream"].completions = 3;
     d.point.batch = {{"completions", 99}};  // schema 8 has no column: not written
     ASSERT_TRUE(s->InsertPoint(d).ok());
   }
@@ -467,7 +467,7 @@ TEST_F(StoreTest, MigratesSchemaEightToBatchPoints) {
   ASSERT_TRUE(points.ok()) << points.status().ToString();
   ASSERT_EQ(points->size(), 1u);
   EXPECT_TRUE((*points)[0].batch.is_null());
-  EXPECT_EQ((*points)[0].tenants["stream"]["completions"], 3);
+  EXPECT_EQ((*points)[0].corunners.at("stream").completions, 3);
   EXPECT_FALSE(PointToJson((*points)[0], LoadAxis::kQps).contains("batch"));
 
   // Written at schema 9, the figures round-trip and reach the point's JSON.
@@ -650,6 +650,115 @@ TEST(StoreSweep, ARunKeepsHowItsLevelsWereChosen) {
   EXPECT_EQ((*runs)[0].sweep["levels"], nlohmann::json({100, 200}));
   EXPECT_EQ((*runs)[0].sweep["why"], "2 probe(s)");
   std::filesystem::remove_all(dir);
+}
+
+// A shared run's co-runners and each point's figures are stored through their type and read
+// back as they were written; a stored document of the wrong shape is an error that names the
+// database, the point and the key, not a figure silently read as missing.
+TEST_F(StoreTest, CorunnerFiguresRoundTripAndMalformedOnesAreNamed) {
+  auto s = Store::Open(path_);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  auto id = s->CreateExperiment(Exp("shared"));
+  ASSERT_TRUE(id.ok());
+  RunRecord r;
+  r.experiment_id = *id;
+  r.key = {"1-ST", "default", 0, "xz+kv2"};
+  auto run = s->EnsureRun(r);
+  ASSERT_TRUE(run.ok()) << run.status().ToString();
+  EXPECT_FALSE(run->corunners.has_value());
+  CorunnerSetRecord set;
+  set.corunners.resize(2);
+  set.corunners[0].name = "xz";
+  set.corunners[0].batch = "xz";
+  set.corunners[1].name = "kv2";
+  set.corunners[1].builtin = "kv";
+  set.corunners[1].load = CorunnerLoadRecord{.qps = 500, .connections = 1, .protocol = "ream"};
+  TenantFigures xz{.window_s = 1, .cpu_s = 0.2, .completions = 3, .cpu_share = 0.2, .completions_per_s = 3};
+  TenantFigures kv{.window_s = 1, .cpu_share = 0.1};
+  kv.load = TenantLoadFigures{.target_qps = 500, .protocol = "ream", .throughput_qps = 499, .valid = true};
+  set.SetAlone({{"xz", xz}, {"kv2", kv}}, {});
+  run->corunners = set;
+  ASSERT_TRUE(s->UpdateRun(*run).ok());
+  PointData d;
+  d.point.run_id = run->id;
+  d.point.target_load = 1000;
+  d.point.corunners = {{"xz", xz}, {"kv2", kv}};
+  auto point_id = s->InsertPoint(d);
+  ASSERT_TRUE(point_id.ok()) << point_id.status().ToString();
+
+  auto runs = s->ListRuns(*id);
+  ASSERT_TRUE(runs.ok()) << runs.status().ToString();
+  ASSERT_EQ(runs->size(), 1u);
+  EXPECT_EQ((*runs)[0].key.corunner_set, "xz+kv2");
+  ASSERT_TRUE((*runs)[0].corunners.has_value());
+  EXPECT_EQ(*(*runs)[0].corunners, set);
+  auto points = s->ListPoints(run->id);
+  ASSERT_TRUE(points.ok()) << points.status().ToString();
+  ASSERT_EQ(points->size(), 1u);
+  EXPECT_EQ((*points)[0].corunners, d.point.corunners);
+  EXPECT_DOUBLE_EQ(*(*points)[0].corunners.at("kv2").Throughput(ThroughputUnit::kQps), 499);
+
+  ASSERT_TRUE(s->db().Exec("UPDATE points SET tenants_json = '{\"xz\": {\"completions\": \"three\"}}'").ok());
+  points = s->ListPoints(run->id);
+  ASSERT_FALSE(points.ok());
+  EXPECT_EQ(points.status().code(), StatusCode::kCorrupt);
+  EXPECT_NE(points.status().message().find(path_ + ": point " + std::to_string(*point_id) +
+                                           ": co-runner 'xz': \"completions\" should be an integer"),
+            std::string::npos)
+      << points.status().message();
+  ASSERT_TRUE(s->db().Exec("UPDATE runs SET tenants_json = '{\"corunners\": 3}'").ok());
+  runs = s->ListRuns(*id);
+  ASSERT_FALSE(runs.ok());
+  EXPECT_NE(runs.status().message().find(path_ + ": run " + std::to_string(run->id)), std::string::npos)
+      << runs.status().message();
+}
+
+// The co-runners' figures of a database written before they were a type (testdata/schema_v9,
+// README.md there) decode into it: every kind of co-runner reads as what it measured. (A copy:
+// opening the fixture itself would leave SQLite's -shm file beside it in the source tree.)
+TEST_F(StoreTest, CorunnersWrittenBeforeTheTypeReadTyped) {
+  std::filesystem::copy_file(std::string(REAM_SOURCE_DIR) + "/src/store/testdata/schema_v9/fixture.sqlite", path_);
+  auto s = Store::OpenReadOnly(path_);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  auto e = s->FindExperiment("fixture-shared");
+  ASSERT_TRUE(e.ok() && e->has_value());
+  auto runs = s->ListRuns((*e)->id);
+  ASSERT_TRUE(runs.ok()) << runs.status().ToString();
+  const RunRecord* three = nullptr;
+  for (const auto& r : *runs) {
+    if (r.key.corunner_set == "xz+cpu+kv2") three = &r;
+  }
+  ASSERT_NE(three, nullptr);
+  ASSERT_TRUE(three->corunners && three->corunners->alone_measured);
+  const CorunnerRecord* xz = three->corunners->Find("xz");
+  const CorunnerRecord* cpu = three->corunners->Find("cpu");
+  const CorunnerRecord* kv2 = three->corunners->Find("kv2");
+  ASSERT_TRUE(xz && cpu && kv2);
+  EXPECT_EQ(xz->batch, "xz");
+  EXPECT_TRUE(xz->restart);
+  EXPECT_EQ(cpu->pressure, "cpu");
+  EXPECT_EQ(cpu->intensity, 50);
+  EXPECT_EQ(kv2->builtin, "kv");
+  ASSERT_TRUE(kv2->load.has_value());
+  EXPECT_EQ(kv2->load->qps, 500);
+  // Alone: the batch job completed runs, the source and the server got CPU, the server's own
+  // load measured a tail.
+  ASSERT_TRUE(xz->alone && cpu->alone && kv2->alone);
+  EXPECT_GT(xz->alone->completions, 0);
+  EXPECT_GT(xz->alone->Throughput(ThroughputUnit::kCompletionsPerSecond).value_or(0), 0);
+  EXPECT_GT(cpu->alone->Throughput(ThroughputUnit::kCpuSecondsPerSecond).value_or(0), 0);
+  ASSERT_TRUE(kv2->alone->load.has_value());
+  EXPECT_TRUE(kv2->alone->load->measured()) << kv2->alone->load->unavailable;
+  EXPECT_GT(kv2->alone->load->latency_p95_us.value_or(0), 0);
+  auto points = s->ListPoints(three->id);
+  ASSERT_TRUE(points.ok()) << points.status().ToString();
+  ASSERT_FALSE(points->empty());
+  for (const auto& p : *points) {
+    EXPECT_EQ(p.corunners.size(), 3u);
+    ASSERT_TRUE(p.corunners.contains("kv2"));
+    EXPECT_TRUE(p.corunners.at("kv2").load.has_value());
+    EXPECT_FALSE(p.corunners.at("cpu").load.has_value());
+  }
 }
 
 }  // namespace

@@ -32,6 +32,40 @@ TEST(Topology, MachineWithSmtSiblings) {
   EXPECT_EQ(SmtCapability(t).status, Support::kSupported);
 }
 
+// The seed's main node (two Xeon Silver 4116): Linux numbers each socket's cores first (0-11,
+// 12-23) and their second SMT threads after all of them (24-35, 36-47), so N and N+24 are
+// siblings; one 11-way 16.5 MB L3 and one NUMA node per socket.
+TEST(Topology, TheSeedsTwoSocketSkylake) {
+  RootedPlatform p(Fixture("seed-4116x2"));
+  auto t = ReadTopology(p);
+  ASSERT_TRUE(t.ok()) << t.status().ToString();
+  EXPECT_EQ(t->cpu_model, "Intel(R) Xeon(R) Silver 4116 CPU @ 2.10GHz");
+  EXPECT_EQ(t->cpus.size(), 48u);
+  EXPECT_EQ(t->cores.size(), 24u);
+  EXPECT_EQ(t->threads_per_core(), 2);
+  EXPECT_EQ(t->cpu(5)->siblings, (std::vector<int>{5, 29}));
+  EXPECT_EQ(t->cpu(37)->siblings, (std::vector<int>{13, 37}));
+  EXPECT_EQ(t->cpu(13)->package_id, 1);
+  EXPECT_EQ(t->cpu(37)->node, 1);
+  EXPECT_EQ(t->cpu(24)->node, 0);
+  ASSERT_EQ(t->nodes.size(), 2u);
+  EXPECT_EQ(FormatCpuList(t->nodes[1].cpus), "12-23,36-47");
+  const CacheInfo* llc = t->llc();
+  ASSERT_NE(llc, nullptr);
+  EXPECT_EQ(llc->ways, 11);
+  EXPECT_EQ(llc->size_bytes, 16896LL * 1024);  // 11 ways x 1.5 MiB
+  // L1d, L1i and L2 per core, an L3 per socket.
+  EXPECT_EQ(t->caches.size(), 24u * 3 + 2);
+  int l3 = 0;
+  for (const auto& c : t->caches) {
+    if (c.level == 3) {
+      ++l3;
+      EXPECT_EQ(c.shared_cpus.size(), 24u);
+    }
+  }
+  EXPECT_EQ(l3, 2);
+}
+
 TEST(Topology, MachineWithoutSmtOrCacheInfo) {
   RootedPlatform p(Fixture("nosmt"));
   auto t = ReadTopology(p);

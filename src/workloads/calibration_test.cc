@@ -142,8 +142,8 @@ TEST(Calibration, SojournMatchesTheMG1PredictionAtThreeRates) {
   // rounds' errors is compared with the tolerance: a disturbed round is outvoted, not
   // averaged in. A whole stretch of disturbed rounds can still shift the median (seen here: a
   // run whose CPU 0 lost 10.8 % to stalls); when the first kRounds miss, kRounds more are
-  // measured and the median of all of them decides. A real error of the chain (such as the
-  // held-back responses of bb7be15, +6..+20 %) misses in both halves alike.
+  // measured and the median of all of them decides. A real error of the chain (such as
+  // responses held back by the generator, +6..+20 %) misses in both halves alike.
   constexpr int kRounds = 5;  // (7, and 14 on a miss, took 71 s of make test's 20 minutes)
   // Each rate's verdict, judged at the end: the precondition is measured again there, since a
   // burst of host noise can begin after the first measurement (seen: a neighbour's build

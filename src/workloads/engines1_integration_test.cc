@@ -89,7 +89,7 @@ class EnginesIntegration : public ::testing::Test {
   }
 
   // The seed's LQoS (5 × the service time at 20 % CPU) can fall below what any load meets on
-  // a VM, where a request at low load pays both CPUs' wake-ups (issue 14): then the lowest
+  // a VM, where a request at low load pays both CPUs' wake-ups: then the lowest
   // valid load already misses QoS, QPS under QoS is "below the sweep" and no category's QoS
   // rule can hold. That says nothing about the engine; the reason, with the figures, instead.
   static std::string QosBelowTheFloor(const nlohmann::json& j) {
@@ -98,7 +98,7 @@ class EnginesIntegration : public ::testing::Test {
     std::string status = cap.value("status", "");
     if (status.rfind("below the sweep", 0) != 0) return "";
     return "LQoS " + j["qos"]["target_us"].dump() + " us (5 x the reported service time) is below the p95 of the "
-           "lowest valid load (" + status + "): the host's wake-ups at low load, not the engine (issue 14/16)";
+           "lowest valid load (" + status + "): the host's wake-ups at low load, not the engine";
   }
 
   // The seed's "fast" engine, from its sweep: a QoS target from the service time the server

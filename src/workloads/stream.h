@@ -1,4 +1,4 @@
-// The `stream` workload (issue 17; the seed's CloudSuite media-streaming): Debian's nginx
+// The `stream` workload (the seed's CloudSuite media-streaming): Debian's nginx
 // serving generated "video" files of a given bitrate and length over HTTP/1.1, in the
 // workload's sandbox (it is `ream serve stream`'s child, so in its cgroup and namespace).
 // The videos are generated once into a dataset directory and reused; nginx's configuration
