@@ -150,22 +150,7 @@ redis_ream=$(search_rate "$rport" "$redis_peer" --protocol redis --get-ratio 1 -
 nport=$(free_port)
 nd=$tmp/nginx
 mkdir -p "$nd/html"
-cat >"$nd/nginx.conf" <<EOF
-daemon off; master_process off; worker_processes 1;
-error_log $nd/error.log; pid $nd/nginx.pid;
-events { worker_connections 1024; }
-http {
-  access_log off;
-  keepalive_requests 1000000000; keepalive_timeout 60s;
-  client_body_temp_path $nd/body; proxy_temp_path $nd/proxy; fastcgi_temp_path $nd/fcgi;
-  uwsgi_temp_path $nd/uwsgi; scgi_temp_path $nd/scgi;
-  server {
-    listen 127.0.0.1:$nport;
-    root $nd/html;
-    location / { return 200 "0123456789012345678901234567890123456789012345678901234567890123"; }
-  }
-}
-EOF
+"$here/bench/nginx_conf.sh" "$nd" "$nport" >"$nd/nginx.conf"
 nice -n "$bench_nice" taskset -c "$server_cpu" nginx -p "$nd" -c "$nd/nginx.conf" >"$nd/log" 2>&1 &
 pids+=($!)
 wait_port "$nport"

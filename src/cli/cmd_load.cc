@@ -43,7 +43,9 @@ struct LoadFlags {
   std::string http_path = "/";
   std::string http_method = "auto";
   std::string response_timing = "kernel";
-  std::string wait = "sleep";
+  std::string wait = "auto";
+  std::string send_floor = "cached";
+  std::string send_floor_cache = "/var/tmp/ream/send_floor.json";
   std::string keep_awake;  // a CPU list, "all", or "" (off)
   std::string cpus;        // the generator threads' CPUs
   // Session load (load/session_load.h) instead of --qps.
@@ -118,8 +120,18 @@ Result<LoadOptions> BuildOptions(const LoadFlags& f) {
   o.kernel_rx_timestamps = f.response_timing != "user";
   o.segment_rx_timestamps = f.response_timing == "packet";
   auto wait = ParseWait(f.wait);
-  if (!wait) return InvalidArgument("--wait must be sleep, spin or yield, got '" + f.wait + "'");
+  if (!wait) return InvalidArgument("--wait must be auto, sleep, spin or yield, got '" + f.wait + "'");
   o.wait = *wait;
+  if (f.send_floor == "off") {
+    o.send_floor = LoadOptions::SendFloorMode::kOff;
+  } else if (f.send_floor == "cached") {
+    o.send_floor = LoadOptions::SendFloorMode::kCached;
+  } else if (f.send_floor == "measure") {
+    o.send_floor = LoadOptions::SendFloorMode::kMeasure;
+  } else {
+    return InvalidArgument("--send-floor must be cached, measure or off, got '" + f.send_floor + "'");
+  }
+  o.send_floor_cache = f.send_floor_cache;
   o.min_timely_ratio = f.min_timely;
   o.max_rate_error = f.max_rate_error;
   if (f.validity != "distortion" && f.validity != "seed") {
@@ -253,10 +265,21 @@ void AddLoadCommand(CLI::App& app, CommandList& commands) {
                   "own wake-up)")
       ->capture_default_str();
   sub->add_option("--wait", f->wait,
+                  "auto: spin where each thread has a CPU of its own (--cpus, or a taskset/cpuset "
+                  "narrower than the machine), else sleep; "
                   "sleep: sleep until shortly before each send, then spin; spin: never sleep (one CPU "
                   "per thread busy; responses never have to wake the generator's CPU); yield: as sleep, "
                   "but give the CPU to any other task that wants it on every turn of the spin (for a "
                   "thread that shares its CPU with the workload or another thread)")
+      ->capture_default_str();
+  sub->add_option("--send-floor", f->send_floor,
+                  "the host's limit at this rate: a bare sender (one spinning thread, one request "
+                  "encoded once) against the same target at the same rate and connections after the "
+                  "run, reported beside the run's timeliness and weighed by the validity rule; cached: "
+                  "reused for an hour from /var/tmp/ream/send_floor.json (0.5-1 s when measured); "
+                  "measure: measured now; off")
+      ->capture_default_str();
+  sub->add_option("--send-floor-cache", f->send_floor_cache, "where --send-floor cached keeps its measurements")
       ->capture_default_str();
   sub->add_option("--validity", f->validity,
                   "distortion: valid when lateness moves the --validity-percentile by less than --max-distortion of "

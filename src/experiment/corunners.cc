@@ -403,6 +403,7 @@ Status CorunnerSet::StartLoads(const LoadOptions& window) {
     // spin, so it never holds a CPU the subject's generator is due on (spinning, it made every
     // shared point of the subject invalid by lateness here, 6 Dec 2026).
     lo.wait = Wait::kYield;
+    lo.send_floor = LoadOptions::SendFloorMode::kOff;  // its load is the subject's background, not a point
     // Its own arrivals, not the subject's sequence again.
     lo.seed = window.seed * 1000003ull + 7919ull * index;
     std::vector<std::string> argv = LoadArgv(lo);

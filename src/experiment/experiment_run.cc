@@ -303,6 +303,10 @@ class ExperimentRun::Context final : public SweepContext {
     e.qos_percentile = r_.spec_.qos.percentile;
     e.percentile_latency_us = PercentileUs(d);
     e.timely_ratio = p.timely_ratio;
+    if (p.generator.is_object() && p.generator.contains("send_floor") && p.generator["send_floor"].is_object() &&
+        p.generator["send_floor"].value("available", false)) {
+      e.host_timely_ratio = p.generator["send_floor"].value("timely_ratio", 0.0);
+    }
     e.cpu_util = p.cpu_util;
     if (p.generator.is_object() && p.generator.contains("reconnections") && p.generator["reconnections"].is_number()) {
       e.reconnections = p.generator["reconnections"].get<int64_t>();

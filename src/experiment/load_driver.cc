@@ -144,6 +144,9 @@ std::vector<std::string> LoadArgv(const LoadOptions& lo) {
           "--http-method", lo.codec.http_method,
           "--response-timing", !lo.kernel_rx_timestamps ? "user" : lo.segment_rx_timestamps ? "packet" : "kernel",
           "--wait", WaitName(lo.wait),
+          "--send-floor", lo.send_floor == LoadOptions::SendFloorMode::kOff       ? "off"
+                          : lo.send_floor == LoadOptions::SendFloorMode::kMeasure ? "measure"
+                                                                                 : "cached",
           "--json", "/dev/stdout"};
   if (lo.session.enabled()) {
     // Session load: its sessions, not a rate (`ream load` derives the chunk rate).

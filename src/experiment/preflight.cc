@@ -352,7 +352,9 @@ LoadOptions LevelLoadOptions(const ExperimentSpec& spec, double load, uint64_t s
   o.max_distortion = spec.qos.max_distortion;
   o.seed = seed;
   o.response_timeout_ns = ns(l.response_timeout);
-  o.wait = ParseWait(l.wait).value_or(Wait::kSleep);  // (the spec's parser admits only the three)
+  o.wait = ParseWait(l.wait).value_or(Wait::kAuto);  // (the spec's parser admits only the four)
+  // Each point carries the host's limit at its rate (load/send_floor.h), cached per level.
+  o.send_floor = LoadOptions::SendFloorMode::kCached;
   o.kernel_rx_timestamps = l.response_timing != "user";
   o.segment_rx_timestamps = l.response_timing == "packet";
   o.keep_awake = l.KeepsGeneratorAwake();

@@ -101,6 +101,7 @@ nlohmann::json EventToJson(const RunEvent& e) {
             j["qos_percentile"] = x.qos_percentile;
             j["percentile_latency_us"] = x.percentile_latency_us;
             j["timely_ratio"] = Opt(x.timely_ratio);
+            j["host_timely_ratio"] = Opt(x.host_timely_ratio);
             j["cpu_util"] = Opt(x.cpu_util);
             j["reconnections"] = x.reconnections;
             j["done_points"] = x.done_points;
@@ -260,6 +261,7 @@ void ConsoleObserver::OnEvent(const RunEvent& event) {
                       (x.percentile_latency_us > 0 ? Fmt("%.0f", x.percentile_latency_us) + " us"
                                                    : std::string("n/a (no response)")) +
                       "  timely " + (x.timely_ratio ? Fmt("%.1f%%", *x.timely_ratio * 100) : std::string("n/a")) +
+                      (x.host_timely_ratio ? Fmt(" (host %.1f%%)", *x.host_timely_ratio * 100) : std::string()) +
                       "  cpu " + (x.cpu_util ? Fmt("%.0f%%", *x.cpu_util * 100) : std::string("n/a")) + "  " +
                       (x.reconnections > 0 ? "reconnected " + std::to_string(x.reconnections) + "x  " : "") +
                       (x.valid.value_or(false)

@@ -77,6 +77,9 @@ struct LevelMeasured {
   double qos_percentile = 95;
   double percentile_latency_us = 0;  // 0: no response
   std::optional<double> timely_ratio;
+  // What a bare sender reached at this rate here (load/send_floor.h): the host's limit the
+  // timely ratio is set against. nullopt when not measured.
+  std::optional<double> host_timely_ratio;
   std::optional<double> cpu_util;
   int64_t reconnections = 0;  // connections the server closed and the generator opened again
   int done_points = 0;

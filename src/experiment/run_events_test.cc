@@ -32,6 +32,16 @@ TEST(ConsoleObserver, PrintsTheProgressLineWithItsEta) {
             "  | 3 left, ETA 1m15s\n");
 }
 
+// Beside the timely ratio, the host's limit at that rate when a bare sender measured it.
+TEST(ConsoleObserver, PrintsTheHostsLimitBesideTheTimelyRatio) {
+  std::ostringstream out;
+  ConsoleObserver console(out);
+  LevelMeasured e = Level();
+  e.host_timely_ratio = 0.905;
+  console.OnEvent(e);
+  EXPECT_NE(out.str().find("timely 90.0% (host 90.5%)  cpu 25%"), std::string::npos) << out.str();
+}
+
 // A level under one request per second keeps its fraction: sphinx's 0.25 QPS is not "0 QPS".
 TEST(ConsoleObserver, PrintsAFractionalLevelAsItIs) {
   std::ostringstream out;

@@ -349,6 +349,26 @@ TEST(WhoSpoiled, OnlyLatenessTheHostCausedOnAPointWithoutSaturationIsTheHosts) {
   EXPECT_EQ(WhoSpoiled(p).who, Spoiler::kOther);
 }
 
+// A point whose lateness ream's own loop caused by the causes' count is still the host's when a
+// bare sender was hardly more timely at its rate here: ream lost nothing beyond the host's limit.
+TEST(WhoSpoiled, WithinAPointOfTheBareSenderIsTheHosts) {
+  PointRecord p;
+  p.valid = false;
+  p.issued = 1000;
+  p.timely_ratio = 0.94;
+  p.invalid_reasons = {"lateness moved p95 by 20 %"};
+  p.generator = {{"invalid_reasons", p.invalid_reasons},
+                 {"lateness_causes", {{"causes", {{"busy", {{"requests", 60}}}}}}},
+                 {"send_floor", {{"available", true}, {"timely_ratio", 0.945}}}};
+  Spoiled s = WhoSpoiled(p);
+  EXPECT_EQ(s.who, Spoiler::kHost);
+  EXPECT_NE(s.why.find("a bare sender 94.50 % timely"), std::string::npos) << s.why;
+  p.generator["send_floor"]["timely_ratio"] = 0.99;  // the host lets a sender do better: ream's own
+  EXPECT_EQ(WhoSpoiled(p).who, Spoiler::kOwn);
+  p.generator["send_floor"] = {{"available", false}, {"unavailable", "the server closed a connection"}};
+  EXPECT_EQ(WhoSpoiled(p).who, Spoiler::kOwn);
+}
+
 TEST(GridStopRule, CountsInvalidLevelsOnlyAfterAValidOne) {
   GridStopRule rule{2};
   EXPECT_FALSE(rule.Stop(false));  // invalid from the first level: the machine, not saturation
@@ -579,9 +599,12 @@ TEST(LoadArgv, SpellsEveryOptionSoReamLoadParsesItBack) {
   EXPECT_EQ(after("--response-timeout"), "1234ns");
   EXPECT_EQ(after("--wait"), "spin");
   EXPECT_EQ(after("--json"), "/dev/stdout");
+  EXPECT_EQ(after("--send-floor"), "off");
   o.wait = Wait::kYield;
+  o.send_floor = LoadOptions::SendFloorMode::kCached;
   argv = LoadArgv(o);
   EXPECT_EQ(after("--wait"), "yield");
+  EXPECT_EQ(after("--send-floor"), "cached");
 }
 
 }  // namespace

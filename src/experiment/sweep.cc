@@ -117,6 +117,16 @@ Spoiled WhoSpoiled(const PointRecord& p) {
     if (n > 0) shares += (shares.empty() ? "" : ", ") + std::string(name) + " " + pct(n);
   }
   s.why = shares + " of the requests late";
+  // Within a point of what a bare sender reached at this rate here (load/send_floor.h), the
+  // generator lost nothing of its own: whatever the causes say, the host's send path set it.
+  const nlohmann::json floor = g.value("send_floor", nlohmann::json());
+  if (floor.is_object() && floor.value("available", false) && p.timely_ratio &&
+      *p.timely_ratio >= floor.value("timely_ratio", 1.0) - kHostLimitSlack) {
+    s.who = Spoiler::kHost;
+    s.why += "; within a point of this host's limit (a bare sender " +
+             Fmt("%.2f %%", 100 * floor.value("timely_ratio", 1.0)) + " timely at this rate)";
+    return s;
+  }
   if (2 * (stall + slow + wake) > late) {
     s.who = Spoiler::kHost;
   } else if (2 * busy > late) {

@@ -15,6 +15,7 @@
 #include "platform/affinity.h"
 #include "platform/clock.h"
 #include "platform/net.h"
+#include "platform/platform.h"
 #include "platform/poller.h"
 
 namespace ream {
@@ -28,15 +29,41 @@ const char* WaitName(Wait w) {
     case Wait::kSleep: return "sleep";
     case Wait::kSpin: return "spin";
     case Wait::kYield: return "yield";
+    case Wait::kAuto: return "auto";
   }
   return "?";
 }
 
 std::optional<Wait> ParseWait(const std::string& s) {
-  for (Wait w : {Wait::kSleep, Wait::kSpin, Wait::kYield}) {
+  for (Wait w : {Wait::kSleep, Wait::kSpin, Wait::kYield, Wait::kAuto}) {
     if (s == WaitName(w)) return w;
   }
   return std::nullopt;
+}
+
+WaitChoice ChooseWait(Wait asked, int threads, const std::vector<int>& cpus, const std::vector<int>& allowed,
+                      int online) {
+  if (asked != Wait::kAuto) return {asked, "asked"};
+  std::vector<int> used;
+  if (!cpus.empty()) {
+    for (int t = 0; t < threads; ++t) used.push_back(cpus[static_cast<size_t>(t) % cpus.size()]);
+  } else {
+    used = allowed;
+  }
+  std::sort(used.begin(), used.end());
+  const bool repeated = std::adjacent_find(used.begin(), used.end()) != used.end();
+  used.erase(std::unique(used.begin(), used.end()), used.end());
+  const std::string where = "CPU" + std::string(used.size() == 1 ? " " : "s ") + FormatCpuList(used);
+  if (used.empty() || online < 1) return {Wait::kSleep, "auto: sleep (the generator's CPUs are not known)"};
+  if (!cpus.empty() ? repeated : static_cast<int>(used.size()) < threads) {
+    return {Wait::kSleep, "auto: sleep (" + std::to_string(threads) + " threads share " + where + ")"};
+  }
+  if (static_cast<int>(used.size()) >= online) {
+    return {Wait::kSleep, "auto: sleep (the generator may run on every CPU of the machine, " + where +
+                              ", so it may share one with the server)"};
+  }
+  return {Wait::kSpin, "auto: spin (each thread has a CPU of its own, " + where + "; the machine's other " +
+                           std::to_string(online - static_cast<int>(used.size())) + " left to the rest)"};
 }
 
 int GapSpan(int64_t tolerance_ns, double rate_per_thread) {
@@ -46,10 +73,21 @@ int GapSpan(int64_t tolerance_ns, double rate_per_thread) {
   return static_cast<int>(std::clamp(k, 1.0, static_cast<double>(kMaxSpan)));
 }
 
-Result<LoadResult> RunLoad(const LoadOptions& o) {
-  if (o.session.enabled()) return RunSessionLoad(o);
+Result<LoadResult> RunLoad(const LoadOptions& asked) {
+  // kAuto resolved once, here: the threads and the result see the wait they ran with.
+  LoadOptions o = asked;
+  const WaitChoice choice =
+      ChooseWait(asked.wait, asked.threads, asked.cpus, CallingThreadCpus().value_or(std::vector<int>{}),
+                 static_cast<int>(std::thread::hardware_concurrency()));
+  o.wait = choice.wait;
+  if (o.session.enabled()) {
+    REAM_ASSIGN_OR_RETURN(LoadResult sr, RunSessionLoad(o));
+    sr.wait_why = choice.why;
+    return sr;
+  }
   REAM_RETURN_IF_ERROR(ValidateLoadOptions(o));
   REAM_ASSIGN_OR_RETURN(auto probe_codec, MakeClientCodec(o.protocol, o.codec));
+
   CodecCapabilities caps = probe_codec->capabilities();
   if (!caps.supports_set && o.get_ratio < 1) {
     return InvalidArgument("protocol '" + o.protocol + "' cannot send sets: " + caps.no_sets_because +
@@ -174,9 +212,30 @@ Result<LoadResult> RunLoad(const LoadOptions& o) {
   for (auto& st : states) {
     if (!st->pin_error.empty()) return Unavailable("--cpus: generator thread " + std::to_string(st->index) + ": " + st->pin_error);
   }
+  // The host's limit at this rate, after the window (a driver that samples the workload over
+  // the window from the start's warm-up keeps its timing) on connections of its own.
+  SendFloor floor;
+  floor.unavailable = "not asked for (--send-floor off)";
+  if (cancelled) {
+    floor.unavailable = "the run was cancelled";
+  } else if (o.send_floor != LoadOptions::SendFloorMode::kOff) {
+    floor = SendFloorFor(o, o.send_floor_cache);
+    // A cached floor below the threshold would judge a late run against an hour-old reading of
+    // a host that may have quietened since: such a run is judged against one measured now.
+    uint64_t issued = 0, timely = 0;
+    for (auto& s : states) issued += s->issued, timely += s->timely;
+    const bool late_run = issued > 0 && static_cast<double>(timely) < o.min_timely_ratio * static_cast<double>(issued);
+    if (floor.cached && floor.timely_ratio < o.min_timely_ratio && late_run) {
+      LoadOptions now = o;
+      now.send_floor = LoadOptions::SendFloorMode::kMeasure;
+      floor = SendFloorFor(now, o.send_floor_cache);
+    }
+  }
 
   LoadResult r;
   r.options = o;
+  r.wait_why = choice.why;
+  r.send_floor = floor;
   r.protocol = o.protocol;
   r.server_times_supported = caps.reports_service_time;
   r.cancelled = cancelled;

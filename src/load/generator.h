@@ -15,6 +15,7 @@
 #include "load/arrival.h"
 #include "load/histogram.h"
 #include "load/lateness.h"
+#include "load/send_floor.h"
 #include "load/key_chooser.h"
 #include "load/session_schedule.h"
 #include "platform/status.h"
@@ -31,6 +32,9 @@ namespace ream {
 //    against the intended process at the achieved rate (and the rate and error checks). The
 //    timely ratio is still measured and reported with its tolerance.
 enum class ValidityRule { kSeed, kDistortion };
+// Where a bare sender misses min_timely_ratio at a point's rate (LoadOptions::send_floor), the
+// generator's timely ratio is judged against that sender's, less this.
+inline constexpr double kHostLimitSlack = 0.01;
 // The distortion rule lets lateness move the percentile by max_distortion of it or by the timely
 // tolerance, whichever is more, the tolerance counting up to this (the seed's 20 us) only.
 inline constexpr int64_t kDistortionFloorNs = 20'000;
@@ -48,9 +52,26 @@ const char* ValidityRuleName(ValidityRule r);  // "seed", "distortion"
 //    without a CPU for each) runs at once instead of waiting out the spinner's scheduler slice
 //    (0.7-3 ms under EEVDF). A system call per turn, nothing when no other task is runnable;
 //    the time another task takes is the thread's "stall" (it was not running).
-enum class Wait : uint8_t { kSleep, kSpin, kYield };
-const char* WaitName(Wait w);                          // "sleep", "spin", "yield": `--wait`'s words
+//  - kAuto (the default): kSpin where every thread has a CPU of its own (ChooseWait), else
+//    kSleep. A sleeping thread is late whenever its wake-up overshoots the margin it spins
+//    before a send; at 1 000 QPS against memcached that cost 3 points of timeliness beyond a
+//    spinning C sender's (docs/performance.md, "The generator at the host's limit").
+enum class Wait : uint8_t { kSleep, kSpin, kYield, kAuto };
+const char* WaitName(Wait w);                          // "sleep", "spin", "yield", "auto": `--wait`'s words
 std::optional<Wait> ParseWait(const std::string& s);  // nullopt for any other word
+
+// What kAuto comes to, and why. Spin when every generator thread has a CPU to itself and the
+// machine has CPUs outside the generator's for the rest (the server, other tenants): the threads'
+// CPUs are `cpus` (LoadOptions::cpus, thread t on cpus[t % n]) when given, else any of
+// `allowed` (the process's affinity mask: a cpuset or taskset) — spin needs no more threads than
+// distinct CPUs, and those CPUs fewer than `online`. Otherwise sleep: a spinning thread on a CPU
+// that something else needs takes a scheduler slice from it. Any other wait is kept as asked.
+struct WaitChoice {
+  Wait wait = Wait::kSleep;
+  std::string why;  // "auto: spin (...)", or "asked"
+};
+WaitChoice ChooseWait(Wait asked, int threads, const std::vector<int>& cpus, const std::vector<int>& allowed,
+                      int online);
 
 struct LoadOptions {
   std::string host = "127.0.0.1";
@@ -103,8 +124,14 @@ struct LoadOptions {
   // wire round trip: each stamp costs the thread an error-queue read and a wake-up of its poll,
   // 2-15 points of timely requests at 45 000 QPS on a 2-vCPU VM (docs/notes/performance-notes.md).
   bool segment_rx_timestamps = false;
-  // How a thread waits for its next send (Wait, below). The choice is reported.
-  Wait wait = Wait::kSleep;
+  // How a thread waits for its next send (Wait, above). The choice is reported.
+  Wait wait = Wait::kAuto;
+  // The host's limit at this point's rate (load/send_floor.h), stored with the result and
+  // weighed by JudgeValidity: kOff; kCached, measured before the run unless the host's cache
+  // (send_floor_cache) holds one younger than an hour; kMeasure, measured whatever it holds.
+  enum class SendFloorMode : uint8_t { kOff, kCached, kMeasure };
+  SendFloorMode send_floor = SendFloorMode::kOff;
+  std::string send_floor_cache = "/var/tmp/ream/send_floor.json";
   // A file descriptor (e.g. a signalfd) that, once readable, stops the run early (Cancelled).
   int cancel_fd = -1;
   // The monotonic instant (this host's CLOCK_MONOTONIC, ns) at which the schedule starts, for
@@ -221,6 +248,10 @@ struct LoadResult {
   // enough of them) and at the end of the run; and the fewest calibration waits a thread made.
   int64_t wake_margin_calibrated_ns = -1, wake_margin_final_ns = -1;
   int wake_calibration_waits = 0;
+  // The host's limit at this rate: a bare sender's timeliness here (options.send_floor).
+  SendFloor send_floor;
+  // How the threads waited (options.wait once kAuto is resolved: never kAuto) and why.
+  std::string wait_why = "asked";
   int64_t window_begin_ns = 0;  // monotonic start of the measured window
   InterarrivalTest interarrival;  // of the actual send gaps, at the achieved rate
   Distortion distortion;

@@ -126,6 +126,7 @@ TEST(Generator, ASleepingThreadCalibratesItsWakeMarginAndReportsIt) {
   ASSERT_TRUE(server.ok());
   LoadOptions o = Quick((*server)->port(), 2000);
   o.duration_ns = 300'000'000;
+  o.wait = Wait::kSleep;  // (auto spins where the test runs on a CPU of its own)
   auto r = RunLoad(o);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   // The 10 ms before the schedule hold many 50 us waits, however late they wake (up to 64).
@@ -189,6 +190,7 @@ TEST_P(BusyLoop, OnItsCpuMakesItLateAndInvalidWithTheCauseNamed) {
   if (std::thread::hardware_concurrency() < 2) GTEST_SKIP() << "needs 2 CPUs: one for the server";
   LoadOptions o = Quick(0, 5000);
   o.validity = GetParam();
+  o.wait = Wait::kSleep;  // as measured before auto (which would spin on CPU 0, a CPU of its own)
   auto r = RunBesideABusyLoop(o);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_FALSE(r->valid);
@@ -279,6 +281,54 @@ TEST(Generator, SpinWaitKeepsItsCpuBusySleepWaitDoesNot) {
   // with another test), sleeping a fraction of that (~0.1 s here: the spin before each send).
   EXPECT_GE(cpu_s[1], 0.4) << "spin: " << cpu_s[1] << " CPU s";
   EXPECT_GE(cpu_s[1], 3 * cpu_s[0]) << "spin " << cpu_s[1] << " vs sleep " << cpu_s[0] << " CPU s";
+}
+
+// --wait auto spins only where each thread has a CPU of its own and the machine has others for
+// the rest; otherwise it sleeps, and says why either way.
+TEST(ChooseWait, SpinsOnlyOnCpusOfItsOwn) {
+  // Asked: kept.
+  EXPECT_EQ(ChooseWait(Wait::kYield, 1, {}, {0}, 2).wait, Wait::kYield);
+  EXPECT_EQ(ChooseWait(Wait::kSleep, 1, {0}, {0, 1}, 2).why, "asked");
+  // taskset -c 0 on two CPUs, one thread: spin.
+  WaitChoice c = ChooseWait(Wait::kAuto, 1, {}, {0}, 2);
+  EXPECT_EQ(c.wait, Wait::kSpin);
+  EXPECT_NE(c.why.find("auto: spin"), std::string::npos) << c.why;
+  EXPECT_NE(c.why.find("CPU 0"), std::string::npos) << c.why;
+  // --cpus 1 with the process free to run anywhere: thread 0 on CPU 1, CPU 0 left over.
+  EXPECT_EQ(ChooseWait(Wait::kAuto, 1, {1}, {0, 1}, 2).wait, Wait::kSpin);
+  // Unpinned on the whole machine: it may share a CPU with the server.
+  c = ChooseWait(Wait::kAuto, 1, {}, {0, 1}, 2);
+  EXPECT_EQ(c.wait, Wait::kSleep);
+  EXPECT_NE(c.why.find("every CPU"), std::string::npos) << c.why;
+  // Two threads on one CPU (--cpus 0, or a one-CPU cpuset): they would take turns.
+  c = ChooseWait(Wait::kAuto, 2, {0}, {0, 1}, 2);
+  EXPECT_EQ(c.wait, Wait::kSleep);
+  EXPECT_NE(c.why.find("2 threads share CPU 0"), std::string::npos) << c.why;
+  EXPECT_EQ(ChooseWait(Wait::kAuto, 2, {}, {3}, 4).wait, Wait::kSleep);
+  // Two threads on CPUs 2 and 3 of four: spin.
+  EXPECT_EQ(ChooseWait(Wait::kAuto, 2, {2, 3}, {0, 1, 2, 3}, 4).wait, Wait::kSpin);
+  EXPECT_EQ(ChooseWait(Wait::kAuto, 2, {}, {2, 3}, 4).wait, Wait::kSpin);
+  // Nothing known: sleep.
+  EXPECT_EQ(ChooseWait(Wait::kAuto, 1, {}, {}, 2).wait, Wait::kSleep);
+  EXPECT_EQ(ParseWait("auto"), Wait::kAuto);
+  EXPECT_STREQ(WaitName(Wait::kAuto), "auto");
+}
+
+// The result says what auto came to: the JSON's wait is the one the threads ran with.
+TEST(Generator, AutoWaitReportsWhatItChose) {
+  auto server = Server::Start({.threads = 1}, MakeSyntheticHandlers(*ServiceTime::Parse("const:0"), 1));
+  ASSERT_TRUE(server.ok());
+  LoadOptions o = Quick((*server)->port(), 1000);
+  o.duration_ns = 200'000'000;
+  ASSERT_EQ(o.wait, Wait::kAuto);
+  auto r = RunLoad(o);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  nlohmann::json j = r->ToJson();
+  EXPECT_NE(j["wait"], "auto");
+  EXPECT_EQ(j["wait"], WaitName(r->options.wait));
+  EXPECT_EQ(j["wait_why"].get<std::string>().rfind(std::string("auto: ") + WaitName(r->options.wait), 0), 0u)
+      << j["wait_why"];
+  EXPECT_NE(r->Summary().find("waits chosen by --wait auto: "), std::string::npos) << r->Summary();
 }
 
 TEST(Generator, NothingListeningIsUnavailable) {

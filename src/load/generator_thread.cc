@@ -565,14 +565,12 @@ void ThreadRunner::RecordAnswer(const Slot& slot, const Response& resp, int64_t 
 
 void ThreadRunner::NoteOversleep(int64_t over_ns) {
   oversleep_[oversleep_count_++ % kOversleepWindow] = over_ns;
-  if (oversleep_count_ % kOversleepWindow == 0) LearnMargin(kOversleepWindow);
+  if (oversleep_count_ % kRelearnEvery == 0) LearnMargin(std::min(oversleep_count_, kOversleepWindow));
 }
 
 void ThreadRunner::LearnMargin(size_t n) {
-  std::vector<int64_t> v(oversleep_, oversleep_ + n);
-  auto at = v.begin() + static_cast<std::ptrdiff_t>((n * 97) / 100);
-  std::nth_element(v.begin(), at, v.end());
-  spin_ns_ = std::clamp(*at + kMinSpinNs, kMinSpinNs, kMaxSpinNs);
+  const int64_t largest = *std::max_element(oversleep_, oversleep_ + n);
+  spin_ns_ = std::clamp(largest + kMinSpinNs, kMinSpinNs, kMaxSpinNs);
 }
 
 void ThreadRunner::CalibrateWakeMargin() {
@@ -580,7 +578,7 @@ void ThreadRunner::CalibrateWakeMargin() {
   constexpr int64_t kSleepNs = 50'000, kReserveNs = 500'000;
   constexpr size_t kMinWaits = 16;
   size_t n = 0;
-  while (n < kOversleepWindow) {
+  while (n < kCalibrationWaits) {
     int64_t before = MonotonicNowNs();
     if (before + kSleepNs + kReserveNs > start_ns_) break;
     auto r = s_.poller.Wait(events_, 256, kSleepNs);

@@ -45,7 +45,7 @@ TEST(LoadCli, BadTargetAndDurationAreRejected) {
 TEST(LoadCli, UnknownWaitIsRejected) {
   auto r = Ream({"load", "--target", "127.0.0.1:9", "--qps", "10", "--wait", "nap"});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("--wait must be sleep, spin or yield, got 'nap'"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--wait must be auto, sleep, spin or yield, got 'nap'"), std::string::npos) << r.err;
 }
 
 TEST(LoadCli, UnknownResponseTimingIsRejected) {

@@ -130,6 +130,9 @@ nlohmann::json LoadResult::ToJson() const {
   j["threads"] = o.threads;
   j["generator_cpus"] = o.cpus.empty() ? nlohmann::json(nullptr) : nlohmann::json(o.cpus);
   j["wait"] = WaitName(o.wait);
+  j["wait_why"] = wait_why;  // "asked", or what --wait auto chose and why
+  // The host's limit at this rate (load/send_floor.h): null when not asked for.
+  j["send_floor"] = o.send_floor == LoadOptions::SendFloorMode::kOff ? nlohmann::json(nullptr) : send_floor.ToJson();
   // Waking on time: the margin spun before each send (sleeping threads), calibrated before the
   // schedule and re-learned every 64 timed waits; null when the threads never sleep (or, in a
   // session load, spin a fixed margin).
@@ -140,7 +143,7 @@ nlohmann::json LoadResult::ToJson() const {
     j["wake_margin_us"] = {{"calibrated", us(wake_margin_calibrated_ns)},
                            {"calibration_waits", wake_calibration_waits},
                            {"final", us(wake_margin_final_ns)},
-                           {"rule", "97th percentile of how late the thread's timed waits woke, + 5 us"}};
+                           {"rule", "the latest of the thread's last 256 timed waits' wake-ups, + 5 us"}};
   }
   j["arrival"] = o.arrival.name;
   j["key_dist"] = o.key_dist.name;
@@ -306,6 +309,7 @@ std::string LoadResult::Summary() const {
   std::snprintf(b, sizeof b, "generator: %.3f CPU s, %.2f CPU us per request (waits by %s)\n",
                 generator_cpu_s, issued ? generator_cpu_s * 1e6 / static_cast<double>(issued) : 0.0, waits.c_str());
   s += b;
+  if (wait_why != "asked") s += "           waits chosen by --wait " + wait_why + "\n";
   if (!o.cpus.empty()) {
     s += "           threads pinned: ";
     for (int t = 0; t < o.threads; ++t) {
@@ -338,6 +342,18 @@ std::string LoadResult::Summary() const {
                   distortion.percentile, 100 * distortion.share, FormatUs(distortion.from_schedule_ns).c_str(),
                   FormatUs(distortion.from_send_ns).c_str());
     s += b;
+  }
+  if (o.send_floor != LoadOptions::SendFloorMode::kOff) {
+    if (send_floor.available && issued > 0) {
+      const double late = 1 - timely_ratio, floor_late = send_floor.late_share();
+      char ratio[64] = "";
+      if (floor_late > 0) std::snprintf(ratio, sizeof ratio, "; late share %.2fx the bare sender's", late / floor_late);
+      std::snprintf(b, sizeof b, "host:      a bare sender here: %s; this run %.2f %% timely (%+.2f points%s)\n",
+                    send_floor.Describe().c_str(), 100 * timely_ratio, 100 * (floor_late - late), ratio);
+      s += b;
+    } else {
+      s += "host:      the bare sender's figure is " + send_floor.Describe() + "\n";
+    }
   }
   if (valid) {
     s += "valid:     yes, by rule " + validity_rule + "\n";

@@ -73,7 +73,7 @@ Status ParseLoad(const TomlSection& s, LoadSpec* l) {
     return s.Error(*n, "http_path", "is \"" + l->http_path + "\"; it must start with '/' (e.g. \"/item/{key}\")");
   }
   REAM_RETURN_IF_ERROR(s.OneOf("http_method", &l->http_method, {"auto", "GET", "POST"}));
-  REAM_RETURN_IF_ERROR(s.OneOf("wait", &l->wait, {"sleep", "spin", "yield"}));
+  REAM_RETURN_IF_ERROR(s.OneOf("wait", &l->wait, {"auto", "sleep", "spin", "yield"}));
   REAM_RETURN_IF_ERROR(s.OneOf("response_timing", &l->response_timing, {"kernel", "packet", "user"}));
   REAM_RETURN_IF_ERROR(s.Int("attempts", &l->attempts, 1, 100));
   if (const toml::node* n = s.Get("keep_awake"); n && n->is_string()) {

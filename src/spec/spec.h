@@ -98,10 +98,10 @@ struct LoadSpec {
   // gets as GET, sets as POST; or GET / POST for every request).
   std::string http_path = "/";
   std::string http_method = "auto";
-  // How the generator waits between sends: "sleep" (then spin the last stretch), "spin"
-  // (never sleep) or "yield" (as sleep, yielding the CPU on every turn of the spin); see the
-  // generator's Wait.
-  std::string wait = "sleep";
+  // How the generator waits between sends: "auto" (spin where each thread has a CPU of its
+  // own, else sleep), "sleep" (then spin the last stretch), "spin" (never sleep) or "yield" (as
+  // sleep, yielding the CPU on every turn of the spin); see the generator's Wait.
+  std::string wait = "auto";
   // How answers are timed: "kernel" (the kernel's arrival stamp of each read), "packet" (of the
   // segment that carried each answer, from a packet socket; LoadOptions::segment_rx_timestamps)
   // or "user" (the clock after the read).

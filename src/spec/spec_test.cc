@@ -217,7 +217,7 @@ TEST(Spec, HttpPathAndMethod) {
 }
 
 TEST(Spec, GeneratorWait) {
-  EXPECT_EQ(ParseSpec(kMinimal, "x.toml")->load.wait, "sleep");
+  EXPECT_EQ(ParseSpec(kMinimal, "x.toml")->load.wait, "auto");
   auto r = ParseSpec(std::string(kMinimal) + "[load]\nwait = \"spin\"\n", "x.toml");
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(r->load.wait, "spin");
