@@ -10,6 +10,7 @@
 #include "experiment/corunners.h"
 #include "experiment/preflight.h"
 #include "platform/text.h"
+#include "spec/tenant_kinds.h"
 
 namespace ream {
 namespace {
@@ -26,12 +27,8 @@ std::string SubjectWorkload(const WorkloadSpec& w) {
   return "command " + (w.command.empty() ? std::string() : w.command.front());
 }
 
-std::string CorunnerWorkload(const CorunnerSpec& c) {
-  if (!c.builtin.empty()) return "builtin " + c.builtin;
-  if (!c.batch.empty()) return "batch " + c.batch;
-  if (!c.pressure.empty()) return "pressure " + c.pressure + Fmt(" %.0f%%", c.intensity);
-  return "command " + (c.command.empty() ? std::string() : c.command.front());
-}
+// A co-runner as its kind's row labels it.
+std::string CorunnerWorkload(const CorunnerSpec& c) { return c.kind ? c.kind->Label(c) : "?"; }
 
 // The tenant in messages: the first of a run is the subject.
 std::string Who(const std::vector<PlacedTenant>& tenants, size_t i) {

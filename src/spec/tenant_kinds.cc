@@ -91,6 +91,11 @@ std::string BuiltinSpeaks(const CorunnerSpec& c) {
 }
 void DescribeBuiltin(const CorunnerSpec& c, nlohmann::json* j) { (*j)["builtin"] = c.builtin; }
 
+std::string RunsCommand(const CorunnerSpec& c) { return c.command.empty() ? std::string() : c.command.front(); }
+std::string RunsBatch(const CorunnerSpec& c) { return c.batch; }
+std::string RunsPressure(const CorunnerSpec& c) { return c.pressure + Fmt(" %.0f%%", c.intensity); }
+std::string RunsBuiltin(const CorunnerSpec& c) { return c.builtin; }
+
 TenantKindTable MakeBuiltinTable() {
   TenantKindTable t;
   t.Add({.key = "command",
@@ -100,7 +105,8 @@ TenantKindTable MakeBuiltinTable() {
          .finds_program = true,
          .throughput_unit = "CPU-s/s",
          .parse = ParseCommand,
-         .argv = CommandArgv});
+         .argv = CommandArgv,
+         .runs = RunsCommand});
   t.Add({.key = "batch",
          .takes = "a program of `ream batch --list`",
          .own_keys = {"batch_seconds"},
@@ -110,7 +116,8 @@ TenantKindTable MakeBuiltinTable() {
          .argv = BatchArgv,
          .check = CheckBatch,
          .prepare = PrepareBatch,
-         .describe = DescribeBatch});
+         .describe = DescribeBatch,
+         .runs = RunsBatch});
   t.Add({.key = "pressure",
          .takes = "a source of interference: " + pressure::SourceNames(),
          .own_keys = {"intensity"},
@@ -118,7 +125,8 @@ TenantKindTable MakeBuiltinTable() {
          .throughput_unit = "CPU-s/s",
          .parse = ParsePressure,
          .argv = PressureArgv,
-         .describe = DescribePressure});
+         .describe = DescribePressure,
+         .runs = RunsPressure});
   t.Add({.key = "builtin",
          .takes = "one of ream's servers, with [corunner.load]",
          .own_keys = {"args"},
@@ -130,11 +138,17 @@ TenantKindTable MakeBuiltinTable() {
          .parse = ParseBuiltin,
          .argv = BuiltinArgv,
          .speaks = BuiltinSpeaks,
-         .describe = DescribeBuiltin});
+         .describe = DescribeBuiltin,
+         .runs = RunsBuiltin});
   return t;
 }
 
 }  // namespace
+
+std::string TenantKind::Label(const CorunnerSpec& c) const {
+  const std::string what = runs ? runs(c) : std::string();
+  return what.empty() ? key : key + " " + what;
+}
 
 void TenantKindTable::Add(TenantKind k) {
   rows_.push_back(std::make_unique<TenantKind>(std::move(k)));

@@ -83,6 +83,12 @@ struct TenantKind {
   std::string (*speaks)(const CorunnerSpec& c) = nullptr;
   // Its own keys in a JSON description (the stored spec, the run's tenants); null: none.
   void (*describe)(const CorunnerSpec& c, nlohmann::json* j) = nullptr;
+  // What it runs, in a few words, for tables such as the dry run's placement ("xz",
+  // "cpu 50%", "memcached"); null: nothing beyond the kind's key.
+  std::string (*runs)(const CorunnerSpec& c) = nullptr;
+
+  // The kind's key and what it runs: "batch xz", "pressure cpu 50%".
+  std::string Label(const CorunnerSpec& c) const;
 };
 
 // The rows, in the order messages list them.
