@@ -10,7 +10,8 @@
 # Usage: bench/same_analysis.sh OLD_REAM NEW_REAM SPEC.toml...
 #   e.g. bench/same_analysis.sh /tmp/old/build/ream build/ream examples/colocation.toml examples/batch.toml
 # Runs as root (the specs' sandboxes); the databases and analyses stay in $OUT (default a new
-# directory under /var/tmp) for a second look. Exit 0 when every comparison holds, 1 otherwise.
+# directory under /var/tmp) for a second look; with REUSE=1 a database already there is compared
+# again without running its spec. Exit 0 when every comparison holds, 1 otherwise.
 set -euo pipefail
 if [[ $# -lt 3 ]]; then
   sed -n '2,13p' "$0" >&2
@@ -24,13 +25,25 @@ echo "# $(date -u +%Y-%m-%dT%H:%M:%SZ) $(uname -r), $(nproc) CPUs, load average 
 echo "# old: $old ($("$old" --version 2>/dev/null | head -1))"
 echo "# new: $new ($("$new" --version 2>/dev/null | head -1))"
 echo "# results in $out"
+# Specs by absolute path, run from a directory every account may write: a ream that starts its
+# co-runners in its own working directory (as older ones did) needs one their user can write.
+specs=()
+for spec in "$@"; do specs+=("$(readlink -f "$spec")"); done
+scratch=$(mktemp -d /tmp/ream-same-analysis.XXXXXX)
+chmod 1777 "$scratch"
+trap 'rm -rf "$scratch"' EXIT
+cd "$scratch"
 status=0
-for spec in "$@"; do
+for spec in "${specs[@]}"; do
   name=$(basename "$spec" .toml)
   for side in old new; do
     bin=$old
     [[ $side == new ]] && bin=$new
     db=$out/$name-$side.db
+    if [[ -n ${REUSE:-} && -s $db ]]; then
+      echo "$name: $side run reused from $db"
+      continue
+    fi
     rm -f "$db"
     t0=$SECONDS
     if ! "$bin" run "$spec" --db "$db" >"$out/$name-$side.run.log" 2>&1; then
@@ -117,8 +130,10 @@ else:
 # Figures: capacities with their intervals, wherever they stand.
 def capacities(x, p=""):
     if isinstance(x, dict):
-        if "capacity" in x and "lower_bound" in x:
-            yield p, x
+        if "lower_bound" in x and ("capacity" in x or "qps" in x):
+            c = dict(x)
+            c["capacity"] = x.get("capacity", x.get("qps"))
+            yield p, c
         for k, v in x.items():
             yield from capacities(v, p + "." + k)
     elif isinstance(x, list):

@@ -164,11 +164,13 @@ int64_t SendFloorDurationNs(double qps) {
 }
 
 std::string SendFloorKey(const LoadOptions& o, const std::string& cpus) {
-  // Rates within a factor of sqrt(2) share a measurement.
+  // Rates within a factor of sqrt(2) share a measurement. The limit is the host's send path to
+  // that address, so the port is not part of the key: a server of the same protocol restarted
+  // on another port (every sweep of a run, every run of a campaign) reads the same measurement.
   const long bucket = std::lround(2 * std::log2(std::max(o.qps, 1.0)));
   char b[320];
   std::snprintf(b, sizeof b, "%s|%s|%d conn|%lld ns|%s|%s|rate bucket %ld", o.protocol.c_str(),
-                net::JoinHostPort(o.host, o.port).c_str(), o.connections,
+                o.host.c_str(), o.connections,
                 static_cast<long long>(o.timely_tolerance_ns), o.arrival.name.c_str(), cpus.c_str(), bucket);
   return b;
 }

@@ -7,9 +7,9 @@
 // taking the CPU); what the generator loses beyond it is its own.
 //
 // A measurement takes 0.5-1 s of the server's time at the point's rate, so it is cached on the
-// host (LoadOptions::send_floor_cache) for kSendFloorMaxAgeS, by protocol, connections, tolerance, target,
-// the sender's CPUs and the rate within a factor of sqrt(2): a sweep pays it once per level
-// and hour, not once per point.
+// host (LoadOptions::send_floor_cache) for kSendFloorMaxAgeS, by protocol, connections, tolerance,
+// the target's address (not its port), the sender's CPUs and the rate within a factor of
+// sqrt(2): runs on this host pay it once per level and hour, not once per point.
 #pragma once
 
 #include <cstdint>
@@ -55,7 +55,7 @@ Result<SendFloor> MeasureSendFloor(const LoadOptions& o, int64_t duration_ns);
 // How long a measurement at `qps` runs: 1 000 requests' worth, within 0.5-1 s.
 int64_t SendFloorDurationNs(double qps);
 
-// The cache's key for o: "memcached|127.0.0.1:11211|1 conn|20 us|CPUs 0|rate bucket 20".
+// The cache's key for o: "memcached|127.0.0.1|1 conn|20000 ns|exponential|0|rate bucket 20".
 std::string SendFloorKey(const LoadOptions& o, const std::string& cpus);
 
 // The floor for o: from the cache at `cache_path` when one younger than kSendFloorMaxAgeS is
