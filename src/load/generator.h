@@ -35,6 +35,11 @@ enum class ValidityRule { kSeed, kDistortion };
 // Where a bare sender misses min_timely_ratio at a point's rate (LoadOptions::send_floor), the
 // generator's timely ratio is judged against that sender's, less this.
 inline constexpr double kHostLimitSlack = 0.01;
+// ...but only where that sender's late share is at most this many times the share the rule
+// allows (10 % under the seed's 97.5 %): a host later than that (or a tolerance no sender can
+// keep, such as 0) leaves no point representative, whoever is to blame, and a rule that allows
+// no lateness at all (min_timely_ratio = 1) is never relaxed.
+inline constexpr double kHostLimitMaxLateFactor = 4;
 // The distortion rule lets lateness move the percentile by max_distortion of it or by the timely
 // tolerance, whichever is more, the tolerance counting up to this (the seed's 20 us) only.
 inline constexpr int64_t kDistortionFloorNs = 20'000;

@@ -121,6 +121,28 @@ TEST(JudgeValidity, AgainstTheHostsLimitWhereABareSenderMissesTheThreshold) {
   EXPECT_NE(r.invalid_reasons[0].find("rule seed: timely ratio 94.00 % is below 97.50 %"), std::string::npos)
       << r.invalid_reasons[0];
   EXPECT_EQ(r.invalid_reasons[0].find("bare sender"), std::string::npos) << r.invalid_reasons[0];
+
+  // A host far later than the rule allows cannot stand in for it: at 80 % (20 % late, more than
+  // four times the 2.5 % allowed) the point is invalid however close ream came, naming the figure.
+  r.send_floor.timely_ratio = 0.80;
+  r.timely = 800;
+  JudgeValidity(&r);
+  EXPECT_FALSE(r.valid);
+  ASSERT_EQ(r.invalid_reasons.size(), 1u);
+  EXPECT_NE(r.invalid_reasons[0].find("this host cannot stand in for the threshold: a bare sender was 80.00 %"),
+            std::string::npos)
+      << r.invalid_reasons[0];
+
+  // Nor where the rule allows no lateness: a tolerance of 0 us leaves every sender late, and a
+  // point held to 100 % stays invalid rather than valid beside a bare sender at 0 %.
+  r.options.min_timely_ratio = 1.0;
+  r.options.timely_tolerance_ns = 0;
+  r.send_floor.timely_ratio = 0.0;
+  r.timely = 0;
+  JudgeValidity(&r);
+  EXPECT_FALSE(r.valid);
+  ASSERT_EQ(r.invalid_reasons.size(), 1u);
+  EXPECT_NE(r.invalid_reasons[0].find("a bare sender was 0.00 %"), std::string::npos) << r.invalid_reasons[0];
 }
 
 // The result carries the floor: in the JSON stored with the point and beside the run's own

@@ -85,7 +85,9 @@ void JudgeValidity(LoadResult* r) {
   // (load/send_floor.h), the point is judged against what that sender reached, less one point:
   // a generator as timely as the host lets anything be is not what failed.
   const SendFloor& f = r->send_floor;
-  const bool host_limited = f.available && f.timely_ratio < o.min_timely_ratio;
+  const bool host_short = f.available && f.timely_ratio < o.min_timely_ratio;
+  const bool host_limited =
+      host_short && 1 - f.timely_ratio <= kHostLimitMaxLateFactor * (1 - o.min_timely_ratio) + 1e-12;
   if (r->issued > 0 && r->timely_ratio < o.min_timely_ratio) {
     if (host_limited && r->timely_ratio >= f.timely_ratio - kHostLimitSlack) {
       std::snprintf(b, sizeof b,
@@ -100,6 +102,13 @@ void JudgeValidity(LoadResult* r) {
                     "the generator lost more than %.0f point beyond it",
                     seed ? "rule seed: " : "", 100 * r->timely_ratio, static_cast<double>(o.timely_tolerance_ns) / 1e3,
                     f.Describe().c_str(), 100 * kHostLimitSlack);
+      (seed ? r->invalid_reasons : soft).push_back(b);
+    } else if (host_short) {
+      std::snprintf(b, sizeof b,
+                    "%stimely ratio %.2f %% is below %.2f %% (tolerance %.0f us), and this host cannot stand in for "
+                    "the threshold: a bare sender was %s, more than %.0f times the late share the rule allows",
+                    seed ? "rule seed: " : "", 100 * r->timely_ratio, 100 * o.min_timely_ratio,
+                    static_cast<double>(o.timely_tolerance_ns) / 1e3, f.Describe().c_str(), kHostLimitMaxLateFactor);
       (seed ? r->invalid_reasons : soft).push_back(b);
     } else {
       std::snprintf(b, sizeof b, "%stimely ratio %.2f %% is below %.2f %% (tolerance %.0f us): the generator could not keep its schedule",
