@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "platform/integration_test_support.h"
+#include "platform/test_directory.h"
 #include "store/store.h"
 
 namespace ream {
@@ -40,19 +41,9 @@ Exec Ream(const std::string& args, const std::string& binary = REAM_BINARY) {
   return e;
 }
 
-class BatchPointIntegration : public ::testing::Test {
+class BatchPointIntegration : public testing_support::RootDatabaseTest {
  protected:
-  void SetUp() override {
-    if (geteuid() != 0) GTEST_SKIP() << "needs root (cgroups)";
-    dir_ = fs::temp_directory_path() / ("ream-batch-it-" + std::to_string(getpid()) + "-" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-    db_ = (dir_ / "r.db").string();
-  }
-  void TearDown() override {
-    if (!dir_.empty()) fs::remove_all(dir_);
-  }
+  BatchPointIntegration() : RootDatabaseTest("ream-batch-it", "cgroups") {}
   // One copy of `program` (0.5 s runs) over a 1.5 s window, then `more` (co-runners, ...).
   std::string OneCopySpec(const std::string& name, const std::string& program, const std::string& more = "") {
     return Spec("name = \"" + name + "\"\nscenarios = [\"1-ST\"]\n[workload]\nbatch = \"" + program +
@@ -78,8 +69,6 @@ class BatchPointIntegration : public ::testing::Test {
     EXPECT_TRUE(points.ok());
     return points.ok() ? *points : std::vector<PointRecord>{};
   }
-  fs::path dir_;
-  std::string db_;
 };
 
 // One and two copies of bzip2 (1 s runs) on one CPU over a 4 s window each: every figure is

@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "platform/fast_category_check.h"
+#include "platform/test_directory.h"
 #include "store/store.h"
 
 namespace ream {
@@ -54,9 +55,7 @@ class Examples : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
     if (geteuid() != 0) GTEST_SKIP() << "needs root (cgroups)";
-    dir_ = fs::temp_directory_path() / ("ream-examples-" + std::to_string(getpid()) + "-" + GetParam());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    dir_ = testing_support::FreshTestDirectory("ream-examples", GetParam());
   }
   void TearDown() override {
     if (!dir_.empty()) fs::remove_all(dir_);

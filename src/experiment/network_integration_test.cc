@@ -19,6 +19,7 @@
 
 #include "analysis/stats.h"
 #include "platform/stall_probe.h"
+#include "platform/test_directory.h"
 #include "store/store.h"
 
 namespace ream {
@@ -56,19 +57,9 @@ double ServerRate(const PointRecord& p) {
   return t + max_s > 0 ? issued / (t + max_s) : 0;
 }
 
-class NetworkKnobs : public ::testing::Test {
+class NetworkKnobs : public testing_support::RootDatabaseTest {
  protected:
-  void SetUp() override {
-    if (geteuid() != 0) GTEST_SKIP() << "needs root (cgroups)";
-    dir_ = fs::temp_directory_path() / ("ream-net-it-" + std::to_string(getpid()) + "-" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-    db_ = (dir_ / "r.db").string();
-  }
-  void TearDown() override {
-    if (!dir_.empty()) fs::remove_all(dir_);
-  }
+  NetworkKnobs() : RootDatabaseTest("ream-net-it", "cgroups") {}
   // Runs a spec of the synthetic server with `partitions` and `qps`; the stored points by
   // partition label, then by target load.
   std::map<std::string, std::map<double, PointRecord>> Run(const std::string& partitions, const std::string& qps) {
@@ -103,8 +94,6 @@ class NetworkKnobs : public ::testing::Test {
     }
     return out;
   }
-  fs::path dir_;
-  std::string db_;
   std::string output_;
 };
 

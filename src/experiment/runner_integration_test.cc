@@ -23,6 +23,7 @@
 
 #include "platform/stall_probe.h"
 #include "platform/integration_test_support.h"
+#include "platform/test_directory.h"
 #include "platform/keep_awake.h"
 #include "store/store.h"
 
@@ -78,20 +79,9 @@ std::string Sql(const std::string& db, const std::string& query) {
   return Drain(popen(("sqlite3 " + db + " \"" + query + "\"").c_str(), "r")).output;
 }
 
-class RunnerIntegration : public ::testing::Test {
+class RunnerIntegration : public testing_support::RootDatabaseTest {
  protected:
-  void SetUp() override {
-    if (geteuid() != 0) GTEST_SKIP() << "needs root (cgroups)";
-    dir_ = fs::temp_directory_path() /
-           ("ream-runner-it-" + std::to_string(getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-    db_ = (dir_ / "r.db").string();
-  }
-  void TearDown() override {
-    if (!dir_.empty()) fs::remove_all(dir_);
-  }
+  RunnerIntegration() : RootDatabaseTest("ream-runner-it", "cgroups") {}
   std::string Spec(const std::string& name, const std::string& text) {
     std::string path = (dir_ / (name + ".toml")).string();
     std::ofstream(path) << text;
@@ -111,8 +101,6 @@ class RunnerIntegration : public ::testing::Test {
   // The same for `ream ARGS` and any signal: SIGKILL must kill it, SIGINT must make it stop
   // cleanly with exit status 130.
   Killed RunAndSignalAfter(const std::vector<std::string>& args, int points, int sig);
-  std::filesystem::path dir_;
-  std::string db_;
 };
 
 // Every cgroup directory named for ream process `pid`, in every hierarchy.

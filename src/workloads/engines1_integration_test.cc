@@ -18,6 +18,7 @@
 
 #include "platform/fast_category_check.h"
 #include "platform/stall_probe.h"
+#include "platform/test_directory.h"
 
 namespace ream {
 namespace {
@@ -47,11 +48,7 @@ class EnginesIntegration : public ::testing::Test {
  protected:
   void SetUp() override {
     if (geteuid() != 0) GTEST_SKIP() << "needs root (cgroups)";
-    dir_ = fs::temp_directory_path() /
-           ("ream-engines1-it-" + std::to_string(getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    dir_ = testing_support::FreshTestDirectory("ream-engines1-it").string();
   }
   void TearDown() override {
     if (!dir_.empty()) fs::remove_all(dir_);

@@ -17,6 +17,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "platform/test_directory.h"
+
 namespace ream {
 namespace {
 
@@ -44,11 +46,7 @@ class StreamIntegration : public ::testing::Test {
  protected:
   void SetUp() override {
     if (geteuid() != 0) GTEST_SKIP() << "needs root (cgroups, a network namespace, tc)";
-    dir_ = (fs::temp_directory_path() / ("ream-stream-it-" + std::to_string(getpid()) + "-" +
-                                         ::testing::UnitTest::GetInstance()->current_test_info()->name()))
-               .string();
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    dir_ = testing_support::FreshTestDirectory("ream-stream-it").string();
     // The stream server runs as the unprivileged workload user (scripts/ream-user's 'ream')
     // and generates its videos here: the directory is that user's.
     if (const passwd* pw = ::getpwnam("ream")) {
