@@ -1,11 +1,9 @@
 // A batch subject end to end on this machine (root, real cgroups, Debian's programs): `ream run`
 // of real copies, the stored figures checked against each other, and a copy killed by its
 // partition's memory limit failing its point with nothing left behind.
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmath>
-#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -23,22 +21,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct Exec {
-  int code = -1;
-  std::string output;
-};
+using testing_support::Exec;
 
 // `BINARY ARGS` to its end (ream as built, or a copy of it elsewhere), stdout and stderr together.
 Exec Ream(const std::string& args, const std::string& binary = REAM_BINARY) {
-  Exec e;
-  FILE* f = popen((binary + " " + args + " 2>&1").c_str(), "r");
-  if (!f) return e;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, f)) > 0) e.output.append(buf, n);
-  int st = pclose(f);
-  e.code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-  return e;
+  return testing_support::Sh(binary + " " + args);
 }
 
 class BatchPointIntegration : public testing_support::RootDatabaseTest {

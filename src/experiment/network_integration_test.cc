@@ -3,10 +3,8 @@
 // 2·L to the low-load round trip and leaves the saturation point; G matters only once the
 // offered bytes per second approach 1/G; every figure is compared with one measured in the
 // same run.
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -18,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/stats.h"
+#include "platform/integration_test_support.h"
 #include "platform/stall_probe.h"
 #include "platform/test_directory.h"
 #include "store/store.h"
@@ -27,23 +26,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct Exec {
-  int code = -1;
-  std::string output;
-};
-
-Exec Ream(const std::string& args) {
-  Exec e;
-  std::string cmd = std::string(REAM_BINARY) + " " + args + " 2>&1";
-  FILE* f = popen(cmd.c_str(), "r");
-  if (!f) return e;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, f)) > 0) e.output.append(buf, n);
-  int st = pclose(f);
-  e.code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-  return e;
-}
+using testing_support::Exec;
+using testing_support::Ream;
 
 // The rate at which the server completed requests at a level offered above its capacity. It is
 // busy from the start, so the last measured request (sent at the end of the window, T after the

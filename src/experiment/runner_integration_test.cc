@@ -39,34 +39,13 @@ constexpr double kFloorLimit = 0.02;
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
-struct Exec {
-  int code = -1;
-  std::string output;
-  double seconds = 0;
-};
+using testing_support::Drain;
+using testing_support::Exec;
+using testing_support::Ream;
 
 // The ream binary at a path every user can reach, for spec commands that start it by path
 // (they run as the unprivileged workload user; platform/integration_test_support.h).
 const std::string& WorkloadReam() { return testing_support::WorldReachableReam(REAM_BINARY, "it"); }
-
-// Reads a command started with popen to its end and closes it (nullptr: an empty Exec).
-Exec Drain(FILE* f, Clock::time_point t0 = Clock::now()) {
-  Exec e;
-  if (!f) return e;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, f)) > 0) e.output.append(buf, n);
-  int st = pclose(f);
-  e.code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-  e.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
-  return e;
-}
-
-// Runs `ream ARGS` to completion, stdout and stderr together.
-Exec Ream(const std::string& args) {
-  auto t0 = Clock::now();
-  return Drain(popen((std::string(REAM_BINARY) + " " + args + " 2>&1").c_str(), "r"), t0);
-}
 
 // One level of `ream serve kv` at 1 000 QPS with [load] keep_awake = KEEP_AWAKE (TOML).
 std::string KeepAwakeSpec(const std::string& name, const std::string& keep_awake, const std::string& duration) {
@@ -485,7 +464,7 @@ command = ["stress-ng", "--stream", "1", "--timeout", "0"]
 [colocation]
 alone = false
 )");
-  Exec run = Drain(popen(("cd / && " + std::string(REAM_BINARY) + " run " + spec + " --db " + db_ + " 2>&1").c_str(), "r"));
+  Exec run = testing_support::Sh("cd / && " + std::string(REAM_BINARY) + " run " + spec + " --db " + db_);
   ASSERT_EQ(run.code, 0) << run.output;
   auto s = Store::Open(db_, false);
   ASSERT_TRUE(s.ok()) << s.status().ToString();
