@@ -47,6 +47,16 @@ using testing_support::Ream;
 // (they run as the unprivileged workload user; platform/integration_test_support.h).
 const std::string& WorkloadReam() { return testing_support::WorldReachableReam(REAM_BINARY, "it"); }
 
+// A spec's text up to its [load] table's timing: experiment `name` (then `top`: scenarios,
+// repetitions...) of the synthetic server at a constant 20 us service (`more_args` appended to
+// its arguments), warm-up 200 ms, `duration` a level and a 200 ms response timeout. The test
+// appends the rest of [load] and the tables after it.
+std::string SyntheticSpecUpToLoad(const std::string& name, const std::string& duration, const std::string& top = "",
+                                  const std::string& more_args = "") {
+  return "name = \"" + name + "\"\n" + top + "[workload]\nbuiltin = \"synthetic\"\nargs = [\"--service\", \"const:20us\"" +
+         more_args + "]\n[load]\nwarmup = \"200ms\"\nduration = \"" + duration + "\"\nresponse_timeout = \"200ms\"\n";
+}
+
 // One level of `ream serve kv` at 1 000 QPS with [load] keep_awake = KEEP_AWAKE (TOML).
 std::string KeepAwakeSpec(const std::string& name, const std::string& keep_awake, const std::string& duration) {
   return "name = \"" + name + "\"\nscenarios = [\"1-ST\"]\n[workload]\nbuiltin = \"kv\"\n[load]\nwarmup = \"200ms\"\n"
@@ -185,15 +195,8 @@ OnlyRun StoredOnlyRun(Store& s, const std::string& experiment) {
 TEST_F(RunnerIntegration, SigkillMidSweepThenResumeStoresEveryPointExactlyOnce) {
   // A unique seed marks this test's workload processes in /proc.
   std::string marker = std::to_string(900000 + getpid() % 100000);
-  std::string spec = Spec("kill", R"(name = "kill"
-[workload]
-builtin = "synthetic"
-args = ["--service", "const:20us", "--seed", ")" + marker + R"("]
-[load]
-warmup = "200ms"
-duration = "800ms"
-response_timeout = "200ms"
-# One measurement a level: the test counts them.
+  std::string spec = Spec("kill", SyntheticSpecUpToLoad("kill", "800ms", "", ", \"--seed\", \"" + marker + "\"") +
+                                      R"(# One measurement a level: the test counts them.
 attempts = 1
 [sweep]
 qps = [1000, 1500, 2000, 2500, 3000, 3500]
@@ -256,15 +259,8 @@ target = "5ms"
 TEST_F(RunnerIntegration, ACorunnerKilledMidPointInvalidatesThatPointNamingItAndNothingIsLeft) {
   // A unique sleep marks this test's co-runner in /proc.
   std::string marker = std::to_string(700000 + getpid() % 100000);
-  std::string spec = Spec("coloc", R"(name = "coloc"
-[workload]
-builtin = "synthetic"
-args = ["--service", "const:20us"]
-[load]
-warmup = "200ms"
-duration = "1500ms"
-response_timeout = "200ms"
-# One measurement a level: the kill is timed from the first stored point.
+  std::string spec = Spec("coloc", SyntheticSpecUpToLoad("coloc", "1500ms") +
+                                       R"(# One measurement a level: the kill is timed from the first stored point.
 attempts = 1
 [sweep]
 qps = [1000, 1500, 2000]
@@ -444,16 +440,8 @@ qps = 1500
 // only where its user can write. It starts in its sandbox's TMPDIR, owned by that user, whatever
 // directory ream was started from (here /, which the workload's user cannot write).
 TEST_F(RunnerIntegration, StressNgAsWrittenRunsAsACorunnerAndLeavesNothing) {
-  std::string spec = Spec("stream", R"(name = "stream"
-scenarios = ["1-ST"]
-[workload]
-builtin = "synthetic"
-args = ["--service", "const:20us"]
-[load]
-warmup = "200ms"
-duration = "1s"
-response_timeout = "200ms"
-attempts = 1
+  std::string spec = Spec("stream", SyntheticSpecUpToLoad("stream", "1s", "scenarios = [\"1-ST\"]\n") +
+                                        R"(attempts = 1
 [sweep]
 qps = [500]
 [qos]
@@ -515,15 +503,8 @@ alone = false
 }
 
 TEST_F(RunnerIntegration, KneeReMeasuresAnInvalidLevelAndResumeContinuesItsAttempts) {
-  std::string spec = Spec("remeasure", R"(name = "remeasure"
-[workload]
-builtin = "synthetic"
-args = ["--service", "const:20us"]
-[load]
-warmup = "200ms"
-duration = "600ms"
-response_timeout = "200ms"
-timely_tolerance = "0us"
+  std::string spec = Spec("remeasure", SyntheticSpecUpToLoad("remeasure", "600ms") +
+                                           R"(timely_tolerance = "0us"
 [sweep]
 mode = "knee"
 low = 1000
@@ -579,15 +560,7 @@ validity = "seed"
 // stores each attempt as a point of its own; a grid that does not ask measures each level once.
 TEST_F(RunnerIntegration, GridReMeasuresAnInvalidLevelWhenAsked) {
   auto spec_with = [&](const std::string& name, const std::string& extra) {
-    return Spec(name, "name = \"" + name + R"("
-[workload]
-builtin = "synthetic"
-args = ["--service", "const:20us"]
-[load]
-warmup = "200ms"
-duration = "500ms"
-response_timeout = "200ms"
-timely_tolerance = "0us"
+    return Spec(name, SyntheticSpecUpToLoad(name, "500ms") + R"(timely_tolerance = "0us"
 attempts = 1
 [sweep]
 qps = [1000]
@@ -722,16 +695,8 @@ qps = [500]
 // call before anything of the first is created or run.
 TEST_F(RunnerIntegration, InterleavedExperimentsRunInShuffledRoundsAndResumeInTheSameOrder) {
   auto spec_named = [&](const std::string& name) {
-    return Spec(name, "name = \"" + name + R"("
-repetitions = 3
-[workload]
-builtin = "synthetic"
-args = ["--service", "const:20us"]
-[load]
-warmup = "200ms"
-duration = "300ms"
-response_timeout = "200ms"
-# One measurement a level: the test counts them.
+    return Spec(name, SyntheticSpecUpToLoad(name, "300ms", "repetitions = 3\n") +
+                          R"(# One measurement a level: the test counts them.
 attempts = 1
 [sweep]
 qps = [1000, 1500]
