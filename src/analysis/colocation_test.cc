@@ -6,26 +6,10 @@
 #include <gtest/gtest.h>
 
 #include "analysis/analysis.h"
-#include "analysis/queueing.h"
+#include "analysis/mm1_point_test_util.h"
 
 namespace ream::analysis {
 namespace {
-
-PointData Mm1Point(double lambda, double s) {
-  PointData p;
-  p.target_load = p.achieved_qps = p.throughput_qps = lambda;
-  p.valid = true;
-  p.timely_ratio = 1;
-  QueueModel m{1, s, 50e-6};
-  p.latency_mean_us = *MeanResponse(m, lambda) * 1e6;
-  p.p95_us = *ResponsePercentile(m, lambda, 0.95) * 1e6;
-  p.p50_us = *ResponsePercentile(m, lambda, 0.50) * 1e6;
-  p.p99_us = *ResponsePercentile(m, lambda, 0.99) * 1e6;
-  p.p999_us = p.p99_us;
-  p.service_mean_us = s * 1e6;
-  p.cpu_util = Metric::Of(lambda * s);
-  return p;
-}
 
 // A co-runner's figures over a window: its completions and their rate, the CPU share it got.
 TenantFigures Window(int64_t completions, std::optional<double> completions_per_s, double cpu_share) {

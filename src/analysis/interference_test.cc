@@ -8,32 +8,18 @@
 #include <cmath>
 
 #include "analysis/analysis.h"
+#include "analysis/mm1_point_test_util.h"
 #include "analysis/queueing.h"
 
 namespace ream::analysis {
 namespace {
-
-PointData Mm1(double lambda, double s) {
-  PointData p;
-  p.target_load = p.achieved_qps = p.throughput_qps = lambda;
-  p.valid = true;
-  p.timely_ratio = 1;
-  QueueModel m{1, s, 50e-6};
-  p.latency_mean_us = *MeanResponse(m, lambda) * 1e6;
-  p.p95_us = *ResponsePercentile(m, lambda, 0.95) * 1e6;
-  p.p50_us = *ResponsePercentile(m, lambda, 0.50) * 1e6;
-  p.p99_us = p.p999_us = *ResponsePercentile(m, lambda, 0.99) * 1e6;
-  p.service_mean_us = s * 1e6;
-  p.cpu_util = Metric::Of(lambda * s);
-  return p;
-}
 
 // A run over 500..8000 QPS with service s; beside the source `source` at `intensity` when given.
 RunData SweepRun(double s, int rep, const std::string& source = "", double intensity = 0, double load = 0) {
   RunData r;
   r.scenario = "1-ST";
   r.repetition = rep;
-  for (double l = 500; l <= 8000; l += 500) r.points.push_back(Mm1(l, s));
+  for (double l = 500; l <= 8000; l += 500) r.points.push_back(Mm1Point(l, s));
   if (!source.empty()) {
     char name[64];
     std::snprintf(name, sizeof name, "%s@%g", source.c_str(), intensity);

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "analysis/analysis.h"
+#include "platform/test_directory.h"
 
 namespace ream::analysis {
 namespace {
@@ -14,11 +15,7 @@ namespace {
 class StoreLoaderTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("ream-loader-test-" + std::to_string(::getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_);
+    dir_ = testing_support::FreshTestDirectory("ream-loader-test");
     path_ = (dir_ / "r.db").string();
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }

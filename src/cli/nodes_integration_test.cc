@@ -40,22 +40,8 @@ constexpr double kFloorLimit = 0.05;
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
-struct Exec {
-  int code = -1;
-  std::string output;
-};
-
-Exec Sh(const std::string& cmd) {
-  Exec e;
-  FILE* f = popen((cmd + " 2>&1").c_str(), "r");
-  if (!f) return e;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, f)) > 0) e.output.append(buf, n);
-  int st = pclose(f);
-  e.code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-  return e;
-}
+using testing_support::Exec;
+using testing_support::Sh;
 
 std::string Read(const std::string& path) {
   std::ifstream f(path);

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "platform/platform.h"
+#include "platform/test_directory.h"
 #include "store/store.h"
 
 namespace ream {
@@ -46,11 +47,7 @@ std::string FirstDifference(const std::string& got, const std::string& want) {
 class OldDatabase : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("ream-old-db-test-" + std::to_string(::getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    dir_ = testing_support::FreshTestDirectory("ream-old-db-test");
     db_ = (dir_ / "old.db").string();
     fs::copy_file(fixture_dir_ / "fixture.sqlite", db_);
   }

@@ -1,11 +1,9 @@
 // A batch subject end to end on this machine (root, real cgroups, Debian's programs): `ream run`
 // of real copies, the stored figures checked against each other, and a copy killed by its
 // partition's memory limit failing its point with nothing left behind.
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmath>
-#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -15,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "platform/integration_test_support.h"
+#include "platform/test_directory.h"
 #include "store/store.h"
 
 namespace ream {
@@ -22,37 +21,16 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct Exec {
-  int code = -1;
-  std::string output;
-};
+using testing_support::Exec;
 
 // `BINARY ARGS` to its end (ream as built, or a copy of it elsewhere), stdout and stderr together.
 Exec Ream(const std::string& args, const std::string& binary = REAM_BINARY) {
-  Exec e;
-  FILE* f = popen((binary + " " + args + " 2>&1").c_str(), "r");
-  if (!f) return e;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, f)) > 0) e.output.append(buf, n);
-  int st = pclose(f);
-  e.code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-  return e;
+  return testing_support::Sh(binary + " " + args);
 }
 
-class BatchPointIntegration : public ::testing::Test {
+class BatchPointIntegration : public testing_support::RootDatabaseTest {
  protected:
-  void SetUp() override {
-    if (geteuid() != 0) GTEST_SKIP() << "needs root (cgroups)";
-    dir_ = fs::temp_directory_path() / ("ream-batch-it-" + std::to_string(getpid()) + "-" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-    db_ = (dir_ / "r.db").string();
-  }
-  void TearDown() override {
-    if (!dir_.empty()) fs::remove_all(dir_);
-  }
+  BatchPointIntegration() : RootDatabaseTest("ream-batch-it", "cgroups") {}
   // One copy of `program` (0.5 s runs) over a 1.5 s window, then `more` (co-runners, ...).
   std::string OneCopySpec(const std::string& name, const std::string& program, const std::string& more = "") {
     return Spec("name = \"" + name + "\"\nscenarios = [\"1-ST\"]\n[workload]\nbatch = \"" + program +
@@ -78,8 +56,6 @@ class BatchPointIntegration : public ::testing::Test {
     EXPECT_TRUE(points.ok());
     return points.ok() ? *points : std::vector<PointRecord>{};
   }
-  fs::path dir_;
-  std::string db_;
 };
 
 // One and two copies of bzip2 (1 s runs) on one CPU over a 4 s window each: every figure is

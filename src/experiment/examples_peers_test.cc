@@ -6,7 +6,6 @@
 // command followed the scenario's thread count. What needs valid points (LQoS by the service
 // demand law, the category) is asserted when the generator kept its schedule at some level;
 // otherwise the test says why and skips those checks — on a busy 2-vCPU VM no level may be.
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -18,6 +17,8 @@
 #include <nlohmann/json.hpp>
 
 #include "platform/fast_category_check.h"
+#include "platform/integration_test_support.h"
+#include "platform/test_directory.h"
 #include "store/store.h"
 
 namespace ream {
@@ -25,22 +26,12 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct Exec {
-  int code = -1;
-  std::string out;
-};
+using testing_support::Exec;
 
+// Runs `ream ARGS` from the source tree (the examples name their files from there), stdout and
+// stderr together.
 Exec Ream(const std::string& args) {
-  Exec e;
-  std::string cmd = "cd " + std::string(REAM_SOURCE_DIR) + " && " + std::string(REAM_BINARY) + " " + args + " 2>&1";
-  FILE* f = popen(cmd.c_str(), "r");
-  if (!f) return e;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, f)) > 0) e.out.append(buf, n);
-  int st = pclose(f);
-  e.code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-  return e;
+  return testing_support::Sh("cd " + std::string(REAM_SOURCE_DIR) + " && " + std::string(REAM_BINARY) + " " + args);
 }
 
 bool HasSmtSiblings() {
@@ -54,9 +45,7 @@ class Examples : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
     if (geteuid() != 0) GTEST_SKIP() << "needs root (cgroups)";
-    dir_ = fs::temp_directory_path() / ("ream-examples-" + std::to_string(getpid()) + "-" + GetParam());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    dir_ = testing_support::FreshTestDirectory("ream-examples", GetParam());
   }
   void TearDown() override {
     if (!dir_.empty()) fs::remove_all(dir_);
@@ -69,7 +58,7 @@ TEST_P(Examples, RunsAndAnalyzesOnThisMachine) {
   const std::string db = (dir_ / "r.db").string();
   const std::string events = (dir_ / "events.jsonl").string();
   Exec run = Ream("run examples/" + name + ".toml --db " + db + " --events " + events);
-  ASSERT_EQ(run.code, 0) << run.out;
+  ASSERT_EQ(run.code, 0) << run.output;
 
   auto store = Store::OpenReadOnly(db);
   ASSERT_TRUE(store.ok()) << store.status().ToString();
@@ -82,12 +71,12 @@ TEST_P(Examples, RunsAndAnalyzesOnThisMachine) {
   for (const auto& r : *runs) {
     if (r.key.scenario == "1-ST") st1 = &r;
     if (r.key.scenario == "2-SMT" && !HasSmtSiblings()) {
-      EXPECT_EQ(r.status, RunStatus::kSkipped) << run.out;
+      EXPECT_EQ(r.status, RunStatus::kSkipped) << run.output;
       EXPECT_NE(r.failure.find("SMT"), std::string::npos) << r.failure;
     }
   }
-  ASSERT_NE(st1, nullptr) << run.out;
-  EXPECT_EQ(st1->status, RunStatus::kComplete) << run.out;
+  ASSERT_NE(st1, nullptr) << run.output;
+  EXPECT_EQ(st1->status, RunStatus::kComplete) << run.output;
   // The probes chose the range and it was swept: the levels are the stored ones.
   ASSERT_TRUE(st1->sweep.is_object() && st1->sweep.contains("levels")) << st1->sweep.dump();
   auto levels = st1->sweep["levels"].get<std::vector<double>>();
@@ -116,16 +105,16 @@ TEST_P(Examples, RunsAndAnalyzesOnThisMachine) {
     std::printf("nginx: no connection carried more than 1000 requests (at most %.0f): no reconnection to see\n",
                 most_per_connection);
   }
-  EXPECT_NE(run.out.find("load range (qps = \"auto\")"), std::string::npos) << run.out;
+  EXPECT_NE(run.output.find("load range (qps = \"auto\")"), std::string::npos) << run.output;
 
   Exec analyze = Ream("analyze --db " + db + " --experiment " + name + " --json");
-  if (analyze.code != 0 && analyze.out.find("has no valid point") != std::string::npos) {
+  if (analyze.code != 0 && analyze.output.find("has no valid point") != std::string::npos) {
     GTEST_SKIP() << "no level of " << name << " was valid on this machine now (the generator could not keep "
-                 << "its schedule), so LQoS and the category cannot be checked: " << analyze.out.substr(0, 400);
+                 << "its schedule), so LQoS and the category cannot be checked: " << analyze.output.substr(0, 400);
   }
-  ASSERT_EQ(analyze.code, 0) << analyze.out;
-  auto j = nlohmann::json::parse(analyze.out, nullptr, false);
-  ASSERT_FALSE(j.is_discarded()) << analyze.out;
+  ASSERT_EQ(analyze.code, 0) << analyze.output;
+  auto j = nlohmann::json::parse(analyze.output, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << analyze.output;
   // No server-reported service time: LQoS comes from the service demand law.
   EXPECT_EQ(j["qos"]["service_method"], "service demand law S = U·c/X") << j["qos"].dump();
   ASSERT_FALSE(j["groups"].empty());

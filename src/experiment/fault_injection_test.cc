@@ -24,6 +24,7 @@
 #include "spec/spec.h"
 #include "platform/forwarding_platform.h"
 #include "platform/integration_test_support.h"
+#include "platform/test_directory.h"
 #include "store/export.h"
 #include "store/store.h"
 
@@ -58,22 +59,16 @@ class LevelHook final : public RunObserver {
   }
 };
 
-class FaultInjection : public ::testing::Test {
+class FaultInjection : public testing_support::RootDatabaseTest {
  protected:
+  FaultInjection() : RootDatabaseTest("ream-faults", "cgroups, namespaces") {}
   void SetUp() override {
-    if (geteuid() != 0) GTEST_SKIP() << "needs root (cgroups, namespaces)";
-    dir_ = fs::temp_directory_path() / ("ream-faults-" + std::to_string(getpid()) + "-" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-    db_ = (dir_ / "r.db").string();
+    RootDatabaseTest::SetUp();
     t0_ = Clock::now();
   }
   void TearDown() override {
-    if (dir_.empty()) return;
-    std::cerr << "[ fault test took " << Seconds() << " s ]\n";
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
+    if (!dir_.empty()) std::cerr << "[ fault test took " << Seconds() << " s ]\n";
+    RootDatabaseTest::TearDown();
   }
   double Seconds() const { return std::chrono::duration<double>(Clock::now() - t0_).count(); }
 
@@ -138,8 +133,6 @@ class FaultInjection : public ::testing::Test {
     EXPECT_TRUE(ProcessesWith(MarkedReam()).empty()) << "a ream serve/load process is left";
   }
 
-  fs::path dir_;
-  std::string db_;
   Clock::time_point t0_;
   std::ostringstream console_;
   LevelHook hook_;

@@ -3,10 +3,8 @@
 // 2·L to the low-load round trip and leaves the saturation point; G matters only once the
 // offered bytes per second approach 1/G; every figure is compared with one measured in the
 // same run.
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -18,7 +16,9 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/stats.h"
+#include "platform/integration_test_support.h"
 #include "platform/stall_probe.h"
+#include "platform/test_directory.h"
 #include "store/store.h"
 
 namespace ream {
@@ -26,23 +26,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct Exec {
-  int code = -1;
-  std::string output;
-};
-
-Exec Ream(const std::string& args) {
-  Exec e;
-  std::string cmd = std::string(REAM_BINARY) + " " + args + " 2>&1";
-  FILE* f = popen(cmd.c_str(), "r");
-  if (!f) return e;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, f)) > 0) e.output.append(buf, n);
-  int st = pclose(f);
-  e.code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-  return e;
-}
+using testing_support::Exec;
+using testing_support::Ream;
 
 // The rate at which the server completed requests at a level offered above its capacity. It is
 // busy from the start, so the last measured request (sent at the end of the window, T after the
@@ -56,19 +41,9 @@ double ServerRate(const PointRecord& p) {
   return t + max_s > 0 ? issued / (t + max_s) : 0;
 }
 
-class NetworkKnobs : public ::testing::Test {
+class NetworkKnobs : public testing_support::RootDatabaseTest {
  protected:
-  void SetUp() override {
-    if (geteuid() != 0) GTEST_SKIP() << "needs root (cgroups)";
-    dir_ = fs::temp_directory_path() / ("ream-net-it-" + std::to_string(getpid()) + "-" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-    db_ = (dir_ / "r.db").string();
-  }
-  void TearDown() override {
-    if (!dir_.empty()) fs::remove_all(dir_);
-  }
+  NetworkKnobs() : RootDatabaseTest("ream-net-it", "cgroups") {}
   // Runs a spec of the synthetic server with `partitions` and `qps`; the stored points by
   // partition label, then by target load.
   std::map<std::string, std::map<double, PointRecord>> Run(const std::string& partitions, const std::string& qps) {
@@ -103,8 +78,6 @@ class NetworkKnobs : public ::testing::Test {
     }
     return out;
   }
-  fs::path dir_;
-  std::string db_;
   std::string output_;
 };
 

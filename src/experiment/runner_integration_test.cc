@@ -23,6 +23,7 @@
 
 #include "platform/stall_probe.h"
 #include "platform/integration_test_support.h"
+#include "platform/test_directory.h"
 #include "platform/keep_awake.h"
 #include "store/store.h"
 
@@ -38,33 +39,22 @@ constexpr double kFloorLimit = 0.02;
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
-struct Exec {
-  int code = -1;
-  std::string output;
-  double seconds = 0;
-};
+using testing_support::Drain;
+using testing_support::Exec;
+using testing_support::Ream;
 
 // The ream binary at a path every user can reach, for spec commands that start it by path
 // (they run as the unprivileged workload user; platform/integration_test_support.h).
 const std::string& WorkloadReam() { return testing_support::WorldReachableReam(REAM_BINARY, "it"); }
 
-// Reads a command started with popen to its end and closes it (nullptr: an empty Exec).
-Exec Drain(FILE* f, Clock::time_point t0 = Clock::now()) {
-  Exec e;
-  if (!f) return e;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, f)) > 0) e.output.append(buf, n);
-  int st = pclose(f);
-  e.code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-  e.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
-  return e;
-}
-
-// Runs `ream ARGS` to completion, stdout and stderr together.
-Exec Ream(const std::string& args) {
-  auto t0 = Clock::now();
-  return Drain(popen((std::string(REAM_BINARY) + " " + args + " 2>&1").c_str(), "r"), t0);
+// A spec's text up to its [load] table's timing: experiment `name` (then `top`: scenarios,
+// repetitions...) of the synthetic server at a constant 20 us service (`more_args` appended to
+// its arguments), warm-up 200 ms, `duration` a level and a 200 ms response timeout. The test
+// appends the rest of [load] and the tables after it.
+std::string SyntheticSpecUpToLoad(const std::string& name, const std::string& duration, const std::string& top = "",
+                                  const std::string& more_args = "") {
+  return "name = \"" + name + "\"\n" + top + "[workload]\nbuiltin = \"synthetic\"\nargs = [\"--service\", \"const:20us\"" +
+         more_args + "]\n[load]\nwarmup = \"200ms\"\nduration = \"" + duration + "\"\nresponse_timeout = \"200ms\"\n";
 }
 
 // One level of `ream serve kv` at 1 000 QPS with [load] keep_awake = KEEP_AWAKE (TOML).
@@ -78,20 +68,9 @@ std::string Sql(const std::string& db, const std::string& query) {
   return Drain(popen(("sqlite3 " + db + " \"" + query + "\"").c_str(), "r")).output;
 }
 
-class RunnerIntegration : public ::testing::Test {
+class RunnerIntegration : public testing_support::RootDatabaseTest {
  protected:
-  void SetUp() override {
-    if (geteuid() != 0) GTEST_SKIP() << "needs root (cgroups)";
-    dir_ = fs::temp_directory_path() /
-           ("ream-runner-it-" + std::to_string(getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-    db_ = (dir_ / "r.db").string();
-  }
-  void TearDown() override {
-    if (!dir_.empty()) fs::remove_all(dir_);
-  }
+  RunnerIntegration() : RootDatabaseTest("ream-runner-it", "cgroups") {}
   std::string Spec(const std::string& name, const std::string& text) {
     std::string path = (dir_ / (name + ".toml")).string();
     std::ofstream(path) << text;
@@ -111,8 +90,6 @@ class RunnerIntegration : public ::testing::Test {
   // The same for `ream ARGS` and any signal: SIGKILL must kill it, SIGINT must make it stop
   // cleanly with exit status 130.
   Killed RunAndSignalAfter(const std::vector<std::string>& args, int points, int sig);
-  std::filesystem::path dir_;
-  std::string db_;
 };
 
 // Every cgroup directory named for ream process `pid`, in every hierarchy.
@@ -218,15 +195,8 @@ OnlyRun StoredOnlyRun(Store& s, const std::string& experiment) {
 TEST_F(RunnerIntegration, SigkillMidSweepThenResumeStoresEveryPointExactlyOnce) {
   // A unique seed marks this test's workload processes in /proc.
   std::string marker = std::to_string(900000 + getpid() % 100000);
-  std::string spec = Spec("kill", R"(name = "kill"
-[workload]
-builtin = "synthetic"
-args = ["--service", "const:20us", "--seed", ")" + marker + R"("]
-[load]
-warmup = "200ms"
-duration = "800ms"
-response_timeout = "200ms"
-# One measurement a level: the test counts them.
+  std::string spec = Spec("kill", SyntheticSpecUpToLoad("kill", "800ms", "", ", \"--seed\", \"" + marker + "\"") +
+                                      R"(# One measurement a level: the test counts them.
 attempts = 1
 [sweep]
 qps = [1000, 1500, 2000, 2500, 3000, 3500]
@@ -289,15 +259,8 @@ target = "5ms"
 TEST_F(RunnerIntegration, ACorunnerKilledMidPointInvalidatesThatPointNamingItAndNothingIsLeft) {
   // A unique sleep marks this test's co-runner in /proc.
   std::string marker = std::to_string(700000 + getpid() % 100000);
-  std::string spec = Spec("coloc", R"(name = "coloc"
-[workload]
-builtin = "synthetic"
-args = ["--service", "const:20us"]
-[load]
-warmup = "200ms"
-duration = "1500ms"
-response_timeout = "200ms"
-# One measurement a level: the kill is timed from the first stored point.
+  std::string spec = Spec("coloc", SyntheticSpecUpToLoad("coloc", "1500ms") +
+                                       R"(# One measurement a level: the kill is timed from the first stored point.
 attempts = 1
 [sweep]
 qps = [1000, 1500, 2000]
@@ -477,16 +440,8 @@ qps = 1500
 // only where its user can write. It starts in its sandbox's TMPDIR, owned by that user, whatever
 // directory ream was started from (here /, which the workload's user cannot write).
 TEST_F(RunnerIntegration, StressNgAsWrittenRunsAsACorunnerAndLeavesNothing) {
-  std::string spec = Spec("stream", R"(name = "stream"
-scenarios = ["1-ST"]
-[workload]
-builtin = "synthetic"
-args = ["--service", "const:20us"]
-[load]
-warmup = "200ms"
-duration = "1s"
-response_timeout = "200ms"
-attempts = 1
+  std::string spec = Spec("stream", SyntheticSpecUpToLoad("stream", "1s", "scenarios = [\"1-ST\"]\n") +
+                                        R"(attempts = 1
 [sweep]
 qps = [500]
 [qos]
@@ -497,7 +452,7 @@ command = ["stress-ng", "--stream", "1", "--timeout", "0"]
 [colocation]
 alone = false
 )");
-  Exec run = Drain(popen(("cd / && " + std::string(REAM_BINARY) + " run " + spec + " --db " + db_ + " 2>&1").c_str(), "r"));
+  Exec run = testing_support::Sh("cd / && " + std::string(REAM_BINARY) + " run " + spec + " --db " + db_);
   ASSERT_EQ(run.code, 0) << run.output;
   auto s = Store::Open(db_, false);
   ASSERT_TRUE(s.ok()) << s.status().ToString();
@@ -548,15 +503,8 @@ alone = false
 }
 
 TEST_F(RunnerIntegration, KneeReMeasuresAnInvalidLevelAndResumeContinuesItsAttempts) {
-  std::string spec = Spec("remeasure", R"(name = "remeasure"
-[workload]
-builtin = "synthetic"
-args = ["--service", "const:20us"]
-[load]
-warmup = "200ms"
-duration = "600ms"
-response_timeout = "200ms"
-timely_tolerance = "0us"
+  std::string spec = Spec("remeasure", SyntheticSpecUpToLoad("remeasure", "600ms") +
+                                           R"(timely_tolerance = "0us"
 [sweep]
 mode = "knee"
 low = 1000
@@ -612,15 +560,7 @@ validity = "seed"
 // stores each attempt as a point of its own; a grid that does not ask measures each level once.
 TEST_F(RunnerIntegration, GridReMeasuresAnInvalidLevelWhenAsked) {
   auto spec_with = [&](const std::string& name, const std::string& extra) {
-    return Spec(name, "name = \"" + name + R"("
-[workload]
-builtin = "synthetic"
-args = ["--service", "const:20us"]
-[load]
-warmup = "200ms"
-duration = "500ms"
-response_timeout = "200ms"
-timely_tolerance = "0us"
+    return Spec(name, SyntheticSpecUpToLoad(name, "500ms") + R"(timely_tolerance = "0us"
 attempts = 1
 [sweep]
 qps = [1000]
@@ -755,16 +695,8 @@ qps = [500]
 // call before anything of the first is created or run.
 TEST_F(RunnerIntegration, InterleavedExperimentsRunInShuffledRoundsAndResumeInTheSameOrder) {
   auto spec_named = [&](const std::string& name) {
-    return Spec(name, "name = \"" + name + R"("
-repetitions = 3
-[workload]
-builtin = "synthetic"
-args = ["--service", "const:20us"]
-[load]
-warmup = "200ms"
-duration = "300ms"
-response_timeout = "200ms"
-# One measurement a level: the test counts them.
+    return Spec(name, SyntheticSpecUpToLoad(name, "300ms", "repetitions = 3\n") +
+                          R"(# One measurement a level: the test counts them.
 attempts = 1
 [sweep]
 qps = [1000, 1500]

@@ -24,6 +24,7 @@
 #include "experiment/workload_launch.h"
 #include "load/lateness.h"
 #include "platform/forwarding_platform.h"
+#include "platform/test_directory.h"
 #include "sandbox/null_sandbox.h"
 #include "store/store.h"
 
@@ -100,11 +101,7 @@ class FakeLoadDriver final : public LoadDriver {
 class RunnerTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("ream-runner-test-" + std::to_string(::getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_);
+    dir_ = testing_support::FreshTestDirectory("ream-runner-test");
     platform_ = MakePosixPlatform();
     kind_ = MakeNullSandboxKind(*platform_);
   }

@@ -2,6 +2,9 @@
 // "unavailable" (never 0) for what cannot be measured.
 #include "monitor/monitor.h"
 
+#include <filesystem>
+#include <optional>
+
 #include <gtest/gtest.h>
 
 #include "platform/testdata_copy.h"
@@ -10,6 +13,26 @@ namespace ream {
 namespace {
 
 constexpr int64_t kCgroup2Magic = 0x63677270;  // statfs f_type of cgroup2
+
+// Empties the cgroup's directories in the fixture copy, files the test wrote in them included,
+// as the kernel's would be: the cgroup removes them when it goes.
+void EmptyCgroupDirs(FixtureCopy& fx, const Cgroup& cg) {
+  for (const auto& d : cg.dirs()) {
+    std::filesystem::remove_all(fx.Path(d));
+    std::filesystem::create_directory(fx.Path(d));
+  }
+}
+
+// What a monitor of `cgroup` on CPU 0 reports when stopped as soon as it started; nullopt when
+// it does not start.
+std::optional<MonitorReport> ReportAtOnce(Platform& p, Cgroup* cgroup) {
+  MonitorTarget t;
+  t.cgroup = cgroup;
+  t.cpus = {0};
+  Monitor m(p, t, {});
+  if (!m.Start().ok()) return std::nullopt;
+  return m.Stop();
+}
 
 TEST(Monitor, RatesFromV1CountersAndUnavailableWithReasons) {
   FixtureCopy fx("cgroup-v1");
@@ -74,7 +97,7 @@ TEST(Monitor, RatesFromV1CountersAndUnavailableWithReasons) {
   EXPECT_NE(r.unavailable.at("mem_bandwidth").find("hardware counters"), std::string::npos)
       << r.unavailable.at("mem_bandwidth");
   EXPECT_NE(r.unavailable.at("mem_bandwidth").find("no performance counters"), std::string::npos);
-  for (const auto& d : (*cg)->dirs()) std::filesystem::remove_all(fx.Path(d)), std::filesystem::create_directory(fx.Path(d));
+  EmptyCgroupDirs(fx, **cg);
 }
 
 // v1: the high-water mark is reset when the window starts, so the report's peak is the
@@ -107,7 +130,7 @@ TEST(Monitor, V1PeakIsTheKernelsHighWaterMarkOverTheWindow) {
   EXPECT_EQ(j["memory_peak"]["scope"], "window");
   // The sampled maximum stays beside it, and is what the samples saw.
   EXPECT_LE(j["summary"]["memory_bytes"]["max"].get<double>(), 4096);
-  for (const auto& d : (*cg)->dirs()) std::filesystem::remove_all(fx.Path(d)), std::filesystem::create_directory(fx.Path(d));
+  EmptyCgroupDirs(fx, **cg);
 }
 
 TEST(Monitor, V2PeakIsTheLifetimePeakLabelledAsSuchOrUnavailable) {
@@ -138,8 +161,7 @@ TEST(Monitor, V2PeakIsTheLifetimePeakLabelledAsSuchOrUnavailable) {
   EXPECT_EQ(*r.memory_peak_bytes, 2097152);
   EXPECT_EQ(r.memory_peak_scope, "cgroup lifetime");
   EXPECT_NE(r.sources.at("memory_peak").find("lifetime"), std::string::npos);
-  std::filesystem::remove_all(fx.Path(dir));
-  std::filesystem::create_directory(fx.Path(dir));
+  EmptyCgroupDirs(fx, **cg);
 }
 
 // Memory bandwidth, the decision: resctrl monitoring where the sandbox has a group (the memory
@@ -214,9 +236,7 @@ TEST(Monitor, WithoutResctrlLlcMissesTimesTheLineAreAnEstimateForTheCgroup) {
   // Misses say nothing of occupancy: that stays unavailable, saying why.
   EXPECT_NE(r.unavailable.at("llc_occupancy").find("not occupancy"), std::string::npos);
   EXPECT_NE(r.unavailable.at("llc_occupancy").find("resctrl is absent"), std::string::npos);
-  std::string dir = (*cg)->Dir("memory");
-  std::filesystem::remove_all(fx.Path(dir));
-  std::filesystem::create_directory(fx.Path(dir));
+  EmptyCgroupDirs(fx, **cg);
 }
 
 TEST(Monitor, WithNeitherMemoryBandwidthIsUnavailableWithPerfsReason) {
@@ -228,20 +248,14 @@ TEST(Monitor, WithNeitherMemoryBandwidthIsUnavailableWithPerfsReason) {
     auto cg = Cgroup::Create(p, DetectCgroups(p), "ream-7-3", nullptr);
     ASSERT_TRUE(cg.ok());
     p.SetPerfStatus(Unsupported("perf_event_open(LLC read misses): No such file or directory (ENOENT)"));
-    MonitorTarget t;
-    t.cgroup = cg->get();
-    t.cpus = {0};
-    Monitor m(p, t, {});
-    ASSERT_TRUE(m.Start().ok());
-    MonitorReport r = m.Stop();
-    ASSERT_TRUE(r.unavailable.count("mem_bandwidth"));
-    EXPECT_NE(r.unavailable.at("mem_bandwidth").find("(ENOENT)"), std::string::npos) << r.unavailable.at("mem_bandwidth");
-    EXPECT_NE(r.unavailable.at("mem_bandwidth").find("resctrl"), std::string::npos);
-    EXPECT_FALSE(r.methods.count("mem_bandwidth"));
-    EXPECT_FALSE(r.Mean("mem_bandwidth_bytes_per_s").has_value());
-    std::string dir = (*cg)->Dir("memory");
-    std::filesystem::remove_all(fx.Path(dir));
-    std::filesystem::create_directory(fx.Path(dir));
+    std::optional<MonitorReport> r = ReportAtOnce(p, cg->get());
+    ASSERT_TRUE(r.has_value());
+    ASSERT_TRUE(r->unavailable.count("mem_bandwidth"));
+    EXPECT_NE(r->unavailable.at("mem_bandwidth").find("(ENOENT)"), std::string::npos) << r->unavailable.at("mem_bandwidth");
+    EXPECT_NE(r->unavailable.at("mem_bandwidth").find("resctrl"), std::string::npos);
+    EXPECT_FALSE(r->methods.count("mem_bandwidth"));
+    EXPECT_FALSE(r->Mean("mem_bandwidth_bytes_per_s").has_value());
+    EmptyCgroupDirs(fx, **cg);
   }
   {
     // The probe passes but the cgroup event does not open: that open's reason.
@@ -251,17 +265,11 @@ TEST(Monitor, WithNeitherMemoryBandwidthIsUnavailableWithPerfsReason) {
     auto cg = Cgroup::Create(p, DetectCgroups(p), "ream-7-4", nullptr);
     ASSERT_TRUE(cg.ok());
     p.SetPerfStatus(Status::Ok());  // and no counter set: the fake refuses the cgroup event
-    MonitorTarget t;
-    t.cgroup = cg->get();
-    t.cpus = {0};
-    Monitor m(p, t, {});
-    ASSERT_TRUE(m.Start().ok());
-    MonitorReport r = m.Stop();
-    EXPECT_NE(r.unavailable.at("mem_bandwidth").find("no LLC-miss counter for cgroup"), std::string::npos)
-        << r.unavailable.at("mem_bandwidth");
-    std::string dir = (*cg)->Dir("memory");
-    std::filesystem::remove_all(fx.Path(dir));
-    std::filesystem::create_directory(fx.Path(dir));
+    std::optional<MonitorReport> r = ReportAtOnce(p, cg->get());
+    ASSERT_TRUE(r.has_value());
+    EXPECT_NE(r->unavailable.at("mem_bandwidth").find("no LLC-miss counter for cgroup"), std::string::npos)
+        << r->unavailable.at("mem_bandwidth");
+    EmptyCgroupDirs(fx, **cg);
   }
   {
     // cgroup v1 without the perf_event controller: the sandbox's misses cannot be counted apart.
@@ -271,16 +279,12 @@ TEST(Monitor, WithNeitherMemoryBandwidthIsUnavailableWithPerfsReason) {
     ASSERT_TRUE(cg.ok());
     p.SetPerfStatus(Status::Ok());
     p.SetCgroupLlcMisses(std::make_shared<std::atomic<uint64_t>>(0));
-    MonitorTarget t;
-    t.cgroup = cg->get();
-    t.cpus = {0};
-    Monitor m(p, t, {});
-    ASSERT_TRUE(m.Start().ok());
-    MonitorReport r = m.Stop();
-    EXPECT_NE(r.unavailable.at("mem_bandwidth").find("'perf_event' is not mounted"), std::string::npos)
-        << r.unavailable.at("mem_bandwidth");
+    std::optional<MonitorReport> r = ReportAtOnce(p, cg->get());
+    ASSERT_TRUE(r.has_value());
+    EXPECT_NE(r->unavailable.at("mem_bandwidth").find("'perf_event' is not mounted"), std::string::npos)
+        << r->unavailable.at("mem_bandwidth");
     EXPECT_TRUE(p.llc_miss_opens().empty());
-    for (const auto& d : (*cg)->dirs()) std::filesystem::remove_all(fx.Path(d)), std::filesystem::create_directory(fx.Path(d));
+    EmptyCgroupDirs(fx, **cg);
   }
 }
 

@@ -1,11 +1,13 @@
-// What the integration tests check ream left behind, and the ream binary at a path every user
-// can reach: shared by the runner, sandbox and fault-injection tests (header only, like
-// stall_probe.h; no production code includes it).
+// What the integration tests share: a command run through the shell to its end, what ream left
+// behind, and the ream binary at a path every user can reach (header only, like stall_probe.h;
+// no production code includes it).
 #pragma once
 
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -15,6 +17,39 @@
 #include "platform/platform.h"
 
 namespace ream::testing_support {
+
+// How a command run to its end ended: its exit status (128 + the signal that ended it), what it
+// printed, and how long it took from the time given to Drain.
+struct Exec {
+  int code = -1;
+  std::string output;
+  double seconds = 0;
+};
+
+// Reads a command started with popen to its end and closes it (nullptr: an empty Exec, code -1).
+inline Exec Drain(FILE* f, std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now()) {
+  Exec e;
+  if (!f) return e;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, f)) > 0) e.output.append(buf, n);
+  int st = pclose(f);
+  e.code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+  e.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return e;
+}
+
+// Runs the shell command `cmd` to its end: its stdout, and its stderr too unless `stdout_only`.
+inline Exec Sh(const std::string& cmd, bool stdout_only = false) {
+  auto t0 = std::chrono::steady_clock::now();
+  return Drain(popen((cmd + (stdout_only ? " 2>/dev/null" : " 2>&1")).c_str(), "r"), t0);
+}
+
+// Runs `ream ARGS` (the binary as built: REAM_BINARY, cmake/test_paths.h, which every test
+// includes) to its end: its stdout, and its stderr too unless `stdout_only`.
+inline Exec Ream(const std::string& args, bool stdout_only = false) {
+  return Sh(std::string(REAM_BINARY) + " " + args, stdout_only);
+}
 
 // Every kernel object and state file named for ream process `pid` — cgroups in any hierarchy,
 // resctrl groups, /run/ream state files, network namespaces, veths and their qdiscs, its

@@ -5,8 +5,12 @@
 #include <string>
 #include <vector>
 
+#include "protocol/codec_test_util.h"
+
 namespace ream::http_codec_test {
 namespace {
+
+using codec_test::ReplyCase;
 
 std::unique_ptr<ClientCodec> Codec(std::string path = "/", std::string method = "GET",
                                    size_t value_bytes = 8) {
@@ -14,9 +18,7 @@ std::unique_ptr<ClientCodec> Codec(std::string path = "/", std::string method = 
   o.http_path = std::move(path);
   o.http_method = std::move(method);
   o.value_bytes = value_bytes;
-  auto c = MakeHttpCodec(o);
-  EXPECT_TRUE(c.ok()) << c.status().ToString();
-  return c.ok() ? std::move(c).value() : nullptr;
+  return codec_test::Made(MakeHttpCodec(o));
 }
 
 TEST(HttpCodec, CapabilitiesSayInOrderWithoutServerTimes) {
@@ -105,14 +107,7 @@ TEST(HttpCodec, RejectsOverlongTarget) {
   EXPECT_EQ(out, "kept");  // nothing half-written
 }
 
-struct Case {
-  std::string name;
-  std::string wire;
-  bool ok;
-  std::string error;
-};
-
-std::vector<Case> AllReplies() {
+std::vector<ReplyCase> AllReplies() {
   return {
       {"200 with length",
        "HTTP/1.1 200 OK\r\nServer: nginx\r\nContent-Length: 5\r\n\r\nhello", true, ""},
@@ -142,51 +137,9 @@ std::vector<Case> AllReplies() {
   };
 }
 
-TEST(HttpCodec, ParsesEveryResponseShape) {
-  auto c = Codec();
-  for (const Case& k : AllReplies()) {
-    Response r;
-    auto n = c->ParseResponse(k.wire, &r);
-    ASSERT_TRUE(n.ok()) << k.name << ": " << n.status().ToString();
-    EXPECT_EQ(*n, k.wire.size()) << k.name;
-    EXPECT_EQ(r.ok, k.ok) << k.name;
-    EXPECT_EQ(r.error, k.error) << k.name;
-    EXPECT_FALSE(r.has_server_times);
-  }
-}
-
-TEST(HttpCodec, PipelinedResponsesParseInOrder) {
-  auto c = Codec();
-  std::string all;
-  for (const Case& k : AllReplies()) all += k.wire;
-  std::string_view rest = all;
-  for (const Case& k : AllReplies()) {
-    Response r;
-    auto n = c->ParseResponse(rest, &r);
-    ASSERT_TRUE(n.ok()) << n.status().ToString();
-    ASSERT_EQ(*n, k.wire.size()) << k.name;
-    EXPECT_EQ(r.ok, k.ok) << k.name;
-    rest.remove_prefix(*n);
-  }
-  EXPECT_TRUE(rest.empty());
-}
-
-TEST(HttpCodec, EveryPartialReadWaitsForMore) {
-  auto c = Codec();
-  for (const Case& k : AllReplies()) {
-    std::string wire = k.wire + "HTTP/1.1 200 OK\r\nContent-Le";
-    for (size_t cut = 0; cut <= wire.size(); ++cut) {
-      Response r;
-      auto n = c->ParseResponse(std::string_view(wire).substr(0, cut), &r);
-      ASSERT_TRUE(n.ok()) << "cut " << cut << " of " << k.name << ": " << n.status().ToString();
-      EXPECT_EQ(*n, cut < k.wire.size() ? 0u : k.wire.size()) << "cut " << cut << " of " << k.name;
-    }
-  }
-}
-
-TEST(HttpCodec, MalformedResponsesAreCorrupt) {
-  auto c = Codec();
-  const std::vector<std::string> bad = {
+// Replies the parser must refuse as corrupt.
+std::vector<std::string> MalformedReplies() {
+  std::vector<std::string> bad = {
       "-ERR wrong number of arguments\r\n",  // Redis
       "ERROR\r\n",                           // memcached
       "HTTP/2 200\r\n\r\n",
@@ -215,15 +168,16 @@ TEST(HttpCodec, MalformedResponsesAreCorrupt) {
       "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nbad trailer\r\n\r\n",
       "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n1000000000000000\r\n",
   };
-  for (size_t i = 0; i < bad.size(); ++i) {
-    std::string b = bad[i];
-    if (i == 7) b += "Content-Length: 6\r\n\r\n";  // contradicting lengths
-    Response r;
-    auto n = c->ParseResponse(b, &r);
-    EXPECT_FALSE(n.ok()) << b;
-    EXPECT_EQ(n.status().code(), StatusCode::kCorrupt) << b;
-  }
+  bad[7] += "Content-Length: 6\r\n\r\n";  // contradicting lengths
+  return bad;
 }
+
+using codec_test::ReplyParserTest;
+INSTANTIATE_TEST_SUITE_P(Http, ReplyParserTest,
+                         ::testing::Values(codec_test::ReplyParserCase{
+                             [] { return Codec(); }, AllReplies(),
+                             "HTTP/1.1 200 OK\r\nContent-Le",  // the start of another response's header
+                             MalformedReplies()}));
 
 TEST(HttpCodec, LimitsBoundHeadersAndBodies) {
   auto c = Codec();

@@ -5,15 +5,17 @@
 #include <string>
 #include <vector>
 
+#include "protocol/codec_test_util.h"
+
 namespace ream::memcached_codec_test {
 namespace {
+
+using codec_test::ReplyCase;
 
 std::unique_ptr<ClientCodec> Codec(size_t value_bytes = 8) {
   CodecOptions o;
   o.value_bytes = value_bytes;
-  auto c = MakeMemcachedCodec(o);
-  EXPECT_TRUE(c.ok());
-  return std::move(c).value();
+  return codec_test::Made(MakeMemcachedCodec(o));
 }
 
 TEST(MemcachedCodec, CapabilitiesSayInOrderWithoutServerTimes) {
@@ -68,79 +70,29 @@ TEST(MemcachedCodec, RejectsScanAndBadKeys) {
   EXPECT_TRUE(c->EncodeRequest(r, &out).ok());
 }
 
-struct Case {
-  std::string wire;
-  bool ok;
-  std::string error;
-};
-
-std::vector<Case> AllReplies() {
+std::vector<ReplyCase> AllReplies() {
   return {
-      {"END\r\n", true, ""},                                        // get miss
-      {"VALUE k1 0 5\r\nhello\r\nEND\r\n", true, ""},               // get hit
-      {"VALUE k1 7 3 12345\r\nabc\r\nEND\r\n", true, ""},           // with cas
-      {"VALUE a 0 1\r\nx\r\nVALUE b 0 0\r\n\r\nEND\r\n", true, ""},  // two values
-      {"VALUE k 0 5\r\nEND\r\n\r\nEND\r\n", true, ""},              // data that looks like END
-      {"STORED\r\n", true, ""},
-      {"DELETED\r\n", true, ""},
-      {"NOT_FOUND\r\n", true, ""},
-      {"TOUCHED\r\n", true, ""},
-      {"NOT_STORED\r\n", false, "NOT_STORED"},
-      {"EXISTS\r\n", false, "EXISTS"},
-      {"ERROR\r\n", false, "ERROR"},
-      {"CLIENT_ERROR bad data chunk\r\n", false, "CLIENT_ERROR bad data chunk"},
-      {"SERVER_ERROR out of memory storing object\r\n", false,
+      {"get miss", "END\r\n", true, ""},
+      {"get hit", "VALUE k1 0 5\r\nhello\r\nEND\r\n", true, ""},
+      {"with cas", "VALUE k1 7 3 12345\r\nabc\r\nEND\r\n", true, ""},
+      {"two values", "VALUE a 0 1\r\nx\r\nVALUE b 0 0\r\n\r\nEND\r\n", true, ""},
+      {"data that looks like END", "VALUE k 0 5\r\nEND\r\n\r\nEND\r\n", true, ""},
+      {"STORED", "STORED\r\n", true, ""},
+      {"DELETED", "DELETED\r\n", true, ""},
+      {"NOT_FOUND", "NOT_FOUND\r\n", true, ""},
+      {"TOUCHED", "TOUCHED\r\n", true, ""},
+      {"NOT_STORED", "NOT_STORED\r\n", false, "NOT_STORED"},
+      {"EXISTS", "EXISTS\r\n", false, "EXISTS"},
+      {"ERROR", "ERROR\r\n", false, "ERROR"},
+      {"CLIENT_ERROR", "CLIENT_ERROR bad data chunk\r\n", false, "CLIENT_ERROR bad data chunk"},
+      {"SERVER_ERROR", "SERVER_ERROR out of memory storing object\r\n", false,
        "SERVER_ERROR out of memory storing object"},
   };
 }
 
-TEST(MemcachedCodec, ParsesEveryReplyType) {
-  auto c = Codec();
-  for (const Case& k : AllReplies()) {
-    Response r;
-    auto n = c->ParseResponse(k.wire, &r);
-    ASSERT_TRUE(n.ok()) << k.wire << ": " << n.status().ToString();
-    EXPECT_EQ(*n, k.wire.size()) << k.wire;
-    EXPECT_EQ(r.ok, k.ok) << k.wire;
-    EXPECT_EQ(r.error, k.error) << k.wire;
-    EXPECT_FALSE(r.has_server_times);
-  }
-}
-
-TEST(MemcachedCodec, PipelinedRepliesParseInOrder) {
-  auto c = Codec();
-  std::string all;
-  for (const Case& k : AllReplies()) all += k.wire;
-  std::string_view rest = all;
-  for (const Case& k : AllReplies()) {
-    Response r;
-    auto n = c->ParseResponse(rest, &r);
-    ASSERT_TRUE(n.ok()) << n.status().ToString();
-    ASSERT_EQ(*n, k.wire.size()) << k.wire;
-    EXPECT_EQ(r.ok, k.ok);
-    rest.remove_prefix(*n);
-  }
-  EXPECT_TRUE(rest.empty());
-}
-
-TEST(MemcachedCodec, EveryPartialReadWaitsForMore) {
-  auto c = Codec();
-  for (const Case& k : AllReplies()) {
-    // The reply followed by the start of the next one: any prefix shorter than the reply is
-    // incomplete, any longer one yields exactly the reply.
-    std::string wire = k.wire + "VALUE next 0 3\r\nab";
-    for (size_t cut = 0; cut <= wire.size(); ++cut) {
-      Response r;
-      auto n = c->ParseResponse(std::string_view(wire).substr(0, cut), &r);
-      ASSERT_TRUE(n.ok()) << "cut " << cut << " of " << k.wire << ": " << n.status().ToString();
-      EXPECT_EQ(*n, cut < k.wire.size() ? 0u : k.wire.size()) << "cut " << cut << " of " << k.wire;
-    }
-  }
-}
-
-TEST(MemcachedCodec, MalformedRepliesAreCorrupt) {
-  auto c = Codec();
-  const std::vector<std::string> bad = {
+// Replies the parser must refuse as corrupt.
+std::vector<std::string> MalformedReplies() {
+  return {
       "HTTP/1.1 200 OK\r\n",             // another protocol
       "$-1\r\n",                         // Redis's null bulk
       "STORED\n",                        // bare LF
@@ -155,14 +107,14 @@ TEST(MemcachedCodec, MalformedRepliesAreCorrupt) {
       "CLIENT_ERRORX\r\n",               // not an error line after all
       "stored\r\n",
   };
-  for (const std::string& b : bad) {
-    Response r;
-    auto n = c->ParseResponse(b, &r);
-    EXPECT_FALSE(n.ok()) << b;
-    EXPECT_EQ(n.status().code(), StatusCode::kCorrupt) << b;
-    EXPECT_FALSE(n.status().message().empty());
-  }
 }
+
+using codec_test::ReplyParserTest;
+INSTANTIATE_TEST_SUITE_P(Memcached, ReplyParserTest,
+                         ::testing::Values(codec_test::ReplyParserCase{
+                             [] { return Codec(); }, AllReplies(),
+                             "VALUE next 0 3\r\nab",  // the start of a VALUE block
+                             MalformedReplies()}));
 
 TEST(MemcachedCodec, OversizedRepliesAreCorruptBeforeBuffering) {
   auto c = Codec();

@@ -5,15 +5,17 @@
 #include <string>
 #include <vector>
 
+#include "protocol/codec_test_util.h"
+
 namespace ream::redis_codec_test {
 namespace {
+
+using codec_test::ReplyCase;
 
 std::unique_ptr<ClientCodec> Codec(size_t value_bytes = 8) {
   CodecOptions o;
   o.value_bytes = value_bytes;
-  auto c = MakeRedisCodec(o);
-  EXPECT_TRUE(c.ok());
-  return std::move(c).value();
+  return codec_test::Made(MakeRedisCodec(o));
 }
 
 TEST(RedisCodec, CapabilitiesSayInOrderWithoutServerTimes) {
@@ -49,14 +51,7 @@ TEST(RedisCodec, EncodesGetSetDelAsRespArrays) {
   EXPECT_EQ(c->EncodeRequest(r, &out).code(), StatusCode::kInvalidArgument);
 }
 
-struct Case {
-  std::string name;
-  std::string wire;
-  bool ok;
-  std::string error;
-};
-
-std::vector<Case> AllReplies() {
+std::vector<ReplyCase> AllReplies() {
   return {
       {"simple string", "+OK\r\n", true, ""},
       {"error", "-ERR unknown command 'FOO'\r\n", false, "ERR unknown command 'FOO'"},
@@ -93,51 +88,9 @@ std::vector<Case> AllReplies() {
   };
 }
 
-TEST(RedisCodec, ParsesEveryReplyType) {
-  auto c = Codec();
-  for (const Case& k : AllReplies()) {
-    Response r;
-    auto n = c->ParseResponse(k.wire, &r);
-    ASSERT_TRUE(n.ok()) << k.name << ": " << n.status().ToString();
-    EXPECT_EQ(*n, k.wire.size()) << k.name;
-    EXPECT_EQ(r.ok, k.ok) << k.name;
-    EXPECT_EQ(r.error, k.error) << k.name;
-    EXPECT_FALSE(r.has_server_times);
-  }
-}
-
-TEST(RedisCodec, PipelinedRepliesParseInOrder) {
-  auto c = Codec();
-  std::string all;
-  for (const Case& k : AllReplies()) all += k.wire;
-  std::string_view rest = all;
-  for (const Case& k : AllReplies()) {
-    Response r;
-    auto n = c->ParseResponse(rest, &r);
-    ASSERT_TRUE(n.ok()) << n.status().ToString();
-    ASSERT_EQ(*n, k.wire.size()) << k.name;
-    EXPECT_EQ(r.ok, k.ok) << k.name;
-    rest.remove_prefix(*n);
-  }
-  EXPECT_TRUE(rest.empty());
-}
-
-TEST(RedisCodec, EveryPartialReadWaitsForMore) {
-  auto c = Codec();
-  for (const Case& k : AllReplies()) {
-    std::string wire = k.wire + "*2\r\n$3\r\nab";  // followed by part of the next reply
-    for (size_t cut = 0; cut <= wire.size(); ++cut) {
-      Response r;
-      auto n = c->ParseResponse(std::string_view(wire).substr(0, cut), &r);
-      ASSERT_TRUE(n.ok()) << "cut " << cut << " of " << k.name << ": " << n.status().ToString();
-      EXPECT_EQ(*n, cut < k.wire.size() ? 0u : k.wire.size()) << "cut " << cut << " of " << k.name;
-    }
-  }
-}
-
-TEST(RedisCodec, MalformedRepliesAreCorrupt) {
-  auto c = Codec();
-  const std::vector<std::string> bad = {
+// Replies the parser must refuse as corrupt.
+std::vector<std::string> MalformedReplies() {
+  return {
       "HTTP/1.1 200 OK\r\n",       // another protocol
       "STORED\r\n",                // memcached
       "ERROR\r\n",                 // memcached's answer to RESP
@@ -165,13 +118,14 @@ TEST(RedisCodec, MalformedRepliesAreCorrupt) {
       "%?\r\n+a\r\n.\r\n",         // streamed map with an odd entry count
       ".\r\n",                     // end marker outside a streamed aggregate
   };
-  for (const std::string& b : bad) {
-    Response r;
-    auto n = c->ParseResponse(b, &r);
-    EXPECT_FALSE(n.ok()) << b;
-    EXPECT_EQ(n.status().code(), StatusCode::kCorrupt) << b;
-  }
 }
+
+using codec_test::ReplyParserTest;
+INSTANTIATE_TEST_SUITE_P(Redis, ReplyParserTest,
+                         ::testing::Values(codec_test::ReplyParserCase{
+                             [] { return Codec(); }, AllReplies(),
+                             "*2\r\n$3\r\nab",  // part of an array of bulk strings
+                             MalformedReplies()}));
 
 TEST(RedisCodec, LimitsBoundDepthLengthAndCount) {
   auto c = Codec();

@@ -13,6 +13,7 @@
 
 #include "platform/platform.h"
 #include "platform/ssh_stand_in.h"
+#include "platform/test_directory.h"
 
 namespace ream {
 namespace {
@@ -22,10 +23,7 @@ namespace fs = std::filesystem;
 class RemoteDriverTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = (fs::temp_directory_path() / ("ream-remote-driver-" + std::to_string(getpid()) + "-" +
-                                         ::testing::UnitTest::GetInstance()->current_test_info()->name()))
-               .string();
-    fs::remove_all(dir_);
+    dir_ = testing_support::FreshTestDirectory("ream-remote-driver").string();
     fs::create_directories(dir_ + "/cache");
     // "ssh [options] HOST COMMAND": COMMAND runs here; host "dying" has its agent killed 1.05 s
     // after it starts: inside the first level's window (hello and clocks, the 600 ms lead and

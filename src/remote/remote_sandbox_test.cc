@@ -16,6 +16,7 @@
 #include "platform/integration_test_support.h"
 #include "platform/platform.h"
 #include "platform/ssh_stand_in.h"
+#include "platform/test_directory.h"
 #include "topology/topology.h"
 
 namespace ream {
@@ -27,11 +28,7 @@ class RemoteSandboxTest : public ::testing::Test {
  protected:
   void SetUp() override {
     if (geteuid() != 0) GTEST_SKIP() << "needs root (the agent makes cgroups)";
-    dir_ = (fs::temp_directory_path() / ("ream-remote-sandbox-" + std::to_string(getpid()) + "-" +
-                                         ::testing::UnitTest::GetInstance()->current_test_info()->name()))
-               .string();
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    dir_ = testing_support::FreshTestDirectory("ream-remote-sandbox").string();
     // The workloads run as the unprivileged account: the copy of ream they run must be theirs
     // to read and run, as it would be on a host whose ream is installed.
     fs::permissions(dir_, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |

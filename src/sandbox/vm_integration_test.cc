@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "platform/platform.h"
+#include "platform/test_directory.h"
 
 namespace ream {
 namespace {
@@ -88,10 +89,7 @@ class VmSandboxTest : public ::testing::Test {
     if (::geteuid() != 0) GTEST_SKIP() << "needs root (libvirt's system connection, a bridge)";
     ASSERT_TRUE(LibvirtAnswers()) << "libvirtd does not answer at qemu:///system even after starting it: "
                                   << Sh("virsh -c qemu:///system version");
-    dir_ = fs::temp_directory_path() / ("ream-vm-test-" + std::to_string(::getpid()) + "-" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    dir_ = testing_support::FreshTestDirectory("ream-vm-test");
     ASSERT_EQ(Leftovers(), "") << "left by something before this test";
   }
   void TearDown() override {

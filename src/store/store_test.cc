@@ -7,17 +7,15 @@
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
+#include "platform/test_directory.h"
+
 namespace ream {
 namespace {
 
 class StoreTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("ream-store-test-" + std::to_string(::getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_);
+    dir_ = testing_support::FreshTestDirectory("ream-store-test");
     path_ = (dir_ / "r.db").string();
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }

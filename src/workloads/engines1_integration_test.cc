@@ -2,11 +2,9 @@
 // small spec like examples/xapian.toml and examples/dnn.toml (the builtin in its sandbox, 1-ST,
 // a short grid), then `ream analyze --json`, and the category the classifier gives them: both
 // are the seed's "fast / latency-critical" applications (TailBench's xapian and img-dnn).
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -17,41 +15,23 @@
 #include <nlohmann/json.hpp>
 
 #include "platform/fast_category_check.h"
+#include "platform/integration_test_support.h"
 #include "platform/stall_probe.h"
+#include "platform/test_directory.h"
 
 namespace ream {
 namespace {
 
 namespace fs = std::filesystem;
 
-struct Exec {
-  int code = -1;
-  std::string output;
-};
-
-// Runs `ream ARGS` to completion; stdout, and stderr too unless `stdout_only`.
-Exec Ream(const std::string& args, bool stdout_only = false) {
-  Exec e;
-  std::string cmd = std::string(REAM_BINARY) + " " + args + (stdout_only ? " 2>/dev/null" : " 2>&1");
-  FILE* f = popen(cmd.c_str(), "r");
-  if (!f) return e;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, f)) > 0) e.output.append(buf, n);
-  int st = pclose(f);
-  e.code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-  return e;
-}
+using testing_support::Exec;
+using testing_support::Ream;
 
 class EnginesIntegration : public ::testing::Test {
  protected:
   void SetUp() override {
     if (geteuid() != 0) GTEST_SKIP() << "needs root (cgroups)";
-    dir_ = fs::temp_directory_path() /
-           ("ream-engines1-it-" + std::to_string(getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    dir_ = testing_support::FreshTestDirectory("ream-engines1-it").string();
   }
   void TearDown() override {
     if (!dir_.empty()) fs::remove_all(dir_);
@@ -62,11 +42,9 @@ class EnginesIntegration : public ::testing::Test {
     std::string spec = dir_ + "/" + name + ".toml";
     std::ofstream(spec) << "name = \"" << name << "\"\nscenarios = [\"1-ST\"]\n" << body;
     std::string db = dir_ + "/results.db";
-    auto t0 = std::chrono::steady_clock::now();
     Exec run = Ream("run " + spec + " --db " + db);
-    double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     EXPECT_EQ(run.code, 0) << run.output;
-    std::printf("ream run %s: %.1f s\n%s", name.c_str(), seconds, run.output.c_str());
+    std::printf("ream run %s: %.1f s\n%s", name.c_str(), run.seconds, run.output.c_str());
     Exec a = Ream("analyze --db " + db + " --experiment " + name + " --json", /*stdout_only=*/true);
     if (a.code != 0) {
       // Its message (on stderr): "no valid point" means the machine was too busy to measure.

@@ -4,10 +4,8 @@
 // sessions sustained before chunks miss their deadlines (the seed's network sensitivity). And
 // the bad parameters of session load and of the workload, refused at start-up leaving nothing.
 #include <pwd.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -17,38 +15,22 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "platform/integration_test_support.h"
+#include "platform/test_directory.h"
+
 namespace ream {
 namespace {
 
 namespace fs = std::filesystem;
 
-struct Exec {
-  int code = -1;
-  std::string output;
-};
-
-Exec Ream(const std::string& args, bool stdout_only = false) {
-  Exec e;
-  std::string cmd = std::string(REAM_BINARY) + " " + args + (stdout_only ? " 2>/dev/null" : " 2>&1");
-  FILE* f = popen(cmd.c_str(), "r");
-  if (!f) return e;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, f)) > 0) e.output.append(buf, n);
-  int st = pclose(f);
-  e.code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-  return e;
-}
+using testing_support::Exec;
+using testing_support::Ream;
 
 class StreamIntegration : public ::testing::Test {
  protected:
   void SetUp() override {
     if (geteuid() != 0) GTEST_SKIP() << "needs root (cgroups, a network namespace, tc)";
-    dir_ = (fs::temp_directory_path() / ("ream-stream-it-" + std::to_string(getpid()) + "-" +
-                                         ::testing::UnitTest::GetInstance()->current_test_info()->name()))
-               .string();
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    dir_ = testing_support::FreshTestDirectory("ream-stream-it").string();
     // The stream server runs as the unprivileged workload user (scripts/ream-user's 'ream')
     // and generates its videos here: the directory is that user's.
     if (const passwd* pw = ::getpwnam("ream")) {
@@ -97,10 +79,8 @@ net_rate = )" + rates + "\n";
 TEST_F(StreamIntegration, IsNetworkStreamingAndNetRateLowersTheSessionsItSustains) {
   std::string spec = WriteSpec("stream-it", StreamSpec(dir_, "[2, 4, 8, 12]", "[\"10gbit\", \"40mbit\"]"));
   std::string db = dir_ + "/results.db";
-  auto t0 = std::chrono::steady_clock::now();
   Exec run = Ream("run " + spec + " --db " + db);
-  std::printf("ream run: %.1f s\n%s", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(),
-              run.output.c_str());
+  std::printf("ream run: %.1f s\n%s", run.seconds, run.output.c_str());
   ASSERT_EQ(run.code, 0) << run.output;
   // Said before the run: the slow link's top levels offer more than it carries.
   EXPECT_NE(run.output.find("carries at most 5 sessions"), std::string::npos) << run.output;
