@@ -266,17 +266,23 @@ TEST(Interference, ACurveThatIsNotMonotoneIsReadOnItsMonotoneEnvelope) {
   EXPECT_NE(cpu.capacity_note.find("monotone envelope"), std::string::npos) << cpu.capacity_note;
 }
 
-TEST(Interference, AScoreThatIsOnlyALowerBoundGivesAPredictionThatIsABound) {
-  // The reporter beside a job that leaves it 45 % of its CPU: more than its cpu curve's top
-  // (100 %: half the CPU), so the score is "≥ 100 %".
+// The subject (service 120 us, its curves read at 3000 QPS) analyzed with a reporter (service
+// 100 us, at 4000 QPS), each measured beside a job that leaves it `share` of its CPU.
+Result<ExperimentAnalysis> PredictBesideTheJob(double share) {
   ExperimentData reporter = Data(4000);
   reporter.name = "reporter";
-  for (int rep = 0; rep < 2; ++rep) reporter.runs.push_back(JobRun(100e-6 / 0.45, rep));
+  for (int rep = 0; rep < 2; ++rep) reporter.runs.push_back(JobRun(100e-6 / share, rep));
   ExperimentData subject = Data(3000, 120e-6);
-  for (int rep = 0; rep < 2; ++rep) subject.runs.push_back(JobRun(120e-6 / 0.45, rep));
+  for (int rep = 0; rep < 2; ++rep) subject.runs.push_back(JobRun(120e-6 / share, rep));
   AnalysisOptions o;
   o.reporter = &reporter;
-  auto a = Analyze(subject, o);
+  return Analyze(subject, o);
+}
+
+TEST(Interference, AScoreThatIsOnlyALowerBoundGivesAPredictionThatIsABound) {
+  // A job that leaves 45 % of the CPU: more than the reporter's cpu curve's top (100 %: half the
+  // CPU), so the score is "≥ 100 %".
+  auto a = PredictBesideTheJob(0.45);
   ASSERT_TRUE(a.ok()) << a.status().message();
   ASSERT_EQ(a->predictions.size(), 1u);
   const InterferencePrediction& q = a->predictions[0];
@@ -353,16 +359,8 @@ TEST(Interference, ThePredictionsErrorIsJudgedOnExactSharesBesideTheNaiveGuess) 
 }
 
 TEST(Interference, AReportersScoresPredictAnotherSubjectBesideTheJobFromItsOwnCurve) {
-  // The reporter: service 100 us, beside the job that leaves it 60 % of the CPU.
-  ExperimentData reporter = Data(4000);
-  reporter.name = "reporter";
-  for (int rep = 0; rep < 2; ++rep) reporter.runs.push_back(JobRun(100e-6 / 0.6, rep));
-  // The subject: service 120 us, curves of its own, and measured beside the same job.
-  ExperimentData subject = Data(3000, 120e-6);
-  for (int rep = 0; rep < 2; ++rep) subject.runs.push_back(JobRun(120e-6 / 0.6, rep));
-  AnalysisOptions o;
-  o.reporter = &reporter;
-  auto a = Analyze(subject, o);
+  // The job leaves each 60 % of the CPU; the subject has curves of its own.
+  auto a = PredictBesideTheJob(0.6);
   ASSERT_TRUE(a.ok()) << a.status().message();
   EXPECT_EQ(a->reporter, "reporter");
   EXPECT_EQ(a->reporter_note, "");
@@ -401,8 +399,9 @@ TEST(Interference, AReportersScoresPredictAnotherSubjectBesideTheJobFromItsOwnCu
 
   // A reporter without scores says so, and predicts nothing.
   ExperimentData bare = Data(4000);
+  AnalysisOptions o;
   o.reporter = &bare;
-  auto b = Analyze(subject, o);
+  auto b = Analyze(Data(3000, 120e-6), o);
   ASSERT_TRUE(b.ok());
   EXPECT_TRUE(b->predictions.empty());
   EXPECT_NE(b->reporter_note.find("no pressure scores"), std::string::npos);
