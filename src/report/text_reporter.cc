@@ -274,9 +274,6 @@ void TextInterference(const TextPage& page, std::ostream& os) {
     tq.Print(os);
     for (const auto& q : a.predictions) {
       if (!q.note.empty()) os << "    " << q.set << ": " << q.note << "\n";
-      if (!q.capacity_error_pp.value && q.measured_capacity_ratio.value) {
-        os << "    " << q.set << ": error withheld: " << q.capacity_error_pp.withheld << "\n";
-      }
     }
     if (!a.predictions.empty()) os << "    " << PredictionCheckText(a.prediction_check) << "\n";
     for (const auto& why : a.prediction_check.left_out) os << "      left out: " << why << "\n";
