@@ -50,8 +50,8 @@ Bounded CapacityFigure(const std::optional<double>& value, bool lower_bound, con
 // withheld when they bound it from opposite sides (`conflict` says so in the caller's words,
 // e.g. "both beyond the sweep"), when a side is withheld (its reason, after `num_name` or
 // `den_name`), or when den ≤ 0.
-Bounded Divide(const Bounded& num, const Bounded& den, const std::string& conflict, const std::string& num_name = "the numerator",
-               const std::string& den_name = "the denominator");
+Bounded Divide(const Bounded& num, const Bounded& den, const std::string& conflict,
+               const std::string& num_name = "the numerator", const std::string& den_name = "the denominator");
 // a + b, a − b and k · a with the same rule: bounds that point the same way add up, opposite ones
 // withhold the result with `conflict`.
 Bounded Add(const Bounded& a, const Bounded& b, const std::string& conflict);

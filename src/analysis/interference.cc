@@ -594,7 +594,9 @@ std::vector<InterferencePrediction> PredictInterference(const std::vector<Interf
               Also(r.capacity_ratio, capacity_at_least ? Bound::kUpper : Bound::kNone,
                    "the score is only a lower bound (the share at most the reading) and the capacity read there only "
                    "a lower bound (the share at least it)");
-          if (tail_at_least || capacity_at_least) add_note("a score is a lower bound, so its reading is the least damage the set does");
+          if (tail_at_least || capacity_at_least) {
+            add_note("a score is a lower bound, so its reading is the least damage the set does");
+          }
           if (!sc.intensity) add_note("no score by the tail: " + sc.note);
           have = true;
         }
@@ -649,10 +651,11 @@ PredictionCheck CheckPredictions(const std::vector<InterferencePrediction>& pred
       errors.push_back(*q.capacity_error_pp.value);
       measured.push_back(*q.measured_capacity_ratio.value);
     } else {
-      c.left_out.push_back(q.set + ": " + (q.capacity_error_pp.value ? std::string("the predicted share is only a bound (") +
-                                                                           BoundPrefix(q.predicted_capacity_ratio.bound) +
-                                                                           Fmt(*q.predicted_capacity_ratio.value * 100, 3) + " %)"
-                                                                     : q.capacity_error_pp.withheld));
+      const Bounded& p = q.predicted_capacity_ratio;
+      c.left_out.push_back(q.set + ": " +
+                           (q.capacity_error_pp.value ? std::string("the predicted share is only a bound (") +
+                                                            BoundPrefix(p.bound) + Fmt(*p.value * 100, 3) + " %)"
+                                                      : q.capacity_error_pp.withheld));
     }
   }
   if (errors.empty()) {

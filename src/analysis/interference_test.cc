@@ -325,7 +325,8 @@ TEST(Interference, WithoutAScoreThePredictionIsWithheldNamingWhy) {
   ASSERT_EQ(a->predictions.size(), 1u);
   const InterferencePrediction& q = a->predictions[0];
   EXPECT_FALSE(q.predicted_capacity_ratio.value);
-  EXPECT_NE(q.predicted_capacity_ratio.withheld.find("no score"), std::string::npos) << q.predicted_capacity_ratio.withheld;
+  const std::string& why = q.predicted_capacity_ratio.withheld;
+  EXPECT_NE(why.find("no score"), std::string::npos) << why;
   EXPECT_FALSE(q.predicted_tail_us.value);
 }
 

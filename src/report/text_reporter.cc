@@ -291,8 +291,8 @@ std::string PredictionCheckText(const analysis::PredictionCheck& c) {
   std::string s = "judged: " + std::to_string(c.judged.size()) + " of " + std::to_string(c.measured) +
                   " measured pairs (those whose measured and predicted shares are not bounds)";
   if (c.mean_abs_error_pp) {
-    s += "; mean |error| of the predicted share " + FormatNumber(*c.mean_abs_error_pp) +
-         " pp, against " + FormatNumber(*c.naive_mean_abs_error_pp) + " pp for the naive guess (every pair at the mean measured share, " +
+    s += "; mean |error| of the predicted share " + FormatNumber(*c.mean_abs_error_pp) + " pp, against " +
+         FormatNumber(*c.naive_mean_abs_error_pp) + " pp for the naive guess (every pair at the mean measured share, " +
          FormatNumber(*c.naive_share * 100) + " %)";
   } else {
     s += "; no error: " + c.note;
