@@ -50,19 +50,20 @@ sed -n '/^  Predicted beside/,/^  sensitive:/p' "$work/analysis.txt" | sed '$d'
 "$ream" analyze --db "$db" --experiment interference --reporter interference-kv --json | python3 -c '
 import json, sys
 a = json.load(sys.stdin)
-preds = a.get("interference", {}).get("predictions", [])
-errs = [p["capacity_error_pp"] for p in preds if p.get("capacity_error_pp") is not None]
-bounds = [p["set"] for p in preds if p.get("capacity_bound")]
-agree = [p["set"] for p in preds if p.get("predicted_meets_qos") is not None and p.get("measured_meets_qos") is not None
-         and p["predicted_meets_qos"] == p["measured_meets_qos"]]
-judged = [p["set"] for p in preds if p.get("predicted_meets_qos") is not None and p.get("measured_meets_qos") is not None]
-bound_note = " (read from a lower bound: " + ", ".join(bounds) + ")" if bounds else ""
-print(f"pairs: {len(preds)}; with a capacity on both sides: {len(errs)}{bound_note}")
-if errs:
-    print(f"mean absolute error of the predicted QPS under QoS: {sum(abs(e) for e in errs) / len(errs):.1f} "
-          f"percentage points (Bubble-Up reports 1-2 %)")
+c = a.get("interference", {}).get("prediction_check")
+if c is None:
+    sys.exit("no predictions: " + a.get("interference", {}).get("reporter_note", "no interference section"))
+n, judged, err, naive, share = (c["measured_pairs"], len(c["judged"]), c["mean_abs_error_pp"],
+                                c["naive_mean_abs_error_pp"], c["naive_share"])
+print(f"measured pairs: {n}; judged (both shares exact): {judged}")
+for why in c["left_out"]:
+    print(f"  left out: {why}")
+if err is not None:
+    print(f"mean absolute error of the predicted QPS under QoS: {err:.1f} percentage points, against "
+          f"{naive:.1f} for the naive guess (every pair at the mean measured share, {share * 100:.1f} %)")
 else:
-    print("mean absolute error: unavailable (no pair has a capacity ratio on both sides)")
-print(f"safe / unsafe at QoS predicted as measured: {len(agree)} of {len(judged)} pairs")
+    print("mean absolute error: unavailable (" + c["note"] + ")")
+agree, safe = c["safe_agree"], c["safe_judged"]
+print(f"safe / unsafe at QoS predicted as measured: {agree} of {safe} pairs")
 '
 echo "database: $db"

@@ -373,6 +373,7 @@ Status RunPredictions(StepContext& ctx, ExperimentAnalysis& a) {
     a.reporter_note = "this subject has no sensitivity curve ([interference]) to read the scores on";
   } else {
     a.predictions = PredictInterference(a.interference, a.colocation, r->pressure, a.qos.target_us);
+    a.prediction_check = CheckPredictions(a.predictions);
   }
   ctx.reporter = std::move(r).value();
   return Status::Ok();

@@ -291,6 +291,7 @@ struct ExperimentAnalysis {
   // (and measured where this experiment ran the set too); `reporter` names the experiment, or
   // reporter_note says why there are no predictions.
   std::vector<InterferencePrediction> predictions;
+  PredictionCheck prediction_check;  // the predictions against the measured pairs
   std::string reporter, reporter_note;
   // Subjects (this one, and the reporter) × co-runner sets, predicted and measured, with each
   // workload's tolerated and caused intensities (interference.h); no sets without co-runners.

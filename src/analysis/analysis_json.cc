@@ -394,8 +394,7 @@ void ColocationJson(const ExperimentAnalysis& a, json& j) {
                           {"together_from_send_tail_us", opt(l.together_from_send_tail_us)},
                           {"together_certain_miss", l.together_certain_miss},
                           {"slack", opt(l.slack)},
-                          {"emu", opt(l.emu)},
-                          {"emu_note", l.emu_note},
+                          {"emu", ToJson(l.emu)},
                           {"corunner_throughput", l.corunner_throughput}});
       }
       nlohmann::json cs = nlohmann::json::array();
@@ -428,8 +427,7 @@ void ColocationJson(const ExperimentAnalysis& a, json& j) {
                                       {"high", opt(g.together_high)}, {"lower_bound", g.together_lower_bound},
                                       {"upper_bound", opt(g.together_upper_bound)},
                                       {"status", g.together_status}}},
-                        {"capacity_ratio", opt(g.capacity_ratio)},
-                        {"capacity_ratio_below", opt(g.capacity_ratio_below)},
+                        {"capacity_ratio", ToJson(g.capacity_ratio)},
                         {"verdict", g.verdict},
                         {"unavailable", g.unavailable},
                         {"levels", levels},
@@ -468,7 +466,7 @@ void InterferenceJson(const ExperimentAnalysis& a, json& j) {
                           {"tolerates_all", p.tolerates_all},
                           {"tolerated_at_least", p.at_least},
                           {"tolerated_note", p.tolerated_note},
-                          {"capacity_ratio_at_max", opt(p.capacity_ratio_at_max)},
+                          {"capacity_ratio_at_max", ToJson(p.capacity_ratio_at_max)},
                           {"verdict", p.verdict},
                           {"evidence", p.evidence}});
     }
@@ -507,19 +505,29 @@ void PredictionsJson(const ExperimentAnalysis& a, json& j) {
                              {"capacity_score", opt(p.capacity_score)},
                              {"capacity_score_at_least", p.capacity_score_at_least},
                              {"load", opt(p.load)},
-                             {"predicted_tail_us", opt(p.predicted_tail_us)},
+                             {"predicted_tail_us", ToJson(p.predicted_tail_us)},
                              {"predicted_meets_qos", optb(p.predicted_meets)},
-                             {"predicted_capacity_ratio", opt(p.predicted_capacity_ratio)},
-                             {"capacity_bound", p.capacity_bound},
+                             {"predicted_capacity_ratio", ToJson(p.predicted_capacity_ratio)},
                              {"measured_tail_us", opt(p.measured_tail_us)},
                              {"measured_meets_qos", optb(p.measured_meets)},
-                             {"measured_capacity_ratio", opt(p.measured_capacity_ratio)},
-                             {"capacity_error_pp", opt(p.capacity_error_pp)},
+                             {"measured_capacity_ratio", ToJson(p.measured_capacity_ratio)},
+                             {"capacity_error_pp", ToJson(p.capacity_error_pp)},
                              {"note", p.note}});
     }
     j["interference"]["reporter"] = a.reporter;
     j["interference"]["reporter_note"] = a.reporter_note;
     j["interference"]["predictions"] = predictions;
+    const PredictionCheck& c = a.prediction_check;
+    // Only where predictions were made: without a reporter there is nothing to check.
+    j["interference"]["prediction_check"] = a.predictions.empty() ? json() : json{{"measured_pairs", c.measured},
+                                             {"judged", c.judged},
+                                             {"left_out", c.left_out},
+                                             {"mean_abs_error_pp", opt(c.mean_abs_error_pp)},
+                                             {"naive_share", opt(c.naive_share)},
+                                             {"naive_mean_abs_error_pp", opt(c.naive_mean_abs_error_pp)},
+                                             {"safe_judged", c.safe_judged},
+                                             {"safe_agree", c.safe_agree},
+                                             {"note", c.note}};
   }
 }
 
@@ -533,10 +541,9 @@ void MatrixJson(const ExperimentAnalysis& a, json& j) {
       cells.push_back({{"subject", c.subject},
                        {"set", c.set},
                        {"load", opt(c.load)},
-                       {"predicted_capacity_ratio", opt(c.predicted_ratio)},
-                       {"predicted_from_bound", c.predicted_bound},
+                       {"predicted_capacity_ratio", ToJson(c.predicted_ratio)},
                        {"predicted_meets_qos", optb(c.predicted_meets)},
-                       {"measured_capacity_ratio", opt(c.measured_ratio)},
+                       {"measured_capacity_ratio", ToJson(c.measured_ratio)},
                        {"measured_meets_qos", optb(c.measured_meets)},
                        {"note", c.note}});
     }

@@ -42,6 +42,16 @@ void CopyCapacity(const Capacity& c, std::optional<double>* value, std::optional
   *status = c.status;
 }
 
+// QPS under QoS together / alone, each side exact or a bound.
+Bounded RatioTogetherAlone(const ColocationGroup& g) {
+  if (!g.unavailable.empty()) return Bounded::Withheld(g.unavailable);
+  const Bounded together = g.TogetherCapacity(), alone = g.AloneCapacity();
+  const std::string conflict = together.bound == Bound::kLower
+                                   ? "both beyond the sweep (every valid level met QoS alone and together)"
+                                   : "both below their lowest valid level (even it missed QoS alone and together)";
+  return Divide(together, alone, conflict, "together", "alone");
+}
+
 std::string Verdict(const ColocationGroup& g) {
   // A side whose every valid level missed QoS has no capacity, only a bound: it lies below its
   // lowest valid level, and nothing below that was measured.
@@ -60,6 +70,7 @@ std::string Verdict(const ColocationGroup& g) {
   const double alone_high = g.alone_high.value_or(*g.alone_capacity);
   const double together_low = g.together_low.value_or(*g.together_capacity);
   const double together_high = g.together_high.value_or(*g.together_capacity);
+  if (g.together_lower_bound && g.alone_lower_bound) return "both beyond the sweep: no difference within it";
   if (together_high < alone_low && !g.together_lower_bound) return "lower beyond both intervals";
   if (together_low > alone_high && !g.alone_lower_bound) return "higher beyond both intervals";
   return "within the intervals";
@@ -101,9 +112,6 @@ std::vector<ColocationGroup> AnalyzeColocation(const ExperimentData& d, const Ex
       } else {
         CopyCapacity(tg->capacity, &g.together_capacity, &g.together_low, &g.together_high, &g.together_lower_bound,
                      &g.together_upper_bound, &g.together_status);
-        if (g.alone_capacity && g.together_capacity && *g.alone_capacity > 0) {
-          g.capacity_ratio = *g.together_capacity / *g.alone_capacity;
-        }
       }
       // The runs of this group on each side, for the co-runners' raw figures.
       std::vector<const RunData*> runs;
@@ -193,6 +201,7 @@ std::vector<ColocationGroup> AnalyzeColocation(const ExperimentData& d, const Ex
       }
       std::sort(loads.begin(), loads.end());
       std::map<std::string, std::vector<double>> together_values;
+      const Bounded alone_capacity = g.AloneCapacity();
       for (double load : loads) {
         ColocationLevel l;
         l.load = load;
@@ -230,15 +239,11 @@ std::vector<ColocationGroup> AnalyzeColocation(const ExperimentData& d, const Ex
           l.alone_meets = ap->meets_qos;
         }
         if (lqos && l.together_tail_us && *lqos > 0) l.slack = (*lqos - *l.together_tail_us) / *lqos;
-        // The co-runners at this level: the median of the shared runs' points there.
-        bool all = true;
-        double emu = 0;
-        if (g.alone_capacity && *g.alone_capacity > 0) {
-          emu = l.load / *g.alone_capacity;
-        } else {
-          all = false;
-          l.emu_note = "the subject's capacity alone is unknown";
-        }
+        // The co-runners at this level: the median of the shared runs' points there. The
+        // subject's term divides by its capacity alone, so it is a bound when that is one.
+        std::string missing;
+        Bounded emu = Divide(Bounded::Exact(l.load), alone_capacity, "", "the load", "the subject's capacity alone");
+        if (!emu.value) missing = "the subject's capacity alone is unknown";
         for (const auto& f : g.corunners) {
           std::vector<double> vs;
           for (const RunData* r : runs) {
@@ -249,21 +254,19 @@ std::vector<ColocationGroup> AnalyzeColocation(const ExperimentData& d, const Ex
             }
           }
           if (vs.empty()) {
-            all = false;
-            l.emu_note = "co-runner '" + f.name + "' has no " + ToString(f.unit) + " at this level";
+            missing = "co-runner '" + f.name + "' has no " + ToString(f.unit) + " at this level";
             continue;
           }
           const double v = Median(vs);
           l.corunner_throughput[f.name] = v;
           together_values[f.name].push_back(v);
           if (f.alone && *f.alone > 0) {
-            emu += v / *f.alone;
+            emu = Add(emu, Bounded::Exact(v / *f.alone), "");
           } else {
-            all = false;
-            l.emu_note = "co-runner '" + f.name + "' has no throughput alone";
+            missing = "co-runner '" + f.name + "' has no throughput alone";
           }
         }
-        if (all) l.emu = emu;
+        l.emu = missing.empty() ? emu : Bounded::Withheld(missing);
         g.levels.push_back(std::move(l));
       }
       // Without a capacity together (no valid crossing): the levels from the top down that all
@@ -291,9 +294,7 @@ std::vector<ColocationGroup> AnalyzeColocation(const ExperimentData& d, const Ex
           g.unavailable.clear();
         }
       }
-      if (!g.together_capacity && g.together_upper_bound && g.alone_capacity && *g.alone_capacity > 0) {
-        g.capacity_ratio_below = *g.together_upper_bound / *g.alone_capacity;
-      }
+      g.capacity_ratio = RatioTogetherAlone(g);
       g.verdict = g.unavailable.empty() ? Verdict(g) : "cannot be compared: " + g.unavailable;
       for (auto& f : g.corunners) {
         auto it = together_values.find(f.name);

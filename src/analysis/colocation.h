@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/bounded.h"
 #include "store/tenant_figures.h"
 
 namespace ream::analysis {
@@ -53,9 +54,9 @@ struct ColocationLevel {
   // it misses QoS).
   std::optional<double> slack;
   // Heracles' effective machine utilization: load / capacity alone + Σ co-runner throughput
-  // together / alone. nullopt when a term is unknown (emu_note says which).
-  std::optional<double> emu;
-  std::string emu_note;
+  // together / alone. At most its value when the capacity alone is only a lower bound (beyond
+  // the sweep), at least when only an upper one; withheld with the term that is unknown.
+  Bounded emu;
   std::map<std::string, double> corunner_throughput;  // at this level, in each one's measure
 };
 
@@ -70,15 +71,23 @@ struct ColocationGroup {
   // When even the lowest valid level missed QoS: the capacity lies below it (no value above).
   std::optional<double> alone_upper_bound, together_upper_bound;
   std::string alone_status, together_status;
-  std::optional<double> capacity_ratio;  // together / alone
-  // Together only bounded (together_upper_bound): the ratio lies below this.
-  std::optional<double> capacity_ratio_below;
-  // "lower beyond both intervals", "higher beyond both intervals", "within the intervals", or
-  // why it cannot be said.
+  // together / alone: a bound when either capacity is (≤ 0.18 beside a capacity alone beyond the
+  // sweep), withheld when both bound it from opposite sides ("both beyond the sweep").
+  Bounded capacity_ratio;
+  // "lower beyond both intervals", "higher beyond both intervals", "within the intervals", "both
+  // beyond the sweep: no difference within it", or why it cannot be said.
   std::string verdict;
   std::vector<ColocationLevel> levels;
   std::vector<CorunnerComparison> corunners;
   std::string unavailable;  // why nothing could be compared (no valid shared point, ...)
+
+  Bounded AloneCapacity() const {
+    return CapacityFigure(alone_capacity, alone_lower_bound, alone_upper_bound, alone_status);
+  }
+  Bounded TogetherCapacity() const {
+    return CapacityFigure(together_capacity, together_lower_bound, together_upper_bound,
+                          unavailable.empty() ? together_status : unavailable);
+  }
 };
 
 }  // namespace ream::analysis

@@ -67,7 +67,8 @@ TEST(Colocation, CapacityAloneAndTogetherWithTheAloneTargetEmuAndTheCorunnersThr
   EXPECT_NEAR(*g.alone_capacity, *a->groups[0].capacity.qps, 1e-9);
   // A slower service beside the co-runner: fewer QPS under the same target.
   EXPECT_LT(*g.together_capacity, *g.alone_capacity * 0.8);
-  EXPECT_NEAR(*g.capacity_ratio, *g.together_capacity / *g.alone_capacity, 1e-12);
+  ASSERT_TRUE(g.capacity_ratio.exact());
+  EXPECT_NEAR(*g.capacity_ratio.value, *g.together_capacity / *g.alone_capacity, 1e-12);
   EXPECT_EQ(g.verdict, "lower beyond both intervals");
   // The co-runner completes runs in every alone window: its unit is completions/s.
   ASSERT_EQ(g.corunners.size(), 1u);
@@ -81,8 +82,8 @@ TEST(Colocation, CapacityAloneAndTogetherWithTheAloneTargetEmuAndTheCorunnersThr
     if (l.load == 1000) l1000 = &l;
   }
   ASSERT_NE(l1000, nullptr);
-  ASSERT_TRUE(l1000->emu.has_value()) << l1000->emu_note;
-  EXPECT_NEAR(*l1000->emu, 1000 / *g.alone_capacity + 0.25, 1e-9);
+  ASSERT_TRUE(l1000->emu.exact()) << l1000->emu.withheld;
+  EXPECT_NEAR(*l1000->emu.value, 1000 / *g.alone_capacity + 0.25, 1e-9);
   ASSERT_TRUE(l1000->slack && l1000->together_tail_us);
   EXPECT_NEAR(*l1000->slack, (1000 - *l1000->together_tail_us) / 1000, 1e-12);
   EXPECT_GT(*l1000->together_tail_us, *l1000->alone_tail_us);
@@ -90,6 +91,51 @@ TEST(Colocation, CapacityAloneAndTogetherWithTheAloneTargetEmuAndTheCorunnersThr
   auto j = ToJson(*a);
   ASSERT_TRUE(j.contains("colocation"));
   EXPECT_EQ(j["colocation"]["groups"][0]["verdict"], "lower beyond both intervals");
+}
+
+TEST(Colocation, BesideACapacityAloneBeyondTheSweepTheRatiosAndEmuAreBoundsOrWithheld) {
+  ExperimentData d;
+  d.name = "shared";
+  d.qos.fixed_target_us = 1000;
+  for (int rep = 0; rep < 2; ++rep) {
+    // Alone (50 us) the subject meets QoS at every level up to 8000 QPS: its capacity is ≥ 8000.
+    d.runs.push_back(SharedRun(50e-6, "", rep, 0, 0));
+    // Beside "job" (160 us) it misses from about 3100 QPS; beside "light" (60 us) never.
+    d.runs.push_back(SharedRun(160e-6, "job", rep, 4.0, 1.0));
+    d.runs.push_back(SharedRun(60e-6, "light", rep, 4.0, 2.0));
+  }
+  auto a = Analyze(d, {});
+  ASSERT_TRUE(a.ok()) << a.status().message();
+  ASSERT_EQ(a->colocation.size(), 2u);
+  const ColocationGroup& job = a->colocation[0];
+  ASSERT_EQ(job.set, "job");
+  ASSERT_TRUE(job.alone_lower_bound);
+  EXPECT_DOUBLE_EQ(*job.alone_capacity, 8000);
+  ASSERT_TRUE(job.together_capacity && !job.together_lower_bound);
+  // together / alone ≤ together / 8000: an upper bound, never an exact ratio.
+  ASSERT_TRUE(job.capacity_ratio.value) << job.capacity_ratio.withheld;
+  EXPECT_EQ(job.capacity_ratio.bound, Bound::kUpper);
+  EXPECT_NEAR(*job.capacity_ratio.value, *job.together_capacity / 8000, 1e-12);
+  // EMU at 1000 QPS: 1000 / (≥ 8000) + 1 / 4, so at most 0.375.
+  const ColocationLevel& l1000 = job.levels.at(1);
+  ASSERT_EQ(l1000.load, 1000);
+  ASSERT_TRUE(l1000.emu.value) << l1000.emu.withheld;
+  EXPECT_EQ(l1000.emu.bound, Bound::kUpper);
+  EXPECT_NEAR(*l1000.emu.value, 1000.0 / 8000 + 0.25, 1e-9);
+  // Beside "light" both capacities are beyond the sweep: the ratio is withheld, with why.
+  const ColocationGroup& light = a->colocation[1];
+  ASSERT_EQ(light.set, "light");
+  EXPECT_TRUE(light.together_lower_bound);
+  EXPECT_FALSE(light.capacity_ratio.value);
+  EXPECT_NE(light.capacity_ratio.withheld.find("both beyond the sweep"), std::string::npos);
+  EXPECT_EQ(light.verdict, "both beyond the sweep: no difference within it");
+  // The JSON carries each derived figure's direction beside its number.
+  auto j = ToJson(*a)["colocation"]["groups"];
+  EXPECT_EQ(j[0]["capacity_ratio"]["bound"], "upper");
+  EXPECT_NEAR(j[0]["capacity_ratio"]["value"].get<double>(), *job.capacity_ratio.value, 1e-12);
+  EXPECT_EQ(j[0]["levels"][1]["emu"]["bound"], "upper");
+  EXPECT_EQ(j[1]["capacity_ratio"]["value"], nullptr);
+  EXPECT_NE(j[1]["capacity_ratio"]["withheld"].get<std::string>().find("both beyond the sweep"), std::string::npos);
 }
 
 TEST(Colocation, AnAntagonistThatNeverCompletesIsMeasuredByTheCpuItGot) {

@@ -3,6 +3,7 @@
 #include "analysis/interference.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <map>
 
@@ -127,16 +128,18 @@ void Tolerated(InterferenceProfile* p, std::optional<double> lqos) {
 
 void Judge(InterferenceProfile* p, const ColocationGroup* at_max) {
   const InterferencePoint& top = p->points.back();
-  const std::optional<double> ratio =
-      at_max ? (at_max->capacity_ratio ? at_max->capacity_ratio : at_max->capacity_ratio_below) : std::nullopt;
-  const bool dropped = ratio && *ratio < 1 - kInterferenceCapacityDrop &&
+  const Bounded ratio = at_max ? at_max->capacity_ratio : Bounded::Withheld("no set at the top intensity");
+  // A drop is a drop only when the share is at most its value (exact or an upper bound).
+  const bool dropped = ratio.value && ratio.bound != Bound::kLower && *ratio.value < 1 - kInterferenceCapacityDrop &&
                        at_max->verdict.rfind("lower beyond both intervals", 0) == 0;
+  // Both capacities beyond the sweep: the set moved none within it.
+  const bool both_beyond = at_max && at_max->alone_lower_bound && at_max->together_lower_bound;
   const std::string drop_text =
-      ratio ? "QPS under QoS at " + Percent(top.intensity) + " is " + (at_max->capacity_ratio ? "" : "below ") +
-                  Fmt(*ratio * 100) + " % of alone (" + at_max->verdict + ")"
-          : "QPS under QoS at " + Percent(top.intensity) + " not compared (" +
-                (at_max && !at_max->unavailable.empty() ? at_max->unavailable : std::string("no capacity on a side")) +
-                ")";
+      ratio.value ? "QPS under QoS at " + Percent(top.intensity) + " is " + BoundPrefix(ratio.bound) +
+                        Fmt(*ratio.value * 100) + " % of alone (" + at_max->verdict + ")"
+      : both_beyond ? "QPS under QoS at " + Percent(top.intensity) + " and alone both beyond the sweep (≥ " +
+                          Fmt(*at_max->together_capacity, 6) + ")"
+                    : "QPS under QoS at " + Percent(top.intensity) + " not compared (" + ratio.withheld + ")";
   if (p->tolerated && !p->tolerates_all && !p->at_least) {
     p->verdict = "sensitive";
     p->evidence = "tolerates " + Percent(*p->tolerated) + " at " + Fmt(*p->load, 6) + " (" + p->tolerated_note +
@@ -144,7 +147,7 @@ void Judge(InterferenceProfile* p, const ColocationGroup* at_max) {
   } else if (dropped) {
     p->verdict = "sensitive";
     p->evidence = drop_text + ", a drop of more than " + Fmt(kInterferenceCapacityDrop * 100) + " %";
-  } else if (p->tolerates_all && at_max && at_max->capacity_ratio) {
+  } else if (p->tolerates_all && at_max && (ratio.value || both_beyond)) {
     p->verdict = "insensitive";
     p->evidence = "meets QoS at " + Fmt(*p->load, 6) + " over the whole dial; " + drop_text;
   } else {
@@ -232,7 +235,7 @@ std::vector<InterferenceProfile> AnalyzeInterference(const ExperimentData& d, co
         p.points.push_back(q);
       }
       const ColocationGroup* at_max = curve.back().second;
-      if (at_max->capacity_ratio) p.capacity_ratio_at_max = at_max->capacity_ratio;
+      p.capacity_ratio_at_max = at_max->capacity_ratio;
       Tolerated(&p, lqos);
       Judge(&p, at_max);
       out.push_back(std::move(p));
@@ -267,9 +270,31 @@ ReporterTail TailBeside(const ColocationGroup& g, double load) {
   return t;
 }
 
-// Allowance for the noise of a curve: a tail that falls by more than this share from one
-// intensity to the next makes the curve not monotone, and no score is read off it.
-constexpr double kMonotoneSlack = 0.10;
+// A curve that is not monotone — the cpu source at 50 % hurt memcached more than at 100 %
+// (docs/interference.md) — is read on its monotone envelope: each point replaced by the worst
+// one at or below its intensity (`worse` says which of two is worse), so the score is the lowest
+// intensity that hurt the reporter as much. Returns the note on where the curve turned back
+// ("" when it never did).
+std::string MonotoneEnvelope(std::vector<std::pair<double, double>>* pts, bool (*worse)(double, double),
+                             const std::string& what, double scale, const std::string& unit) {
+  std::string turned;
+  for (size_t i = 1; i < pts->size(); ++i) {
+    auto& [x, v] = (*pts)[i];
+    const auto& [px, pv] = (*pts)[i - 1];
+    if (worse(pv, v)) {
+      if (turned.empty()) {
+        turned = "read on the curve's monotone envelope (its " + what + " went back from " + Fmt(pv * scale, 4) +
+                 unit + " at " + Percent(px) + " to " + Fmt(v * scale, 4) + unit + " at " + Percent(x) +
+                 ": each point taken as the worst at or below its intensity)";
+      }
+      v = pv;
+    }
+  }
+  return turned;
+}
+
+bool HigherTail(double a, double b) { return a > b; }
+bool LowerShare(double a, double b) { return a < b; }
 
 PressureScore Score(const InterferenceProfile& c, const ReporterTail& beside) {
   PressureScore s;
@@ -311,14 +336,8 @@ PressureScore Score(const InterferenceProfile& c, const ReporterTail& beside) {
     s.note = "the subject alone has no valid tail at " + Fmt(*c.load, 6);
     return s;
   }
-  for (size_t i = 1; i < pts.size(); ++i) {
-    if (pts[i].second < pts[i - 1].second * (1 - kMonotoneSlack)) {
-      s.note = "the reporter's curve is not monotone (its tail fell from " + Fmt(pts[i - 1].second, 4) + " to " +
-               Fmt(pts[i].second, 4) + " µs between " + Percent(pts[i - 1].first) + " and " + Percent(pts[i].first) +
-               "): no intensity is equivalent";
-      return s;
-    }
-  }
+  const std::string envelope = MonotoneEnvelope(&pts, HigherTail, "tail", 1, " µs");
+  const std::string on = envelope.empty() ? "" : "; " + envelope;
   if (t <= pts.front().second) {
     s.intensity = 0;
     s.note = "the reporter's tail beside it (" + Fmt(t, 4) + " µs) is no higher than alone (" +
@@ -327,18 +346,18 @@ PressureScore Score(const InterferenceProfile& c, const ReporterTail& beside) {
   }
   for (size_t i = 1; i < pts.size(); ++i) {
     if (t <= pts[i].second) {
-      const double span = pts[i].second - pts[i - 1].second;
-      const double f = span > 0 ? (t - pts[i - 1].second) / span : 1.0;
+      // t lies above the point before (else the loop stopped there), so the span is positive.
+      const double f = (t - pts[i - 1].second) / (pts[i].second - pts[i - 1].second);
       s.intensity = pts[i - 1].first + std::clamp(f, 0.0, 1.0) * (pts[i].first - pts[i - 1].first);
       s.note = "its tail " + Fmt(t, 4) + " µs lies between the curve's " + Fmt(pts[i - 1].second, 4) + " µs at " +
-               Percent(pts[i - 1].first) + " and " + Fmt(pts[i].second, 4) + " µs at " + Percent(pts[i].first);
+               Percent(pts[i - 1].first) + " and " + Fmt(pts[i].second, 4) + " µs at " + Percent(pts[i].first) + on;
       return s;
     }
   }
   s.intensity = pts.back().first;
   s.at_least = true;
   s.note = "its tail " + Fmt(t, 4) + " µs exceeds the curve's last known one (" + Fmt(pts.back().second, 4) +
-           " µs at " + Percent(pts.back().first) + ")";
+           " µs at " + Percent(pts.back().first) + ")" + on;
   return s;
 }
 
@@ -354,14 +373,21 @@ PressureScore ScoreByCapacity(const InterferenceProfile& c, const ColocationGrou
     s.note = "the reporter alone has no QPS under QoS";
     return s;
   }
-  std::optional<double> r = beside.capacity_ratio;
-  bool below = false;
-  if (!r && beside.capacity_ratio_below) {
-    r = beside.capacity_ratio_below;
-    below = true;
+  // The set's share and the curve's are over the same capacity alone, so only the capacity
+  // beside the set decides whether the share is a bound: below its lowest valid level, the
+  // share is at most r and the score at least the reading.
+  const Bounded together = beside.TogetherCapacity();
+  if (!together.value) {
+    s.note = "the reporter's QPS under QoS beside it is unknown (" + together.withheld + ")";
+    return s;
   }
-  if (!r) {
-    s.note = "the reporter's QPS under QoS beside it is unknown" + (beside.verdict.empty() ? "" : " (" + beside.verdict + ")");
+  const double r0 = *together.value / *zero.capacity;
+  const std::optional<double> r = r0;
+  const bool below = together.bound == Bound::kUpper;
+  if (together.bound == Bound::kLower && r0 < 1) {
+    s.note = "the reporter's QPS under QoS beside it is only a lower bound (≥ " + Fmt(*together.value, 6) +
+             ", beyond the sweep) under a capacity alone of " + Fmt(*zero.capacity, 6) +
+             ": the score would be only an upper bound";
     return s;
   }
   // The curve's known shares in intensity order; a capacity known only as a bound ends it.
@@ -377,15 +403,10 @@ PressureScore ScoreByCapacity(const InterferenceProfile& c, const ColocationGrou
                   : std::string());
     return s;
   }
-  for (size_t i = 1; i < pts.size(); ++i) {
-    if (pts[i].second > pts[i - 1].second * (1 + kMonotoneSlack)) {
-      s.note = "the reporter's QPS-under-QoS curve is not monotone (" + Fmt(pts[i - 1].second * 100, 3) + " % at " +
-               Percent(pts[i - 1].first) + ", " + Fmt(pts[i].second * 100, 3) + " % at " + Percent(pts[i].first) +
-               "): no intensity is equivalent";
-      return s;
-    }
-  }
-  const std::string bound = zero.lower_bound ? " (shares of a capacity alone that is a lower bound)" : "";
+  const std::string envelope = MonotoneEnvelope(&pts, LowerShare, "share of QPS under QoS", 100, " %");
+  const std::string bound =
+      (zero.lower_bound ? " (shares of a capacity alone that is a lower bound)" : "") +
+      (envelope.empty() ? std::string() : "; " + envelope);
   const std::string has = "it leaves the reporter " + std::string(below ? "below " : "") + Fmt(*r * 100, 3) +
                           " % of its QPS under QoS alone";
   if (*r >= pts.front().second && !below) {
@@ -445,8 +466,7 @@ namespace {
 struct CurveReading {
   std::optional<double> tail_us;
   std::optional<bool> meets;
-  std::optional<double> capacity_ratio;
-  bool capacity_bound = false;
+  Bounded capacity_ratio;
   std::string note;
 };
 
@@ -479,10 +499,18 @@ CurveReading ReadCurve(const InterferenceProfile& c, double x, std::optional<dou
     r.note += (r.note.empty() ? "" : "; ") + std::string("no tail on the curve at the score (a point without a valid "
                                                          "tail brackets it)");
   }
+  // The capacity there over the capacity alone, each a bound where the curve's is: a capacity
+  // read between a lower bound and a measured one is at least the line between them.
   const auto& zero = pts.front();
-  if (auto cap = lerp(pts[lo].capacity, pts[hi].capacity); cap && zero.capacity && *zero.capacity > 0) {
-    r.capacity_ratio = *cap / *zero.capacity;
-    r.capacity_bound = zero.lower_bound || pts[lo].lower_bound || pts[hi].lower_bound;
+  if (auto cap = lerp(pts[lo].capacity, pts[hi].capacity)) {
+    const bool lower = (f < 1 && pts[lo].lower_bound) || (f > 0 && pts[hi].lower_bound);
+    r.capacity_ratio = Divide(Bounded::Of(*cap, lower ? Bound::kLower : Bound::kNone),
+                              CapacityFigure(zero.capacity, zero.lower_bound, zero.upper_bound, "no QPS under QoS"),
+                              "both beyond the sweep (every valid level met QoS at the score and alone)",
+                              "the curve at the score", "the subject alone");
+  } else {
+    r.capacity_ratio = Bounded::Withheld("no QPS under QoS on the curve at " + Percent(x) +
+                                         " (a point bracketing it has only a bound below its lowest level, or none)");
   }
   return r;
 }
@@ -529,21 +557,17 @@ std::vector<InterferencePrediction> PredictInterference(const std::vector<Interf
         const double at_tail = sc.intensity ? *sc.intensity : *sc.capacity_intensity;
         const double at_capacity = sc.capacity_intensity ? *sc.capacity_intensity : *sc.intensity;
         CurveReading r = ReadCurve(*curve, at_tail, lqos);
-        if (at_capacity != at_tail) {
-          CurveReading rc = ReadCurve(*curve, at_capacity, lqos);
-          r.capacity_ratio = rc.capacity_ratio;
-          r.capacity_bound = rc.capacity_bound;
-        }
+        if (at_capacity != at_tail) r.capacity_ratio = ReadCurve(*curve, at_capacity, lqos).capacity_ratio;
         // The most damaging source: a predicted miss first, then the lower capacity (the whole
         // sweep's answer), then the higher tail at the load.
         auto worse = [&](const CurveReading& a, const InterferencePrediction& b) {
           if (a.meets.has_value() && b.predicted_meets.has_value() && *a.meets != *b.predicted_meets) return !*a.meets;
-          if (a.capacity_ratio && b.predicted_capacity_ratio && *a.capacity_ratio != *b.predicted_capacity_ratio) {
-            return *a.capacity_ratio < *b.predicted_capacity_ratio;
-          }
-          if (a.capacity_ratio.has_value() != b.predicted_capacity_ratio.has_value()) return a.capacity_ratio.has_value();
-          if (a.tail_us && b.predicted_tail_us) return *a.tail_us > *b.predicted_tail_us;
-          if (a.tail_us.has_value() != b.predicted_tail_us.has_value()) return a.tail_us.has_value();
+          const auto &ar = a.capacity_ratio.value, &br = b.predicted_capacity_ratio.value;
+          if (ar && br && *ar != *br) return *ar < *br;
+          if (ar.has_value() != br.has_value()) return ar.has_value();
+          const auto& bt = b.predicted_tail_us.value;
+          if (a.tail_us && bt) return *a.tail_us > *bt;
+          if (a.tail_us.has_value() != bt.has_value()) return a.tail_us.has_value();
           return false;
         };
         if (!have || worse(r, best)) {
@@ -553,22 +577,36 @@ std::vector<InterferencePrediction> PredictInterference(const std::vector<Interf
           best.capacity_score = sc.capacity_intensity;
           best.capacity_score_at_least = sc.capacity_at_least;
           best.load = curve->load;
-          best.predicted_tail_us = r.tail_us;
-          best.predicted_meets = r.meets;
-          best.predicted_capacity_ratio = r.capacity_ratio;
-          best.capacity_bound = r.capacity_bound;
           best.note = r.note;
-          if (sc.at_least || sc.capacity_at_least) {
-            best.note += (best.note.empty() ? "" : "; ") + std::string("a score is a lower bound, so its reading is ") +
-                         "the least damage the set does";
+          auto add_note = [&](const std::string& n) { best.note += (best.note.empty() ? "" : "; ") + n; };
+          // A score that is only a lower bound: the set does at least the damage read there — a
+          // tail at least, a share at most, and a miss, but not a meet, is certain.
+          const bool tail_at_least = sc.intensity ? sc.at_least : sc.capacity_at_least;
+          const bool capacity_at_least = sc.capacity_intensity ? sc.capacity_at_least : sc.at_least;
+          best.predicted_tail_us = r.tail_us ? Bounded::Of(*r.tail_us, tail_at_least ? Bound::kLower : Bound::kNone)
+                                             : Bounded::Withheld("no valid tail on the curve at the score");
+          best.predicted_meets = r.meets;
+          if (tail_at_least && r.meets.value_or(false)) {
+            best.predicted_meets.reset();
+            add_note("the score is only a lower bound: the curve meets QoS there, and past it cannot be said");
           }
-          if (!sc.intensity) best.note += (best.note.empty() ? "" : "; ") + ("no score by the tail: " + sc.note);
+          best.predicted_capacity_ratio =
+              Also(r.capacity_ratio, capacity_at_least ? Bound::kUpper : Bound::kNone,
+                   "the score is only a lower bound (the share at most the reading) and the capacity read there only "
+                   "a lower bound (the share at least it)");
+          if (tail_at_least || capacity_at_least) {
+            add_note("a score is a lower bound, so its reading is the least damage the set does");
+          }
+          if (!sc.intensity) add_note("no score by the tail: " + sc.note);
           have = true;
         }
       }
       if (!have) {
         best.note = why.empty() ? "the reporter scored it on no source the subject has a curve for" : why;
+        best.predicted_tail_us = best.predicted_capacity_ratio = Bounded::Withheld("no score: " + best.note);
       }
+      best.measured_capacity_ratio = Bounded::Withheld("not measured beside the set");
+      best.capacity_error_pp = Bounded::Withheld("not measured beside the set");
       for (const auto& g : subject_measured) {
         if (g.set != set || g.group_key != key) continue;
         best.measured_capacity_ratio = g.capacity_ratio;
@@ -579,14 +617,61 @@ std::vector<InterferencePrediction> PredictInterference(const std::vector<Interf
             if (!best.measured_meets && l->together_certain_miss) best.measured_meets = false;
           }
         }
-        if (best.predicted_capacity_ratio && best.measured_capacity_ratio) {
-          best.capacity_error_pp = (*best.predicted_capacity_ratio - *best.measured_capacity_ratio) * 100;
+        const Bounded& m = best.measured_capacity_ratio;
+        if (!m.value) {
+          best.capacity_error_pp = Bounded::Withheld("no measured share: " + m.withheld);
+        } else if (m.bound != Bound::kNone) {
+          best.capacity_error_pp = Bounded::Withheld(std::string("the measured share is only a bound (") +
+                                                     BoundPrefix(m.bound) + Fmt(*m.value * 100, 3) + " %)");
+        } else if (!best.predicted_capacity_ratio.value) {
+          best.capacity_error_pp = Bounded::Withheld("no predicted share: " + best.predicted_capacity_ratio.withheld);
+        } else {
+          best.capacity_error_pp = Scale(Subtract(best.predicted_capacity_ratio, m, ""), 100);
         }
       }
       out.push_back(std::move(best));
     }
   }
   return out;
+}
+
+PredictionCheck CheckPredictions(const std::vector<InterferencePrediction>& predictions) {
+  PredictionCheck c;
+  std::vector<double> errors, measured;
+  for (const auto& q : predictions) {
+    const bool ran = q.measured_capacity_ratio.value || q.measured_meets;
+    if (!ran) continue;
+    ++c.measured;
+    if (q.predicted_meets && q.measured_meets) {
+      ++c.safe_judged;
+      if (*q.predicted_meets == *q.measured_meets) ++c.safe_agree;
+    }
+    if (q.capacity_error_pp.exact()) {
+      c.judged.push_back(q.set);
+      errors.push_back(*q.capacity_error_pp.value);
+      measured.push_back(*q.measured_capacity_ratio.value);
+    } else {
+      const Bounded& p = q.predicted_capacity_ratio;
+      c.left_out.push_back(q.set + ": " +
+                           (q.capacity_error_pp.value ? std::string("the predicted share is only a bound (") +
+                                                            BoundPrefix(p.bound) + Fmt(*p.value * 100, 3) + " %)"
+                                                      : q.capacity_error_pp.withheld));
+    }
+  }
+  if (errors.empty()) {
+    c.note = c.measured == 0 ? "no predicted pair was measured" : "no measured pair has an exact share on both sides";
+    return c;
+  }
+  double abs_sum = 0, share_sum = 0;
+  for (double e : errors) abs_sum += std::abs(e);
+  for (double m : measured) share_sum += m;
+  const double n = static_cast<double>(errors.size());
+  c.mean_abs_error_pp = abs_sum / n;
+  c.naive_share = share_sum / n;
+  double naive_sum = 0;
+  for (double m : measured) naive_sum += std::abs(*c.naive_share - m) * 100;
+  c.naive_mean_abs_error_pp = naive_sum / n;
+  return c;
 }
 
 namespace {
@@ -706,16 +791,15 @@ ColocationMatrix BuildColocationMatrix(const std::vector<MatrixSubject>& subject
         for (const auto& q : *s->predicted) {
           if (q.set != set || q.group_key != key) continue;
           cell.predicted_ratio = q.predicted_capacity_ratio;
-          cell.predicted_bound = q.capacity_bound;
           cell.predicted_meets = q.predicted_meets;
           if (q.load) cell.load = q.load;
-          if (!q.predicted_meets && !q.predicted_capacity_ratio) cell.note = q.note;
+          if (!q.predicted_meets && !q.predicted_capacity_ratio.value) cell.note = q.note;
         }
       }
       if (s->measured) Measured(*s->measured, key, &cell);
       if (is_reporter) {
         cell.note = "measured only: the reporter's scores were read off these measurements";
-      } else if (!s->predicted && !cell.measured_ratio && !cell.measured_meets) {
+      } else if (!s->predicted && !cell.measured_ratio.value && !cell.measured_meets) {
         cell.note = "neither predicted (no reporter) nor measured";
       } else if (!s->predicted) {
         cell.note = "not predicted: no reporter experiment (--reporter)";

@@ -45,7 +45,7 @@ struct InterferenceProfile {
   std::optional<double> tolerated;
   bool tolerates_all = false, at_least = false;
   std::string tolerated_note;
-  std::optional<double> capacity_ratio_at_max;  // at the highest intensity, together / alone
+  Bounded capacity_ratio_at_max;  // at the highest intensity, together / alone (colocation.h's)
   std::string verdict;   // "sensitive", "insensitive" or "undecided"
   std::string evidence;  // the figures the verdict rests on
 };
@@ -80,7 +80,10 @@ struct PressureProfile {
 };
 
 // For every co-runner set of `groups` that is not a single pressure source, its score against
-// each of `curves` of the same scenario × partition.
+// each of `curves` of the same scenario × partition. A curve that is not monotone (its tail falls,
+// or its capacity rises, from one intensity to the next) is read on its monotone envelope (the
+// running maximum of the tail, the running minimum of the capacity share), and the score's note
+// says so: the lowest intensity that hurt the reporter as much.
 std::vector<PressureProfile> AnalyzePressure(const ExperimentData& d, const std::vector<ColocationGroup>& groups,
                                              const std::vector<InterferenceProfile>& curves, std::optional<double> lqos);
 
@@ -98,17 +101,40 @@ struct InterferencePrediction {
   std::optional<double> capacity_score;  // — by QPS under QoS (what the capacity is read at)
   bool capacity_score_at_least = false;
   std::optional<double> load;   // the subject's curve load
-  std::optional<double> predicted_tail_us;
+  // Read off the curve at the score: at least the reading when the score is only a lower bound;
+  // withheld, with why, when there is no score.
+  Bounded predicted_tail_us;
+  // nullopt when it cannot be said: a reading that meets QoS at a score that is only a lower
+  // bound says nothing of the true score (note says so); a miss there is certain.
   std::optional<bool> predicted_meets;
-  std::optional<double> predicted_capacity_ratio;  // together / alone, read off the curve
-  bool capacity_bound = false;  // a capacity on the curve was only a lower bound
+  // together / alone, read off the curve: a bound when a capacity it comes from is one, or when
+  // the score is (at most the reading: a higher score leaves a smaller share).
+  Bounded predicted_capacity_ratio;
   std::optional<double> measured_tail_us;
   std::optional<bool> measured_meets;
-  std::optional<double> measured_capacity_ratio;
-  // (predicted − measured) capacity ratio, in percentage points of the capacity alone.
-  std::optional<double> capacity_error_pp;
+  Bounded measured_capacity_ratio;  // colocation.h's capacity_ratio beside the set
+  // (predicted − measured) capacity ratio, in percentage points of the capacity alone; judged
+  // only where the measured share is exact (withheld otherwise), a bound where the prediction is.
+  Bounded capacity_error_pp;
   std::string note;  // how it was read, or why a figure is missing
 };
+
+// How the predictions did where the pairs were measured: the mean absolute error of the
+// predicted capacity share over the pairs where both shares are exact, beside the error of the
+// naive guess (every pair at the mean measured share of those same pairs), and how often the
+// prediction said safe or unsafe at QoS as the measurement did.
+struct PredictionCheck {
+  int measured = 0;  // predictions with a measurement beside them
+  std::vector<std::string> judged;     // the sets whose error is judged
+  std::vector<std::string> left_out;   // "set: why" for every measured pair not judged
+  std::optional<double> mean_abs_error_pp;
+  std::optional<double> naive_share;             // the mean measured share over the judged pairs
+  std::optional<double> naive_mean_abs_error_pp;  // guessing naive_share for each of them
+  int safe_judged = 0, safe_agree = 0;  // pairs with both verdicts, and those that agree
+  std::string note;  // why there is no error, when there is none
+};
+
+PredictionCheck CheckPredictions(const std::vector<InterferencePrediction>& predictions);
 
 std::vector<InterferencePrediction> PredictInterference(const std::vector<InterferenceProfile>& subject_curves,
                                                         const std::vector<ColocationGroup>& subject_measured,
@@ -123,8 +149,7 @@ std::vector<InterferencePrediction> PredictInterference(const std::vector<Interf
 struct MatrixCell {
   std::string subject, set;
   std::optional<double> load;  // the subject's curve load, where meets is judged
-  std::optional<double> predicted_ratio, measured_ratio;
-  bool predicted_bound = false;  // read from a lower bound of a capacity
+  Bounded predicted_ratio, measured_ratio;  // InterferencePrediction's and colocation.h's
   std::optional<bool> predicted_meets, measured_meets;
   std::string note;  // why a side is missing
 };

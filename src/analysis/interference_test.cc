@@ -84,8 +84,8 @@ TEST(Interference, ASourceThatSlowsTheSubjectIsSensitiveWithTheToleratedIntensit
   EXPECT_LT(*cpu.tolerated, 100);
   EXPECT_FALSE(cpu.tolerates_all);
   EXPECT_EQ(cpu.verdict, "sensitive");
-  ASSERT_TRUE(cpu.capacity_ratio_at_max);
-  EXPECT_LT(*cpu.capacity_ratio_at_max, 0.9);
+  ASSERT_TRUE(cpu.capacity_ratio_at_max.exact());
+  EXPECT_LT(*cpu.capacity_ratio_at_max.value, 0.9);
 
   const InterferenceProfile& disk = a->interference[1];
   EXPECT_EQ(disk.source, "disk");
@@ -206,7 +206,7 @@ TEST(Interference, WhereTheTailAtTheLoadIsInvalidTheScoreIsReadOnTheQpsUnderQosC
                r100 = *curve.points[2].capacity / c0;
   std::optional<double> job;
   for (const auto& g : a->colocation) {
-    if (g.set == "job") job = g.capacity_ratio;
+    if (g.set == "job") job = g.capacity_ratio.value;
   }
   ASSERT_TRUE(job);
   ASSERT_GT(*job, r100);
@@ -222,32 +222,132 @@ TEST(Interference, WhereTheTailAtTheLoadIsInvalidTheScoreIsReadOnTheQpsUnderQosC
   EXPECT_EQ(a->matrix.heat[1].values[0], cpu.capacity_intensity);
 }
 
-TEST(Interference, NoScoreIsReadOffACurveThatIsNotMonotone) {
+TEST(Interference, ACurveThatIsNotMonotoneIsReadOnItsMonotoneEnvelope) {
   ExperimentData d = Data(4000);
-  // The cpu source at 100 % made the subject faster than at 50 %: the curve falls.
+  // The cpu source at 50 % left the subject half its CPU and at 100 % three quarters (as the
+  // fair scheduler favours a spinner that sleeps): the curve rises, then falls back.
   for (auto& r : d.runs) {
-    if (r.corunner_set == "cpu@100") r = SweepRun(100e-6, r.repetition, "cpu", 100, 4000);
+    if (r.corunner_set == "cpu@50") r = SweepRun(100e-6 / 0.5, r.repetition, "cpu", 50, 4000);
+    if (r.corunner_set == "cpu@100") r = SweepRun(100e-6 / 0.75, r.repetition, "cpu", 100, 4000);
   }
   for (int rep = 0; rep < 2; ++rep) d.runs.push_back(JobRun(100e-6 / 0.6, rep));
   auto a = Analyze(d, {});
   ASSERT_TRUE(a.ok()) << a.status().message();
   ASSERT_EQ(a->pressure.size(), 1u);
   const PressureScore& cpu = a->pressure[0].scores[0];
-  EXPECT_FALSE(cpu.intensity);
-  EXPECT_NE(cpu.note.find("not monotone"), std::string::npos) << cpu.note;
+  const InterferenceProfile& curve = a->interference[0];
+  const double t0 = *curve.points[0].tail_us, t50 = *curve.points[1].tail_us, t100 = *curve.points[2].tail_us;
+  ASSERT_GT(t50, t100);
+  // The job's tail (60 % of the CPU left) lies between alone and 50 %: the score is the lowest
+  // intensity that hurts as much, on the envelope (alone, 50 %, 50 % again).
+  QueueModel m{1, 100e-6 / 0.6, 50e-6};
+  const double job_tail = *ResponsePercentile(m, 4000, 0.95) * 1e6;
+  ASSERT_TRUE(cpu.intensity) << cpu.note;
+  EXPECT_FALSE(cpu.at_least);
+  EXPECT_NEAR(*cpu.intensity, 50 * (job_tail - t0) / (t50 - t0), 1e-6);
+  EXPECT_NE(cpu.note.find("monotone envelope"), std::string::npos) << cpu.note;
+  // The capacity curve turns back too, and is read the same way.
+  ASSERT_TRUE(cpu.capacity_intensity) << cpu.capacity_note;
+  EXPECT_LT(*cpu.capacity_intensity, 50);
+  EXPECT_NE(cpu.capacity_note.find("monotone envelope"), std::string::npos) << cpu.capacity_note;
 }
 
-TEST(Interference, AReportersScoresPredictAnotherSubjectBesideTheJobFromItsOwnCurve) {
-  // The reporter: service 100 us, beside the job that leaves it 60 % of the CPU.
+// The subject (service 120 us, its curves read at 3000 QPS) analyzed with a reporter (service
+// 100 us, at 4000 QPS), each measured beside a job that leaves it `share` of its CPU.
+Result<ExperimentAnalysis> PredictBesideTheJob(double share) {
   ExperimentData reporter = Data(4000);
   reporter.name = "reporter";
-  for (int rep = 0; rep < 2; ++rep) reporter.runs.push_back(JobRun(100e-6 / 0.6, rep));
-  // The subject: service 120 us, curves of its own, and measured beside the same job.
+  for (int rep = 0; rep < 2; ++rep) reporter.runs.push_back(JobRun(100e-6 / share, rep));
   ExperimentData subject = Data(3000, 120e-6);
-  for (int rep = 0; rep < 2; ++rep) subject.runs.push_back(JobRun(120e-6 / 0.6, rep));
+  for (int rep = 0; rep < 2; ++rep) subject.runs.push_back(JobRun(120e-6 / share, rep));
+  AnalysisOptions o;
+  o.reporter = &reporter;
+  return Analyze(subject, o);
+}
+
+TEST(Interference, AScoreThatIsOnlyALowerBoundGivesAPredictionThatIsABound) {
+  // A job that leaves 45 % of the CPU: more than the reporter's cpu curve's top (100 %: half the
+  // CPU), so the score is "≥ 100 %".
+  auto a = PredictBesideTheJob(0.45);
+  ASSERT_TRUE(a.ok()) << a.status().message();
+  ASSERT_EQ(a->predictions.size(), 1u);
+  const InterferencePrediction& q = a->predictions[0];
+  EXPECT_EQ(q.source, "cpu");
+  ASSERT_TRUE(q.score_at_least);
+  // Read at 100 %: the tail there is the least the job does, the share the most it leaves.
+  ASSERT_TRUE(q.predicted_tail_us.value) << q.predicted_tail_us.withheld;
+  EXPECT_EQ(q.predicted_tail_us.bound, Bound::kLower);
+  ASSERT_TRUE(q.predicted_capacity_ratio.value) << q.predicted_capacity_ratio.withheld;
+  EXPECT_EQ(q.predicted_capacity_ratio.bound, Bound::kUpper);
+  // Measured exactly, the pair's error is a bound too, and is left out of the judged error.
+  ASSERT_TRUE(q.measured_capacity_ratio.exact());
+  EXPECT_EQ(q.capacity_error_pp.bound, Bound::kUpper);
+  EXPECT_TRUE(a->prediction_check.judged.empty());
+  ASSERT_EQ(a->prediction_check.left_out.size(), 1u);
+  EXPECT_NE(a->prediction_check.left_out[0].find("the predicted share is only a bound"), std::string::npos);
+  EXPECT_FALSE(a->prediction_check.mean_abs_error_pp);
+  auto j = ToJson(*a)["interference"];
+  EXPECT_EQ(j["predictions"][0]["predicted_capacity_ratio"]["bound"], "upper");
+  EXPECT_EQ(j["prediction_check"]["left_out"].size(), 1u);
+}
+
+TEST(Interference, WithoutAScoreThePredictionIsWithheldNamingWhy) {
+  // The reporter's one set was never scored: its every point beside it is invalid.
+  ExperimentData reporter = Data(4000);
+  reporter.name = "reporter";
+  for (int rep = 0; rep < 2; ++rep) {
+    RunData r = JobRun(100e-6 / 0.6, rep);
+    for (auto& p : r.points) {
+      p.valid = false;
+      p.invalid_reasons = {"timely ratio 50 % < 97.5 %"};
+    }
+    reporter.runs.push_back(r);
+  }
+  ExperimentData subject = Data(3000, 120e-6);
   AnalysisOptions o;
   o.reporter = &reporter;
   auto a = Analyze(subject, o);
+  ASSERT_TRUE(a.ok()) << a.status().message();
+  ASSERT_EQ(a->predictions.size(), 1u);
+  const InterferencePrediction& q = a->predictions[0];
+  EXPECT_FALSE(q.predicted_capacity_ratio.value);
+  const std::string& why = q.predicted_capacity_ratio.withheld;
+  EXPECT_NE(why.find("no score"), std::string::npos) << why;
+  EXPECT_FALSE(q.predicted_tail_us.value);
+}
+
+TEST(Interference, ThePredictionsErrorIsJudgedOnExactSharesBesideTheNaiveGuess) {
+  auto pair = [](std::string set, Bounded predicted, Bounded measured, bool meets_p, bool meets_m) {
+    InterferencePrediction q;
+    q.set = std::move(set);
+    q.predicted_capacity_ratio = predicted;
+    q.measured_capacity_ratio = measured;
+    q.predicted_meets = meets_p;
+    q.measured_meets = meets_m;
+    q.capacity_error_pp = measured.exact() && predicted.exact()
+                              ? Bounded::Exact((*predicted.value - *measured.value) * 100)
+                              : Bounded::Withheld("the measured share is only a bound (≤ 10 %)");
+    return q;
+  };
+  const PredictionCheck c = CheckPredictions({pair("a", Bounded::Exact(0.25), Bounded::Exact(0.2), true, true),
+                                              pair("b", Bounded::Exact(0.35), Bounded::Exact(0.4), true, false),
+                                              pair("c", Bounded::Exact(0.6), Bounded::Exact(0.6), false, false),
+                                              pair("d", Bounded::Exact(0.3), Bounded::AtMost(0.1), false, false)});
+  EXPECT_EQ(c.measured, 4);
+  EXPECT_EQ(c.judged, (std::vector<std::string>{"a", "b", "c"}));
+  ASSERT_EQ(c.left_out.size(), 1u);
+  EXPECT_EQ(c.left_out[0], "d: the measured share is only a bound (≤ 10 %)");
+  EXPECT_NEAR(*c.mean_abs_error_pp, 10.0 / 3, 1e-9);
+  // The naive guess: every judged pair at their mean measured share, 40 %: off by 20, 0, 20 pp.
+  EXPECT_NEAR(*c.naive_share, 0.4, 1e-12);
+  EXPECT_NEAR(*c.naive_mean_abs_error_pp, 40.0 / 3, 1e-9);
+  EXPECT_EQ(c.safe_judged, 4);
+  EXPECT_EQ(c.safe_agree, 3);
+}
+
+TEST(Interference, AReportersScoresPredictAnotherSubjectBesideTheJobFromItsOwnCurve) {
+  // The job leaves each 60 % of the CPU; the subject has curves of its own.
+  auto a = PredictBesideTheJob(0.6);
   ASSERT_TRUE(a.ok()) << a.status().message();
   EXPECT_EQ(a->reporter, "reporter");
   EXPECT_EQ(a->reporter_note, "");
@@ -259,28 +359,36 @@ TEST(Interference, AReportersScoresPredictAnotherSubjectBesideTheJobFromItsOwnCu
   ASSERT_TRUE(q.score);
   EXPECT_GT(*q.score, 60);
   EXPECT_LT(*q.score, 70);
-  ASSERT_TRUE(q.predicted_tail_us && q.measured_tail_us);
+  ASSERT_TRUE(q.predicted_tail_us.exact() && q.measured_tail_us);
   // The curve is linear between its points, the queue is not: the prediction is near, not
   // exact, and both sides agree that the subject misses QoS at 3000 QPS beside the job
   // (p95 = ln(20)/(5000 − 3000) + 50 us = 1548 us).
-  EXPECT_NEAR(*q.predicted_tail_us, *q.measured_tail_us, 0.25 * *q.measured_tail_us);
+  EXPECT_NEAR(*q.predicted_tail_us.value, *q.measured_tail_us, 0.25 * *q.measured_tail_us);
   EXPECT_FALSE(*q.predicted_meets);
   EXPECT_FALSE(*q.measured_meets);
-  ASSERT_TRUE(q.predicted_capacity_ratio && q.measured_capacity_ratio && q.capacity_error_pp);
-  EXPECT_NEAR(*q.capacity_error_pp, (*q.predicted_capacity_ratio - *q.measured_capacity_ratio) * 100, 1e-9);
+  ASSERT_TRUE(q.predicted_capacity_ratio.exact() && q.measured_capacity_ratio.exact() && q.capacity_error_pp.exact());
+  EXPECT_NEAR(*q.capacity_error_pp.value, (*q.predicted_capacity_ratio.value - *q.measured_capacity_ratio.value) * 100,
+              1e-9);
   // The capacity is read off the curve linearly between its points at 50 % and 100 %, but
   // capacity under a p95 target falls faster than the CPU share left (it is the service rate
   // minus a fixed margin, then rounded down to the grid): the chord lies above the curve, so
   // the prediction is optimistic, here by 12.3 pp of the alone capacity. A finer dial narrows
   // it; this bound says how near two points 50 % apart get.
-  EXPECT_GT(*q.capacity_error_pp, 0);
-  EXPECT_LT(*q.capacity_error_pp, 15);
+  EXPECT_GT(*q.capacity_error_pp.value, 0);
+  EXPECT_LT(*q.capacity_error_pp.value, 15);
+  // The one measured pair is judged, beside the naive guess (its own measured share: no error).
+  EXPECT_EQ(a->prediction_check.judged, (std::vector<std::string>{"job"}));
+  EXPECT_NEAR(*a->prediction_check.mean_abs_error_pp, *q.capacity_error_pp.value, 1e-9);
+  EXPECT_DOUBLE_EQ(*a->prediction_check.naive_mean_abs_error_pp, 0);
+  EXPECT_EQ(a->prediction_check.safe_judged, 1);
+  EXPECT_EQ(a->prediction_check.safe_agree, 1);
   EXPECT_EQ(ToJson(*a)["interference"]["predictions"][0]["source"], "cpu");
 
   // A reporter without scores says so, and predicts nothing.
   ExperimentData bare = Data(4000);
+  AnalysisOptions o;
   o.reporter = &bare;
-  auto b = Analyze(subject, o);
+  auto b = Analyze(Data(3000, 120e-6), o);
   ASSERT_TRUE(b.ok());
   EXPECT_TRUE(b->predictions.empty());
   EXPECT_NE(b->reporter_note.find("no pressure scores"), std::string::npos);
@@ -315,9 +423,9 @@ TEST(Interference, TheMatrixSetsEachSubjectBesideEachJobPredictedAndMeasuredWith
   // The reporter's cell is measured only: its scores were read off that very measurement.
   const MatrixCell& theirs = m.cells[1];
   EXPECT_EQ(theirs.subject, "reporter");
-  EXPECT_FALSE(theirs.predicted_ratio);
-  ASSERT_TRUE(theirs.measured_ratio);
-  EXPECT_LT(*theirs.measured_ratio, 1);
+  EXPECT_FALSE(theirs.predicted_ratio.value);
+  ASSERT_TRUE(theirs.measured_ratio.value);
+  EXPECT_LT(*theirs.measured_ratio.value, 1);
   EXPECT_NE(theirs.note.find("measured only"), std::string::npos);
   // The heat map: what each subject tolerates, and what the job causes by the reporter's scores.
   ASSERT_EQ(m.heat.size(), 3u);
@@ -352,10 +460,10 @@ TEST(Interference, TheMatrixSetsEachSubjectBesideEachJobPredictedAndMeasuredWith
   ASSERT_EQ(b->matrix.cells.size(), 3u);
   const MatrixCell& theirs2 = b->matrix.cells[1];
   EXPECT_EQ(theirs2.subject, "other");
-  ASSERT_TRUE(theirs2.predicted_ratio);
+  ASSERT_TRUE(theirs2.predicted_ratio.value);
   // Slower (130 us), it keeps a smaller share beside the same pressure than the subject.
-  EXPECT_LT(*theirs2.predicted_ratio, *mine.predicted_ratio);
-  EXPECT_FALSE(theirs2.measured_ratio);
+  EXPECT_LT(*theirs2.predicted_ratio.value, *mine.predicted_ratio.value);
+  EXPECT_FALSE(theirs2.measured_ratio.value);
   EXPECT_EQ(b->matrix.heat[1].workload, "other");
   EXPECT_EQ(b->matrix.heat[1].role, "tolerates");
 
@@ -364,8 +472,8 @@ TEST(Interference, TheMatrixSetsEachSubjectBesideEachJobPredictedAndMeasuredWith
   ASSERT_TRUE(alone.ok());
   EXPECT_EQ(alone->matrix.subjects, (std::vector<std::string>{"subject"}));
   ASSERT_EQ(alone->matrix.cells.size(), 1u);
-  EXPECT_FALSE(alone->matrix.cells[0].predicted_ratio);
-  EXPECT_TRUE(alone->matrix.cells[0].measured_ratio);
+  EXPECT_FALSE(alone->matrix.cells[0].predicted_ratio.value);
+  EXPECT_TRUE(alone->matrix.cells[0].measured_ratio.value);
   ASSERT_EQ(alone->matrix.heat.size(), 2u);
   EXPECT_EQ(alone->matrix.heat[1].by, "subject");
 }

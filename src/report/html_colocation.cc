@@ -42,16 +42,15 @@ void ColocationSection(const Page& page, std::ostream& body, ChartSpecs* specs) 
        << " under QoS alone</th><th>interval</th><th>" << page.load_unit
        << " under QoS together</th><th>interval</th><th>ratio</th><th>verdict</th></tr>\n";
   for (const auto& g : a.colocation) {
-    char ratio[32] = "—";
-    if (g.capacity_ratio) std::snprintf(ratio, sizeof ratio, "%.2f×", *g.capacity_ratio);
-    if (g.capacity_ratio_below) std::snprintf(ratio, sizeof ratio, "&lt; %.2f×", *g.capacity_ratio_below);
     body << "<tr><td>" << Esc(g.set) << "</td><td>" << Esc(g.group_key) << "</td><td>"
          << Fig("colocation_alone_capacity", g.alone_capacity, g.set + "/" + g.group_key) << "</td><td>"
          << Interval(g.alone_low, g.alone_high) << "</td><td>"
          << Fig("colocation_together_capacity", g.together_capacity, g.set + "/" + g.group_key)
          << (g.together_upper_bound && !g.together_capacity ? " (&lt; " + FormatNumber(*g.together_upper_bound) + ")" : "")
          << "</td><td>"
-         << Interval(g.together_low, g.together_high) << "</td><td>" << ratio << "</td><td>" << Esc(g.verdict)
+         << Interval(g.together_low, g.together_high) << "</td><td class=\"ratio\" data-bound=\""
+         << analysis::BoundName(g.capacity_ratio.bound) << "\">" << Esc(BoundedText(g.capacity_ratio, Times, true))
+         << "</td><td>" << Esc(g.verdict)
          << "</td></tr>\n";
   }
   body << "</table>\n";
@@ -71,7 +70,7 @@ void ColocationSection(const Page& page, std::ostream& body, ChartSpecs* specs) 
       body << "<tr><td>" << FormatNumber(l.load) << "</td><td>" << Cell(l.alone_tail_us) << "</td><td>"
            << Cell(l.together_tail_us) << "</td><td>" << Cell(l.alone_p99_us) << "</td><td>" << Cell(l.together_p99_us)
            << "</td><td>" << meets << "</td><td>" << Pct(l.slack) << "</td><td>"
-           << (l.emu ? FormatNumber(*l.emu) : Esc(l.emu_note.empty() ? "—" : l.emu_note)) << "</td><td>"
+           << Esc(BoundedText(l.emu, FormatNumber, true)) << "</td><td>"
            << Esc(l.together_reasons.empty() ? "" : l.together_reasons.front()) << "</td></tr>\n";
     }
     body << "</table>\n<table class=\"colocation-corunners\"><tr><th>co-runner</th><th>sched</th><th>CPUs</th>"
@@ -149,8 +148,8 @@ void MatrixHtml(const analysis::ColocationMatrix& m, std::ostream& body) {
           "the pair ran, else the prediction's).</p>\n<table id=\"colocation-matrix\"><tr><th>subject</th>";
   for (const auto& set : m.sets) body << "<th>" << Esc(set) << "</th>";
   body << "</tr>\n";
-  auto side = [](const std::optional<double>& r, bool bound, const std::optional<bool>& meets) {
-    std::string s = r ? (bound ? "~" : "") + FormatNumber(*r * 100) + " %" : "—";
+  auto side = [](const analysis::Bounded& r, const std::optional<bool>& meets) {
+    std::string s = BoundedText(r, SharePercent);
     if (meets) s += *meets ? " ✓" : " ✗";
     return s;
   };
@@ -161,8 +160,8 @@ void MatrixHtml(const analysis::ColocationMatrix& m, std::ostream& body) {
       const std::optional<bool> verdict = c.measured_meets ? c.measured_meets : c.predicted_meets;
       const char* tint = !verdict ? "" : *verdict ? " style=\"background:#d9f2d9\"" : " style=\"background:#f6d4d4\"";
       body << "<td" << tint << " class=\"" << (!verdict ? "unknown" : *verdict ? "safe" : "unsafe") << "\" title=\""
-           << Esc(c.note) << "\">" << side(c.predicted_ratio, c.predicted_bound, c.predicted_meets) << " / "
-           << side(c.measured_ratio, false, c.measured_meets) << "</td>";
+           << Esc(c.note) << "\">" << side(c.predicted_ratio, c.predicted_meets) << " / "
+           << side(c.measured_ratio, c.measured_meets) << "</td>";
     }
     body << "</tr>\n";
   }
@@ -267,13 +266,21 @@ void InterferenceSection(const Page& page, std::ostream& body, ChartSpecs* specs
       body << "<tr><td>" << Esc(q.set) << "</td><td>" << Esc(q.group_key) << "</td><td>" << Esc(q.source)
            << "</td><td>" << (q.score ? (q.score_at_least ? "≥ " : "") + FormatNumber(*q.score) + " %" : "—") << " / "
            << (q.capacity_score ? (q.capacity_score_at_least ? "≥ " : "") + FormatNumber(*q.capacity_score) + " %" : "—")
-           << "</td><td>" << Cell(q.predicted_tail_us) << "</td><td>" << yn(q.predicted_meets) << "</td><td>"
-           << Cell(q.measured_tail_us) << "</td><td>" << yn(q.measured_meets) << "</td><td>"
-           << Pct(q.predicted_capacity_ratio) << (q.capacity_bound ? " (from a bound)" : "") << "</td><td>"
-           << Pct(q.measured_capacity_ratio) << "</td><td>" << Cell(q.capacity_error_pp) << "</td><td>"
-           << Esc(q.note) << "</td></tr>\n";
+           << "</td><td>" << Esc(BoundedText(q.predicted_tail_us, FormatNumber)) << "</td><td>" << yn(q.predicted_meets)
+           << "</td><td>" << Cell(q.measured_tail_us) << "</td><td>" << yn(q.measured_meets) << "</td><td>"
+           << Esc(BoundedText(q.predicted_capacity_ratio, SharePercent, true)) << "</td><td>"
+           << Esc(BoundedText(q.measured_capacity_ratio, SharePercent, true)) << "</td><td>"
+           << Esc(BoundedText(q.capacity_error_pp, FormatNumber, true)) << "</td><td>" << Esc(q.note) << "</td></tr>\n";
     }
     body << "</table>\n";
+    if (!a.predictions.empty()) {
+      body << "<p id=\"prediction-check\">" << Esc(PredictionCheckText(a.prediction_check)) << ".</p>\n";
+    }
+    if (!a.prediction_check.left_out.empty()) {
+      body << "<ul class=\"prediction-left-out\">";
+      for (const auto& why : a.prediction_check.left_out) body << "<li>left out: " << Esc(why) << "</li>";
+      body << "</ul>\n";
+    }
   }
   MatrixHtml(a.matrix, body);
   if (a.pressure.empty()) return;

@@ -407,9 +407,9 @@ TEST(Reporters, ShowTheColocationMatrixTintedByVerdictAndTheToleratedAndCausedIn
     analysis::MatrixCell c;
     c.subject = std::move(subject);
     c.set = std::move(set);
-    c.predicted_ratio = pr;
+    if (pr) c.predicted_ratio = analysis::Bounded::Exact(*pr);
     c.predicted_meets = pm;
-    c.measured_ratio = mr;
+    if (mr) c.measured_ratio = analysis::Bounded::Exact(*mr);
     c.measured_meets = mm;
     return c;
   };
@@ -437,6 +437,57 @@ TEST(Reporters, ShowTheColocationMatrixTintedByVerdictAndTheToleratedAndCausedIn
   EXPECT_NE(t.find("Co-location matrix (a note)"), std::string::npos) << t;
   EXPECT_NE(t.find("50 % ok / 25 % MISS"), std::string::npos) << t;
   EXPECT_NE(t.find("causes (by kv)"), std::string::npos) << t;
+}
+
+// A shared run of an M/M/1-like subject (service rate `mu`) over 500..8000 QPS; beside the co-runner
+// "job" when `set` is given, its figures typed as the store keeps them (store/tenant_figures.h).
+RunData SharedRun(double mu, const std::string& set) {
+  RunData r;
+  r.scenario = "1-ST";
+  r.corunner_set = set;
+  for (double l = 500; l <= 8000; l += 500) {
+    PointData p;
+    p.target_load = p.achieved_qps = p.throughput_qps = l;
+    p.valid = true;
+    p.timely_ratio = 1;
+    // p95 = ln(20) / (mu − λ) + 50 µs below saturation; far above any target past it.
+    p.p95_us = p.p99_us = l < mu ? 50 + 2995.7 / (mu - l) * 1000 : 1e6;
+    p.latency_mean_us = l < mu ? 50 + 1e6 / (mu - l) : 1e6;
+    p.service_mean_us = 1e6 / mu;
+    if (!set.empty()) p.corunners = {{"job", TenantFigures{.window_s = 1, .cpu_share = 0.25}}};
+    r.points.push_back(p);
+  }
+  if (!set.empty()) {
+    r.corunners.corunners.resize(1);
+    r.corunners.corunners[0].name = "job";
+    r.corunners.corunners[0].sched = "normal";
+    r.corunners.SetAlone({{"job", TenantFigures{.window_s = 1, .cpu_share = 1.0}}}, {});
+  }
+  return r;
+}
+
+TEST(Reporters, PrintRatiosAndEmuOverACapacityAloneBeyondTheSweepAsBounds) {
+  ExperimentData d;
+  d.name = "shared";
+  d.qos.fixed_target_us = 1000;
+  // Alone the subject never misses QoS up to 8000 QPS (≥ 8000); beside "job" from 4000 QPS
+  // (mu 6250: p95 = 50 + 2995.7 / (6250 − λ) ms crosses 1000 µs at about 3097 QPS).
+  d.runs = {SharedRun(20000, ""), SharedRun(6250, "job")};
+  auto a = analysis::Analyze(d, {});
+  ASSERT_TRUE(a.ok()) << a.status().ToString();
+  const analysis::ColocationGroup& g = a->colocation.at(0);
+  ASSERT_TRUE(g.together_capacity);
+  const std::string ratio = "≤ " + Times(*g.together_capacity / 8000);
+  std::ostringstream html, text;
+  ASSERT_TRUE(MakeTextReporter()->Report({&d, &*a}, text).ok());
+  ASSERT_TRUE(MakeHtmlReporter(FakeAssets())->Report({&d, &*a}, html).ok());
+  const std::string t = text.str(), h = html.str();
+  EXPECT_NE(t.find("≥ 8000"), std::string::npos) << t;
+  EXPECT_NE(t.find(ratio), std::string::npos) << t;
+  // EMU at 1000 QPS: 1000 / (≥ 8000) + 0.25 / 1, at most 0.375.
+  EXPECT_NE(t.find("≤ 0.375"), std::string::npos) << t;
+  EXPECT_NE(h.find("data-bound=\"upper\">" + ratio + "</td>"), std::string::npos) << h;
+  EXPECT_NE(h.find("<td>≤ 0.375</td>"), std::string::npos);
 }
 
 TEST(LoadHtmlAssets, NamesTheMissingFile) {

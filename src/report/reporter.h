@@ -55,6 +55,17 @@ std::unique_ptr<Reporter> MakeHtmlReporter(HtmlAssets assets);
 // Number formatting shared by the console and the page: 3 significant digits below 1000,
 // whole numbers above ("512", "3343", "0.873").
 std::string FormatNumber(double v);
+// A figure that may be a bound (analysis/bounded.h), for people: `format` of its value after
+// "≤ " or "≥ " ("≤ 0.18×"); "withheld" (with ": why" when `why`) when it was withheld; "—" when
+// it was never computed.
+std::string BoundedText(const analysis::Bounded& b, std::string (*format)(double), bool why = false);
+// Formats for it: "0.18×", "18 %" (of a share), "1.23" (FormatNumber).
+std::string Times(double v);
+std::string SharePercent(double v);
+// The predictions against the measured pairs (analysis/interference.h PredictionCheck), in one
+// sentence: how many pairs were judged, the mean error beside the naive guess's, and the
+// safe/unsafe agreement.
+std::string PredictionCheckText(const analysis::PredictionCheck& c);
 
 // One client node's part of a point, for people: "c0: 2490 of 2500 QPS, timely 99.1 %,
 // lateness p99 31 µs, latency p99 210 µs, clock +12.3 µs (round trip 85 µs, best of 8): valid".

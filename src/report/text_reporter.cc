@@ -101,14 +101,17 @@ void TextColocation(const TextPage& page, std::ostream& os) {
     auto cap = [](const std::optional<double>& v, bool lower, const std::optional<double>& upper) {
       return v ? (lower ? "≥ " : "") + FormatNumber(*v) : upper ? "< " + FormatNumber(*upper) : std::string("—");
     };
-    char ratio[32] = "—";
-    if (g.capacity_ratio) std::snprintf(ratio, sizeof ratio, "%.2f×", *g.capacity_ratio);
-    if (g.capacity_ratio_below) std::snprintf(ratio, sizeof ratio, "< %.2f×", *g.capacity_ratio_below);
     t.Add({g.set, g.group_key, cap(g.alone_capacity, g.alone_lower_bound, g.alone_upper_bound), Interval(g.alone_low, g.alone_high),
-           cap(g.together_capacity, g.together_lower_bound, g.together_upper_bound), Interval(g.together_low, g.together_high), ratio,
-           g.verdict});
+           cap(g.together_capacity, g.together_lower_bound, g.together_upper_bound), Interval(g.together_low, g.together_high),
+           BoundedText(g.capacity_ratio, Times), g.verdict});
   }
   t.Print(os);
+  for (const auto& g : a.colocation) {
+    if (!g.capacity_ratio.value && !g.capacity_ratio.withheld.empty()) {
+      os << "  " << g.set << " on " << g.group_key << ": ratio withheld: " << g.capacity_ratio.withheld << "\n";
+    }
+  }
+
   for (const auto& g : a.colocation) {
     os << "\n  " << g.set << " on " << g.group_key << ":\n";
     if (!g.unavailable.empty()) os << "    " << g.unavailable << "\n";
@@ -121,9 +124,16 @@ void TextColocation(const TextPage& page, std::ostream& os) {
                                                           FormatNumber(*l.together_from_send_tail_us) + " > LQoS)"
                                                     : (l.together_valid ? "—" : "invalid");
       tl.Add({FormatNumber(l.load), Opt(l.alone_tail_us), Opt(l.together_tail_us), Opt(l.alone_p99_us),
-              Opt(l.together_p99_us), meets, Percent(l.slack), l.emu ? FormatNumber(*l.emu) : "—"});
+              Opt(l.together_p99_us), meets, Percent(l.slack), BoundedText(l.emu, FormatNumber)});
     }
     tl.Print(os);
+    std::vector<std::string> emu_withheld;
+    for (const auto& l : g.levels) {
+      if (!l.emu.value && std::find(emu_withheld.begin(), emu_withheld.end(), l.emu.withheld) == emu_withheld.end()) {
+        emu_withheld.push_back(l.emu.withheld);
+        os << "    EMU withheld: " << l.emu.withheld << "\n";
+      }
+    }
     for (const auto& l : g.levels) {
       if (!l.together_valid && !l.together_reasons.empty()) {
         os << "    " << FormatNumber(l.load) << " " << u << " together invalid: " << l.together_reasons.front() << "\n";
@@ -173,8 +183,8 @@ void WriteMatrix(const analysis::ColocationMatrix& m, std::ostream& os) {
   std::vector<std::string> head{"SUBJECT"};
   head.insert(head.end(), m.sets.begin(), m.sets.end());
   AlignedTable t(head);
-  auto side = [](const std::optional<double>& r, bool bound, const std::optional<bool>& meets) {
-    std::string s = r ? (bound ? "~" : "") + FormatNumber(*r * 100) + " %" : "—";
+  auto side = [](const analysis::Bounded& r, const std::optional<bool>& meets) {
+    std::string s = BoundedText(r, SharePercent);
     if (meets) s += *meets ? " ok" : " MISS";
     return s;
   };
@@ -182,8 +192,7 @@ void WriteMatrix(const analysis::ColocationMatrix& m, std::ostream& os) {
     std::vector<std::string> row{subject};
     for (const auto& c : m.cells) {
       if (c.subject != subject) continue;
-      row.push_back(side(c.predicted_ratio, c.predicted_bound, c.predicted_meets) + " / " +
-                    side(c.measured_ratio, false, c.measured_meets));
+      row.push_back(side(c.predicted_ratio, c.predicted_meets) + " / " + side(c.measured_ratio, c.measured_meets));
     }
     t.Add(row);
   }
@@ -252,24 +261,22 @@ void TextInterference(const TextPage& page, std::ostream& os) {
     AlignedTable tq({"CO-RUNNERS", "SCENARIO / PARTITION", "SOURCE", "SCORE (TAIL / CAPACITY)", pct + " PREDICTED", "MEETS",
                      pct + " MEASURED", "MEETS", "CAPACITY PREDICTED", "MEASURED", "ERROR (pp)"});
     auto yn = [](const std::optional<bool>& b) { return b ? (*b ? "yes" : "no") : "—"; };
-    auto ratio = [](const std::optional<double>& v, bool bound) {
-      return v ? (bound ? "~" : "") + FormatNumber(*v * 100) + " %" : std::string("—");
-    };
     for (const auto& q : a.predictions) {
       auto score = [](const std::optional<double>& v, bool at_least) {
         return v ? (at_least ? "≥ " : "") + FormatNumber(*v) + " %" : std::string("—");
       };
       tq.Add({q.set, q.group_key, q.source.empty() ? "—" : q.source,
               score(q.score, q.score_at_least) + " / " + score(q.capacity_score, q.capacity_score_at_least),
-              Opt(q.predicted_tail_us),
-              yn(q.predicted_meets), Opt(q.measured_tail_us), yn(q.measured_meets),
-              ratio(q.predicted_capacity_ratio, q.capacity_bound), ratio(q.measured_capacity_ratio, false),
-              q.capacity_error_pp ? FormatNumber(*q.capacity_error_pp) : "—"});
+              BoundedText(q.predicted_tail_us, FormatNumber), yn(q.predicted_meets), Opt(q.measured_tail_us),
+              yn(q.measured_meets), BoundedText(q.predicted_capacity_ratio, SharePercent),
+              BoundedText(q.measured_capacity_ratio, SharePercent), BoundedText(q.capacity_error_pp, FormatNumber)});
     }
     tq.Print(os);
     for (const auto& q : a.predictions) {
       if (!q.note.empty()) os << "    " << q.set << ": " << q.note << "\n";
     }
+    if (!a.predictions.empty()) os << "    " << PredictionCheckText(a.prediction_check) << "\n";
+    for (const auto& why : a.prediction_check.left_out) os << "      left out: " << why << "\n";
   }
   if (!a.matrix.sets.empty()) WriteMatrix(a.matrix, os);
   os << "  sensitive: misses QoS at the load within the dial, or QPS under QoS at the top intensity lower than alone "
@@ -280,6 +287,21 @@ void TextInterference(const TextPage& page, std::ostream& os) {
 // The queueing model (second seed): the fitted queue, its Table 5.1 of the mean and of the
 // tail, and the predicted sensitivities beside the measured ones. `ream model` prints this
 // alone.
+std::string PredictionCheckText(const analysis::PredictionCheck& c) {
+  std::string s = "judged: " + std::to_string(c.judged.size()) + " of " + std::to_string(c.measured) +
+                  " measured pairs (those whose measured and predicted shares are not bounds)";
+  if (c.mean_abs_error_pp) {
+    s += "; mean |error| of the predicted share " + FormatNumber(*c.mean_abs_error_pp) + " pp, against " +
+         FormatNumber(*c.naive_mean_abs_error_pp) + " pp for the naive guess (every pair at the mean measured share, " +
+         FormatNumber(*c.naive_share * 100) + " %)";
+  } else {
+    s += "; no error: " + c.note;
+  }
+  s += "; safe / unsafe at QoS predicted as measured: " + std::to_string(c.safe_agree) + " of " +
+       std::to_string(c.safe_judged) + " pairs";
+  return s;
+}
+
 void TextModel(const TextPage& page, std::ostream& os) {
   const analysis::ExperimentAnalysis& a = page.a;
   const std::string& pct = page.pct;
@@ -674,6 +696,20 @@ std::string FormatNumber(double v) {
   }
   return b;
 }
+
+std::string BoundedText(const analysis::Bounded& b, std::string (*format)(double), bool why) {
+  if (b.value) return analysis::BoundPrefix(b.bound) + format(*b.value);
+  if (b.withheld.empty()) return "—";
+  return why ? "withheld: " + b.withheld : "withheld";
+}
+
+std::string Times(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.2f×", v);
+  return b;
+}
+
+std::string SharePercent(double v) { return FormatNumber(v * 100) + " %"; }
 
 TextPage MakeTextPage(const analysis::ExperimentAnalysis& a) {
   // Loads are named by the sweep's axis: "QPS" (as always) or "sessions".
