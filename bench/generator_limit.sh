@@ -89,7 +89,7 @@ ream_trial() {
   rm -f "$out"
   taskset -c "$gen_cpu" "$ream" load --target "127.0.0.1:$port" --protocol "$proto" --qps "$qps" \
     --duration "${secs}s" --connections "$conns" --timely-tolerance "${tol}us" --json "$out" \
-    --send-floor-cache "$tmp/send_floor.json" "${ream_args[@]}" >"$tmp/ream.log" 2>&1 || true
+    --send-floor cached --send-floor-cache "$tmp/send_floor.json" "${ream_args[@]}" >"$tmp/ream.log" 2>&1 || true
   if [ -s "$out" ]; then
     # Its timely % and its own bare sender's (send_floor, cached for the rounds after the first).
     python3 -c 'import json, sys; j = json.load(open(sys.argv[1])); f = j.get("send_floor") or {}

@@ -273,7 +273,9 @@ std::vector<ColocationGroup> AnalyzeColocation(const ExperimentData& d, const Ex
       // missed QoS — validly, or certainly (the tail from the send alone, a lower bound, is above
       // LQoS) — put it below the lowest of them, whatever the generator's lateness did to the
       // invalid ones and whatever the levels below them would have shown.
-      if (!g.together_capacity && !g.levels.empty() && lqos) {
+      // A capacity together that is only a lower bound (every *valid* level met QoS) gets the
+      // same upper end: the levels above it that certainly missed put it between the two.
+      if ((!g.together_capacity || g.together_lower_bound) && !g.levels.empty() && lqos) {
         int valid_misses = 0, certain = 0;
         std::optional<double> lowest_miss;
         for (auto it = g.levels.rbegin(); it != g.levels.rend(); ++it) {
@@ -286,11 +288,24 @@ std::vector<ColocationGroup> AnalyzeColocation(const ExperimentData& d, const Ex
           }
           lowest_miss = it->load;
         }
-        if (lowest_miss && (!g.together_upper_bound || *lowest_miss < *g.together_upper_bound)) {
+        const std::string why = "every level from there up missed QoS beside the set (" + std::to_string(valid_misses) +
+                                " valid, " + std::to_string(certain) +
+                                " invalid whose tail from the send alone, a lower bound of the tail, is above LQoS)";
+        if (lowest_miss && g.together_capacity && g.together_lower_bound) {
+          if (*lowest_miss > *g.together_capacity) {
+            // Between the highest valid level that met QoS and the lowest certain miss: no
+            // longer a bound beyond the sweep, but a range whose upper end bounds the ratio.
+            g.together_low = g.together_capacity;
+            g.together_high.reset();
+            g.together_upper_bound = lowest_miss;
+            g.together_status = "at least " + Fmt(*g.together_capacity, 6) + " and below " + Fmt(*lowest_miss, 6) +
+                                ": every valid level up to " + Fmt(*g.together_capacity, 6) + " met QoS, and " + why;
+            g.together_capacity.reset();
+            g.together_lower_bound = false;
+          }
+        } else if (lowest_miss && (!g.together_upper_bound || *lowest_miss < *g.together_upper_bound)) {
           g.together_upper_bound = lowest_miss;
-          g.together_status = "below " + Fmt(*lowest_miss, 6) + ": every level from there up missed QoS beside the set (" +
-                              std::to_string(valid_misses) + " valid, " + std::to_string(certain) +
-                              " invalid whose tail from the send alone, a lower bound of the tail, is above LQoS)";
+          g.together_status = "below " + Fmt(*lowest_miss, 6) + ": " + why;
           g.unavailable.clear();
         }
       }

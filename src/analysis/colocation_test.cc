@@ -138,6 +138,45 @@ TEST(Colocation, BesideACapacityAloneBeyondTheSweepTheRatiosAndEmuAreBoundsOrWit
   EXPECT_NE(j[1]["capacity_ratio"]["withheld"].get<std::string>().find("both beyond the sweep"), std::string::npos);
 }
 
+// Beside a neighbour that makes the generator late, every level above the lowest is invalid;
+// where the tail from the send alone (a lower bound of the tail) is already above LQoS the
+// level certainly missed QoS. The capacity together is then not "at least the lowest level"
+// (beyond a sweep it never left) but below the lowest certain miss, and the ratio to a
+// capacity alone beyond the sweep is an upper bound read from that end.
+TEST(Colocation, CertainMissesAboveTheOnlyValidLevelBoundTheCapacityTogetherFromAbove) {
+  ExperimentData d;
+  d.name = "shared";
+  d.qos.fixed_target_us = 1000;
+  for (int rep = 0; rep < 2; ++rep) {
+    d.runs.push_back(SharedRun(50e-6, "", rep, 0, 0));  // alone: meets QoS up to 8000 (≥ 8000)
+    RunData r = SharedRun(50e-6, "job", rep, 4.0, 1.0);
+    for (auto& p : r.points) {
+      if (p.target_load <= 500) continue;
+      p.valid = false;
+      p.invalid_reasons = {"rule distortion: lateness moved p95 by 40 %"};
+      // From the send: under LQoS up to 1500 QPS (unknown there), far above it from 2000 up.
+      const double from_send = p.target_load < 2000 ? 600 : 2500;
+      p.latency_from_send_us = {{"p95", from_send}, {"p99", from_send * 1.2}};
+    }
+    d.runs.push_back(r);
+  }
+  auto a = Analyze(d, {});
+  ASSERT_TRUE(a.ok()) << a.status().message();
+  ASSERT_EQ(a->colocation.size(), 1u);
+  const ColocationGroup& g = a->colocation[0];
+  EXPECT_FALSE(g.together_capacity) << g.together_status;
+  EXPECT_FALSE(g.together_lower_bound);
+  ASSERT_TRUE(g.together_low && g.together_upper_bound) << g.together_status;
+  EXPECT_DOUBLE_EQ(*g.together_low, 500);
+  EXPECT_DOUBLE_EQ(*g.together_upper_bound, 2000);
+  EXPECT_NE(g.together_status.find("at least 500 and below 2000"), std::string::npos) << g.together_status;
+  // Alone ≥ 8000, together < 2000: the ratio is at most 2000 / 8000, and the verdict says lower.
+  ASSERT_TRUE(g.capacity_ratio.value) << g.capacity_ratio.withheld;
+  EXPECT_EQ(g.capacity_ratio.bound, Bound::kUpper);
+  EXPECT_NEAR(*g.capacity_ratio.value, 0.25, 1e-12);
+  EXPECT_NE(g.verdict.find("lower beyond both intervals"), std::string::npos) << g.verdict;
+}
+
 TEST(Colocation, AnAntagonistThatNeverCompletesIsMeasuredByTheCpuItGot) {
   ExperimentData d;
   d.name = "shared";

@@ -86,9 +86,11 @@ TEST_F(PressureRun, BadInputIsRefusedWithAClearMessage) {
 }
 
 TEST_F(PressureRun, SigtermStopsTheSourceCleanly) {
-  // `timeout` sends SIGTERM after 2 s to a source told to run until stopped (and passes on its
-  // exit status): it reports what it achieved, exits 0, and its scratch file is gone.
-  auto r = p_->Run({"timeout", "--preserve-status", "-s", "TERM", "2", REAM_BINARY, "pressure", "disk",
+  // `timeout` sends SIGTERM after 4 s to a source told to run until stopped (and passes on its
+  // exit status): it reports what it achieved, exits 0, and its scratch file is gone. The disk
+  // source measures the device's rate first (over a second, longer on a busy host), so the 4 s
+  // leave it more than the half second asserted below.
+  auto r = p_->Run({"timeout", "--preserve-status", "-s", "TERM", "4", REAM_BINARY, "pressure", "disk",
                     "--intensity", "50", "--json", "--dir", dir_},
                    std::chrono::seconds(60));
   ASSERT_TRUE(r.ok());
