@@ -17,6 +17,7 @@
 #include "platform/clock.h"
 #include "platform/platform.h"
 #include "platform/stdio_lines.h"
+#include "platform/text.h"
 
 namespace ream::cli {
 namespace {
@@ -63,7 +64,9 @@ int RunAgent() {
       if (!reply({{"type", "hello"},
                   {"protocol", agent::kProtocolVersion},
                   {"version", std::string("ream ") + kVersion + " (" + kGitCommit + ")"},
-                  {"pid", platform->ProcessId()}})) {
+                  {"pid", platform->ProcessId()},
+                  // Which machine this is: agents that share one share its CPUs.
+                  {"boot_id", Trim(platform->ReadFile("/proc/sys/kernel/random/boot_id").value_or(""))}})) {
         return kExitCouldNotRun;
       }
     } else if (type == "clock") {

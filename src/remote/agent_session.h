@@ -70,6 +70,9 @@ class AgentSession {
   void Kill(Platform& p);
 
   std::vector<int> cpus;  // the agent's generator CPUs on its host
+  // The agent's machine as its kernel names it (/proc/sys/kernel/random/boot_id, from its
+  // hello; "" from an agent that does not say): two agents with one boot id share its CPUs.
+  std::string boot_id;
   bool lost = false;
   std::string lost_why;
   agent::ClockEstimate clock;

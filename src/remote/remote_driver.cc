@@ -60,6 +60,11 @@ class RemoteLoadDriver final : public LoadDriver {
       agent::AgentOutcome& out = outcomes[static_cast<size_t>(i)];
       LoadOptions share = agent::AgentShare(lo, i, n, s.workload_host(), start_ns + s.clock.offset_ns);
       share.cpus = s.cpus;
+      if (share.wait == Wait::kAuto && SharesItsMachine(active, static_cast<size_t>(i))) {
+        // Each agent would find its CPUs its own and spin; on one machine's CPUs the spinning
+        // generators would take turns and be late for each other.
+        share.wait = Wait::kSleep;
+      }
       out.target_qps = share.qps;
       out.seed = share.seed;
       out.start_at_ns = share.start_at_ns;
@@ -210,6 +215,22 @@ class RemoteLoadDriver final : public LoadDriver {
     return Status::Ok();
   }
 
+  // Another agent of this level runs on the same machine (its boot id) on CPUs that may be the
+  // same: no CPU list on either side, or one in common.
+  static bool SharesItsMachine(const std::vector<AgentSession*>& active, size_t i) {
+    const AgentSession& a = *active[i];
+    if (a.boot_id.empty()) return false;
+    for (size_t j = 0; j < active.size(); ++j) {
+      const AgentSession& b = *active[j];
+      if (j == i || b.lost || b.boot_id != a.boot_id) continue;
+      if (a.cpus.empty() || b.cpus.empty()) return true;
+      for (int c : a.cpus) {
+        if (std::find(b.cpus.begin(), b.cpus.end(), c) != b.cpus.end()) return true;
+      }
+    }
+    return false;
+  }
+
   // The agent's hello: its protocol must be this ream's.
   Status AwaitHello(AgentSession& session, int64_t deadline_ns) {
     const std::string& name = session.name();
@@ -225,6 +246,7 @@ class RemoteLoadDriver final : public LoadDriver {
                          std::to_string(hello->value("protocol", 0)) + ", this ream " +
                          std::to_string(agent::kProtocolVersion));
     }
+    session.boot_id = hello->value("boot_id", std::string());
     return Status::Ok();
   }
 
