@@ -1,14 +1,17 @@
 # Precompiled headers: nlohmann/json, GoogleTest and the standard library parsed once per tree.
-# - REAM_PCH (on): for the test targets. A gcc test batch compiled in 5.4-5.6 s with them and
+# Both are off by default: a precompiled header holds its tree's absolute paths, so ccache (which
+# `make` uses when installed) cannot reuse an object compiled with one in a checkout elsewhere,
+# and a clean clone then compiled every test batch again (62 of its 103 objects, 172 s here with
+# a warm cache). Without them a clean clone reuses the cache; a cold build pays what they saved:
+# - REAM_PCH: for the test targets. A gcc test batch compiled in 5.4-5.6 s with them and
 #   6.8 s without (monitor_test, three runs each, -O2 -g -fno-var-tracking).
-# - REAM_PCH_LIBS (off; scripts/sanitizer-tests turns it on for its clang trees): for the
-#   libraries and executables too. A clang -O0 ASan batch spent 5.7 s of its 16.3 s in the front
-#   end, and the precompiled headers took 2.3 s of that away; the ASan tree built in 108 s
-#   against 142 s. The main tree's libraries build without them, so a source of ream itself that
-#   leans on the precompiled header instead of its own #include still fails to compile there.
+# - REAM_PCH_LIBS: for the libraries and executables too. A clang -O0 ASan batch spent 5.7 s of
+#   its 16.3 s in the front end, and the precompiled headers took 2.3 s of that away; the ASan
+#   tree built in 108 s against 142 s. A source of ream itself that leans on the precompiled
+#   header instead of its own #include fails to compile in a tree without them.
 # Only standard and third-party headers go in: a ream header here would hide from the layering
 # check which layer a file includes.
-option(REAM_PCH "Precompiled headers for the test targets" ON)
+option(REAM_PCH "Precompiled headers for the test targets" OFF)
 option(REAM_PCH_LIBS "Precompiled headers for the libraries and executables too" OFF)
 if(REAM_FUZZ)
   set(REAM_PCH OFF)

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <set>
+#include <cstring>
 
 #include "workloads/dataset_dir.h"
 
