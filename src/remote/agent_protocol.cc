@@ -137,7 +137,7 @@ Result<LoadOptions> LoadOptionsFromJson(const json& j) {
   std::string wait = WaitName(o.wait);
   REAM_RETURN_IF_ERROR(Take(j, "wait", &wait));
   auto w = ParseWait(wait);
-  if (!w) return InvalidArgument("agent run options: 'wait' is '" + wait + "', not sleep, spin or yield");
+  if (!w) return InvalidArgument("agent run options: 'wait' is '" + wait + "', not auto, sleep, spin or yield");
   o.wait = *w;
   REAM_RETURN_IF_ERROR(Take(j, "start_at_ns", &o.start_at_ns));
   if (arrival.rfind("trace:", 0) == 0) {
