@@ -11,10 +11,11 @@
 #   e.g. bench/same_analysis.sh /tmp/old/build/ream build/ream examples/colocation.toml examples/batch.toml
 # Runs as root (the specs' sandboxes); the databases and analyses stay in $OUT (default a new
 # directory under /var/tmp) for a second look; with REUSE=1 a database already there is compared
-# again without running its spec. Exit 0 when every comparison holds, 1 otherwise.
+# again without running its spec (a database holding other experiments too is fine: the spec's
+# own is analysed). Exit 0 when every comparison holds, 1 otherwise.
 set -euo pipefail
 if [[ $# -lt 3 ]]; then
-  sed -n '2,13p' "$0" >&2
+  sed -n '2,14p' "$0" >&2
   exit 2
 fi
 old=$(readlink -f "$1") new=$(readlink -f "$2")
@@ -53,9 +54,12 @@ for spec in "${specs[@]}"; do
     fi
     echo "$name: $side run in $((SECONDS - t0)) s"
   done
-  "$old" analyze --db "$out/$name-old.db" --json >"$out/$name-old-by-old.json"
-  "$new" analyze --db "$out/$name-old.db" --json >"$out/$name-old-by-new.json"
-  "$new" analyze --db "$out/$name-new.db" --json >"$out/$name-new-by-new.json"
+  # The spec's own experiment, so a database that holds others too (bench/interference.sh's
+  # subject and reporter) compares the right one.
+  exp=$(sed -n 's/^name *= *"\([^"]*\)".*/\1/p' "$spec" | head -1)
+  "$old" analyze --db "$out/$name-old.db" --experiment "$exp" --json >"$out/$name-old-by-old.json"
+  "$new" analyze --db "$out/$name-old.db" --experiment "$exp" --json >"$out/$name-old-by-new.json"
+  "$new" analyze --db "$out/$name-new.db" --experiment "$exp" --json >"$out/$name-new-by-new.json"
   python3 - "$out" "$name" <<'EOF' || status=1
 import json, sys
 
