@@ -81,7 +81,10 @@ const KnobTable& Knobs(const AnalysisOptions& o) { return o.knobs ? *o.knobs : B
 
 }  // namespace
 
-Result<ExperimentAnalysis> Analyze(const ExperimentData& d, const AnalysisOptions& o) {
+namespace {
+
+// Analyze without the steps over pooled runs.
+Result<ExperimentAnalysis> AnalyzeOne(const ExperimentData& d, const AnalysisOptions& o) {
   if (d.load_axis == LoadAxis::kCopies) {
     // A batch subject: run times and throughput, not QoS (analysis/batch.h).
     if (d.runs.empty()) return InvalidArgument("experiment '" + d.name + "' has no runs to analyze");
@@ -123,6 +126,15 @@ Result<ExperimentAnalysis> Analyze(const ExperimentData& d, const AnalysisOption
   } else {
     a.colocation_note = note;
   }
+  return a;
+}
+
+}  // namespace
+
+Result<ExperimentAnalysis> Analyze(const ExperimentData& d, const AnalysisOptions& o) {
+  REAM_ASSIGN_OR_RETURN(ExperimentAnalysis a, AnalyzeOne(d, o));
+  StepContext ctx{d, o};
+  REAM_RETURN_IF_ERROR(RunSteps(StepScope::kRuns, ctx, a));
   return a;
 }
 
@@ -417,6 +429,8 @@ Status RunBatch(StepContext& ctx, ExperimentAnalysis& a) {
   }
   return Status::Ok();
 }
+
+Status RunAcrossRuns(StepContext& ctx, ExperimentAnalysis& a) { return CompareAcrossRuns(ctx.data, ctx.options, a); }
 
 }  // namespace steps
 

@@ -15,6 +15,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "analysis/across_runs.h"
+#include "analysis/bounded.h"
 #include "analysis/data.h"
 #include "analysis/queueing.h"
 #include "partition/knobs.h"
@@ -209,7 +211,9 @@ struct SensitivityPoint {
   std::string group_key;
   std::optional<double> capacity_qps;
   bool lower_bound = false;
-  std::optional<double> relative_change;  // capacity / unlimited capacity − 1
+  // capacity / reference capacity − 1: a bound where either capacity is one, withheld where
+  // they bound it from opposite sides.
+  Bounded relative_change;
   // The mean response time at the sensitivity's base load (the reference's lowest valid load,
   // interpolated on this setting's curve), µs; nullopt with the reason when it lies outside
   // the setting's valid points.
@@ -280,6 +284,8 @@ struct ExperimentAnalysis {
   std::vector<ColocationGroup> colocation;
   // A batch subject's findings (load axis copies): then the server's sections are empty.
   std::optional<BatchAnalysis> batch;
+  // Several runs of one spec pooled (`ream analyze --with`): each run's figures beside the pool's.
+  AcrossRuns across_runs;
   std::string colocation_note;  // what the comparison rests on, or why there is none
   // The sensitivity profile: per source of interference among the co-runner sets, the curve,
   // the tolerated intensity and the verdict (interference.h); empty without such sets.

@@ -340,7 +340,7 @@ void SensitivityJson(const ExperimentAnalysis& a, json& j) {
                      {"group", p.group_key},
                      {"capacity_qps", Opt(p.capacity_qps)},
                      {"lower_bound", p.lower_bound},
-                     {"relative_change", Opt(p.relative_change)},
+                     {"relative_change", ToJson(p.relative_change)},
                      {"base_mean_us", Opt(p.base_mean_us)},
                      {"base_note", p.base_note},
                      {"saturation_qps", Opt(p.saturation_qps)}});
@@ -561,6 +561,25 @@ void MatrixJson(const ExperimentAnalysis& a, json& j) {
 
 void BatchJson(const ExperimentAnalysis& a, json& j) {
   if (a.batch) j["batch"] = a.batch->ToJson();
+}
+
+// Only where runs were pooled: an analysis of one run has no such key.
+void AcrossRunsJson(const ExperimentAnalysis& a, json& j) {
+  if (a.across_runs.experiments.empty()) return;
+  json figures = json::array();
+  for (const auto& f : a.across_runs.figures) {
+    json per_run = json::array();
+    for (const auto& b : f.per_run) per_run.push_back(ToJson(b));
+    figures.push_back({{"figure", f.figure},
+                       {"group", f.group},
+                       {"per_run", per_run},
+                       {"pooled", ToJson(f.pooled)},
+                       {"low", Opt(f.low)},
+                       {"high", Opt(f.high)},
+                       {"spread", Opt(f.spread)},
+                       {"note", f.note}});
+  }
+  j["across_runs"] = {{"experiments", a.across_runs.experiments}, {"figures", figures}};
 }
 
 }  // namespace steps

@@ -26,6 +26,8 @@ constexpr AnalysisStep kSteps[] = {
     {"matrix", StepScope::kShared, steps::RunMatrix, steps::MatrixJson},
     // A batch subject: run times and throughput instead of the sweeps.
     {"batch", StepScope::kBatch, steps::RunBatch, steps::BatchJson},
+    // Runs of one spec pooled: each run on its own beside the pool.
+    {"across_runs", StepScope::kRuns, steps::RunAcrossRuns, steps::AcrossRunsJson},
 };
 
 }  // namespace

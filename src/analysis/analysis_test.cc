@@ -360,6 +360,55 @@ TEST(Analyze, RecommendationPicksTheCheapestAllocationThatMeetsTheLoad) {
   EXPECT_NE(c->recommendation->explanation.find("no measured allocation"), std::string::npos);
 }
 
+// The unlimited run met QoS at every level it measured (its capacity is at least its top): a
+// setting measured to its crossing has dropped by at least its ratio to that top, and a
+// setting that also met QoS everywhere cannot be compared with it at all.
+TEST(Analyze, SensitivityAgainstAReferenceBeyondItsSweepIsABound) {
+  ExperimentData d;
+  d.name = "bounded";
+  d.runs.push_back(ModelRun("1-ST", 1, 100e-6, 500, 2000, 500));
+  RunData two_ways = ModelRun("1-ST", 1, 120e-6, 500, 9000, 500);
+  two_ways.partition.limits["llc_ways"] = 2;
+  RunData eight_ways = ModelRun("1-ST", 1, 100e-6, 500, 2000, 500);
+  eight_ways.partition.limits["llc_ways"] = 8;
+  d.runs.push_back(two_ways);
+  d.runs.push_back(eight_ways);
+  AnalysisOptions o;
+  o.target_qps = 3000;
+  auto a = Analyze(d, o);
+  ASSERT_TRUE(a.ok()) << a.status().ToString();
+  const Sensitivity* llc = nullptr;
+  for (const auto& s : a->sensitivity) {
+    if (s.resource == "llc_ways") llc = &s;
+  }
+  ASSERT_TRUE(llc);
+  ASSERT_EQ(llc->points.size(), 3u);  // unlimited, 2, 8 ways
+  ASSERT_TRUE(llc->points[0].lower_bound);
+  EXPECT_EQ(llc->points[0].relative_change, Bounded::Exact(0));
+  // 2 ways: its exact capacity over a reference of at least 2000 QPS.
+  ASSERT_TRUE(llc->points[1].capacity_qps && !llc->points[1].lower_bound);
+  const Bounded& two = llc->points[1].relative_change;
+  ASSERT_TRUE(two.value);
+  EXPECT_EQ(two.bound, Bound::kUpper);
+  EXPECT_NEAR(*two.value, *llc->points[1].capacity_qps / 2000 - 1, 1e-9);
+  EXPECT_LT(*two.value, -0.1);
+  // 8 ways: at least 2000 over at least 2000 says nothing.
+  const Bounded& eight = llc->points[2].relative_change;
+  EXPECT_FALSE(eight.value);
+  EXPECT_NE(eight.withheld.find("opposite sides"), std::string::npos) << eight.withheld;
+  EXPECT_EQ(llc->status, "sensitive");
+  EXPECT_NE(llc->explanation.find("at least"), std::string::npos) << llc->explanation;
+  // 3000 QPS lies beyond what the unlimited and the 8-way runs measured and above the 2-way
+  // capacity: nothing is known to meet it, and the two unjudged runs are named.
+  ASSERT_TRUE(a->recommendation);
+  EXPECT_FALSE(a->recommendation->group_key);
+  const std::string& why = a->recommendation->explanation;
+  EXPECT_NE(why.find("not judged"), std::string::npos) << why;
+  EXPECT_NE(why.find("1-ST / unlimited (QoS met up to 2000"), std::string::npos) << why;
+  EXPECT_NE(why.find("llc=8"), std::string::npos) << why;
+  EXPECT_EQ(why.find("llc=2 ("), std::string::npos) << why;
+}
+
 TEST(Analyze, CacheSensitivityAcrossPartitions) {
   auto d = Mm1Experiment();
   RunData two_ways = ModelRun("1-ST", 1, 120e-6, 500, 8000, 500);  // slower with 2 ways
@@ -384,8 +433,8 @@ TEST(Analyze, CacheSensitivityAcrossPartitions) {
   ASSERT_TRUE(llc && dsk && membw);
   EXPECT_EQ(llc->status, "sensitive");
   EXPECT_EQ(llc->points.size(), 3u);  // unlimited, 2, 8 ways
-  EXPECT_LT(*llc->points[1].relative_change, -0.3);
-  EXPECT_NEAR(*llc->points[2].relative_change, 0, 1e-9);
+  EXPECT_LT(*llc->points[1].relative_change.value, -0.3);
+  EXPECT_NEAR(*llc->points[2].relative_change.value, 0, 1e-9);
   EXPECT_EQ(dsk->status, "insensitive");
   EXPECT_EQ(membw->status, "not measured");
   // The recommendation prefers the fewest cache ways that still meet the load.
@@ -732,7 +781,7 @@ TEST(Analyze, SensitivityWithoutAnUnlimitedRunUsesTheMostGenerousSetting) {
   EXPECT_EQ(q->status, "sensitive");
   ASSERT_EQ(q->points.size(), 2u);
   EXPECT_NE(q->points[0].value.find("(reference)"), std::string::npos);
-  EXPECT_LT(*q->points[1].relative_change, -0.4);
+  EXPECT_LT(*q->points[1].relative_change.value, -0.4);
 }
 
 }  // namespace

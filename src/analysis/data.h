@@ -164,6 +164,9 @@ struct RunData {
   // they ran, each with its figures alone (store RunRecord::corunners; empty alone).
   std::string corunner_set;
   CorunnerSetRecord corunners;
+  // The experiment it was stored under when several runs of one spec are pooled
+  // (across_runs.h PoolRuns); "" otherwise.
+  std::string source;
 };
 
 // How QoS is decided (from the spec).
@@ -202,6 +205,8 @@ struct ExperimentData {
   // Scenarios of the spec this machine could not run (stored as skipped runs), with why:
   // "2-SMT" -> "placement '2-SMT' needs SMT siblings ...".
   std::map<std::string, std::string> skipped_scenarios;
+  // The experiments pooled into this one, first this one's own (across_runs.h); empty for one.
+  std::vector<std::string> pooled;
 };
 
 }  // namespace ream::analysis

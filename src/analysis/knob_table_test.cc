@@ -115,8 +115,8 @@ TEST(KnobTable, AThrowawayKnobIsParsedListedStoredAndAnalyzed) {
   EXPECT_EQ(w->status, "sensitive") << w->explanation;
   ASSERT_EQ(w->points.size(), 3u);  // unlimited, 2 and 8 widgets
   EXPECT_EQ(w->points[1].value, "2 widgets");
-  EXPECT_LT(*w->points[1].relative_change, -0.3);
-  EXPECT_NEAR(*w->points[2].relative_change, 0, 0.01);
+  EXPECT_LT(*w->points[1].relative_change.value, -0.3);
+  EXPECT_NEAR(*w->points[2].relative_change.value, 0, 0.01);
   // Without the table the analysis has no such resource.
   auto builtin = Analyze(d, {});
   ASSERT_TRUE(builtin.ok());

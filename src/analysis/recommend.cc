@@ -37,22 +37,44 @@ Recommendation Recommend(const std::vector<GroupAnalysis>& groups, double q, con
   Recommendation r;
   r.target_qps = q;
   std::vector<const GroupAnalysis*> ok;
+  // Groups that met QoS at every level they measured, all below the target: whether they meet
+  // it is not known, so they are neither a candidate nor ruled out.
+  std::vector<const GroupAnalysis*> unjudged;
   const GroupAnalysis* best_cap = nullptr;
   for (const auto& g : groups) {
     if (g.failed || !g.capacity.qps) continue;
     if (!best_cap || *g.capacity.qps > *best_cap->capacity.qps) best_cap = &g;
-    if (*g.capacity.qps >= q) ok.push_back(&g);
+    if (*g.capacity.qps >= q) {
+      ok.push_back(&g);
+    } else if (g.capacity.lower_bound) {
+      unjudged.push_back(&g);
+    }
   }
-  std::stable_sort(ok.begin(), ok.end(),
-                   [&knobs](const auto* a, const auto* b) { return Cost(*a, knobs) < Cost(*b, knobs); });
+  auto cheaper = [&knobs](const auto* a, const auto* b) { return Cost(*a, knobs) < Cost(*b, knobs); };
+  std::stable_sort(ok.begin(), ok.end(), cheaper);
+  std::stable_sort(unjudged.begin(), unjudged.end(), cheaper);
   for (const auto* g : ok) r.candidates.push_back(g->key);
+  // The unjudged groups cheaper than the choice (all of them without one), named with how far
+  // their sweep went.
+  auto not_judged = [&](const GroupAnalysis* chosen) {
+    std::vector<std::string> names;
+    for (const auto* g : unjudged) {
+      if (chosen && !cheaper(g, chosen)) break;
+      names.push_back(g->key + " (QoS met up to " + Qps(*g->capacity.qps) + ", its sweep's top)");
+    }
+    if (names.empty()) return std::string();
+    std::string text = names.front();
+    for (size_t i = 1; i < names.size(); ++i) text += ", " + names[i];
+    return "; not judged, their sweeps ended below the target: " + text;
+  };
   if (ok.empty()) {
-    r.explanation = "no measured allocation meets QoS at " + Qps(q);
+    r.explanation = "no measured allocation is known to meet QoS at " + Qps(q);
     if (best_cap) {
       r.explanation += "; the highest QPS under QoS is " + Qps(*best_cap->capacity.qps) +
                        (best_cap->capacity.lower_bound ? " (at least)" : "") + " with " +
                        best_cap->key;
     }
+    r.explanation += not_judged(nullptr);
     return r;
   }
   const auto* g = ok.front();
@@ -65,6 +87,7 @@ Recommendation Recommend(const std::vector<GroupAnalysis>& groups, double q, con
     r.explanation += ", but the lower end of its uncertainty (" + Qps(*g->capacity.low) +
                      ") is below the target: little margin";
   }
+  r.explanation += not_judged(g);
   return r;
 }
 

@@ -11,6 +11,7 @@
 #include <set>
 #include <tuple>
 
+#include "analysis/bounded.h"
 #include "analysis/format.h"
 #include "analysis/stats.h"
 #include "platform/median.h"
@@ -96,9 +97,10 @@ std::vector<Sensitivity> ComputeSensitivity(const std::vector<GroupAnalysis>& gr
           }
           ref_label = Fmt(*get(ref->partition), 4) + " " + knob.unit + " (reference)";
         }
-        std::optional<double> ref_cap;
-        if (ref) ref_cap = ref->capacity.qps;
-        const double ref_qps = ref_cap.value_or(0);
+        auto figure = [](const GroupAnalysis& g) {
+          return CapacityFigure(g.capacity.qps, g.capacity.lower_bound, g.capacity.upper_bound, g.capacity.status);
+        };
+        const Bounded ref_fig = ref ? figure(*ref) : Bounded::Withheld("no reference run");
         // Base latency of each setting at one load: the reference's lowest valid one.
         const GroupAnalysis* first = ref ? ref : varied.front();
         for (const auto& p : first->points) {
@@ -113,52 +115,54 @@ std::vector<Sensitivity> ComputeSensitivity(const std::vector<GroupAnalysis>& gr
           return sp;
         };
         if (ref) {
-          s.points.push_back(with_base({ref_label, ref->key, ref->capacity.qps, ref->capacity.lower_bound,
-                                        ref_cap ? std::optional<double>(0.0) : std::nullopt},
-                                       *ref));
+          SensitivityPoint rp{ref_label, ref->key, ref->capacity.qps, ref->capacity.lower_bound};
+          if (ref_fig.value) rp.relative_change = Bounded::Exact(0);
+          s.points.push_back(with_base(rp, *ref));
         }
-        double worst = 0;
+        // A change is known to exceed the threshold when its figure is exact or an upper bound
+        // (the drop at least that large); known to stay within it when exact or a lower bound
+        // (the drop at most that large). Anything else leaves the verdict open.
+        double worst_sure = 0;  // the largest drop known to have happened
+        double worst_bound = 0;  // the largest drop any figure allows (the verdict "insensitive")
         std::string worst_at;
-        bool undetermined = !ref_cap;
+        bool worst_is_bound = false;
+        bool open = !ref_fig.value;
         for (const auto* g : varied) {
           SensitivityPoint sp;
           sp.value = Fmt(*get(g->partition), 4) + " " + knob.unit;
           sp.group_key = g->key;
           sp.capacity_qps = g->capacity.qps;
           sp.lower_bound = g->capacity.lower_bound;
-          if (ref_qps > 0 && g->capacity.qps) {
-            sp.relative_change = *g->capacity.qps / ref_qps - 1;
-            if (*sp.relative_change < worst) {
-              worst = *sp.relative_change;
-              worst_at = sp.value;
-            }
-          } else if (!g->capacity.qps && g->capacity.upper_bound && ref_qps > 0) {
-            // The constrained run misses QoS even at its lowest load: the change is at least
-            // this large.
-            double change = *g->capacity.upper_bound / ref_qps - 1;
-            if (change < worst) {
-              worst = change;
-              worst_at = sp.value + " (misses QoS at every load)";
-            }
-            sp.relative_change = change;
-          } else {
-            undetermined = true;
+          sp.relative_change =
+              Add(Divide(figure(*g), ref_fig, "this setting and the reference are bounded from opposite sides",
+                         "this setting", "the reference"),
+                  Bounded::Exact(-1), "");
+          const Bounded& c = sp.relative_change;
+          if (c.value) worst_bound = std::max(worst_bound, -*c.value);
+          if (c.value && c.bound != Bound::kLower && -*c.value > worst_sure) {
+            worst_sure = -*c.value;
+            worst_is_bound = c.bound == Bound::kUpper;
+            worst_at = sp.value + (!g->capacity.qps ? " (misses QoS at every load)" : "");
+          }
+          if (!c.value || (c.bound == Bound::kUpper && -*c.value <= kSensitivityThreshold) ||
+              (c.bound == Bound::kLower && -*c.value > kSensitivityThreshold)) {
+            open = true;
           }
           s.points.push_back(with_base(sp, *g));
         }
         if (!ref) {
           s.status = "undetermined";
           s.explanation = "no unlimited " + sc + " run, nor two settings, to compare with";
-        } else if (-worst > kSensitivityThreshold) {
+        } else if (worst_sure > kSensitivityThreshold) {
           s.status = "sensitive";
-          s.explanation = "QPS under QoS drops by " + Pct(-worst) + " at " + worst_at + " (threshold " +
-                          Pct(kSensitivityThreshold) + ")";
-        } else if (undetermined) {
+          s.explanation = "QPS under QoS drops by " + std::string(worst_is_bound ? "at least " : "") + Pct(worst_sure) +
+                          " at " + worst_at + " (threshold " + Pct(kSensitivityThreshold) + ")";
+        } else if (open) {
           s.status = "undetermined";
           s.explanation = "a capacity is missing or only bounded, so the change cannot be sized";
         } else {
           s.status = "insensitive";
-          s.explanation = "QPS under QoS changes by at most " + Pct(-worst) +
+          s.explanation = "QPS under QoS changes by at most " + Pct(worst_bound) +
                           " over the settings measured: a candidate for a reduced share";
         }
         out.push_back(std::move(s));

@@ -28,6 +28,8 @@ Status RunPredictions(StepContext& ctx, ExperimentAnalysis& a);
 Status RunMatrix(StepContext& ctx, ExperimentAnalysis& a);
 // kBatch.
 Status RunBatch(StepContext& ctx, ExperimentAnalysis& a);
+// kRuns.
+Status RunAcrossRuns(StepContext& ctx, ExperimentAnalysis& a);
 
 void GroupsJson(const ExperimentAnalysis& a, nlohmann::json& j);
 void QosJson(const ExperimentAnalysis& a, nlohmann::json& j);
@@ -44,5 +46,6 @@ void PressureJson(const ExperimentAnalysis& a, nlohmann::json& j);
 void PredictionsJson(const ExperimentAnalysis& a, nlohmann::json& j);
 void MatrixJson(const ExperimentAnalysis& a, nlohmann::json& j);
 void BatchJson(const ExperimentAnalysis& a, nlohmann::json& j);
+void AcrossRunsJson(const ExperimentAnalysis& a, nlohmann::json& j);
 
 }  // namespace ream::analysis::steps

@@ -22,6 +22,7 @@ enum class StepScope {
   kSweeps,  // a server's sweeps, analyzed as one subject: AnalyzeSweeps (also each co-runner set's runs)
   kShared,  // a shared server's co-runner sets against its alone runs: Analyze, after the sweeps
   kBatch,   // a batch subject (load axis copies): Analyze, instead of the sweeps
+  kRuns,    // runs of one spec pooled: Analyze, last, whatever the subject
 };
 
 // What a step reads besides the analysis so far.

@@ -29,7 +29,7 @@ TEST(AnalysisSteps, TheGroupsRunFirstAndEveryScopeIsPresent) {
   EXPECT_EQ(steps.front().name, "groups");
   std::set<StepScope> scopes;
   for (const AnalysisStep& step : steps) scopes.insert(step.scope);
-  EXPECT_EQ(scopes.size(), 3u);
+  EXPECT_EQ(scopes.size(), 4u);
 }
 
 // ToJson is the experiment's own keys and each step's part: an analysis with nothing in it
@@ -42,7 +42,9 @@ TEST(AnalysisSteps, ToJsonHoldsEachStepsPart) {
                           "predicted_sensitivity", "recommendation", "warnings"}) {
     EXPECT_TRUE(j.contains(key)) << key;
   }
-  for (const char* key : {"colocation", "interference", "matrix", "batch"}) EXPECT_FALSE(j.contains(key)) << key;
+  for (const char* key : {"colocation", "interference", "matrix", "batch", "across_runs"}) {
+    EXPECT_FALSE(j.contains(key)) << key;
+  }
   nlohmann::json part;
   FindAnalysisStep("qos")->to_json(a, part);
   EXPECT_EQ(part["qos"], j["qos"]);

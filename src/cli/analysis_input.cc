@@ -1,5 +1,6 @@
 #include "cli/analysis_input.h"
 
+#include <algorithm>
 #include <iostream>
 
 #include "analysis/store_loader.h"
@@ -38,6 +39,34 @@ std::unique_ptr<Loaded> LoadAndAnalyze(const char* cmd, const AnalyzeOptions& o,
     *into = std::move(e).value();
     return true;
   };
+  if (!o.with.empty()) {
+    std::vector<analysis::ExperimentData> more(o.with.size());
+    for (size_t i = 0; i < o.with.size(); ++i) {
+      // DB:NAME: a run stored in another database, labelled as given (two databases may hold
+      // one name); NAME: one in --db.
+      const std::string& arg = o.with[i];
+      const size_t colon = arg.rfind(':');
+      if (colon != std::string::npos && colon > 0 && platform.Exists(arg.substr(0, colon))) {
+        auto other = Store::OpenReadOnly(arg.substr(0, colon));
+        auto e = other.ok() ? analysis::LoadExperiment(*other, arg.substr(colon + 1))
+                            : Result<analysis::ExperimentData>(other.status());
+        if (!e.ok()) {
+          std::cerr << "ream " << cmd << ": --with " << arg << ": " << e.status().message() << "\n";
+          return nullptr;
+        }
+        more[i] = std::move(e).value();
+        more[i].name = arg;
+      } else if (!load("--with", arg, &more[i])) {
+        return nullptr;
+      }
+    }
+    auto pooled = analysis::PoolRuns(l->data, more);
+    if (!pooled.ok()) {
+      std::cerr << "ream " << cmd << ": --with: " << pooled.status().message() << "\n";
+      return nullptr;
+    }
+    l->data = std::move(pooled).value();
+  }
   if (!o.baseline.empty()) {
     if (!load("--baseline", o.baseline, &l->baseline)) return nullptr;
     ao.baseline = &l->baseline;
@@ -58,7 +87,8 @@ std::unique_ptr<Loaded> LoadAndAnalyze(const char* cmd, const AnalyzeOptions& o,
     auto list = store->ListExperiments();
     if (list.ok()) {
       for (const auto& e : *list) {
-        if (e.name == l->data.name || e.name == l->reporter.name || !has_sources(e.spec)) continue;
+        const bool pooled = std::find(l->data.pooled.begin(), l->data.pooled.end(), e.name) != l->data.pooled.end();
+        if (e.name == l->data.name || pooled || e.name == l->reporter.name || !has_sources(e.spec)) continue;
         auto other = analysis::LoadExperiment(*store, e.name);
         if (other.ok()) l->others.push_back(std::move(other).value());
       }
@@ -87,6 +117,10 @@ void AddAnalysisInputOptions(CLI::App* sub, AnalyzeOptions* o) {
   sub->add_option("--reporter", o->reporter,
                   "An experiment whose subject reported its co-runners' pressure ([interference] and "
                   "[[corunner]] sets): predict this subject beside them from its own sensitivity curves");
+  sub->add_option("--with", o->with,
+                  "Another run of the same spec (repeatable): NAME in this database, or DB:NAME in another; its runs are pooled with the "
+                  "experiment's, so every interval is across the runs, and each run's own figures are shown "
+                  "beside the pool's with their range");
 }
 
 

@@ -19,6 +19,7 @@ struct AnalyzeOptions {
   std::string experiment;  // empty: the most recent
   std::string baseline;    // a zero-work baseline experiment for the model's delay center
   std::string reporter;    // an experiment whose pressure scores predict this subject
+  std::vector<std::string> with;  // other runs of the same spec, pooled with this one
   double target_qps = 0;   // 0: no recommendation
   bool json = false;
   // report only
@@ -39,7 +40,7 @@ struct Loaded {
 std::unique_ptr<Loaded> LoadAndAnalyze(const char* cmd, const AnalyzeOptions& o,
                                        Platform& platform);
 
-// --db, --experiment, --target-qps, --baseline, --reporter.
+// --db, --experiment, --target-qps, --baseline, --reporter, --with.
 void AddAnalysisInputOptions(CLI::App* sub, AnalyzeOptions* o);
 
 }  // namespace ream::cli

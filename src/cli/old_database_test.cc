@@ -150,6 +150,36 @@ TEST_F(SharedDatabase, AnalyzeIsWhatTheOldReamPrinted) {
   ExpectOutput({"analyze"}, "analyze.txt");
 }
 
+// Two runs of one spec pooled: here the same run read from a second database, each run's QPS
+// under QoS alone and beside each set shown beside the pool's. An experiment of another spec is
+// refused, naming both.
+TEST_F(SharedDatabase, RunsOfOneSpecPoolAcrossDatabases) {
+  const std::string second = (dir_ / "second.db").string();
+  fs::copy_file(db_, second);
+  auto r = Ream({"analyze", "--db", db_, "--experiment", "fixture-shared", "--with", second + ":fixture-shared"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("Across runs — 2 runs of one spec pooled (fixture-shared, " + second + ":fixture-shared)"),
+            std::string::npos)
+      << r.out;
+  const size_t at = r.out.find("Across runs");
+  ASSERT_NE(at, std::string::npos);
+  const std::string table = r.out.substr(at);
+  EXPECT_NE(table.find("QPS under QoS together"), std::string::npos) << table;
+  // kv met QoS at the sweep's top in this fixture: each run's capacity is a bound, so there is
+  // no range over the runs, and each figure says which runs bound it.
+  EXPECT_NE(table.find("1-ST / unlimited: only a bound in fixture-shared, " + second + ":fixture-shared: no range"),
+            std::string::npos)
+      << table;
+  // Without --with the section is absent (the old outputs above hold byte for byte).
+  auto one = Ream({"analyze", "--db", db_, "--experiment", "fixture-shared"});
+  EXPECT_EQ(one.out.find("Across runs"), std::string::npos);
+
+  auto other = Ream({"analyze", "--db", db_, "--experiment", "fixture-shared", "--with", "fixture-batch"});
+  EXPECT_EQ(other.exit_code, 1);
+  EXPECT_NE(other.err.find("'fixture-batch' is not a run of the spec of 'fixture-shared'"), std::string::npos)
+      << other.err;
+}
+
 TEST_F(SharedDatabase, TheCorunnersFiguresExportAsStored) {
   auto r = Ream({"export", "--db", db_, "--format", "json", "--out", (dir_ / "json").string()});
   ASSERT_EQ(r.exit_code, 0) << r.err;

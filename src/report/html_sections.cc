@@ -156,6 +156,26 @@ void CategorySection(const Page& page, std::ostream& body) {
 }
 
 // The cheapest measured allocation meeting QoS at the asked load, when one was asked.
+void AcrossRunsSection(const Page& page, std::ostream& body) {
+  const analysis::AcrossRuns& r = page.a.across_runs;
+  if (r.experiments.empty()) return;
+  body << "<h2>Across runs</h2>\n<p>" << r.experiments.size()
+       << " runs of one spec pooled: every interval above is over the repetitions of all of them. "
+          "Each run on its own, and the range over the runs whose figure is exact (spread: its width "
+          "over their median):</p>\n<table><tr><th>figure</th><th>group</th>";
+  for (const auto& e : r.experiments) body << "<th>" << Esc(e) << "</th>";
+  body << "<th>pooled</th><th>range over runs</th><th>spread</th><th>note</th></tr>\n";
+  for (const auto& f : r.figures) {
+    body << "<tr><td>" << Esc(f.figure) << "</td><td>" << Esc(f.group) << "</td>";
+    for (const auto& b : f.per_run) body << "<td>" << Esc(BoundedText(b, FormatNumber, true)) << "</td>";
+    body << "<td>" << Esc(BoundedText(f.pooled, FormatNumber)) << "</td><td>"
+         << (f.low && f.high ? FormatNumber(*f.low) + "–" + FormatNumber(*f.high) : std::string("—")) << "</td><td>"
+         << (f.spread ? FormatNumber(*f.spread * 100) + " %" : std::string("—")) << "</td><td>" << Esc(f.note)
+         << "</td></tr>\n";
+  }
+  body << "</table>\n";
+}
+
 void RecommendationSection(const Page& page, std::ostream& body) {
   const ExperimentAnalysis& a = page.a;
   if (a.recommendation) {
@@ -233,11 +253,7 @@ void SensitivitySection(const Page& page, std::ostream& body, ChartSpecs* specs)
       body << Esc(p.value) << ": "
            << (p.capacity_qps ? (p.lower_bound ? "≥ " : "") + FormatNumber(*p.capacity_qps)
                               : std::string("—"));
-      if (p.relative_change) {
-        char b[32];
-        std::snprintf(b, sizeof b, " (%+.1f %%)", *p.relative_change * 100);
-        body << b;
-      }
+      body << RelativeChangeText(p.relative_change);
       if (s.base_load > 0) {
         body << "; mean at " << FormatNumber(s.base_load) << " " << page.load_unit << ": "
              << (p.base_mean_us ? Fig("sensitivity_base_mean_us", p.base_mean_us, p.group_key) + " µs"

@@ -47,5 +47,8 @@ void InterferenceSection(const Page& page, std::ostream& body, ChartSpecs* specs
 // verdicts and the category; nothing on a server's page.
 void BatchSection(const Page& page, std::ostream& body, ChartSpecs* specs);
 void EnvironmentSection(const Page& page, std::ostream& body);
+// Runs of one spec pooled (`ream analyze --with`): each run's figures beside the pool's; nothing
+// for one run.
+void AcrossRunsSection(const Page& page, std::ostream& body);
 
 }  // namespace ream::report

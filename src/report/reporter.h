@@ -62,6 +62,9 @@ std::string BoundedText(const analysis::Bounded& b, std::string (*format)(double
 // Formats for it: "0.18×", "18 %" (of a share), "1.23" (FormatNumber).
 std::string Times(double v);
 std::string SharePercent(double v);
+// A sensitivity setting's change against its reference, after its capacity: " (−52.5 %)",
+// " (≤ −52.5 %)" where a capacity is a bound, " (withheld: why)"; "" when never computed.
+std::string RelativeChangeText(const analysis::Bounded& change);
 // The predictions against the measured pairs (analysis/interference.h PredictionCheck), in one
 // sentence: how many pairs were judged, the mean error beside the naive guess's, and the
 // safe/unsafe agreement.

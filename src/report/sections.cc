@@ -35,6 +35,7 @@ constexpr ReportSection kSections[] = {
     {"groups", nullptr, TimelinessSection},
     {"recommendation", TextRecommendation, nullptr},
     {"batch", TextBatch, BatchSection},
+    {"across_runs", TextAcrossRuns, NoCharts<AcrossRunsSection>},
 };
 
 constexpr StepWithoutSection kWithout[] = {
@@ -52,6 +53,7 @@ std::span<const StepWithoutSection> StepsWithoutSection() { return kWithout; }
 
 bool SectionShown(const ReportSection& section, const analysis::ExperimentAnalysis& a) {
   const analysis::AnalysisStep* step = analysis::FindAnalysisStep(section.step);
+  if (step && step->scope == analysis::StepScope::kRuns) return true;  // any subject's runs pool
   const bool batch_step = step && step->scope == analysis::StepScope::kBatch;
   return batch_step == a.batch.has_value();
 }

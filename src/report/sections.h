@@ -61,5 +61,6 @@ void TextColocation(const TextPage& page, std::ostream& os);
 void TextInterference(const TextPage& page, std::ostream& os);
 void TextRecommendation(const TextPage& page, std::ostream& os);
 void TextBatch(const TextPage& page, std::ostream& os);
+void TextAcrossRuns(const TextPage& page, std::ostream& os);
 
 }  // namespace ream::report

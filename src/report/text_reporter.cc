@@ -601,16 +601,39 @@ void TextSensitivity(const TextPage& page, std::ostream& os) {
       detail += "; " + p.value + ": " +
                 (p.capacity_qps ? (p.lower_bound ? "≥ " : "") + FormatNumber(*p.capacity_qps)
                                 : std::string("—"));
-      if (p.relative_change) {
-        char b[32];
-        std::snprintf(b, sizeof b, " (%+.1f %%)", *p.relative_change * 100);
-        detail += b;
-      }
+      detail += RelativeChangeText(p.relative_change);
     }
     tsen.Add({s.resource, s.scenario.empty() ? "—" : s.scenario, s.status, detail});
   }
   tsen.Print(os);
   os << "\n";
+}
+
+// Runs of one spec pooled (--with): each run's figure beside the pool's, and their range.
+void TextAcrossRuns(const TextPage& page, std::ostream& os) {
+  const analysis::AcrossRuns& r = page.a.across_runs;
+  if (r.experiments.empty()) return;
+  std::string names;
+  for (const auto& e : r.experiments) names += (names.empty() ? "" : ", ") + e;
+  os << "Across runs — " << r.experiments.size() << " runs of one spec pooled (" << names
+     << "): every interval above is over the repetitions of all of them; each run on its own:\n";
+  std::vector<std::string> header = {"FIGURE", "GROUP"};
+  for (const auto& e : r.experiments) header.push_back(e);
+  for (const char* h : {"POOLED", "RANGE OVER RUNS", "SPREAD"}) header.push_back(h);
+  AlignedTable t(header);
+  std::vector<std::string> notes;
+  for (const auto& f : r.figures) {
+    std::vector<std::string> row = {f.figure, f.group};
+    for (const auto& b : f.per_run) row.push_back(BoundedText(b, FormatNumber));
+    row.push_back(BoundedText(f.pooled, FormatNumber));
+    row.push_back(f.low && f.high ? FormatNumber(*f.low) + "–" + FormatNumber(*f.high) : "—");
+    row.push_back(f.spread ? FormatNumber(*f.spread * 100) + " %" : "—");
+    t.Add(std::move(row));
+    if (!f.note.empty()) notes.push_back(f.group + ": " + f.note);
+  }
+  t.Print(os);
+  for (const auto& n : notes) os << "  " << n << "\n";
+  os << "  spread = (highest − lowest) / median of the runs' exact figures\n\n";
 }
 
 // The cheapest allocation that meets the target load.
@@ -710,6 +733,16 @@ std::string Times(double v) {
 }
 
 std::string SharePercent(double v) { return FormatNumber(v * 100) + " %"; }
+
+std::string RelativeChangeText(const analysis::Bounded& change) {
+  if (!change.value && change.withheld.empty()) return "";
+  auto signed_percent = [](double v) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%+.1f %%", v * 100);
+    return std::string(b);
+  };
+  return " (" + BoundedText(change, +signed_percent, true) + ")";
+}
 
 TextPage MakeTextPage(const analysis::ExperimentAnalysis& a) {
   // Loads are named by the sweep's axis: "QPS" (as always) or "sessions".
