@@ -9,8 +9,10 @@
 #                    pressure scores of each co-runner.
 # Then `ream analyze --reporter interference-kv` predicts memcached beside each co-runner from
 # memcached's own curves read at kv's scores, and prints prediction and measurement side by side.
-# This script prints that table and the mean absolute error of the predicted capacity (QPS under
-# QoS together / alone, in percentage points) over the pairs where both sides have a figure.
+# This script prints that table, the mean absolute error of the predicted capacity (QPS under
+# QoS together / alone, in percentage points) over the pairs where both sides have a figure, and
+# the mean relative error of the predicted tail at the curve's load (Bubble-Up's own figure) over
+# the pairs where both tails are figures, each beside the naive guess's on the same pairs.
 #
 # Usage: bench/interference.sh [BUILD_DIR] [DB] [--analyze]   (about 25 min on a 2-vCPU machine)
 #   --analyze: measure nothing; print the table and the error from the experiments already in DB
@@ -63,6 +65,13 @@ if err is not None:
           f"{naive:.1f} for the naive guess (every pair at the mean measured share, {share * 100:.1f} %)")
 else:
     print("mean absolute error: unavailable (" + c["note"] + ")")
+terr, tnaive, tmean = c.get("tail_mean_abs_error_pct"), c.get("naive_tail_mean_abs_error_pct"), c.get("naive_tail_us")
+if terr is not None:
+    sets, nt = ", ".join(c["tail_judged"]), len(c["tail_judged"])
+    print(f"the tail at the load of the curves, judged on {nt} pair(s) ({sets}): mean absolute error "
+          f"{terr:.1f} %, against {tnaive:.1f} % for the naive guess (every pair at the mean measured tail, {tmean:.0f} us)")
+else:
+    print("the error of the tail: unavailable (" + c.get("tail_note", "") + ")")
 agree, safe = c["safe_agree"], c["safe_judged"]
 print(f"safe / unsafe at QoS predicted as measured: {agree} of {safe} pairs")
 '

@@ -527,7 +527,12 @@ void PredictionsJson(const ExperimentAnalysis& a, json& j) {
                                              {"naive_mean_abs_error_pp", opt(c.naive_mean_abs_error_pp)},
                                              {"safe_judged", c.safe_judged},
                                              {"safe_agree", c.safe_agree},
-                                             {"note", c.note}};
+                                             {"note", c.note},
+                                             {"tail_judged", c.tail_judged},
+                                             {"tail_mean_abs_error_pct", opt(c.tail_mean_abs_error_pct)},
+                                             {"naive_tail_us", opt(c.naive_tail_us)},
+                                             {"naive_tail_mean_abs_error_pct", opt(c.naive_tail_mean_abs_error_pct)},
+                                             {"tail_note", c.tail_note}};
   }
 }
 

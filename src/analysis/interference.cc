@@ -638,10 +638,15 @@ std::vector<InterferencePrediction> PredictInterference(const std::vector<Interf
 PredictionCheck CheckPredictions(const std::vector<InterferencePrediction>& predictions) {
   PredictionCheck c;
   std::vector<double> errors, measured;
+  std::vector<std::pair<double, double>> tails;  // (predicted, measured), µs
   for (const auto& q : predictions) {
     const bool ran = q.measured_capacity_ratio.value || q.measured_meets;
     if (!ran) continue;
     ++c.measured;
+    if (q.predicted_tail_us.exact() && q.measured_tail_us && *q.measured_tail_us > 0) {
+      c.tail_judged.push_back(q.set);
+      tails.push_back({*q.predicted_tail_us.value, *q.measured_tail_us});
+    }
     if (q.predicted_meets && q.measured_meets) {
       ++c.safe_judged;
       if (*q.predicted_meets == *q.measured_meets) ++c.safe_agree;
@@ -657,6 +662,23 @@ PredictionCheck CheckPredictions(const std::vector<InterferencePrediction>& pred
                                                             BoundPrefix(p.bound) + Fmt(*p.value * 100, 3) + " %)"
                                                       : q.capacity_error_pp.withheld));
     }
+  }
+  if (tails.empty()) {
+    c.tail_note = c.measured == 0 ? "no predicted pair was measured"
+                                  : "no measured pair has a tail at the curve's load on both sides (a point beside "
+                                    "the set invalid, or a prediction only a bound)";
+  } else {
+    double err = 0, sum = 0;
+    for (const auto& [p, m] : tails) {
+      err += std::abs(p - m) / m * 100;
+      sum += m;
+    }
+    const double n = static_cast<double>(tails.size());
+    c.tail_mean_abs_error_pct = err / n;
+    c.naive_tail_us = sum / n;
+    double naive = 0;
+    for (const auto& [p, m] : tails) naive += std::abs(*c.naive_tail_us - m) / m * 100;
+    c.naive_tail_mean_abs_error_pct = naive / n;
   }
   if (errors.empty()) {
     c.note = c.measured == 0 ? "no predicted pair was measured" : "no measured pair has an exact share on both sides";

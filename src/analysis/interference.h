@@ -121,8 +121,10 @@ struct InterferencePrediction {
 
 // How the predictions did where the pairs were measured: the mean absolute error of the
 // predicted capacity share over the pairs where both shares are exact, beside the error of the
-// naive guess (every pair at the mean measured share of those same pairs), and how often the
-// prediction said safe or unsafe at QoS as the measurement did.
+// naive guess (every pair at the mean measured share of those same pairs); the same for the
+// tail at the curve's load (Bubble-Up's own prediction: the QoS figure at a load), as a relative
+// error over the pairs where both tails are figures, beside guessing their mean measured tail;
+// and how often the prediction said safe or unsafe at QoS as the measurement did.
 struct PredictionCheck {
   int measured = 0;  // predictions with a measurement beside them
   std::vector<std::string> judged;     // the sets whose error is judged
@@ -132,6 +134,12 @@ struct PredictionCheck {
   std::optional<double> naive_mean_abs_error_pp;  // guessing naive_share for each of them
   int safe_judged = 0, safe_agree = 0;  // pairs with both verdicts, and those that agree
   std::string note;  // why there is no error, when there is none
+  // The tail at the curve's load: |predicted − measured| / measured, %, averaged.
+  std::vector<std::string> tail_judged;  // the sets with both tails (the prediction not a bound)
+  std::optional<double> tail_mean_abs_error_pct;
+  std::optional<double> naive_tail_us;                   // the mean measured tail over them
+  std::optional<double> naive_tail_mean_abs_error_pct;  // guessing naive_tail_us for each
+  std::string tail_note;  // why there is no tail error, when there is none
 };
 
 PredictionCheck CheckPredictions(const std::vector<InterferencePrediction>& predictions);

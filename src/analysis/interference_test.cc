@@ -345,6 +345,35 @@ TEST(Interference, ThePredictionsErrorIsJudgedOnExactSharesBesideTheNaiveGuess) 
   EXPECT_EQ(c.safe_agree, 3);
 }
 
+// The tail at the curve's load, Bubble-Up's own figure: judged where both tails are figures
+// (not where the prediction is a bound or the pair's point had no tail), as a relative error,
+// beside guessing the mean measured tail for every pair.
+TEST(Interference, TheTailsErrorIsJudgedWhereBothTailsAreFiguresBesideTheNaiveGuess) {
+  auto pair = [](std::string set, Bounded predicted_us, std::optional<double> measured_us) {
+    InterferencePrediction q;
+    q.set = std::move(set);
+    q.predicted_tail_us = predicted_us;
+    q.measured_tail_us = measured_us;
+    q.measured_meets = false;
+    q.measured_capacity_ratio = Bounded::AtMost(0.05);
+    q.capacity_error_pp = Bounded::Withheld("the measured share is only a bound (≤ 5 %)");
+    return q;
+  };
+  const PredictionCheck c = CheckPredictions({pair("a", Bounded::Exact(800), 640.0),
+                                              pair("b", Bounded::Exact(700), 700.0),
+                                              pair("c", Bounded::AtLeast(1000), 900.0),
+                                              pair("d", Bounded::Exact(900), std::nullopt)});
+  EXPECT_EQ(c.measured, 4);
+  EXPECT_EQ(c.tail_judged, (std::vector<std::string>{"a", "b"}));
+  // a off by 25 %, b by 0: 12.5 %. The naive guess, 670 us for both: 4.6875 % and 4.2857 %.
+  EXPECT_NEAR(*c.tail_mean_abs_error_pct, 12.5, 1e-9);
+  EXPECT_NEAR(*c.naive_tail_us, 670, 1e-9);
+  EXPECT_NEAR(*c.naive_tail_mean_abs_error_pct, (30.0 / 640 + 30.0 / 700) / 2 * 100, 1e-9);
+  // No exact share on both sides: the capacity's error stays withheld, the tail's does not.
+  EXPECT_FALSE(c.mean_abs_error_pp);
+  EXPECT_TRUE(c.tail_note.empty());
+}
+
 TEST(Interference, AReportersScoresPredictAnotherSubjectBesideTheJobFromItsOwnCurve) {
   // The job leaves each 60 % of the CPU; the subject has curves of its own.
   auto a = PredictBesideTheJob(0.6);

@@ -297,6 +297,13 @@ std::string PredictionCheckText(const analysis::PredictionCheck& c) {
   } else {
     s += "; no error: " + c.note;
   }
+  if (c.tail_mean_abs_error_pct) {
+    s += "; the tail at the curve's load judged on " + std::to_string(c.tail_judged.size()) + " pair(s): mean |error| " +
+         FormatNumber(*c.tail_mean_abs_error_pct) + " %, against " + FormatNumber(*c.naive_tail_mean_abs_error_pct) +
+         " % for the naive guess (every pair at the mean measured tail, " + FormatNumber(*c.naive_tail_us) + " µs)";
+  } else {
+    s += "; no tail error: " + c.tail_note;
+  }
   s += "; safe / unsafe at QoS predicted as measured: " + std::to_string(c.safe_agree) + " of " +
        std::to_string(c.safe_judged) + " pairs";
   return s;
