@@ -105,8 +105,11 @@ Result<ExperimentData> PoolRuns(const ExperimentData& first, std::span<const Exp
 
 Status CompareAcrossRuns(const ExperimentData& pooled, const AnalysisOptions& o, ExperimentAnalysis& a) {
   if (pooled.pooled.size() < 2) return Status::Ok();
+  // Each run on its own needs only its capacities: no recommendation, reporter or matrix.
   AnalysisOptions one = o;
   one.target_qps.reset();
+  one.reporter = nullptr;
+  one.subjects.clear();
   std::vector<ExperimentAnalysis> each;
   for (const std::string& name : pooled.pooled) {
     ExperimentData d = pooled;
