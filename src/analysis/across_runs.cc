@@ -6,6 +6,7 @@
 #include "analysis/analysis.h"
 #include "analysis/format.h"
 #include "platform/median.h"
+#include "platform/text.h"
 
 namespace ream::analysis {
 namespace {
@@ -63,13 +64,8 @@ AcrossRunsFigure Figure(std::string figure, std::string group, std::vector<Bound
     const double median = Median(exact);
     if (median > 0) f.spread = (*f.high - *f.low) / median;
   }
-  auto names = [](const std::vector<std::string>& v) {
-    std::string s;
-    for (const auto& n : v) s += (s.empty() ? "" : ", ") + n;
-    return s;
-  };
-  if (!bound.empty()) f.note = "only a bound in " + names(bound);
-  if (!none.empty()) f.note += (f.note.empty() ? "" : "; ") + std::string("none in ") + names(none);
+  if (!bound.empty()) f.note = "only a bound in " + Join(bound, ", ");
+  if (!none.empty()) f.note += (f.note.empty() ? "" : "; ") + std::string("none in ") + Join(none, ", ");
   if (!f.note.empty() && exact.empty()) f.note += ": no range";
   return f;
 }

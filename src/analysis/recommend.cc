@@ -13,6 +13,7 @@
 #include "analysis/format.h"
 #include "analysis/stats.h"
 #include "platform/median.h"
+#include "platform/text.h"
 
 namespace ream::analysis {
 namespace {
@@ -63,9 +64,7 @@ Recommendation Recommend(const std::vector<GroupAnalysis>& groups, double q, con
       names.push_back(g->key + " (QoS met up to " + Qps(*g->capacity.qps) + ", its sweep's top)");
     }
     if (names.empty()) return std::string();
-    std::string text = names.front();
-    for (size_t i = 1; i < names.size(); ++i) text += ", " + names[i];
-    return "; not judged, their sweeps ended below the target: " + text;
+    return "; not judged, their sweeps ended below the target: " + Join(names, ", ");
   };
   if (ok.empty()) {
     r.explanation = "no measured allocation is known to meet QoS at " + Qps(q);

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <vector>
 
+#include "platform/text.h"
 #include "report/reporter.h"
 #include "report/sections.h"
 
@@ -620,8 +621,7 @@ void TextSensitivity(const TextPage& page, std::ostream& os) {
 void TextAcrossRuns(const TextPage& page, std::ostream& os) {
   const analysis::AcrossRuns& r = page.a.across_runs;
   if (r.experiments.empty()) return;
-  std::string names;
-  for (const auto& e : r.experiments) names += (names.empty() ? "" : ", ") + e;
+  const std::string names = Join(r.experiments, ", ");
   os << "Across runs — " << r.experiments.size() << " runs of one spec pooled (" << names
      << "): every interval above is over the repetitions of all of them; each run on its own:\n";
   std::vector<std::string> header = {"FIGURE", "GROUP"};
