@@ -1048,6 +1048,7 @@ validity = "seed"
   // that meets QoS, interpolated towards the next valid level above it: analyze's capacity
   // keeps the *first* crossing, and one disturbed window at 1 250 QPS once made a grid's
   // 1 222 QPS (a knee confirms such a level; a grid measures it once).
+  int grid_misses_below = 0;  // the grid's valid levels that missed QoS by half again below one that met it
   auto capacity = [&](const std::string& name, bool first_crossing, std::string* status) -> double {
     Exec a = Ream("analyze --db " + db_ + " --experiment " + name + " --json");
     // Every point invalid (a generator that could not keep its schedule on a stalling host)
@@ -1084,6 +1085,8 @@ validity = "seed"
       return 0;
     }
     for (size_t i = 0; i < *best; ++i) misses_below += levels[i].second > target;
+    // Near the target a level may fall either side by sampling alone; half again above it may not.
+    for (size_t i = 0; i < *best; ++i) grid_misses_below += levels[i].second > 1.5 * target;
     *status = std::to_string(misses_below) + " lower level(s) missed QoS; analyze: " +
               c["status"].get<std::string>();
     if (*best + 1 == levels.size()) return levels[*best].first;
@@ -1104,8 +1107,12 @@ validity = "seed"
   // 20-250 us pieces moves where a single sweep crosses it (seen: grid 4250 vs knee 5375 QPS
   // on this project's VMs). The agreement is asserted where the machine is quiet (measured),
   // and printed either way.
+  // The floor is read before and after the sweeps, not during them: noise that came and went in
+  // between shows in the grid itself, whose tail under an exponential server only rises with the
+  // load. A level that missed QoS by half again below one that met it (seen at a 1.7 % floor: p95 1 221, 4 145,
+  // 1 044 us over three neighbouring levels) leaves no reference to judge the knee against.
   const double floor = std::max(floor_before, HostFloor());
-  const bool quiet = quiet_before && floor <= JudgeableFloor(kFloorLimit);
+  const bool quiet = quiet_before && floor <= JudgeableFloor(kFloorLimit) && grid_misses_below == 0;
   const double allowed = ToleranceOnFloor(kPrecision, floor) * grid_best + kStep;
   if (quiet) {
     ASSERT_GT(grid_best, 0) << "the grid found no capacity (" << grid_status
@@ -1129,6 +1136,11 @@ validity = "seed"
     std::printf(", %s\n", grid_status.c_str());
   }
   if (!quiet) {
+    if (grid_misses_below > 0) {
+      GTEST_SKIP() << "point count checked; knee vs grid agreement printed but not asserted: the grid's tail fell "
+                   << "back under QoS after " << grid_misses_below << " level(s) had missed it, so the host was "
+                   << "noisy during the sweep (floor before and after: " << 100 * floor << " %)";
+    }
     GTEST_SKIP() << "point count checked; knee vs grid agreement printed but not asserted: this machine's CPUs "
                  << "stalled " << 100 * floor << " % of the time (figures above), beyond " << 100 * JudgeableFloor(kFloorLimit)
                  << " %";
