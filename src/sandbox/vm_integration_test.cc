@@ -130,10 +130,17 @@ validity = "seed"
 
 TEST_F(VmSandboxTest, SweepRunsInAGuestRestoredFromItsSavedStateAndLeavesNothing) {
   std::string db = (dir_ / "r.db").string();
-  auto r = P()->Run({REAM_BINARY, "run", Spec("vm-kv", ""), "--db", db}, 600s);
+  // A CPU quota and weight through libvirt's <cputune>, read back from the domain's cgroup.
+  auto r = P()->Run({REAM_BINARY, "run", Spec("vm-kv", "[partitions]\ncpu_quota = \"90%\"\ncpu_weight = 200\n"),
+                     "--db", db},
+                    600s);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   ASSERT_EQ(r->exit_code, 0) << r->out << r->err;
   std::string out = r->out + r->err;
+  EXPECT_TRUE(std::regex_search(out, std::regex(R"(its cgroup \S+ holds cpu\.cfs_quota_us 90000, cpu\.cfs_period_us )"
+                                                R"(100000, cpu\.shares 2048)")) ||
+              std::regex_search(out, std::regex(R"(its cgroup \S+ holds cpu\.max 90000 100000, cpu\.weight )")))
+      << out;
   // The restore time is reported next to the cold boot's.
   std::smatch m;
   ASSERT_TRUE(std::regex_search(out, m,

@@ -4,8 +4,10 @@
 #include <mutex>
 
 #include "partition/knobs.h"
+#include "platform/text.h"
 #include "sandbox/libvirt_api.h"
 #include "sandbox/state.h"
+#include "topology/topology.h"
 
 namespace ream {
 namespace {
@@ -47,6 +49,52 @@ std::string Secs(double s) {
 }
 
 constexpr char kGuestPrefix[] = "ream-guest: the workload exited with status ";
+
+// A guest's CPU quota: over libvirt's global period, at least libvirt's smallest quota.
+constexpr int64_t kDomainPeriodUs = 100000;
+constexpr int64_t kMinDomainQuotaUs = 1000;
+int64_t DomainQuotaUs(double cpus) { return static_cast<int64_t>(cpus * kDomainPeriodUs + 0.5); }
+
+// What the domain's cgroup holds, read back after a start: libvirt puts QEMU's threads in
+// sub-groups (emulator, vcpuN) of the domain's group, whose cpu files carry the <cputune>
+// globals. "" when there is nothing to say; "unavailable: why" when it cannot be read.
+std::string DomainCgroupCpu(Platform& p, int qemu_pid, bool quota, bool weight) {
+  if (!quota && !weight) return "";
+  auto cg = p.ReadFile("/proc/" + std::to_string(qemu_pid) + "/cgroup");
+  if (!cg.ok()) return "unavailable: " + cg.status().message();
+  const CgroupLayout layout = DetectCgroups(p);
+  for (const std::string& line : Split(*cg, '\n')) {
+    auto f = Split(line, ':', /*skip_empty=*/false);
+    if (f.size() < 3) continue;
+    const bool v2 = f[0] == "0" && f[1].empty() && layout.version == 2;
+    bool cpu = v2;
+    for (const auto& c : Split(f[1], ',')) cpu = cpu || c == "cpu";
+    if (!cpu) continue;
+    std::string path = f[2];
+    if (auto slash = path.rfind('/'); slash != std::string::npos && slash > 0) {
+      const std::string leaf = path.substr(slash + 1);
+      if (leaf == "emulator" || leaf.rfind("vcpu", 0) == 0) path = path.substr(0, slash);
+    }
+    const std::string dir = (v2 ? layout.v2_root : layout.V1Mount("cpu")) + path;
+    std::string out;
+    auto show = [&](const std::string& file) {
+      auto v = p.ReadFile(dir + "/" + file);
+      out += (out.empty() ? "" : ", ") + file + " " + (v.ok() ? Trim(*v) : "unreadable (" + v.status().message() + ")");
+    };
+    if (v2) {
+      if (quota) show("cpu.max");
+      if (weight) show("cpu.weight");
+    } else {
+      if (quota) {
+        show("cpu.cfs_quota_us");
+        show("cpu.cfs_period_us");
+      }
+      if (weight) show("cpu.shares");
+    }
+    return "its cgroup " + dir + " holds " + out;
+  }
+  return "unavailable: QEMU's /proc/" + std::to_string(qemu_pid) + "/cgroup names no cpu controller";
+}
 
 class VmKind;
 
@@ -134,8 +182,10 @@ class VmSandbox final : public Sandbox {
       s += "; its cold boot to the workload's readiness took " + Secs(times_.cold_boot_s) + ", saving the state " +
            Secs(times_.save_s);
     }
+    if (!cputune_.empty()) s += "; " + cputune_;
     return s;
   }
+  void set_cputune_note(std::string note) { cputune_ = std::move(note); }
   const VmStartTimes& times() const { return times_; }
 
   Status Stop() override {
@@ -168,6 +218,7 @@ class VmSandbox final : public Sandbox {
   std::vector<int> cpus_;
   std::string ip_, tap_;
   VmStartTimes times_;
+  std::string cputune_;
   bool stopped_ = false;
 };
 
@@ -199,9 +250,25 @@ class VmKind final : public SandboxKind {
     PartitionSpec rest = options.partition;
     rest.cpus.clear();
     rest.memory_bytes.reset();
+    rest.cpu_quota.reset();
+    rest.cpu_weight.reset();
+    rest.llc_ways.reset();
+    rest.llc_masks.clear();  // libvirt picks a guest's ways itself (<cachetune> takes a size)
+    rest.mem_bw_fraction.reset();
+    rest.mem_bw_mbps.reset();  // refused by ApplyPartitionToDomain, naming why
     if (!rest.empty()) {
-      return Unsupported("the vm sandbox enforces CPU placement and memory only so far (asked for " +
-                         rest.ToJson().dump() + ")");
+      return Unsupported("the vm sandbox enforces CPU placement and quota, CPU weight, memory, LLC ways and memory "
+                         "bandwidth so far (asked also for " + rest.ToJson().dump() + ")");
+    }
+    DomainConfig tune;
+    {
+      std::optional<ResctrlInfo> rc;
+      int64_t llc_bytes = 0;
+      if (options.partition.llc_ways || options.partition.mem_bw_fraction) {
+        if (auto r = ReadResctrl(p_); r.ok()) rc = *r;
+        if (auto t = ReadTopology(p_); t.ok() && t->llc()) llc_bytes = t->llc()->size_bytes;
+      }
+      REAM_RETURN_IF_ERROR(ApplyPartitionToDomain(options.partition, rc ? &*rc : nullptr, llc_bytes, &tune));
     }
     if (argv.empty()) return InvalidArgument("the vm sandbox needs a command");
     std::vector<int> cpus;
@@ -216,11 +283,13 @@ class VmKind final : public SandboxKind {
     REAM_RETURN_IF_ERROR(EnsureBridge(options.state_dir));
     std::vector<std::string> guest = GuestArgv(argv);
     const int64_t memory = options.partition.memory_bytes.value_or(o_.default_memory_bytes);
-    std::string key = FormatCpuList(cpus) + "|" + std::to_string(memory);
+    // One saved guest per command and partition: the saved state carries its domain's XML, so a
+    // restore applies the same cputune again.
+    std::string key = FormatCpuList(cpus) + "|" + std::to_string(memory) + "|" + options.partition.ToJson().dump();
     for (const auto& a : guest) key += "|" + a;
     auto it = saved_.find(key);
     if (it == saved_.end()) {
-      REAM_ASSIGN_OR_RETURN(Saved s, Boot(guest, cpus, memory));
+      REAM_ASSIGN_OR_RETURN(Saved s, Boot(guest, cpus, memory, tune));
       it = saved_.emplace(key, std::move(s)).first;
     }
     return Restore(it->second, options, cpus);
@@ -233,6 +302,18 @@ class VmKind final : public SandboxKind {
         out.push_back({row.flag, true, "libvirt vcpupin and emulatorpin: one vCPU per allotted CPU"});
       } else if (row.flag == "--memory") {
         out.push_back({row.flag, true, "the domain's memory"});
+      } else if (row.flag == "--cpu-quota") {
+        out.push_back({row.flag, true,
+                       "libvirt <cputune> global_quota over global_period (the whole domain); cpu_weight as <shares>"});
+      } else if (row.flag == "--llc-ways" || row.flag == "--mem-bw") {
+        const bool l3 = row.flag == "--llc-ways";
+        auto rc = ReadResctrl(p_);
+        const bool has = rc.ok() && (l3 ? rc->l3 : rc->mb);
+        out.push_back({row.flag, has,
+                       has ? std::string("libvirt <") + (l3 ? "cachetune" : "memorytune") + "> (libvirt makes the resctrl group)"
+                           : std::string("libvirt's <") + (l3 ? "cachetune" : "memorytune") + "> needs resctrl: " +
+                                 (rc.ok() ? "no " + std::string(l3 ? "L3 CAT" : "MBA") + " in " + rc->mount
+                                          : rc.status().message())});
       } else {
         out.push_back({row.flag, false, "not applied by the vm sandbox yet (docs/vm.md)"});
       }
@@ -404,7 +485,8 @@ class VmKind final : public SandboxKind {
     return p_.Spawn(so);
   }
 
-  Result<Saved> Boot(const std::vector<std::string>& argv, const std::vector<int>& cpus, int64_t memory) {
+  Result<Saved> Boot(const std::vector<std::string>& argv, const std::vector<int>& cpus, int64_t memory,
+                     const DomainConfig& tune) {
     const int pid = p_.ProcessId();
     const int n = ++booted_;
     Saved s;
@@ -415,7 +497,7 @@ class VmKind final : public SandboxKind {
     REAM_RETURN_IF_ERROR(state_->Record("vmfile", s.console_path));
     REAM_RETURN_IF_ERROR(state_->Record("vmfile", s.save_path));
     REAM_RETURN_IF_ERROR(state_->Record("domain", s.domain));
-    DomainConfig c;
+    DomainConfig c = tune;
     c.name = s.domain;
     c.accel = o_.accel;
     c.kernel = image_->kernel;
@@ -499,6 +581,8 @@ class VmKind final : public SandboxKind {
       return console.status();
     }
     auto sb = std::make_unique<VmSandbox>(p_, dom, s.domain, std::move(*console), cpus, guest_ip_, s.tap, times);
+    sb->set_cputune_note(DomainCgroupCpu(p_, sb->pid(), options.partition.cpu_quota.has_value(),
+                                         options.partition.cpu_weight.has_value()));
     if (options.before_exec) options.before_exec(*sb);
     return std::unique_ptr<Sandbox>(std::move(sb));
   }
@@ -517,6 +601,44 @@ class VmKind final : public SandboxKind {
 
 }  // namespace
 
+Status ApplyPartitionToDomain(const PartitionSpec& partition, const ResctrlInfo* resctrl, int64_t llc_bytes,
+                              DomainConfig* c) {
+  c->cpu_quota = partition.cpu_quota;
+  c->cpu_weight = partition.cpu_weight;
+  if (partition.cpu_quota && DomainQuotaUs(*partition.cpu_quota) < kMinDomainQuotaUs) {
+    return InvalidArgument("cpu_quota " + Fmt("%.1f", *partition.cpu_quota * 100) + "%: libvirt takes a quota of at least " +
+                           std::to_string(kMinDomainQuotaUs) + " us per " + std::to_string(kDomainPeriodUs) + " us");
+  }
+  const std::string no_resctrl = "this host has no resctrl (/sys/fs/resctrl), so libvirt cannot apply ";
+  if (partition.llc_ways) {
+    if (!resctrl || !resctrl->l3) return Unsupported("llc_ways: " + no_resctrl + "<cachetune>");
+    if (resctrl->cbm_bits <= 0 || llc_bytes <= 0) {
+      return Unsupported("llc_ways: the LLC's size or its ways are unknown, so no <cachetune> size can be given");
+    }
+    if (*partition.llc_ways < 1 || *partition.llc_ways > resctrl->cbm_bits) {
+      return InvalidArgument("llc_ways " + std::to_string(*partition.llc_ways) + ": this LLC has " +
+                             std::to_string(resctrl->cbm_bits) + " ways");
+    }
+    // libvirt takes a size and picks the bits itself; a size of whole ways is one it can grant.
+    const int64_t way_kib = llc_bytes / 1024 / resctrl->cbm_bits;
+    for (int id : resctrl->l3_domains) c->l3.push_back({id, way_kib * *partition.llc_ways});
+  }
+  if (partition.mem_bw_mbps) {
+    return Unsupported("mem_bw in MB/s: libvirt's <memorytune> writes its bandwidth as given, a percentage on this "
+                       "kind of mount; give mem_bw as a percentage for a guest");
+  }
+  if (partition.mem_bw_fraction) {
+    if (!resctrl || !resctrl->mb) return Unsupported("mem_bw: " + no_resctrl + "<memorytune>");
+    if (!resctrl->mb_is_percent) {
+      return Unsupported("mem_bw: this resctrl mount takes memory bandwidth in MB/s, and libvirt's <memorytune> "
+                         "writes a percentage as given");
+    }
+    const int percent = std::max(resctrl->min_bandwidth, static_cast<int>(*partition.mem_bw_fraction * 100 + 0.5));
+    for (int id : resctrl->mb_domains) c->mba.push_back({id, percent});
+  }
+  return Status::Ok();
+}
+
 std::vector<VcpuPin> VmVcpuPins(const std::vector<int>& cpus) {
   std::vector<VcpuPin> out;
   for (size_t i = 0; i < cpus.size(); ++i) out.push_back({static_cast<int>(i), cpus[i]});
@@ -530,10 +652,32 @@ std::string DomainXml(const DomainConfig& c) {
   x += "  <memory unit='KiB'>" + std::to_string(c.memory_bytes / 1024) + "</memory>\n";
   x += "  <vcpu placement='static' cpuset='" + cpus + "'>" + std::to_string(c.cpus.size()) + "</vcpu>\n";
   x += "  <cputune>\n";
+  if (c.cpu_weight) x += "    <shares>" + std::to_string(static_cast<int64_t>(*c.cpu_weight) * 1024 / 100) + "</shares>\n";
+  if (c.cpu_quota) {
+    x += "    <global_period>" + std::to_string(kDomainPeriodUs) + "</global_period>\n";
+    x += "    <global_quota>" + std::to_string(DomainQuotaUs(*c.cpu_quota)) + "</global_quota>\n";
+  }
   for (const VcpuPin& pin : VmVcpuPins(c.cpus)) {
     x += "    <vcpupin vcpu='" + std::to_string(pin.vcpu) + "' cpuset='" + std::to_string(pin.host_cpu) + "'/>\n";
   }
-  x += "    <emulatorpin cpuset='" + cpus + "'/>\n  </cputune>\n";
+  x += "    <emulatorpin cpuset='" + cpus + "'/>\n";
+  const std::string vcpus = c.cpus.empty() ? "0" : "0-" + std::to_string(c.cpus.size() - 1);
+  if (!c.l3.empty()) {
+    x += "    <cachetune vcpus='" + vcpus + "'>\n";
+    for (const auto& l : c.l3) {
+      x += "      <cache id='" + std::to_string(l.cache_id) + "' level='3' type='both' size='" + std::to_string(l.kib) +
+           "' unit='KiB'/>\n";
+    }
+    x += "    </cachetune>\n";
+  }
+  if (!c.mba.empty()) {
+    x += "    <memorytune vcpus='" + vcpus + "'>\n";
+    for (const auto& m : c.mba) {
+      x += "      <node id='" + std::to_string(m.node) + "' bandwidth='" + std::to_string(m.percent) + "'/>\n";
+    }
+    x += "    </memorytune>\n";
+  }
+  x += "  </cputune>\n";
   x += "  <os>\n    <type arch='x86_64' machine='pc'>hvm</type>\n";
   x += "    <kernel>" + XmlEscape(c.kernel) + "</kernel>\n    <initrd>" + XmlEscape(c.initrd) + "</initrd>\n";
   x += "    <cmdline>" + XmlEscape(c.cmdline) + "</cmdline>\n  </os>\n";

@@ -17,8 +17,10 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
+#include "partition/resctrl.h"
 #include "platform/platform.h"
 #include "sandbox/sandbox.h"
 #include "sandbox/vm_image.h"
@@ -62,7 +64,33 @@ struct DomainConfig {
   std::string name, accel, kernel, initrd, cmdline, console_path, bridge, tap;
   std::vector<int> cpus;
   int64_t memory_bytes = 0;
+  // The partition's other knobs, each through libvirt's own element (docs/vm.md):
+  // cpu_quota in CPUs -> <global_quota> over a <global_period> of 100 ms (the whole domain:
+  // vCPUs and emulator, as a process sandbox's quota covers every thread), cpu_weight ->
+  // <shares> (weight * 1024 / 100, as the process sandbox's v1 cpu.shares).
+  std::optional<double> cpu_quota;
+  std::optional<int> cpu_weight;
+  // <cachetune> (LLC ways as a size per L3 cache id: libvirt picks the bits) and <memorytune>
+  // (memory bandwidth in percent per MBA domain), over every vCPU. libvirt creates the
+  // resctrl group itself.
+  struct L3Size {
+    int cache_id = 0;
+    int64_t kib = 0;
+  };
+  std::vector<L3Size> l3;
+  struct MbaShare {
+    int node = 0;
+    int percent = 100;
+  };
+  std::vector<MbaShare> mba;
 };
 std::string DomainXml(const DomainConfig& c);
+
+// The cputune and resctrl parts of a guest's domain for `partition`: cpu_quota, cpu_weight,
+// llc_ways (ways * the LLC's size / the mask's bits, on every L3 domain) and mem_bw as a
+// fraction (percent on every MBA domain). Unsupported naming the knob where this host cannot
+// enforce it (no resctrl, MBA in MB/s only); `llc_bytes` is the LLC's size from the topology.
+Status ApplyPartitionToDomain(const PartitionSpec& partition, const ResctrlInfo* resctrl, int64_t llc_bytes,
+                              DomainConfig* c);
 
 }  // namespace ream
