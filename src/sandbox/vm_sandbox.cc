@@ -1,5 +1,6 @@
 #include "sandbox/vm_sandbox.h"
 
+#include <atomic>
 #include <map>
 #include <mutex>
 
@@ -97,6 +98,11 @@ std::string DomainCgroupCpu(Platform& p, int qemu_pid, bool quota, bool weight) 
 }
 
 class VmKind;
+
+// Guests side by side in one ream (a subject and co-runners, each kind of its own): every name
+// of a guest or a kind is unique in the process, so no two collide on this host.
+std::atomic<int> g_guests{0};
+std::atomic<int> g_kinds{0};
 
 class VmSandbox final : public Sandbox {
  public:
@@ -231,7 +237,7 @@ struct Saved {
 
 class VmKind final : public SandboxKind {
  public:
-  VmKind(Platform& p, VmKindOptions o) : p_(p), o_(std::move(o)) {}
+  VmKind(Platform& p, VmKindOptions o) : p_(p), o_(std::move(o)), seq_(++g_kinds) {}
   ~VmKind() override {
     // Every saved state and console recorded, booted or not (a failed boot leaves its console).
     if (state_) {
@@ -424,7 +430,8 @@ class VmKind final : public SandboxKind {
     if (!bridge_.empty()) return Status::Ok();
     const int pid = p_.ProcessId();
     if (!state_) {
-      REAM_ASSIGN_OR_RETURN(state_, StateFile::Create(p_, state_dir, "vm-" + std::to_string(pid)));
+      REAM_ASSIGN_OR_RETURN(state_,
+                            StateFile::Create(p_, state_dir, "vm-" + std::to_string(pid) + "-" + std::to_string(seq_)));
       state_dir_ = state_dir;
     }
     auto addrs = p_.Run({"ip", "-o", "-4", "addr", "show"}, milliseconds(10000));
@@ -435,7 +442,7 @@ class VmKind final : public SandboxKind {
     }
     host_ip_ = "10.213.254." + std::to_string(4 * k + 1);
     guest_ip_ = "10.213.254." + std::to_string(4 * k + 2);
-    std::string name = "ream" + std::to_string(pid) + "vb";
+    std::string name = "ream" + std::to_string(pid) + "b" + std::to_string(seq_);
     REAM_RETURN_IF_ERROR(state_->Record("bridge", name));
     for (const std::vector<std::string>& cmd :
          {std::vector<std::string>{"ip", "link", "add", name, "type", "bridge"},
@@ -488,7 +495,7 @@ class VmKind final : public SandboxKind {
   Result<Saved> Boot(const std::vector<std::string>& argv, const std::vector<int>& cpus, int64_t memory,
                      const DomainConfig& tune) {
     const int pid = p_.ProcessId();
-    const int n = ++booted_;
+    const int n = ++g_guests;
     Saved s;
     s.domain = "ream-vm-" + std::to_string(pid) + "-" + std::to_string(n);
     s.tap = "ream" + std::to_string(pid) + "t" + std::to_string(n);
@@ -596,7 +603,7 @@ class VmKind final : public SandboxKind {
   std::string state_dir_;
   std::string bridge_, host_ip_, guest_ip_;
   std::map<std::string, Saved> saved_;
-  int booted_ = 0;
+  const int seq_;  // this kind's bridge and state file
 };
 
 }  // namespace
