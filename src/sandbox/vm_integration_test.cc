@@ -213,6 +213,50 @@ sets = [["other"]]
   EXPECT_EQ(Sh("virsh -q -c qemu:///system list --all --name | grep ream || true"), "");
 }
 
+// cpu_quota in a guest caps what the guest's whole domain takes of the host: an offered load far
+// beyond what half a CPU serves under TCG keeps the guest busy, and libvirt's CPU time for the
+// domain (vCPU and emulator threads) over the window must come to the quota, within 10 %.
+TEST_F(VmSandboxTest, CpuQuotaCapsTheGuestsCpuTimeOnTheHost) {
+  std::string spec = (dir_ / "vm-quota.toml").string();
+  std::ofstream(spec) << R"(name = "vm-quota"
+scenarios = ["1-ST"]
+[sandbox]
+kind = "vm"
+[partitions]
+cpu_quota = "50%"
+[workload]
+builtin = "kv"
+args = ["--records", "1000"]
+[load]
+warmup = "1s"
+duration = "3s"
+connections = 4
+timely_tolerance = "2ms"
+response_timeout = "1s"
+# An overloaded level is what this test offers: once is enough.
+attempts = 1
+[sweep]
+qps = [4000]
+[qos]
+validity = "seed"
+)";
+  std::string db = (dir_ / "q.db").string();
+  auto r = P()->Run({REAM_BINARY, "run", spec, "--db", db}, 600s);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_EQ(r->exit_code, 0) << r->out << r->err;
+  auto q = P()->Run({"sqlite3", "-json", db, "select server_cpu_s, duration_s, cpu_util, completed from points"}, 10s);
+  ASSERT_TRUE(q.ok() && q->exit_code == 0) << (q.ok() ? q->err : q.status().ToString());
+  auto rows = nlohmann::json::parse(q->out);
+  ASSERT_EQ(rows.size(), 1u) << q->out;
+  ASSERT_TRUE(rows[0]["server_cpu_s"].is_number() && rows[0]["duration_s"].is_number()) << q->out;
+  const double cpus = rows[0]["server_cpu_s"].get<double>() / rows[0]["duration_s"].get<double>();
+  std::printf("vm: a guest at cpu_quota 50%% took %.3f CPUs of the host under an overload (%s)\n", cpus,
+              rows[0].dump().c_str());
+  RecordProperty("guest_cpus_at_half_quota", std::to_string(cpus));
+  EXPECT_NEAR(cpus, 0.5, 0.05) << r->out;
+  EXPECT_EQ(Leftovers(), "");
+}
+
 TEST_F(VmSandboxTest, KillNineLeavesWhatReamCleanupRemoves) {
   std::string db = (dir_ / "k.db").string();
   std::string events = (dir_ / "events.jsonl").string();
