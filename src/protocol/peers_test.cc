@@ -980,5 +980,32 @@ TEST(Peers, MemcachedAndRedisMultigetsCarryTheFixedBatch) {
   EXPECT_EQ(run.json["latency_per_key_us"]["count"].get<uint64_t>(), 4 * run.json["completed"].get<uint64_t>());
 }
 
+// memcached's binary protocol: sets and gets of one key and multigets (quiet GETKQs and a NOOP),
+// each counted by memcached as the text protocol's are, nothing failed.
+TEST(Peers, MemcachedBinaryProtocolSetsGetsAndMultigets) {
+  Peer mc;
+  StartMemcached(&mc);
+  ASSERT_TRUE(mc.Listening());
+  LoadRun run = RunReamLoad(mc.port, {"--protocol", "memcached-binary", "--qps", "3000", "--duration", "1.5s",
+                                      "--warmup", "0s", "--get-ratio", "0.7", "--keys", "2000", "--value-bytes",
+                                      "fb_value", "--multiget", "uniform:1,6", "--connections", "2"},
+                            kRunTimeout);
+  ASSERT_TRUE(run.json.is_object()) << Describe(run);
+  EXPECT_EQ(run.cmd.exit_code, 0) << Describe(run);
+  ExpectNoFailedRequests(run);
+  EXPECT_EQ(run.json["protocol"], "memcached-binary");
+  const nlohmann::json& sent = run.json["sent"];
+  auto stats = MemcachedStats(mc.port);
+  EXPECT_EQ(stats["cmd_set"], sent["value_bytes"]["count"].get<uint64_t>());
+  EXPECT_EQ(stats["cmd_get"], sent["multiget_keys"]["total"].get<uint64_t>());
+  // Some gets hit what the sets stored, so answers came with values.
+  EXPECT_GT(stats["get_hits"], 0u);
+  // A value set in binary reads back whole in text.
+  Held held = MemcachedHolds(mc.port);
+  ASSERT_FALSE(held.value_bytes.empty());
+  std::printf("note: %zu keys held; binary run latency p50 %.1f us, per key p50 %.1f us\n", held.value_bytes.size(),
+              run.json["latency_us"]["p50"].get<double>(), run.json["latency_per_key_us"]["p50"].get<double>());
+}
+
 }  // namespace
 }  // namespace ream
