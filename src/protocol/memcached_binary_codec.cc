@@ -66,14 +66,8 @@ class MemcachedBinaryCodec final : public ClientCodec {
 
   std::string_view name() const override { return "memcached-binary"; }
 
-  CodecCapabilities capabilities() const override {
-    CodecCapabilities caps;
-    caps.matches_by_id = false;
-    caps.reports_service_time = false;
-    caps.supports_set = true;
-    caps.max_multiget_keys = kMaxMultigetKeys;
-    return caps;
-  }
+  // In order, without server times, sets and multigets: the defaults and the batch bound.
+  CodecCapabilities capabilities() const override { return {.max_multiget_keys = kMaxMultigetKeys}; }
 
   Status EncodeRequest(const Request& request, std::string* out) override {
     // The opaque carries the request id's low bits: replies are matched in order, the opaque
