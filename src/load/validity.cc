@@ -43,6 +43,11 @@ Status ValidateLoadOptions(const LoadOptions& o) {
   if (o.arrival.kind == ArrivalSpec::Kind::kTrace && o.arrival.trace_gaps.empty()) {
     return InvalidArgument("--arrival trace: the trace holds no gaps");
   }
+  if (o.session.enabled() && !(o.key_sizes.fixed() && o.key_sizes.a == 16 && o.value_sizes.fixed() &&
+                               o.multiget.fixed() && o.multiget.a == 1)) {
+    return InvalidArgument("--sessions: session load fetches videos by range; --key-bytes, --value-bytes "
+                           "distributions and --multiget apply to request load only");
+  }
   const uint64_t shortest = MinKeyBytes(o.keys);
   if (o.key_sizes.fixed() && !(o.key_sizes.a >= static_cast<double>(shortest) &&
                                o.key_sizes.a <= static_cast<double>(kMaxSentKeyBytes) &&
