@@ -1,11 +1,12 @@
 // The generator's per-request scheduling work outside the syscalls: drawing the next gap,
-// drawing a key (uniform and Zipfian), encoding a ream request and parsing its response, and
-// the clock reads the schedule is kept with.
+// drawing a key (uniform and Zipfian), drawing sizes from a distribution (ETC's), encoding a
+// ream request and parsing its response, and the clock reads the schedule is kept with.
 #include <random>
 
 #include <benchmark/benchmark.h>
 
 #include "load/arrival.h"
+#include "load/distribution.h"
 #include "load/key_chooser.h"
 #include "protocol/keyspace.h"
 #include "platform/clock.h"
@@ -37,6 +38,34 @@ void BM_UniformKey(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(k.Next(rng));
 }
 BENCHMARK(BM_UniformKey);
+
+// ETC's gaps (fb_ia): a generalized Pareto draw, scaled to the rate.
+void BM_FacebookGap(benchmark::State& state) {
+  ream::ArrivalProcess a(*ream::ParseArrival("fb_ia"), 100000, 1);
+  for (auto _ : state) benchmark::DoNotOptimize(a.NextGapNs());
+}
+BENCHMARK(BM_FacebookGap);
+
+// A key of ETC's size (fb_key, drawn from a hash of its index) formatted.
+void BM_FacebookSizedKey(benchmark::State& state) {
+  ream::SizeSampler sizes(*ream::ParseDistribution("fb_key", "bench"), 8, 250);
+  char key[256];
+  uint64_t i = 0;
+  for (auto _ : state) {
+    const uint64_t len = sizes.Of(++i);
+    ream::FormatSizedKey(i, len, key);
+    benchmark::DoNotOptimize(key);
+  }
+}
+BENCHMARK(BM_FacebookSizedKey);
+
+// A value size of ETC's (fb_value: the measured head, else the Pareto tail).
+void BM_FacebookValueSize(benchmark::State& state) {
+  ream::SizeSampler sizes(*ream::ParseDistribution("fb_value", "bench"), 0, 1'000'000);
+  std::mt19937_64 rng(1);
+  for (auto _ : state) benchmark::DoNotOptimize(sizes.Draw(rng));
+}
+BENCHMARK(BM_FacebookValueSize);
 
 void BM_EncodeRequestParseResponse(benchmark::State& state) {
   auto codec = ream::MakeReamCodec();

@@ -88,6 +88,46 @@ def memcached_seeds(tmp, out_dir):
         proc.wait()
 
 
+def memcached_binary_seeds(tmp, out_dir):
+    import struct
+    port = free_port()
+    proc = subprocess.Popen(["memcached", "-l", "127.0.0.1", "-p", str(port), "-U", "0",
+                             "-m", "16", "-u", "nobody", "-I", "2m", "-B", "binary"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    def req(opcode, key=b"", value=b"", extras=b"", opaque=1):
+        body = len(extras) + len(key) + len(value)
+        return struct.pack(">BBHBBHIIQ", 0x80, opcode, len(key), len(extras), 0, 0, body, opaque, 0) + \
+            extras + key + value
+
+    def set_(key, value):
+        return req(0x01, key, value, struct.pack(">II", 0, 0))
+
+    try:
+        wait_port(port, proc)
+        cases = {
+            "get-miss": req(0x00, b"nokey"),
+            "set": set_(b"k1", b"hello"),
+            "get-hit": set_(b"k1", b"hello") + req(0x00, b"k1"),
+            "getk-hit": req(0x0c, b"k1"),
+            "delete": set_(b"k2", b"abc") + req(0x04, b"k2") + req(0x04, b"k2"),
+            "multiget": set_(b"a", b"x") + set_(b"b", b"yy") + req(0x0d, b"a") + req(0x0d, b"b") +
+                        req(0x0d, b"nokey") + req(0x0a),
+            "multiget-all-miss": req(0x0d, b"m1") + req(0x0d, b"m2") + req(0x0a),
+            "noop": req(0x0a),
+            "pipeline": set_(b"p", b"1") + req(0x00, b"p") + req(0x00, b"q") + req(0x04, b"p") + req(0x00, b"p"),
+            "too-large": set_(b"big", b"z" * 3000000),
+            "binary-value": set_(b"bin", b"\r\n\x00\xff") + req(0x00, b"bin"),
+            "empty-value": set_(b"e", b"") + req(0x00, b"e"),
+            "add-exists": set_(b"k1", b"v") + req(0x02, b"k1", b"v", struct.pack(">II", 0, 0)),
+        }
+        for name, payload in cases.items():
+            save(out_dir, "memcached_binary", name, exchange(port, payload))
+    finally:
+        proc.terminate()
+        proc.wait()
+
+
 def redis_seeds(tmp, out_dir):
     port = free_port()
     d = os.path.join(tmp, "redis")
@@ -202,6 +242,7 @@ def main():
     os.chmod(tmp, 0o755)
     try:
         memcached_seeds(tmp, out_dir)
+        memcached_binary_seeds(tmp, out_dir)
         redis_seeds(tmp, out_dir)
         nginx_seeds(tmp, out_dir)
     finally:

@@ -54,6 +54,9 @@ void ExpectMeaningful(const Replayed& r, const std::string& parser) {
 }
 
 TEST(FuzzCorpusReplay, Memcached) { ExpectMeaningful(ReplayCorpus("memcached", MemcachedReplies), "memcached"); }
+TEST(FuzzCorpusReplay, MemcachedBinary) {
+  ExpectMeaningful(ReplayCorpus("memcached_binary", MemcachedBinaryReplies), "memcached_binary");
+}
 TEST(FuzzCorpusReplay, Redis) { ExpectMeaningful(ReplayCorpus("redis", RedisReplies), "redis"); }
 TEST(FuzzCorpusReplay, Http) { ExpectMeaningful(ReplayCorpus("http", HttpReplies), "http"); }
 // The spec and its value parsers: valid specs and values (the shipped examples, each value

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "protocol/http_codec.h"
+#include "protocol/memcached_binary_codec.h"
 #include "protocol/memcached_codec.h"
 #include "protocol/redis_codec.h"
 
@@ -107,6 +108,10 @@ std::string Run(Result<std::unique_ptr<ClientCodec>> made, const uint8_t* data, 
 
 std::string MemcachedReplies(const uint8_t* data, size_t size) {
   return Run(MakeMemcachedCodec(CodecOptions()), data, size);
+}
+
+std::string MemcachedBinaryReplies(const uint8_t* data, size_t size) {
+  return Run(MakeMemcachedBinaryCodec(CodecOptions()), data, size);
 }
 
 std::string RedisReplies(const uint8_t* data, size_t size) {

@@ -14,6 +14,7 @@ namespace ream::fuzz {
 // are absent, and a prefix of a reply is never a reply. Returns "" when every check held,
 // else a description of the broken one. (Memory errors are for the sanitizers to catch.)
 std::string MemcachedReplies(const uint8_t* data, size_t size);
+std::string MemcachedBinaryReplies(const uint8_t* data, size_t size);
 std::string RedisReplies(const uint8_t* data, size_t size);
 std::string HttpReplies(const uint8_t* data, size_t size);
 

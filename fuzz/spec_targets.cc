@@ -155,6 +155,13 @@ std::string SpecValue(const uint8_t* data, size_t size) {
       for (double g : r->trace_gaps) {
         if (!std::isfinite(g) || g < 0) return "arrival: a trace gap not finite and >= 0";
       }
+      // A distribution of gaps (load/distribution.h): one it accepts can be scaled to a rate.
+      if (r->kind == ArrivalSpec::Kind::kDistribution) {
+        const double mean = r->DrawnMean();
+        if (!std::isfinite(mean) || !(mean > 0)) return "arrival: a distribution accepted without a finite mean above 0";
+        const double c = r->UnitCdf(1);
+        if (!(c >= 0 && c <= 1)) return "arrival: a distribution's CDF outside [0, 1]";
+      }
       return "";
     }
     case 14: {

@@ -8,6 +8,7 @@
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
 #include "load/generator.h"
+#include "load/presets.h"
 #include "partition/spec.h"
 #include "platform/keep_awake.h"
 #include "platform/platform.h"
@@ -33,7 +34,12 @@ struct LoadFlags {
   std::string tolerance = "20us";
   uint64_t seed = 1;
   std::string json;
-  size_t value_bytes = 64;
+  // Sizes (load/distribution.h): a number or a distribution; a preset fills those not given.
+  std::string value_bytes = "64";
+  std::string key_bytes = "16";
+  std::string multiget = "1";
+  std::string preset;
+  bool value_bytes_given = false, key_bytes_given = false, arrival_given = false, get_ratio_given = false;
   double min_timely = 0.975;
   double max_rate_error = 0.02;
   std::string validity = "distortion";
@@ -68,6 +74,24 @@ Result<double> ParseQps(const std::string& text) {
   return v;
 }
 
+// The text of the file a "file:PATH" (a table of sizes or gaps) or "trace:PATH" names; "" for
+// any other form.
+Result<std::string> NamedFileText(const std::string& text, const std::string& flag) {
+  for (const char* prefix : {"file:", "trace:"}) {
+    if (text.rfind(prefix, 0) != 0) continue;
+    auto content = MakePosixPlatform()->ReadFile(text.substr(std::string(prefix).size()));
+    if (!content.ok()) return InvalidArgument(flag + " " + text + ": " + content.status().message());
+    return std::move(content).value();
+  }
+  return std::string();
+}
+
+// A size flag's distribution, its file read when it names one.
+Result<Distribution> ParseSizeFlag(const std::string& text, const std::string& flag) {
+  REAM_ASSIGN_OR_RETURN(std::string file, NamedFileText(text, flag));
+  return ParseDistribution(text, flag, file);
+}
+
 Result<LoadOptions> BuildOptions(const LoadFlags& f) {
   LoadOptions o;
   if (f.target.empty()) return InvalidArgument("--target HOST:PORT is required");
@@ -100,21 +124,36 @@ Result<LoadOptions> BuildOptions(const LoadFlags& f) {
   REAM_ASSIGN_OR_RETURN(o.warmup_ns, ParseDurationNs(f.warmup, "--warmup"));
   REAM_ASSIGN_OR_RETURN(o.timely_tolerance_ns, ParseDurationNs(f.tolerance, "--timely-tolerance"));
   REAM_ASSIGN_OR_RETURN(o.response_timeout_ns, ParseDurationNs(f.response_timeout, "--response-timeout"));
-  std::string trace_text;
-  if (f.arrival.rfind("trace:", 0) == 0) {
-    std::string path = f.arrival.substr(6);
-    auto text = MakePosixPlatform()->ReadFile(path);
-    if (!text.ok()) return InvalidArgument("--arrival " + f.arrival + ": " + text.status().message());
-    trace_text = std::move(text).value();
+  // A preset fills the sizes, arrivals and mix that are not given (load/presets.h).
+  std::string arrival = f.arrival, key_bytes = f.key_bytes, value_bytes = f.value_bytes;
+  double get_ratio = f.get_ratio;
+  if (!f.preset.empty()) {
+    REAM_ASSIGN_OR_RETURN(LoadPreset preset, FindLoadPreset(f.preset));
+    if (!f.arrival_given) arrival = preset.arrival;
+    if (!f.key_bytes_given) key_bytes = preset.key_bytes;
+    if (!f.value_bytes_given) value_bytes = preset.value_bytes;
+    if (!f.get_ratio_given) get_ratio = preset.get_ratio;
+    o.preset = preset.name;
   }
-  REAM_ASSIGN_OR_RETURN(o.arrival, ParseArrival(f.arrival, trace_text));
+  REAM_ASSIGN_OR_RETURN(std::string trace_text, NamedFileText(arrival, "--arrival"));
+  REAM_ASSIGN_OR_RETURN(o.arrival, ParseArrival(arrival, trace_text));
   REAM_ASSIGN_OR_RETURN(o.key_dist, ParseKeyDist(f.key_dist));
   o.keys = f.keys;
-  o.get_ratio = f.get_ratio;
+  o.get_ratio = get_ratio;
+  REAM_ASSIGN_OR_RETURN(o.key_sizes, ParseSizeFlag(key_bytes, "--key-bytes"));
+  REAM_ASSIGN_OR_RETURN(o.value_sizes, ParseSizeFlag(value_bytes, "--value-bytes"));
+  REAM_ASSIGN_OR_RETURN(o.multiget, ParseSizeFlag(f.multiget, "--multiget"));
+  if (o.value_sizes.fixed()) {
+    const double v = o.value_sizes.a;
+    if (!(v >= 0 && v <= 16 << 20) || v != std::floor(v)) {
+      return InvalidArgument("--value-bytes " + value_bytes + ": a fixed size must be a whole number of bytes, 0.." +
+                             std::to_string(16 << 20));
+    }
+    o.codec.value_bytes = static_cast<size_t>(v);
+  }
   o.connections = f.connections;
   o.threads = f.threads;
   o.seed = f.seed;
-  o.codec.value_bytes = f.value_bytes;
   o.codec.http_path = f.http_path;
   o.codec.http_method = f.http_method;
   if (f.response_timing != "kernel" && f.response_timing != "packet" && f.response_timing != "user") {
@@ -234,19 +273,36 @@ void AddLoadCommand(CLI::App& app, CommandList& commands) {
   sub->add_option("--bitrate", f->bitrate, "Sessions: the video's bitrate (4mbit): a chunk plays chunk-bytes*8/bitrate");
   sub->add_option("--duration", f->duration, "Measured window (e.g. 10s)")->capture_default_str();
   sub->add_option("--warmup", f->warmup, "Warm-up before the window, not measured")->capture_default_str();
-  sub->add_option("--arrival", f->arrival,
-                  "exponential | constant | trace:FILE (one gap in us per line, rescaled to --qps)")
+  CLI::Option* arrival = sub->add_option("--arrival", f->arrival,
+                  "exponential | constant | trace:FILE (one gap in us per line, rescaled to --qps) | a "
+                  "distribution of gaps, rescaled to --qps: fb_ia, gpareto:LOC,SCALE,SHAPE, normal:MEAN,SD, ... "
+                  "(docs/load.md)")
       ->capture_default_str();
+  CLI::Option* key_bytes = sub->add_option("--key-bytes", f->key_bytes,
+                  "Key size in bytes: a number, or a distribution drawn once per key (fb_key, gev:LOC,SCALE,SHAPE, "
+                  "uniform:MIN,MAX, normal:MEAN,SD, file:PATH of 'SIZE WEIGHT' lines, ...; docs/load.md)")
+      ->capture_default_str();
+  sub->add_option("--multiget", f->multiget,
+                  "Keys per get (memcached get k1 k2 ..., Redis MGET): a number 1-100 or a distribution drawn "
+                  "per get; latency is then reported per request and per key")
+      ->capture_default_str();
+  sub->add_option("--preset", f->preset,
+                  "A named workload setting --key-bytes, --value-bytes, --arrival and --get-ratio where not given: "
+                  "etc (Facebook's ETC pool as mutilate replays it; docs/load.md)");
   sub->add_option("--keys", f->keys, "Number of distinct keys")->capture_default_str();
   sub->add_option("--key-dist", f->key_dist, "zipf:THETA | uniform")->capture_default_str();
-  sub->add_option("--get-ratio", f->get_ratio, "Fraction of gets (the rest are sets)")->capture_default_str();
+  CLI::Option* get_ratio =
+      sub->add_option("--get-ratio", f->get_ratio, "Fraction of gets (the rest are sets)")->capture_default_str();
   sub->add_option("--connections", f->connections, "TCP connections (>= --threads)")->capture_default_str();
   sub->add_option("--threads", f->threads, "Generator threads")->capture_default_str();
   sub->add_option("--timely-tolerance", f->tolerance, "Lateness above which a request is non-timely")
       ->capture_default_str();
   sub->add_option("--seed", f->seed, "Seed of arrivals, keys and operations")->capture_default_str();
   sub->add_option("--json", f->json, "Write the result as JSON to FILE, or '-' for stdout");
-  sub->add_option("--value-bytes", f->value_bytes, "Payload bytes of sets")->capture_default_str();
+  CLI::Option* value_bytes = sub->add_option("--value-bytes", f->value_bytes,
+                  "Payload bytes of sets: a number, or a distribution drawn per set (fb_value, "
+                  "gpareto:LOC,SCALE,SHAPE, file:PATH, ...; docs/load.md)")
+      ->capture_default_str();
   sub->add_option("--min-timely", f->min_timely, "Validity: lowest timely ratio")->capture_default_str();
   sub->add_option("--max-rate-error", f->max_rate_error, "Validity: largest relative rate error")
       ->capture_default_str();
@@ -303,7 +359,13 @@ void AddLoadCommand(CLI::App& app, CommandList& commands) {
                   "CPUS (\"0,1\", \"all\"): keep these CPUs out of idle during the run (the kernel's idle "
                   "polling where their idle driver can poll, else SCHED_IDLE pollers), so neither side pays a "
                   "CPU's wake-up at low load (give the server's CPUs too)");
-  commands.push_back({sub, [f] { return RunLoadCommand(*f); }});
+  commands.push_back({sub, [f, arrival, key_bytes, value_bytes, get_ratio] {
+                        f->arrival_given = arrival->count() > 0;
+                        f->key_bytes_given = key_bytes->count() > 0;
+                        f->value_bytes_given = value_bytes->count() > 0;
+                        f->get_ratio_given = get_ratio->count() > 0;
+                        return RunLoadCommand(*f);
+                      }});
 }
 
 }  // namespace ream::cli

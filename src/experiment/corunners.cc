@@ -8,6 +8,7 @@
 #include "experiment/point_columns.h"
 #include "experiment/run_events.h"
 #include "platform/text.h"
+#include "protocol/registry.h"
 #include "spec/tenant_kinds.h"
 #include "experiment/workload_launch.h"
 #include "platform/net.h"
@@ -394,6 +395,10 @@ Status CorunnerSet::StartLoads(const LoadOptions& window) {
     lo.port = t->port;
     lo.protocol = load.protocol;
     lo.qps = load.qps;
+    // The subject's multigets, where its own protocol has a multi-key get; one key per get else.
+    if (auto codec = MakeClientCodec(lo.protocol, lo.codec); !codec.ok() || (*codec)->capabilities().max_multiget_keys == 0) {
+      lo.multiget = FixedDistribution(1);
+    }
     lo.connections = load.connections;
     lo.threads = 1;
     lo.session = SessionLoad{};

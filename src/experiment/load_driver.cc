@@ -133,7 +133,7 @@ std::vector<std::string> LoadArgv(const LoadOptions& lo) {
           "--threads", std::to_string(lo.threads),
           "--timely-tolerance", Duration(lo.timely_tolerance_ns),
           "--seed", std::to_string(lo.seed),
-          "--value-bytes", std::to_string(lo.codec.value_bytes),
+          "--value-bytes", lo.value_sizes.fixed() ? std::to_string(lo.codec.value_bytes) : lo.value_sizes.name,
           "--min-timely", Num(lo.min_timely_ratio),
           "--max-rate-error", Num(lo.max_rate_error),
           "--validity", ValidityRuleName(lo.validity),
@@ -148,6 +148,10 @@ std::vector<std::string> LoadArgv(const LoadOptions& lo) {
                           : lo.send_floor == LoadOptions::SendFloorMode::kMeasure ? "measure"
                                                                                  : "cached",
           "--json", "/dev/stdout"};
+  // Drawn sizes and multigets only when asked: the default command line stays as it was.
+  if (!(lo.key_sizes.fixed() && lo.key_sizes.a == 16)) argv.insert(argv.end() - 2, {"--key-bytes", lo.key_sizes.name});
+  if (!(lo.multiget.fixed() && lo.multiget.a == 1)) argv.insert(argv.end() - 2, {"--multiget", lo.multiget.name});
+  if (!lo.preset.empty()) argv.insert(argv.end() - 2, {"--preset", lo.preset});
   if (lo.session.enabled()) {
     // Session load: its sessions, not a rate (`ream load` derives the chunk rate).
     auto q = std::find(argv.begin(), argv.end(), "--qps");

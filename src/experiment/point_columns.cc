@@ -106,7 +106,11 @@ void FillFromGenerator(const nlohmann::json& g, PointData* d) {
         {"service_ns", kHistService}, {"queue_ns", kHistQueue}, {"lateness_ns", kHistLateness},
         // Session load (load/session_load.h): a chunk's response + transfer time, and its
         // response time alone, from the chunk's scheduled instant. New kinds, no new column.
-        {"chunk_ns", "chunk"}, {"first_byte_ns", "first_byte"}};
+        {"chunk_ns", "chunk"}, {"first_byte_ns", "first_byte"},
+        // Drawn sizes and multigets (load/distribution.h): each key's latency, and the sizes of
+        // the keys, values and batches sent, in bytes (keys for batches). Kinds, not columns.
+        {"latency_per_key_ns", "latency_per_key"}, {"key_bytes", "key_bytes"}, {"value_bytes", "value_bytes"},
+        {"multiget_keys", "multiget_keys"}};
     for (const auto& [src, dst] : kinds) {
       if (!server_times && (std::string(dst) == kHistService || std::string(dst) == kHistQueue)) continue;
       const auto& h = g["histograms"];

@@ -332,7 +332,12 @@ LoadOptions LevelLoadOptions(const ExperimentSpec& spec, double load, uint64_t s
   o.host = host;
   o.port = port;
   o.protocol = spec.workload.protocol;
-  o.codec.value_bytes = static_cast<size_t>(l.value_bytes);
+  // A fixed value size is the codec's; a drawn one is value_sizes' (the codec's then unused).
+  o.codec.value_bytes = l.value_sizes.fixed() ? static_cast<size_t>(l.value_sizes.a) : o.codec.value_bytes;
+  o.value_sizes = l.value_sizes;
+  o.key_sizes = l.key_sizes;
+  o.multiget = l.multiget;
+  o.preset = l.preset;
   o.codec.http_path = l.http_path;
   o.codec.http_method = l.http_method;
   o.qps = load;

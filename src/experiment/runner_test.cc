@@ -602,6 +602,20 @@ TEST(LoadArgv, SpellsEveryOptionSoReamLoadParsesItBack) {
   argv = LoadArgv(o);
   EXPECT_EQ(after("--wait"), "yield");
   EXPECT_EQ(after("--send-floor"), "cached");
+  // Fixed sizes spell as before (no new flags); drawn ones by their text, with the preset.
+  EXPECT_EQ(after("--value-bytes"), "64");
+  EXPECT_EQ(after("--key-bytes"), "(absent)");
+  EXPECT_EQ(after("--multiget"), "(absent)");
+  o.key_sizes = *ParseDistribution("fb_key", "k");
+  o.value_sizes = *ParseDistribution("fb_value", "v");
+  o.multiget = *ParseDistribution("uniform:1,8", "m");
+  o.preset = "etc";
+  argv = LoadArgv(o);
+  EXPECT_EQ(after("--key-bytes"), "fb_key");
+  EXPECT_EQ(after("--value-bytes"), "fb_value");
+  EXPECT_EQ(after("--multiget"), "uniform:1,8");
+  EXPECT_EQ(after("--preset"), "etc");
+  EXPECT_EQ(after("--json"), "/dev/stdout");
 }
 
 }  // namespace

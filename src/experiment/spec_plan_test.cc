@@ -94,6 +94,28 @@ TEST(SpecSessions, ParsesTheLevelsAndTheChunks) {
       << line;
 }
 
+// A preset's sizes and a multiget reach the generator's options and `ream load`'s argv.
+TEST(Spec, PresetSizesReachTheGeneratorsOptions) {
+  auto etc = ParseSpec("name = \"t\"\n[workload]\ncommand = [\"memcached\", \"-p\", \"{port}\"]\n"
+                       "protocol = \"memcached\"\n[load]\npreset = \"etc\"\nvalue_bytes = 100\n"
+                       "multiget = \"uniform:1,8\"\n[sweep]\nqps = [1]\n",
+                       "x.toml");
+  ASSERT_TRUE(etc.ok()) << etc.status().ToString();
+  LoadOptions lo = LevelLoadOptions(*etc, 1000, 1, "127.0.0.1", 11211);
+  EXPECT_EQ(lo.codec.value_bytes, 100u);
+  EXPECT_TRUE(lo.value_sizes.fixed());
+  EXPECT_EQ(lo.key_sizes.name, "fb_key");
+  EXPECT_EQ(lo.multiget.name, "uniform:1,8");
+  EXPECT_EQ(lo.arrival.name, "fb_ia");
+  EXPECT_EQ(lo.preset, "etc");
+  EXPECT_TRUE(ValidateLoadOptions(lo).ok()) << ValidateLoadOptions(lo).message();
+  std::string line;
+  for (const auto& a : LoadArgv(lo)) line += a + " ";
+  EXPECT_NE(line.find("--arrival fb_ia "), std::string::npos) << line;
+  EXPECT_NE(line.find("--value-bytes 100 "), std::string::npos) << line;
+  EXPECT_NE(line.find("--key-bytes fb_key --multiget uniform:1,8 --preset etc "), std::string::npos) << line;
+}
+
 TEST(Spec, CorunnersParseWithTheirKnobsAndSetsAndPlanAloneBesideEachSet) {
   std::string text = "repetitions = 2\n" + std::string(kMinimal) + R"(
 [[corunner]]

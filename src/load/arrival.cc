@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "platform/platform.h"
+#include "platform/text.h"
 
 namespace ream {
 
@@ -49,9 +50,40 @@ Result<ArrivalSpec> ParseArrival(std::string_view spec, std::string_view trace_t
     REAM_ASSIGN_OR_RETURN(a.trace_gaps, ParseTraceGaps(trace_text));
     return a;
   }
-  return InvalidArgument("--arrival '" + std::string(spec) +
-                         "': expected exponential, constant or trace:FILE");
+  auto d = ParseDistribution(spec, "--arrival", trace_text);
+  if (!d.ok()) {
+    return InvalidArgument(d.status().message() + " (or exponential, constant, trace:FILE)");
+  }
+  if (d->fixed()) {
+    a.kind = ArrivalSpec::Kind::kConstant;
+    a.name = "constant";
+    return a;
+  }
+  a.kind = ArrivalSpec::Kind::kDistribution;
+  a.gaps = *std::move(d);
+  a.name = a.gaps.name;
+  if (a.gaps.kind != Distribution::Kind::kNormal && a.gaps.Lowest() < 0) {
+    return InvalidArgument("--arrival '" + a.name + "': its gaps could be negative (lowest " +
+                           Fmt("%g", a.gaps.Lowest()) + "); a gap is a time");
+  }
+  const double mean = a.DrawnMean();
+  if (!(mean > 0) || !std::isfinite(mean)) {
+    return InvalidArgument("--arrival '" + a.name + "': its gaps' mean is " + Fmt("%g", mean) +
+                           "; it must be finite and above 0 to be scaled to a rate");
+  }
+  return a;
 }
+
+double ArrivalSpec::DrawnMean() const {
+  if (gaps.kind == Distribution::Kind::kNormal && gaps.b > 0) {
+    // E[max(X, 0)] for X ~ N(m, s): m * Phi(m / s) + s * phi(m / s).
+    const double m = gaps.a, sd = gaps.b, z = m / sd;
+    return m * 0.5 * std::erfc(-z / std::sqrt(2.0)) + sd * std::exp(-0.5 * z * z) / std::sqrt(2 * M_PI);
+  }
+  return gaps.Mean();
+}
+
+double ArrivalSpec::UnitCdf(double x) const { return x < 0 ? 0 : gaps.Cdf(x * DrawnMean()); }
 
 ArrivalProcess::ArrivalProcess(const ArrivalSpec& spec, double rate_per_s, uint64_t seed,
                                size_t offset)
@@ -65,6 +97,10 @@ ArrivalProcess::ArrivalProcess(const ArrivalSpec& spec, double rate_per_s, uint6
     // Replay the trace's shape at the requested rate.
     trace_scale_ = mean_gap_ns_ / mean;
     pos_ = offset % trace_->size();
+  }
+  if (kind_ == ArrivalSpec::Kind::kDistribution) {
+    gaps_ = spec.gaps;
+    trace_scale_ = mean_gap_ns_ / spec.DrawnMean();
   }
 }
 

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "load/arrival.h"
+#include "load/distribution.h"
 #include "load/histogram.h"
 #include "load/lateness.h"
 #include "load/send_floor.h"
@@ -93,6 +94,17 @@ struct LoadOptions {
   uint64_t keys = 100000;                // key indices 0..keys-1 (see protocol/keyspace.h)
   KeyDistSpec key_dist;                  // default zipf:0.99
   double get_ratio = 0.9;                // the rest are sets
+  // Key sizes in bytes (load/distribution.h): a key's size is drawn once for its index, so the
+  // same key always has the same text ("key" and the index zero-padded to the size). Held to
+  // [MinKeyBytes(keys), kMaxSentKeyBytes]; the fixed 16 is protocol/keyspace.h's FormatKey.
+  Distribution key_sizes = FixedDistribution(16);
+  // Set values' sizes in bytes, drawn per set and held to [0, kMaxSentValueBytes]. When it is fixed
+  // (the default) the size is codec.value_bytes, which the rest of ream sets.
+  Distribution value_sizes = FixedDistribution(64);
+  // Keys per get (a multiget: `get k1 k2 ...`, Redis MGET) drawn per get, held to
+  // [1, kMaxMultigetKeys]; protocols whose codec has no multi-key get refuse anything but 1.
+  Distribution multiget = FixedDistribution(1);
+  std::string preset;                    // the preset that set some of these (load/presets.h), "" none
   int connections = 1;                   // >= threads; split round-robin over threads
   int threads = 1;
   // `ream run`'s [load] keep_awake, for the driver: the `ream load` it starts keeps the
@@ -149,6 +161,14 @@ struct LoadOptions {
 // InvalidArgument naming the first bad field.
 Status ValidateLoadOptions(const LoadOptions& options);
 
+// The longest key the generator sends: memcached's limit, the tightest of the protocols'.
+inline constexpr uint64_t kMaxSentKeyBytes = 250;
+// The largest value a drawn size may reach: memcached's default largest item (1 MiB) less
+// room for its header and key, so a distribution's far tail is sent, not refused.
+inline constexpr uint64_t kMaxSentValueBytes = 1'000'000;
+// The shortest key that keeps `keys` keys distinct: "key" and the largest index's digits.
+uint64_t MinKeyBytes(uint64_t keys);
+
 struct InterarrivalTest {
   bool applicable = false;
   int span = 1;               // consecutive gaps summed per sampled value (GapSpan)
@@ -198,8 +218,23 @@ struct SessionFigures {
   Histogram first_byte;              // first byte of the response − scheduled instant (ns)
 };
 
+// What the measured requests carried (LoadOptions::key_sizes, value_sizes, multiget): the
+// histograms only when some size was drawn (else every request carried the fixed sizes), the
+// bytes each way always.
+struct SentSizes {
+  Histogram key_bytes;      // each key sent
+  Histogram value_bytes;    // each set's value
+  Histogram multiget_keys;  // each get's keys
+  // Draws held to the bounds (a key shorter than the key space allows or longer than 250
+  // bytes, a value above kMaxSentValueBytes, a batch above the protocol's keys per get).
+  uint64_t key_clamped = 0, value_clamped = 0, multiget_clamped = 0;
+  uint64_t request_bytes = 0;   // encoded bytes of the measured requests
+  uint64_t response_bytes = 0;  // bytes of their answers
+};
+
 struct LoadResult {
   LoadOptions options;
+  SentSizes sizes;
   SessionFigures session;  // session load only (options.session.enabled())
   std::string protocol;
   bool has_server_times = false;        // some response carried server times
@@ -241,6 +276,9 @@ struct LoadResult {
   double timely_ratio = 0;
   Histogram latency;            // completion − scheduled time (ns); session load: a chunk's response + transfer time
   Histogram latency_from_send;  // completion − the generator's send (its clock before the write)
+  // With multigets: each key's latency, that of the request that carried it (memcached and
+  // Redis answer a multiget in one reply), so a batch of n keys counts n times.
+  Histogram latency_per_key;
   Histogram wire;               // the kernel's arrival stamp − its send stamp (ns): the wire round trip
   std::string send_timing = "user";  // how sends were timed ("kernel (...)", or why not)
   Histogram service;            // server-reported service time

@@ -67,10 +67,35 @@ void ThreadRunner::IssueOn(Conn* c, int64_t sched_ns, bool measured, bool waited
                                   " newer ones on its connection)");
   }
   char key[kKeyBytes];
-  FormatKey(s_.keys->Next(s_.rng), key);
+  const uint64_t index = s_.keys->Next(s_.rng);
   bool get = std::uniform_real_distribution<double>(0, 1)(s_.rng) < o_.get_ratio;
-  Request req{.id = id, .op = get ? Op::kGet : Op::kSet, .key = std::string_view(key, kKeyBytes),
-              .value = get ? std::string_view() : std::string_view(s_.value)};
+  Request req{.id = id, .op = get ? Op::kGet : Op::kSet};
+  size_t nkeys = 1;
+  if (!s_.sized_keys && !s_.multiget) {
+    FormatKey(index, key);
+    req.key = std::string_view(key, kKeyBytes);
+  } else {
+    // Drawn sizes: each key in its own slot of key_text; a get's batch drawn after the first.
+    nkeys = get ? s_.batch_sizes.Draw(s_.rng) : 1;
+    for (size_t i = 0; i < nkeys; ++i) {
+      const uint64_t k = i == 0 ? index : s_.keys->Next(s_.rng);
+      char* text = s_.key_text.data() + i * kMaxSentKeyBytes;
+      const uint64_t len = s_.sized_keys ? s_.key_sizes.Of(k) : kKeyBytes;
+      if (s_.sized_keys) {
+        FormatSizedKey(k, len, text);
+      } else {
+        FormatKey(k, text);
+      }
+      s_.batch[i] = std::string_view(text, len);
+    }
+    req.key = s_.batch[0];
+    if (nkeys > 1) req.keys = std::span<const std::string_view>(s_.batch.data(), nkeys);
+  }
+  uint64_t value_bytes = 0;
+  if (!get) {
+    value_bytes = s_.value_sizes.Draw(s_.rng);
+    req.value = std::string_view(s_.value.data(), value_bytes);
+  }
   const size_t before = c->out.size();
   if (Status st = s_.codec->EncodeRequest(req, &c->out); !st.ok()) {
     CountError(measured, "not sent: " + st.message());
@@ -79,8 +104,8 @@ void ThreadRunner::IssueOn(Conn* c, int64_t sched_ns, bool measured, bool waited
   c->encoded += c->out.size() - before;
   int64_t now = MonotonicNowNs();
   timeline_.Tick(now);
-  slot = {.id = id, .sched_ns = sched_ns, .send_ns = now, .end_offset = c->encoded, .outstanding = true,
-          .measured = measured};
+  slot = {.id = id, .sched_ns = sched_ns, .send_ns = now, .end_offset = c->encoded,
+          .keys = static_cast<uint16_t>(nkeys), .outstanding = true, .measured = measured};
   ++c->outstanding;
   ++c->sent;
   ++s_.issued_total;
@@ -88,6 +113,15 @@ void ThreadRunner::IssueOn(Conn* c, int64_t sched_ns, bool measured, bool waited
   if (measured) {
     int64_t late = now - sched_ns;
     ++s_.issued;
+    s_.request_bytes += c->out.size() - before;
+    if (s_.record_sizes) {
+      for (size_t i = 0; i < nkeys; ++i) s_.key_bytes.Record(static_cast<int64_t>(req.keys.empty() ? req.key.size() : req.keys[i].size()));
+      if (get) {
+        s_.batch_keys.Record(static_cast<int64_t>(nkeys));
+      } else {
+        s_.value_bytes.Record(static_cast<int64_t>(value_bytes));
+      }
+    }
     s_.lateness.Record(late);
     if (late <= o_.timely_tolerance_ns) {
       ++s_.timely;
@@ -508,6 +542,7 @@ void ThreadRunner::OnReadable(Conn* c) {
     c->failed_attempts = 0;
     const char* closes = resp.closes_connection;
     if (slot->measured) {
+      s_.response_bytes += *n;
       if (!resp.ok) {
         CountError(true, "server error: " + resp.error.substr(0, 120));
       } else {
@@ -549,6 +584,7 @@ void ThreadRunner::RecordAnswer(const Slot& slot, const Response& resp, int64_t 
   // clocks' conversion error, never by more.)
   int64_t at = std::max(now, slot.send_ns);
   s_.latency.Record(at - slot.sched_ns);
+  if (s_.multiget) s_.latency_per_key.RecordN(at - slot.sched_ns, slot.keys);
   s_.latency_from_send.Record(at - slot.send_ns);
   ++s_.answers_measured;
   if (slot.tx_ns > 0) {

@@ -48,6 +48,7 @@ struct Slot {
   int64_t send_ns = 0;
   int64_t tx_ns = 0;        // when the kernel sent its last byte (monotonic; 0: not stamped)
   uint64_t end_offset = 0;  // its last byte's end in the socket's stream
+  uint16_t keys = 1;        // keys it carries (a multiget's batch)
   bool outstanding = false;
   bool measured = false;
 };
@@ -137,12 +138,25 @@ struct ThreadState {
   std::mt19937_64 rng;
   std::unique_ptr<ArrivalProcess> arrival;
   std::unique_ptr<KeyChooser> keys;
-  std::string value;
+  std::string value;  // the longest value a set may carry; a set sends a prefix of it
+  // Sizes drawn per request (LoadOptions::key_sizes, value_sizes, multiget); all fixed by
+  // default, when a request is built exactly as it always was.
+  SizeSampler key_sizes, value_sizes, batch_sizes;
+  bool sized_keys = false;     // key sizes other than FormatKey's fixed 16
+  bool record_sizes = false;   // some size is drawn: the sizes sent are recorded
+  bool multiget = false;       // gets may carry several keys: latency per key is recorded
+  std::vector<char> key_text;  // kMaxMultigetKeys keys of kMaxSentKeyBytes
+  std::vector<std::string_view> batch;
   double rate_per_s = 0;
   size_t rr = 0;
 
   // Results.
   Histogram latency, latency_from_send, service, queue, lateness, wire;
+  // What the measured requests carried: each key's size, each set's value size, each get's
+  // keys (record_sizes), a latency per key (each of a request's keys answered with it), and the
+  // bytes each way of the measured requests and their answers.
+  Histogram key_bytes, value_bytes, batch_keys, latency_per_key;
+  uint64_t request_bytes = 0, response_bytes = 0;
   uint64_t issued = 0, completed = 0, errors = 0, timely = 0;
   uint64_t issued_total = 0, completed_total = 0;
   std::map<std::string, uint64_t> error_reasons;

@@ -28,6 +28,23 @@ nlohmann::json Stats(const Histogram& h, bool full) {
   return j;
 }
 
+// Sizes in bytes (or keys): null when nothing was recorded.
+nlohmann::json SizeStats(const Histogram& h) {
+  if (h.count() == 0) return nullptr;
+  auto at = [&h](double q) { return h.ValueAtQuantile(q); };
+  // total: the sum of the values (bytes, or keys of the batches), exact from the running sum.
+  return {{"count", h.count()}, {"total", std::llround(h.mean() * static_cast<double>(h.count()))},
+          {"mean", std::round(h.mean() * 100) / 100}, {"min", h.min()}, {"p50", at(0.5)},
+          {"p95", at(0.95)}, {"p99", at(0.99)}, {"max", h.max()}};
+}
+
+// A distribution as written: a fixed one as its number, the others as their text.
+nlohmann::json DistributionJson(const Distribution& d) {
+  if (!d.fixed()) return d.name;
+  if (d.a == std::floor(d.a) && std::abs(d.a) < 9e15) return static_cast<int64_t>(d.a);
+  return d.a;
+}
+
 std::string FormatUs(double ns) {
   char b[32];
   if (ns >= 1e6) {
@@ -91,6 +108,15 @@ nlohmann::json LoadResult::ToJson() const {
   j["lateness_causes"] = late_causes.ToJson(issued, window_begin_ns);
   j["latency_us"] = Stats(latency, true);
   j["latency_from_send_us"] = Stats(latency_from_send, true);
+  // Each key's latency (its multiget's): null, with the reason, when every get carried one key.
+  if (latency_per_key.count() > 0) {
+    j["latency_per_key_us"] = Stats(latency_per_key, true);
+  } else {
+    j["latency_per_key_us"] = nullptr;
+    j["latency_per_key_unavailable"] =
+        o.multiget.fixed() && o.multiget.a == 1 ? "every get carried one key: a key's latency is its request's (latency_us)"
+                                                 : "no multiget was answered in the window";
+  }
   // The kernel's send stamp of each request to its arrival stamp of the answer: the round trip
   // on the wire, without the generator's own write and wake-up. Null when either side's kernel
   // stamps were not had (send_timing, response_timing say why).
@@ -149,7 +175,25 @@ nlohmann::json LoadResult::ToJson() const {
   j["key_dist"] = o.key_dist.name;
   j["keys"] = o.keys;
   j["get_ratio"] = o.get_ratio;
-  j["value_bytes"] = o.codec.value_bytes;
+  j["value_bytes"] = o.value_sizes.fixed() ? nlohmann::json(o.codec.value_bytes) : nlohmann::json(o.value_sizes.name);
+  j["key_bytes"] = DistributionJson(o.key_sizes);
+  j["multiget"] = DistributionJson(o.multiget);
+  j["preset"] = o.preset.empty() ? nlohmann::json(nullptr) : nlohmann::json(o.preset);
+  // What the measured requests carried: the sizes drawn (null where every request carried the
+  // fixed size), the draws held to the bounds, the bytes each way.
+  {
+    const double window_s = static_cast<double>(o.duration_ns) / 1e9;
+    j["sent"] = {{"key_bytes", SizeStats(sizes.key_bytes)},
+                 {"value_bytes", SizeStats(sizes.value_bytes)},
+                 {"multiget_keys", SizeStats(sizes.multiget_keys)},
+                 {"clamped", {{"key_bytes", sizes.key_clamped},
+                              {"value_bytes", sizes.value_clamped},
+                              {"multiget_keys", sizes.multiget_clamped}}},
+                 {"request_bytes", sizes.request_bytes},
+                 {"response_bytes", sizes.response_bytes},
+                 {"request_bytes_per_s", window_s > 0 ? static_cast<double>(sizes.request_bytes) / window_s : 0.0},
+                 {"response_bytes_per_s", window_s > 0 ? static_cast<double>(sizes.response_bytes) / window_s : 0.0}};
+  }
   j["seed"] = o.seed;
   // Each histogram in full, for the results store (Histogram::Decode reads it back).
   j["histograms"] = {{"latency_ns", latency.Encode()},
@@ -157,6 +201,10 @@ nlohmann::json LoadResult::ToJson() const {
                      {"service_ns", service.Encode()},
                      {"queue_ns", queue.Encode()},
                      {"lateness_ns", lateness.Encode()}};
+  if (latency_per_key.count() > 0) j["histograms"]["latency_per_key_ns"] = latency_per_key.Encode();
+  if (sizes.key_bytes.count() > 0) j["histograms"]["key_bytes"] = sizes.key_bytes.Encode();
+  if (sizes.value_bytes.count() > 0) j["histograms"]["value_bytes"] = sizes.value_bytes.Encode();
+  if (sizes.multiget_keys.count() > 0) j["histograms"]["multiget_keys"] = sizes.multiget_keys.Encode();
   if (o.session.enabled()) {
     // Session load (load/session_load.h): its figures, and the chunk's response + transfer
     // time and its response time alone as histograms of their own kinds.
@@ -273,6 +321,24 @@ std::string LoadResult::Summary() const {
   line(o.session.enabled() ? "chunk:" : "latency:", latency);
   if (o.session.enabled()) line("1st byte:", session.first_byte);
   line("from send:", latency_from_send);
+  if (latency_per_key.count() > 0) line("per key:", latency_per_key);
+  if (sizes.key_bytes.count() + sizes.value_bytes.count() + sizes.multiget_keys.count() > 0) {
+    auto size = [](const char* what, const Histogram& h, const std::string& asked) {
+      if (h.count() == 0) return std::string();
+      char t[200];
+      std::snprintf(t, sizeof t, "%s %s: mean %.1f, p50 %lld, p99 %lld, max %lld; ", what, asked.c_str(), h.mean(),
+                    static_cast<long long>(h.ValueAtQuantile(0.5)), static_cast<long long>(h.ValueAtQuantile(0.99)),
+                    static_cast<long long>(h.max()));
+      return std::string(t);
+    };
+    std::string t = size("keys (B)", sizes.key_bytes, o.key_sizes.name) +
+                    size("values (B)", sizes.value_bytes, o.value_sizes.fixed() ? std::to_string(o.codec.value_bytes) : o.value_sizes.name) +
+                    size("keys per get", sizes.multiget_keys, o.multiget.name);
+    std::snprintf(b, sizeof b, "%.0f B/s sent, %.0f B/s received\n",
+                  static_cast<double>(sizes.request_bytes) * 1e9 / static_cast<double>(o.duration_ns),
+                  static_cast<double>(sizes.response_bytes) * 1e9 / static_cast<double>(o.duration_ns));
+    s += "sizes:     " + t + b;
+  }
   if (wire.count() > 0) {
     line("wire rtt:", wire);
   } else {

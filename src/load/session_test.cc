@@ -76,6 +76,10 @@ TEST(SessionLoadOptions, BadParametersAreNamed) {
   o.connections = 2;
   EXPECT_NE(ValidateLoadOptions(o).message().find("one generator thread"), std::string::npos);
   o.threads = 1;
+  // Sizes and multigets are request load's: session load refuses them rather than ignore them.
+  o.multiget = FixedDistribution(4);
+  EXPECT_NE(ValidateLoadOptions(o).message().find("request load only"), std::string::npos);
+  o.multiget = FixedDistribution(1);
   o.protocol = "ream";
   auto r = RunSessionLoad(o);
   ASSERT_FALSE(r.ok());

@@ -43,7 +43,31 @@ Status ValidateLoadOptions(const LoadOptions& o) {
   if (o.arrival.kind == ArrivalSpec::Kind::kTrace && o.arrival.trace_gaps.empty()) {
     return InvalidArgument("--arrival trace: the trace holds no gaps");
   }
+  if (o.session.enabled() && !(o.key_sizes.fixed() && o.key_sizes.a == 16 && o.value_sizes.fixed() &&
+                               o.multiget.fixed() && o.multiget.a == 1)) {
+    return InvalidArgument("--sessions: session load fetches videos by range; --key-bytes, --value-bytes "
+                           "distributions and --multiget apply to request load only");
+  }
+  const uint64_t shortest = MinKeyBytes(o.keys);
+  if (o.key_sizes.fixed() && !(o.key_sizes.a >= static_cast<double>(shortest) &&
+                               o.key_sizes.a <= static_cast<double>(kMaxSentKeyBytes) &&
+                               o.key_sizes.a == std::floor(o.key_sizes.a))) {
+    return InvalidArgument("--key-bytes " + o.key_sizes.name + ": a fixed key size must be a whole number from " +
+                           std::to_string(shortest) + " (\"key\" and the digits of " + std::to_string(o.keys) +
+                           " keys) to " + std::to_string(kMaxSentKeyBytes));
+  }
+  if (o.multiget.fixed() && !(o.multiget.a >= 1 && o.multiget.a <= static_cast<double>(kMaxMultigetKeys) &&
+                              o.multiget.a == std::floor(o.multiget.a))) {
+    return InvalidArgument("--multiget " + o.multiget.name + ": keys per get must be a whole number from 1 to " +
+                           std::to_string(kMaxMultigetKeys));
+  }
   return Status::Ok();
+}
+
+uint64_t MinKeyBytes(uint64_t keys) {
+  uint64_t digits = 1;
+  for (uint64_t largest = keys > 0 ? keys - 1 : 0; largest >= 10; largest /= 10) ++digits;
+  return 3 + digits;
 }
 
 void MeasureDistortion(LoadResult* r, double percentile) {

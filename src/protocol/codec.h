@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -15,12 +16,19 @@ namespace ream {
 
 enum class Op : uint8_t { kGet = 1, kSet = 2, kDelete = 3, kScan = 4 };
 
+// The most keys one multi-key get carries (memcached `get k1 k2 ...`, Redis MGET): the
+// generator's batches and the reply parsers' bounds.
+inline constexpr size_t kMaxMultigetKeys = 100;
+
 struct Request {
   uint64_t id = 0;          // unique per connection; echoed by protocols that match by id
   Op op = Op::kGet;
   std::string_view key;
   std::string_view value;   // for kSet
   uint32_t scan_count = 0;  // for kScan
+  // A kGet of several keys, answered by one reply (`key` is ignored): only to a codec whose
+  // max_multiget_keys is at least its size; empty for a get of `key` alone.
+  std::span<const std::string_view> keys;
 };
 
 struct Response {
@@ -57,6 +65,8 @@ struct CodecCapabilities {
   bool reports_service_time = false;  // responses carry server service and queue time
   bool supports_set = true;
   std::string no_sets_because;  // when !supports_set: why, for the user
+  // The most keys a get may carry (Request::keys); 0: one key per get only.
+  size_t max_multiget_keys = 0;
 };
 
 class ClientCodec {

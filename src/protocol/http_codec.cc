@@ -317,6 +317,7 @@ class HttpCodec final : public ClientCodec {
   }
 
   Status EncodeRequest(const Request& request, std::string* out) override {
+    if (!request.keys.empty()) return InvalidArgument("http has no multi-key get here: one key per request");
     size_t start = out->size();
     const bool post = method_ == Method::kPost || (method_ == Method::kByOperation && request.op == Op::kSet);
     out->append(post ? "POST " : "GET ").append(path_parts_[0]);

@@ -22,6 +22,18 @@ inline void FormatKey(uint64_t index, char* out) {
   }
 }
 
+// Writes the key of `index` in `bytes` bytes (at least 3 + the index's digits): "key" and the
+// index zero-padded to fill them, so FormatKey is the 16-byte case. Used when key sizes vary.
+inline void FormatSizedKey(uint64_t index, size_t bytes, char* out) {
+  out[0] = 'k';
+  out[1] = 'e';
+  out[2] = 'y';
+  for (size_t i = bytes; i-- > 3;) {
+    out[i] = static_cast<char>('0' + index % 10);
+    index /= 10;
+  }
+}
+
 inline std::string KeyString(uint64_t index) {
   std::string s(kKeyBytes, '\0');
   FormatKey(index, s.data());

@@ -81,6 +81,12 @@ bool ValidKey(std::string_view key) {
   return true;
 }
 
+Status CheckKey(std::string_view key) {
+  if (ValidKey(key)) return Status::Ok();
+  return InvalidArgument("memcached key must be 1.." + std::to_string(MemcachedLimits::kMaxKeyBytes) +
+                         " bytes without spaces or control characters, got '" + Printable(key) + "'");
+}
+
 class MemcachedCodec final : public ClientCodec {
  public:
   explicit MemcachedCodec(const CodecOptions& options)
@@ -93,16 +99,24 @@ class MemcachedCodec final : public ClientCodec {
     caps.matches_by_id = false;
     caps.reports_service_time = false;
     caps.supports_set = true;
+    caps.max_multiget_keys = kMaxMultigetKeys;
     return caps;
   }
 
   Status EncodeRequest(const Request& request, std::string* out) override {
-    if (!ValidKey(request.key)) {
-      return InvalidArgument("memcached key must be 1.." +
-                             std::to_string(MemcachedLimits::kMaxKeyBytes) +
-                             " bytes without spaces or control characters, got '" +
-                             Printable(request.key) + "'");
+    if (!request.keys.empty()) {
+      // A multiget: `get k1 k2 ...`, answered by the hits' VALUE blocks and one END.
+      if (request.op != Op::kGet || request.keys.size() > kMaxMultigetKeys) {
+        return InvalidArgument("memcached multi-key requests are gets of 1.." + std::to_string(kMaxMultigetKeys) +
+                               " keys");
+      }
+      for (std::string_view k : request.keys) REAM_RETURN_IF_ERROR(CheckKey(k));
+      out->append("get");
+      for (std::string_view k : request.keys) out->append(" ").append(k);
+      out->append("\r\n");
+      return Status::Ok();
     }
+    REAM_RETURN_IF_ERROR(CheckKey(request.key));
     switch (request.op) {
       case Op::kGet:
         out->append("get ").append(request.key).append("\r\n");

@@ -1,4 +1,5 @@
-// The memcached text protocol, client side: `get`, `set` and `delete` of one key, replies
+// The memcached text protocol, client side: `get` of one key or several (a multiget), `set`
+// and `delete` of one key, replies
 // matched in order on a connection (memcached answers pipelined requests in order and
 // carries no request id or server-side time).
 #pragma once
@@ -17,7 +18,7 @@ struct MemcachedLimits {
   static constexpr size_t kMaxKeyBytes = 250;      // memcached's own key limit
   static constexpr size_t kMaxLineBytes = 2048;    // one reply line, CRLF included
   static constexpr size_t kMaxValueBytes = 64u << 20;  // all VALUE data of one reply
-  static constexpr size_t kMaxValuesPerReply = 64;     // VALUE blocks before END
+  static constexpr size_t kMaxValuesPerReply = kMaxMultigetKeys;  // VALUE blocks before END
 };
 
 // Never fails today; Result keeps the factories of all codecs alike.

@@ -49,6 +49,20 @@ TEST(MemcachedCodec, EncodesGetSetDelete) {
   EXPECT_EQ(out, "delete k1\r\n");
 }
 
+// The text codec's multiget: `get k1 k2 ...` with every key checked before anything is written.
+TEST(MemcachedCodec, EncodesAMultigetOnOneLine) {
+  auto c = Codec();
+  std::string out;
+  std::string_view keys[] = {"a", "bb", "ccc"};
+  ASSERT_TRUE(c->EncodeRequest({.op = Op::kGet, .keys = keys}, &out).ok());
+  EXPECT_EQ(out, "get a bb ccc\r\n");
+  std::string_view bad[] = {"a", "b c"};
+  out.clear();
+  EXPECT_EQ(c->EncodeRequest({.op = Op::kGet, .keys = bad}, &out).code(), StatusCode::kInvalidArgument);
+  EXPECT_TRUE(out.empty());
+  EXPECT_EQ(c->capabilities().max_multiget_keys, kMaxMultigetKeys);
+}
+
 TEST(MemcachedCodec, RejectsScanAndBadKeys) {
   auto c = Codec();
   std::string out;

@@ -26,6 +26,7 @@
 #include <functional>
 #include <iterator>
 #include <map>
+#include <random>
 #include <string>
 #include <thread>
 #include <vector>
@@ -816,6 +817,194 @@ TEST(Peers, MemcachedRestartedMidRunIsReconnected) {
   for (const auto& [reason, n] : run.json["error_reasons"].items()) {
     EXPECT_NE(reason.find("connection lost: "), std::string::npos) << reason;
   }
+}
+
+// --- ETC's sizes and multigets, as memcached saw them -------------------------------------
+
+// Two-sample Kolmogorov-Smirnov distance: the largest gap between the samples' empirical CDFs
+// (ties taken together, so it is conservative on sizes, which are whole numbers).
+double KsDistance(std::vector<double> a, std::vector<double> b) {
+  std::sort(a.begin(), a.end());
+  std::sort(b.begin(), b.end());
+  size_t i = 0, j = 0;
+  double d = 0;
+  while (i < a.size() && j < b.size()) {
+    const double x = std::min(a[i], b[j]);
+    while (i < a.size() && a[i] <= x) ++i;
+    while (j < b.size() && b[j] <= x) ++j;
+    d = std::max(d, std::abs(static_cast<double>(i) / a.size() - static_cast<double>(j) / b.size()));
+  }
+  return d;
+}
+
+// The distance the two samples would exceed by chance once in a thousand (Smirnov's asymptote).
+double KsCritical(size_t n, size_t m) {
+  return 1.949 * std::sqrt(static_cast<double>(n + m) / (static_cast<double>(n) * static_cast<double>(m)));
+}
+
+// ETC's sizes drawn here, from the paper's parameters, independently of ream's code: value
+// sizes 0..14 with their measured probabilities, the generalized Pareto (15, 214.476, 0.348238)
+// beyond; key sizes from the GEV (30.7984, 8.20449, 0.078688). Rounded and held as ream sends
+// them (values up to 1 000 000 bytes; keys from "key" + 5 digits to 250 bytes).
+double EtcValueSize(std::mt19937_64& rng, bool with_head = true) {
+  static const double kHead[15] = {0.00536, 0.00047, 0.17820, 0.09239, 0.00018, 0.02740, 0.00065, 0.00606,
+                                   0.00023, 0.00837, 0.00837, 0.08989, 0.00092, 0.00326, 0.01980};
+  std::uniform_real_distribution<double> unit(0, 1);
+  double u = unit(rng), sum = 0;
+  for (int i = 0; with_head && i < 15; ++i) {
+    if (u < (sum += kHead[i])) return i;
+  }
+  double v = 1 - unit(rng);
+  return std::min(1e6, std::nearbyint(15 + 214.476 * (std::pow(v, -0.348238) - 1) / 0.348238));
+}
+double EtcKeySize(std::mt19937_64& rng) {
+  double u = 1 - std::uniform_real_distribution<double>(0, 1)(rng);
+  double x = 30.7984 + 8.20449 * (std::pow(-std::log(u), -0.078688) - 1) / 0.078688;
+  return std::clamp(std::nearbyint(x), 8.0, 250.0);
+}
+
+// What memcached holds: every key (lru_crawler metadump) and the size of its value (read back
+// with multigets of 50 keys).
+struct Held {
+  std::vector<double> key_bytes, value_bytes;
+};
+Held MemcachedHolds(int port) {
+  Held h;
+  std::string dump = Exchange(port, "lru_crawler metadump all\r\n", "END\r\n");
+  std::vector<std::string> keys;
+  for (size_t at = 0; (at = dump.find("key=", at)) != std::string::npos;) {
+    size_t end = dump.find(' ', at);
+    keys.push_back(dump.substr(at + 4, end - at - 4));
+    at = end;
+  }
+  for (size_t i = 0; i < keys.size(); i += 50) {
+    std::string get = "get";
+    for (size_t k = i; k < std::min(keys.size(), i + 50); ++k) get += " " + keys[k];
+    std::string reply = Exchange(port, get + "\r\n", "END\r\n");
+    for (size_t at = 0; (at = reply.find("VALUE ", at)) != std::string::npos;) {
+      size_t eol = reply.find("\r\n", at);
+      std::string line = reply.substr(at, eol - at);  // VALUE <key> <flags> <bytes>
+      h.key_bytes.push_back(static_cast<double>(line.find(' ', 6) - 6));
+      h.value_bytes.push_back(std::strtod(line.c_str() + line.rfind(' ') + 1, nullptr));
+      at = eol + 2 + static_cast<size_t>(h.value_bytes.back());
+    }
+  }
+  return h;
+}
+
+// `ream load --preset etc` against memcached: the keys and values memcached holds have ETC's
+// sizes (two-sample tests against sizes drawn here from the paper's parameters), the gets carry
+// the asked batches (memcached counts every key of a multiget in cmd_get), and latency is
+// reported per request and per key.
+TEST(Peers, EtcPresetSendsEtcSizesAndTheAskedMultigets) {
+  Peer mc;
+  StartMemcached(&mc);
+  ASSERT_TRUE(mc.Listening());
+  // No warm-up: every request is in the window, so the keys the run reports are all it sent.
+  LoadRun run = RunReamLoad(mc.port,
+                            {"--protocol", "memcached", "--preset", "etc", "--qps", "20000", "--duration", "2s",
+                             "--warmup", "0s", "--multiget", "uniform:1,8", "--connections", "2"},
+                            kRunTimeout);
+  ASSERT_TRUE(run.json.is_object()) << Describe(run);
+  ExpectNoFailedRequests(run);
+  EXPECT_EQ(run.json["preset"], "etc");
+  EXPECT_EQ(run.json["arrival"], "fb_ia");
+  EXPECT_EQ(run.json["value_bytes"], "fb_value");
+  EXPECT_EQ(run.json["key_bytes"], "fb_key");
+  const nlohmann::json& sent = run.json["sent"];
+
+  auto stats = MemcachedStats(mc.port);  // before the read-back's own gets
+  Held held = MemcachedHolds(mc.port);
+  std::printf("note: memcached holds %zu keys after %s sets\n", held.value_bytes.size(),
+              sent["value_bytes"]["count"].dump().c_str());
+  // (Fewer keys than sets: Zipfian popularity sets the popular keys again; each holds its last.)
+  ASSERT_GT(held.value_bytes.size(), 400u) << "too few sets for a test of their sizes";
+  std::mt19937_64 rng(2012);
+  std::vector<double> values(20000), keys(20000), tail_only(20000);
+  for (double& v : values) v = EtcValueSize(rng);
+  for (double& v : keys) v = EtcKeySize(rng);
+  for (double& v : tail_only) v = EtcValueSize(rng, false);
+  const double dv = KsDistance(held.value_bytes, values), dk = KsDistance(held.key_bytes, keys);
+  const double critical = KsCritical(held.value_bytes.size(), values.size());
+  std::printf("note: two-sample KS, memcached's values vs ETC's: D = %.4f; keys: D = %.4f (critical %.4f at 0.1 %%)\n",
+              dv, dk, critical);
+  EXPECT_LT(dv, critical);
+  EXPECT_LT(dk, critical);
+  // The same test tells ETC's values from its tail alone (the 44 % of values under 15 bytes).
+  EXPECT_GT(KsDistance(held.value_bytes, tail_only), critical);
+
+  // Batches: 1..8 keys per get (a uniform draw rounded: 1 and 8 at half weight, mean 4.5).
+  const nlohmann::json& batch = sent["multiget_keys"];
+  ASSERT_TRUE(batch.is_object()) << sent.dump();
+  EXPECT_EQ(batch["min"], 1);
+  EXPECT_EQ(batch["max"], 8);
+  EXPECT_NEAR(batch["mean"].get<double>(), 4.5, 0.1);
+  // memcached counted each key of each multiget; ream's own counts say the same.
+  const double keys_got = batch["total"].get<double>();
+  EXPECT_EQ(static_cast<double>(stats["cmd_get"]), keys_got);
+  EXPECT_EQ(stats["cmd_set"], sent["value_bytes"]["count"].get<uint64_t>());
+  // Latency per request and per key: every key of every answered get, and every set's one key.
+  ASSERT_TRUE(run.json["latency_per_key_us"].is_object()) << run.json.dump();
+  const double sets = sent["value_bytes"]["count"].get<double>();
+  EXPECT_EQ(run.json["latency_per_key_us"]["count"].get<double>(), keys_got + sets);
+  EXPECT_EQ(run.json["latency_us"]["count"], run.json["completed"]);
+  EXPECT_GT(run.json["latency_per_key_us"]["p99"].get<double>(), 0);
+  std::printf("note: latency per request p50 %.1f us p99 %.1f us; per key p50 %.1f us p99 %.1f us; "
+              "%.0f request bytes/s, %.0f response bytes/s\n",
+              run.json["latency_us"]["p50"].get<double>(), run.json["latency_us"]["p99"].get<double>(),
+              run.json["latency_per_key_us"]["p50"].get<double>(), run.json["latency_per_key_us"]["p99"].get<double>(),
+              sent["request_bytes_per_s"].get<double>(), sent["response_bytes_per_s"].get<double>());
+  EXPECT_GT(sent["response_bytes"].get<double>(), 0);
+}
+
+// A fixed batch: every get carries exactly that many keys.
+TEST(Peers, MemcachedAndRedisMultigetsCarryTheFixedBatch) {
+  Peer mc;
+  StartMemcached(&mc);
+  ASSERT_TRUE(mc.Listening());
+  LoadRun run = RunReamLoad(mc.port, {"--protocol", "memcached", "--qps", "2000", "--duration", "1s", "--warmup",
+                                      "0s", "--get-ratio", "1", "--multiget", "4"},
+                            kRunTimeout);
+  ASSERT_TRUE(run.json.is_object()) << Describe(run);
+  ExpectNoFailedRequests(run);
+  EXPECT_EQ(MemcachedStats(mc.port)["cmd_get"], 4 * run.json["issued"].get<uint64_t>());
+  Peer redis;
+  StartRedis(&redis);
+  ASSERT_TRUE(redis.Listening());
+  run = RunReamLoad(redis.port, {"--protocol", "redis", "--qps", "2000", "--duration", "1s", "--warmup", "0s",
+                                 "--get-ratio", "1", "--multiget", "4"},
+                    kRunTimeout);
+  ASSERT_TRUE(run.json.is_object()) << Describe(run);
+  ExpectNoFailedRequests(run);
+  EXPECT_EQ(RedisCalls(redis.port, "mget"), run.json["issued"].get<uint64_t>());
+  EXPECT_EQ(run.json["latency_per_key_us"]["count"].get<uint64_t>(), 4 * run.json["completed"].get<uint64_t>());
+}
+
+// memcached's binary protocol: sets and gets of one key and multigets (quiet GETKQs and a NOOP),
+// each counted by memcached as the text protocol's are, nothing failed.
+TEST(Peers, MemcachedBinaryProtocolSetsGetsAndMultigets) {
+  Peer mc;
+  StartMemcached(&mc);
+  ASSERT_TRUE(mc.Listening());
+  LoadRun run = RunReamLoad(mc.port, {"--protocol", "memcached-binary", "--qps", "3000", "--duration", "1.5s",
+                                      "--warmup", "0s", "--get-ratio", "0.7", "--keys", "2000", "--value-bytes",
+                                      "fb_value", "--multiget", "uniform:1,6", "--connections", "2"},
+                            kRunTimeout);
+  ASSERT_TRUE(run.json.is_object()) << Describe(run);
+  EXPECT_EQ(run.cmd.exit_code, 0) << Describe(run);
+  ExpectNoFailedRequests(run);
+  EXPECT_EQ(run.json["protocol"], "memcached-binary");
+  const nlohmann::json& sent = run.json["sent"];
+  auto stats = MemcachedStats(mc.port);
+  EXPECT_EQ(stats["cmd_set"], sent["value_bytes"]["count"].get<uint64_t>());
+  EXPECT_EQ(stats["cmd_get"], sent["multiget_keys"]["total"].get<uint64_t>());
+  // Some gets hit what the sets stored, so answers came with values.
+  EXPECT_GT(stats["get_hits"], 0u);
+  // A value set in binary reads back whole in text.
+  Held held = MemcachedHolds(mc.port);
+  ASSERT_FALSE(held.value_bytes.empty());
+  std::printf("note: %zu keys held; binary run latency p50 %.1f us, per key p50 %.1f us\n", held.value_bytes.size(),
+              run.json["latency_us"]["p50"].get<double>(), run.json["latency_per_key_us"]["p50"].get<double>());
 }
 
 }  // namespace

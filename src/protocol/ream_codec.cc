@@ -13,6 +13,7 @@ class ReamCodec : public ClientCodec {
     return {.matches_by_id = true, .reports_service_time = true, .supports_set = true};
   }
   Status EncodeRequest(const Request& r, std::string* out) override {
+    if (!r.keys.empty()) return InvalidArgument("ream's protocol has no multi-key get: one key per request");
     frame::RequestFrame f{.id = r.id, .op = r.op, .arg = r.scan_count, .key = r.key,
                           .value = r.value};
     return frame::AppendRequest(f, out);

@@ -304,10 +304,24 @@ class RedisCodec final : public ClientCodec {
     caps.matches_by_id = false;
     caps.reports_service_time = false;
     caps.supports_set = true;
+    caps.max_multiget_keys = kMaxMultigetKeys;
     return caps;
   }
 
   Status EncodeRequest(const Request& request, std::string* out) override {
+    if (!request.keys.empty()) {
+      // MGET k1 k2 ...: one array reply, a bulk string or a null per key.
+      if (request.op != Op::kGet || request.keys.size() > kMaxMultigetKeys) {
+        return InvalidArgument("redis multi-key requests are MGETs of 1.." + std::to_string(kMaxMultigetKeys) + " keys");
+      }
+      char n[24];
+      auto [end, ec] = std::to_chars(n, n + sizeof(n), request.keys.size() + 1);
+      (void)ec;
+      out->push_back('*');
+      out->append(n, end).append("\r\n$4\r\nMGET\r\n");
+      for (std::string_view k : request.keys) AppendBulk(k, out);
+      return Status::Ok();
+    }
     switch (request.op) {
       case Op::kGet:
         out->append("*2\r\n$3\r\nGET\r\n");

@@ -1,4 +1,4 @@
-// Redis's RESP protocol, client side: GET, SET and DEL of one key, pipelined, replies matched
+// Redis's RESP protocol, client side: GET, SET and DEL of one key and MGET of several, pipelined, replies matched
 // in order. Every RESP2 and RESP3 reply type is parsed (simple string, error, integer, bulk
 // and null bulk, array and null array, null, double, boolean, blob error, verbatim string,
 // big number, map, set, attribute, push, and the streamed strings and aggregates). An error

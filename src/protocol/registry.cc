@@ -2,6 +2,7 @@
 #include "protocol/registry.h"
 
 #include "protocol/http_codec.h"
+#include "protocol/memcached_binary_codec.h"
 #include "protocol/memcached_codec.h"
 #include "protocol/ream_codec.h"
 #include "protocol/redis_codec.h"
@@ -19,6 +20,7 @@ struct Entry {
 const Entry kCodecs[] = {
     {"ream", [](const CodecOptions&) -> Result<std::unique_ptr<ClientCodec>> { return MakeReamCodec(); }},
     {"memcached", MakeMemcachedCodec},
+    {"memcached-binary", MakeMemcachedBinaryCodec},
     {"redis", MakeRedisCodec},
     {"http", MakeHttpCodec},
 };

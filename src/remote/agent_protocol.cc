@@ -1,6 +1,7 @@
 // The agent protocol's documents and the lossless merge of the agents' results
 // (remote/agent_protocol.h).
 #include "remote/agent_protocol.h"
+#include "platform/text.h"
 
 #include <algorithm>
 #include <climits>
@@ -62,6 +63,44 @@ std::string MessageType(const json& m) {
 }
 uint64_t MessageId(const json& m) { return m.is_object() && m.contains("id") ? Count(m["id"]) : 0; }
 
+namespace {
+
+json DistributionToJson(const Distribution& d) {
+  if (d.kind != Distribution::Kind::kTable) return d.name;
+  // A table read from a file here: its values and probabilities, not the path.
+  json values = json::array();
+  double prev = 0;
+  for (size_t i = 0; i < d.values.size(); ++i) values.push_back({d.values[i], d.cumulative[i] - prev}), prev = d.cumulative[i];
+  return {{"name", d.name}, {"table", values}};
+}
+
+Status DistributionFromJson(const json& j, const char* key, Distribution* out) {
+  if (!j.contains(key)) return Status::Ok();
+  const json& v = j[key];
+  std::string text;
+  if (v.is_string()) {
+    auto d = ParseDistribution(v.get<std::string>(), std::string("agent run options: ") + key);
+    if (!d.ok()) return d.status();
+    *out = *std::move(d);
+    return Status::Ok();
+  }
+  if (!v.is_object() || !v.contains("table") || !v["table"].is_array() || !v.contains("name") || !v["name"].is_string()) {
+    return InvalidArgument(std::string("agent run options: '") + key + "' is neither a distribution's text nor a table");
+  }
+  for (const json& e : v["table"]) {
+    if (!e.is_array() || e.size() != 2 || !e[0].is_number() || !e[1].is_number()) {
+      return InvalidArgument(std::string("agent run options: '") + key + "' holds a table entry that is not [value, weight]");
+    }
+    text += Fmt("%.17g", e[0].get<double>()) + " " + Fmt("%.17g", e[1].get<double>()) + "\n";
+  }
+  auto d = ParseDistribution(v["name"].get<std::string>(), std::string("agent run options: ") + key, text);
+  if (!d.ok()) return d.status();
+  *out = *std::move(d);
+  return Status::Ok();
+}
+
+}  // namespace
+
 json LoadOptionsToJson(const LoadOptions& o) {
   return {{"host", o.host},
           {"port", o.port},
@@ -95,7 +134,12 @@ json LoadOptionsToJson(const LoadOptions& o) {
           {"kernel_rx_timestamps", o.kernel_rx_timestamps},
           {"segment_rx_timestamps", o.segment_rx_timestamps},
           {"wait", WaitName(o.wait)},
-          {"start_at_ns", o.start_at_ns}};
+          {"start_at_ns", o.start_at_ns},
+          // Drawn sizes as their text (a file: table as its values, as a trace travels).
+          {"key_sizes", DistributionToJson(o.key_sizes)},
+          {"value_sizes", DistributionToJson(o.value_sizes)},
+          {"multiget", DistributionToJson(o.multiget)},
+          {"preset", o.preset}};
 }
 
 Result<LoadOptions> LoadOptionsFromJson(const json& j) {
@@ -140,6 +184,10 @@ Result<LoadOptions> LoadOptionsFromJson(const json& j) {
   if (!w) return InvalidArgument("agent run options: 'wait' is '" + wait + "', not auto, sleep, spin or yield");
   o.wait = *w;
   REAM_RETURN_IF_ERROR(Take(j, "start_at_ns", &o.start_at_ns));
+  REAM_RETURN_IF_ERROR(DistributionFromJson(j, "key_sizes", &o.key_sizes));
+  REAM_RETURN_IF_ERROR(DistributionFromJson(j, "value_sizes", &o.value_sizes));
+  REAM_RETURN_IF_ERROR(DistributionFromJson(j, "multiget", &o.multiget));
+  REAM_RETURN_IF_ERROR(Take(j, "preset", &o.preset));
   if (arrival.rfind("trace:", 0) == 0) {
     o.arrival.kind = ArrivalSpec::Kind::kTrace;
     o.arrival.name = arrival;
@@ -272,6 +320,23 @@ Result<json> MergeAgentResults(const LoadOptions& total, const std::vector<Agent
       REAM_RETURN_IF_ERROR(AddHistogram(hs.value("queue_ns", json()), a.name, "queue", &m.queue));
       REAM_RETURN_IF_ERROR(AddHistogram(hs.value("lateness_ns", json()), a.name, "lateness", &m.lateness));
       REAM_RETURN_IF_ERROR(AddHistogram(r.value("wire_ns", json()), a.name, "wire", &m.wire));
+      // What the requests carried (drawn sizes, multigets), merged like the latencies.
+      REAM_RETURN_IF_ERROR(
+          AddHistogram(hs.value("latency_per_key_ns", json()), a.name, "latency per key", &m.latency_per_key));
+      REAM_RETURN_IF_ERROR(AddHistogram(hs.value("key_bytes", json()), a.name, "key sizes", &m.sizes.key_bytes));
+      REAM_RETURN_IF_ERROR(AddHistogram(hs.value("value_bytes", json()), a.name, "value sizes", &m.sizes.value_bytes));
+      REAM_RETURN_IF_ERROR(
+          AddHistogram(hs.value("multiget_keys", json()), a.name, "multiget batches", &m.sizes.multiget_keys));
+      if (g.contains("sent") && g["sent"].is_object()) {
+        const json& sent = g["sent"];
+        m.sizes.request_bytes += U(sent, "request_bytes");
+        m.sizes.response_bytes += U(sent, "response_bytes");
+        if (sent.contains("clamped") && sent["clamped"].is_object()) {
+          m.sizes.key_clamped += U(sent["clamped"], "key_bytes");
+          m.sizes.value_clamped += U(sent["clamped"], "value_bytes");
+          m.sizes.multiget_clamped += U(sent["clamped"], "multiget_keys");
+        }
+      }
       if (g.contains("lateness_causes") && g["lateness_causes"].is_object()) {
         const json& lc = g["lateness_causes"];
         const double threshold_ns = D(lc, "threshold_us") * 1e3;  // converted only when it fits

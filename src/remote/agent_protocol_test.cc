@@ -53,6 +53,19 @@ TEST(AgentProtocol, LoadOptionsRoundTripThroughJson) {
   EXPECT_FALSE(back->key_dist.zipf);
   EXPECT_EQ(back->arrival.kind, ArrivalSpec::Kind::kConstant);
   EXPECT_EQ(back->start_at_ns, 123456789);
+  EXPECT_TRUE(back->key_sizes.fixed());
+  // Drawn sizes travel by their text; a table read from a file here by its values.
+  o.key_sizes = *ParseDistribution("fb_key", "k");
+  o.value_sizes = *ParseDistribution("file:/here/only", "v", "10 3\n1000 1\n");
+  o.multiget = *ParseDistribution("uniform:1,8", "m");
+  o.preset = "etc";
+  back = LoadOptionsFromJson(nlohmann::json::parse(LoadOptionsToJson(o).dump()));
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(back->key_sizes.kind, Distribution::Kind::kGev);
+  EXPECT_EQ(back->value_sizes.kind, Distribution::Kind::kTable);
+  EXPECT_DOUBLE_EQ(back->value_sizes.Mean(), (10 * 3 + 1000) / 4.0);
+  EXPECT_EQ(back->multiget.name, "uniform:1,8");
+  EXPECT_EQ(back->preset, "etc");
 }
 
 TEST(AgentProtocol, BadOptionsNameTheField) {

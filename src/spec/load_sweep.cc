@@ -7,6 +7,8 @@
 
 #include <toml++/toml.h>
 
+#include "load/generator.h"
+#include "load/presets.h"
 #include "load/session_schedule.h"
 #include "spec/sections.h"
 #include "spec/spec.h"
@@ -15,13 +17,62 @@
 
 namespace ream {
 
+namespace {
+
+// A distribution's text as a spec key takes it: not `file:` or `trace:`, which name a file that
+// `ream load` reads (the spec stays one self-contained text).
+Status RefuseFileForms(const TomlSection& s, const toml::node& n, const std::string& key, const std::string& text) {
+  if (text.rfind("file:", 0) == 0 || text.rfind("trace:", 0) == 0) {
+    return s.Error(n, key, "is \"" + text + "\"; a table or trace in a file is `ream load`'s flag only, not a spec key");
+  }
+  return Status::Ok();
+}
+
+// A size key: a whole number in [lo, hi], or a distribution's text (load/distribution.h).
+Status SizeKey(const TomlSection& s, const std::string& key, int64_t lo, int64_t hi, Distribution* out) {
+  const toml::node* n = s.Get(key);
+  if (n == nullptr) return Status::Ok();
+  if (n->is_integer()) {
+    REAM_RETURN_IF_ERROR(s.Int(key, &lo, lo, hi));  // range-checked into lo, which is then the value
+    *out = FixedDistribution(static_cast<double>(lo));
+    return Status::Ok();
+  }
+  if (!n->is_string()) return s.Error(*n, key, "must be a whole number or a distribution (\"fb_value\", \"gev:L,S,K\")");
+  const std::string text = n->value<std::string>().value();
+  REAM_RETURN_IF_ERROR(RefuseFileForms(s, *n, key, text));
+  auto d = ParseDistribution(text, "load." + key);
+  if (!d.ok()) return s.Error(*n, key, d.status().message());
+  if (d->fixed() && !(d->a >= static_cast<double>(lo) && d->a <= static_cast<double>(hi) && d->a == std::floor(d->a))) {
+    return s.Error(*n, key, "must be a whole number from " + std::to_string(lo) + " to " + std::to_string(hi));
+  }
+  *out = *std::move(d);
+  return Status::Ok();
+}
+
+}  // namespace
+
 Status ParseLoad(const TomlSection& s, LoadSpec* l) {
   REAM_RETURN_IF_ERROR(s.Unknown());
-  REAM_RETURN_IF_ERROR(s.OneOf("arrival", &l->arrival, {"exponential", "constant"}));
+  // A preset first: the keys given beside it override its values.
+  REAM_RETURN_IF_ERROR(s.String("preset", &l->preset));
+  if (const toml::node* n = s.Get("preset")) {
+    auto preset = FindLoadPreset(l->preset);
+    if (!preset.ok()) return s.Error(*n, "preset", preset.status().message());
+    l->arrival = preset->arrival;
+    l->get_ratio = preset->get_ratio;
+    auto k = ParseDistribution(preset->key_bytes, "preset");
+    auto v = ParseDistribution(preset->value_bytes, "preset");
+    if (!k.ok() || !v.ok()) return s.Error(*n, "preset", "its sizes do not parse (a bug in the preset table)");
+    l->key_sizes = *k;
+    l->value_sizes = *v;
+  }
+  REAM_RETURN_IF_ERROR(s.String("arrival", &l->arrival));
+  if (const toml::node* n = s.Get("arrival")) REAM_RETURN_IF_ERROR(RefuseFileForms(s, *n, "arrival", l->arrival));
   if (auto arrival = ParseArrival(l->arrival); arrival.ok()) {
     l->arrival_spec = *arrival;
   } else {
-    return s.Error(*s.Get("arrival"), "arrival", arrival.status().message());
+    const toml::node* n = s.Get("arrival") ? s.Get("arrival") : s.Get("preset");
+    return s.Error(*n, "arrival", arrival.status().message());
   }
   REAM_RETURN_IF_ERROR(s.String("key_dist", &l->key_dist));
   if (auto* n = s.Get("key_dist")) {
@@ -48,7 +99,11 @@ Status ParseLoad(const TomlSection& s, LoadSpec* l) {
   }
   REAM_RETURN_IF_ERROR(s.Int("keys", &l->keys, 1, int64_t{1} << 40));
   REAM_RETURN_IF_ERROR(s.Number("get_ratio", &l->get_ratio, 0.0, 1.0));
-  REAM_RETURN_IF_ERROR(s.Int("value_bytes", &l->value_bytes, 0, 16 << 20));
+  REAM_RETURN_IF_ERROR(SizeKey(s, "value_bytes", 0, 16 << 20, &l->value_sizes));
+  REAM_RETURN_IF_ERROR(
+      SizeKey(s, "key_bytes", static_cast<int64_t>(MinKeyBytes(static_cast<uint64_t>(l->keys))),
+              static_cast<int64_t>(kMaxSentKeyBytes), &l->key_sizes));
+  REAM_RETURN_IF_ERROR(SizeKey(s, "multiget", 1, static_cast<int64_t>(kMaxMultigetKeys), &l->multiget));
   // "auto": the fewest that keep the top level timely (experiment/load_range.h: ClientChoices).
   for (auto [key, flag, value] : {std::tuple{"connections", &l->connections_auto, &l->connections},
                                   std::tuple{"threads", &l->threads_auto, &l->threads}}) {

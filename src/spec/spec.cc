@@ -28,11 +28,15 @@ Status CheckProtocol(const ExperimentSpec& spec) {
     return InvalidArgument(at + "workload.protocol \"" + w.protocol + "\" is not one ream speaks (" + known + ")");
   }
   CodecOptions co;
-  co.value_bytes = static_cast<size_t>(spec.load.value_bytes);
+  co.value_bytes = spec.load.value_sizes.fixed() ? static_cast<size_t>(spec.load.value_sizes.a) : 0;
   co.http_path = spec.load.http_path;
   co.http_method = spec.load.http_method;
   auto codec = MakeClientCodec(w.protocol, co);
   if (!codec.ok()) return InvalidArgument(at + "workload.protocol / [load]: " + codec.status().message());
+  if (const Distribution& m = spec.load.multiget; !(m.fixed() && m.a == 1) && (*codec)->capabilities().max_multiget_keys == 0) {
+    return InvalidArgument(spec.source + ": load.multiget = " + m.name + ": protocol \"" + w.protocol +
+                           "\" has no multi-key get here (memcached and redis have)");
+  }
   if (CodecCapabilities caps = (*codec)->capabilities(); !caps.supports_set && spec.load.get_ratio < 1) {
     char ratio[32];
     std::snprintf(ratio, sizeof ratio, "%g", spec.load.get_ratio);
@@ -186,7 +190,8 @@ Result<ExperimentSpec> ParseSpec(const std::string& text, const std::string& sou
   }
   if (const toml::table* l = top.Table("load", &err)) {
     REAM_RETURN_IF_ERROR(ParseLoad(TomlSection(*l, "load", source,
-                                           {"arrival", "key_dist", "keys", "get_ratio", "value_bytes",
+                                           {"arrival", "key_dist", "keys", "get_ratio", "value_bytes", "key_bytes",
+                                            "multiget", "preset",
                                             "connections", "threads", "warmup", "duration",
                                             "timely_tolerance", "response_timeout", "http_path",
                                             "http_method", "wait", "response_timing", "keep_awake", "session_chunks",
@@ -349,7 +354,8 @@ nlohmann::json ExperimentSpec::ToJson() const {
   }
   j["load"] = {{"arrival", load.arrival},     {"key_dist", load.key_dist},
                {"keys", load.keys},           {"get_ratio", load.get_ratio},
-               {"value_bytes", load.value_bytes}, {"connections", load.connections},
+               {"value_bytes", load.value_sizes.fixed() ? json(static_cast<int64_t>(load.value_sizes.a)) : json(load.value_sizes.name)},
+               {"connections", load.connections},
                {"threads", load.threads},     {"warmup_ms", ms(load.warmup)},
                {"duration_ms", ms(load.duration)},
                {"timely_tolerance_us", std::chrono::duration<double, std::micro>(load.timely_tolerance).count()},
@@ -359,6 +365,14 @@ nlohmann::json ExperimentSpec::ToJson() const {
                {"keep_awake", KeepAwakeJson(load.keep_awake)},
                {"response_timing", load.response_timing},
                {"attempts", load.attempts}};
+  // Sizes and multigets only when asked, so a spec without them keeps its stored form.
+  if (!(load.key_sizes.fixed() && load.key_sizes.a == 16)) {
+    j["load"]["key_bytes"] = load.key_sizes.fixed() ? json(static_cast<int64_t>(load.key_sizes.a)) : json(load.key_sizes.name);
+  }
+  if (!(load.multiget.fixed() && load.multiget.a == 1)) {
+    j["load"]["multiget"] = load.multiget.fixed() ? json(static_cast<int64_t>(load.multiget.a)) : json(load.multiget.name);
+  }
+  if (!load.preset.empty()) j["load"]["preset"] = load.preset;
   j["sweep"] = {{"mode", ToString(sweep.mode)},           {"qps", sweep.qps},
                 {"low", sweep.low},             {"high", sweep.high},
                 {"precision", sweep.precision}, {"max_points", sweep.max_points},

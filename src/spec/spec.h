@@ -81,7 +81,12 @@ struct LoadSpec {
   KeyDistSpec key_dist_spec;
   int64_t keys = 100000;
   double get_ratio = 0.9;
-  int64_t value_bytes = 64;
+  // Sizes (load/distribution.h): a whole number, or a distribution's text; a preset
+  // (load/presets.h) sets arrival, get_ratio and these unless they are given beside it.
+  Distribution value_sizes = FixedDistribution(64);  // value_bytes: sets' values
+  Distribution key_sizes = FixedDistribution(16);    // key_bytes
+  Distribution multiget = FixedDistribution(1);      // keys per get
+  std::string preset;
   int connections = 4;
   int threads = 1;                       // generator threads
   // connections / threads = "auto": the fewest that keep the sweep's top level timely (the

@@ -380,6 +380,40 @@ TEST(Spec, ArrivalKeyDistributionAndProtocolAreResolvedInTheSpec) {
   EXPECT_TRUE(ParseSpec(cmd + "\"http\"\n[load]\nhttp_method = \"GET\"\nget_ratio = 1\n[sweep]\nqps = [1]\n", "x.toml").ok());
 }
 
+TEST(Spec, PresetSizesAndMultigetsAreResolvedInTheSpec) {
+  const std::string mc = "name = \"t\"\n[workload]\ncommand = [\"memcached\", \"-p\", \"{port}\"]\nprotocol = \"memcached\"\n";
+  // The preset sets arrival, mix and sizes; a key beside it wins.
+  auto etc = ParseSpec(mc + "[load]\npreset = \"etc\"\nvalue_bytes = 100\nmultiget = \"uniform:1,8\"\n[sweep]\nqps = [1]\n",
+                       "x.toml");
+  ASSERT_TRUE(etc.ok()) << etc.status().ToString();
+  EXPECT_EQ(etc->load.arrival_spec.kind, ArrivalSpec::Kind::kDistribution);
+  EXPECT_EQ(etc->load.arrival, "fb_ia");
+  EXPECT_NEAR(etc->load.get_ratio, 30.0 / 31.0, 1e-12);
+  EXPECT_EQ(etc->load.key_sizes.name, "fb_key");
+  EXPECT_TRUE(etc->load.value_sizes.fixed());
+  EXPECT_EQ(etc->load.value_sizes.a, 100);
+  EXPECT_EQ(etc->load.multiget.kind, Distribution::Kind::kUniform);
+  nlohmann::json j = etc->ToJson()["load"];
+  EXPECT_EQ(j["value_bytes"], 100);
+  EXPECT_EQ(j["key_bytes"], "fb_key");
+  EXPECT_EQ(j["preset"], "etc");
+  // A spec without them stores what it always stored.
+  nlohmann::json plain = ParseSpec(kMinimal, "x.toml")->ToJson()["load"];
+  EXPECT_EQ(plain["value_bytes"], 64);
+  EXPECT_FALSE(plain.contains("key_bytes"));
+  EXPECT_FALSE(plain.contains("preset"));
+
+  std::string usr = Err(mc + "[load]\npreset = \"usr\"\n[sweep]\nqps = [1]\n");
+  EXPECT_NE(usr.find("ETC pool only"), std::string::npos) << usr;
+  std::string file = Err(mc + "[load]\nvalue_bytes = \"file:sizes.txt\"\n[sweep]\nqps = [1]\n");
+  EXPECT_NE(file.find("`ream load`'s flag only"), std::string::npos) << file;
+  std::string short_key = Err(mc + "[load]\nkey_bytes = 5\n[sweep]\nqps = [1]\n");
+  EXPECT_NE(short_key.find("load.key_bytes"), std::string::npos) << short_key;
+  // The builtin kv speaks ream's protocol, which has no multi-key get.
+  std::string multi = Err(std::string(kMinimal) + "[load]\nmultiget = 4\n");
+  EXPECT_NE(multi.find("no multi-key get"), std::string::npos) << multi;
+}
+
 TEST(Spec, ModesAreEnumsWithOneSpellingEach) {
   for (SweepMode m : {SweepMode::kGrid, SweepMode::kKnee}) EXPECT_EQ(SweepModeFromString(ToString(m)), m);
   for (ReadyBy b : {ReadyBy::kPort, ReadyBy::kLine}) EXPECT_EQ(ReadyByFromString(ToString(b)), b);
