@@ -218,6 +218,33 @@ ALTER TABLE points ADD COLUMN tenants_json TEXT NOT NULL DEFAULT 'null';
     R"sql(
 ALTER TABLE points ADD COLUMN batch_json TEXT NOT NULL DEFAULT 'null';
 )sql",
+    // 9 -> 10: databases merged from several hosts (ream merge, campaigns). Each run names the
+    // host its workload ran on and how it came to run there (provenance_json: ream's version,
+    // the campaign unit, the Slurm job; 'null' for a run of `ream run`); every environment an
+    // experiment's runs were measured in is kept in host_environments, `environment` keeping
+    // one of them as before. Existing runs ran on their experiment's one recorded host.
+    R"sql(
+ALTER TABLE runs ADD COLUMN host TEXT NOT NULL DEFAULT '';
+ALTER TABLE runs ADD COLUMN provenance_json TEXT NOT NULL DEFAULT 'null';
+CREATE TABLE host_environments (
+  experiment_id INTEGER NOT NULL REFERENCES experiments(id) ON DELETE CASCADE,
+  hostname TEXT NOT NULL,
+  recorded_ns INTEGER NOT NULL,
+  ream_version TEXT NOT NULL,
+  ream_commit TEXT NOT NULL,
+  kernel TEXT NOT NULL,
+  cpu_model TEXT NOT NULL,
+  topology_json TEXT NOT NULL,
+  doctor_json TEXT NOT NULL,
+  timing_json TEXT NOT NULL DEFAULT 'null',
+  PRIMARY KEY (experiment_id, hostname, recorded_ns)
+);
+INSERT INTO host_environments (experiment_id, hostname, recorded_ns, ream_version, ream_commit, kernel,
+                               cpu_model, topology_json, doctor_json, timing_json)
+  SELECT experiment_id, hostname, recorded_ns, ream_version, ream_commit, kernel, cpu_model, topology_json,
+         doctor_json, timing_json FROM environment;
+UPDATE runs SET host = coalesce((SELECT hostname FROM environment e WHERE e.experiment_id = runs.experiment_id), '');
+)sql",
 };
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == kStoreSchemaVersion);
 

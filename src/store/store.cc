@@ -140,8 +140,9 @@ constexpr const char* kExperimentColumns =
 
 // `with_sweep`: the statement selected kRunColumns with sweep_json (schema 4 on).
 // `with_tenants`: kRunColumns8, with tenants and tenants_json (schema 8 on).
+// `with_hosts`: kRunColumns10, with host and provenance_json (schema 10 on).
 Result<RunRecord> ReadRun(const sql::Statement& st, const std::string& path, bool with_sweep = true,
-                          bool with_tenants = false) {
+                          bool with_tenants = false, bool with_hosts = false) {
   RunRecord r;
   r.id = st.Int(0);
   r.experiment_id = st.Int(1);
@@ -167,6 +168,10 @@ Result<RunRecord> ReadRun(const sql::Statement& st, const std::string& path, boo
                             CorunnerSetRecord::FromJson(corunners, path + ": run " + std::to_string(r.id)));
     }
   }
+  if (with_hosts) {
+    r.host = st.Text(16);
+    r.provenance = ParseJsonOr(st.Text(17), nullptr);
+  }
   return r;
 }
 
@@ -176,6 +181,10 @@ constexpr const char* kRunColumns =
 constexpr const char* kRunColumns8 =
     "id, experiment_id, scenario, partition_label, partition_json, repetition, ordinal, "
     "workload_cpus, generator_cpus, status, failure, started_ns, finished_ns, sweep_json, tenants, tenants_json";
+constexpr const char* kRunColumns10 =
+    "id, experiment_id, scenario, partition_label, partition_json, repetition, ordinal, "
+    "workload_cpus, generator_cpus, status, failure, started_ns, finished_ns, sweep_json, tenants, tenants_json, "
+    "host, provenance_json";
 // The same as a schema before 4 has them (tests that build such a database use EnsureRun).
 constexpr const char* kRunColumnsV3 =
     "id, experiment_id, scenario, partition_label, partition_json, repetition, ordinal, "
@@ -464,7 +473,16 @@ Status Store::RecordEnvironment(int64_t experiment_id, const EnvironmentRecord& 
   st.Bind(4, env.hostname).Bind(5, env.kernel).Bind(6, env.cpu_model);
   st.Bind(7, env.topology.dump()).Bind(8, env.doctor.dump()).Bind(9, env.recorded_ns);
   st.Bind(10, env.timing.dump());
-  return st.Run();
+  REAM_RETURN_IF_ERROR(st.Run());
+  if (schema_version_ < 10) return Status::Ok();
+  REAM_ASSIGN_OR_RETURN(
+      auto all, db_.Prepare("INSERT OR REPLACE INTO host_environments (experiment_id, hostname, recorded_ns, "
+                            "ream_version, ream_commit, kernel, cpu_model, topology_json, doctor_json, timing_json) "
+                            "VALUES (?,?,?,?,?,?,?,?,?,?)"));
+  all.Bind(1, experiment_id).Bind(2, env.hostname).Bind(3, env.recorded_ns).Bind(4, env.ream_version);
+  all.Bind(5, env.ream_commit).Bind(6, env.kernel).Bind(7, env.cpu_model).Bind(8, env.topology.dump());
+  all.Bind(9, env.doctor.dump()).Bind(10, env.timing.dump());
+  return all.Run();
 }
 
 Result<std::optional<EnvironmentRecord>> Store::GetEnvironment(int64_t experiment_id) {
@@ -490,6 +508,7 @@ Result<std::optional<EnvironmentRecord>> Store::GetEnvironment(int64_t experimen
 
 Result<RunRecord> Store::EnsureRun(const RunRecord& run) {
   const bool with_tenants = schema_version_ >= 8;
+  const bool with_hosts = schema_version_ >= 10;
   if (!with_tenants && !run.key.corunner_set.empty()) {
     return Internal(db_.path() + ": a run beside co-runners needs schema 8 (this store is at " +
                               std::to_string(schema_version_) + ")");
@@ -499,18 +518,24 @@ Result<RunRecord> Store::EnsureRun(const RunRecord& run) {
       db_.Prepare(std::string("INSERT OR IGNORE INTO runs (experiment_id, scenario, partition_label, "
                               "partition_json, repetition, ordinal, workload_cpus, generator_cpus, status, "
                               "failure, started_ns, finished_ns") +
-                  (with_tenants ? ", tenants, tenants_json) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
-                                : ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?)")));
+                  (with_hosts     ? ", tenants, tenants_json, host, provenance_json) "
+                                    "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+                   : with_tenants ? ", tenants, tenants_json) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+                                  : ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?)")));
   ins.Bind(1, run.experiment_id).Bind(2, run.key.scenario).Bind(3, run.key.partition_label);
   ins.Bind(4, run.partition.dump()).Bind(5, static_cast<int64_t>(run.key.repetition));
   ins.Bind(6, run.ordinal).Bind(7, run.workload_cpus).Bind(8, run.generator_cpus);
   ins.Bind(9, StatusName(run.status)).Bind(10, run.failure);
   ins.Bind(11, run.started_ns).Bind(12, run.finished_ns);
   if (with_tenants) ins.Bind(13, run.key.corunner_set).Bind(14, CorunnersJson(run).dump());
+  if (with_hosts) ins.Bind(15, run.host).Bind(16, run.provenance.dump());
   REAM_RETURN_IF_ERROR(ins.Run());
   const bool with_sweep = schema_version_ >= 4;
   REAM_ASSIGN_OR_RETURN(auto st, db_.Prepare(std::string("SELECT ") +
-                                              (with_tenants ? kRunColumns8 : with_sweep ? kRunColumns : kRunColumnsV3) +
+                                              (with_hosts     ? kRunColumns10
+                                               : with_tenants ? kRunColumns8
+                                               : with_sweep   ? kRunColumns
+                                                              : kRunColumnsV3) +
                                               " FROM runs WHERE experiment_id = ? AND "
                                               "scenario = ? AND partition_label = ? AND "
                                               "repetition = ?" + (with_tenants ? " AND tenants = ?" : "")));
@@ -519,7 +544,7 @@ Result<RunRecord> Store::EnsureRun(const RunRecord& run) {
   if (with_tenants) st.Bind(5, run.key.corunner_set);
   REAM_ASSIGN_OR_RETURN(bool row, st.Step());
   if (!row) return Internal("run vanished right after insertion in " + db_.path());
-  return ReadRun(st, db_.path(), with_sweep, with_tenants);
+  return ReadRun(st, db_.path(), with_sweep, with_tenants, with_hosts);
 }
 
 Status Store::UpdateRun(const RunRecord& run) {
@@ -541,7 +566,9 @@ Status Store::UpdateRun(const RunRecord& run) {
 
 Result<std::vector<RunRecord>> Store::ListRuns(int64_t experiment_id) {
   const bool with_tenants = schema_version_ >= 8;
-  REAM_ASSIGN_OR_RETURN(auto st, db_.Prepare(std::string("SELECT ") + (with_tenants ? kRunColumns8 : kRunColumns) +
+  const bool with_hosts = schema_version_ >= 10;
+  REAM_ASSIGN_OR_RETURN(auto st, db_.Prepare(std::string("SELECT ") +
+                                              (with_hosts ? kRunColumns10 : with_tenants ? kRunColumns8 : kRunColumns) +
                                               " FROM runs WHERE experiment_id = ? "
                                               "ORDER BY ordinal, id"));
   st.Bind(1, experiment_id);
@@ -549,7 +576,7 @@ Result<std::vector<RunRecord>> Store::ListRuns(int64_t experiment_id) {
   while (true) {
     REAM_ASSIGN_OR_RETURN(bool row, st.Step());
     if (!row) break;
-    REAM_ASSIGN_OR_RETURN(auto r, ReadRun(st, db_.path(), true, with_tenants));
+    REAM_ASSIGN_OR_RETURN(auto r, ReadRun(st, db_.path(), true, with_tenants, with_hosts));
     v.push_back(std::move(r));
   }
   return v;
