@@ -34,6 +34,7 @@ int main(int argc, char** argv) {
   ream::cli::AddListCommand(app, commands);
   ream::cli::AddExportCommand(app, commands);
   ream::cli::AddMergeCommand(app, commands);
+  ream::cli::AddCampaignCommand(app, commands);
   ream::cli::AddLoadCommand(app, commands);
   ream::cli::AddServeCommand(app, commands);
   ream::cli::AddBatchCommand(app, commands);
