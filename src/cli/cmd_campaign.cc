@@ -159,16 +159,21 @@ int Submit(const CampaignFlags& f) {
   return f.slurm ? SubmitToSlurm(*p, *c, all) : RunEmbedded(*p, *c, all);
 }
 
+// A command on the campaign in f.dir: `body` with it loaded, or the reason it cannot be.
+int OnCampaign(const CampaignFlags& f, const char* what, int (*body)(const CampaignFlags&, Platform&, Campaign&)) {
+  auto p = MakePosixPlatform();
+  auto c = LoadCampaign(*p, f.dir);
+  if (!c.ok()) return Fail(what, c.status());
+  return body(f, *p, *c);
+}
+
 Result<std::vector<UnitState>> States(Platform& p, const Campaign& c) {
   SlurmClient slurm(p);
   return CampaignStatus(p, c, c.options.slurm ? &slurm : nullptr);
 }
 
-int ShowStatus(const CampaignFlags& f) {
-  auto p = MakePosixPlatform();
-  auto c = LoadCampaign(*p, f.dir);
-  if (!c.ok()) return Fail("status", c.status());
-  auto states = States(*p, *c);
+int ShowStatus(const CampaignFlags& f, Platform& p, Campaign& c) {
+  auto states = States(p, c);
   if (!states.ok()) return Fail("status", states.status());
   if (f.json) {
     nlohmann::json units = nlohmann::json::array();
@@ -180,7 +185,7 @@ int ShowStatus(const CampaignFlags& f) {
                        {"seconds", s.seconds ? nlohmann::json(*s.seconds) : nlohmann::json()},
                        {"label", s.label}});
     }
-    std::cout << nlohmann::json{{"campaign", c->dir}, {"units", units}, {"progress", CampaignProgress(*states)}}.dump(2)
+    std::cout << nlohmann::json{{"campaign", c.dir}, {"units", units}, {"progress", CampaignProgress(*states)}}.dump(2)
               << "\n";
     return kExitDone;
   }
@@ -194,43 +199,37 @@ int ShowStatus(const CampaignFlags& f) {
   return kExitDone;
 }
 
-int Resume(const CampaignFlags& f) {
-  auto p = MakePosixPlatform();
-  auto c = LoadCampaign(*p, f.dir);
-  if (!c.ok()) return Fail("resume", c.status());
-  auto states = States(*p, *c);
+int Resume(const CampaignFlags& f, Platform& p, Campaign& c) {
+  auto states = States(p, c);
   if (!states.ok()) return Fail("resume", states.status());
   std::vector<int> todo;
   for (const auto& s : *states) {
     if (s.state != "done" && s.state != "pending" && s.state != "running") todo.push_back(s.index);
   }
   if (todo.empty()) {
-    std::cout << "campaign " << c->dir << ": no unit to run again (" << CampaignProgress(*states) << ")\n";
+    std::cout << "campaign " << c.dir << ": no unit to run again (" << CampaignProgress(*states) << ")\n";
     return kExitDone;
   }
-  for (const auto& h : f.exclude) c->options.submit.exclude.push_back(h);
-  return c->options.slurm ? SubmitToSlurm(*p, *c, todo) : RunEmbedded(*p, *c, todo);
+  for (const auto& h : f.exclude) c.options.submit.exclude.push_back(h);
+  return c.options.slurm ? SubmitToSlurm(p, c, todo) : RunEmbedded(p, c, todo);
 }
 
-int Cancel(const CampaignFlags& f) {
-  auto p = MakePosixPlatform();
-  auto c = LoadCampaign(*p, f.dir);
-  if (!c.ok()) return Fail("cancel", c.status());
-  if (!c->options.slurm) {
-    auto pid = p->ReadFile(c->dir + "/lock");
+int Cancel(const CampaignFlags&, Platform& p, Campaign& c) {
+  if (!c.options.slurm) {
+    auto pid = p.ReadFile(c.dir + "/lock");
     if (!pid.ok()) {
-      std::cout << "campaign " << c->dir << ": nothing runs (no lock file)\n";
+      std::cout << "campaign " << c.dir << ": nothing runs (no lock file)\n";
       return kExitDone;
     }
     const int n = std::atoi(Trim(*pid).c_str());
-    Status s = n > 0 ? p->Kill(n, SIGTERM) : InvalidArgument(c->dir + "/lock does not hold a process id");
+    Status s = n > 0 ? p.Kill(n, SIGTERM) : InvalidArgument(c.dir + "/lock does not hold a process id");
     if (!s.ok()) return Fail("cancel", s);
-    std::cout << "campaign " << c->dir << ": asked process " << n << " to stop (SIGTERM)\n";
+    std::cout << "campaign " << c.dir << ": asked process " << n << " to stop (SIGTERM)\n";
     return kExitDone;
   }
-  SlurmClient slurm(*p);
+  SlurmClient slurm(p);
   std::vector<std::string> jobs;
-  for (const auto& s : c->submissions) {
+  for (const auto& s : c.submissions) {
     jobs.push_back(s.array_job_id);
     if (!s.merge_job_id.empty()) jobs.push_back(s.merge_job_id);
   }
@@ -246,27 +245,21 @@ int Cancel(const CampaignFlags& f) {
     }
   }
   if (Status s = slurm.Cancel(live); !s.ok()) return Fail("cancel", s);
-  std::cout << "campaign " << c->dir << ": " << (live.empty() ? "no job left to cancel" : "cancelled jobs " + Join(live, ", "))
+  std::cout << "campaign " << c.dir << ": " << (live.empty() ? "no job left to cancel" : "cancelled jobs " + Join(live, ", "))
             << "\n";
   return kExitDone;
 }
 
-int Merge(const CampaignFlags& f) {
-  auto p = MakePosixPlatform();
-  auto c = LoadCampaign(*p, f.dir);
-  if (!c.ok()) return Fail("merge", c.status());
-  auto r = MergeCampaign(*p, *c);
+int Merge(const CampaignFlags&, Platform& p, Campaign& c) {
+  auto r = MergeCampaign(p, c);
   if (!r.ok()) return Fail("merge", r.status());
-  std::cout << "campaign " << c->dir << ": " << r->runs_added << " run(s) merged into " << c->dir << "/merged.db ("
+  std::cout << "campaign " << c.dir << ": " << r->runs_added << " run(s) merged into " << c.dir << "/merged.db ("
             << r->runs_already_there << " already there)\n";
   return kExitDone;
 }
 
-int RunOneUnit(const CampaignFlags& f) {
-  auto p = MakePosixPlatform();
-  auto c = LoadCampaign(*p, f.dir);
-  if (!c.ok()) return Fail("run-unit", c.status());
-  Status s = RunUnit(*p, *c, f.unit, UnitOptions());
+int RunOneUnit(const CampaignFlags& f, Platform& p, Campaign& c) {
+  Status s = RunUnit(p, c, f.unit, UnitOptions());
   if (!s.ok()) return Fail("run-unit", s);
   return kExitDone;
 }
@@ -316,11 +309,11 @@ void AddCampaignCommand(CLI::App& app, CommandList& commands) {
 
   commands.push_back({top, [f, submit, status, resume, cancel, merge, unit] {
                         if (submit->parsed()) return Submit(*f);
-                        if (status->parsed()) return ShowStatus(*f);
-                        if (resume->parsed()) return Resume(*f);
-                        if (cancel->parsed()) return Cancel(*f);
-                        if (merge->parsed()) return Merge(*f);
-                        if (unit->parsed()) return RunOneUnit(*f);
+                        if (status->parsed()) return OnCampaign(*f, "status", ShowStatus);
+                        if (resume->parsed()) return OnCampaign(*f, "resume", Resume);
+                        if (cancel->parsed()) return OnCampaign(*f, "cancel", Cancel);
+                        if (merge->parsed()) return OnCampaign(*f, "merge", Merge);
+                        if (unit->parsed()) return OnCampaign(*f, "run-unit", RunOneUnit);
                         return kExitBadInput;
                       }});
 }

@@ -122,19 +122,26 @@ class RunnerTest : public ::testing::Test {
     return spec.ok() ? *spec : ExperimentSpec{};
   }
 
-  Result<std::vector<RunOutcome>> Run(const ExperimentSpec& spec, FakeLoadDriver& driver, bool resume = false,
-                                      const std::string& only = "") {
+  // The runner's options for this test: the null sandbox, `driver`, results.db in the test's
+  // directory, the console and the events recorded.
+  RunnerOptions Options(FakeLoadDriver& driver) {
     RunnerOptions o;
     o.db_path = (dir_ / "results.db").string();
     o.state_dir = (dir_ / "state").string();
-    o.resume = resume;
-    o.only = only;
     o.out = &console_;
     o.observer = &both_;
     o.sandbox_kind = kind_.get();
     o.load_driver = &driver;
     o.ream_version = "test";
     o.ream_binary = ream_binary_;
+    return o;
+  }
+
+  Result<std::vector<RunOutcome>> Run(const ExperimentSpec& spec, FakeLoadDriver& driver, bool resume = false,
+                                      const std::string& only = "") {
+    RunnerOptions o = Options(driver);
+    o.resume = resume;
+    o.only = only;
     return RunExperiments(*platform_, {spec}, o);
   }
 
@@ -464,14 +471,7 @@ TEST_F(RunnerTest, ACampaignsUnitsMergeIntoWhatOneRunOfTheWholeSpecStores) {
   ASSERT_TRUE(c.ok()) << c.status().message();
   ASSERT_EQ(c->units.size(), 3u);
   FakeLoadDriver driver([](double qps, int) { return FakeAnswer{100 + qps / 10, true}; });
-  RunnerOptions base;
-  base.state_dir = (dir_ / "state").string();
-  base.out = &console_;
-  base.observer = &both_;
-  base.sandbox_kind = kind_.get();
-  base.load_driver = &driver;
-  base.ream_version = "test";
-  base.ream_binary = ream_binary_;
+  RunnerOptions base = Options(driver);  // RunUnit sets each unit's database
   base.provenance = {{"slurm", {{"job_id", "77"}}}};
   for (int i : {2, 0, 1}) ASSERT_TRUE(RunUnit(*platform_, *c, i, base).ok()) << i << ": " << console_.str();
   {
