@@ -27,6 +27,7 @@ struct CampaignFlags {
   bool no_check = false;
   std::string partition, constraint;
   int max_parallel = 0;
+  double max_stall_fraction = 0;
   std::vector<std::string> exclude;
   bool json = false;
   int unit = -1;
@@ -150,6 +151,7 @@ int Submit(const CampaignFlags& f) {
   CampaignOptions options;
   options.slurm = f.slurm;
   options.submit = {f.partition, f.constraint, f.exclude, f.max_parallel};
+  options.max_stall_fraction = f.max_stall_fraction;
   auto c = CreateCampaign(*p, f.dir, f.specs, *ream, options);
   if (!c.ok()) return Fail("submit", c.status());
   std::vector<int> all;
@@ -284,6 +286,12 @@ void AddCampaignCommand(CLI::App& app, CommandList& commands) {
       ->type_name("F");
   submit->add_option("--max-parallel", f->max_parallel, "With --slurm: at most K units at once")->type_name("K");
   submit->add_option("--exclude-host", f->exclude, "With --slurm: never run a unit on host H")->type_name("H");
+  submit->add_option("--max-stall-fraction", f->max_stall_fraction,
+                     "Fail a unit at once on a host that, measured before any run, stalls a spinning loop more than "
+                     "this share of the time on one of its CPUs (0.01: 1 %); run it elsewhere with resume "
+                     "--exclude-host")
+      ->check(CLI::Range(0.0, 1.0))
+      ->type_name("F");
   submit->add_flag("--no-check", f->no_check,
                    "Do not check the specs on this host first (a login node unlike the hosts that measure)");
 

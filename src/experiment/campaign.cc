@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <chrono>
 #include <cstdlib>
 #include <map>
 #include <set>
@@ -77,7 +78,8 @@ nlohmann::json Campaign::ToJson() const {
            {{"partition", options.submit.partition},
             {"constraint", options.submit.constraint},
             {"max_parallel", options.submit.max_parallel},
-            {"exclude", options.submit.exclude}}},
+            {"exclude", options.submit.exclude},
+            {"max_stall_fraction", options.max_stall_fraction}}},
           {"specs", specs_j},
           {"units", units_j},
           {"submissions", subs_j}};
@@ -100,6 +102,7 @@ Result<Campaign> Campaign::FromJson(const nlohmann::json& j, const std::string& 
     c.options.submit.constraint = o.at("constraint").get<std::string>();
     c.options.submit.max_parallel = o.at("max_parallel").get<int>();
     c.options.submit.exclude = o.at("exclude").get<std::vector<std::string>>();
+    c.options.max_stall_fraction = o.value("max_stall_fraction", 0.0);
     for (const auto& s : j.at("specs")) {
       c.specs.push_back({s.at("file").get<std::string>(), s.at("source").get<std::string>(),
                          s.at("name").get<std::string>(), s.at("spec_hash").get<std::string>()});
@@ -194,6 +197,19 @@ Result<std::optional<UnitResult>> ReadUnitResult(Platform& p, const Campaign& c,
   return std::optional<UnitResult>(r);
 }
 
+Status QuietHostVerdict(const TimingFloor& floor, double limit, const std::string& host, const std::string& dir) {
+  const CpuTimingFloor* worst = nullptr;
+  for (const auto& cpu : floor.cpus) {
+    if (!worst || cpu.stalled_fraction > worst->stalled_fraction) worst = &cpu;
+  }
+  if (!worst || worst->stalled_fraction <= limit) return Status::Ok();
+  return Unavailable("host " + host + " is noisy: CPU " + std::to_string(worst->cpu) + " was stalled " +
+                     Fmt("%.2f", worst->stalled_fraction * 100) + " % of " + Fmt("%.1f", floor.duration_ns / 1e9) +
+                     " s (gaps over " + Fmt("%.0f", floor.tolerance_ns / 1e3) + " us; the campaign allows " +
+                     Fmt("%.2f", limit * 100) + " %); run the unit elsewhere: ream campaign resume " + dir +
+                     " --exclude-host " + host);
+}
+
 Status RunUnit(Platform& p, const Campaign& c, int index, RunnerOptions base) {
   if (index < 0 || index >= static_cast<int>(c.units.size())) {
     return InvalidArgument("campaign " + c.dir + " has units 0 to " + std::to_string(c.units.size() - 1) +
@@ -226,12 +242,26 @@ Status RunUnit(Platform& p, const Campaign& c, int index, RunnerOptions base) {
                                   {"pid", p.ProcessId()}}));
   const std::string label = "campaign unit " + std::to_string(index) + " of " + std::to_string(c.units.size()) +
                             " (" + u.Label() + ")";
+  nlohmann::json quiet;  // what the quiet-host gate measured
   Status outcome = [&]() -> Status {
     const Campaign::Spec& s = c.specs.at(static_cast<size_t>(u.spec));
     REAM_ASSIGN_OR_RETURN(ExperimentSpec spec, LoadSpecFile(p, c.dir + "/" + s.file));
     if (Fnv1aHex(spec.text) != s.spec_hash) {
       return InvalidArgument(c.dir + "/" + s.file + " changed since the campaign was submitted; its units must all "
                              "measure the spec they were split from");
+    }
+    if (c.options.max_stall_fraction > 0) {
+      // Every CPU of the host at once, at the spec's tolerance, before anything runs.
+      REAM_ASSIGN_OR_RETURN(std::string online, p.ReadFile("/sys/devices/system/cpu/online"));
+      REAM_ASSIGN_OR_RETURN(std::vector<int> cpus, ParseCpuList(Trim(online)));
+      REAM_ASSIGN_OR_RETURN(TimingFloor floor,
+                            MeasureTimingFloor(cpus, 300'000'000,
+                                               std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                                   spec.load.timely_tolerance)
+                                                   .count()));
+      quiet = floor.ToJson();
+      quiet["max_stall_fraction"] = c.options.max_stall_fraction;
+      REAM_RETURN_IF_ERROR(QuietHostVerdict(floor, c.options.max_stall_fraction, r.host, c.dir));
     }
     RunnerOptions o = std::move(base);
     o.db_path = db;
@@ -255,7 +285,8 @@ Status RunUnit(Platform& p, const Campaign& c, int index, RunnerOptions base) {
                            {"host", r.host},
                            {"slurm_job_id", job},
                            {"started_ns", r.started_ns},
-                           {"finished_ns", r.finished_ns}};
+                           {"finished_ns", r.finished_ns},
+                           {"quiet", quiet}};
   Status written = WriteJson(p, dir + "/result.json", result);
   if (!outcome.ok()) return outcome;
   return written;

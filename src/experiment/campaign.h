@@ -23,6 +23,7 @@
 #include "experiment/runner.h"
 #include "experiment/slurm.h"
 #include "platform/platform.h"
+#include "platform/timing_floor.h"
 #include "store/merge.h"
 
 namespace ream {
@@ -30,6 +31,10 @@ namespace ream {
 struct CampaignOptions {
   bool slurm = false;
   SlurmSubmitOptions submit;  // --partition, --constraint, --max-parallel, --exclude-host
+  // The quiet-host gate: a unit whose host, measured before any run, spends more than this
+  // share of the time stalled on one of its CPUs (platform/timing_floor.h) fails at once as
+  // noisy, to run again elsewhere (resume --exclude-host). 0: no gate.
+  double max_stall_fraction = 0;
 };
 
 struct Campaign {
@@ -76,6 +81,10 @@ struct UnitResult {
   int64_t started_ns = 0, finished_ns = 0;
 };
 Result<std::optional<UnitResult>> ReadUnitResult(Platform& p, const Campaign& c, int index);
+
+// The quiet-host gate's verdict on `floor`, measured on `host`: Unavailable naming the CPU
+// most stalled and what to do when it stalled more than `limit` of the time.
+Status QuietHostVerdict(const TimingFloor& floor, double limit, const std::string& host, const std::string& dir);
 
 // Runs unit `index` into units/I/unit.db with `base`'s runner settings (sandbox kind and
 // driver, ream's version, the Slurm job's provenance) and records how it ended in result.json;

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "experiment/campaign.h"
 #include "experiment/slurm.h"
 #include "platform/text.h"
 #include "spec/spec_test_texts.h"
@@ -60,6 +61,23 @@ sets = [["cache"], ["cache", "job"]]
   ASSERT_FALSE(twice.ok());
   EXPECT_NE(twice.status().message().find("experiment name '" + kv->name + "' is also another spec's"),
             std::string::npos);
+}
+
+// The quiet-host gate fails a unit on a host whose most stalled CPU exceeds the limit, naming
+// that CPU, the figure and the host to exclude.
+TEST(QuietHost, AHostStalledBeyondTheLimitIsNoisy) {
+  TimingFloor floor;
+  floor.duration_ns = 300'000'000;
+  floor.tolerance_ns = 20'000;
+  floor.cpus = {{0, 0.001, 0.002, 3, 50'000}, {1, 0.04, 0.05, 40, 900'000}};
+  Status noisy = QuietHostVerdict(floor, 0.01, "node7", "/c");
+  EXPECT_EQ(noisy.code(), StatusCode::kUnavailable);
+  EXPECT_NE(noisy.message().find("host node7 is noisy: CPU 1 was stalled 5.00 % of 0.3 s (gaps over 20 us; the "
+                                 "campaign allows 1.00 %); run the unit elsewhere: ream campaign resume /c "
+                                 "--exclude-host node7"),
+            std::string::npos)
+      << noisy.message();
+  EXPECT_TRUE(QuietHostVerdict(floor, 0.05, "node7", "/c").ok());
 }
 
 // The command lines ream gives Slurm, and what it reads back, on text Slurm 22.05 printed.

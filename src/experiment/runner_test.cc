@@ -467,7 +467,9 @@ TEST_F(RunnerTest, ACampaignsUnitsMergeIntoWhatOneRunOfTheWholeSpecStores) {
   ExperimentSpec spec = Spec("qps = [100, 200]", "repetitions = 3\n");
   const std::string file = (dir_ / "fake.toml").string();
   ASSERT_TRUE(platform_->WriteFile(file, spec.text).ok());
-  auto c = CreateCampaign(*platform_, (dir_ / "campaign").string(), {file}, "/usr/bin/ream", {});
+  CampaignOptions options;
+  options.max_stall_fraction = 1.0;  // measured and stored; no host stalls all the time
+  auto c = CreateCampaign(*platform_, (dir_ / "campaign").string(), {file}, "/usr/bin/ream", options);
   ASSERT_TRUE(c.ok()) << c.status().message();
   ASSERT_EQ(c->units.size(), 3u);
   FakeLoadDriver driver([](double qps, int) { return FakeAnswer{100 + qps / 10, true}; });
@@ -494,6 +496,12 @@ TEST_F(RunnerTest, ACampaignsUnitsMergeIntoWhatOneRunOfTheWholeSpecStores) {
     EXPECT_EQ((*runs)[0].provenance["campaign"], c->id);
     EXPECT_EQ((*runs)[0].provenance["host"], (*runs)[0].host);
   }
+  // The quiet-host gate measured every CPU before the unit ran.
+  auto result = platform_->ReadFile(c->UnitDir(1) + "/result.json");
+  ASSERT_TRUE(result.ok());
+  const auto quiet = nlohmann::json::parse(*result)["quiet"];
+  EXPECT_EQ(quiet["max_stall_fraction"], 1.0) << quiet.dump();
+  EXPECT_FALSE(quiet["cpus"].empty()) << quiet.dump();
   // A unit with a result is not measured again.
   const size_t measured = driver.seen.size();
   ASSERT_TRUE(RunUnit(*platform_, *c, 0, base).ok());
