@@ -5,7 +5,9 @@
 #include "cli/exit_codes.h"
 #include "cli/table.h"
 #include "platform/platform.h"
+#include "platform/test_directory.h"
 
+#include <filesystem>
 #include <sstream>
 
 namespace ream {
@@ -22,6 +24,19 @@ TEST(Cli, UnknownSubcommandFailsWithAMessage) {
   auto r = Ream({"frobnicate"});
   EXPECT_NE(r.exit_code, 0);
   EXPECT_NE((r.err + r.out).find("frobnicate"), std::string::npos) << r.err;
+}
+
+// `ream merge` refuses a database of an older schema (it migrates nothing), naming both files,
+// as bad input; nothing is created.
+TEST(Cli, MergeRefusesAnOlderDatabaseNamingBoth) {
+  const auto dir = testing_support::FreshTestDirectory("ream-cli-merge");
+  const std::string old = (dir / "old.db").string(), out = (dir / "out.db").string();
+  std::filesystem::copy_file(std::string(REAM_SOURCE_DIR) + "/src/store/testdata/schema_v9/fixture.sqlite", old);
+  auto r = Ream({"merge", out, old});
+  EXPECT_EQ(r.exit_code, cli::kExitBadInput) << r.err;
+  EXPECT_NE(r.err.find(old + " has results schema version 9 and " + out), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(out));
+  std::filesystem::remove_all(dir);
 }
 
 TEST(Cli, NoSubcommandFails) {

@@ -32,5 +32,7 @@ void AddRelayCommand(CLI::App& app, CommandList& commands);
 void AddCorunCommand(CLI::App& app, CommandList& commands);
 void AddAgentCommand(CLI::App& app, CommandList& commands);
 void AddKeepAwakeCommand(CLI::App& app, CommandList& commands);
+void AddMergeCommand(CLI::App& app, CommandList& commands);
+void AddCampaignCommand(CLI::App& app, CommandList& commands);
 
 }  // namespace ream::cli

@@ -33,6 +33,8 @@ int main(int argc, char** argv) {
   ream::cli::AddRunCommand(app, commands);
   ream::cli::AddListCommand(app, commands);
   ream::cli::AddExportCommand(app, commands);
+  ream::cli::AddMergeCommand(app, commands);
+  ream::cli::AddCampaignCommand(app, commands);
   ream::cli::AddLoadCommand(app, commands);
   ream::cli::AddServeCommand(app, commands);
   ream::cli::AddBatchCommand(app, commands);

@@ -183,7 +183,9 @@ TEST_F(SharedDatabase, RunsOfOneSpecPoolAcrossDatabases) {
 TEST_F(SharedDatabase, TheCorunnersFiguresExportAsStored) {
   auto r = Ream({"export", "--db", db_, "--format", "json", "--out", (dir_ / "json").string()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  ExpectFile(dir_ / "json" / "experiments.json", "json/experiments.json");
+  // The JSON export says which schema its data has: the migrated one (the one change).
+  ExpectFile(dir_ / "json" / "experiments.json", "json/experiments.json", "\"schema_version\": 9\n",
+             "\"schema_version\": " + std::to_string(kStoreSchemaVersion) + "\n");
 }
 
 }  // namespace

@@ -505,6 +505,8 @@ Status ExperimentRun::Begin(const Plan& plan, int64_t experiment_id) {
     r.key = {run.scenario, run.partition.Label(), run.repetition, run.corunner_set};
     r.partition = run.partition.ToJson();
     r.ordinal = run.ordinal;
+    r.host = host_;
+    r.provenance = provenance_;
     REAM_ASSIGN_OR_RETURN(RunRecord rec, store_.EnsureRun(r));
     if (rec.status == RunStatus::kComplete) continue;
     REAM_ASSIGN_OR_RETURN(auto pts, store_.ListPoints(rec.id));

@@ -46,6 +46,11 @@ class ExperimentRun {
   void SetLabel(std::string label) { label_ = std::move(label); }
   // The co-runners' sandbox kinds (each place's); without: every co-runner in `sandboxes`.
   void SetCorunnerKinds(const CorunnerKinds* kinds) { corunner_kinds_ = kinds; }
+  // Where the runs Begin stores ran and how they came to (RunRecord::host, ::provenance).
+  void SetOrigin(std::string host, nlohmann::json provenance) {
+    host_ = std::move(host);
+    provenance_ = std::move(provenance);
+  }
 
   // Seconds one load level takes before any has been measured: `ream load` spends its
   // response timeout and about a second more after every window.
@@ -73,6 +78,8 @@ class ExperimentRun {
   LoadAxis axis_ = LoadAxis::kQps;
   std::string label_;
   std::string keep_awake_cpus_;  // the CPUs kept awake during the current run; "" : none
+  std::string host_;
+  nlohmann::json provenance_;
 };
 
 }  // namespace ream

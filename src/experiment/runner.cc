@@ -22,6 +22,11 @@
 namespace ream {
 namespace {
 
+// The host the workload runs on: this one, or the remote host as its agent reported it.
+std::string WorkloadHostname(Platform& p, const Prepared& prep) {
+  return prep.workload_host ? prep.workload_host->hostname : Trim(p.ReadFile("/proc/sys/kernel/hostname").value_or(""));
+}
+
 Status RecordEnvironment(Platform& p, SandboxKind& sandboxes, const RunnerOptions& o, Store& store, int64_t id,
                          const ExperimentSpec& spec, const Prepared& prep) {
   EnvironmentRecord env;
@@ -30,7 +35,7 @@ Status RecordEnvironment(Platform& p, SandboxKind& sandboxes, const RunnerOption
   // The machine is the workload's: this host's, or the remote host's as its agent reported it
   // (whose probes then also say who the workload runs as there, and that it is remote).
   const bool remote = prep.workload_host.has_value();
-  env.hostname = remote ? prep.workload_host->hostname : Trim(p.ReadFile("/proc/sys/kernel/hostname").value_or(""));
+  env.hostname = WorkloadHostname(p, prep);
   env.kernel = remote ? prep.workload_host->kernel : Trim(p.ReadFile("/proc/sys/kernel/osrelease").value_or(""));
   env.cpu_model = prep.topology.cpu_model;
   env.topology = prep.topology.ToJson();
@@ -215,6 +220,15 @@ Result<std::vector<RunOutcome>> RunExperiments(Platform& p, const std::vector<Ex
                              "' is also another spec's; each experiment needs its own name");
     }
     REAM_ASSIGN_OR_RETURN(s.plan, MakePlan(specs[i], o.only));
+    if (auto unit = o.only_ordinals.find(specs[i].name); unit != o.only_ordinals.end()) {
+      // A campaign's unit: its runs only, each keeping its ordinal in the whole plan.
+      std::erase_if(s.plan.runs, [&](const PlannedRun& r) { return !unit->second.count(r.ordinal); });
+      if (s.plan.runs.empty()) {
+        return InvalidArgument(specs[i].source + ": no run of experiment '" + specs[i].name +
+                               "' has the plan positions the unit names (was the spec changed since the campaign "
+                               "split it?)");
+      }
+    }
     if (machine) {
       // On paper: that machine's topology and resctrl; its sandbox kinds only say how they
       // would pin their tenants (nothing is started, libvirt not asked).
@@ -362,12 +376,17 @@ Result<std::vector<RunOutcome>> RunExperiments(Platform& p, const std::vector<Ex
         observer.OnEvent(ScenarioSkipped{spec.name, sc, "not available here: " + it->second});
       }
     }
+    const std::string host = WorkloadHostname(p, *s.prep);
+    nlohmann::json provenance = o.provenance;
+    if (!provenance.is_null()) provenance["host"] = host;
     for (const PlannedRun& run : s.skipped) {
       RunRecord r;
       r.experiment_id = s.id;
       r.key = {run.scenario, run.partition.Label(), run.repetition};
       r.partition = run.partition.ToJson();
       r.ordinal = run.ordinal;
+      r.host = host;
+      r.provenance = provenance;
       REAM_ASSIGN_OR_RETURN(RunRecord rec, store.EnsureRun(r));
       rec.status = RunStatus::kSkipped;
       rec.failure = s.prep->skipped_scenarios.at(run.scenario);
@@ -414,6 +433,7 @@ Result<std::vector<RunOutcome>> RunExperiments(Platform& p, const std::vector<Ex
                                                *driver, observer);
     if (several) s.runner->SetLabel(spec.name + ": ");
     s.runner->SetCorunnerKinds(s.corunner_kinds.get());
+    s.runner->SetOrigin(host, provenance);
     REAM_RETURN_IF_ERROR(s.runner->Begin(s.plan, s.id));
   }
 
@@ -452,6 +472,8 @@ Result<std::vector<RunOutcome>> RunExperiments(Platform& p, const std::vector<Ex
         std::string why = interrupted ? "interrupted by signal " + std::to_string(TerminationSignals::Received())
                                       : "stopped when experiment '" + specs[failed].name + "' failed";
         (void)s2->SetExperimentStatus(s.id, ExperimentStatus::kInterrupted, why + "; continue with --resume", std::nullopt);
+      } else if (o.only_ordinals.count(s.spec->name)) {
+        (void)s2->SetExperimentStatus(s.id, ExperimentStatus::kPartial, o.unit_note, p.WallNanos());
       } else if (!o.only.empty() && s.spec->scenarios.size() > 1) {
         (void)s2->SetExperimentStatus(s.id, ExperimentStatus::kPartial, "only scenario " + o.only +
                                                            " was run (--only); run the rest with --resume",

@@ -13,9 +13,13 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <ostream>
+#include <set>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "experiment/load_driver.h"
 #include "experiment/run_events.h"
@@ -52,6 +56,14 @@ struct RunnerOptions {
   // Stored with every experiment's environment (the cli passes its build's).
   std::string ream_version;
   std::string ream_commit;
+  // A campaign's unit (experiment/campaign.h): only these runs of each experiment, by name and
+  // plan ordinal (PlannedRun::ordinal, kept as in the whole plan); an experiment not named runs
+  // whole. Each experiment with runs left out ends partial, `unit_note` saying why.
+  std::map<std::string, std::set<int>> only_ordinals;
+  std::string unit_note;
+  // How the runs came to run here (the campaign, its unit, the Slurm job), stored with each
+  // run with its host added (RunRecord::provenance); null for `ream run`.
+  nlohmann::json provenance;
 };
 
 // Outcome of one experiment of RunExperiments, for the exit code.

@@ -182,7 +182,7 @@ TEST(Spec, AWorkloadOnAnSshHostNeedsItsAddressAndRefusesWhatOnlyThisHostCanDo) {
 // Every shipped example parses and plans: a spec users copy from must not be broken.
 TEST(Spec, EveryShippedExampleParses) {
   int seen = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(std::string(REAM_SOURCE_DIR) + "/examples")) {
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(std::string(REAM_SOURCE_DIR) + "/examples")) {
     if (entry.path().extension() != ".toml") continue;
     ++seen;
     std::ifstream in(entry.path());

@@ -96,6 +96,12 @@ Result<nlohmann::json> ExperimentToJson(Store& store, const ExperimentRecord& e)
       rj["tenants"] = r.key.corunner_set;
       rj["corunners"] = r.corunners ? r.corunners->ToJson() : nlohmann::json();
     }
+    // A run of a campaign's unit says where and how it ran (schema 10); a run of `ream run`
+    // ran on the experiment's host, which "environment" names.
+    if (!r.provenance.is_null()) {
+      rj["host"] = r.host;
+      rj["provenance"] = r.provenance;
+    }
     json points = json::array();
     REAM_ASSIGN_OR_RETURN(auto ps, store.ListPoints(r.id));
     for (const auto& p : ps) points.push_back(PointToJson(p, e.load_axis));

@@ -2,6 +2,7 @@
 
 #include <sqlite3.h>
 
+#include <cstdio>
 #include <utility>
 
 namespace ream::sql {
@@ -72,6 +73,11 @@ Statement& Statement::Bind(int i, const std::optional<std::string>& v) {
   return v ? Bind(i, std::string_view(*v)) : BindNull(i);
 }
 
+Statement& Statement::BindColumn(int i, const Statement& src, int col) {
+  REAM_SQL_BIND(sqlite3_bind_value(stmt_, i, sqlite3_column_value(src.stmt_, col)));
+  return *this;
+}
+
 Result<bool> Statement::Step() {
   if (!bind_error_.ok()) return bind_error_;
   int rc = sqlite3_step(stmt_);
@@ -116,6 +122,29 @@ std::optional<int64_t> Statement::OptInt(int col) const {
 std::optional<std::string> Statement::OptText(int col) const {
   if (IsNull(col)) return std::nullopt;
   return Text(col);
+}
+
+std::string Statement::ExactValue(int col) const {
+  switch (sqlite3_column_type(stmt_, col)) {
+    case SQLITE_NULL:
+      return "n;";
+    case SQLITE_INTEGER:
+      return "i" + std::to_string(Int(col)) + ";";
+    case SQLITE_FLOAT: {
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "r%a;", Double(col));
+      return buf;
+    }
+    case SQLITE_BLOB: {
+      const void* b = sqlite3_column_blob(stmt_, col);
+      const size_t n = static_cast<size_t>(sqlite3_column_bytes(stmt_, col));
+      return "b" + std::to_string(n) + ":" + (b ? std::string(static_cast<const char*>(b), n) : std::string());
+    }
+    default: {
+      std::string t = Text(col);
+      return "t" + std::to_string(t.size()) + ":" + t;
+    }
+  }
 }
 
 Database::Database(Database&& o) noexcept : db_(std::exchange(o.db_, nullptr)), path_(std::move(o.path_)) {}

@@ -35,6 +35,10 @@ class Statement {
   Statement& Bind(int index, const std::optional<double>& v);
   Statement& Bind(int index, const std::optional<int64_t>& v);
   Statement& Bind(int index, const std::optional<std::string>& v);
+  // Binds parameter `index` to column `col` of `src`'s current row with its stored type and
+  // value (INTEGER, REAL, TEXT, BLOB or NULL): rows copied between databases (ream merge) come
+  // out as they went in, with no trip through text.
+  Statement& BindColumn(int index, const Statement& src, int col);
 
   // Step(): true when a row is available, false when done; the Status on error.
   Result<bool> Step();
@@ -49,6 +53,10 @@ class Statement {
   std::optional<double> OptDouble(int col) const;
   std::optional<int64_t> OptInt(int col) const;
   std::optional<std::string> OptText(int col) const;
+  // Column `col` of the current row, its type and its exact value as text ("n;" for NULL,
+  // "i42;", "r0x1.8p+1;", "t5:hello", "b..."): two rows compare equal by these exactly when
+  // SQLite holds the same values, with no rounding of a REAL.
+  std::string ExactValue(int col) const;
 
  private:
   Status Error(std::string_view what) const;

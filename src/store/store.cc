@@ -2,226 +2,10 @@
 
 #include <functional>
 
+#include "store/migrations.h"
+
 namespace ream {
 namespace {
-
-// Each migration takes the schema from version i to i+1. Never edit a shipped migration:
-// append a new one (databases in the field have already run the old ones).
-const char* const kMigrations[] = {
-    // 0 -> 1
-    R"sql(
-CREATE TABLE experiments (
-  id INTEGER PRIMARY KEY,
-  name TEXT NOT NULL UNIQUE,
-  spec_text TEXT NOT NULL,
-  spec_json TEXT NOT NULL,
-  spec_hash TEXT NOT NULL,
-  status TEXT NOT NULL,
-  failure TEXT NOT NULL DEFAULT '',
-  created_ns INTEGER NOT NULL,
-  finished_ns INTEGER,
-  workload TEXT NOT NULL DEFAULT '',
-  protocol TEXT NOT NULL DEFAULT '',
-  qos_percentile REAL NOT NULL,
-  qos_fixed_target_us REAL,
-  qos_service_multiplier REAL NOT NULL,
-  qos_at_utilization REAL NOT NULL,
-  min_timely_ratio REAL NOT NULL,
-  max_rate_error REAL NOT NULL
-);
-CREATE TABLE environment (
-  experiment_id INTEGER PRIMARY KEY REFERENCES experiments(id) ON DELETE CASCADE,
-  ream_version TEXT NOT NULL,
-  ream_commit TEXT NOT NULL,
-  hostname TEXT NOT NULL,
-  kernel TEXT NOT NULL,
-  cpu_model TEXT NOT NULL,
-  topology_json TEXT NOT NULL,
-  doctor_json TEXT NOT NULL,
-  recorded_ns INTEGER NOT NULL
-);
-CREATE TABLE runs (
-  id INTEGER PRIMARY KEY,
-  experiment_id INTEGER NOT NULL REFERENCES experiments(id) ON DELETE CASCADE,
-  scenario TEXT NOT NULL,
-  partition_label TEXT NOT NULL,
-  partition_json TEXT NOT NULL,
-  repetition INTEGER NOT NULL,
-  ordinal INTEGER NOT NULL,
-  workload_cpus TEXT NOT NULL DEFAULT '',
-  generator_cpus TEXT NOT NULL DEFAULT '',
-  status TEXT NOT NULL,
-  failure TEXT NOT NULL DEFAULT '',
-  started_ns INTEGER,
-  finished_ns INTEGER,
-  UNIQUE (experiment_id, scenario, partition_label, repetition)
-);
-CREATE TABLE points (
-  id INTEGER PRIMARY KEY,
-  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
-  seq INTEGER NOT NULL,
-  target_qps REAL NOT NULL,
-  status TEXT NOT NULL,
-  failure TEXT NOT NULL DEFAULT '',
-  workload_exit_code INTEGER,
-  workload_exit TEXT NOT NULL DEFAULT '',
-  valid INTEGER,
-  invalid_reasons TEXT NOT NULL DEFAULT '[]',
-  service_reported INTEGER,
-  issued INTEGER, completed INTEGER, errors INTEGER,
-  achieved_qps REAL, throughput_qps REAL, timely_ratio REAL, timely_tolerance_us REAL,
-  latency_mean_us REAL, latency_stddev_us REAL, latency_p50_us REAL, latency_p95_us REAL,
-  latency_p99_us REAL, latency_p999_us REAL, latency_max_us REAL,
-  service_mean_us REAL, service_p50_us REAL, service_p95_us REAL, service_p99_us REAL,
-  queue_mean_us REAL, queue_p95_us REAL,
-  lateness_p50_us REAL, lateness_p99_us REAL, lateness_max_us REAL,
-  generator_cpu_s REAL, duration_s REAL,
-  cpu_util REAL, server_cpu_s REAL, net_rx_bps REAL, net_tx_bps REAL,
-  disk_read_bps REAL, disk_write_bps REAL, disk_read_iops REAL, disk_write_iops REAL,
-  mem_bytes REAL, mem_bw_bps REAL, llc_occupancy_bytes REAL,
-  unavailable_json TEXT NOT NULL DEFAULT '{}',
-  generator_json TEXT NOT NULL DEFAULT 'null',
-  monitor_json TEXT NOT NULL DEFAULT 'null',
-  started_ns INTEGER NOT NULL,
-  UNIQUE (run_id, target_qps)
-);
-CREATE INDEX points_by_run ON points(run_id, seq);
-CREATE TABLE histograms (
-  point_id INTEGER NOT NULL REFERENCES points(id) ON DELETE CASCADE,
-  kind TEXT NOT NULL,
-  unit TEXT NOT NULL DEFAULT 'ns',
-  encoded TEXT NOT NULL,
-  PRIMARY KEY (point_id, kind)
-);
-CREATE TABLE timelines (
-  point_id INTEGER PRIMARY KEY REFERENCES points(id) ON DELETE CASCADE,
-  timeline_json TEXT NOT NULL
-);
-)sql",
-    // 1 -> 2: a knee search measures a load again when its point was invalid, so a run may
-    // hold several points at one load, told apart by `attempt` (0 for every existing point).
-    // SQLite cannot change a table's UNIQUE constraint: the table is rebuilt (Migrate turns
-    // foreign keys off meanwhile, so the histograms and timelines keep their points).
-    R"sql(
-CREATE TABLE points_v2 (
-  id INTEGER PRIMARY KEY,
-  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
-  seq INTEGER NOT NULL,
-  target_qps REAL NOT NULL,
-  status TEXT NOT NULL,
-  failure TEXT NOT NULL DEFAULT '',
-  workload_exit_code INTEGER,
-  workload_exit TEXT NOT NULL DEFAULT '',
-  valid INTEGER,
-  invalid_reasons TEXT NOT NULL DEFAULT '[]',
-  service_reported INTEGER,
-  issued INTEGER, completed INTEGER, errors INTEGER,
-  achieved_qps REAL, throughput_qps REAL, timely_ratio REAL, timely_tolerance_us REAL,
-  latency_mean_us REAL, latency_stddev_us REAL, latency_p50_us REAL, latency_p95_us REAL,
-  latency_p99_us REAL, latency_p999_us REAL, latency_max_us REAL,
-  service_mean_us REAL, service_p50_us REAL, service_p95_us REAL, service_p99_us REAL,
-  queue_mean_us REAL, queue_p95_us REAL,
-  lateness_p50_us REAL, lateness_p99_us REAL, lateness_max_us REAL,
-  generator_cpu_s REAL, duration_s REAL,
-  cpu_util REAL, server_cpu_s REAL, net_rx_bps REAL, net_tx_bps REAL,
-  disk_read_bps REAL, disk_write_bps REAL, disk_read_iops REAL, disk_write_iops REAL,
-  mem_bytes REAL, mem_bw_bps REAL, llc_occupancy_bytes REAL,
-  unavailable_json TEXT NOT NULL DEFAULT '{}',
-  generator_json TEXT NOT NULL DEFAULT 'null',
-  monitor_json TEXT NOT NULL DEFAULT 'null',
-  started_ns INTEGER NOT NULL,
-  attempt INTEGER NOT NULL DEFAULT 0,
-  UNIQUE (run_id, target_qps, attempt)
-);
-INSERT INTO points_v2 SELECT *, 0 FROM points;
-DROP TABLE points;
-ALTER TABLE points_v2 RENAME TO points;
-CREATE INDEX points_by_run ON points(run_id, seq);
-)sql",
-    // 2 -> 3: a sweep varies a named load axis (`qps` today, `sessions` next). Each experiment
-    // records its axis ('qps' for every existing one) and a point's level becomes the
-    // axis-neutral target_load. RENAME COLUMN (SQLite 3.25+) rewrites the UNIQUE constraint
-    // (run_id, target_load, attempt) and the rows in place, so unlike 1 -> 2 no rebuild (and no
-    // copy of every point) is needed.
-    R"sql(
-ALTER TABLE experiments ADD COLUMN load_axis TEXT NOT NULL DEFAULT 'qps';
-ALTER TABLE points RENAME COLUMN target_qps TO target_load;
-)sql",
-    // 3 -> 4: how a run's load levels were chosen, when the sweep chose them itself
-    // (`qps = "auto"`: the levels, the probes' findings); '' for every existing run, whose levels
-    // were the spec's. --resume reads the levels back instead of probing again.
-    R"sql(
-ALTER TABLE runs ADD COLUMN sweep_json TEXT NOT NULL DEFAULT '';
-)sql",
-    // 4 -> 5: the host's timing floor (how timely a perfect spinning generator could be on each
-    // CPU), measured when the experiment starts; 'null' for experiments stored before.
-    R"sql(
-ALTER TABLE environment ADD COLUMN timing_json TEXT NOT NULL DEFAULT 'null';
-)sql",
-    // 5 -> 6: the network path of a point when a LogGP knob was set: each knob's
-    // method and calibration (NetworkPath). 'null' for every existing point, which had none.
-    R"sql(
-ALTER TABLE points ADD COLUMN network_json TEXT NOT NULL DEFAULT 'null';
-)sql",
-    // 6 -> 7: connections the server closed, per point: how many times the
-    // generator reconnected, and the measured requests lost with a connection, in all and by
-    // reason. They lived only in generator_json; points whose generator reported them (it has a
-    // "reconnections" key since it reconnects) get them from there, the others keep NULL and
-    // 'null' (not measured, not zero).
-    R"sql(
-ALTER TABLE points ADD COLUMN reconnections INTEGER;
-ALTER TABLE points ADD COLUMN lost_requests INTEGER;
-ALTER TABLE points ADD COLUMN lost_json TEXT NOT NULL DEFAULT 'null';
-UPDATE points SET
-  reconnections = json_extract(generator_json, '$.reconnections'),
-  lost_requests = coalesce((SELECT sum(value) FROM json_each(points.generator_json, '$.error_reasons')
-                            WHERE key LIKE 'connection lost: %' OR key LIKE 'not sent: %'), 0),
-  lost_json = coalesce((SELECT json_group_object(key, value) FROM json_each(points.generator_json, '$.error_reasons')
-                        WHERE key LIKE 'connection lost: %' OR key LIKE 'not sent: %'), '{}')
-WHERE json_valid(generator_json) AND json_type(generator_json, '$.reconnections') = 'integer';
-)sql",
-    // 7 -> 8: shared servers. A run is the subject alone or beside a set of
-    // co-runners: `tenants` names the set ('' alone, every existing run) and joins the run's key,
-    // so the UNIQUE constraint changes and the table is rebuilt as in 1 -> 2; tenants_json holds
-    // the co-runners and their alone figures, and each point the co-runners' figures over its
-    // window ('null' for every existing row: they had none).
-    R"sql(
-CREATE TABLE runs_v8 (
-  id INTEGER PRIMARY KEY,
-  experiment_id INTEGER NOT NULL REFERENCES experiments(id) ON DELETE CASCADE,
-  scenario TEXT NOT NULL,
-  partition_label TEXT NOT NULL,
-  partition_json TEXT NOT NULL,
-  repetition INTEGER NOT NULL,
-  ordinal INTEGER NOT NULL,
-  workload_cpus TEXT NOT NULL DEFAULT '',
-  generator_cpus TEXT NOT NULL DEFAULT '',
-  status TEXT NOT NULL,
-  failure TEXT NOT NULL DEFAULT '',
-  started_ns INTEGER,
-  finished_ns INTEGER,
-  sweep_json TEXT NOT NULL DEFAULT '',
-  tenants TEXT NOT NULL DEFAULT '',
-  tenants_json TEXT NOT NULL DEFAULT 'null',
-  UNIQUE (experiment_id, scenario, partition_label, repetition, tenants)
-);
-INSERT INTO runs_v8 (id, experiment_id, scenario, partition_label, partition_json, repetition, ordinal,
-                     workload_cpus, generator_cpus, status, failure, started_ns, finished_ns, sweep_json)
-  SELECT id, experiment_id, scenario, partition_label, partition_json, repetition, ordinal,
-         workload_cpus, generator_cpus, status, failure, started_ns, finished_ns, sweep_json FROM runs;
-DROP TABLE runs;
-ALTER TABLE runs_v8 RENAME TO runs;
-ALTER TABLE points ADD COLUMN tenants_json TEXT NOT NULL DEFAULT 'null';
-)sql",
-    // 8 -> 9: batch subjects. A batch point's figures (completions, run times,
-    // throughput, CPU time per run) in one JSON column; 'null' for every existing point, all of
-    // them a server's.
-    R"sql(
-ALTER TABLE points ADD COLUMN batch_json TEXT NOT NULL DEFAULT 'null';
-)sql",
-};
-constexpr int kMigrationCount = sizeof(kMigrations) / sizeof(kMigrations[0]);
-static_assert(kMigrationCount == kStoreSchemaVersion);
 
 using OptD = std::optional<double> PointRecord::*;
 using OptI = std::optional<int64_t> PointRecord::*;
@@ -356,8 +140,9 @@ constexpr const char* kExperimentColumns =
 
 // `with_sweep`: the statement selected kRunColumns with sweep_json (schema 4 on).
 // `with_tenants`: kRunColumns8, with tenants and tenants_json (schema 8 on).
+// `with_hosts`: kRunColumns10, with host and provenance_json (schema 10 on).
 Result<RunRecord> ReadRun(const sql::Statement& st, const std::string& path, bool with_sweep = true,
-                          bool with_tenants = false) {
+                          bool with_tenants = false, bool with_hosts = false) {
   RunRecord r;
   r.id = st.Int(0);
   r.experiment_id = st.Int(1);
@@ -383,6 +168,10 @@ Result<RunRecord> ReadRun(const sql::Statement& st, const std::string& path, boo
                             CorunnerSetRecord::FromJson(corunners, path + ": run " + std::to_string(r.id)));
     }
   }
+  if (with_hosts) {
+    r.host = st.Text(16);
+    r.provenance = ParseJsonOr(st.Text(17), nullptr);
+  }
   return r;
 }
 
@@ -392,6 +181,10 @@ constexpr const char* kRunColumns =
 constexpr const char* kRunColumns8 =
     "id, experiment_id, scenario, partition_label, partition_json, repetition, ordinal, "
     "workload_cpus, generator_cpus, status, failure, started_ns, finished_ns, sweep_json, tenants, tenants_json";
+constexpr const char* kRunColumns10 =
+    "id, experiment_id, scenario, partition_label, partition_json, repetition, ordinal, "
+    "workload_cpus, generator_cpus, status, failure, started_ns, finished_ns, sweep_json, tenants, tenants_json, "
+    "host, provenance_json";
 // The same as a schema before 4 has them (tests that build such a database use EnsureRun).
 constexpr const char* kRunColumnsV3 =
     "id, experiment_id, scenario, partition_label, partition_json, repetition, ordinal, "
@@ -680,7 +473,16 @@ Status Store::RecordEnvironment(int64_t experiment_id, const EnvironmentRecord& 
   st.Bind(4, env.hostname).Bind(5, env.kernel).Bind(6, env.cpu_model);
   st.Bind(7, env.topology.dump()).Bind(8, env.doctor.dump()).Bind(9, env.recorded_ns);
   st.Bind(10, env.timing.dump());
-  return st.Run();
+  REAM_RETURN_IF_ERROR(st.Run());
+  if (schema_version_ < 10) return Status::Ok();
+  REAM_ASSIGN_OR_RETURN(
+      auto all, db_.Prepare("INSERT OR REPLACE INTO host_environments (experiment_id, hostname, recorded_ns, "
+                            "ream_version, ream_commit, kernel, cpu_model, topology_json, doctor_json, timing_json) "
+                            "VALUES (?,?,?,?,?,?,?,?,?,?)"));
+  all.Bind(1, experiment_id).Bind(2, env.hostname).Bind(3, env.recorded_ns).Bind(4, env.ream_version);
+  all.Bind(5, env.ream_commit).Bind(6, env.kernel).Bind(7, env.cpu_model).Bind(8, env.topology.dump());
+  all.Bind(9, env.doctor.dump()).Bind(10, env.timing.dump());
+  return all.Run();
 }
 
 Result<std::optional<EnvironmentRecord>> Store::GetEnvironment(int64_t experiment_id) {
@@ -706,6 +508,7 @@ Result<std::optional<EnvironmentRecord>> Store::GetEnvironment(int64_t experimen
 
 Result<RunRecord> Store::EnsureRun(const RunRecord& run) {
   const bool with_tenants = schema_version_ >= 8;
+  const bool with_hosts = schema_version_ >= 10;
   if (!with_tenants && !run.key.corunner_set.empty()) {
     return Internal(db_.path() + ": a run beside co-runners needs schema 8 (this store is at " +
                               std::to_string(schema_version_) + ")");
@@ -715,18 +518,24 @@ Result<RunRecord> Store::EnsureRun(const RunRecord& run) {
       db_.Prepare(std::string("INSERT OR IGNORE INTO runs (experiment_id, scenario, partition_label, "
                               "partition_json, repetition, ordinal, workload_cpus, generator_cpus, status, "
                               "failure, started_ns, finished_ns") +
-                  (with_tenants ? ", tenants, tenants_json) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
-                                : ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?)")));
+                  (with_hosts     ? ", tenants, tenants_json, host, provenance_json) "
+                                    "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+                   : with_tenants ? ", tenants, tenants_json) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+                                  : ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?)")));
   ins.Bind(1, run.experiment_id).Bind(2, run.key.scenario).Bind(3, run.key.partition_label);
   ins.Bind(4, run.partition.dump()).Bind(5, static_cast<int64_t>(run.key.repetition));
   ins.Bind(6, run.ordinal).Bind(7, run.workload_cpus).Bind(8, run.generator_cpus);
   ins.Bind(9, StatusName(run.status)).Bind(10, run.failure);
   ins.Bind(11, run.started_ns).Bind(12, run.finished_ns);
   if (with_tenants) ins.Bind(13, run.key.corunner_set).Bind(14, CorunnersJson(run).dump());
+  if (with_hosts) ins.Bind(15, run.host).Bind(16, run.provenance.dump());
   REAM_RETURN_IF_ERROR(ins.Run());
   const bool with_sweep = schema_version_ >= 4;
   REAM_ASSIGN_OR_RETURN(auto st, db_.Prepare(std::string("SELECT ") +
-                                              (with_tenants ? kRunColumns8 : with_sweep ? kRunColumns : kRunColumnsV3) +
+                                              (with_hosts     ? kRunColumns10
+                                               : with_tenants ? kRunColumns8
+                                               : with_sweep   ? kRunColumns
+                                                              : kRunColumnsV3) +
                                               " FROM runs WHERE experiment_id = ? AND "
                                               "scenario = ? AND partition_label = ? AND "
                                               "repetition = ?" + (with_tenants ? " AND tenants = ?" : "")));
@@ -735,7 +544,7 @@ Result<RunRecord> Store::EnsureRun(const RunRecord& run) {
   if (with_tenants) st.Bind(5, run.key.corunner_set);
   REAM_ASSIGN_OR_RETURN(bool row, st.Step());
   if (!row) return Internal("run vanished right after insertion in " + db_.path());
-  return ReadRun(st, db_.path(), with_sweep, with_tenants);
+  return ReadRun(st, db_.path(), with_sweep, with_tenants, with_hosts);
 }
 
 Status Store::UpdateRun(const RunRecord& run) {
@@ -757,7 +566,9 @@ Status Store::UpdateRun(const RunRecord& run) {
 
 Result<std::vector<RunRecord>> Store::ListRuns(int64_t experiment_id) {
   const bool with_tenants = schema_version_ >= 8;
-  REAM_ASSIGN_OR_RETURN(auto st, db_.Prepare(std::string("SELECT ") + (with_tenants ? kRunColumns8 : kRunColumns) +
+  const bool with_hosts = schema_version_ >= 10;
+  REAM_ASSIGN_OR_RETURN(auto st, db_.Prepare(std::string("SELECT ") +
+                                              (with_hosts ? kRunColumns10 : with_tenants ? kRunColumns8 : kRunColumns) +
                                               " FROM runs WHERE experiment_id = ? "
                                               "ORDER BY ordinal, id"));
   st.Bind(1, experiment_id);
@@ -765,7 +576,7 @@ Result<std::vector<RunRecord>> Store::ListRuns(int64_t experiment_id) {
   while (true) {
     REAM_ASSIGN_OR_RETURN(bool row, st.Step());
     if (!row) break;
-    REAM_ASSIGN_OR_RETURN(auto r, ReadRun(st, db_.path(), true, with_tenants));
+    REAM_ASSIGN_OR_RETURN(auto r, ReadRun(st, db_.path(), true, with_tenants, with_hosts));
     v.push_back(std::move(r));
   }
   return v;

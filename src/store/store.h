@@ -26,7 +26,7 @@
 namespace ream {
 
 // The schema version this build writes; older databases are migrated on open.
-inline constexpr int kStoreSchemaVersion = 9;
+inline constexpr int kStoreSchemaVersion = 10;
 
 // The QoS rule and validity thresholds of an experiment, as its spec set them.
 struct QosSettings {
@@ -96,6 +96,13 @@ struct RunRecord {
   // runs.tenants_json: CorunnerSetRecord's JSON, store/tenant_figures.h); nullopt for a run of
   // the subject alone, and for a shared run until its co-runners first started.
   std::optional<CorunnerSetRecord> corunners;
+  // The host the workload ran on (schema 10; the experiment's recorded host for a run stored
+  // before), and how the run came to run there: {"host", "ream_version", "ream_commit",
+  // "campaign", "unit": {"index", "label"}, "slurm": {"job_id", "array_job_id", ...}} for a
+  // campaign's unit (experiment/campaign.h), null for a run of `ream run`. Set when the run is
+  // first stored (EnsureRun); UpdateRun leaves them.
+  std::string host;
+  nlohmann::json provenance;
 };
 
 // What one network knob (LogGP L, o, g, G) really did, measured before the sweep: stored with
@@ -229,6 +236,7 @@ class Store {
   Status SetExperimentStatus(int64_t id, ExperimentStatus status, const std::string& failure,
                              std::optional<int64_t> finished_ns);
 
+  // Also kept in host_environments (schema 10), where a merged experiment has every host's.
   Status RecordEnvironment(int64_t experiment_id, const EnvironmentRecord& env);
   Result<std::optional<EnvironmentRecord>> GetEnvironment(int64_t experiment_id);
 

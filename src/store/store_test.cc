@@ -759,5 +759,54 @@ TEST_F(StoreTest, CorunnersWrittenBeforeTheTypeReadTyped) {
   }
 }
 
+// Schema 10 names each run's host: the runs of a database written before ran on their
+// experiment's one recorded host, and that environment is the first of its host environments.
+TEST_F(StoreTest, MigratesSchemaNineToRunHosts) {
+  std::filesystem::copy_file(std::string(REAM_SOURCE_DIR) + "/src/store/testdata/schema_v9/fixture.sqlite", path_);
+  auto s = Store::Open(path_, false);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_EQ(s->schema_version(), kStoreSchemaVersion);
+  EXPECT_TRUE(s->IntegrityCheck().ok());
+  auto exps = s->ListExperiments();
+  ASSERT_TRUE(exps.ok());
+  ASSERT_FALSE(exps->empty());
+  for (const auto& e : *exps) {
+    auto env = s->GetEnvironment(e.id);
+    ASSERT_TRUE(env.ok() && env->has_value()) << e.name;
+    ASSERT_FALSE((*env)->hostname.empty());
+    auto runs = s->ListRuns(e.id);
+    ASSERT_TRUE(runs.ok()) << runs.status().ToString();
+    ASSERT_FALSE(runs->empty());
+    for (const auto& r : *runs) {
+      EXPECT_EQ(r.host, (*env)->hostname);
+      EXPECT_TRUE(r.provenance.is_null());
+    }
+    auto st = s->db().Prepare("SELECT hostname, recorded_ns, timing_json FROM host_environments WHERE experiment_id = ?");
+    ASSERT_TRUE(st.ok());
+    st->Bind(1, e.id);
+    ASSERT_TRUE(st->Step().value_or(false));
+    EXPECT_EQ(st->Text(0), (*env)->hostname);
+    EXPECT_EQ(st->Int(1), (*env)->recorded_ns);
+    EXPECT_EQ(st->Text(2), (*env)->timing.dump());
+    EXPECT_FALSE(st->Step().value_or(true));
+  }
+  // A run stored now keeps its host and provenance; a later update leaves them.
+  RunRecord r;
+  r.experiment_id = exps->front().id;
+  r.key = {"9-ST", "default", 0};
+  r.host = "node7";
+  r.provenance = {{"slurm", {{"array_job_id", "42"}}}};
+  auto run = s->EnsureRun(r);
+  ASSERT_TRUE(run.ok()) << run.status().ToString();
+  run->host = "elsewhere";
+  run->status = RunStatus::kComplete;
+  ASSERT_TRUE(s->UpdateRun(*run).ok());
+  auto again = s->EnsureRun(r);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->host, "node7");
+  EXPECT_EQ(again->provenance["slurm"]["array_job_id"], "42");
+  EXPECT_EQ(again->status, RunStatus::kComplete);
+}
+
 }  // namespace
 }  // namespace ream
