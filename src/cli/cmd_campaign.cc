@@ -10,7 +10,7 @@
 #include "cli/exit_codes.h"
 #include "cli/table.h"
 #include "cli/version.h"
-#include "experiment/campaign.h"
+#include "campaign/campaign.h"
 #include "experiment/preflight.h"
 #include "platform/platform.h"
 #include "platform/process.h"  // SIGTERM

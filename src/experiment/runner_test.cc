@@ -13,7 +13,7 @@
 #include <sstream>
 #include <thread>
 
-#include "experiment/campaign.h"
+#include "experiment/fake_load_driver.h"
 #include "experiment/load_driver.h"
 #include "platform/net.h"
 #include "experiment/run_events.h"
@@ -32,72 +32,6 @@
 namespace ream {
 namespace {
 
-// What the fake server answers at a level: its p95 in µs and whether the generator kept its
-// schedule. Called once per measurement, in order (`call` counts from 0).
-struct FakeAnswer {
-  double p95_us = 100;
-  bool valid = true;
-  // An invalid answer's late requests, all put down to this cause (none: no cause given).
-  std::optional<LateCause> late_cause;
-  bool saturated = false;  // throughput 80 % of the offered load
-};
-using FakeModel = std::function<FakeAnswer(double qps, int call)>;
-
-// A load driver that measures nothing: it reports the window to the runner at once and
-// returns the generator document (LoadResult::ToJson) of the model's answer, with a sojourn
-// histogram whose p95 is the model's. `cancel_after` (>= 0) makes the call with that index
-// return Cancelled, as an interrupt would.
-class FakeLoadDriver final : public LoadDriver {
- public:
-  explicit FakeLoadDriver(FakeModel model) : model_(std::move(model)) {}
-  std::string_view name() const override { return "fake"; }
-
-  Result<DriverResult> Measure(const LoadOptions& o, const DriverHooks& hooks) override {
-    int call = static_cast<int>(seen.size());
-    if (cancel_after >= 0 && call >= cancel_after) return Cancelled("interrupted (fake)");
-    seen.push_back(o);
-    hooks.window_started();
-    if (window_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(window_ms));
-    hooks.window_ended();
-    FakeAnswer a = model_(o.qps, call);
-    if (timely_if && !timely_if(o)) a.valid = false;
-    LoadResult r;
-    r.options = o;
-    r.protocol = o.protocol;
-    r.issued = r.completed = r.timely = static_cast<uint64_t>(o.qps);
-    r.achieved_qps = r.throughput_qps = o.qps;
-    r.timely_ratio = a.valid ? 1.0 : 0.5;
-    if (!a.valid) r.timely = r.issued / 2;
-    r.valid = a.valid;
-    if (!a.valid) r.invalid_reasons.push_back("timely 50.0% < 97.5% (fake)");
-    if (!a.valid && a.late_cause) r.late_causes.requests[static_cast<size_t>(*a.late_cause)] = r.issued - r.timely;
-    if (a.saturated) {
-      r.completed = r.issued * 8 / 10;
-      r.throughput_qps = 0.8 * o.qps;
-    }
-    // 100 samples: 90 at half the p95, 10 at the p95, so the 95th percentile is p95_us.
-    for (int i = 0; i < 100; ++i) {
-      int64_t ns = static_cast<int64_t>((i < 90 ? a.p95_us / 2 : a.p95_us) * 1000);
-      r.latency.Record(ns);
-      r.latency_from_send.Record(ns);
-      r.lateness.Record(1000);
-    }
-    r.measured_s = static_cast<double>(o.duration_ns) / 1e9;
-    DriverResult out;
-    out.generator = r.ToJson();
-    out.exit = ProcessExit{};
-    return out;
-  }
-
-  std::vector<LoadOptions> seen;
-  int cancel_after = -1;
-  int window_ms = 0;  // how long the window lasts (co-runners are sampled over it)
-  // When set: a level is late (invalid) unless its options pass (e.g. enough connections).
-  std::function<bool(const LoadOptions&)> timely_if;
-
- private:
-  FakeModel model_;
-};
 
 class RunnerTest : public ::testing::Test {
  protected:
@@ -443,91 +377,6 @@ TEST_F(RunnerTest, ResumeMeasuresOnlyWhatIsMissingAndDuplicatesNothing) {
   for (const auto& [q, n] : per_level) EXPECT_EQ(n, 1) << q;
   // A resumed run measures a level with the seed it would have had (its sequence number).
   EXPECT_EQ(second.seen[0].seed, 7 + 2u);
-}
-
-// What a database holds, ids and times aside: each experiment's name and spec, each run's key,
-// plan position and status, each point's level and attempt.
-std::vector<std::string> Keys(const std::string& db_path) {
-  auto db = sql::Database::Open(db_path, false, true);
-  EXPECT_TRUE(db.ok()) << db.status().message();
-  if (!db.ok()) return {};
-  auto st = db->Prepare(
-      "SELECT json_array(e.name, e.spec_hash, r.scenario, r.partition_label, r.repetition, r.tenants, r.ordinal, "
-      "r.status, p.target_load, p.attempt, p.valid) FROM points p JOIN runs r ON r.id = p.run_id "
-      "JOIN experiments e ON e.id = r.experiment_id ORDER BY 1");
-  EXPECT_TRUE(st.ok());
-  std::vector<std::string> keys;
-  while (st.ok() && st->Step().value_or(false)) keys.push_back(st->Text(0));
-  return keys;
-}
-
-// A campaign's units, each run into a database of its own and then merged, hold what one run
-// of the whole spec holds: the same experiment, runs at the same plan positions, the same points.
-TEST_F(RunnerTest, ACampaignsUnitsMergeIntoWhatOneRunOfTheWholeSpecStores) {
-  ExperimentSpec spec = Spec("qps = [100, 200]", "repetitions = 3\n");
-  const std::string file = (dir_ / "fake.toml").string();
-  ASSERT_TRUE(platform_->WriteFile(file, spec.text).ok());
-  CampaignOptions options;
-  options.max_stall_fraction = 1.0;  // measured and stored; no host stalls all the time
-  auto c = CreateCampaign(*platform_, (dir_ / "campaign").string(), {file}, "/usr/bin/ream", options);
-  ASSERT_TRUE(c.ok()) << c.status().message();
-  ASSERT_EQ(c->units.size(), 3u);
-  FakeLoadDriver driver([](double qps, int) { return FakeAnswer{100 + qps / 10, true}; });
-  RunnerOptions base = Options(driver);  // RunUnit sets each unit's database
-  base.provenance = {{"slurm", {{"job_id", "77"}}}};
-  for (int i : {2, 0, 1}) ASSERT_TRUE(RunUnit(*platform_, *c, i, base).ok()) << i << ": " << console_.str();
-  {
-    // A unit's database: its run only, at its place in the plan; the experiment partial.
-    auto unit = Store::OpenReadOnly(c->UnitDir(2) + "/unit.db");
-    ASSERT_TRUE(unit.ok()) << unit.status().message();
-    auto e = unit->FindExperiment("fake");
-    ASSERT_TRUE(e.ok() && e->has_value());
-    EXPECT_EQ((*e)->status, ExperimentStatus::kPartial);
-    EXPECT_NE((*e)->failure.find("campaign unit 2 of 3 (fake: 1-ST / default / repetition 2)"), std::string::npos)
-        << (*e)->failure;
-    auto runs = unit->ListRuns((*e)->id);
-    ASSERT_TRUE(runs.ok());
-    ASSERT_EQ(runs->size(), 1u);
-    EXPECT_EQ((*runs)[0].ordinal, 2);
-    EXPECT_EQ((*runs)[0].key.repetition, 2);
-    EXPECT_FALSE((*runs)[0].host.empty());
-    EXPECT_EQ((*runs)[0].provenance["unit"]["index"], 2);
-    EXPECT_EQ((*runs)[0].provenance["slurm"]["job_id"], "77");
-    EXPECT_EQ((*runs)[0].provenance["campaign"], c->id);
-    EXPECT_EQ((*runs)[0].provenance["host"], (*runs)[0].host);
-  }
-  // The quiet-host gate measured every CPU before the unit ran.
-  auto result = platform_->ReadFile(c->UnitDir(1) + "/result.json");
-  ASSERT_TRUE(result.ok());
-  const auto quiet = nlohmann::json::parse(*result)["quiet"];
-  EXPECT_EQ(quiet["max_stall_fraction"], 1.0) << quiet.dump();
-  EXPECT_FALSE(quiet["cpus"].empty()) << quiet.dump();
-  // A unit with a result is not measured again.
-  const size_t measured = driver.seen.size();
-  ASSERT_TRUE(RunUnit(*platform_, *c, 0, base).ok());
-  EXPECT_EQ(driver.seen.size(), measured);
-  auto states = CampaignStatus(*platform_, *c, nullptr);
-  ASSERT_TRUE(states.ok()) << states.status().message();
-  for (const auto& s : *states) EXPECT_EQ(s.state, "done") << s.index << " " << s.why;
-  EXPECT_EQ(CampaignProgress(*states), "3/3 done, 0 running, 0 pending, 0 failed");
-
-  auto merged = MergeCampaign(*platform_, *c);
-  ASSERT_TRUE(merged.ok()) << merged.status().message();
-  EXPECT_EQ(merged->runs_added, 3);
-  FakeLoadDriver whole([](double qps, int) { return FakeAnswer{100 + qps / 10, true}; });
-  ASSERT_TRUE(Run(spec, whole).ok());
-  const auto local = Keys((dir_ / "results.db").string());
-  EXPECT_EQ(local.size(), 6u);
-  EXPECT_EQ(Keys(c->dir + "/merged.db"), local);
-  auto store = Store::OpenReadOnly(c->dir + "/merged.db");
-  ASSERT_TRUE(store.ok());
-  auto e = store->FindExperiment("fake");
-  ASSERT_TRUE(e.ok() && e->has_value());
-  EXPECT_EQ((*e)->status, ExperimentStatus::kComplete) << (*e)->failure;
-  // Merging again adds nothing.
-  auto again = MergeCampaign(*platform_, *c);
-  ASSERT_TRUE(again.ok());
-  EXPECT_EQ(again->runs_added, 0);
 }
 
 TEST_F(RunnerTest, ScenariosLeftOutWithOnlyAreReportedSkipped) {

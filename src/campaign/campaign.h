@@ -19,9 +19,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "experiment/campaign_units.h"
+#include "campaign/campaign_units.h"
 #include "experiment/runner.h"
-#include "experiment/slurm.h"
+#include "campaign/slurm.h"
 #include "platform/platform.h"
 #include "platform/timing_floor.h"
 #include "store/merge.h"

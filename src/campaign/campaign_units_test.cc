@@ -1,9 +1,9 @@
-#include "experiment/campaign_units.h"
+#include "campaign/campaign_units.h"
 
 #include <gtest/gtest.h>
 
-#include "experiment/campaign.h"
-#include "experiment/slurm.h"
+#include "campaign/campaign.h"
+#include "campaign/slurm.h"
 #include "platform/text.h"
 #include "spec/spec_test_texts.h"
 

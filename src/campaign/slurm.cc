@@ -1,4 +1,4 @@
-#include "experiment/slurm.h"
+#include "campaign/slurm.h"
 
 #include "platform/text.h"
 

@@ -1,4 +1,4 @@
-#include "experiment/campaign.h"
+#include "campaign/campaign.h"
 
 #include <algorithm>
 #include <cctype>

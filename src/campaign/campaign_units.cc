@@ -1,4 +1,4 @@
-#include "experiment/campaign_units.h"
+#include "campaign/campaign_units.h"
 
 #include <set>
 

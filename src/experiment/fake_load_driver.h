@@ -1,0 +1,83 @@
+// A load driver that measures nothing, for the tests of the runner and of what stands on it
+// (campaigns): the fake server's answer at each level comes from a model.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <optional>
+#include <thread>
+#include <vector>
+
+#include "experiment/load_driver.h"
+#include "load/lateness.h"
+
+namespace ream {
+
+// What the fake server answers at a level: its p95 in µs and whether the generator kept its
+// schedule. Called once per measurement, in order (`call` counts from 0).
+struct FakeAnswer {
+  double p95_us = 100;
+  bool valid = true;
+  // An invalid answer's late requests, all put down to this cause (none: no cause given).
+  std::optional<LateCause> late_cause;
+  bool saturated = false;  // throughput 80 % of the offered load
+};
+using FakeModel = std::function<FakeAnswer(double qps, int call)>;
+
+// A load driver that measures nothing: it reports the window to the runner at once and
+// returns the generator document (LoadResult::ToJson) of the model's answer, with a sojourn
+// histogram whose p95 is the model's. `cancel_after` (>= 0) makes the call with that index
+// return Cancelled, as an interrupt would.
+class FakeLoadDriver final : public LoadDriver {
+ public:
+  explicit FakeLoadDriver(FakeModel model) : model_(std::move(model)) {}
+  std::string_view name() const override { return "fake"; }
+
+  Result<DriverResult> Measure(const LoadOptions& o, const DriverHooks& hooks) override {
+    int call = static_cast<int>(seen.size());
+    if (cancel_after >= 0 && call >= cancel_after) return Cancelled("interrupted (fake)");
+    seen.push_back(o);
+    hooks.window_started();
+    if (window_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(window_ms));
+    hooks.window_ended();
+    FakeAnswer a = model_(o.qps, call);
+    if (timely_if && !timely_if(o)) a.valid = false;
+    LoadResult r;
+    r.options = o;
+    r.protocol = o.protocol;
+    r.issued = r.completed = r.timely = static_cast<uint64_t>(o.qps);
+    r.achieved_qps = r.throughput_qps = o.qps;
+    r.timely_ratio = a.valid ? 1.0 : 0.5;
+    if (!a.valid) r.timely = r.issued / 2;
+    r.valid = a.valid;
+    if (!a.valid) r.invalid_reasons.push_back("timely 50.0% < 97.5% (fake)");
+    if (!a.valid && a.late_cause) r.late_causes.requests[static_cast<size_t>(*a.late_cause)] = r.issued - r.timely;
+    if (a.saturated) {
+      r.completed = r.issued * 8 / 10;
+      r.throughput_qps = 0.8 * o.qps;
+    }
+    // 100 samples: 90 at half the p95, 10 at the p95, so the 95th percentile is p95_us.
+    for (int i = 0; i < 100; ++i) {
+      int64_t ns = static_cast<int64_t>((i < 90 ? a.p95_us / 2 : a.p95_us) * 1000);
+      r.latency.Record(ns);
+      r.latency_from_send.Record(ns);
+      r.lateness.Record(1000);
+    }
+    r.measured_s = static_cast<double>(o.duration_ns) / 1e9;
+    DriverResult out;
+    out.generator = r.ToJson();
+    out.exit = ProcessExit{};
+    return out;
+  }
+
+  std::vector<LoadOptions> seen;
+  int cancel_after = -1;
+  int window_ms = 0;  // how long the window lasts (co-runners are sampled over it)
+  // When set: a level is late (invalid) unless its options pass (e.g. enough connections).
+  std::function<bool(const LoadOptions&)> timely_if;
+
+ private:
+  FakeModel model_;
+};
+
+}  // namespace ream
