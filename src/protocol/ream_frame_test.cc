@@ -179,7 +179,7 @@ TEST(CodecRegistry, UnknownProtocolNamesTheKnownOnes) {
 // One table: every protocol is listed once, and every listed name makes its codec.
 TEST(CodecRegistry, NamesAreDistinctAndEachMakesACodec) {
   std::vector<std::string> names = ClientCodecNames();
-  EXPECT_EQ(names, (std::vector<std::string>{"ream", "memcached", "redis", "http"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"ream", "memcached", "memcached-binary", "redis", "http"}));
   std::set<std::string> distinct(names.begin(), names.end());
   EXPECT_EQ(distinct.size(), names.size());
   for (const auto& n : names) {
@@ -187,7 +187,7 @@ TEST(CodecRegistry, NamesAreDistinctAndEachMakesACodec) {
     EXPECT_TRUE(codec.ok()) << n << ": " << codec.status().ToString();
   }
   std::string message = MakeClientCodec("gopher", CodecOptions{}).status().message();
-  EXPECT_NE(message.find("(known: ream, memcached, redis, http)"), std::string::npos) << message;
+  EXPECT_NE(message.find("(known: ream, memcached, memcached-binary, redis, http)"), std::string::npos) << message;
 }
 
 
