@@ -1,6 +1,7 @@
-// Every source run for real through `ream pressure` for about a second at 25 % and at 100 %: the
-// achieved pressure must rise with the dial where this machine can measure it (a 25-vs-100
-// comparison, robust to a noisy shared host), and bad input and SIGTERM must leave nothing behind.
+// Every source run for real through `ream pressure` for about a second at a low and a high dial
+// (25 and 100 %; 10 and 40 % for memory): the achieved pressure must rise with the dial where this
+// machine can measure it (a four-to-one comparison, robust to a noisy shared host), and bad input
+// and SIGTERM must leave nothing behind.
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -49,11 +50,14 @@ class PressureRun : public ::testing::Test {
 
 TEST_F(PressureRun, AchievedPressureRisesWithTheDial) {
   for (const std::string source : {"cpu", "mem_bw", "memory", "disk", "net"}) {
-    nlohmann::json low = Run(source, 25), high = Run(source, 100);
+    // The memory source's full scale is a quarter of MemAvailable, resident (about 6 GB and 10 s
+    // to build here): its dial is compared at 10 and 40 %, the same four times apart.
+    const bool memory = source == "memory";
+    nlohmann::json low = Run(source, memory ? 10 : 25), high = Run(source, memory ? 40 : 100);
     ASSERT_TRUE(low["achieved_percent"].is_number()) << source << ": " << low.dump();
     ASSERT_TRUE(high["achieved_percent"].is_number()) << source << ": " << high.dump();
     const double l = low["achieved_percent"], h = high["achieved_percent"];
-    EXPECT_GT(l, 5.0) << source << ": 25 % achieved nothing: " << low.dump();
+    EXPECT_GT(l, memory ? 2.0 : 5.0) << source << ": the low dial achieved nothing: " << low.dump();
     // A disk that sustains less than its start rate sets the pressure itself at 100 % (the writer
     // falls behind and says so); the dial must then still have paced the 25 % run, and the device
     // must have taken at least as much unpaced.
@@ -64,8 +68,8 @@ TEST_F(PressureRun, AchievedPressureRisesWithTheDial) {
       EXPECT_GT(h, 0.9 * l) << "device-bound at 100 %: " << high.dump() << " against 25 %: " << low.dump();
       continue;
     }
-    // Nominal 25 and 100: at least 1.5 times apart on any host that lets the source run at all.
-    EXPECT_GT(h, 1.5 * l) << source << ": 25 % achieved " << l << ", 100 % achieved " << h;
+    // Nominally four times apart: at least 1.5 times on any host that lets the source run at all.
+    EXPECT_GT(h, 1.5 * l) << source << ": the low dial achieved " << l << ", the high one " << h;
     if (source == "disk") {
       EXPECT_FALSE(low["details"].value("device_bound", true)) << low.dump();
     }
