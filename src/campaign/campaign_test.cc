@@ -29,13 +29,7 @@ class CampaignTest : public ::testing::Test {
 
   // A spec whose workload is a shell that says it is ready and sleeps.
   ExperimentSpec Spec(const std::string& sweep, const std::string& extra = "") {
-    std::string text = std::string("name = \"fake\"\nseed = 7\nscenarios = [\"1-ST\"]\ngenerator_cpus = \"none\"\n") +
-                       extra +
-                       "[workload]\ncommand = [\"sh\", \"-c\", \"echo serving on {port}; exec sleep 600\"]\n"
-                       "ready = \"line\"\nready_line = \"serving\"\n"
-                       "[load]\nconnections = 3\nwarmup = \"10ms\"\nduration = \"500ms\"\n"
-                       "response_timeout = \"10ms\"\n"
-                       "[sweep]\n" + sweep + "\n[qos]\ntarget = \"1000us\"\n";
+    std::string text = FakeExperimentText(sweep, extra);
     auto spec = ParseSpec(text, "fake.toml");
     EXPECT_TRUE(spec.ok()) << spec.status().message();
     return spec.ok() ? *spec : ExperimentSpec{};

@@ -1,10 +1,12 @@
 // A load driver that measures nothing, for the tests of the runner and of what stands on it
-// (campaigns): the fake server's answer at each level comes from a model.
+// (campaigns): the fake server's answer at each level comes from a model; and the experiment
+// those tests run with it.
 #pragma once
 
 #include <chrono>
 #include <functional>
 #include <optional>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -79,5 +81,16 @@ class FakeLoadDriver final : public LoadDriver {
  private:
   FakeModel model_;
 };
+
+// The runner's tests' experiment: a shell that says it is ready and sleeps (the load is fake),
+// with `sweep` as its [sweep] and `extra` before its [workload].
+inline std::string FakeExperimentText(const std::string& sweep, const std::string& extra = "") {
+  return std::string("name = \"fake\"\nseed = 7\nscenarios = [\"1-ST\"]\ngenerator_cpus = \"none\"\n") + extra +
+         "[workload]\ncommand = [\"sh\", \"-c\", \"echo serving on {port}; exec sleep 600\"]\n"
+         "ready = \"line\"\nready_line = \"serving\"\n"
+         "[load]\nconnections = 3\nwarmup = \"10ms\"\nduration = \"500ms\"\n"
+         "response_timeout = \"10ms\"\n"
+         "[sweep]\n" + sweep + "\n[qos]\ntarget = \"1000us\"\n";
+}
 
 }  // namespace ream
