@@ -10,7 +10,7 @@
 #include "experiment/batch_point.h"
 #include "experiment/corunners.h"
 #include "experiment/level.h"
-#include "experiment/load_range.h"
+#include "search/load_range.h"
 #include "experiment/network_path.h"
 #include "platform/text.h"
 #include "experiment/sweep.h"
@@ -163,7 +163,7 @@ class ExperimentRun::Context final : public SweepContext {
     return spec.qos.service_multiplier * service_us;
   }
 
-  // qps = "auto": the probes of experiment/load_range.h, each a short level not stored as a
+  // qps = "auto": the probes of search/load_range.h, each a short level not stored as a
   // point (the sweep's levels are); or the levels a resumed run chose before.
   Result<std::vector<double>> AutoLevels() {
     if (rec_.sweep.is_object() && rec_.sweep.contains("levels") && rec_.sweep["levels"].is_array()) {

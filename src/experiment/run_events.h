@@ -119,7 +119,7 @@ struct QosTargetSet {
   double service_multiplier = 5;
 };
 
-// qps = "auto": the probes chose the run's levels (experiment/load_range.h).
+// qps = "auto": the probes chose the run's levels (search/load_range.h).
 struct LoadRangeChosen {
   EventRun run;
   std::vector<double> levels;

@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <utility>
 
-#include "experiment/knee.h"
+#include "search/knee.h"
 #include "platform/text.h"
 
 namespace ream {

@@ -104,7 +104,7 @@ Status ParseLoad(const TomlSection& s, LoadSpec* l) {
       SizeKey(s, "key_bytes", static_cast<int64_t>(MinKeyBytes(static_cast<uint64_t>(l->keys))),
               static_cast<int64_t>(kMaxSentKeyBytes), &l->key_sizes));
   REAM_RETURN_IF_ERROR(SizeKey(s, "multiget", 1, static_cast<int64_t>(kMaxMultigetKeys), &l->multiget));
-  // "auto": the fewest that keep the top level timely (experiment/load_range.h: ClientChoices).
+  // "auto": the fewest that keep the top level timely (search/load_range.h: ClientChoices).
   for (auto [key, flag, value] : {std::tuple{"connections", &l->connections_auto, &l->connections},
                                   std::tuple{"threads", &l->threads_auto, &l->threads}}) {
     const toml::node* n = s.Get(key);
@@ -305,7 +305,7 @@ Status ParseSweep(const TomlSection& s, SweepSpec* w) {
     REAM_RETURN_IF_ERROR(s.Int("remeasure_invalid", &w->remeasure_invalid, 0, 1000));
     const toml::node* list = s.Get("qps");
     if (list && list->is_string()) {
-      // The seed's procedure: probes find the range (experiment/load_range.h); `steps` levels.
+      // The seed's procedure: probes find the range (search/load_range.h); `steps` levels.
       if (list->as_string()->get() != "auto") {
         return s.Error(*list, "qps", "must be an array of rates, or \"auto\" (probes find the range)");
       }

@@ -141,7 +141,7 @@ struct SweepSpec {
   // session counts (whole numbers) from 'sessions' on the sessions axis.
   std::vector<double> qps;
   // grid, qps = "auto": short probes find the rates at 20 % and 50 % CPU and saturation
-  // (experiment/load_range.h), and `steps` levels span the 20 % rate to saturation.
+  // (search/load_range.h), and `steps` levels span the 20 % rate to saturation.
   bool auto_range = false;
   int auto_levels = 8;
   double probe_start_qps = 200;                        // the first probe's rate
@@ -151,7 +151,7 @@ struct SweepSpec {
   double precision = 0.05;
   int max_points = 16;
   // knee: measure the final bracket's ends again, a third time when the two disagree; an end
-  // that turns over re-opens the search (experiment/knee.h). Costs two points or more.
+  // that turns over re-opens the search (search/knee.h). Costs two points or more.
   bool confirm = true;
   // An invalid point (the generator could not keep its schedule) says nothing about QoS; its
   // load is measured again up to this many times (each attempt a point of its own, counted in

@@ -1,4 +1,4 @@
-#include "experiment/knee.h"
+#include "search/knee.h"
 
 #include <cmath>
 #include <map>

@@ -1,4 +1,4 @@
-#include "experiment/load_range.h"
+#include "search/load_range.h"
 
 #include <algorithm>
 #include <cmath>

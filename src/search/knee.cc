@@ -1,4 +1,4 @@
-#include "experiment/knee.h"
+#include "search/knee.h"
 
 #include <algorithm>
 #include <cmath>
