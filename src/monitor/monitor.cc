@@ -86,7 +86,13 @@ void Monitor::ProbeSources() {
     }
     if (cg->Has("memory")) {
       sources_["memory"] = "cgroup v1 memory.usage_in_bytes";
-      if (cg->Read("memory", "memory.max_usage_in_bytes").ok()) {
+      if (cg->observed()) {
+        // Another program's group (libvirt's, for a guest): its high-water mark is not reset.
+        peak_file_ = "memory.max_usage_in_bytes";
+        peak_scope_ = "cgroup lifetime";
+        sources_["memory_peak"] = "cgroup v1 memory.max_usage_in_bytes: the group's lifetime peak (" +
+                                  cg->Dir("memory") + " is not ream's: ream does not reset it)";
+      } else if (cg->Read("memory", "memory.max_usage_in_bytes").ok()) {
         peak_file_ = "memory.max_usage_in_bytes";
         peak_scope_ = "window";
         sources_["memory_peak"] =
@@ -169,6 +175,12 @@ void Monitor::ProbeSources() {
       unavailable_["mem_bandwidth"] = target_.resctrl->MbmTotalBytes().status().message();
     }
   }
+  // What the kind says it cannot give, whatever its cgroup holds.
+  for (const auto& [figure, why] : target_.unavailable) {
+    sources_.erase(figure);
+    unavailable_[figure] = why;
+    if (figure == "memory_peak") peak_file_.clear();
+  }
 }
 
 std::string Monitor::ProbeLlcMissEstimate() {
@@ -225,7 +237,8 @@ Monitor::Counters Monitor::Read() {
   auto fault = [&c](const char* family, const Result<std::string>& r) {
     if (!r.ok()) c.faults.emplace(family, r.status().message());
   };
-  if (cg && !unavailable_.count("cpu")) {
+  // (A cgroup without cpuacct can stand beside a kind's own CPU reader: a guest's, from libvirt.)
+  if (cg && !unavailable_.count("cpu") && (cg->version() == 2 || cg->Has("cpuacct"))) {
     if (cg->version() == 1) {
       auto usage = cg->Read("cpuacct", "cpuacct.usage");
       fault("cpu", usage);
@@ -369,7 +382,7 @@ Sample Monitor::Between(const Counters& a, const Counters& b) const {
 }
 
 void Monitor::ResetPeak() {
-  if (peak_file_ != "memory.max_usage_in_bytes") return;
+  if (peak_file_ != "memory.max_usage_in_bytes" || target_.cgroup->observed()) return;
   // v1: writing 0 sets the high-water mark to the current usage (memory.rst, "max_usage_in_bytes").
   Status s = p_.WriteFile(target_.cgroup->Dir("memory") + "/" + peak_file_, "0");
   if (!s.ok()) {

@@ -57,8 +57,46 @@ Result<std::unique_ptr<Cgroup>> Cgroup::Create(Platform& p, const CgroupLayout& 
   return cg;
 }
 
+Result<std::unique_ptr<Cgroup>> Cgroup::OfProcess(Platform& p, const CgroupLayout& layout, int pid,
+                                                 const std::function<bool(const std::string& leaf)>& parent_of) {
+  const std::string file = "/proc/" + std::to_string(pid) + "/cgroup";
+  REAM_ASSIGN_OR_RETURN(std::string text, p.ReadFile(file));
+  std::unique_ptr<Cgroup> cg(new Cgroup(p, layout.version, ""));
+  cg->observed_ = true;
+  for (const std::string& line : Split(text, '\n')) {
+    // hierarchy-id:controller,list:path (v2: "0::path")
+    auto f = Split(line, ':', /*skip_empty=*/false);
+    if (f.size() < 3) continue;
+    std::string path = f[2];
+    if (auto slash = path.rfind('/'); slash != std::string::npos && slash > 0 && parent_of &&
+                                      parent_of(path.substr(slash + 1))) {
+      path = path.substr(0, slash);
+    }
+    // A process at a hierarchy's root has no group of its own there: the root's figures would
+    // be the whole host's.
+    if (path == "/") continue;
+    if (layout.version == 2) {
+      if (f[0] != "0" || !f[1].empty()) continue;
+      cg->dirs_.push_back(layout.v2_root + path);
+      cg->name_ = path;
+      break;
+    }
+    for (const auto& c : Split(f[1], ',')) {
+      const std::string mount = layout.V1Mount(c);
+      if (mount.empty() || std::find(V1Controllers().begin(), V1Controllers().end(), c) == V1Controllers().end()) {
+        continue;
+      }
+      cg->v1_dirs_.emplace_back(c, mount + path);
+      cg->dirs_.push_back(mount + path);
+      if (c == "memory" || cg->name_.empty()) cg->name_ = path;
+    }
+  }
+  if (cg->dirs_.empty()) return NotFound(file + " names no cgroup in a mounted hierarchy");
+  return cg;
+}
+
 Cgroup::~Cgroup() {
-  if (!destroyed_) (void)Destroy();
+  if (!destroyed_ && !observed_) (void)Destroy();
 }
 
 std::string Cgroup::Dir(const std::string& controller) const {
@@ -110,6 +148,7 @@ std::vector<int> Cgroup::Pids() const {
 }
 
 Status Cgroup::Destroy() {
+  if (observed_) return Status::Ok();  // another program's cgroup: it removes its own
   destroyed_ = true;
   Status first;
   for (auto it = dirs_.rbegin(); it != dirs_.rend(); ++it) {

@@ -29,12 +29,21 @@ class Cgroup {
   static Result<std::unique_ptr<Cgroup>> Create(Platform& platform, const CgroupLayout& layout,
                                                 const std::string& name,
                                                 const BeforeCreate& before_create);
-  // Removes the cgroup (see RemoveCgroupDir) unless Destroy() already did.
+  // The cgroup another program made for process `pid` (libvirt's for a guest's QEMU), read from
+  // /proc/<pid>/cgroup, to read its figures: the object only observes — its destructor and
+  // Destroy() remove nothing. A leaf named in `parent_of` (libvirt's "emulator", "vcpu0", ...
+  // in the cpu hierarchies) stands for its parent, the group that holds the whole process.
+  // NotFound when the process has no cgroup in any mounted hierarchy.
+  static Result<std::unique_ptr<Cgroup>> OfProcess(Platform& platform, const CgroupLayout& layout, int pid,
+                                                   const std::function<bool(const std::string& leaf)>& parent_of);
+  // Removes the cgroup (see RemoveCgroupDir) unless Destroy() already did, or only observes it.
   ~Cgroup();
   Cgroup(const Cgroup&) = delete;
   Cgroup& operator=(const Cgroup&) = delete;
 
   int version() const { return version_; }
+  // Another program's cgroup, read only (OfProcess): ream writes nothing there.
+  bool observed() const { return observed_; }
   const std::string& name() const { return name_; }
   // Every directory created, in creation order.
   const std::vector<std::string>& dirs() const { return dirs_; }
@@ -65,6 +74,7 @@ class Cgroup {
   std::vector<std::string> dirs_;
   std::vector<std::pair<std::string, std::string>> v1_dirs_;  // controller -> dir
   bool destroyed_ = false;
+  bool observed_ = false;  // another program's: never removed
 };
 
 // SIGKILLs every process in the cgroup directory `dir` (and its child groups), waits up to

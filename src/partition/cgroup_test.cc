@@ -107,6 +107,36 @@ TEST(CgroupV1, OneDirectoryPerHierarchyAndCpusetInitialized) {
   for (const auto& d : recorded) EXPECT_FALSE(std::filesystem::exists(fx.Path(d))) << d;
 }
 
+// libvirt's group for a guest's QEMU on cgroupfs: the process in the domain's group, its threads
+// in sub-groups (emulator, vcpuN) of the cpu hierarchies; at the root of cpuacct, which holds no
+// group of its own for it there. The observer reads it and removes nothing.
+TEST(CgroupOfProcess, FindsTheDomainsGroupAndRemovesNothing) {
+  FixtureCopy fx("cgroup-v1");
+  const std::string domain = "/machine/qemu-3-ream-vm-9-1.libvirt-qemu";
+  fx.Write("/proc/4242/cgroup", "7:perf_event:/\n6:blkio:" + domain + "\n5:memory:" + domain + "\n4:cpuacct:/\n" +
+                                     "3:cpu:" + domain + "/emulator\n2:cpuset:" + domain + "/emulator\n1:name=systemd:/\n");
+  for (const char* c : {"memory", "cpu", "blkio", "cpuset"}) {
+    fx.Write("/sys/fs/cgroup/" + std::string(c) + domain + "/cgroup.procs", "4242\n");
+  }
+  fx.Write("/sys/fs/cgroup/memory" + domain + "/memory.usage_in_bytes", "536870912\n");
+  RootedPlatform p(fx.root());
+  auto cg = Cgroup::OfProcess(p, DetectCgroups(p), 4242,
+                              [](const std::string& leaf) { return leaf == "emulator" || leaf.rfind("vcpu", 0) == 0; });
+  ASSERT_TRUE(cg.ok()) << cg.status().ToString();
+  EXPECT_TRUE((*cg)->observed());
+  EXPECT_EQ((*cg)->Dir("memory"), "/sys/fs/cgroup/memory" + domain);
+  EXPECT_EQ((*cg)->Dir("cpu"), "/sys/fs/cgroup/cpu" + domain);  // the domain's, not the emulator's
+  EXPECT_EQ((*cg)->Dir("cpuacct"), "") << "a process at the root has no group of its own there";
+  EXPECT_EQ(Trim((*cg)->Read("memory", "memory.usage_in_bytes").value_or("")), "536870912");
+  EXPECT_TRUE((*cg)->Destroy().ok());
+  cg->reset();
+  EXPECT_TRUE(std::filesystem::exists(fx.Path("/sys/fs/cgroup/memory" + domain + "/cgroup.procs")));
+  // A process of no group at all, and one that is gone, say so.
+  fx.Write("/proc/4343/cgroup", "4:cpuacct:/\n3:cpu:/\n");
+  EXPECT_EQ(Cgroup::OfProcess(p, DetectCgroups(p), 4343, nullptr).status().code(), StatusCode::kNotFound);
+  EXPECT_FALSE(Cgroup::OfProcess(p, DetectCgroups(p), 4444, nullptr).ok());
+}
+
 TEST(Cgroup, NoHierarchyIsUnsupported) {
   RootedPlatform p(std::string(REAM_SOURCE_DIR) + "/src/partition/testdata/no-resctrl");
   CgroupLayout layout = DetectCgroups(p);

@@ -18,6 +18,7 @@
 
 #include <chrono>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -119,6 +120,9 @@ struct MonitorTarget {
   std::optional<BlockDevice> disk;        // count this disk only; nullopt: every device
   // Why nothing can be watched (a kind without kernel objects says so); "" otherwise.
   std::string unavailable_reason;
+  // Figures ("cpu", "memory", "memory_peak", "disk", "net") this kind cannot give whatever its
+  // cgroup holds, with why (a guest without a disk: "disk").
+  std::map<std::string, std::string> unavailable;
   // The workload's CPU time in ns from elsewhere than a cgroup (a vm's, from libvirt), with
   // what it reads; used instead of the cgroup's when set. nullopt: not readable now.
   std::function<std::optional<int64_t>()> cpu_ns_reader;

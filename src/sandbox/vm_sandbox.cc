@@ -56,45 +56,37 @@ constexpr int64_t kDomainPeriodUs = 100000;
 constexpr int64_t kMinDomainQuotaUs = 1000;
 int64_t DomainQuotaUs(double cpus) { return static_cast<int64_t>(cpus * kDomainPeriodUs + 0.5); }
 
-// What the domain's cgroup holds, read back after a start: libvirt puts QEMU's threads in
-// sub-groups (emulator, vcpuN) of the domain's group, whose cpu files carry the <cputune>
+// The cgroup libvirt made for a guest's QEMU (machine/qemu-N-<domain>.libvirt-qemu on cgroupfs):
+// the domain's group, which QEMU's threads sit in, in sub-groups (emulator, vcpuN) where libvirt
+// made them. Read-only for ream: libvirt removes it with the domain.
+Result<std::unique_ptr<Cgroup>> DomainCgroup(Platform& p, int qemu_pid) {
+  if (qemu_pid <= 0) return Unavailable("QEMU's pid is not known (libvirt's pid file cannot be read)");
+  return Cgroup::OfProcess(p, DetectCgroups(p), qemu_pid,
+                           [](const std::string& leaf) { return leaf == "emulator" || leaf.rfind("vcpu", 0) == 0; });
+}
+
+// What the domain's cgroup holds, read back after a start: its cpu files carry the <cputune>
 // globals. "" when there is nothing to say; "unavailable: why" when it cannot be read.
-std::string DomainCgroupCpu(Platform& p, int qemu_pid, bool quota, bool weight) {
+std::string DomainCgroupCpu(const Result<std::unique_ptr<Cgroup>>& cg, bool quota, bool weight) {
   if (!quota && !weight) return "";
-  auto cg = p.ReadFile("/proc/" + std::to_string(qemu_pid) + "/cgroup");
   if (!cg.ok()) return "unavailable: " + cg.status().message();
-  const CgroupLayout layout = DetectCgroups(p);
-  for (const std::string& line : Split(*cg, '\n')) {
-    auto f = Split(line, ':', /*skip_empty=*/false);
-    if (f.size() < 3) continue;
-    const bool v2 = f[0] == "0" && f[1].empty() && layout.version == 2;
-    bool cpu = v2;
-    for (const auto& c : Split(f[1], ',')) cpu = cpu || c == "cpu";
-    if (!cpu) continue;
-    std::string path = f[2];
-    if (auto slash = path.rfind('/'); slash != std::string::npos && slash > 0) {
-      const std::string leaf = path.substr(slash + 1);
-      if (leaf == "emulator" || leaf.rfind("vcpu", 0) == 0) path = path.substr(0, slash);
+  if (!(*cg)->Has("cpu")) return "unavailable: QEMU's cgroup has no group of its own in a cpu hierarchy";
+  std::string out;
+  auto show = [&](const std::string& file) {
+    auto v = (*cg)->Read("cpu", file);
+    out += (out.empty() ? "" : ", ") + file + " " + (v.ok() ? Trim(*v) : "unreadable (" + v.status().message() + ")");
+  };
+  if ((*cg)->version() == 2) {
+    if (quota) show("cpu.max");
+    if (weight) show("cpu.weight");
+  } else {
+    if (quota) {
+      show("cpu.cfs_quota_us");
+      show("cpu.cfs_period_us");
     }
-    const std::string dir = (v2 ? layout.v2_root : layout.V1Mount("cpu")) + path;
-    std::string out;
-    auto show = [&](const std::string& file) {
-      auto v = p.ReadFile(dir + "/" + file);
-      out += (out.empty() ? "" : ", ") + file + " " + (v.ok() ? Trim(*v) : "unreadable (" + v.status().message() + ")");
-    };
-    if (v2) {
-      if (quota) show("cpu.max");
-      if (weight) show("cpu.weight");
-    } else {
-      if (quota) {
-        show("cpu.cfs_quota_us");
-        show("cpu.cfs_period_us");
-      }
-      if (weight) show("cpu.shares");
-    }
-    return "its cgroup " + dir + " holds " + out;
+    if (weight) show("cpu.shares");
   }
-  return "unavailable: QEMU's /proc/" + std::to_string(qemu_pid) + "/cgroup names no cpu controller";
+  return "its cgroup " + (*cg)->Dir("cpu") + " holds " + out;
 }
 
 class VmKind;
@@ -132,9 +124,11 @@ class VmSandbox final : public Sandbox {
     MonitorTarget t;
     t.cpus = cpus_;
     t.host_veth = tap_;
-    t.unavailable_reason =
-        "the vm sandbox's guest is not in a cgroup of ream's: its memory is the domain's fixed allotment and it has "
-        "no disk (its root is an initramfs)";
+    // Memory from the domain's cgroup, libvirt's (QEMU: the guest's touched RAM and the emulator's
+    // own); the guest has no disk to count.
+    t.cgroup = domain_cg_.get();
+    t.unavailable_reason = domain_cg_reason_;
+    t.unavailable["disk"] = "the vm sandbox's guest has no disk (its root is an initramfs)";
     // The reader holds a reference of its own: a monitor may outlive the sandbox object.
     V().DomainRef(dom_);
     std::shared_ptr<virDomain> ref(dom_, [](virDomainPtr d) { V().DomainFree(d); });
@@ -192,6 +186,15 @@ class VmSandbox final : public Sandbox {
     return s;
   }
   void set_cputune_note(std::string note) { cputune_ = std::move(note); }
+  // The domain's cgroup, for the monitor's memory (and disk, once a guest has one); its error
+  // says why those figures are unavailable.
+  void set_domain_cgroup(Result<std::unique_ptr<Cgroup>> cg) {
+    if (cg.ok()) {
+      domain_cg_ = std::move(*cg);
+    } else {
+      domain_cg_reason_ = "the domain's cgroup cannot be read: " + cg.status().message();
+    }
+  }
   const VmStartTimes& times() const { return times_; }
 
   Status Stop() override {
@@ -225,6 +228,8 @@ class VmSandbox final : public Sandbox {
   std::string ip_, tap_;
   VmStartTimes times_;
   std::string cputune_;
+  std::unique_ptr<Cgroup> domain_cg_;  // libvirt's, observed; null: domain_cg_reason_ says why
+  std::string domain_cg_reason_;
   bool stopped_ = false;
 };
 
@@ -588,8 +593,10 @@ class VmKind final : public SandboxKind {
       return console.status();
     }
     auto sb = std::make_unique<VmSandbox>(p_, dom, s.domain, std::move(*console), cpus, guest_ip_, s.tap, times);
-    sb->set_cputune_note(DomainCgroupCpu(p_, sb->pid(), options.partition.cpu_quota.has_value(),
+    auto cg = DomainCgroup(p_, sb->pid());
+    sb->set_cputune_note(DomainCgroupCpu(cg, options.partition.cpu_quota.has_value(),
                                          options.partition.cpu_weight.has_value()));
+    sb->set_domain_cgroup(std::move(cg));
     if (options.before_exec) options.before_exec(*sb);
     return std::unique_ptr<Sandbox>(std::move(sb));
   }
