@@ -96,7 +96,8 @@ class VmSandboxTest : public ::testing::Test {
     if (!dir_.empty()) fs::remove_all(dir_);
   }
   std::string Spec(const std::string& name, const std::string& sandbox_extra,
-                   const std::string& sweep = "qps = [100, 300]\n", const std::string& load_extra = "") {
+                   const std::string& sweep = "qps = [100, 300]\n", const std::string& load_extra = "",
+                   const std::string& duration = "1s") {
     std::string path = (dir_ / (name + ".toml")).string();
     std::ofstream(path) << "name = \"" << name << "\"\n"
                         << R"(scenarios = ["1-ST"]
@@ -109,7 +110,7 @@ builtin = "kv"
 args = ["--records", "1000"]
 [load]
 warmup = "500ms"
-duration = "1s"
+duration = ")" << duration << R"("
 connections = 2
 # An emulated CPU (TCG) is slow and its timer coarse: the seed's rule at a tolerance that an
 # emulated guest's round trip of about a millisecond can meet.
@@ -231,30 +232,51 @@ sets = [["other"]]
   EXPECT_EQ(Sh("virsh -q -c qemu:///system list --all --name | grep ream || true"), "");
 }
 
-TEST_F(VmSandboxTest, KillNineLeavesWhatReamCleanupRemoves) {
+// A guest killed in the middle of a point fails that point, naming the guest, and the run goes
+// on with the guest restored; then ream itself is killed outright and `ream cleanup` removes what
+// it left.
+TEST_F(VmSandboxTest, AGuestKilledMidPointFailsItNamingItAndKillNineLeavesWhatReamCleanupRemoves) {
   std::string db = (dir_ / "k.db").string();
   std::string events = (dir_ / "events.jsonl").string();
   SpawnOptions so;
-  so.argv = {REAM_BINARY, "run", Spec("vm-kill", ""), "--db", db, "--events", events};
+  // Levels of 4 s, so the guest is destroyed inside the first one.
+  so.argv = {REAM_BINARY, "run", Spec("vm-kill", "", "qps = [100, 200, 300]\nstop_after_invalid = 0\n",
+                                      "attempts = 1\n", "4s"),
+             "--db", db, "--events", events};
   so.kill_with_parent = true;
   auto child = P()->Spawn(so);
   ASSERT_TRUE(child.ok()) << child.status().ToString();
-  // Wait until the guest runs (restored), then kill ream outright.
-  bool started = false;
   std::optional<ProcessExit> ended;
-  for (int i = 0; i < 3000 && !started && !ended; ++i) {
-    std::ifstream f(events);
-    std::string all((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-    started = all.find("\"workload_started\"") != std::string::npos;
-    if (!started) {
+  auto wait_for = [&](const std::string& event, int occurrences) {
+    for (int i = 0; i < 3000 && !ended; ++i) {
+      std::ifstream f(events);
+      std::string all((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+      int n = 0;
+      for (size_t at = all.find(event); at != std::string::npos; at = all.find(event, at + 1)) ++n;
+      if (n >= occurrences) return true;
       ended = (*child)->Poll();
       std::this_thread::sleep_for(100ms);
     }
-  }
-  ASSERT_TRUE(started) << "the guest never started"
-                       << (ended ? "; ream run " + ended->Describe() + " first (its messages are above)" : "");
+    return false;
+  };
+  // The guest runs (restored) and its first level is under way: the guest is destroyed by hand.
+  ASSERT_TRUE(wait_for("\"workload_started\"", 1))
+      << "the guest never started" << (ended ? "; ream run " + ended->Describe() + " first (its messages are above)" : "");
+  std::this_thread::sleep_for(2s);
+  const std::string guest = Trim(Sh("virsh -q -c qemu:///system list --name | grep ream-vm- | head -1"));
+  ASSERT_FALSE(guest.empty()) << Leftovers();
+  Sh("virsh -q -c qemu:///system destroy " + guest);
+  // ream restores it for the next level, then is killed outright.
+  ASSERT_TRUE(wait_for("\"workload_restarted\"", 1)) << "the destroyed guest was not restored"
+                                                       << (ended ? "; ream run " + ended->Describe() : "");
+  ASSERT_TRUE(wait_for("\"workload_started\"", 2)) << (ended ? "ream run " + ended->Describe() : "");
   ASSERT_TRUE((*child)->Signal(SIGKILL).ok());
   (void)(*child)->Wait(10s);
+  // The point the guest died in failed, naming it.
+  auto failed = P()->Run({"sqlite3", db, "select failure from points where target_load = 100"}, 10s);
+  ASSERT_TRUE(failed.ok() && failed->exit_code == 0) << (failed.ok() ? failed->err : failed.status().ToString());
+  EXPECT_NE(failed->out.find(guest), std::string::npos) << failed->out;
+  EXPECT_NE(failed->out.find("during this load level"), std::string::npos) << failed->out;
   // What the killed run left: its domain is still running (libvirt's child, not ream's).
   std::string left = Leftovers();
   EXPECT_NE(left.find("domains: ream-vm-"), std::string::npos) << left;

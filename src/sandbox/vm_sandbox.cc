@@ -164,10 +164,11 @@ class VmSandbox final : public Sandbox {
   }
   std::string ExitDescription() override {
     if (Alive()) return "still running";
+    // Read after "the workload ": "... exited with status 1 in the guest ream-vm-7-1".
     if (auto st = GuestExitStatus()) {
-      return "the guest powered off after its workload exited with status " + std::to_string(*st);
+      return "exited with status " + std::to_string(*st) + " in the guest " + name_ + ", which then powered off";
     }
-    return stopped_ ? "stopped by ream" : "the guest " + name_ + " stopped (libvirt reports it inactive)";
+    return stopped_ ? "stopped by ream" : "stopped with its guest " + name_ + ", which libvirt reports inactive";
   }
   Result<std::string> WaitForLine(const std::function<bool(const std::string&)>& match,
                                   milliseconds timeout) override {
