@@ -1,6 +1,8 @@
 // The spec's [manager] section: the policy, its period and window, its thresholds, the resources
 // it may move (each a knob of the one knob table that can be moved on a running tenant) and the
 // floor no tenant goes below. What the manager does with them is manager/'s.
+#include <algorithm>
+#include <cmath>
 #include <set>
 
 #include <toml++/toml.h>
@@ -182,6 +184,17 @@ Status ParseManager(const TomlSection& s, const KnobTable& knobs, ExperimentSpec
                              " of " + r.tenant + " is listed twice");
     }
     neighbour = neighbour || r.tenant != "subject";
+    // A knob of the subject and of a neighbour changes hands a unit at a time: one unit for both.
+    for (const auto& o : m.resources) {
+      if (o.knob == r.knob && (o.tenant == "subject") != (r.tenant == "subject") &&
+          std::abs(o.unit - r.unit) > 1e-9 * std::max(1.0, o.unit)) {
+        return InvalidArgument(s.source() + ":" + std::to_string(r.line) + ": [[manager.resource]] " + r.knob->key +
+                               " of " + r.tenant + " has unit \"" + r.unit_text + "\" and of " + o.tenant + " (line " +
+                               std::to_string(o.line) + ") \"" + o.unit_text +
+                               "\": the subject's and a neighbour's share of a knob change hands a unit at a time, "
+                               "so give them one unit");
+      }
+    }
     m.resources.push_back(std::move(r));
   }
   if (!parties && !neighbour) {

@@ -159,6 +159,11 @@ TEST(ManagerSpec, RefusesBoundsAndTenantsThatCannotWork) {
   EXPECT_NE(e.find("the manager could never move cpu_quota"), std::string::npos) << e;
   e = Err(kManagerHead + parties + res("stream", "10%", "10%", "50%") + res("stream", "20%", "10%", "50%"));
   EXPECT_NE(e.find("x.toml:19: [[manager.resource]] cpu_quota of stream is listed twice"), std::string::npos) << e;
+  e = Err(kManagerHead + parties + res("stream", "10%", "10%", "50%") + res("subject", "20%", "10%", "50%"));
+  EXPECT_NE(e.find("x.toml:19: [[manager.resource]] cpu_quota of subject has unit \"20%\" and of stream (line 13) "
+                   "\"10%\": the subject's and a neighbour's share of a knob change hands a unit at a time"),
+            std::string::npos)
+      << e;
   e = Err(kManagerHead + parties + res("stream", "10%", "10%", "50%") + "[manager.floor]\ncpu_quota = \"60%\"\n");
   EXPECT_NE(e.find("x.toml:20: manager.floor.cpu_quota = \"60%\" is above the max of stream's cpu_quota (\"50%\", "
                    "line 13)"),
