@@ -15,14 +15,9 @@ class Heracles : public Policy {
   const Allocation& allocation() const override { return moves_.allocation(); }
 
   Decision Decide(const WindowFigures& w) override {
+    if (std::optional<Decision> none = Unmeasured(w)) return *none;
     Decision d{.window = w.index};
     const std::optional<double> slack = w.Slack();
-    if (!w.valid || !slack) {
-      d.note = "window " + std::to_string(w.index) + " is not valid (" +
-               (!w.valid ? w.invalid_because : std::string("its tail latency or QoS target is unavailable")) +
-               "): no action on figures that were not measured";
-      return d;
-    }
     d.slack = *slack;
     const double load = w.load_qps / spec_.peak_qps;
     const std::string load_text = Fmt("%.0f %%", load * 100) + " of the peak";

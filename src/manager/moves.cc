@@ -10,6 +10,14 @@ namespace ream {
 
 std::string SlackText(double slack) { return Fmt("%+.1f %%", slack * 100); }
 
+std::optional<Decision> Unmeasured(const WindowFigures& w) {
+  if (w.valid && w.Slack()) return std::nullopt;
+  return Decision{.window = w.index,
+                  .note = "window " + std::to_string(w.index) + " is not valid (" +
+                          (!w.valid ? w.invalid_because : std::string("its tail latency or QoS target is unavailable")) +
+                          "): no action on figures that were not measured"};
+}
+
 std::vector<std::string> Moves::Knobs() const {
   std::vector<std::string> out;
   for (const auto& m : movables_) {

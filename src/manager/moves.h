@@ -8,6 +8,7 @@
 // subject has on its side alone.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,10 @@ class Moves {
   std::vector<Movable> movables_;
   Allocation allocation_;
 };
+
+// The decision on a window whose figures were not measured (invalid, or its tail or target
+// missing): no action, saying why. nullopt when the window has a slack to act on.
+std::optional<Decision> Unmeasured(const WindowFigures& w);
 
 // "0.034" as a slack in words: "+3.4 %".
 std::string SlackText(double slack);

@@ -23,15 +23,12 @@ class Parties : public Policy {
   const Allocation& allocation() const override { return moves_.allocation(); }
 
   Decision Decide(const WindowFigures& w) override {
+    if (std::optional<Decision> none = Unmeasured(w)) {
+      if (pending_) none->note += "; the last move is judged on the next valid window";
+      return *none;
+    }
     Decision d{.window = w.index};
     const std::optional<double> slack = w.Slack();
-    if (!w.valid || !slack) {
-      d.note = "window " + std::to_string(w.index) + " is not valid (" +
-               (!w.valid ? w.invalid_because : std::string("its tail latency or QoS target is unavailable")) +
-               "): no action on figures that were not measured";
-      if (pending_) d.note += "; the last move is judged on the next valid window";
-      return d;
-    }
     d.slack = *slack;
     if (pending_) {
       Pending p = std::move(*pending_);
