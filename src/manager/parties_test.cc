@@ -159,5 +159,40 @@ TEST(Parties, RefusesAStartOutsideItsBoundsOrUnderTheFloor) {
   EXPECT_NE(r.status().message().find("[30%, 100%]"), std::string::npos) << r.status().message();
 }
 
+// The policy is made from [manager] as the spec parser leaves it: levels parsed by the knobs'
+// own parsers, the floor raising a bound, the first move a unit of the first resource.
+TEST(Parties, FromTheSpecAsParsed) {
+  auto spec = ParseSpec(R"(name = "m"
+[workload]
+builtin = "kv"
+[sweep]
+qps = [10000]
+[[corunner]]
+name = "stream"
+command = ["stress-ng", "--stream", "1"]
+[manager]
+policy = "parties"
+[[manager.resource]]
+knob = "cpu_quota"
+tenant = "stream"
+unit = "25%"
+min = "0%"
+max = "100%"
+[manager.floor]
+cpu_quota = "50%"
+)", "m.toml");
+  ASSERT_TRUE(spec.ok()) << spec.status().message();
+  auto policy = MakePolicy(spec->manager);
+  ASSERT_TRUE(policy.ok()) << policy.status().message();
+  Plant p;
+  std::vector<std::string> to;
+  for (int64_t i = 0; i < 4; ++i) {
+    Decision d = (*policy)->Decide(p.Measure((*policy)->allocation(), 40000, i));
+    for (const auto& a : d.actions) to.push_back(a.to_text);
+  }
+  // 100 % -> 75 % -> 50 %, and no lower: the floor, though min is 0 % and QoS is still missed.
+  EXPECT_EQ(to, (std::vector<std::string>{"75%", "50%"}));
+}
+
 }  // namespace
 }  // namespace ream
