@@ -76,6 +76,12 @@ std::optional<ResctrlInfo> ResctrlFor(Platform& machine, std::string* why) {
 Result<Prepared> Validate(Platform& p, SandboxKind& sandboxes, const ExperimentSpec& spec, const Plan& plan,
                           const std::string& ream_binary, bool strict, const CorunnerKinds* corunner_kinds) {
   Prepared out;
+  // A [manager] is parsed and checked, but no run drives one yet: refused, rather than run with
+  // the partitions fixed, which is not what the spec asks.
+  if (spec.manager.given) {
+    return Unsupported(SpecAt(spec, spec.manager.line) + "[manager] is checked, but ream run does not drive a "
+                       "manager yet (docs/manager.md); remove the section to run the partitions as they start");
+  }
   // The workload's account must exist before anything runs (a typo fails here, with its line).
   // (A platform without a user database, a fixture tree, cannot say: the sandbox decides then.)
   // (On another host its agent resolves the account when the sandbox starts, and says so.)

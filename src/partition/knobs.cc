@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "platform/platform.h"
+#include "platform/text.h"
 
 namespace ream {
 namespace {
@@ -45,6 +46,35 @@ Result<KnobValue> NetTime(std::string_view text, std::string_view what) {
 
 int64_t Int(const KnobValue& v) { return std::get<int64_t>(v); }
 double Real(const KnobValue& v) { return std::get<double>(v); }
+
+// A manager's view of a knob whose value is a fraction written as a percentage (cpu_quota,
+// mem_bw): the level is the fraction.
+KnobMoves FractionMoves() {
+  return {.level = [](const KnobValue& v, std::string_view what) -> Result<double> {
+            if (!std::holds_alternative<double>(v)) {
+              return InvalidArgument(std::string(what) + " is moved as a percentage (\"50%\"), not an amount");
+            }
+            return Real(v);
+          },
+          .value = [](double level) { return KnobValue(level); },
+          .text = [](double level) { return Fmt("%.4g%%", level * 100); }};
+}
+
+// A manager's view of a knob counted in whole numbers (cpu_weight, llc_ways).
+KnobMoves CountMoves(double unit) {
+  return {.level = [](const KnobValue& v, std::string_view) -> Result<double> {
+            return static_cast<double>(Int(v));
+          },
+          .value = [](double level) { return KnobValue(static_cast<int64_t>(level + 0.5)); },
+          .text = [](double level) { return Fmt("%.0f", level); },
+          .unit = unit};
+}
+
+// Why a manager cannot move what is fixed when the tenant starts.
+constexpr const char* kDiskFixed =
+    "ream writes a disk throttle once, when the tenant's cgroup is made, and has no live change of it";
+constexpr const char* kRelayFixed =
+    "the relay in front of the tenant takes L, g and G on its command line when it starts";
 
 }  // namespace
 
@@ -150,32 +180,61 @@ void RegisterBuiltinKnobs(KnobTable& t) {
   t.Add({.key = "cpu_quota", .flag = "--cpu-quota", .help = "CPU time in percent of one CPU (50%, 150%)",
          .parse = Percent,
          .apply = [](const KnobValue& v, PartitionSpec* s) { s->cpu_quota = Real(v); },
-         .support = "--cpu-quota", .resource = "cpu_quota", .amount = Real});
+         .support = "--cpu-quota", .resource = "cpu_quota", .amount = Real, .moves = FractionMoves()});
   t.Add({.key = "cpu_weight", .flag = "--cpu-weight",
          .help = "Relative CPU weight under contention, 1..10000 (default: the kernel's 100)", .flag_type = "INT",
          .in_spec = false,
          .parse = [](std::string_view text, std::string_view) { return PositiveInteger(text, "integer"); },
-         .apply = [](const KnobValue& v, PartitionSpec* s) { s->cpu_weight = static_cast<int>(Int(v)); }});
+         .apply = [](const KnobValue& v, PartitionSpec* s) { s->cpu_weight = static_cast<int>(Int(v)); },
+         .moves = [] {
+           KnobMoves m = CountMoves(0);
+           m.lowest = 1;  // the kernel's bounds of cpu.weight
+           m.highest = 10000;
+           return m;
+         }()});
+  // The scheduling class of the tenant's cgroup against its siblings (cpu.idle): the best-effort
+  // tier that Heracles' "disable the best-effort tasks" comes to on a machine whose cores cannot
+  // be taken away. Not a [partitions] key: a co-runner gives it as sched = "idle"; a manager
+  // moves it between its two levels.
+  t.Add({.key = "cpu_idle",
+         .in_spec = false,
+         .parse = [](std::string_view text, std::string_view what) -> Result<KnobValue> {
+           if (text == "idle" || text == "normal") return KnobValue(std::string(text));
+           return InvalidArgument(std::string(what) + ": '" + std::string(text) +
+                                  "' is not a scheduling class of a cgroup (\"idle\" or \"normal\")");
+         },
+         .apply = [](const KnobValue& v, PartitionSpec* s) { s->cpu_idle = std::get<std::string>(v) == "idle"; },
+         .moves = KnobMoves{
+             .level = [](const KnobValue& v, std::string_view) -> Result<double> {
+               return std::get<std::string>(v) == "idle" ? 0.0 : 1.0;
+             },
+             .value = [](double level) { return KnobValue(std::string(level < 0.5 ? "idle" : "normal")); },
+             .text = [](double level) { return std::string(level < 0.5 ? "idle" : "normal"); },
+             .unit = 1,
+             .lowest = 0,
+             .highest = 1}});
   t.Add({.key = "memory", .flag = "--memory", .help = "Memory limit (512M, 1G); exceeding it is an OOM kill",
          .parse = Amount<ParseBytes>,
          .apply = [](const KnobValue& v, PartitionSpec* s) { s->memory_bytes = Int(v); },
          .support = "--memory", .resource = "memory",
-         .amount = [](const KnobValue& v) { return static_cast<double>(Int(v)); }});
+         .amount = [](const KnobValue& v) { return static_cast<double>(Int(v)); },
+         .fixed_while_running = "a limit lowered under what the tenant holds reclaims or OOM-kills it, a cost "
+                                "its throughput in one window does not show"});
   auto disk_bps = [](std::optional<int64_t> PartitionSpec::*field) {
     return [field](const KnobValue& v, PartitionSpec* s) { s->*field = Int(v); };
   };
   auto bytes_per_s = [](const KnobValue& v) { return static_cast<double>(Int(v)); };
   t.Add({.key = "disk_read_bps", .flag = "--disk-read-bps", .help = "Disk read bandwidth limit (20M = 20 MiB/s)",
          .parse = Amount<ParseBytesPerSecond>, .apply = disk_bps(&PartitionSpec::disk_read_bps),
-         .support = "--disk-*", .resource = "disk_bw", .amount = bytes_per_s});
+         .support = "--disk-*", .resource = "disk_bw", .amount = bytes_per_s, .fixed_while_running = kDiskFixed});
   t.Add({.key = "disk_write_bps", .flag = "--disk-write-bps", .help = "Disk write bandwidth limit",
          .parse = Amount<ParseBytesPerSecond>, .apply = disk_bps(&PartitionSpec::disk_write_bps),
-         .support = "--disk-*", .resource = "disk_bw", .amount = bytes_per_s});
+         .support = "--disk-*", .resource = "disk_bw", .amount = bytes_per_s, .fixed_while_running = kDiskFixed});
   auto iops = [](std::string_view text, std::string_view) { return PositiveInteger(text, "integer"); };
   t.Add({.key = "disk_read_iops", .flag = "--disk-read-iops", .help = "Disk read IOPS limit", .flag_type = "INT", .parse = iops,
-         .apply = disk_bps(&PartitionSpec::disk_read_iops), .support = "--disk-*"});
+         .apply = disk_bps(&PartitionSpec::disk_read_iops), .support = "--disk-*", .fixed_while_running = kDiskFixed});
   t.Add({.key = "disk_write_iops", .flag = "--disk-write-iops", .help = "Disk write IOPS limit", .flag_type = "INT", .parse = iops,
-         .apply = disk_bps(&PartitionSpec::disk_write_iops), .support = "--disk-*"});
+         .apply = disk_bps(&PartitionSpec::disk_write_iops), .support = "--disk-*", .fixed_while_running = kDiskFixed});
   t.Add({.key = "disk_device", .flag = "--disk-device",
          .help = "Disk to throttle: MAJ:MIN, /dev/NAME or a path on it (default: the disk of the current "
                  "directory)",
@@ -184,17 +243,19 @@ void RegisterBuiltinKnobs(KnobTable& t) {
          },
          .apply = [](const KnobValue& v, PartitionSpec* s) { s->disk_device = std::get<std::string>(v); },
          .support = "--disk-*", .limits = false,
-         .alone_error = "names the disk to throttle: give a --disk-* limit too"});
+         .alone_error = "names the disk to throttle: give a --disk-* limit too",
+         .fixed_while_running = "it names the disk the throttles apply to and limits nothing"});
   t.Add({.key = "net_rate", .flag = "--net-rate", .help = "Shape the node's link, both directions (100mbit)",
          .parse = Amount<ParseBitRate>,
          .apply = [](const KnobValue& v, PartitionSpec* s) { s->net_rate_bps = Int(v); },
          .needs_node = true, .support = "--net-rate", .resource = "net_bw",
-         .amount = [](const KnobValue& v) { return static_cast<double>(Int(v)) / 8; }});
+         .amount = [](const KnobValue& v) { return static_cast<double>(Int(v)) / 8; },
+         .fixed_while_running = "the node's link is shaped once, when the node is made"});
   t.Add({.key = "llc_ways", .flag = "--llc-ways", .help = "Last-level-cache ways (resctrl L3 CAT)", .flag_type = "INT",
          .parse = [](std::string_view text, std::string_view) { return PositiveInteger(text, "number of ways"); },
          .apply = [](const KnobValue& v, PartitionSpec* s) { s->llc_ways = static_cast<int>(Int(v)); },
          .support = "--llc-ways", .resource = "llc_ways",
-         .amount = [](const KnobValue& v) { return static_cast<double>(Int(v)); }});
+         .amount = [](const KnobValue& v) { return static_cast<double>(Int(v)); }, .moves = CountMoves(1)});
   // A percentage (a double) or, where the resctrl mount takes it (mba_MBps, AMD), an amount in
   // MB/s (an int64_t): "50%", "4000MBps".
   t.Add({.key = "mem_bw", .flag = "--mem-bw",
@@ -220,7 +281,8 @@ void RegisterBuiltinKnobs(KnobTable& t) {
          },
          .support = "--mem-bw", .resource = "mem_bw",
          .amount = [](const KnobValue& v) { return Real(v) * 100; },
-         .has_amount = [](const KnobValue& v) { return std::holds_alternative<double>(v); }});
+         .has_amount = [](const KnobValue& v) { return std::holds_alternative<double>(v); },
+         .moves = FractionMoves()});
   // LogGP (second seed). L, g and G are applied by the relay (relay/), in the path between the
   // generator and the workload; o by the workload's own sockets (not the relay's: it must be
   // charged to the workload's CPUs).
@@ -231,19 +293,21 @@ void RegisterBuiltinKnobs(KnobTable& t) {
   t.Add({.key = "net_latency", .flag = "--net-latency",
          .help = "LogGP L: one-way delay added to every message, both directions (200us)",
          .parse = NetTime, .apply = net_time(&PartitionSpec::net_latency), .support = "relay",
-         .resource = "net_latency", .amount = in_us});
+         .resource = "net_latency", .amount = in_us, .fixed_while_running = kRelayFixed});
   t.Add({.key = "net_overhead", .flag = "--net-overhead",
          .help = "LogGP o: CPU time the workload spends per message sent and received (20us)",
          .parse = NetTime, .apply = net_time(&PartitionSpec::net_overhead), .resource = "net_overhead",
-         .amount = in_us});
+         .amount = in_us,
+         .fixed_while_running = "the workload's preloaded library reads o once, when the workload starts"});
   t.Add({.key = "net_gap", .flag = "--net-gap",
          .help = "LogGP g: minimum interval between consecutive messages on a connection (50us)",
          .parse = NetTime, .apply = net_time(&PartitionSpec::net_gap), .support = "relay",
-         .resource = "net_gap", .amount = in_us});
+         .resource = "net_gap", .amount = in_us, .fixed_while_running = kRelayFixed});
   t.Add({.key = "net_per_byte", .flag = "--net-per-byte",
          .help = "LogGP G: time per byte, a bandwidth limit at message granularity (8ns = 125 MB/s)",
          .parse = NetTime, .apply = net_time(&PartitionSpec::net_per_byte), .support = "relay",
-         .resource = "net_per_byte", .amount = [](const KnobValue& v) { return static_cast<double>(Int(v)); }});
+         .resource = "net_per_byte", .amount = [](const KnobValue& v) { return static_cast<double>(Int(v)); },
+         .fixed_while_running = kRelayFixed});
 }
 
 const KnobTable& BuiltinKnobs() {

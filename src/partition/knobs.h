@@ -77,6 +77,22 @@ struct LimitedResource {
   double unlimited_cost = std::numeric_limits<double>::infinity();
 };
 
+// How a manager (manager/) moves a knob while its tenant runs, one unit at a time: the value as
+// a level, a number in the knob's own unit where more is more of the resource (cpu_quota 0.5 =
+// half a CPU; cpu_idle 0 = the idle class, 1 = normal), and a level back into a value.
+struct KnobMoves {
+  // InvalidArgument naming `what` for a value that has no level (mem_bw in MB/s: the manager
+  // moves percentages).
+  std::function<Result<double>(const KnobValue&, std::string_view what)> level;
+  std::function<KnobValue(double)> value;
+  // The level as the knob's own text ("50%", "4", "idle"), for actions and messages.
+  std::function<std::string(double)> text;
+  // Defaults when [[manager.resource]] gives no unit / min / max (0 / unset: it must give one):
+  // a knob of two levels needs none.
+  double unit = 0;
+  std::optional<double> lowest, highest;
+};
+
 struct Knob {
   std::string key;   // the [partitions] key and the stored label's name: "cpu_quota"
   std::string flag;  // the `ream exec` flag ("--cpu-quota"); empty: not an exec flag
@@ -106,6 +122,10 @@ struct Knob {
   // Set when the value decides whether it has an amount in `resource`'s unit (mem_bw: a
   // percentage has, an MB/s amount has not): false makes it a limit shown by its text.
   std::function<bool(const KnobValue&)> has_amount;
+  // Set when a manager may change it on a running tenant; otherwise `fixed_while_running` says
+  // why it cannot (in words a spec error can end with).
+  std::optional<KnobMoves> moves;
+  std::string fixed_while_running;
 };
 
 class KnobTable {

@@ -183,5 +183,43 @@ TEST(Knobs, LogGpSupportRowsRelayAlwaysKernelMethodsByProbe) {
   EXPECT_EQ(rows["clsact+BPF"]->capabilities, (std::vector<std::string>{"tc.clsact", "tc.cls_bpf"}));
 }
 
+// Every knob either says how a manager moves it on a running tenant (a level and back, to the
+// same value) or why it cannot: a [[manager.resource]] naming it gets one or the other.
+TEST(Knobs, EveryKnobMovesOrSaysWhyNot) {
+  const KnobTable& t = BuiltinKnobs();
+  std::vector<std::string> movable;
+  for (const auto& k : t.knobs()) {
+    EXPECT_NE(k.moves.has_value(), !k.fixed_while_running.empty()) << k.key;
+    if (k.moves) movable.push_back(k.key);
+  }
+  EXPECT_EQ(movable, (std::vector<std::string>{"cpu_quota", "cpu_weight", "cpu_idle", "llc_ways", "mem_bw"}));
+  struct Case {
+    std::string key, text;
+    double level;
+  };
+  for (const Case& c : std::vector<Case>{{"cpu_quota", "25%", 0.25}, {"cpu_weight", "300", 300},
+                                         {"cpu_idle", "idle", 0}, {"cpu_idle", "normal", 1},
+                                         {"llc_ways", "3", 3}, {"mem_bw", "40%", 0.4}}) {
+    const Knob* k = t.Find(c.key);
+    ASSERT_TRUE(k && k->moves) << c.key;
+    auto v = k->parse(c.text, c.key);
+    ASSERT_TRUE(v.ok()) << v.status().message();
+    auto level = k->moves->level(*v, c.key);
+    ASSERT_TRUE(level.ok()) << level.status().message();
+    EXPECT_DOUBLE_EQ(*level, c.level) << c.key;
+    EXPECT_EQ(k->moves->text(*level), c.text) << c.key;
+    EXPECT_TRUE(k->moves->value(*level) == *v) << c.key;
+  }
+  // mem_bw in MB/s has no level: the manager moves percentages.
+  const Knob* mb = t.Find("mem_bw");
+  auto mbps = mb->parse("4000MBps", "mem_bw");
+  ASSERT_TRUE(mbps.ok());
+  EXPECT_NE(mb->moves->level(*mbps, "mem_bw").status().message().find("percentage"), std::string::npos);
+  EXPECT_FALSE(t.Find("cpu_idle")->parse("lazy", "cpu_idle").ok());
+  PartitionSpec p;
+  t.Find("cpu_idle")->apply(KnobValue(std::string("idle")), &p);
+  EXPECT_TRUE(p.cpu_idle);
+}
+
 }  // namespace
 }  // namespace ream

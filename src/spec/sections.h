@@ -47,6 +47,9 @@ Status ExpandSensitivity(const std::string& source, const std::vector<Sensitivit
                          const std::vector<std::vector<PartitionValues>>& values,
                          std::vector<PartitionValues>* partitions);
 
+// spec/manager.cc: [manager], after the co-runners (its resources name tenants).
+Status ParseManager(const TomlSection& s, const KnobTable& knobs, ExperimentSpec* spec);
+
 // spec/nodes.cc: the client nodes and the workload's node.
 Status ParseNodes(const TomlSection& s, const std::vector<PartitionValues>& partitions, bool workload_node,
                   NodesSpec* n);

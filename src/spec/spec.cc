@@ -144,7 +144,7 @@ Result<ExperimentSpec> ParseSpec(const std::string& text, const std::string& sou
   TomlSection top(root, "", source,
               {"name", "description", "seed", "repetitions", "scenarios", "generator_cpus",
                "sample_interval", "node", "workload", "load", "sweep", "partitions", "qos",
-               "sensitivity", "model", "sandbox", "nodes", "corunner", "colocation", "interference"});
+               "sensitivity", "model", "sandbox", "nodes", "corunner", "colocation", "interference", "manager"});
   REAM_RETURN_IF_ERROR(top.Unknown());
   REAM_RETURN_IF_ERROR(top.String("name", &spec.name));
   if (spec.name.empty()) {
@@ -268,6 +268,15 @@ Result<ExperimentSpec> ParseSpec(const std::string& text, const std::string& sou
   }
   REAM_RETURN_IF_ERROR(err);
   REAM_RETURN_IF_ERROR(ParseCorunners(top, knobs, tenant_kinds, &spec));
+  if (const toml::table* m = top.Table("manager", &err)) {
+    REAM_RETURN_IF_ERROR(ParseManager(
+        TomlSection(*m, "manager", source,
+                    {"policy", "period", "window", "grow_below", "shrink_above", "skip_windows", "peak_qps",
+                     "disable_above_load", "enable_below_load", "stop_growth_below", "shrink_below",
+                     "cooldown_windows", "resource", "floor"}),
+        knobs, &spec));
+  }
+  REAM_RETURN_IF_ERROR(err);
   if (!spec.workload.batch.empty()) {
     REAM_RETURN_IF_ERROR(CheckBatchSubject(top, spec));
     return spec;
@@ -439,6 +448,29 @@ nlohmann::json ExperimentSpec::ToJson() const {
     json sets = json::array();
     for (size_t i = 0; i < colocation.sets.size(); ++i) sets.push_back(colocation.sets[i]);
     j["colocation"] = {{"alone", colocation.alone}, {"sets", sets}};
+  }
+  if (manager.given) {
+    // Only with [manager], so every other spec's stored form is as before.
+    json res = json::array();
+    for (const auto& r : manager.resources) {
+      res.push_back({{"knob", r.knob->key}, {"tenant", r.tenant}, {"unit", r.unit_text}, {"min", r.min_text},
+                     {"max", r.max_text}});
+    }
+    json mj = {{"policy", manager.policy},     {"period_ms", manager.period.count()},
+               {"window_ms", manager.window.count()}, {"resources", res}, {"floor", manager.floor_texts}};
+    if (manager.policy == "parties") {
+      mj["grow_below"] = manager.grow_below;
+      mj["shrink_above"] = manager.shrink_above;
+      mj["skip_windows"] = manager.skip_windows;
+    } else {
+      mj["peak_qps"] = manager.peak_qps;
+      mj["disable_above_load"] = manager.disable_above_load;
+      mj["enable_below_load"] = manager.enable_below_load;
+      mj["stop_growth_below"] = manager.stop_growth_below;
+      mj["shrink_below"] = manager.shrink_below;
+      mj["cooldown_windows"] = manager.cooldown_windows;
+    }
+    j["manager"] = mj;
   }
   j["qos"] = {{"percentile", qos.percentile},
               {"target_us", qos.target_us ? json(*qos.target_us) : json(nullptr)},

@@ -366,6 +366,50 @@ struct InterferenceSpec {
   int line = 0;
 };
 
+// One [[manager.resource]]: a knob of one tenant that the manager may move, a unit at a time,
+// within [min, max]. Its values are levels (partition/knobs.h KnobMoves: a number in the knob's
+// own unit, more is more of the resource); the texts are as written, for messages and storage.
+struct ManagerResourceSpec {
+  const Knob* knob = nullptr;  // a knob of the table that has `moves`
+  std::string tenant;          // "subject" or a co-runner's name
+  double unit = 0;             // > 0
+  double min = 0, max = 0;     // min <= max, max - min >= unit
+  std::string unit_text, min_text, max_text;
+  int line = 0;
+};
+
+// [manager]: a controller that moves the tenants' partitions while the subject runs under a
+// changing load, to keep the subject's tail latency under its QoS target and give its
+// neighbours the rest (docs/manager.md). The slack of a window is (target - tail) / target.
+struct ManagerSpec {
+  bool given = false;  // the spec has a [manager] section
+  // "parties" (Chen et al., ASPLOS 2019) or "heracles" (Lo et al., ISCA 2015): the rules.
+  std::string policy;
+  std::chrono::milliseconds period{500};  // how often it decides
+  std::chrono::milliseconds window{500};  // the latency window each decision reads; >= period
+  // PARTIES: a slack below grow_below gets the subject a unit, above shrink_above gives one
+  // back; a resource whose move was reverted is skipped for skip_windows decisions.
+  double grow_below = 0.05;
+  double shrink_above = 0.20;
+  int skip_windows = 4;
+  // Heracles: the subject's load as a share of peak_qps (its capacity at QoS) above
+  // disable_above_load disables the neighbours, below enable_below_load lets them back; a slack
+  // below stop_growth_below stops their growth, below shrink_below shrinks them a unit; a
+  // negative slack disables them for cooldown_windows decisions.
+  double peak_qps = 0;
+  double disable_above_load = 0.85;
+  double enable_below_load = 0.80;
+  double stop_growth_below = 0.10;
+  double shrink_below = 0.05;
+  int cooldown_windows = 10;
+  std::vector<ManagerResourceSpec> resources;  // at least one
+  // [manager.floor]: knob -> the level no tenant's allocation of it goes below, whatever a
+  // resource's min says.
+  std::map<std::string, double> floor;
+  std::map<std::string, std::string> floor_texts;
+  int line = 0;
+};
+
 struct ExperimentSpec {
   std::string name;
   std::string description;
@@ -394,6 +438,7 @@ struct ExperimentSpec {
   std::map<std::string, std::vector<std::string>> corunner_variants;
   ColocationSpec colocation;            // [colocation]; meaningful with corunners
   InterferenceSpec interference;        // [interference]; its co-runners are in `corunners`
+  ManagerSpec manager;                  // [manager]; `given` false without one
   const CorunnerSpec* FindCorunner(const std::string& name) const;
 
   std::string source;  // the file name, for messages

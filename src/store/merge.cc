@@ -82,7 +82,9 @@ class Merger {
                                         {"runs", "experiment_id", true},
                                         {"points", "run_id", true},
                                         {"histograms", "point_id", false},
-                                        {"timelines", "point_id", false}}) {
+                                        {"timelines", "point_id", false},
+                                        {"manager_windows", "run_id", false},
+                                        {"manager_actions", "run_id", false}}) {
       REAM_ASSIGN_OR_RETURN(auto cols, Columns(out_.db(), name));
       tables_[name] = Table{name, parent, has_id, Without(cols, {"id"})};
     }
@@ -313,6 +315,10 @@ class Merger {
                                           return CopyChildren(in, tables_.at("timelines"), old_point, new_point,
                                                               "point_id");
                                         }));
+      // A manager's windows before their actions, which name them.
+      REAM_RETURN_IF_ERROR(CopyChildren(in, tables_.at("manager_windows"), runs.Int(0), run_id, "window_index"));
+      REAM_RETURN_IF_ERROR(
+          CopyChildren(in, tables_.at("manager_actions"), runs.Int(0), run_id, "window_index, seq"));
       ++report_.runs_added;
       if (o_.after_run) o_.after_run(report_.runs_added);
     }
@@ -339,10 +345,14 @@ class Merger {
       return Status::Ok();
     };
     REAM_RETURN_IF_ERROR(rows(tables_.at("runs"), "id", run_id, "id", [&](const sql::Statement&) -> Status {
-      return rows(tables_.at("points"), "run_id", run_id, "target_load, attempt", [&](const sql::Statement& p) -> Status {
-        REAM_RETURN_IF_ERROR(rows(tables_.at("histograms"), "point_id", p.Int(0), "kind", nullptr));
-        return rows(tables_.at("timelines"), "point_id", p.Int(0), "point_id", nullptr);
-      });
+      REAM_RETURN_IF_ERROR(rows(tables_.at("points"), "run_id", run_id, "target_load, attempt",
+                                [&](const sql::Statement& p) -> Status {
+                                  REAM_RETURN_IF_ERROR(
+                                      rows(tables_.at("histograms"), "point_id", p.Int(0), "kind", nullptr));
+                                  return rows(tables_.at("timelines"), "point_id", p.Int(0), "point_id", nullptr);
+                                }));
+      REAM_RETURN_IF_ERROR(rows(tables_.at("manager_windows"), "run_id", run_id, "window_index", nullptr));
+      return rows(tables_.at("manager_actions"), "run_id", run_id, "window_index, seq", nullptr);
     }));
     return d;
   }
@@ -454,6 +464,10 @@ Result<std::vector<std::string>> CanonicalRows(sql::Database& db) {
        {run_key, "p.target_load", "p.attempt"}, {"point_id"}},
       {"timelines", "t", "timelines t JOIN points p ON p.id = t.point_id" + to_run,
        {run_key, "p.target_load", "p.attempt"}, {"point_id"}},
+      {"manager_windows", "w", "manager_windows w JOIN runs r ON r.id = w.run_id JOIN experiments e ON e.id = "
+       "r.experiment_id", {run_key}, {"run_id"}},
+      {"manager_actions", "a", "manager_actions a JOIN runs r ON r.id = a.run_id JOIN experiments e ON e.id = "
+       "r.experiment_id", {run_key}, {"run_id"}},
   };
   std::vector<std::string> rows;
   for (const auto& s : sources) {

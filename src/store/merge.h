@@ -2,8 +2,8 @@
 // campaign.h), each holding some runs of the same experiments, or any databases of one schema
 // version.
 //
-// Lossless: every run, point, histogram, timeline and host environment of every input is in the
-// output. Idempotent and order-free: an experiment is joined by name (its spec must be the same
+// Lossless: every run, point, histogram, timeline, manager window and action, and host
+// environment of every input is in the output. Idempotent and order-free: an experiment is joined by name (its spec must be the same
 // text, else the merge is refused, naming both files), a run by its key (scenario, partition,
 // repetition, co-runner set; one already there must hold the same contents, else refused), and
 // the experiment's few aggregate columns are set by rules of a set (status: the worst; created:

@@ -70,6 +70,24 @@ class MergeTest : public ::testing::Test {
         d.timeline = {{"t", {1, 2, level}}};
         EXPECT_TRUE(s->InsertPoint(d).ok());
       }
+      // A manager's two windows, the second with an action.
+      for (int64_t window = 0; window < 2; ++window) {
+        ManagerWindowRecord w;
+        w.run_id = run->id;
+        w.window = window;
+        w.end_s = 0.5 * (window + 1);
+        w.valid = true;
+        w.tail_us = p95 + rep;
+        w.target_us = 500;
+        w.slack = (500 - p95 - rep) / 500;
+        w.neighbour_throughput["stream"] = 100 + rep;
+        w.allocation["stream"]["cpu_quota"] = {0.5, "50%"};
+        if (window == 1) {
+          w.actions.push_back({.seq = 0, .tenant = "stream", .knob = "cpu_quota", .from = 0.5, .to = 0.6,
+                               .from_text = "50%", .to_text = "60%", .reason = "slack above 20 %"});
+        }
+        EXPECT_TRUE(s->InsertManagerWindow(w).ok());
+      }
     }
     return path;
   }
@@ -113,6 +131,8 @@ TEST_F(MergeTest, DisjointRunsUnionIntoOneExperiment) {
   EXPECT_EQ(Count(out, "SELECT count(*) FROM runs"), 3);
   EXPECT_EQ(Count(out, "SELECT count(*) FROM histograms"), 6);
   EXPECT_EQ(Count(out, "SELECT count(*) FROM timelines"), 6);
+  EXPECT_EQ(Count(out, "SELECT count(*) FROM manager_windows"), 6);
+  EXPECT_EQ(Count(out, "SELECT count(*) FROM manager_actions"), 3);
   // No partial file is left beside the output.
   for (const auto& f : std::filesystem::directory_iterator(dir_)) {
     EXPECT_EQ(f.path().filename().string().find(".partial-"), std::string::npos) << f.path();

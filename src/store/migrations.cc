@@ -245,6 +245,41 @@ INSERT INTO host_environments (experiment_id, hostname, recorded_ns, ream_versio
          doctor_json, timing_json FROM environment;
 UPDATE runs SET host = coalesce((SELECT hostname FROM environment e WHERE e.experiment_id = runs.experiment_id), '');
 )sql",
+    // 10 -> 11: a manager's decisions (store/manager_records.h): per window of a run, the
+    // figures its policy read, its note and the allocation it left; per action, the move, its
+    // reason and whether it was applied. Older databases have no manager, so nothing to fill.
+    R"sql(
+CREATE TABLE manager_windows (
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  window_index INTEGER NOT NULL,
+  end_s REAL NOT NULL,
+  valid INTEGER NOT NULL,
+  invalid_because TEXT NOT NULL DEFAULT '',
+  tail_us REAL,
+  target_us REAL,
+  slack REAL,
+  load_qps REAL,
+  neighbours_json TEXT NOT NULL DEFAULT '{}',
+  allocation_json TEXT NOT NULL DEFAULT '{}',
+  note TEXT NOT NULL DEFAULT '',
+  PRIMARY KEY (run_id, window_index)
+);
+CREATE TABLE manager_actions (
+  run_id INTEGER NOT NULL,
+  window_index INTEGER NOT NULL,
+  seq INTEGER NOT NULL,
+  tenant TEXT NOT NULL,
+  knob TEXT NOT NULL,
+  from_level REAL NOT NULL,
+  to_level REAL NOT NULL,
+  from_text TEXT NOT NULL,
+  to_text TEXT NOT NULL,
+  reason TEXT NOT NULL,
+  failure TEXT NOT NULL DEFAULT '',
+  PRIMARY KEY (run_id, window_index, seq),
+  FOREIGN KEY (run_id, window_index) REFERENCES manager_windows(run_id, window_index) ON DELETE CASCADE
+);
+)sql",
 };
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == kStoreSchemaVersion);
 

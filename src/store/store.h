@@ -20,13 +20,14 @@
 #include "load/load_axis.h"
 #include "platform/status.h"
 #include "store/sqlite.h"
+#include "store/manager_records.h"
 #include "store/statuses.h"
 #include "store/tenant_figures.h"
 
 namespace ream {
 
 // The schema version this build writes; older databases are migrated on open.
-inline constexpr int kStoreSchemaVersion = 10;
+inline constexpr int kStoreSchemaVersion = 11;
 
 // The QoS rule and validity thresholds of an experiment, as its spec set them.
 struct QosSettings {
@@ -252,6 +253,13 @@ class Store {
   Result<std::vector<PointRecord>> ListPoints(int64_t run_id);
   Result<std::map<std::string, Histogram>> GetHistograms(int64_t point_id);
   Result<nlohmann::json> GetTimeline(int64_t point_id);  // null when none was stored
+
+  // A manager's window with its actions (schema 11, store/manager_records.h), in one transaction.
+  // AlreadyExists when the run has that window already; FailedPrecondition on an older schema.
+  Status InsertManagerWindow(const ManagerWindowRecord& w);
+  // A run's windows in order, each with its actions; empty when no manager ran. Corrupt naming
+  // the run and window when a stored document is not what InsertManagerWindow writes.
+  Result<std::vector<ManagerWindowRecord>> ListManagerWindows(int64_t run_id);
 
   // Runs `PRAGMA integrity_check`; Ok when it answers "ok".
   Status IntegrityCheck();

@@ -808,5 +808,97 @@ TEST_F(StoreTest, MigratesSchemaNineToRunHosts) {
   EXPECT_EQ(again->status, RunStatus::kComplete);
 }
 
+// A manager's windows and actions round-trip typed, in order, with an unmeasured tail NULL (not
+// 0); a window stored twice is refused; a database of schema 10 opens migrated, its runs kept,
+// and takes windows after.
+TEST_F(StoreTest, ManagerWindowsAndActionsRoundTrip) {
+  {
+    auto old = Store::CreateAtSchemaVersionForTesting(path_, 10);
+    ASSERT_TRUE(old.ok()) << old.status().ToString();
+    EXPECT_EQ(old->schema_version(), 10);
+    NewRun(*old, "before");
+    ManagerWindowRecord w;
+    EXPECT_EQ(old->InsertManagerWindow(w).code(), StatusCode::kUnsupported);
+  }
+  auto s = Store::Open(path_, false);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_EQ(s->schema_version(), kStoreSchemaVersion);
+  auto e = s->FindExperiment("before");
+  ASSERT_TRUE(e.ok() && e->has_value());
+  auto runs = s->ListRuns((*e)->id);
+  ASSERT_TRUE(runs.ok() && runs->size() == 1u);
+  const int64_t run = (*runs)[0].id;
+  auto none = s->ListManagerWindows(run);
+  ASSERT_TRUE(none.ok());
+  EXPECT_TRUE(none->empty());
+
+  ManagerWindowRecord w1;
+  w1.run_id = run;
+  w1.window = 1;
+  w1.end_s = 1.0;
+  w1.valid = true;
+  w1.tail_us = 620;
+  w1.target_us = 500;
+  w1.slack = -0.24;
+  w1.load_qps = 40000;
+  w1.neighbour_throughput["stream"] = 0.93;
+  w1.allocation["stream"]["cpu_quota"] = {0.9, "90%"};
+  w1.allocation["stream"]["cpu_idle"] = {1, "normal"};
+  w1.note = "slack -24.0 % below +5.0 %: a unit toward the subject: cpu_quota";
+  w1.actions.push_back({.seq = 0, .tenant = "stream", .knob = "cpu_quota", .from = 1.0, .to = 0.9,
+                        .from_text = "100%", .to_text = "90%", .reason = "slack -24.0 % below +5.0 %"});
+  w1.actions.push_back({.seq = 1, .tenant = "subject", .knob = "llc_ways", .from = 5, .to = 6, .from_text = "5",
+                        .to_text = "6", .reason = "ways", .failure = "no resctrl mount"});
+  ManagerWindowRecord w0;
+  w0.run_id = run;
+  w0.window = 0;
+  w0.end_s = 0.5;
+  w0.valid = false;
+  w0.invalid_because = "the generator sent 71 % of its requests on time";
+  w0.target_us = 500;
+  w0.note = "window 0 is not valid";
+  // Out of order: read back in the windows' order.
+  ASSERT_TRUE(s->InsertManagerWindow(w1).ok());
+  ASSERT_TRUE(s->InsertManagerWindow(w0).ok());
+  Status twice = s->InsertManagerWindow(w0);
+  EXPECT_EQ(twice.code(), StatusCode::kAlreadyExists);
+  EXPECT_NE(twice.message().find("already has manager window 0"), std::string::npos) << twice.message();
+
+  auto got = s->ListManagerWindows(run);
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  ASSERT_EQ(got->size(), 2u);
+  const ManagerWindowRecord& g0 = (*got)[0];
+  EXPECT_EQ(g0.window, 0);
+  EXPECT_FALSE(g0.valid);
+  EXPECT_EQ(g0.invalid_because, w0.invalid_because);
+  EXPECT_FALSE(g0.tail_us.has_value());  // not measured: NULL, never 0
+  EXPECT_FALSE(g0.slack.has_value());
+  EXPECT_TRUE(g0.actions.empty());
+  const ManagerWindowRecord& g1 = (*got)[1];
+  EXPECT_TRUE(g1.valid);
+  EXPECT_DOUBLE_EQ(*g1.tail_us, 620);
+  EXPECT_DOUBLE_EQ(*g1.slack, -0.24);
+  EXPECT_DOUBLE_EQ(*g1.load_qps, 40000);
+  EXPECT_DOUBLE_EQ(g1.neighbour_throughput.at("stream"), 0.93);
+  EXPECT_EQ(g1.allocation.at("stream").at("cpu_quota").text, "90%");
+  EXPECT_DOUBLE_EQ(g1.allocation.at("stream").at("cpu_idle").level, 1);
+  EXPECT_EQ(g1.note, w1.note);
+  ASSERT_EQ(g1.actions.size(), 2u);
+  EXPECT_EQ(g1.actions[0].to_text, "90%");
+  EXPECT_DOUBLE_EQ(g1.actions[0].to, 0.9);
+  EXPECT_TRUE(g1.actions[0].failure.empty());
+  EXPECT_EQ(g1.actions[1].failure, "no resctrl mount");
+
+  // A document that is not what InsertManagerWindow writes is named, not read as something else.
+  ASSERT_TRUE(s->db().Exec("UPDATE manager_windows SET allocation_json = '{\"stream\": {\"cpu_quota\": 3}}' "
+                           "WHERE window_index = 1").ok());
+  auto bad = s->ListManagerWindows(run);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().code(), StatusCode::kCorrupt);
+  EXPECT_NE(bad.status().message().find("manager window 1: allocation_json.stream.cpu_quota is not"),
+            std::string::npos)
+      << bad.status().message();
+}
+
 }  // namespace
 }  // namespace ream
