@@ -44,8 +44,6 @@ peak_x=${PEAK_X:-1.5}
 sample=${SAMPLE:-20000}
 bench_nice=${BENCH_NICE:-0}
 report=$here/bench/mutilate_report.py
-# mutilate's -u is the share of sets; ream's preset asks 30 gets to a set, the same.
-update=$(python3 -c 'print(1 / 31)')
 
 die() { echo "mutilate.sh: $*" >&2; exit 1; }
 [ -x "$ream" ] || die "no ream binary at $ream; build first (make build)"
@@ -60,6 +58,9 @@ ncpu=$(nproc)
 for v in "$rounds" "$secs" "$warmup" "$conns" "$keys" "$depth" "$sample" $rates; do
   case $v in '' | *[!0-9]*) die "'$v' must be a whole number" ;; esac
 done
+
+# mutilate's -u is the share of sets; ream's preset asks 30 gets to a set, the same.
+update=$(python3 -c 'print(1 / 31)')
 
 tmp=$(mktemp -d /tmp/ream-mutilate-bench-XXXXXX)
 chmod 755 "$tmp"
@@ -118,7 +119,7 @@ mutilate_run() {  # ASKED ROUND QPS(0 = as fast as it can) SAVE(yes/no)
     die "mutilate failed at $asked: $(tail -3 "$out")"
   python3 "$report" stats "$port" >"$tmp/after.json"
   python3 "$report" mutilate "$out" "$samples" "$tmp/before.json" "$tmp/after.json" "$asked" "$round" | tee -a "$runs" |
-    python3 -c 'import json, sys; r = json.loads(sys.stdin.read()); print("  %-7s round %d mutilate %8.0f QPS, p50 %s p95 %.1f p99 %.1f us, %s" % (r["asked"], r["round"], r["qps"], "-" if r["p50"] is None else "%.1f" % r["p50"], r["p95"], r["p99"], r["note"]))'
+    python3 -c 'import json, sys; r = json.loads(sys.stdin.read()); print("  %-7s round %d mutilate         %8.0f QPS, p50 %s p95 %.1f p99 %.1f us, op_q p99 %.0f" % (r["asked"], r["round"], r["qps"], "-" if r["p50"] is None else "%.1f" % r["p50"], r["p95"], r["p99"], r["opq_p99"]))'
 }
 ream_run() {  # ASKED ROUND QPS
   local asked=$1 round=$2 qps=$3 out=$tmp/ream.json
@@ -133,7 +134,7 @@ ream_run() {  # ASKED ROUND QPS
     python3 -c 'import json, sys
 for line in sys.stdin:
     r = json.loads(line)
-    print("  %-7s round %d %-16s %8.0f QPS, p50 %.1f p95 %.1f p99 %.1f us, %s" % (r["asked"], r["round"], r["tool"], r["qps"], r["p50"], r["p95"], r["p99"], r["note"]))'
+    print("  %-7s round %d %-16s %8.0f QPS, p50 %.1f p95 %.1f p99 %.1f us, timely %.1f %%, valid %s" % (r["asked"], r["round"], r["tool"], r["qps"], r["p50"], r["p95"], r["p99"], r["timely"], "yes" if r["valid"] else "no"))'
 }
 
 for q in $rates; do

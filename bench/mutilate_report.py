@@ -69,14 +69,15 @@ def mutilate_record(out_path, save_path, before, after, asked, rnd):
     read = re.search(r"^read\s+(.*)$", text, re.M).group(1).split()
     rec["p95"], rec["p99"] = float(read[6]), float(read[7])
     opq = re.search(r"^op_q\s+(.*)$", text, re.M).group(1).split()
-    rec["note"] = "op_q p99 %s" % opq[7]
+    rec["opq_p99"] = float(opq[7])
     # Its percentile table has no median: the median of its --save samples (every get's
     # latency) is the p50 it reports.
     rec["p50"] = None
     if save_path != "-":
         lat = sorted(float(line.split()[1]) for line in open(save_path) if line.strip())
         rec["p50"] = nearest_rank(lat, 0.50)
-        rec["save_p95"], rec["save_p99"] = nearest_rank(lat, 0.95), nearest_rank(lat, 0.99)
+        # Its table's p95/p99 come from bins 10 % wide; the samples' say how far that moves them.
+        rec["s_p95"], rec["s_p99"] = nearest_rank(lat, 0.95), nearest_rank(lat, 0.99)
     rx = int(re.search(r"^RX\s+(\d+) bytes", text, re.M).group(1))
     tx = int(re.search(r"^TX\s+(\d+) bytes", text, re.M).group(1))
     rec["sent_b"] = tx / total if total else None
@@ -91,7 +92,8 @@ def ream_records(json_path, before, after, asked, rnd):
     base = {"asked": asked, "round": int(rnd), "qps": j["throughput_qps"],
             "sent_b": sent["request_bytes"] / j["issued"] if j.get("issued") else None,
             "recv_b": sent["response_bytes"] / j["completed"] if j.get("completed") else None,
-            "note": "timely %.1f %%, valid %s" % (100 * j["timely_ratio"], "yes" if j["valid"] else "no"),
+            "timely": 100 * j["timely_ratio"], "valid": bool(j["valid"]), "sent_qps": j["achieved_qps"],
+            "errors": j["errors"],
             "key_mean": (sent.get("key_bytes") or {}).get("mean"),
             "value_mean": (sent.get("value_bytes") or {}).get("mean")}
     base.update(server_view(before, after))
@@ -113,7 +115,7 @@ def table(runs_path):
         if key not in rows:
             rows.append(key)
     print("%-7s %-16s %8s %8s %8s %8s %7s %7s %14s %6s  %s" % (
-        "asked", "tool", "QPS", "p50 us", "p95 us", "p99 us", "sent B", "recv B", "server in/out", "hits", "(median of rounds)"))
+        "asked", "tool", "QPS", "p50 us", "p95 us", "p99 us", "sent B", "recv B", "server in/out", "hits", "medians of the rounds; beside them"))
     for asked, tool in rows:
         rs = [r for r in runs if r["asked"] == asked and r["tool"] == tool]
 
@@ -122,10 +124,18 @@ def table(runs_path):
             return statistics.median(vals) if vals else None
 
         srv = "%s/%s" % (fmt(med("srv_in"), "%.0f"), fmt(med("srv_out"), "%.0f"))
+        if tool == "mutilate":
+            note = "op_q p99 <= %.0f" % max(r["opq_p99"] for r in rs)
+            if med("s_p95") is not None:
+                note += "; its samples' p95/p99 %.1f/%.1f" % (med("s_p95"), med("s_p99"))
+        else:
+            note = "timely %.1f-%.1f %%, valid %d/%d, sent %.0f/s, errors %d" % (
+                min(r["timely"] for r in rs), max(r["timely"] for r in rs), sum(r["valid"] for r in rs), len(rs),
+                med("sent_qps"), max(r["errors"] for r in rs))
         print("%-7s %-16s %8s %8s %8s %8s %7s %7s %14s %6s  %s" % (
             asked, tool, fmt(med("qps"), "%.0f"), fmt(med("p50"), "%.1f"), fmt(med("p95"), "%.1f"),
             fmt(med("p99"), "%.1f"), fmt(med("sent_b"), "%.1f"), fmt(med("recv_b"), "%.1f"), srv,
-            fmt(med("hit_pct"), "%.1f%%"), "; ".join(r["note"] for r in rs)))
+            fmt(med("hit_pct"), "%.1f%%"), note))
     sizes = [(r["key_mean"], r["value_mean"]) for r in runs if r["tool"] == "ream (schedule)" and r.get("key_mean")]
     if sizes:
         print("ream's own count of what it sent (all its runs): key bytes mean %.1f-%.1f, set value bytes mean %.1f-%.1f"
