@@ -15,7 +15,9 @@
 # peak row skips --save (each sample copies a key in its hot path), so it has none there.
 # mutilate keeps at most DEPTH requests in flight per connection (-d) and then holds back its
 # schedule; ream pipelines without a limit, so DEPTH defaults to a depth the asked rates do not
-# reach (mutilate's op_q p99, printed, says whether they did).
+# reach (mutilate's op_q p99, printed, says whether they did). mutilate never seeds its random
+# numbers, so every run of it replays the same draws; ream's rounds take seeds 1, 2, 3, so its
+# medians are over independent draws (round 1 is its default stream).
 #
 #   bench/mutilate.sh [BUILD_DIR]     (default: build; needs BUILD_DIR/ream and mutilate, which
 #                                      bench/build-mutilate.sh SRC_DIR [BUILD_DIR] builds)
@@ -89,6 +91,11 @@ echo "# memcached $(memcached -h | head -1 | cut -d' ' -f2) (one thread) pinned 
 echo "# ETC: fb_key / fb_value / fb_ia, 1 set in 31, $keys keys uniform; ${warmup} s warm-up + ${secs} s a run," \
   "$rounds rounds, mutilate then ream; mutilate -d $depth"
 echo "# ream $("$ream" --version 2>/dev/null | head -1); mutilate at $mutilate"
+# The host's own noise in the same run: no generator is more timely than a spin loop on its CPU.
+floor=$("$here/bench/stalls.sh" 1 2>&1) || die "bench/stalls.sh failed: $floor"
+floor_of() { echo "$floor" | sed -n "s|^ *CPU $1:.*20 / 50 / 100 us: \([0-9.]*\) /.*|\1|p" | head -1; }
+echo "# floor (bench/stalls.sh 1): a spin loop finds $(floor_of "$load_cpu") % of instants > 20 us late on CPU" \
+  "$load_cpu (generators), $(floor_of "$server_cpu") % on CPU $server_cpu (memcached)"
 
 # Room for both tools' keys (about 30 MB each at 100 000 keys) so that nothing is evicted.
 port=$(free_port)
@@ -127,7 +134,7 @@ ream_run() {  # ASKED ROUND QPS
   python3 "$report" stats "$port" >"$tmp/before.json"
   on_cpu "$load_cpu" "$ream" load --target "127.0.0.1:$port" --protocol memcached --preset etc --keys "$keys" \
     --key-dist uniform --qps "$qps" --duration "${secs}s" --warmup "${warmup}s" --connections "$conns" --threads 1 \
-    --send-floor off --json "$out" >"$tmp/ream.log" 2>&1 || true
+    --seed "$round" --send-floor off --json "$out" >"$tmp/ream.log" 2>&1 || true
   [ -s "$out" ] || die "ream load gave no result at $asked: $(tail -3 "$tmp/ream.log")"
   python3 "$report" stats "$port" >"$tmp/after.json"
   python3 "$report" ream "$out" "$tmp/before.json" "$tmp/after.json" "$asked" "$round" | tee -a "$runs" |
