@@ -162,7 +162,8 @@ echo
 echo "QPS: requests answered per second of the measured window (mutilate's 'Total QPS', ream's throughput)."
 echo "p50/p95/p99: mutilate gets from its send (p95/p99 its table's, p50 its --save samples' median);"
 echo "ream every request, from its schedule and from its send. sent/recv B: bytes per request by the tool's"
-echo "own count; server in/out: memcached's bytes_read/bytes_written per request over the run (warm-up too);"
+echo "own count (mutilate's received count leaves out the CRLF that ends each line it reads: 2 bytes a line);"
+echo "server in/out: memcached's bytes_read/bytes_written per request over the run (warm-up too);"
 echo "hits: memcached's get_hits over gets. peak: mutilate -q 0 (depth $depth), ream asked ${peak_x}x its result."
 python3 "$report" table "$runs"
 echo
