@@ -64,26 +64,9 @@ done
 # mutilate's -u is the share of sets; ream's preset asks 30 gets to a set, the same.
 update=$(python3 -c 'print(1 / 31)')
 
-tmp=$(mktemp -d /tmp/ream-mutilate-bench-XXXXXX)
-chmod 755 "$tmp"
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-  for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
+. "$here/bench/servers.sh"
+bench_setup mutilate-bench
 on_cpu() { local cpu=$1; shift; nice -n "$bench_nice" taskset -c "$cpu" "$@"; }
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
-wait_port() {
-  for _ in $(seq 100); do
-    if (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; then return 0; fi
-    sleep 0.05
-  done
-  die "server on port $1 did not start"
-}
 
 echo "# $(date -u +%FT%TZ) $(uname -r), $ncpu CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "# memcached $(memcached -h | head -1 | cut -d' ' -f2) (one thread) pinned to CPU $server_cpu; each generator" \
