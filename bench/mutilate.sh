@@ -74,8 +74,9 @@ echo "# memcached $(memcached -h | head -1 | cut -d' ' -f2) (one thread) pinned 
 echo "# ETC: fb_key / fb_value / fb_ia, 1 set in 31, $keys keys uniform; ${warmup} s warm-up + ${secs} s a run," \
   "$rounds rounds, mutilate then ream; mutilate -d $depth"
 echo "# ream $("$ream" --version 2>/dev/null | head -1); mutilate at $mutilate"
-# The host's own noise in the same run: no generator is more timely than a spin loop on its CPU.
-floor=$("$here/bench/stalls.sh" 1 2>&1) || die "bench/stalls.sh failed: $floor"
+# The host's own noise in the same run: no generator is more timely than a spin loop on its CPU
+# (at the generators' priority, so that it meets what they meet).
+floor=$(nice -n "$bench_nice" "$here/bench/stalls.sh" 1 2>&1) || die "bench/stalls.sh failed: $floor"
 floor_of() { echo "$floor" | sed -n "s|^ *CPU $1:.*20 / 50 / 100 us: \([0-9.]*\) /.*|\1|p" | head -1; }
 echo "# floor (bench/stalls.sh 1): a spin loop finds $(floor_of "$load_cpu") % of instants > 20 us late on CPU" \
   "$load_cpu (generators), $(floor_of "$server_cpu") % on CPU $server_cpu (memcached)"
