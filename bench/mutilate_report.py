@@ -71,7 +71,7 @@ def mutilate_record(out_path, save_path, before, after, asked, rnd):
     opq = re.search(r"^op_q\s+(.*)$", text, re.M).group(1).split()
     rec["opq_p99"] = float(opq[7])
     # Its percentile table has no median: the median of its --save samples (every get's
-    # latency) is the p50 it reports.
+    # latency) stands in for it. The peak row runs without --save and has none.
     rec["p50"] = None
     if save_path != "-":
         lat = sorted(float(line.split()[1]) for line in open(save_path) if line.strip())
