@@ -37,25 +37,8 @@ done
 [ "$gen_cpu" -lt "$(nproc)" ] && [ "$server_cpu" -lt "$(nproc)" ] || die "GEN_CPU / SERVER_CPU: this machine has $(nproc) CPUs"
 for v in "$secs" "$rounds" "$tol"; do case $v in '' | *[!0-9]*) die "'$v' must be a whole number" ;; esac; done
 
-tmp=$(mktemp -d /tmp/ream-generator-limit-XXXXXX)
-chmod 755 "$tmp"
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-  for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
-wait_port() {
-  for _ in $(seq 100); do
-    if (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; then return 0; fi
-    sleep 0.05
-  done
-  die "server on port $1 did not start"
-}
+. "$here/bench/servers.sh"
+bench_setup generator-limit
 
 echo "# $(date -u +%FT%TZ) $(uname -r), $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "# generator (ream load, bench/bare_sender.sh, wrk) on CPU $gen_cpu; servers on CPU $server_cpu;" \

@@ -44,27 +44,8 @@ ncpu=$(nproc)
 [ "$server_cpu" -lt "$ncpu" ] && [ "$load_cpu" -lt "$ncpu" ] ||
   die "SERVER_CPU=$server_cpu / LOAD_CPU=$load_cpu: this machine has $ncpu CPUs"
 
-tmp=$(mktemp -d /tmp/ream-peers-bench-XXXXXX)
-chmod 755 "$tmp"
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-  for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-free_port() {
-  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
-}
-wait_port() {
-  for _ in $(seq 100); do
-    if (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; then return 0; fi
-    sleep 0.05
-  done
-  die "server on port $1 did not start"
-}
+. "$here/bench/servers.sh"
+bench_setup peers-bench
 
 # One `ream load` trial at rate $2 against port $1 (protocol args follow); prints
 # "valid p99_us achieved_qps reasons".
