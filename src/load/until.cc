@@ -113,21 +113,25 @@ Result<UntilRule> ParseUntil(std::string_view text, std::string_view field) {
   return rule;
 }
 
-double RankAutocorrelation(const std::vector<int64_t>& values, size_t lag) {
-  const size_t n = values.size();
-  if (lag == 0 || n < lag + 3) return 0;
-  // Ranks, ties averaged.
-  std::vector<size_t> order(n);
-  std::iota(order.begin(), order.end(), size_t{0});
-  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return values[a] < values[b]; });
-  std::vector<double> rank(n);
-  for (size_t i = 0; i < n;) {
-    size_t j = i;
-    while (j + 1 < n && values[order[j + 1]] == values[order[i]]) ++j;
-    const double r = (static_cast<double>(i) + static_cast<double>(j)) / 2;
-    for (size_t k = i; k <= j; ++k) rank[order[k]] = r;
-    i = j + 1;
+std::vector<double> BucketRanks(const std::vector<int64_t>& values) {
+  // Ranks by the histogram's buckets (values within 1/128 of each other tie, at their mean
+  // rank): no sort, so the judge can rank tens of thousands of answers every window.
+  Histogram h;
+  for (int64_t v : values) h.Record(v);
+  std::vector<double> below(Histogram::kBucketCount);
+  double cum = 0;
+  for (size_t i = 0; i < Histogram::kBucketCount; ++i) {
+    below[i] = cum + (static_cast<double>(h.bucket(i)) - 1) / 2;
+    cum += static_cast<double>(h.bucket(i));
   }
+  std::vector<double> rank(values.size());
+  for (size_t i = 0; i < values.size(); ++i) rank[i] = below[Histogram::BucketIndex(std::max<int64_t>(0, values[i]))];
+  return rank;
+}
+
+double LagCorrelation(const std::vector<double>& rank, size_t lag) {
+  const size_t n = rank.size();
+  if (lag == 0 || n < lag + 3) return 0;
   const size_t m = n - lag;
   double ma = 0, mb = 0;
   for (size_t i = 0; i < m; ++i) ma += rank[i], mb += rank[i + lag];
@@ -140,6 +144,10 @@ double RankAutocorrelation(const std::vector<int64_t>& values, size_t lag) {
   }
   if (saa <= 0 || sbb <= 0) return 0;
   return sab / std::sqrt(saa * sbb);
+}
+
+double RankAutocorrelation(const std::vector<int64_t>& values, size_t lag) {
+  return LagCorrelation(BucketRanks(values), lag);
 }
 
 std::optional<AdfResult> AugmentedDickeyFuller(const std::vector<double>& y, int lags) {
@@ -203,11 +211,12 @@ UntilJudge::UntilJudge(UntilRule rule) : rule_(rule) {}
 int UntilJudge::IndependentLag(double* lag1_r, double* last_r, int* last_lag) const {
   const size_t take = std::min(samples_.size(), kUntilCorrelationSamples);
   const std::vector<int64_t> recent(samples_.end() - static_cast<std::ptrdiff_t>(take), samples_.end());
-  *lag1_r = RankAutocorrelation(recent, 1);
+  const std::vector<double> rank = BucketRanks(recent);
+  *lag1_r = LagCorrelation(rank, 1);
   for (int lag : kUntilLags) {
     // A lag needs some hundreds of pairs to be judged; beyond, the answers are too few to tell.
     if (recent.size() < static_cast<size_t>(lag) * 200 + 3) break;
-    const double r = lag == 1 ? *lag1_r : RankAutocorrelation(recent, static_cast<size_t>(lag));
+    const double r = lag == 1 ? *lag1_r : LagCorrelation(rank, static_cast<size_t>(lag));
     *last_r = r;
     *last_lag = lag;
     if (std::fabs(r) <= kUntilMaxAutocorrelation) return lag;
@@ -286,7 +295,9 @@ const UntilVerdict& UntilJudge::Add(const UntilWindow& w) {
   int last_lag = 0;
   const int lag = samples_.size() >= 3 ? IndependentLag(&v.lag1_r, &last_r, &last_lag) : 0;
   v.lag = lag;
-  Thin(lag > 0 ? lag : lag_);
+  // None independent: the interval is given over the widest lag tried, the least it can claim.
+  const int used = lag > 0 ? lag : last_lag > 0 ? last_lag : lag_;
+  Thin(used);
   std::string why;
   v.interval.reset();
   if (auto ci = PercentileConfidence(thinned_, rule_.percentile / 100, rule_.confidence); ci && ci->value > 0) {
@@ -294,7 +305,7 @@ const UntilVerdict& UntilJudge::Add(const UntilWindow& w) {
     v.interval_samples = ci->n;
   }
   const std::string thinning =
-      lag > 1 ? " (" + Ordinal(lag) + ": lag-1 r = " + Fmt("%.2f", v.lag1_r) + ")" : "";
+      lag_ > 1 ? " (" + Ordinal(lag_) + ": lag-1 r = " + Fmt("%.2f", v.lag1_r) + ")" : "";
   const std::string interval_text =
       v.interval ? "interval " + Percent(*v.interval) + (*v.interval <= rule_.half_width ? " <= " : " > ") +
                        Percent(rule_.half_width) + thinning

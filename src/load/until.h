@@ -38,9 +38,9 @@ inline constexpr double kUntilMaxAutocorrelation = 0.1;
 // The lags tried, in order: every lag-th answer goes into the interval (Lancet lowers its
 // sampling rate by the same steps).
 inline constexpr int kUntilLags[] = {1, 2, 3, 5, 10, 20, 50, 100};
-// The autocorrelation is measured over the most recent answers, at most this many (a sort of
-// them per window: about a millisecond).
-inline constexpr size_t kUntilCorrelationSamples = 8192;
+// The autocorrelation is measured over the most recent answers, at most this many (ranked by
+// histogram bucket, no sort: under a millisecond a window), enough for 200 pairs at lag 100.
+inline constexpr size_t kUntilCorrelationSamples = 65536;
 // Raw answers kept for a new thinning lag; past this (32 MB) the lag stays as it is and the
 // interval's histogram grows on its own.
 inline constexpr size_t kUntilMaxKeptSamples = size_t{1} << 22;
@@ -122,7 +122,8 @@ struct AdfResult {
 };
 std::optional<AdfResult> AugmentedDickeyFuller(const std::vector<double>& series, int lags);
 
-// Spearman's rank correlation between values[i] and values[i + lag]; 0 without variation.
+// Spearman's rank correlation between values[i] and values[i + lag], values ranked by
+// Histogram bucket (within 1/128 they tie); 0 without variation.
 double RankAutocorrelation(const std::vector<int64_t>& values, size_t lag);
 
 }  // namespace ream
