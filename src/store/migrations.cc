@@ -245,6 +245,12 @@ INSERT INTO host_environments (experiment_id, hostname, recorded_ns, ream_versio
          doctor_json, timing_json FROM environment;
 UPDATE runs SET host = coalesce((SELECT hostname FROM environment e WHERE e.experiment_id = runs.experiment_id), '');
 )sql",
+    // 10 -> 11: points measured until known. Which check ended the point and the QoS
+    // percentile's interval then; NULL for every existing point, all of fixed duration.
+    R"sql(
+ALTER TABLE points ADD COLUMN until_decided TEXT;
+ALTER TABLE points ADD COLUMN until_interval REAL;
+)sql",
 };
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == kStoreSchemaVersion);
 
