@@ -317,6 +317,10 @@ class ExperimentRun::Context final : public SweepContext {
     if (p.generator.is_object() && p.generator.contains("reconnections") && p.generator["reconnections"].is_number()) {
       e.reconnections = p.generator["reconnections"].get<int64_t>();
     }
+    if (p.until_decided) {
+      e.until_decided = p.until_decided;
+      e.until_measured_s = p.duration_s;
+    }
     e.done_points = r_.done_points_;
     e.planned_points = r_.planned_points_;
     e.planned_is_max = r_.knee_;
