@@ -111,7 +111,7 @@ bool CollectWindows(std::vector<std::unique_ptr<ThreadState>>& states, UntilJudg
   }
 }
 
-// RunLoad's thread while the generator threads run under until: every 10 ms, the windows closed
+// RunLoad's thread while the generator threads run under until: every window, the windows closed
 // so far to the judge; the cancel fd watched as without until. True when cancelled.
 bool JudgeWindows(const LoadOptions& o, std::vector<std::unique_ptr<ThreadState>>& states, UntilJudge& judge,
                   const std::atomic<int>& running, std::atomic<bool>& cancel, std::atomic<int64_t>& stop_ns) {
@@ -120,7 +120,7 @@ bool JudgeWindows(const LoadOptions& o, std::vector<std::unique_ptr<ThreadState>
   const bool watch = o.cancel_fd >= 0 && poller->Add(o.cancel_fd, EPOLLIN, 1).ok();
   epoll_event ev;
   while (running.load(std::memory_order_acquire) > 0) {
-    auto n = poller->Wait(&ev, 1, 10'000'000);
+    auto n = poller->Wait(&ev, 1, kUntilWindowNs);
     if (watch && n.ok() && *n > 0) {
       cancel.store(true);
       return true;
@@ -311,7 +311,8 @@ Result<LoadResult> RunLoad(const LoadOptions& asked) {
   if (judge) {
     // Windows closed after the judge's last look (a point run to its max): judged now.
     CollectWindows(states, *judge, until_stop_ns);
-    measured_ns = std::min(until_stop_ns.load(), start_ns + o.warmup_ns + o.until->max_ns) - (start_ns + o.warmup_ns);
+    const int64_t end = cancelled ? MonotonicNowNs() : until_stop_ns.load();
+    measured_ns = std::min(end, start_ns + o.warmup_ns + o.until->max_ns) - (start_ns + o.warmup_ns);
     o.duration_ns = std::max<int64_t>(1, measured_ns);
   }
   for (auto& st : states) {

@@ -291,9 +291,13 @@ const UntilVerdict& UntilJudge::Add(const UntilWindow& w) {
   v.measured_s += w.seconds;
 
   // Independence first: the interval's width depends on how many answers it may count.
-  double last_r = 0;
-  int last_lag = 0;
-  const int lag = samples_.size() >= 3 ? IndependentLag(&v.lag1_r, &last_r, &last_lag) : 0;
+  const bool at_max = v.measured_s * 1e9 >= static_cast<double>(rule_.max_ns) - 1e6;
+  if (v.windows % kUntilLagEvery == 0 || v.windows == kUntilMinWindows || at_max) {
+    found_lag_ = samples_.size() >= 3 ? IndependentLag(&v.lag1_r, &tried_r_, &tried_lag_) : 0;
+  }
+  const double last_r = tried_r_;
+  const int last_lag = tried_lag_;
+  const int lag = found_lag_;
   v.lag = lag;
   // None independent: the interval is given over the widest lag tried, the least it can claim.
   const int used = lag > 0 ? lag : last_lag > 0 ? last_lag : lag_;
@@ -333,7 +337,7 @@ const UntilVerdict& UntilJudge::Add(const UntilWindow& w) {
     v.reason = interval_text;
     return v;
   }
-  if (v.measured_s * 1e9 >= static_cast<double>(rule_.max_ns) - 1e6) {
+  if (at_max) {
     v.stop = true;
     v.reason = "max duration " + Fmt("%g", static_cast<double>(rule_.max_ns) / 1e9) + " s reached: " + why;
     v.check = "max duration";

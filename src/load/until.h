@@ -41,6 +41,9 @@ inline constexpr int kUntilLags[] = {1, 2, 3, 5, 10, 20, 50, 100};
 // The autocorrelation is measured over the most recent answers, at most this many (ranked by
 // histogram bucket, no sort: under a millisecond a window), enough for 200 pairs at lag 100.
 inline constexpr size_t kUntilCorrelationSamples = 65536;
+// ...every this many windows (and at the first judgement and at the max): the ranking is the
+// judge's one cost that does not shrink with the window, and it runs on the generator's CPUs.
+inline constexpr int kUntilLagEvery = 4;
 // Raw answers kept for a new thinning lag; past this (32 MB) the lag stays as it is and the
 // interval's histogram grows on its own.
 inline constexpr size_t kUntilMaxKeptSamples = size_t{1} << 22;
@@ -106,6 +109,9 @@ class UntilJudge {
   Histogram thinned_;  // every lag_-th answer
   int lag_ = 1;
   uint64_t thinned_upto_ = 0;  // answers considered for thinned_
+  // The last IndependentLag's answers, reused between its runs.
+  int found_lag_ = 0, tried_lag_ = 0;
+  double tried_r_ = 0;
 };
 
 // The augmented Dickey–Fuller test with a constant and `lags` lagged differences (the judge takes
