@@ -211,7 +211,9 @@ Result<LoadResult> RunLoad(const LoadOptions& asked) {
     s->gap_span = GapSpan(o.timely_tolerance_ns, rate_per_thread);
     if (o.until) {
       s->until = std::make_unique<load_detail::UntilMailbox>();
-      s->until->reserve = static_cast<size_t>(rate_per_thread * static_cast<double>(kUntilWindowNs) / 1e9 * 1.5) + 64;
+      const double per_window = rate_per_thread * static_cast<double>(kUntilWindowNs) / 1e9;
+      s->until->stride = std::max<uint64_t>(1, static_cast<uint64_t>(per_window / static_cast<double>(kUntilAnswersPerWindow)));
+      s->until->reserve = static_cast<size_t>(per_window / static_cast<double>(s->until->stride) * 1.5) + 64;
     }
     states.push_back(std::move(s));
   }

@@ -584,7 +584,7 @@ void ThreadRunner::RecordAnswer(const Slot& slot, const Response& resp, int64_t 
   // clocks' conversion error, never by more.)
   int64_t at = std::max(now, slot.send_ns);
   s_.latency.Record(at - slot.sched_ns);
-  if (s_.until) s_.until->current.push_back(at - slot.sched_ns);
+  if (s_.until && ++s_.until->seen % s_.until->stride == 0) s_.until->current.push_back(at - slot.sched_ns);
   if (s_.multiget) s_.latency_per_key.RecordN(at - slot.sched_ns, slot.keys);
   s_.latency_from_send.Record(at - slot.send_ns);
   ++s_.answers_measured;

@@ -136,6 +136,8 @@ struct UntilMailbox {
   std::vector<int64_t> current;  // latencies (ns) answered in the current window
   int64_t window_end_ns = 0;
   size_t reserve = 0;            // answers a window is expected to hold, with room
+  uint64_t stride = 1;           // every stride-th answer goes to the judge (kUntilAnswersPerWindow)
+  uint64_t seen = 0;
   std::mutex mu;
   std::vector<UntilWindow> ready;  // closed windows, oldest first
   const std::atomic<int64_t>* stop_at_ns = nullptr;

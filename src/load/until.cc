@@ -113,43 +113,6 @@ Result<UntilRule> ParseUntil(std::string_view text, std::string_view field) {
   return rule;
 }
 
-std::vector<double> BucketRanks(const std::vector<int64_t>& values) {
-  // Ranks by the histogram's buckets (values within 1/128 of each other tie, at their mean
-  // rank): no sort, so the judge can rank tens of thousands of answers every window.
-  Histogram h;
-  for (int64_t v : values) h.Record(v);
-  std::vector<double> below(Histogram::kBucketCount);
-  double cum = 0;
-  for (size_t i = 0; i < Histogram::kBucketCount; ++i) {
-    below[i] = cum + (static_cast<double>(h.bucket(i)) - 1) / 2;
-    cum += static_cast<double>(h.bucket(i));
-  }
-  std::vector<double> rank(values.size());
-  for (size_t i = 0; i < values.size(); ++i) rank[i] = below[Histogram::BucketIndex(std::max<int64_t>(0, values[i]))];
-  return rank;
-}
-
-double LagCorrelation(const std::vector<double>& rank, size_t lag) {
-  const size_t n = rank.size();
-  if (lag == 0 || n < lag + 3) return 0;
-  const size_t m = n - lag;
-  double ma = 0, mb = 0;
-  for (size_t i = 0; i < m; ++i) ma += rank[i], mb += rank[i + lag];
-  ma /= static_cast<double>(m);
-  mb /= static_cast<double>(m);
-  double sab = 0, saa = 0, sbb = 0;
-  for (size_t i = 0; i < m; ++i) {
-    const double a = rank[i] - ma, b = rank[i + lag] - mb;
-    sab += a * b, saa += a * a, sbb += b * b;
-  }
-  if (saa <= 0 || sbb <= 0) return 0;
-  return sab / std::sqrt(saa * sbb);
-}
-
-double RankAutocorrelation(const std::vector<int64_t>& values, size_t lag) {
-  return LagCorrelation(BucketRanks(values), lag);
-}
-
 std::optional<AdfResult> AugmentedDickeyFuller(const std::vector<double>& y, int lags) {
   const int n = static_cast<int>(y.size());
   const int k = 2 + lags;  // constant, y_{t-1}, lagged differences
@@ -208,15 +171,51 @@ std::optional<AdfResult> AugmentedDickeyFuller(const std::vector<double>& y, int
 
 UntilJudge::UntilJudge(UntilRule rule) : rule_(rule) {}
 
+void UntilJudge::AddPairs(const std::vector<int64_t>& latencies) {
+  // Ranks by the answers before this window (this window's own, for the first).
+  const bool first = all_.count() == 0;
+  if (first) {
+    for (int64_t x : latencies) all_.Record(x);
+  }
+  const Histogram& ref = all_;
+  std::vector<double> share(Histogram::kBucketCount);
+  const double n = static_cast<double>(std::max<uint64_t>(1, ref.count()));
+  double cum = 0;
+  for (size_t i = 0; i < Histogram::kBucketCount; ++i) {
+    const double c = static_cast<double>(ref.bucket(i));
+    share[i] = (cum + c / 2) / n;
+    cum += c;
+  }
+  uint64_t index = answers_;  // the first new answer's, over the point
+  for (int64_t x : latencies) {
+    const double r = share[Histogram::BucketIndex(std::max<int64_t>(0, x))];
+    for (size_t k = 0; k < std::size(kUntilLags); ++k) {
+      const uint64_t lag = static_cast<uint64_t>(kUntilLags[k]);
+      if (index < lag) break;
+      const double before = recent_rank_[(index - lag) % kMaxLag];
+      PairSums& p = pairs_[k];
+      p.n += 1, p.a += before, p.b += r, p.ab += before * r, p.aa += before * before, p.bb += r * r;
+    }
+    recent_rank_[index % kMaxLag] = r;
+    ++index;
+  }
+  if (!first) {
+    for (int64_t x : latencies) all_.Record(x);
+  }
+}
+
 int UntilJudge::IndependentLag(double* lag1_r, double* last_r, int* last_lag) const {
-  const size_t take = std::min(samples_.size(), kUntilCorrelationSamples);
-  const std::vector<int64_t> recent(samples_.end() - static_cast<std::ptrdiff_t>(take), samples_.end());
-  const std::vector<double> rank = BucketRanks(recent);
-  *lag1_r = LagCorrelation(rank, 1);
-  for (int lag : kUntilLags) {
+  auto correlation = [](const PairSums& p) {
+    const double cov = p.n * p.ab - p.a * p.b;
+    const double va = p.n * p.aa - p.a * p.a, vb = p.n * p.bb - p.b * p.b;
+    return va > 0 && vb > 0 ? cov / std::sqrt(va * vb) : 0.0;
+  };
+  *lag1_r = correlation(pairs_[0]);
+  for (size_t k = 0; k < std::size(kUntilLags); ++k) {
+    const int lag = kUntilLags[k];
     // A lag needs some hundreds of pairs to be judged; beyond, the answers are too few to tell.
-    if (recent.size() < static_cast<size_t>(lag) * 200 + 3) break;
-    const double r = lag == 1 ? *lag1_r : LagCorrelation(rank, static_cast<size_t>(lag));
+    if (pairs_[k].n < lag * 200.0) break;
+    const double r = correlation(pairs_[k]);
     *last_r = r;
     *last_lag = lag;
     if (std::fabs(r) <= kUntilMaxAutocorrelation) return lag;
@@ -280,6 +279,7 @@ std::string UntilJudge::Stationarity() const {
 const UntilVerdict& UntilJudge::Add(const UntilWindow& w) {
   UntilVerdict& v = verdict_;
   if (v.stop) return v;
+  AddPairs(w.latencies_ns);
   for (int64_t x : w.latencies_ns) {
     if (samples_.size() < kUntilMaxKeptSamples) samples_.push_back(x);
   }
@@ -290,14 +290,11 @@ const UntilVerdict& UntilJudge::Add(const UntilWindow& w) {
   ++v.windows;
   v.measured_s += w.seconds;
 
-  // Independence first: the interval's width depends on how many answers it may count.
+  // The lag at which answers are independent sets how many the interval may count.
   const bool at_max = v.measured_s * 1e9 >= static_cast<double>(rule_.max_ns) - 1e6;
-  if (v.windows % kUntilLagEvery == 0 || v.windows == kUntilMinWindows || at_max) {
-    found_lag_ = samples_.size() >= 3 ? IndependentLag(&v.lag1_r, &tried_r_, &tried_lag_) : 0;
-  }
-  const double last_r = tried_r_;
-  const int last_lag = tried_lag_;
-  const int lag = found_lag_;
+  double last_r = 0;
+  int last_lag = 0;
+  const int lag = IndependentLag(&v.lag1_r, &last_r, &last_lag);
   v.lag = lag;
   // None independent: the interval is given over the widest lag tried, the least it can claim.
   const int used = lag > 0 ? lag : last_lag > 0 ? last_lag : lag_;
@@ -318,9 +315,14 @@ const UntilVerdict& UntilJudge::Add(const UntilWindow& w) {
     v.check = "windows";
     why = "too few windows (" + std::to_string(v.windows) + " of " + std::to_string(kUntilMinWindows) + "); " +
           interval_text;
+  } else if (std::string s = Stationarity(); !s.empty()) {
+    // First: a series that drifts has no one percentile to know, and its drift would read as
+    // correlation between neighbours.
+    v.check = "stationarity";
+    why = "not stationary: " + s + "; " + interval_text;
   } else if (lag == 0 && last_lag == 0) {
     v.check = "windows";
-    why = "too few answers to test their independence (" + std::to_string(samples_.size()) + "); " + interval_text;
+    why = "too few answers to test their independence (" + std::to_string(answers_) + "); " + interval_text;
   } else if (lag == 0) {
     v.check = "autocorrelation";
     why = "autocorrelated: lag-1 r = " + Fmt("%.2f", v.lag1_r) + ", still " + Fmt("%.2f", last_r) + " at lag " +
@@ -328,9 +330,6 @@ const UntilVerdict& UntilJudge::Add(const UntilWindow& w) {
   } else if (!v.interval || *v.interval > rule_.half_width) {
     v.check = "interval";
     why = interval_text;
-  } else if (std::string s = Stationarity(); !s.empty()) {
-    v.check = "stationarity";
-    why = "not stationary: " + s + "; " + interval_text;
   } else {
     v.check = "interval";
     v.stop = v.known = true;

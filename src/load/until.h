@@ -10,6 +10,8 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
+#include <iterator>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -38,12 +40,10 @@ inline constexpr double kUntilMaxAutocorrelation = 0.1;
 // The lags tried, in order: every lag-th answer goes into the interval (Lancet lowers its
 // sampling rate by the same steps).
 inline constexpr int kUntilLags[] = {1, 2, 3, 5, 10, 20, 50, 100};
-// The autocorrelation is measured over the most recent answers, at most this many (ranked by
-// histogram bucket, no sort: under a millisecond a window), enough for 200 pairs at lag 100.
-inline constexpr size_t kUntilCorrelationSamples = 65536;
-// ...every this many windows (and at the first judgement and at the max): the ranking is the
-// judge's one cost that does not shrink with the window, and it runs on the generator's CPUs.
-inline constexpr int kUntilLagEvery = 4;
+// A generator thread hands the judge at most about this many answers a window (every k-th above
+// 80 000 a second): the judge runs on the generator's CPUs, and its work grows with the answers.
+// At 160 000 QPS against memcached, judging every answer cost 1.3 points of timely requests.
+inline constexpr uint64_t kUntilAnswersPerWindow = 2000;
 // Raw answers kept for a new thinning lag; past this (32 MB) the lag stays as it is and the
 // interval's histogram grows on its own.
 inline constexpr size_t kUntilMaxKeptSamples = size_t{1} << 22;
@@ -91,17 +91,24 @@ class UntilJudge {
   const UntilRule& rule() const { return rule_; }
 
  private:
-  // The smallest lag of kUntilLags at which the recent answers' rank autocorrelation is within
+  // The smallest lag of kUntilLags at which the answers' rank autocorrelation is within
   // kUntilMaxAutocorrelation (0 when none is); `last_r` the correlation at the last lag tried,
   // `last_lag` that lag (0: too few answers to try any).
   int IndependentLag(double* lag1_r, double* last_r, int* last_lag) const;
+  // Adds a window's answers to the lagged pairs' sums. Each answer is ranked (its share of the
+  // answers below it) by the answers before its window, so the sums grow by the new answers
+  // only: the judge runs on the generator's CPUs, and ranking every answer again each window
+  // took 3 ms at a time there, enough to make sends late.
+  void AddPairs(const std::vector<int64_t>& latencies);
   void Thin(int lag);  // the interval's histogram from every lag-th answer
   // Empty when both series pass; else why not.
   std::string Stationarity() const;
 
   UntilRule rule_;
   UntilVerdict verdict_;
-  std::vector<int64_t> samples_;  // every answer, in order (up to kUntilMaxKeptSamples)
+  // Every answer, in order (up to kUntilMaxKeptSamples); in blocks, so growing it never copies
+  // megabytes on the generator's CPUs.
+  std::deque<int64_t> samples_;
   uint64_t answers_ = 0;          // every answer, kept or not
   std::vector<size_t> window_end_;   // answers_ after each window
   std::vector<double> window_pct_;   // each window's percentile (ns), NaN when empty
@@ -109,9 +116,14 @@ class UntilJudge {
   Histogram thinned_;  // every lag_-th answer
   int lag_ = 1;
   uint64_t thinned_upto_ = 0;  // answers considered for thinned_
-  // The last IndependentLag's answers, reused between its runs.
-  int found_lag_ = 0, tried_lag_ = 0;
-  double tried_r_ = 0;
+  // Every answer so far, the reference its successors are ranked by.
+  Histogram all_;
+  static constexpr int kMaxLag = 100;  // the last of kUntilLags
+  double recent_rank_[kMaxLag] = {};   // the last kMaxLag answers' ranks, a ring
+  struct PairSums {
+    double n = 0, a = 0, b = 0, ab = 0, aa = 0, bb = 0;
+  };
+  PairSums pairs_[std::size(kUntilLags)];
 };
 
 // The augmented Dickey–Fuller test with a constant and `lags` lagged differences (the judge takes
@@ -127,9 +139,5 @@ struct AdfResult {
   bool stationary = false;
 };
 std::optional<AdfResult> AugmentedDickeyFuller(const std::vector<double>& series, int lags);
-
-// Spearman's rank correlation between values[i] and values[i + lag], values ranked by
-// Histogram bucket (within 1/128 they tie); 0 without variation.
-double RankAutocorrelation(const std::vector<int64_t>& values, size_t lag);
 
 }  // namespace ream
