@@ -128,6 +128,11 @@ struct PointAnalysis {
   // not rates: a median would hide the one repetition whose connections were closed); nullopt
   // when none of them reported it.
   std::optional<int64_t> reconnections, lost_requests;
+  // Measured until known (data.h): the measurements' time summed, each one's deciding check,
+  // the widest of their intervals. Unset / empty for points of fixed duration.
+  std::optional<double> until_measured_s;
+  std::vector<std::string> until_decided;
+  std::optional<double> until_interval;
   std::map<std::string, int64_t> lost_reasons;
   // Session load: the median of the measurements' figures (deadline-miss ratio, chunk rate,
   // bytes/s); a sessions point meets QoS when valid and its miss ratio is at most

@@ -221,6 +221,12 @@ void GroupsJson(const ExperimentAnalysis& a, json& j) {
       if (!p.membw_method.empty()) pts.back()["membw_method"] = p.membw_method;
       // Recorded since the generator reconnects (schema 7): absent from points stored before.
       if (p.reconnections) pts.back()["reconnections"] = *p.reconnections;
+      // Only a point measured until known: how long, what ended it, its interval then.
+      if (!p.until_decided.empty()) {
+        pts.back()["measured_s"] = Opt(p.until_measured_s);
+        pts.back()["until_decided"] = p.until_decided;
+        pts.back()["until_interval"] = Opt(p.until_interval);
+      }
       if (p.lost_requests) {
         pts.back()["lost_requests"] = *p.lost_requests;
         pts.back()["lost_reasons"] = p.lost_reasons;

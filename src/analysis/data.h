@@ -108,6 +108,12 @@ struct PointData {
   // the run, and the measured requests lost with a connection, in all and by reason. nullopt /
   // empty when the generator did not report them (points stored before it reconnected).
   std::optional<int64_t> reconnections, lost_requests;
+  // Measured until known (store PointRecord, schema 12): how long the point measured, which
+  // check ended it and why, the QoS percentile's relative interval then. nullopt for a point of
+  // fixed duration.
+  std::optional<double> until_measured_s;
+  std::optional<std::string> until_decided;
+  std::optional<double> until_interval;
   std::map<std::string, int64_t> lost_reasons;
   std::optional<SessionPoint> session;  // session load only
   std::vector<AgentFigures> agents;     // client nodes only

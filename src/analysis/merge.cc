@@ -126,6 +126,11 @@ PointAnalysis MergePoints(const std::vector<const PointData*>& all, const RunDat
       out.agents.push_back(std::move(a));
     }
     if (p->reconnections) out.reconnections = out.reconnections.value_or(0) + *p->reconnections;
+    if (p->until_decided) {
+      out.until_decided.push_back(*p->until_decided);
+      if (p->until_measured_s) out.until_measured_s = out.until_measured_s.value_or(0) + *p->until_measured_s;
+      if (p->until_interval) out.until_interval = std::max(out.until_interval.value_or(0), *p->until_interval);
+    }
     if (p->lost_requests) out.lost_requests = out.lost_requests.value_or(0) + *p->lost_requests;
     for (const auto& [reason, n] : p->lost_reasons) out.lost_reasons[reason] += n;
     out.target_load = p->target_load;

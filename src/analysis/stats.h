@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "load/histogram.h"
+#include "load/percentile_ci.h"
 
 namespace ream::analysis {
 
@@ -40,21 +41,11 @@ std::optional<LinearFit> FitLine(const std::vector<XY>& samples);
 // Pearson correlation of y with x; nullopt with fewer than two points or no variance.
 std::optional<double> Correlation(const std::vector<XY>& samples);
 
-// A percentile with its confidence interval, in the histogram's unit.
-struct PercentileCi {
-  double value = 0;
-  double low = 0;
-  double high = 0;
-  uint64_t n = 0;
-  uint64_t rank_low = 0, rank_high = 0;  // the order statistics bounding the interval
-};
-// The q-quantile (q in (0,1)) of a histogram's samples and its distribution-free
-// confidence interval: the number of samples below the true quantile is Binomial(n, q), so
-// [X_(l), X_(u)] with l, u = n·q ∓ z·sqrt(n·q·(1−q)) (normal approximation, ranks clamped to
-// [1, n]) covers it with the given confidence. Values carry the histogram's bucket error
-// (≤ Histogram::kRelativeError). nullopt for an empty histogram.
-std::optional<PercentileCi> PercentileConfidence(const Histogram& h, double q,
-                                                 double confidence = 0.95);
+// A percentile's interval from a histogram (load/percentile_ci.h, where the generator's
+// stopping rule uses it too).
+using ::ream::NormalQuantileTwoSided;
+using ::ream::PercentileCi;
+using ::ream::PercentileConfidence;
 
 // The median of `values` (repetitions of one measurement) and its distribution-free
 // confidence interval [x_(k), x_(n+1−k)]: the number of values below the true median is
@@ -72,8 +63,5 @@ struct MedianCi {
   int n = 0;
 };
 std::optional<MedianCi> MedianConfidence(std::vector<double> values, double confidence = 0.95);
-
-// Two-sided standard normal quantile for a confidence level (0.95 → 1.96).
-double NormalQuantileTwoSided(double confidence);
 
 }  // namespace ream::analysis

@@ -258,6 +258,11 @@ Result<ExperimentData> LoadExperiment(Store& store, const std::string& name) {
       pd.lateness_p50_us = p.lateness_p50_us;
       pd.lateness_p99_us = p.lateness_p99_us;
       pd.reconnections = p.reconnections;
+      if (p.until_decided) {
+        pd.until_decided = p.until_decided;
+        pd.until_measured_s = p.duration_s;
+        pd.until_interval = p.until_interval;
+      }
       pd.lost_requests = p.lost_requests;
       if (p.lost_reasons.is_object()) {
         for (const auto& [reason, n] : p.lost_reasons.items()) {

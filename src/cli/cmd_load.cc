@@ -25,6 +25,7 @@ struct LoadFlags {
   std::string qps;
   std::string duration = "10s";
   std::string warmup = "2s";
+  std::string until;  // "" off; "p95 ±5% max 20s"
   std::string arrival = "exponential";
   uint64_t keys = 100000;
   std::string key_dist = "zipf:0.99";
@@ -122,6 +123,9 @@ Result<LoadOptions> BuildOptions(const LoadFlags& f) {
   }
   REAM_ASSIGN_OR_RETURN(o.duration_ns, ParseDurationNs(f.duration, "--duration"));
   REAM_ASSIGN_OR_RETURN(o.warmup_ns, ParseDurationNs(f.warmup, "--warmup"));
+  if (!f.until.empty()) {
+    REAM_ASSIGN_OR_RETURN(o.until, ParseUntil(f.until, "--until"));
+  }
   REAM_ASSIGN_OR_RETURN(o.timely_tolerance_ns, ParseDurationNs(f.tolerance, "--timely-tolerance"));
   REAM_ASSIGN_OR_RETURN(o.response_timeout_ns, ParseDurationNs(f.response_timeout, "--response-timeout"));
   // A preset fills the sizes, arrivals and mix that are not given (load/presets.h).
@@ -273,6 +277,10 @@ void AddLoadCommand(CLI::App& app, CommandList& commands) {
   sub->add_option("--bitrate", f->bitrate, "Sessions: the video's bitrate (4mbit): a chunk plays chunk-bytes*8/bitrate");
   sub->add_option("--duration", f->duration, "Measured window (e.g. 10s)")->capture_default_str();
   sub->add_option("--warmup", f->warmup, "Warm-up before the window, not measured")->capture_default_str();
+  sub->add_option("--until", f->until,
+                  "Measure until the percentile is known instead of for --duration: \"p95 ±5%\", "
+                  "\"p99 ±2% max 20s\" (its interval within the half-width, the windows stationary, the "
+                  "answers independent; max 30s unless given)");
   CLI::Option* arrival = sub->add_option("--arrival", f->arrival,
                   "exponential | constant | trace:FILE (one gap in us per line, rescaled to --qps) | a "
                   "distribution of gaps, rescaled to --qps: fb_ia, gpareto:LOC,SCALE,SHAPE, normal:MEAN,SD, ... "

@@ -25,7 +25,11 @@ bool Interrupted() { return TerminationSignals::Received() != 0; }
 }  // namespace
 
 double ExperimentRun::EstimatedSecondsPerPoint(const LoadSpec& l) {
-  return std::chrono::duration<double>(l.warmup + l.duration + l.response_timeout).count() + 1.5;
+  // Measured until known, a point's length is found as it runs: before the first, the longest
+  // it may last; from then on the progress line takes the mean of the points measured.
+  const double window_s = l.until ? static_cast<double>(l.until->max_ns) / 1e9
+                                  : std::chrono::duration<double>(l.duration).count();
+  return std::chrono::duration<double>(l.warmup + l.response_timeout).count() + window_s + 1.5;
 }
 
 // One run's sweep context: its stored points by (level, attempt), its workload (started when a
@@ -183,6 +187,7 @@ class ExperimentRun::Context final : public SweepContext {
       LoadOptions lo = LevelLoadOptions(r_.spec_, *q, seed, wl_->target_host(), wl_->target_port());
       lo.duration_ns = std::chrono::nanoseconds(sw.probe_duration).count();
       lo.warmup_ns = std::min<int64_t>(lo.warmup_ns, lo.duration_ns / 2);
+      lo.until.reset();  // a probe asks where the range lies, over its own fixed window
       REAM_ASSIGN_OR_RETURN(PointData d, MeasureLevel(r_.p_, r_.driver_, *wl_, lo, r_.spec_.sample_interval,
                                                       Interrupted, corunners_ ? &*corunners_ : nullptr));
       RangeProbe p;
@@ -234,6 +239,7 @@ class ExperimentRun::Context final : public SweepContext {
       LoadOptions lo = LevelLoadOptions(r_.spec_, top, seed, wl_->target_host(), wl_->target_port());
       lo.threads = t;
       lo.connections = c;
+      lo.until.reset();  // a probe asks whether the clients keep the schedule, over a fixed window
       if (sw.auto_range) {
         lo.duration_ns = std::chrono::nanoseconds(sw.probe_duration).count();
         lo.warmup_ns = std::min<int64_t>(lo.warmup_ns, lo.duration_ns / 2);
@@ -310,6 +316,10 @@ class ExperimentRun::Context final : public SweepContext {
     e.cpu_util = p.cpu_util;
     if (p.generator.is_object() && p.generator.contains("reconnections") && p.generator["reconnections"].is_number()) {
       e.reconnections = p.generator["reconnections"].get<int64_t>();
+    }
+    if (p.until_decided) {
+      e.until_decided = p.until_decided;
+      e.until_measured_s = p.duration_s;
     }
     e.done_points = r_.done_points_;
     e.planned_points = r_.planned_points_;

@@ -19,7 +19,8 @@ namespace {
 // negative window is stored. (A shorter window is legitimate: the driver closes it early when
 // the generator ends early.)
 void CheckMonitorWindow(const LoadOptions& o, MonitorReport* r) {
-  const double want_s = static_cast<double>(o.duration_ns) / 1e9;
+  // (Measured until known, the level's window is the generator's to end, by the rule's max.)
+  const double want_s = static_cast<double>(o.until ? o.until->max_ns : o.duration_ns) / 1e9;
   if (r->duration_s >= 0 && r->duration_s <= want_s + std::max(1.0, 0.5 * want_s)) return;
   char why[256];
   std::snprintf(why, sizeof why,

@@ -58,8 +58,10 @@ class LocalLoadDriver final : public LoadDriver {
     int64_t t0 = p_.MonotonicNanos();
     REAM_ASSIGN_OR_RETURN(auto gen, kind_.Start(go, argv));
     // Sample the measured window only: from the end of the warm-up to the end of the duration.
+    // Measured until known, the window's end is the generator's to decide: the monitors run to
+    // its exit (its drain of the last answers included), at the latest to the rule's max.
     const int64_t window_start = t0 + lo.warmup_ns;
-    const int64_t window_end = window_start + lo.duration_ns;
+    const int64_t window_end = window_start + (lo.until ? lo.until->max_ns : lo.duration_ns);
     int64_t give_up = window_end + lo.response_timeout_ns + 15'000'000'000;
     DriverWindow window(hooks, window_start, window_end);
     constexpr milliseconds kPoll{10};
@@ -152,6 +154,7 @@ std::vector<std::string> LoadArgv(const LoadOptions& lo) {
   if (!(lo.key_sizes.fixed() && lo.key_sizes.a == 16)) argv.insert(argv.end() - 2, {"--key-bytes", lo.key_sizes.name});
   if (!(lo.multiget.fixed() && lo.multiget.a == 1)) argv.insert(argv.end() - 2, {"--multiget", lo.multiget.name});
   if (!lo.preset.empty()) argv.insert(argv.end() - 2, {"--preset", lo.preset});
+  if (lo.until) argv.insert(argv.end() - 2, {"--until", lo.until->Text()});
   if (lo.session.enabled()) {
     // Session load: its sessions, not a rate (`ream load` derives the chunk rate).
     auto q = std::find(argv.begin(), argv.end(), "--qps");

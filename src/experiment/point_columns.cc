@@ -77,6 +77,12 @@ void FillFromGenerator(const nlohmann::json& g, PointData* d) {
   p.lateness_max_us = OptNum(g, "lateness_us", "max");
   p.generator_cpu_s = OptNum(g, "generator_cpu_s");
   p.duration_s = OptNum(g, "duration_s");
+  // Measured until known: which check ended the point, and its interval then.
+  if (g.is_object() && g.contains("until") && g["until"].is_object()) {
+    const nlohmann::json& u = g["until"];
+    p.until_decided = u.value("check", std::string()) + ": " + u.value("decided_by", std::string());
+    if (u.contains("interval") && u["interval"].is_number()) p.until_interval = u["interval"].get<double>();
+  }
   // Connections the server closed: reported by every generator that reconnects (the key is
   // there, 0 when none closed). The measured requests lost with a connection are the error
   // reasons the generator counts them under (load/generator_thread.cc): written and

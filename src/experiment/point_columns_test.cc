@@ -30,6 +30,31 @@ TEST(ExtractGeneratorJson, SaysWhatIsWrongWithTheOutput) {
   EXPECT_NE(bad.status().message().find("does not parse"), std::string::npos);
 }
 
+TEST(FillFromGenerator, KeepsWhatEndedAPointMeasuredUntilKnown) {
+  LoadResult r;
+  r.options.until = UntilRule{};
+  r.options.duration_ns = 1'250'000'000;  // the window as measured
+  UntilVerdict v;
+  v.stop = v.known = true;
+  v.check = "interval";
+  v.reason = "interval 3.8 % <= 5 %";
+  v.interval = 0.038;
+  v.measured_s = 1.25;
+  r.until = v;
+  PointData d;
+  FillFromGenerator(r.ToJson(), &d);
+  ASSERT_TRUE(d.point.until_decided.has_value());
+  EXPECT_EQ(*d.point.until_decided, "interval: interval 3.8 % <= 5 %");
+  ASSERT_TRUE(d.point.until_interval.has_value());
+  EXPECT_DOUBLE_EQ(*d.point.until_interval, 0.038);
+  EXPECT_DOUBLE_EQ(d.point.duration_s.value_or(0), 1.25);
+  // A point of fixed duration has none.
+  PointData fixed;
+  FillFromGenerator(LoadResult().ToJson(), &fixed);
+  EXPECT_FALSE(fixed.point.until_decided.has_value());
+  EXPECT_FALSE(fixed.point.until_interval.has_value());
+}
+
 TEST(FillFromGenerator, DecodesCountersHistogramsAndTheMissingServerTimes) {
   LoadResult r;
   r.protocol = "http";

@@ -348,6 +348,7 @@ LoadOptions LevelLoadOptions(const ExperimentSpec& spec, double load, uint64_t s
   o.codec.http_method = l.http_method;
   o.qps = load;
   o.duration_ns = ns(l.duration);
+  o.until = l.until;
   o.warmup_ns = ns(l.warmup);
   o.arrival = spec.load.arrival_spec;
   o.keys = static_cast<uint64_t>(l.keys);

@@ -104,6 +104,10 @@ nlohmann::json EventToJson(const RunEvent& e) {
             j["host_timely_ratio"] = Opt(x.host_timely_ratio);
             j["cpu_util"] = Opt(x.cpu_util);
             j["reconnections"] = x.reconnections;
+            if (x.until_decided) {
+              j["until_measured_s"] = Opt(x.until_measured_s);
+              j["until_decided"] = *x.until_decided;
+            }
             j["done_points"] = x.done_points;
             j["planned_points"] = x.planned_points;
             j["planned_is_max"] = x.planned_is_max;
@@ -270,6 +274,10 @@ void ConsoleObserver::OnEvent(const RunEvent& event) {
                                  (x.invalid_reasons.empty() ? std::string("the generator gave no reason")
                                                             : Join(x.invalid_reasons, "; ")) +
                                  ")");
+              if (x.until_decided) {
+                line += "  measured " + (x.until_measured_s ? Fmt("%.2f s", *x.until_measured_s) : std::string("n/a")) +
+                        " (" + *x.until_decided + ")";
+              }
             }
             line += "  | " + std::to_string(left) + " left, ETA " + HumanSeconds(x.eta_seconds);
             out_ << line << std::endl;

@@ -82,6 +82,10 @@ struct LevelMeasured {
   std::optional<double> host_timely_ratio;
   std::optional<double> cpu_util;
   int64_t reconnections = 0;  // connections the server closed and the generator opened again
+  // Measured until known ([load] until): how long it measured and which check decided
+  // ("interval: interval 3.8 % <= 5 %"); unset for a point of fixed duration.
+  std::optional<double> until_measured_s;
+  std::optional<std::string> until_decided;
   int done_points = 0;
   int planned_points = 0;
   bool planned_is_max = false;  // a knee's planned points are its most

@@ -32,6 +32,23 @@ TEST(ConsoleObserver, PrintsTheProgressLineWithItsEta) {
             "  | 3 left, ETA 1m15s\n");
 }
 
+// Measured until known: how long the point measured and the check that decided, in the line
+// and in the JSON event.
+TEST(ConsoleObserver, PrintsHowLongAPointMeasuredUntilKnown) {
+  std::ostringstream out;
+  ConsoleObserver console(out);
+  LevelMeasured e = Level();
+  e.until_measured_s = 0.425;
+  e.until_decided = "interval: interval 3.8 % <= 5 %";
+  console.OnEvent(e);
+  EXPECT_NE(out.str().find(")  measured 0.42 s (interval: interval 3.8 % <= 5 %)  | 3 left"), std::string::npos)
+      << out.str();
+  std::ostringstream plain;
+  ConsoleObserver fixed(plain);
+  fixed.OnEvent(Level());
+  EXPECT_EQ(plain.str().find("measured"), std::string::npos) << plain.str();
+}
+
 // Beside the timely ratio, the host's limit at that rate when a bare sender measured it.
 TEST(ConsoleObserver, PrintsTheHostsLimitBesideTheTimelyRatio) {
   std::ostringstream out;

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <memory>
+#include <mutex>
 #include <thread>
 
 #include "load/anderson_darling.h"
@@ -75,6 +76,62 @@ int GapSpan(int64_t tolerance_ns, double rate_per_thread) {
   return static_cast<int>(std::clamp(k, 1.0, static_cast<double>(kMaxSpan)));
 }
 
+namespace {
+
+// Hands the judge every window that all threads have closed, merged; once it stops, the stop
+// instant goes to the threads (a little ahead, so each sees it before it passes and the
+// window ends on the schedule's own instant). True when the judge has stopped the point.
+bool CollectWindows(std::vector<std::unique_ptr<ThreadState>>& states, UntilJudge& judge,
+                    std::atomic<int64_t>& stop_ns) {
+  for (;;) {
+    if (judge.verdict().stop) return true;
+    size_t common = SIZE_MAX;
+    for (auto& s : states) {
+      std::lock_guard<std::mutex> lock(s->until->mu);
+      common = std::min(common, s->until->ready.size());
+    }
+    if (common == 0 || common == SIZE_MAX) return false;
+    UntilWindow merged;
+    merged.seconds = static_cast<double>(kUntilWindowNs) / 1e9;
+    for (auto& s : states) {
+      UntilWindow w;
+      {
+        std::lock_guard<std::mutex> lock(s->until->mu);
+        w = std::move(s->until->ready.front());
+        s->until->ready.erase(s->until->ready.begin());
+      }
+      merged.latencies_ns.insert(merged.latencies_ns.end(), w.latencies_ns.begin(), w.latencies_ns.end());
+    }
+    if (judge.Add(merged).stop) {
+      constexpr int64_t kAheadNs = 2'000'000;
+      int64_t expected = INT64_MAX;
+      stop_ns.compare_exchange_strong(expected, MonotonicNowNs() + kAheadNs);
+      return true;
+    }
+  }
+}
+
+// RunLoad's thread while the generator threads run under until: every window, the windows closed
+// so far to the judge; the cancel fd watched as without until. True when cancelled.
+bool JudgeWindows(const LoadOptions& o, std::vector<std::unique_ptr<ThreadState>>& states, UntilJudge& judge,
+                  const std::atomic<int>& running, std::atomic<bool>& cancel, std::atomic<int64_t>& stop_ns) {
+  auto poller = net::Poller::Create();
+  if (!poller.ok()) return false;
+  const bool watch = o.cancel_fd >= 0 && poller->Add(o.cancel_fd, EPOLLIN, 1).ok();
+  epoll_event ev;
+  while (running.load(std::memory_order_acquire) > 0) {
+    auto n = poller->Wait(&ev, 1, kUntilWindowNs);
+    if (watch && n.ok() && *n > 0) {
+      cancel.store(true);
+      return true;
+    }
+    CollectWindows(states, judge, stop_ns);
+  }
+  return false;
+}
+
+}  // namespace
+
 Result<LoadResult> RunLoad(const LoadOptions& asked) {
   // kAuto resolved once, here: the threads and the result see the wait they ran with.
   LoadOptions o = asked;
@@ -110,7 +167,10 @@ Result<LoadResult> RunLoad(const LoadOptions& asked) {
   KeyChooser keys(o.key_dist, o.keys);
   std::vector<std::unique_ptr<ThreadState>> states;
   double rate_per_thread = o.qps / o.threads;
-  double expected_per_thread = rate_per_thread * static_cast<double>(o.duration_ns) / 1e9;
+  // (Under until, the send gaps are sampled over the fixed window's length or the max, whichever
+  // is shorter: a point known early still has its sample; a long one samples its beginning.)
+  double expected_per_thread =
+      rate_per_thread * static_cast<double>(o.until ? std::min(o.until->max_ns, o.duration_ns) : o.duration_ns) / 1e9;
   // Every request unanswered for longer than the response timeout may have its slot reused.
   double per_conn_rate = o.qps / o.connections;
   // (At least 64: with hundreds of connections the rings stay small — 1 000 connections at
@@ -149,6 +209,12 @@ Result<LoadResult> RunLoad(const LoadOptions& asked) {
     s->gap_sample.reserve(want);
     s->gap_stride = std::max<uint64_t>(1, static_cast<uint64_t>(expected_per_thread / static_cast<double>(want)));
     s->gap_span = GapSpan(o.timely_tolerance_ns, rate_per_thread);
+    if (o.until) {
+      s->until = std::make_unique<load_detail::UntilMailbox>();
+      const double per_window = rate_per_thread * static_cast<double>(kUntilWindowNs) / 1e9;
+      s->until->stride = std::max<uint64_t>(1, static_cast<uint64_t>(per_window / static_cast<double>(kUntilAnswersPerWindow)));
+      s->until->reserve = static_cast<size_t>(per_window / static_cast<double>(s->until->stride) * 1.5) + 64;
+    }
     states.push_back(std::move(s));
   }
   // Send stamps only where the wire is timed per segment: each costs the thread an error-queue
@@ -198,6 +264,10 @@ Result<LoadResult> RunLoad(const LoadOptions& asked) {
   }
   std::atomic<bool> cancel{false};
   std::atomic<int> running{o.threads};
+  std::atomic<int64_t> until_stop_ns{INT64_MAX};
+  for (auto& s : states) {
+    if (s->until) s->until->stop_at_ns = &until_stop_ns;
+  }
   // 10 ms for the threads to start, pin and calibrate their wake-up margin.
   const int64_t start_ns = std::max(MonotonicNowNs() + 10'000'000, o.start_at_ns);
   std::vector<std::thread> threads;
@@ -217,7 +287,11 @@ Result<LoadResult> RunLoad(const LoadOptions& asked) {
     });
   }
   bool cancelled = false;
-  if (o.cancel_fd >= 0) {
+  std::optional<UntilJudge> judge;
+  if (o.until) {
+    judge.emplace(*o.until);
+    cancelled = JudgeWindows(o, states, *judge, running, cancel, until_stop_ns);
+  } else if (o.cancel_fd >= 0) {
     // Watch for cancellation while the threads run; wake every 50 ms to see if they are done,
     // so a run whose responses all arrived ends then, not after the response timeout.
     auto poller = net::Poller::Create();
@@ -235,6 +309,14 @@ Result<LoadResult> RunLoad(const LoadOptions& asked) {
     }
   }
   for (auto& t : threads) t.join();
+  int64_t measured_ns = o.duration_ns;
+  if (judge) {
+    // Windows closed after the judge's last look (a point run to its max): judged now.
+    CollectWindows(states, *judge, until_stop_ns);
+    const int64_t end = cancelled ? MonotonicNowNs() : until_stop_ns.load();
+    measured_ns = std::min(end, start_ns + o.warmup_ns + o.until->max_ns) - (start_ns + o.warmup_ns);
+    o.duration_ns = std::max<int64_t>(1, measured_ns);
+  }
   for (auto& st : states) {
     if (!st->pin_error.empty()) return Unavailable("--cpus: generator thread " + std::to_string(st->index) + ": " + st->pin_error);
   }
@@ -372,6 +454,10 @@ Result<LoadResult> RunLoad(const LoadOptions& asked) {
   }
   r.measured_s = static_cast<double>(o.duration_ns) / 1e9;
   r.window_begin_ns = start_ns + o.warmup_ns;
+  if (judge) {
+    r.until = judge->verdict();
+    r.until->measured_s = r.measured_s;
+  }
 
   InterarrivalTest& ad = r.interarrival;
   const bool parametric = o.arrival.kind == ArrivalSpec::Kind::kDistribution;

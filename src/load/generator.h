@@ -19,6 +19,7 @@
 #include "load/send_floor.h"
 #include "load/key_chooser.h"
 #include "load/session_schedule.h"
+#include "load/until.h"
 #include "platform/status.h"
 #include "protocol/registry.h"
 
@@ -89,6 +90,10 @@ struct LoadOptions {
   // qps is then the schedule's chunk rate (SessionLoad::ChunkRate), set by whoever fills it.
   SessionLoad session;
   int64_t duration_ns = 10'000'000'000;  // the measured window
+  // Measure until known (load/until.h): set, the window is open-ended up to until->max_ns and
+  // ends when the judge says the QoS percentile is known; duration_ns is then ignored, and the
+  // result's options.duration_ns is the window as measured. Unset, nothing of it runs.
+  std::optional<UntilRule> until;
   int64_t warmup_ns = 2'000'000'000;     // sent before the window, not measured
   ArrivalSpec arrival;                   // default exponential (Poisson)
   uint64_t keys = 100000;                // key indices 0..keys-1 (see protocol/keyspace.h)
@@ -310,6 +315,8 @@ struct LoadResult {
   // The rate check's limit: max_rate_error, widened for Poisson arrivals to three standard
   // deviations of the schedule's own count in the window (see JudgeValidity).
   double rate_error_limit = 0;
+  // With options.until: the judge's last verdict (how long, which check decided, the interval).
+  std::optional<UntilVerdict> until;
 
   nlohmann::json ToJson() const;
   std::string Summary() const;

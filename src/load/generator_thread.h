@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <unordered_map>
 #include <random>
@@ -128,7 +129,22 @@ struct Conn {
   SegmentsSeen segs;
 };
 
-// Everything one generator thread owns; nothing here is shared while the run is on.
+// Measure until known (LoadOptions::until): a thread's answers of the current window, handed to
+// the judge (RunLoad's thread) at each window's end through `ready`, under `mu` once a window;
+// and the instant at which the judge ended the point, which every thread reads.
+struct UntilMailbox {
+  std::vector<int64_t> current;  // latencies (ns) answered in the current window
+  int64_t window_end_ns = 0;
+  size_t reserve = 0;            // answers a window is expected to hold, with room
+  uint64_t stride = 1;           // every stride-th answer goes to the judge (kUntilAnswersPerWindow)
+  uint64_t seen = 0;
+  std::mutex mu;
+  std::vector<UntilWindow> ready;  // closed windows, oldest first
+  const std::atomic<int64_t>* stop_at_ns = nullptr;
+};
+
+// Everything one generator thread owns; nothing here is shared while the run is on (but the
+// until mailbox's `ready` and the stop instant, once a window).
 struct ThreadState {
   int index = 0;
   std::vector<std::unique_ptr<Conn>> conns;
@@ -203,6 +219,7 @@ struct ThreadState {
   int64_t wake_margin_calibrated_ns = -1, wake_margin_final_ns = -1;
   int wake_calibration_waits = 0;
   std::string pin_error;  // the thread could not be pinned to its CPU (LoadOptions::cpus)
+  std::unique_ptr<UntilMailbox> until;  // with LoadOptions::until only
 };
 
 // A new socket on `c` (its first, or a reconnection's): known to the thread's segment tap by
@@ -261,6 +278,9 @@ class ThreadRunner {
   // that falls due while answers are being read waits for one read, not all of them.
   void IssueDue();
   void BusyPoll();
+  // With until: ends the schedule where the judge stopped it, and hands over every window that
+  // has closed by `now`.
+  void UntilTick(int64_t now);
   void NoteOversleep(int64_t over_ns);
   // spin_ns_ from the first `n` oversleeps: their largest plus kMinSpinNs, clamped.
   void LearnMargin(size_t n);

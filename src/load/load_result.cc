@@ -4,6 +4,7 @@
 #include <string>
 
 #include "load/generator.h"
+#include "platform/text.h"
 #include "platform/net.h"
 
 namespace ream {
@@ -151,6 +152,21 @@ nlohmann::json LoadResult::ToJson() const {
   j["generator_cpu_us_per_request"] =
       issued ? nlohmann::json(generator_cpu_s * 1e6 / static_cast<double>(issued)) : nlohmann::json(nullptr);
   j["duration_s"] = static_cast<double>(o.duration_ns) / 1e9;
+  // Measured until known (load/until.h): the rule, how long it took and which check decided.
+  if (until) {
+    j["until"] = {{"rule", o.until ? o.until->Text() : ""},
+                  {"measured_s", until->measured_s},
+                  {"known", until->known},
+                  {"check", until->check},
+                  {"decided_by", until->reason},
+                  {"interval", until->interval ? nlohmann::json(*until->interval) : nlohmann::json(nullptr)},
+                  {"interval_samples", until->interval_samples},
+                  {"lag", until->lag},
+                  {"lag1_r", until->lag1_r},
+                  {"windows", until->windows}};
+  } else {
+    j["until"] = nullptr;
+  }
   j["warmup_s"] = static_cast<double>(o.warmup_ns) / 1e9;
   j["connections"] = o.connections;
   j["threads"] = o.threads;
@@ -275,6 +291,10 @@ std::string LoadResult::Summary() const {
                 o.qps, achieved_qps, throughput_qps, static_cast<double>(o.duration_ns) / 1e9,
                 static_cast<double>(o.warmup_ns) / 1e9);
   s += b;
+  if (until) {
+    s += "until:     " + (o.until ? o.until->Text() : std::string()) + ": " + (until->known ? "known" : "stopped") +
+         " after " + Fmt("%.2f", until->measured_s) + " s, decided by " + until->check + ": " + until->reason + "\n";
+  }
   std::snprintf(b, sizeof b, "requests:  %llu issued, %llu completed, %llu errors\n",
                 static_cast<unsigned long long>(issued), static_cast<unsigned long long>(completed),
                 static_cast<unsigned long long>(errors));

@@ -12,6 +12,10 @@ const char* ValidityRuleName(ValidityRule r) { return r == ValidityRule::kSeed ?
 
 Status ValidateLoadOptions(const LoadOptions& o) {
   if (o.port < 1 || o.port > 65535) return InvalidArgument("--target: the port must be in 1..65535");
+  if (o.session.enabled() && o.until) {
+    return InvalidArgument("--until judges a percentile of request latencies; session load (--sessions) is measured "
+                           "by deadline misses over its fixed --duration");
+  }
   if (o.session.enabled()) {
     // Session load (load/session_load.h): its rate is the schedule's, one thread drives it.
     REAM_RETURN_IF_ERROR(ValidateSessionLoad(o.session, o.duration_ns));

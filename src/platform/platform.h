@@ -217,6 +217,11 @@ class RootedPlatform : public Platform {
 // cryptographic hash.
 std::string Fnv1aHex(std::string_view bytes);
 std::string Trim(std::string_view s);
+// A whole string (spaces trimmed) as a finite double; false for anything else.
+bool ParseFiniteDouble(std::string_view s, double* out);
+// Parses a duration with a unit: "20us", "1.5ms", "100ns", "2s", "0". InvalidArgument naming
+// the text otherwise. `what` names the flag for the message.
+Result<int64_t> ParseDurationNs(std::string_view text, std::string_view what);
 // Splits on `sep`, dropping empty pieces when `skip_empty`.
 std::vector<std::string> Split(std::string_view s, char sep, bool skip_empty = true);
 // Parses a kernel CPU list ("0-3,8,10-11") into sorted CPU ids. InvalidArgument on garbage.

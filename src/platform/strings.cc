@@ -1,6 +1,8 @@
 // String and CPU-list helpers shared by the layers that read kernel files.
 #include <algorithm>
+#include <cctype>
 #include <charconv>
+#include <cmath>
 #include <cstdio>
 
 #include "platform/platform.h"
@@ -12,6 +14,39 @@ std::string CommandResult::Describe() const {
   auto nl = first.find('\n');
   if (nl != std::string::npos) first = first.substr(0, nl);
   return "exit " + std::to_string(exit_code) + (first.empty() ? "" : ": " + first);
+}
+
+bool ParseFiniteDouble(std::string_view s, double* out) {
+  std::string t(Trim(s));
+  if (t.empty()) return false;
+  auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), *out);
+  return ec == std::errc() && p == t.data() + t.size() && std::isfinite(*out);
+}
+
+Result<int64_t> ParseDurationNs(std::string_view text, std::string_view what) {
+  std::string t = Trim(text);
+  size_t i = 0;
+  while (i < t.size() && (std::isdigit(static_cast<unsigned char>(t[i])) || t[i] == '.')) ++i;
+  double v = 0;
+  std::string num = t.substr(0, i), unit = t.substr(i);
+  if (num.empty() || !ParseFiniteDouble(num, &v)) {
+    return InvalidArgument(std::string(what) + ": '" + std::string(text) +
+                           "' is not a duration (e.g. 20us, 1.5ms, 10s)");
+  }
+  double scale;
+  if (unit == "ns") scale = 1;
+  else if (unit == "us" || unit == "µs") scale = 1e3;
+  else if (unit == "ms") scale = 1e6;
+  else if (unit == "s") scale = 1e9;
+  else if (unit == "m" || unit == "min") scale = 60e9;
+  else if (unit.empty() && v == 0) scale = 0;
+  else {
+    return InvalidArgument(std::string(what) + ": '" + std::string(text) +
+                           "' needs a unit: ns, us, ms, s or min");
+  }
+  double ns = v * scale;
+  if (ns > 1e15) return InvalidArgument(std::string(what) + ": '" + std::string(text) + "' is too long");
+  return static_cast<int64_t>(std::llround(ns));
 }
 
 std::string Trim(std::string_view s) {

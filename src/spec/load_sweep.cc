@@ -119,6 +119,12 @@ Status ParseLoad(const TomlSection& s, LoadSpec* l) {
                                   std::chrono::milliseconds(3600000)));
   REAM_RETURN_IF_ERROR(s.Duration("duration", &l->duration, std::chrono::milliseconds(100),
                                   std::chrono::milliseconds(24 * 3600000)));
+  if (const toml::node* n = s.Get("until")) {
+    if (!n->is_string()) return s.Error(*n, "until", "must be a string such as \"p95 ±5%\" or \"p99 ±2% max 20s\"");
+    auto rule = ParseUntil(n->value<std::string>().value(), "[load] until");
+    if (!rule.ok()) return s.Error(*n, "until", rule.status().message());
+    l->until = *rule;
+  }
   REAM_RETURN_IF_ERROR(s.Duration("timely_tolerance", &l->timely_tolerance,
                                   std::chrono::microseconds(0), std::chrono::microseconds(10000000)));
   REAM_RETURN_IF_ERROR(s.Duration("response_timeout", &l->response_timeout, std::chrono::milliseconds(10),

@@ -192,7 +192,7 @@ Result<ExperimentSpec> ParseSpec(const std::string& text, const std::string& sou
     REAM_RETURN_IF_ERROR(ParseLoad(TomlSection(*l, "load", source,
                                            {"arrival", "key_dist", "keys", "get_ratio", "value_bytes", "key_bytes",
                                             "multiget", "preset",
-                                            "connections", "threads", "warmup", "duration",
+                                            "connections", "threads", "warmup", "duration", "until",
                                             "timely_tolerance", "response_timeout", "http_path",
                                             "http_method", "wait", "response_timing", "keep_awake", "session_chunks",
                                             "chunk_bytes", "bitrate", "attempts"}),
@@ -308,6 +308,15 @@ Result<ExperimentSpec> ParseSpec(const std::string& text, const std::string& sou
   if (spec.sweep.mode == SweepMode::kKnee && spec.load.duration < std::chrono::milliseconds(500)) {
     return InvalidArgument(source + ": [load] duration below 500ms is too short for a knee search's percentiles");
   }
+  if (spec.load.until && spec.nodes.remote()) {
+    // Each agent would judge its own share; the merged point's percentile is nobody's to stop.
+    return InvalidArgument(source + ": [load] until measures with this host's generator; client nodes ([nodes]) "
+                           "each measure a fixed window: give [load] duration instead");
+  }
+  if (spec.load.until && spec.sweep.axis == LoadAxis::kSessions) {
+    return InvalidArgument(source + ": [load] until judges a percentile of request latencies; a session load is "
+                           "measured by deadline misses over its fixed [load] duration");
+  }
   return spec;
 }
 
@@ -374,6 +383,8 @@ nlohmann::json ExperimentSpec::ToJson() const {
                {"keep_awake", KeepAwakeJson(load.keep_awake)},
                {"response_timing", load.response_timing},
                {"attempts", load.attempts}};
+  // Only when asked, so a spec without it keeps its stored form.
+  if (load.until) j["load"]["until"] = load.until->Text();
   // Sizes and multigets only when asked, so a spec without them keeps its stored form.
   if (!(load.key_sizes.fixed() && load.key_sizes.a == 16)) {
     j["load"]["key_bytes"] = load.key_sizes.fixed() ? json(static_cast<int64_t>(load.key_sizes.a)) : json(load.key_sizes.name);

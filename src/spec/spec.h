@@ -16,6 +16,7 @@
 #include "load/arrival.h"
 #include "load/key_chooser.h"
 #include "load/load_axis.h"
+#include "load/until.h"
 #include "partition/knobs.h"
 #include "platform/platform.h"
 #include "platform/status.h"
@@ -95,6 +96,9 @@ struct LoadSpec {
   bool threads_auto = false;
   std::chrono::milliseconds warmup{1000};
   std::chrono::milliseconds duration{5000};
+  // Measure each point until its QoS percentile is known (load/until.h) instead of for
+  // `duration`: "p95 ±5%", "p99 ±2% max 20s". Unset: every point lasts `duration`.
+  std::optional<UntilRule> until;
   std::chrono::microseconds timely_tolerance{20};
   // After the window: how long the generator waits for outstanding responses (those still
   // missing count as errors). A level ends as soon as every response is in.

@@ -229,6 +229,23 @@ TEST(Spec, GeneratorWait) {
   EXPECT_NE(bad.find("x.toml:7: load.wait is \"nap\""), std::string::npos) << bad;
 }
 
+TEST(Spec, UntilMeasuresEachPointUntilKnown) {
+  EXPECT_FALSE(ParseSpec(kMinimal, "x.toml")->load.until.has_value());
+  EXPECT_FALSE(ParseSpec(kMinimal, "x.toml")->ToJson()["load"].contains("until"));
+  auto r = ParseSpec(std::string(kMinimal) + "[load]\nuntil = \"p99 ±2% max 20s\"\n", "x.toml");
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_TRUE(r->load.until.has_value());
+  EXPECT_DOUBLE_EQ(r->load.until->percentile, 99);
+  EXPECT_DOUBLE_EQ(r->load.until->half_width, 0.02);
+  EXPECT_EQ(r->load.until->max_ns, 20'000'000'000);
+  EXPECT_EQ(r->ToJson()["load"]["until"], "p99 ±2% max 20s");
+  std::string bad = Err(std::string(kMinimal) + "[load]\nuntil = \"p95 5%\"\n");
+  EXPECT_NE(bad.find("x.toml:7"), std::string::npos) << bad;
+  EXPECT_NE(bad.find("[load] until = \"p95 5%\": '5%' is not a half-width"), std::string::npos) << bad;
+  std::string remote = Err(std::string(kMinimal) + "[load]\nuntil = \"p95 ±5%\"\n[nodes]\nclients = [\"ssh:a\"]\nworkload_address = \"10.0.0.1\"\n");
+  EXPECT_NE(remote.find("[load] until measures with this host's generator"), std::string::npos) << remote;
+}
+
 TEST(Spec, ResponseTiming) {
   EXPECT_EQ(ParseSpec(kMinimal, "x.toml")->load.response_timing, "kernel");
   auto r = ParseSpec(std::string(kMinimal) + "[load]\nresponse_timing = \"packet\"\n", "x.toml");

@@ -280,6 +280,12 @@ CREATE TABLE manager_actions (
   FOREIGN KEY (run_id, window_index) REFERENCES manager_windows(run_id, window_index) ON DELETE CASCADE
 );
 )sql",
+    // 11 -> 12: points measured until known. Which check ended the point and the QoS
+    // percentile's interval then; NULL for every existing point, all of fixed duration.
+    R"sql(
+ALTER TABLE points ADD COLUMN until_decided TEXT;
+ALTER TABLE points ADD COLUMN until_interval REAL;
+)sql",
 };
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == kStoreSchemaVersion);
 

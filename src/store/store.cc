@@ -74,8 +74,10 @@ constexpr const char* kNetworkColumn = "network_json";
 const char* const kConnectionColumns[] = {"reconnections", "lost_requests", "lost_json"};  // schema 7
 constexpr const char* kPointTenantsColumn = "tenants_json";  // schema 8
 constexpr const char* kPointBatchColumn = "batch_json";      // schema 9
+const char* const kUntilColumns[] = {"until_decided", "until_interval"};  // schema 12
 
-std::string PointSelectList(bool with_network, bool with_connections, bool with_tenants, bool with_batch) {
+std::string PointSelectList(bool with_network, bool with_connections, bool with_tenants, bool with_batch,
+                            bool with_until) {
   std::string s;
   auto add = [&](const char* c) { s += (s.empty() ? "" : ", ") + std::string(c); };
   for (auto c : kPointHead) add(c);
@@ -88,6 +90,9 @@ std::string PointSelectList(bool with_network, bool with_connections, bool with_
   }
   if (with_tenants) add(kPointTenantsColumn);
   if (with_batch) add(kPointBatchColumn);
+  if (with_until) {
+    for (auto c : kUntilColumns) add(c);
+  }
   return s;
 }
 
@@ -238,6 +243,9 @@ nlohmann::json PointToJson(const PointRecord& p, LoadAxis axis) {
   if (!p.corunners.empty()) j["tenants"] = TenantFiguresToJson(p.corunners);
   // Only a batch subject's point has batch figures.
   if (!p.batch.is_null()) j["batch"] = p.batch;
+  // Only a point measured until known says what ended it.
+  if (p.until_decided) j["until_decided"] = *p.until_decided;
+  if (p.until_interval) j["until_interval"] = *p.until_interval;
   return j;
 }
 
@@ -608,6 +616,10 @@ Result<int64_t> Store::InsertPoint(const PointData& data) {
   if (with_tenants) add(kPointTenantsColumn);
   const bool with_batch = schema_version_ >= 9;
   if (with_batch) add(kPointBatchColumn);
+  const bool with_until = schema_version_ >= 12;
+  if (with_until) {
+    for (auto c : kUntilColumns) add(c);
+  }
   REAM_ASSIGN_OR_RETURN(auto st, db_.Prepare("INSERT INTO points (" + cols + ") VALUES (" +
                                               marks + ")"));
   int i = 1;
@@ -639,6 +651,10 @@ Result<int64_t> Store::InsertPoint(const PointData& data) {
     st.Bind(i++, p.corunners.empty() ? std::string("null") : TenantFiguresToJson(p.corunners).dump());
   }
   if (with_batch) st.Bind(i++, p.batch.dump());
+  if (with_until) {
+    st.Bind(i++, p.until_decided);
+    st.Bind(i++, p.until_interval);
+  }
   Status s = st.Run();
   if (s.code() == StatusCode::kAlreadyExists) {
     return Status(StatusCode::kAlreadyExists,
@@ -672,7 +688,8 @@ Result<std::vector<PointRecord>> Store::ListPoints(int64_t run_id) {
   const bool with_connections = schema_version_ >= 7;
   const bool with_tenants = schema_version_ >= 8;
   const bool with_batch = schema_version_ >= 9;
-  REAM_ASSIGN_OR_RETURN(auto st, db_.Prepare("SELECT " + PointSelectList(with_network, with_connections, with_tenants, with_batch) +
+  const bool with_until = schema_version_ >= 12;
+  REAM_ASSIGN_OR_RETURN(auto st, db_.Prepare("SELECT " + PointSelectList(with_network, with_connections, with_tenants, with_batch, with_until) +
                                               " FROM points WHERE run_id = ? ORDER BY seq, id"));
   st.Bind(1, run_id);
   std::vector<PointRecord> v;
@@ -719,6 +736,10 @@ Result<std::vector<PointRecord>> Store::ListPoints(int64_t run_id) {
                                                                db_.path() + ": point " + std::to_string(p.id)));
     }
     if (with_batch) p.batch = ParseJsonOr(st.Text(c++), nullptr);
+    if (with_until) {
+      p.until_decided = st.OptText(c++);
+      p.until_interval = st.OptDouble(c++);
+    }
     v.push_back(std::move(p));
   }
   return v;

@@ -27,7 +27,7 @@
 namespace ream {
 
 // The schema version this build writes; older databases are migrated on open.
-inline constexpr int kStoreSchemaVersion = 11;
+inline constexpr int kStoreSchemaVersion = 12;
 
 // The QoS rule and validity thresholds of an experiment, as its spec set them.
 struct QosSettings {
@@ -188,6 +188,12 @@ struct PointRecord {
   // reconnected).
   std::optional<int64_t> reconnections, lost_requests;
   nlohmann::json lost_reasons;
+  // Measured until known (schema 12, load/until.h): the check that ended the point and why
+  // ("interval: interval 3.8 % <= 5 %", "max duration: max duration 20 s reached: ..."), and
+  // the QoS percentile's interval then (its relative half-width). nullopt for a point of fixed
+  // duration. How long any point measured is duration_s.
+  std::optional<std::string> until_decided;
+  std::optional<double> until_interval;
   // Each co-runner's figures over the point's window, by name (schema 8, column
   // points.tenants_json: TenantFiguresToJson, store/tenant_figures.h); empty when the subject ran
   // alone.

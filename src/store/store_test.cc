@@ -441,6 +441,44 @@ TEST_F(StoreTest, MigratesSchemaSixTakingReconnectionsFromTheGeneratorJson) {
   EXPECT_TRUE((*points)[2].lost_reasons.is_object());
 }
 
+// Schema 12 keeps what ended a point measured until known; a schema-10 point (fixed duration)
+// reads back without, and its JSON is as it was.
+TEST_F(StoreTest, MigratesSchemaTenKeepingPointsOfFixedDurationAsTheyWere) {
+  int64_t run_id = 0;
+  {
+    auto s = Store::CreateAtSchemaVersionForTesting(path_, 10);
+    ASSERT_TRUE(s.ok()) << s.status().ToString();
+    run_id = NewRun(*s, "v10");
+    ASSERT_FALSE(HasFailure());
+    PointData fixed;
+    fixed.point.run_id = run_id;
+    fixed.point.target_load = 100;
+    fixed.point.duration_s = 1.0;
+    fixed.point.until_decided = "interval: not written";  // schema 10 has no column
+    ASSERT_TRUE(s->InsertPoint(fixed).ok());
+  }
+  auto s = Store::Open(path_);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_EQ(s->schema_version(), kStoreSchemaVersion);
+  EXPECT_TRUE(s->IntegrityCheck().ok());
+  PointData until;
+  until.point.run_id = run_id;
+  until.point.target_load = 200;
+  until.point.duration_s = 0.45;
+  until.point.until_decided = "interval: interval 3.8 % <= 5 %";
+  until.point.until_interval = 0.038;
+  ASSERT_TRUE(s->InsertPoint(until).ok());
+  auto points = s->ListPoints(run_id);
+  ASSERT_TRUE(points.ok()) << points.status().ToString();
+  ASSERT_EQ(points->size(), 2u);
+  EXPECT_FALSE((*points)[0].until_decided.has_value());
+  EXPECT_FALSE((*points)[0].until_interval.has_value());
+  EXPECT_FALSE(PointToJson((*points)[0], LoadAxis::kQps).contains("until_decided"));
+  EXPECT_EQ((*points)[1].until_decided, std::optional<std::string>("interval: interval 3.8 % <= 5 %"));
+  EXPECT_EQ((*points)[1].until_interval, std::optional<double>(0.038));
+  EXPECT_EQ(PointToJson((*points)[1], LoadAxis::kQps)["until_decided"], "interval: interval 3.8 % <= 5 %");
+}
+
 // Schema 9 gives a batch subject's point its figures (batch_json); a schema-8 point (a server's,
 // or a co-located one) keeps its tenants and reads back with no batch figures.
 TEST_F(StoreTest, MigratesSchemaEightToBatchPoints) {

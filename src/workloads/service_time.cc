@@ -13,40 +13,7 @@ namespace {
 constexpr const char* kForms =
     "const:20us, exp:100us, lognormal:mean=100us,sigma=1 or bimodal:10us,1ms,p=0.01";
 
-bool ParseDouble(std::string_view s, double* out) {
-  std::string t(Trim(s));
-  if (t.empty()) return false;
-  auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), *out);
-  return ec == std::errc() && p == t.data() + t.size() && std::isfinite(*out);
-}
-
 }  // namespace
-
-Result<int64_t> ParseDurationNs(std::string_view text, std::string_view what) {
-  std::string t = Trim(text);
-  size_t i = 0;
-  while (i < t.size() && (std::isdigit(static_cast<unsigned char>(t[i])) || t[i] == '.')) ++i;
-  double v = 0;
-  std::string num = t.substr(0, i), unit = t.substr(i);
-  if (num.empty() || !ParseDouble(num, &v)) {
-    return InvalidArgument(std::string(what) + ": '" + std::string(text) +
-                           "' is not a duration (e.g. 20us, 1.5ms, 10s)");
-  }
-  double scale;
-  if (unit == "ns") scale = 1;
-  else if (unit == "us" || unit == "µs") scale = 1e3;
-  else if (unit == "ms") scale = 1e6;
-  else if (unit == "s") scale = 1e9;
-  else if (unit == "m" || unit == "min") scale = 60e9;
-  else if (unit.empty() && v == 0) scale = 0;
-  else {
-    return InvalidArgument(std::string(what) + ": '" + std::string(text) +
-                           "' needs a unit: ns, us, ms, s or min");
-  }
-  double ns = v * scale;
-  if (ns > 1e15) return InvalidArgument(std::string(what) + ": '" + std::string(text) + "' is too long");
-  return static_cast<int64_t>(std::llround(ns));
-}
 
 Result<ServiceTime> ServiceTime::Parse(std::string_view spec) {
   ServiceTime s;
@@ -79,7 +46,7 @@ Result<ServiceTime> ServiceTime::Parse(std::string_view spec) {
         s.a_ns_ = static_cast<double>(*d);
         have_mean = true;
       } else if (k == "sigma") {
-        if (!ParseDouble(v, &s.sigma_) || s.sigma_ < 0) return bad("sigma must be a number >= 0");
+        if (!ParseFiniteDouble(v, &s.sigma_) || s.sigma_ < 0) return bad("sigma must be a number >= 0");
         have_sigma = true;
       } else {
         return bad("unknown parameter '" + k + "'");
@@ -98,7 +65,7 @@ Result<ServiceTime> ServiceTime::Parse(std::string_view spec) {
     if (!lo.ok()) return bad(lo.status().message());
     if (!hi.ok()) return bad(hi.status().message());
     std::string p = Trim(parts[2]);
-    if (p.rfind("p=", 0) != 0 || !ParseDouble(p.substr(2), &s.p_) || s.p_ < 0 || s.p_ > 1) {
+    if (p.rfind("p=", 0) != 0 || !ParseFiniteDouble(p.substr(2), &s.p_) || s.p_ < 0 || s.p_ > 1) {
       return bad("the third part must be p=P with P in [0, 1]");
     }
     s.kind_ = Kind::kBimodal;

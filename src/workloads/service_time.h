@@ -8,13 +8,10 @@
 #include <string>
 #include <string_view>
 
+#include "platform/platform.h"  // ParseDurationNs, for its users
 #include "platform/status.h"
 
 namespace ream {
-
-// Parses a duration with a unit: "20us", "1.5ms", "100ns", "2s", "0". InvalidArgument naming
-// the text otherwise. `what` names the flag for the message.
-Result<int64_t> ParseDurationNs(std::string_view text, std::string_view what);
 
 class ServiceTime {
  public:

@@ -1,0 +1,349 @@
+// The stopping rule of a point measured until known (load/until.h).
+#include "load/until.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+#include "load/percentile_ci.h"
+#include "platform/platform.h"
+#include "platform/text.h"
+
+namespace ream {
+namespace {
+
+constexpr const char* kForms = "e.g. \"p95 ±5%\", \"p99 ±2%\" or \"p95 ±5% max 20s\"";
+
+// MacKinnon (2010), table 2, tau_c for one variable at 5 %: b0 + b1/T + b2/T² + b3/T³.
+double AdfCritical5(int observations) {
+  const double t = observations;
+  return -2.86154 - 2.8903 / t - 4.234 / (t * t) - 40.040 / (t * t * t);
+}
+
+// The value at quantile q of `v` (reordered), as Histogram::ValueAtQuantile ranks it.
+double QuantileOf(std::vector<int64_t> v, double q) {
+  if (v.empty()) return std::numeric_limits<double>::quiet_NaN();
+  size_t rank = static_cast<size_t>(std::ceil(q * static_cast<double>(v.size())));
+  rank = std::clamp<size_t>(rank, 1, v.size());
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(rank - 1), v.end());
+  return static_cast<double>(v[rank - 1]);
+}
+
+std::string Percent(double fraction) { return Fmt("%.3g", fraction * 100) + " %"; }
+
+std::string Ordinal(int n) {
+  if (n == 1) return "every answer";
+  const char* suffix = n % 10 == 2 && n % 100 != 12 ? "nd" : n % 10 == 3 && n % 100 != 13 ? "rd" : "th";
+  return "every " + std::to_string(n) + suffix + " answer";
+}
+
+// Solves the k×k system a·x = b (k ≤ 4) by Gaussian elimination; false when singular.
+bool Solve(std::vector<std::vector<double>> a, std::vector<double> b, std::vector<double>* x) {
+  const size_t k = b.size();
+  for (size_t c = 0; c < k; ++c) {
+    size_t pivot = c;
+    for (size_t r = c + 1; r < k; ++r) {
+      if (std::fabs(a[r][c]) > std::fabs(a[pivot][c])) pivot = r;
+    }
+    if (std::fabs(a[pivot][c]) < 1e-12) return false;
+    std::swap(a[c], a[pivot]);
+    std::swap(b[c], b[pivot]);
+    for (size_t r = 0; r < k; ++r) {
+      if (r == c) continue;
+      const double f = a[r][c] / a[c][c];
+      for (size_t j = c; j < k; ++j) a[r][j] -= f * a[c][j];
+      b[r] -= f * b[c];
+    }
+  }
+  x->resize(k);
+  for (size_t c = 0; c < k; ++c) (*x)[c] = b[c] / a[c][c];
+  return true;
+}
+
+}  // namespace
+
+std::string UntilRule::Text() const {
+  return "p" + Fmt("%g", percentile) + " ±" + Fmt("%g", half_width * 100) + "% max " +
+         Fmt("%g", static_cast<double>(max_ns) / 1e9) + "s";
+}
+
+Result<UntilRule> ParseUntil(std::string_view text, std::string_view field) {
+  const std::string where = std::string(field) + " = \"" + std::string(text) + "\": ";
+  std::vector<std::string> words = Split(text, ' ');
+  if (words.empty()) return InvalidArgument(where + "empty; " + kForms);
+  UntilRule rule;
+  // The percentile: "p95", "p99.9".
+  const std::string& p = words[0];
+  if (p.size() < 2 || p[0] != 'p' || !ParseFiniteDouble(p.substr(1), &rule.percentile) ||
+      rule.percentile <= 0 || rule.percentile >= 100) {
+    return InvalidArgument(where + "'" + p + "' is not a percentile between p0 and p100 (p95, p99.9); " + kForms);
+  }
+  // The half-width, up to "max": "±5%", "± 5 %", "+-5%", "+/-5%".
+  size_t i = 1;
+  std::string width;
+  while (i < words.size() && words[i] != "max") width += words[i++];
+  std::string number;
+  for (const char* sign : {"±", "+/-", "+-"}) {
+    if (width.rfind(sign, 0) == 0) {
+      number = width.substr(std::string_view(sign).size());
+      break;
+    }
+  }
+  if (width.empty() || number.empty() || number.back() != '%' ||
+      !ParseFiniteDouble(number.substr(0, number.size() - 1), &rule.half_width) || rule.half_width <= 0 ||
+      rule.half_width >= 100) {
+    return InvalidArgument(where + "'" + width + "' is not a half-width such as ±5% (more than 0, less than 100 %); " +
+                           kForms);
+  }
+  rule.half_width /= 100;
+  if (i < words.size()) {  // "max DURATION"
+    if (i + 2 != words.size()) {
+      return InvalidArgument(where + "'max' takes one duration (max 20s) and ends the text; " + kForms);
+    }
+    auto max = ParseDurationNs(words[i + 1], std::string(field) + " max");
+    if (!max.ok()) return InvalidArgument(where + max.status().message());
+    if (*max < kUntilWindowNs * kUntilMinWindows) {
+      return InvalidArgument(where + "max " + words[i + 1] + " is shorter than the " +
+                             std::to_string(kUntilMinWindows) + " windows of " +
+                             std::to_string(kUntilWindowNs / 1'000'000) + " ms the checks need");
+    }
+    rule.max_ns = *max;
+  }
+  return rule;
+}
+
+std::optional<AdfResult> AugmentedDickeyFuller(const std::vector<double>& y, int lags) {
+  const int n = static_cast<int>(y.size());
+  const int k = 2 + lags;  // constant, y_{t-1}, lagged differences
+  const int rows = n - 1 - lags;
+  if (lags < 0 || rows < k + 2) return std::nullopt;
+  AdfResult r;
+  r.observations = rows;
+  r.critical = AdfCritical5(rows);
+  const auto [lo, hi] = std::minmax_element(y.begin(), y.end());
+  if (*hi - *lo <= 1e-12 * std::max(1.0, std::fabs(*hi))) {
+    r.stationary = true;  // a constant series
+    return r;
+  }
+  std::vector<double> dy(static_cast<size_t>(n - 1));
+  for (int t = 1; t < n; ++t) dy[static_cast<size_t>(t - 1)] = y[static_cast<size_t>(t)] - y[static_cast<size_t>(t - 1)];
+  // Row t (t = lags .. n-2 over dy): Δy_t = a + b·y_t + Σ c_i·Δy_{t−i}.
+  auto row = [&](int t, std::vector<double>* x) {
+    x->assign(static_cast<size_t>(k), 1.0);
+    (*x)[1] = y[static_cast<size_t>(t)];
+    for (int i = 1; i <= lags; ++i) (*x)[static_cast<size_t>(1 + i)] = dy[static_cast<size_t>(t - i)];
+  };
+  std::vector<std::vector<double>> xtx(static_cast<size_t>(k), std::vector<double>(static_cast<size_t>(k), 0));
+  std::vector<double> xty(static_cast<size_t>(k), 0), x;
+  for (int t = lags; t < n - 1; ++t) {
+    row(t, &x);
+    for (int i = 0; i < k; ++i) {
+      xty[static_cast<size_t>(i)] += x[static_cast<size_t>(i)] * dy[static_cast<size_t>(t)];
+      for (int j = 0; j < k; ++j) xtx[static_cast<size_t>(i)][static_cast<size_t>(j)] += x[static_cast<size_t>(i)] * x[static_cast<size_t>(j)];
+    }
+  }
+  std::vector<double> beta, inv1;
+  std::vector<double> unit(static_cast<size_t>(k), 0);
+  unit[1] = 1;
+  if (!Solve(xtx, xty, &beta) || !Solve(xtx, unit, &inv1)) {
+    r.statistic = 0;  // y_{t-1} explains nothing the rest does not: a unit root is not rejected
+    return r;
+  }
+  double sse = 0;
+  for (int t = lags; t < n - 1; ++t) {
+    row(t, &x);
+    double fit = 0;
+    for (int i = 0; i < k; ++i) fit += beta[static_cast<size_t>(i)] * x[static_cast<size_t>(i)];
+    const double e = dy[static_cast<size_t>(t)] - fit;
+    sse += e * e;
+  }
+  const double s2 = sse / (rows - k);
+  const double se = std::sqrt(s2 * inv1[1]);
+  if (!(se > 0) || !std::isfinite(se)) {
+    r.statistic = 0;  // a perfect fit (a straight trend): no evidence against the unit root
+    return r;
+  }
+  r.statistic = beta[1] / se;
+  r.stationary = r.statistic < r.critical;
+  return r;
+}
+
+UntilJudge::UntilJudge(UntilRule rule) : rule_(rule) {}
+
+void UntilJudge::AddPairs(const std::vector<int64_t>& latencies) {
+  // Ranks by the answers before this window (this window's own, for the first).
+  const bool first = all_.count() == 0;
+  if (first) {
+    for (int64_t x : latencies) all_.Record(x);
+  }
+  const Histogram& ref = all_;
+  std::vector<double> share(Histogram::kBucketCount);
+  const double n = static_cast<double>(std::max<uint64_t>(1, ref.count()));
+  double cum = 0;
+  for (size_t i = 0; i < Histogram::kBucketCount; ++i) {
+    const double c = static_cast<double>(ref.bucket(i));
+    share[i] = (cum + c / 2) / n;
+    cum += c;
+  }
+  uint64_t index = answers_;  // the first new answer's, over the point
+  for (int64_t x : latencies) {
+    const double r = share[Histogram::BucketIndex(std::max<int64_t>(0, x))];
+    for (size_t k = 0; k < std::size(kUntilLags); ++k) {
+      const uint64_t lag = static_cast<uint64_t>(kUntilLags[k]);
+      if (index < lag) break;
+      const double before = recent_rank_[(index - lag) % kMaxLag];
+      PairSums& p = pairs_[k];
+      p.n += 1, p.a += before, p.b += r, p.ab += before * r, p.aa += before * before, p.bb += r * r;
+    }
+    recent_rank_[index % kMaxLag] = r;
+    ++index;
+  }
+  if (!first) {
+    for (int64_t x : latencies) all_.Record(x);
+  }
+}
+
+int UntilJudge::IndependentLag(double* lag1_r, double* last_r, int* last_lag) const {
+  auto correlation = [](const PairSums& p) {
+    const double cov = p.n * p.ab - p.a * p.b;
+    const double va = p.n * p.aa - p.a * p.a, vb = p.n * p.bb - p.b * p.b;
+    return va > 0 && vb > 0 ? cov / std::sqrt(va * vb) : 0.0;
+  };
+  *lag1_r = correlation(pairs_[0]);
+  for (size_t k = 0; k < std::size(kUntilLags); ++k) {
+    const int lag = kUntilLags[k];
+    // A lag needs some hundreds of pairs to be judged; beyond, the answers are too few to tell.
+    if (pairs_[k].n < lag * 200.0) break;
+    const double r = correlation(pairs_[k]);
+    *last_r = r;
+    *last_lag = lag;
+    if (std::fabs(r) <= kUntilMaxAutocorrelation) return lag;
+  }
+  return 0;
+}
+
+void UntilJudge::Thin(int lag) {
+  if (lag != lag_ && answers_ == samples_.size()) {
+    lag_ = lag;
+    thinned_.Reset();
+    thinned_upto_ = 0;
+  }
+  for (; thinned_upto_ < answers_; ++thinned_upto_) {
+    if (thinned_upto_ % static_cast<uint64_t>(lag_) != 0 || thinned_upto_ >= samples_.size()) continue;
+    thinned_.Record(samples_[thinned_upto_]);
+  }
+}
+
+std::string UntilJudge::Stationarity() const {
+  // The series: blocks of consecutive windows holding kUntilBlockAnswers answers each (a window
+  // alone above 2 000 answers a second), the last block dropped if short.
+  std::vector<double> pct, rate;
+  const double q = rule_.percentile / 100;
+  size_t begin_window = 0;
+  for (size_t w = 0; w < window_end_.size(); ++w) {
+    const size_t first = begin_window == 0 ? 0 : window_end_[begin_window - 1];
+    const size_t answers = window_end_[w] - first;
+    if (answers < kUntilBlockAnswers) continue;
+    double seconds = 0;
+    for (size_t v = begin_window; v <= w; ++v) seconds += window_s_[v];
+    if (w == begin_window) {
+      pct.push_back(window_pct_[w]);
+    } else if (window_end_[w] <= samples_.size()) {
+      pct.push_back(QuantileOf(std::vector<int64_t>(samples_.begin() + static_cast<std::ptrdiff_t>(first),
+                                                    samples_.begin() + static_cast<std::ptrdiff_t>(window_end_[w])),
+                               q));
+    } else {
+      pct.push_back(std::numeric_limits<double>::quiet_NaN());
+    }
+    rate.push_back(seconds > 0 ? static_cast<double>(answers) / seconds : 0);
+    begin_window = w + 1;
+  }
+  if (pct.size() < static_cast<size_t>(kUntilMinWindows)) {
+    return "too few blocks of " + std::to_string(kUntilBlockAnswers) + " answers for the stationarity test (" +
+           std::to_string(pct.size()) + " of " + std::to_string(kUntilMinWindows) + ")";
+  }
+  pct.erase(std::remove_if(pct.begin(), pct.end(), [](double v) { return std::isnan(v); }), pct.end());
+  const std::string name = "p" + Fmt("%g", rule_.percentile);
+  for (const auto& [series, what] : {std::pair{&pct, name + " per window"}, std::pair{&rate, std::string("throughput per window")}}) {
+    auto adf = AugmentedDickeyFuller(*series, static_cast<int>(std::cbrt(static_cast<double>(series->size()) / 25)));
+    if (!adf) return what + ": too few windows for the Dickey-Fuller regression";
+    if (!adf->stationary) {
+      return what + ": ADF t = " + Fmt("%.2f", adf->statistic) + " > " + Fmt("%.2f", adf->critical) +
+             " (5 %, " + std::to_string(adf->observations) + " windows)";
+    }
+  }
+  return "";
+}
+
+const UntilVerdict& UntilJudge::Add(const UntilWindow& w) {
+  UntilVerdict& v = verdict_;
+  if (v.stop) return v;
+  AddPairs(w.latencies_ns);
+  for (int64_t x : w.latencies_ns) {
+    if (samples_.size() < kUntilMaxKeptSamples) samples_.push_back(x);
+  }
+  answers_ += w.latencies_ns.size();
+  window_end_.push_back(answers_);
+  window_pct_.push_back(QuantileOf(w.latencies_ns, rule_.percentile / 100));
+  window_s_.push_back(w.seconds);
+  ++v.windows;
+  v.measured_s += w.seconds;
+
+  // The lag at which answers are independent sets how many the interval may count.
+  const bool at_max = v.measured_s * 1e9 >= static_cast<double>(rule_.max_ns) - 1e6;
+  double last_r = 0;
+  int last_lag = 0;
+  const int lag = IndependentLag(&v.lag1_r, &last_r, &last_lag);
+  v.lag = lag;
+  // None independent: the interval is given over the widest lag tried, the least it can claim.
+  const int used = lag > 0 ? lag : last_lag > 0 ? last_lag : lag_;
+  Thin(used);
+  std::string why;
+  v.interval.reset();
+  if (auto ci = PercentileConfidence(thinned_, rule_.percentile / 100, rule_.confidence); ci && ci->value > 0) {
+    v.interval = std::max(ci->value - ci->low, ci->high - ci->value) / ci->value;
+    v.interval_samples = ci->n;
+  }
+  const std::string thinning =
+      lag_ > 1 ? " (" + Ordinal(lag_) + ": lag-1 r = " + Fmt("%.2f", v.lag1_r) + ")" : "";
+  const std::string interval_text =
+      v.interval ? "interval " + Percent(*v.interval) + (*v.interval <= rule_.half_width ? " <= " : " > ") +
+                       Percent(rule_.half_width) + thinning
+                 : "no interval yet (no answers)";
+  if (v.windows < kUntilMinWindows) {
+    v.check = "windows";
+    why = "too few windows (" + std::to_string(v.windows) + " of " + std::to_string(kUntilMinWindows) + "); " +
+          interval_text;
+  } else if (std::string s = Stationarity(); !s.empty()) {
+    // First: a series that drifts has no one percentile to know, and its drift would read as
+    // correlation between neighbours.
+    v.check = "stationarity";
+    why = "not stationary: " + s + "; " + interval_text;
+  } else if (lag == 0 && last_lag == 0) {
+    v.check = "windows";
+    why = "too few answers to test their independence (" + std::to_string(answers_) + "); " + interval_text;
+  } else if (lag == 0) {
+    v.check = "autocorrelation";
+    why = "autocorrelated: lag-1 r = " + Fmt("%.2f", v.lag1_r) + ", still " + Fmt("%.2f", last_r) + " at lag " +
+          std::to_string(last_lag) + "; " + interval_text;
+  } else if (!v.interval || *v.interval > rule_.half_width) {
+    v.check = "interval";
+    why = interval_text;
+  } else {
+    v.check = "interval";
+    v.stop = v.known = true;
+    v.reason = interval_text;
+    return v;
+  }
+  if (at_max) {
+    v.stop = true;
+    v.reason = "max duration " + Fmt("%g", static_cast<double>(rule_.max_ns) / 1e9) + " s reached: " + why;
+    v.check = "max duration";
+    return v;
+  }
+  v.reason = why;
+  return v;
+}
+
+}  // namespace ream
