@@ -422,9 +422,13 @@ TEST_F(NodesIntegration, AKilledAgentMakesThePointInvalidNamingItTheNextRunsOnTh
   auto deadline = Clock::now() + std::chrono::seconds(30);
   while (victim < 0 && Clock::now() < deadline) {
     for (int pid : AgentsIn(namespaces_[0])) {
+      // Counted without exceptions: the agent may exit while its threads are listed.
       std::error_code ec;
-      auto tasks = std::distance(fs::directory_iterator("/proc/" + std::to_string(pid) + "/task", ec),
-                                 fs::directory_iterator());
+      int tasks = 0;
+      for (fs::directory_iterator it("/proc/" + std::to_string(pid) + "/task", ec), end; !ec && it != end;
+           it.increment(ec)) {
+        ++tasks;
+      }
       if (!ec && tasks >= 2) victim = pid;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(20));

@@ -74,7 +74,11 @@ inline std::string ReamObjectsOf(int pid) {
 inline std::vector<int> ProcessesWith(const std::string& marker) {
   namespace fs = std::filesystem;
   std::vector<int> out;
-  for (const auto& d : fs::directory_iterator("/proc")) {
+  // Without exceptions: processes come and go while /proc is read, and an exception thrown
+  // here while a test's thread runs `ream` would abort the test process instead of failing it.
+  std::error_code ec;
+  for (fs::directory_iterator it("/proc", ec), end; !ec && it != end; it.increment(ec)) {
+    const auto& d = *it;
     std::string name = d.path().filename();
     if (name.find_first_not_of("0123456789") != std::string::npos) continue;
     std::ifstream f(d.path() / "cmdline");
