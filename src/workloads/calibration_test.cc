@@ -109,7 +109,7 @@ nlohmann::json Load(Platform& p, int port, int qps, const char* duration, const 
 }
 
 
-TEST(Calibration, SojournMatchesTheMG1PredictionAtThreeRates) {
+TEST(Calibration, SojournMatchesTheMG1PredictionAtALowAndAHighRate) {
   auto platform = MakePosixPlatform();
   if (!platform->FindExecutable("taskset").ok()) GTEST_SKIP() << "taskset (util-linux) is not installed";
   auto online = platform->ReadFile("/sys/devices/system/cpu/online");
@@ -154,7 +154,10 @@ TEST(Calibration, SojournMatchesTheMG1PredictionAtThreeRates) {
     double error, median_error, mean_service;
   };
   std::vector<Verdict> verdicts;
-  for (int qps : {2000, 4000, 6000}) {
+  // 23 % and 70 % of the CPU. (The middle of the range, 4 000 QPS, was measured here too, 17 s of
+  // make test's 20 minutes; the same server through `ream run` is judged at four loads between
+  // them against M/M/1 and the model by QueueingCalibration, src/analysis.)
+  for (int qps : {2000, 6000}) {
     std::vector<double> errors, diffs, predictions, bases, rhos, ss, services, median_errors;
     int valid = 0, rounds = kRounds;
     for (int round = 0; round < rounds; ++round) {
