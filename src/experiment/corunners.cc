@@ -531,6 +531,34 @@ TenantFiguresByName CorunnerSet::Figures() const {
   return all;
 }
 
+std::map<std::string, CorunnerSet::Progress> CorunnerSet::ReadProgress() const {
+  std::map<std::string, Progress> out;
+  for (const auto& t : tenants_) {
+    Progress& pr = out[t->spec->name];
+    {
+      std::lock_guard<std::mutex> l(t->mu);
+      pr.completions = static_cast<int64_t>(t->completions.size());
+    }
+    if (!t->sandbox || !t->sandbox->Alive()) {
+      pr.cpu_why = "not running";
+    } else if (t->sandbox->monitored_remotely()) {
+      pr.cpu_why = "sampled on its own host, at the end of the point only";
+    } else {
+      pr.cpu_ns = ReadCpuNs(TargetOf(*t->sandbox), &pr.cpu_why);
+    }
+  }
+  return out;
+}
+
+Status CorunnerSet::Move(const std::string& name, const Knob& knob, double level) {
+  for (auto& t : tenants_) {
+    if (t->spec->name != name) continue;
+    if (!t->sandbox || !t->sandbox->Alive()) return NotFound("co-runner '" + name + "' is not running");
+    return t->sandbox->Move(knob, level);
+  }
+  return NotFound("the run's co-runner set has no co-runner '" + name + "'");
+}
+
 std::vector<std::string> CorunnerSet::EndedDuringWindow() const {
   std::vector<std::string> out;
   for (const auto& t : tenants_) {

@@ -109,6 +109,19 @@ class CorunnerSet {
   // "co-runner 'stream' killed by signal 9 (SIGKILL) during the window" for each co-runner that
   // ended during the last window other than by a completion --repeat restarted.
   std::vector<std::string> EndedDuringWindow() const;
+  // A manager's reading of the co-runners at a window's end: each one's CPU time so far (ns) and
+  // completions so far, by name; differences between two readings are its throughput over the
+  // window between them. No cpu_ns (with why) for one not running or whose CPU cannot be read.
+  struct Progress {
+    std::optional<int64_t> cpu_ns;
+    std::string cpu_why;
+    int64_t completions = 0;
+  };
+  std::map<std::string, Progress> ReadProgress() const;
+  // A manager's move of one knob of co-runner `name` (Sandbox::Move). NotFound naming it when the
+  // set has no such co-runner or it is not running.
+  Status Move(const std::string& name, const Knob& knob, double level);
+
   // The set as stored with the run: each co-runner's spec, CPUs and sandbox (its figures alone
   // are added by CorunnerSetRecord::SetAlone once measured).
   CorunnerSetRecord Describe() const;

@@ -228,6 +228,40 @@ std::string Monitor::ProbeLlcMissEstimate() {
   return "";
 }
 
+std::optional<int64_t> ReadCpuNs(const MonitorTarget& target, std::string* why) {
+  if (target.cpu_ns_reader) {
+    if (auto ns = target.cpu_ns_reader()) return ns;
+    *why = "the CPU time from " + (target.cpu_source.empty() ? std::string("its reader") : target.cpu_source) +
+           " could not be read now";
+    return std::nullopt;
+  }
+  const Cgroup* cg = target.cgroup;
+  if (!cg) {
+    *why = target.unavailable_reason.empty() ? "no cgroup" : target.unavailable_reason;
+    return std::nullopt;
+  }
+  if (cg->version() == 1) {
+    if (!cg->Has("cpuacct")) {
+      *why = "its cgroup has no cpuacct controller";
+      return std::nullopt;
+    }
+    auto usage = cg->Read("cpuacct", "cpuacct.usage");
+    if (!usage.ok()) *why = usage.status().message();
+    return ToInt(usage);
+  }
+  auto stat = cg->Read("cpu", "cpu.stat");
+  if (!stat.ok()) {
+    *why = stat.status().message();
+    return std::nullopt;
+  }
+  for (const auto& line : Split(*stat, '\n')) {
+    auto f = Split(line, ' ');
+    if (f.size() == 2 && f[0] == "usage_usec") return std::atoll(f[1].c_str()) * 1000;
+  }
+  *why = "cpu.stat has no usage_usec";
+  return std::nullopt;
+}
+
 Monitor::Counters Monitor::Read() {
   Counters c;
   c.t_ns = p_.MonotonicNanos();
@@ -237,28 +271,22 @@ Monitor::Counters Monitor::Read() {
   auto fault = [&c](const char* family, const Result<std::string>& r) {
     if (!r.ok()) c.faults.emplace(family, r.status().message());
   };
-  // (A cgroup without cpuacct can stand beside a kind's own CPU reader: a guest's, from libvirt.)
-  if (cg && !unavailable_.count("cpu") && (cg->version() == 2 || cg->Has("cpuacct"))) {
-    if (cg->version() == 1) {
-      auto usage = cg->Read("cpuacct", "cpuacct.usage");
-      fault("cpu", usage);
-      c.cpu_ns = ToInt(usage);
-      auto per = cg->Read("cpuacct", "cpuacct.usage_percpu");
-      if (per.ok()) {
-        auto f = Split(Trim(*per), ' ');
-        for (size_t i = 0; i < f.size(); ++i) c.per_cpu_ns[static_cast<int>(i)] = std::atoll(f[i].c_str());
-      }
-    } else {
-      auto stat = cg->Read("cpu", "cpu.stat");
-      fault("cpu", stat);
-      for (const auto& line : Split(stat.value_or(""), '\n')) {
-        auto f = Split(line, ' ');
-        if (f.size() == 2 && f[0] == "usage_usec") c.cpu_ns = std::atoll(f[1].c_str()) * 1000;
-      }
-    }
+  // A target with neither a cpuacct-capable cgroup nor a reader has no CPU figure (said
+  // elsewhere); a cgroup read that fails is this reading's fault (a kind's reader that has
+  // nothing now, a guest gone, leaves the sample out).
+  if (!unavailable_.count("cpu") &&
+      (target_.cpu_ns_reader || (cg && (cg->version() == 2 || cg->Has("cpuacct"))))) {
+    std::string why;
+    c.cpu_ns = ReadCpuNs(target_, &why);
+    if (!c.cpu_ns && !target_.cpu_ns_reader) c.faults.emplace("cpu", why);
   }
-  if (target_.cpu_ns_reader) {
-    if (auto ns = target_.cpu_ns_reader()) c.cpu_ns = *ns;
+  // (A cgroup without cpuacct can stand beside a kind's own CPU reader: a guest's, from libvirt.)
+  if (cg && !unavailable_.count("cpu") && cg->version() == 1 && cg->Has("cpuacct")) {
+    auto per = cg->Read("cpuacct", "cpuacct.usage_percpu");
+    if (per.ok()) {
+      auto f = Split(Trim(*per), ' ');
+      for (size_t i = 0; i < f.size(); ++i) c.per_cpu_ns[static_cast<int>(i)] = std::atoll(f[i].c_str());
+    }
   }
   if (per_cpu_from_proc_stat_) {
     // USER_HZ is 100 on Linux.

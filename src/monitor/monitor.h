@@ -32,6 +32,11 @@ namespace ream {
 // Everything a sandbox exposes for monitoring.
 MonitorTarget TargetOf(Sandbox& sandbox);
 
+// The target's CPU time so far in ns (its cgroup's cpuacct.usage or cpu.stat usage_usec, or the
+// kind's own reader: a guest's, from libvirt), or nullopt with why in `*why` when it cannot be
+// read now. What a monitor samples; a manager reads it at each window's end.
+std::optional<int64_t> ReadCpuNs(const MonitorTarget& target, std::string* why);
+
 // MonitorReport::methods["mem_bandwidth"]: the memory controller's own count of the group's
 // traffic, or an estimate from the LLC misses the CPUs counted for the sandbox's cgroup.
 inline constexpr const char* kMemBwMeasured = "resctrl MBM";

@@ -30,8 +30,8 @@ Status ApplyCpuWeight(Cgroup& cg, int weight) {
   return cg.Write("cpu", "cpu.shares", std::to_string(shares));
 }
 
-Status ApplyCpuIdle(Cgroup& cg) {
-  Status s = cg.Write("cpu", "cpu.idle", "1");
+Status ApplyCpuIdle(Cgroup& cg, bool idle) {
+  Status s = cg.Write("cpu", "cpu.idle", idle ? "1" : "0");
   if (s.code() == StatusCode::kNotFound) {
     return Unsupported("the cpu controller has no cpu.idle (Linux 5.15 or later has it): " + s.message());
   }

@@ -20,9 +20,10 @@ Status ApplyCpuset(Cgroup& cg, const std::vector<int>& cpus);
 Status ApplyCpuQuota(Cgroup& cg, double cpus);
 // v1 cpu.shares = weight * 1024 / 100; v2 cpu.weight.
 Status ApplyCpuWeight(Cgroup& cg, int weight);
-// cpu.idle = 1 (PartitionSpec::cpu_idle). Unsupported naming the file and the kernel it needs
+// cpu.idle = 1 (PartitionSpec::cpu_idle), or back to 0 with `idle` false (a manager giving a
+// best-effort tenant the normal class again). Unsupported naming the file and the kernel it needs
 // when the cgroup has none.
-Status ApplyCpuIdle(Cgroup& cg);
+Status ApplyCpuIdle(Cgroup& cg, bool idle = true);
 // v1 memory.limit_in_bytes (+ memsw to the same value when swap accounting exists, so the
 // limit cannot be dodged by swapping); v2 memory.max and memory.swap.max = 0.
 Status ApplyMemoryLimit(Cgroup& cg, int64_t bytes);

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdlib>
 
+#include "partition/cgroup_knobs.h"
 #include "platform/platform.h"
 #include "platform/text.h"
 
@@ -69,6 +70,12 @@ KnobMoves CountMoves(double unit) {
           .text = [](double level) { return Fmt("%.0f", level); },
           .unit = unit};
 }
+
+// Where a manager's move of a cache or bandwidth share goes: the tenant's resctrl group, whose
+// schemata a running tenant's manager does not write yet.
+constexpr const char* kResctrlMove =
+    "it lives in the tenant's resctrl group's schemata, which ream writes when the group is made and a manager "
+    "does not rewrite yet";
 
 // Why a manager cannot move what is fixed when the tenant starts.
 constexpr const char* kDiskFixed =
@@ -180,7 +187,11 @@ void RegisterBuiltinKnobs(KnobTable& t) {
   t.Add({.key = "cpu_quota", .flag = "--cpu-quota", .help = "CPU time in percent of one CPU (50%, 150%)",
          .parse = Percent,
          .apply = [](const KnobValue& v, PartitionSpec* s) { s->cpu_quota = Real(v); },
-         .support = "--cpu-quota", .resource = "cpu_quota", .amount = Real, .moves = FractionMoves()});
+         .support = "--cpu-quota", .resource = "cpu_quota", .amount = Real, .moves = [] {
+           KnobMoves m = FractionMoves();
+           m.write = [](Cgroup& cg, double level) { return ApplyCpuQuota(cg, level); };
+           return m;
+         }()});
   t.Add({.key = "cpu_weight", .flag = "--cpu-weight",
          .help = "Relative CPU weight under contention, 1..10000 (default: the kernel's 100)", .flag_type = "INT",
          .in_spec = false,
@@ -190,6 +201,7 @@ void RegisterBuiltinKnobs(KnobTable& t) {
            KnobMoves m = CountMoves(0);
            m.lowest = 1;  // the kernel's bounds of cpu.weight
            m.highest = 10000;
+           m.write = [](Cgroup& cg, double level) { return ApplyCpuWeight(cg, static_cast<int>(level + 0.5)); };
            return m;
          }()});
   // The scheduling class of the tenant's cgroup against its siblings (cpu.idle): the best-effort
@@ -210,6 +222,7 @@ void RegisterBuiltinKnobs(KnobTable& t) {
              },
              .value = [](double level) { return KnobValue(std::string(level < 0.5 ? "idle" : "normal")); },
              .text = [](double level) { return std::string(level < 0.5 ? "idle" : "normal"); },
+             .write = [](Cgroup& cg, double level) { return ApplyCpuIdle(cg, level < 0.5); },
              .unit = 1,
              .lowest = 0,
              .highest = 1}});
@@ -255,7 +268,11 @@ void RegisterBuiltinKnobs(KnobTable& t) {
          .parse = [](std::string_view text, std::string_view) { return PositiveInteger(text, "number of ways"); },
          .apply = [](const KnobValue& v, PartitionSpec* s) { s->llc_ways = static_cast<int>(Int(v)); },
          .support = "--llc-ways", .resource = "llc_ways",
-         .amount = [](const KnobValue& v) { return static_cast<double>(Int(v)); }, .moves = CountMoves(1)});
+         .amount = [](const KnobValue& v) { return static_cast<double>(Int(v)); }, .moves = [] {
+           KnobMoves m = CountMoves(1);
+           m.write_elsewhere = kResctrlMove;
+           return m;
+         }()});
   // A percentage (a double) or, where the resctrl mount takes it (mba_MBps, AMD), an amount in
   // MB/s (an int64_t): "50%", "4000MBps".
   t.Add({.key = "mem_bw", .flag = "--mem-bw",
@@ -282,7 +299,11 @@ void RegisterBuiltinKnobs(KnobTable& t) {
          .support = "--mem-bw", .resource = "mem_bw",
          .amount = [](const KnobValue& v) { return Real(v) * 100; },
          .has_amount = [](const KnobValue& v) { return std::holds_alternative<double>(v); },
-         .moves = FractionMoves()});
+         .moves = [] {
+           KnobMoves m = FractionMoves();
+           m.write_elsewhere = kResctrlMove;
+           return m;
+         }()});
   // LogGP (second seed). L, g and G are applied by the relay (relay/), in the path between the
   // generator and the workload; o by the workload's own sockets (not the relay's: it must be
   // charged to the workload's CPUs).

@@ -22,6 +22,7 @@
 #include <variant>
 #include <vector>
 
+#include "partition/cgroup.h"
 #include "partition/spec.h"
 #include "platform/status.h"
 
@@ -87,6 +88,10 @@ struct KnobMoves {
   std::function<KnobValue(double)> value;
   // The level as the knob's own text ("50%", "4", "idle"), for actions and messages.
   std::function<std::string(double)> text;
+  // Writes a level to a running tenant's cgroup (the same files the tenant's partition was made
+  // with). Unset for a knob that lives elsewhere (a resctrl group): `write_elsewhere` says where.
+  std::function<Status(Cgroup&, double level)> write;
+  std::string write_elsewhere;
   // Defaults when [[manager.resource]] gives no unit / min / max (0 / unset: it must give one):
   // a knob of two levels needs none.
   double unit = 0;

@@ -118,6 +118,11 @@ Result<int> FreeLocalPort() {
 
 Result<int> SandboxKind::FreePort() { return FreeLocalPort(); }
 
+Status Sandbox::Move(const Knob& knob, double /*level*/) {
+  return Unsupported("sandbox " + name() + " cannot change " + knob.key +
+                     " while its workload runs: its kind writes the partition only when it starts");
+}
+
 Status FindProgramOn(Platform& p, const std::string& program) {
   const bool path = program.find('/') != std::string::npos;
   if (path ? p.Exists(program) : p.FindExecutable(program).ok()) return Status::Ok();
@@ -509,6 +514,17 @@ Status ProcessSandbox::RemoveObjects() {
   Status s = state_->Remove();
   state_.reset();
   return s;
+}
+
+Status ProcessSandbox::Move(const Knob& knob, double level) {
+  if (!knob.moves) return InvalidArgument(knob.key + " is not a knob a manager moves: " + knob.fixed_while_running);
+  if (!knob.moves->write) {
+    return Unsupported("sandbox " + name_ + " cannot move " + knob.key + " while it runs: " + knob.moves->write_elsewhere);
+  }
+  if (!cgroup_) return Unsupported("sandbox " + name_ + " has no cgroup to write " + knob.key + " to");
+  REAM_RETURN_IF_ERROR(knob.moves->write(*cgroup_, level).Annotate(name_ + ": " + knob.key));
+  knob.apply(knob.moves->value(level), &spec_);
+  return Status::Ok();
 }
 
 MonitorTarget ProcessSandbox::monitor_target() const {

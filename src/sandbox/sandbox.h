@@ -27,6 +27,7 @@
 
 #include "partition/cgroup.h"
 #include "partition/cgroup_knobs.h"
+#include "partition/knobs.h"
 #include "partition/resctrl.h"
 #include "partition/spec.h"
 #include "platform/capabilities.h"
@@ -180,6 +181,11 @@ class Sandbox {
     return Unsupported("this sandbox is monitored on this host");
   }
   virtual Result<nlohmann::json> StopMonitorWindow() { return Unsupported("this sandbox is monitored on this host"); }
+  // A manager's move of one knob of the running workload to `level` (partition/knobs.h
+  // KnobMoves: a number in the knob's own unit), written where the kind made the partition.
+  // Unsupported naming the sandbox, the knob and why, for a kind or knob that cannot change while
+  // its workload runs; the error of the write otherwise.
+  virtual Status Move(const Knob& knob, double level);
   // Ends the workload (SIGTERM, SIGKILL after the grace) and removes what the kind created.
   // Idempotent; the first error.
   virtual Status Stop() = 0;
@@ -262,6 +268,9 @@ class ProcessSandbox final : public Sandbox {
   const PartitionSpec& partition() const { return spec_; }
   const Cgroup* cgroup() const { return cgroup_.get(); }
   const ResctrlGroup* resctrl() const { return resctrl_.get(); }
+  // Writes the knob to the sandbox's cgroup and keeps the partition as it now is (the monitors'
+  // allotment follows a quota from the next window on).
+  Status Move(const Knob& knob, double level) override;
   // Host-side veth of the node ("ream<pid>h<n>"), "" without a node.
   const std::string& host_veth() const { return host_veth_; }
   const std::string& netns() const { return netns_; }

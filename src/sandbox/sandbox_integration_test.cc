@@ -18,7 +18,10 @@
 #include <regex>
 #include <thread>
 
+#include "partition/knobs.h"
 #include "partition/placement.h"
+#include "platform/text.h"
+#include "sandbox/sandbox.h"
 #include "platform/platform.h"
 #include "platform/integration_test_support.h"
 #include "topology/topology.h"
@@ -493,6 +496,43 @@ TEST_F(ReamExec, TheProgramIsFoundInPathAsTheWorkloadUserWouldFindIt) {
   EXPECT_NE(out.find("may not search " + priv), std::string::npos) << out;
   EXPECT_NE(out.find("--user root"), std::string::npos) << out;
   fs::remove_all(base);
+}
+
+// A manager's moves reach the running tenant's cgroup: the files the partition was made with
+// hold the new levels, the partition as kept says so, and the class goes back to normal.
+TEST(ProcessSandboxMove, WritesTheKnobsOfARunningTenantToItsCgroup) {
+  if (geteuid() != 0) GTEST_SKIP() << "cgroups need root";
+  auto kind = MakeProcessSandboxKind(*host);
+  SandboxOptions o;
+  o.partition.cpu_quota = 0.5;
+  o.cleanup_dead_runs = false;
+  auto sb = kind->Start(o, {"sleep", "30"});
+  ASSERT_TRUE(sb.ok()) << sb.status().ToString();
+  auto* process = dynamic_cast<ProcessSandbox*>(sb->get());
+  ASSERT_NE(process, nullptr);
+  Cgroup& cg = const_cast<Cgroup&>(*process->cgroup());
+  const KnobTable& knobs = BuiltinKnobs();
+  auto file = [&](const char* name) { return Trim(cg.Read("cpu", name).value_or("<unreadable>")); };
+  EXPECT_EQ(file(cg.version() == 1 ? "cpu.cfs_quota_us" : "cpu.max").substr(0, 5), "50000");
+  ASSERT_TRUE((*sb)->Move(*knobs.Find("cpu_quota"), 0.2).ok());
+  EXPECT_EQ(file(cg.version() == 1 ? "cpu.cfs_quota_us" : "cpu.max").substr(0, 5), "20000");
+  EXPECT_DOUBLE_EQ(*process->partition().cpu_quota, 0.2);
+  EXPECT_DOUBLE_EQ(*(*sb)->monitor_target().cpu_quota, 0.2);
+  ASSERT_TRUE((*sb)->Move(*knobs.Find("cpu_idle"), 0).ok());
+  EXPECT_EQ(file("cpu.idle"), "1");
+  ASSERT_TRUE((*sb)->Move(*knobs.Find("cpu_idle"), 1).ok());
+  EXPECT_EQ(file("cpu.idle"), "0");
+  ASSERT_TRUE((*sb)->Move(*knobs.Find("cpu_weight"), 50).ok());
+  if (cg.version() == 1) EXPECT_EQ(file("cpu.shares"), "512");
+  // A knob a manager cannot move is refused, naming it; the tenant runs on.
+  Status fixed = (*sb)->Move(*knobs.Find("memory"), 1e9);
+  EXPECT_FALSE(fixed.ok());
+  EXPECT_NE(fixed.message().find("memory"), std::string::npos) << fixed.message();
+  Status ways = (*sb)->Move(*knobs.Find("llc_ways"), 2);
+  EXPECT_EQ(ways.code(), StatusCode::kUnsupported);
+  EXPECT_NE(ways.message().find("resctrl"), std::string::npos) << ways.message();
+  EXPECT_TRUE((*sb)->Alive());
+  EXPECT_TRUE((*sb)->Stop().ok());
 }
 
 }  // namespace
