@@ -65,8 +65,8 @@ double RateSchedule::TimeOf(double n, size_t* cursor) const {
   if (n <= 0) n = 0;
   size_t i = std::min(*cursor, knots.size() - 2);
   if (cum[i] > n) i = 0;  // asked backwards: search from the start
-  // The segment whose area holds n: cum[i] <= n < cum[i + 1] (a segment at 0 QPS has none).
-  while (i + 2 < knots.size() && cum[i + 1] <= n) ++i;
+  // The first segment whose area reaches n: cum[i] <= n <= cum[i + 1] (one at 0 QPS never does).
+  while (i + 2 < knots.size() && cum[i + 1] < n) ++i;
   *cursor = i;
   const double t0 = knots[i].first, dt = knots[i + 1].first - t0;
   const double r0 = knots[i].second, d = n - cum[i];
