@@ -23,9 +23,11 @@ struct LoadFlags {
   std::string target;
   std::string protocol = "ream";
   std::string qps;
-  std::string duration = "10s";
+  std::string duration;  // "": 10 s, or the schedule's length
   std::string warmup = "2s";
   std::string until;  // "" off; "p95 ±5% max 20s"
+  std::string schedule;  // "" off; "10000 for 20s, 40000 for 20s"
+  std::string window;    // "" off; "500ms"
   std::string arrival = "exponential";
   uint64_t keys = 100000;
   std::string key_dist = "zipf:0.99";
@@ -117,11 +119,30 @@ Result<LoadOptions> BuildOptions(const LoadFlags& f) {
     o.session.bitrate_bps = static_cast<uint64_t>(*bps);
     o.qps = o.session.ChunkRate();
     if (o.protocol == "ream") o.protocol = "http";  // streaming is HTTP; the default protocol is ream's
+  } else if (!f.schedule.empty()) {
+    // The schedule is the rate and the window's length: a --qps or --duration beside it would
+    // say something else.
+    if (!f.qps.empty()) return InvalidArgument("--qps and --schedule are both given: the schedule's mean is the rate");
+    if (!f.duration.empty()) {
+      return InvalidArgument("--duration and --schedule are both given: the schedule's length is the window");
+    }
+    auto read = [](const std::string& path) { return MakePosixPlatform()->ReadFile(path); };
+    REAM_ASSIGN_OR_RETURN(o.schedule, ParseSchedule(f.schedule, "--schedule", read));
   } else {
-    if (f.qps.empty()) return InvalidArgument("--qps RATE (or --sessions N) is required");
+    if (f.qps.empty()) return InvalidArgument("--qps RATE (or --schedule, or --sessions N) is required");
     REAM_ASSIGN_OR_RETURN(o.qps, ParseQps(f.qps));
   }
-  REAM_ASSIGN_OR_RETURN(o.duration_ns, ParseDurationNs(f.duration, "--duration"));
+  if (f.sessions != 0 && !f.schedule.empty()) {
+    return InvalidArgument("--schedule and --sessions are both given: session load's rate is its sessions'");
+  }
+  if (o.schedule) {
+    ApplySchedule(&o);
+  } else {
+    REAM_ASSIGN_OR_RETURN(o.duration_ns, ParseDurationNs(f.duration.empty() ? "10s" : f.duration, "--duration"));
+  }
+  if (!f.window.empty()) {
+    REAM_ASSIGN_OR_RETURN(o.window_ns, ParseDurationNs(f.window, "--window"));
+  }
   REAM_ASSIGN_OR_RETURN(o.warmup_ns, ParseDurationNs(f.warmup, "--warmup"));
   if (!f.until.empty()) {
     REAM_ASSIGN_OR_RETURN(o.until, ParseUntil(f.until, "--until"));
@@ -229,7 +250,12 @@ int RunLoadCommand(const LoadFlags& f) {
   }
   auto signals = net::BlockTerminationSignals();
   if (signals.ok()) options->cancel_fd = signals->get();
-  auto result = RunLoad(*options);
+  // Each window as one JSON line on stdout as it ends, flushed, before the final document: a
+  // reader of the stream (the local driver) acts on it while the run goes on.
+  auto on_window = [](const LoadWindow& w) {
+    std::cout << nlohmann::json{{"window", w.ToJson()}}.dump() << "\n" << std::flush;
+  };
+  auto result = RunLoad(*options, on_window);
   awake.reset();
   if (!result.ok()) {
     std::cerr << "ream load: " << result.status().message() << "\n";
@@ -275,7 +301,14 @@ void AddLoadCommand(CLI::App& app, CommandList& commands) {
   sub->add_option("--chunk-bytes", f->chunk_bytes, "Sessions: bytes per chunk (one Range request)")
       ->capture_default_str();
   sub->add_option("--bitrate", f->bitrate, "Sessions: the video's bitrate (4mbit): a chunk plays chunk-bytes*8/bitrate");
-  sub->add_option("--duration", f->duration, "Measured window (e.g. 10s)")->capture_default_str();
+  sub->add_option("--duration", f->duration, "Measured window (e.g. 10s; default 10s)");
+  sub->add_option("--schedule", f->schedule,
+                  "The rate over time instead of --qps and --duration: \"10000 for 20s, 40000 for 20s\" steps, "
+                  "\"10000 to 40000 over 10s\" ramps (mixable), or file:PATH of 'SECONDS QPS' lines "
+                  "[peak QPS] [length DURATION] (docs/load.md)");
+  sub->add_option("--window", f->window,
+                  "Report the measured window in windows of this length (e.g. 500ms), each as one JSON line "
+                  "{\"window\": {...}} on stdout as it ends");
   sub->add_option("--warmup", f->warmup, "Warm-up before the window, not measured")->capture_default_str();
   sub->add_option("--until", f->until,
                   "Measure until the percentile is known instead of for --duration: \"p95 ±5%\", "

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <chrono>
+#include <cmath>
 #include <functional>
 #include <optional>
 #include <string>
@@ -25,6 +26,9 @@ struct FakeAnswer {
   bool saturated = false;  // throughput 80 % of the offered load
 };
 using FakeModel = std::function<FakeAnswer(double qps, int call)>;
+// With LoadOptions::window_ns > 0, a window's answer: `qps` the window's target (the schedule's
+// mean over it, or the level's qps), `call` the measurement as above, `window` its index from 0.
+using FakeWindowModel = std::function<FakeAnswer(double qps, int call, int64_t window)>;
 
 // A load driver that measures nothing: it reports the window to the runner at once and
 // returns the generator document (LoadResult::ToJson) of the model's answer, with a sojourn
@@ -41,6 +45,8 @@ class FakeLoadDriver final : public LoadDriver {
     seen.push_back(o);
     hooks.window_started();
     if (window_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(window_ms));
+    std::vector<LoadWindow> windows = Windows(o, call);
+    for (const LoadWindow& w : windows) hooks.window_report(w);
     hooks.window_ended();
     FakeAnswer a = model_(o.qps, call);
     if (timely_if && !timely_if(o)) a.valid = false;
@@ -66,6 +72,7 @@ class FakeLoadDriver final : public LoadDriver {
       r.lateness.Record(1000);
     }
     r.measured_s = static_cast<double>(o.duration_ns) / 1e9;
+    r.windows = std::move(windows);
     DriverResult out;
     out.generator = r.ToJson();
     out.exit = ProcessExit{};
@@ -77,8 +84,35 @@ class FakeLoadDriver final : public LoadDriver {
   int window_ms = 0;  // how long the window lasts (co-runners are sampled over it)
   // When set: a level is late (invalid) unless its options pass (e.g. enough connections).
   std::function<bool(const LoadOptions&)> timely_if;
+  // With o.window_ns > 0, each window's answer (unset: the level's model at the window's
+  // target). The windows go to hooks.window_report in order, all at once, inside the measured
+  // window (after window_started, before window_ended), and into the document's "windows".
+  FakeWindowModel window_model;
 
  private:
+  // The windows of a level as the models answer them: the answer's p95 as the window's tail
+  // (at any percentile), p95 and p99; every scheduled request answered and timely when valid,
+  // half timely when not.
+  std::vector<LoadWindow> Windows(const LoadOptions& o, int call) const {
+    std::vector<LoadWindow> out;
+    if (o.window_ns <= 0) return out;
+    const int64_t length = o.schedule ? o.schedule->duration_ns() : o.duration_ns;
+    const double w_s = static_cast<double>(o.window_ns) / 1e9, total_s = static_cast<double>(length) / 1e9;
+    for (int64_t k = 0; static_cast<double>(k) * w_s < total_s - 1e-9; ++k) {
+      const double start = static_cast<double>(k) * w_s, end = std::min(start + w_s, total_s);
+      const double target = o.schedule ? o.schedule->MeanRate(start, end) : o.qps;
+      FakeAnswer a = window_model ? window_model(target, call, k) : model_(target, call);
+      WindowCounts c;
+      c.scheduled = c.answered = static_cast<uint64_t>(std::llround(target * (end - start)));
+      c.timely = a.valid ? c.scheduled : c.scheduled / 2;
+      if (a.saturated) c.answered = c.answered * 8 / 10;
+      c.latencies_ns.assign(100, static_cast<int64_t>(a.p95_us * 1000));
+      LoadWindow w = JudgeWindow(k, start, end, target, std::move(c), o.validity_percentile, o.min_timely_ratio);
+      out.push_back(std::move(w));
+    }
+    return out;
+  }
+
   FakeModel model_;
 };
 

@@ -61,9 +61,11 @@ class LocalLoadDriver final : public LoadDriver {
     // Measured until known, the window's end is the generator's to decide: the monitors run to
     // its exit (its drain of the last answers included), at the latest to the rule's max.
     const int64_t window_start = t0 + lo.warmup_ns;
-    const int64_t window_end = window_start + (lo.until ? lo.until->max_ns : lo.duration_ns);
+    const int64_t window_end =
+        window_start + (lo.until ? lo.until->max_ns : lo.schedule ? lo.schedule->duration_ns() : lo.duration_ns);
     int64_t give_up = window_end + lo.response_timeout_ns + 15'000'000'000;
     DriverWindow window(hooks, window_start, window_end);
+    WindowLines windows(hooks);
     constexpr milliseconds kPoll{10};
     int64_t last = p_.MonotonicNanos();
     while (true) {
@@ -86,6 +88,7 @@ class LocalLoadDriver final : public LoadDriver {
                            (lo.session.enabled() ? std::to_string(lo.session.sessions) + " sessions" : Num(lo.qps) + " QPS"));
       }
       window.Advance(now);
+      windows.Read(*captured);
       if (!gen->Alive()) {
         auto e = gen->Wait(milliseconds(0));
         if (e.ok()) out.exit = *e;
@@ -103,6 +106,7 @@ class LocalLoadDriver final : public LoadDriver {
     // exit is seen (seen: "printed no JSON result" from a generator that exited with status 0).
     if (out.exit) (void)gen->process().WaitForOutputEnd(milliseconds(2000));
     (void)gen->Stop();
+    windows.Read(*captured);
     std::string text;
     {
       std::lock_guard<std::mutex> lock(captured->first);
@@ -155,6 +159,15 @@ std::vector<std::string> LoadArgv(const LoadOptions& lo) {
   if (!(lo.multiget.fixed() && lo.multiget.a == 1)) argv.insert(argv.end() - 2, {"--multiget", lo.multiget.name});
   if (!lo.preset.empty()) argv.insert(argv.end() - 2, {"--preset", lo.preset});
   if (lo.until) argv.insert(argv.end() - 2, {"--until", lo.until->Text()});
+  if (lo.schedule) {
+    // The rate over time: the schedule is the rate and the window's length.
+    for (const char* flag : {"--qps", "--duration"}) {
+      auto q = std::find(argv.begin(), argv.end(), flag);
+      argv.erase(q, q + 2);
+    }
+    argv.insert(argv.end() - 2, {"--schedule", lo.schedule->text});
+  }
+  if (lo.window_ns > 0) argv.insert(argv.end() - 2, {"--window", Duration(lo.window_ns)});
   if (lo.session.enabled()) {
     // Session load: its sessions, not a rate (`ream load` derives the chunk rate).
     auto q = std::find(argv.begin(), argv.end(), "--qps");
@@ -165,6 +178,23 @@ std::vector<std::string> LoadArgv(const LoadOptions& lo) {
                                  std::to_string(lo.session.bitrate_bps) + "bit"});
   }
   return argv;
+}
+
+void WindowLines::Read(CapturedOutput& captured) {
+  std::vector<LoadWindow> got;
+  {
+    std::lock_guard<std::mutex> lock(captured.first);
+    const std::string& text = captured.second;
+    for (size_t nl; (nl = text.find('\n', offset_)) != std::string::npos; offset_ = nl + 1) {
+      std::string_view line(text.data() + offset_, nl - offset_);
+      if (line.rfind("{\"window\":", 0) != 0) continue;
+      auto j = nlohmann::json::parse(line, nullptr, false);
+      if (j.is_discarded() || !j.contains("window")) continue;
+      if (auto w = LoadWindow::FromJson(j["window"]); w.ok()) got.push_back(std::move(w).value());
+    }
+  }
+  // Outside the lock: the hook may take its time while the generator's lines keep coming.
+  for (const LoadWindow& w : got) hooks_.window_report(w);
 }
 
 SandboxOptions GeneratorSandbox(const std::vector<int>& cpus, const std::string& state_dir,

@@ -43,4 +43,19 @@ using CapturedOutput = std::pair<std::mutex, std::string>;
 SandboxOptions GeneratorSandbox(const std::vector<int>& cpus, const std::string& state_dir,
                                 std::shared_ptr<CapturedOutput> captured);
 
+// The window lines `ream load --window` prints as each window ends ({"window": {...}}, one a
+// line, before its final document), handed to hooks.window_report on the thread that calls
+// Read, in order, each once. A line that does not parse as a window is left to the document's
+// reader (ExtractGeneratorJson).
+class WindowLines {
+ public:
+  explicit WindowLines(const DriverHooks& hooks) : hooks_(hooks) {}
+  // Reports the complete window lines `captured` gained since the last call.
+  void Read(CapturedOutput& captured);
+
+ private:
+  const DriverHooks& hooks_;
+  size_t offset_ = 0;
+};
+
 }  // namespace ream

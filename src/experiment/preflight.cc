@@ -349,6 +349,10 @@ LoadOptions LevelLoadOptions(const ExperimentSpec& spec, double load, uint64_t s
   o.qps = load;
   o.duration_ns = ns(l.duration);
   o.until = l.until;
+  // A schedule is the run's load whatever the level says: its mean and length (spec.h).
+  o.schedule = l.schedule;
+  ApplySchedule(&o);
+  o.window_ns = ns(l.window);
   o.warmup_ns = ns(l.warmup);
   o.arrival = spec.load.arrival_spec;
   o.keys = static_cast<uint64_t>(l.keys);

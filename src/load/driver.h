@@ -20,11 +20,16 @@
 namespace ream {
 
 // What the runner needs to hear while a level runs: the measured window's start and end (the
-// monitors sample exactly that window), and whether to give up (an interrupt).
+// monitors sample exactly that window), its windows as they end, and whether to give up (an
+// interrupt).
 struct DriverHooks {
   std::function<bool()> interrupted = [] { return false; };
   std::function<void()> window_started = [] {};
   std::function<void()> window_ended = [] {};
+  // With LoadOptions::window_ns: each window of the measured window as it ends, in order, on
+  // the thread that called Measure (between windows: what it does there delays nothing of the
+  // generator's, which runs on).
+  std::function<void(const LoadWindow&)> window_report = [](const LoadWindow&) {};
 };
 
 // One level as the driver saw it. `generator` is the generator's JSON document

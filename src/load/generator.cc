@@ -26,6 +26,7 @@ namespace ream {
 using load_detail::Conn;
 using load_detail::ThreadRunner;
 using load_detail::ThreadState;
+using load_detail::ThreadWindow;
 
 const char* WaitName(Wait w) {
   switch (w) {
@@ -78,63 +79,99 @@ int GapSpan(int64_t tolerance_ns, double rate_per_thread) {
 
 namespace {
 
-// Hands the judge every window that all threads have closed, merged; once it stops, the stop
-// instant goes to the threads (a little ahead, so each sees it before it passes and the
-// window ends on the schedule's own instant). True when the judge has stopped the point.
-bool CollectWindows(std::vector<std::unique_ptr<ThreadState>>& states, UntilJudge& judge,
-                    std::atomic<int64_t>& stop_ns) {
-  for (;;) {
-    if (judge.verdict().stop) return true;
-    size_t common = SIZE_MAX;
-    for (auto& s : states) {
-      std::lock_guard<std::mutex> lock(s->until->mu);
-      common = std::min(common, s->until->ready.size());
-    }
-    if (common == 0 || common == SIZE_MAX) return false;
-    UntilWindow merged;
-    merged.seconds = static_cast<double>(kUntilWindowNs) / 1e9;
-    for (auto& s : states) {
-      UntilWindow w;
-      {
-        std::lock_guard<std::mutex> lock(s->until->mu);
-        w = std::move(s->until->ready.front());
-        s->until->ready.erase(s->until->ready.begin());
+// The windows all the threads have closed, merged, go to their reader on RunLoad's thread:
+// under until the judge, whose stop instant then goes to the threads (a little ahead, so each
+// sees it before it passes and the window ends on the schedule's own instant); with reported
+// windows (LoadOptions::window_ns) the window's figures and verdict, to `on_window` and the
+// result.
+struct WindowReader {
+  const LoadOptions& o;
+  UntilJudge* judge = nullptr;
+  const std::function<void(const LoadWindow&)>* on_window = nullptr;
+  std::vector<LoadWindow>* windows = nullptr;
+  std::atomic<int64_t>* stop_ns = nullptr;
+
+  // True when the judge has stopped the point.
+  bool Collect(std::vector<std::unique_ptr<ThreadState>>& states) {
+    for (;;) {
+      if (judge && judge->verdict().stop) return true;
+      size_t common = SIZE_MAX;
+      for (auto& s : states) {
+        std::lock_guard<std::mutex> lock(s->windows->mu);
+        common = std::min(common, s->windows->ready.size());
       }
-      merged.latencies_ns.insert(merged.latencies_ns.end(), w.latencies_ns.begin(), w.latencies_ns.end());
-    }
-    if (judge.Add(merged).stop) {
-      constexpr int64_t kAheadNs = 2'000'000;
-      int64_t expected = INT64_MAX;
-      stop_ns.compare_exchange_strong(expected, MonotonicNowNs() + kAheadNs);
-      return true;
+      if (common == 0 || common == SIZE_MAX) return false;
+      WindowCounts merged;
+      for (auto& s : states) {
+        ThreadWindow w;
+        {
+          std::lock_guard<std::mutex> lock(s->windows->mu);
+          w = std::move(s->windows->ready.front());
+          s->windows->ready.erase(s->windows->ready.begin());
+        }
+        merged.latencies_ns.insert(merged.latencies_ns.end(), w.latencies_ns.begin(), w.latencies_ns.end());
+        merged.scheduled += w.scheduled;
+        merged.timely += w.timely;
+        merged.answered += w.answered;
+        merged.errors += w.errors;
+      }
+      if (judge) {
+        UntilWindow u;
+        u.seconds = static_cast<double>(kUntilWindowNs) / 1e9;
+        u.latencies_ns = std::move(merged.latencies_ns);
+        if (judge->Add(u).stop) {
+          constexpr int64_t kAheadNs = 2'000'000;
+          int64_t expected = INT64_MAX;
+          stop_ns->compare_exchange_strong(expected, MonotonicNowNs() + kAheadNs);
+          return true;
+        }
+        continue;
+      }
+      const auto index = static_cast<int64_t>(windows->size());
+      const double length_s = static_cast<double>(o.window_ns) / 1e9;
+      const double start = static_cast<double>(index) * length_s;
+      const double end = std::min(start + length_s, static_cast<double>(o.duration_ns) / 1e9);
+      const double target = o.schedule ? o.schedule->MeanRate(start, end) : o.qps;
+      windows->push_back(JudgeWindow(index, start, end, target, std::move(merged), o.validity_percentile,
+                                     o.min_timely_ratio));
+      if (*on_window) (*on_window)(windows->back());
     }
   }
-}
+};
 
-// RunLoad's thread while the generator threads run under until: every window, the windows closed
-// so far to the judge; the cancel fd watched as without until. True when cancelled.
-bool JudgeWindows(const LoadOptions& o, std::vector<std::unique_ptr<ThreadState>>& states, UntilJudge& judge,
-                  const std::atomic<int>& running, std::atomic<bool>& cancel, std::atomic<int64_t>& stop_ns) {
+// RunLoad's thread while the generator threads run with windows: every until window (or every
+// 25 ms at most with reported ones), the windows closed so far to their reader; the cancel fd
+// watched as without them. True when cancelled.
+bool ReadWindows(const LoadOptions& o, std::vector<std::unique_ptr<ThreadState>>& states, WindowReader& reader,
+                 const std::atomic<int>& running, std::atomic<bool>& cancel) {
   auto poller = net::Poller::Create();
   if (!poller.ok()) return false;
   const bool watch = o.cancel_fd >= 0 && poller->Add(o.cancel_fd, EPOLLIN, 1).ok();
+  const int64_t every = o.until ? kUntilWindowNs : std::min<int64_t>(o.window_ns, 25'000'000);
   epoll_event ev;
   while (running.load(std::memory_order_acquire) > 0) {
-    auto n = poller->Wait(&ev, 1, kUntilWindowNs);
+    auto n = poller->Wait(&ev, 1, every);
     if (watch && n.ok() && *n > 0) {
       cancel.store(true);
       return true;
     }
-    CollectWindows(states, judge, stop_ns);
+    reader.Collect(states);
   }
   return false;
 }
 
 }  // namespace
 
-Result<LoadResult> RunLoad(const LoadOptions& asked) {
+void ApplySchedule(LoadOptions* o) {
+  if (!o->schedule) return;
+  o->qps = o->schedule->Mean();
+  o->duration_ns = o->schedule->duration_ns();
+}
+
+Result<LoadResult> RunLoad(const LoadOptions& asked, const std::function<void(const LoadWindow&)>& on_window) {
   // kAuto resolved once, here: the threads and the result see the wait they ran with.
   LoadOptions o = asked;
+  ApplySchedule(&o);
   const WaitChoice choice =
       ChooseWait(asked.wait, asked.threads, asked.cpus, CallingThreadCpus().value_or(std::vector<int>{}),
                  static_cast<int>(std::thread::hardware_concurrency()));
@@ -209,11 +246,21 @@ Result<LoadResult> RunLoad(const LoadOptions& asked) {
     s->gap_sample.reserve(want);
     s->gap_stride = std::max<uint64_t>(1, static_cast<uint64_t>(expected_per_thread / static_cast<double>(want)));
     s->gap_span = GapSpan(o.timely_tolerance_ns, rate_per_thread);
-    if (o.until) {
-      s->until = std::make_unique<load_detail::UntilMailbox>();
-      const double per_window = rate_per_thread * static_cast<double>(kUntilWindowNs) / 1e9;
-      s->until->stride = std::max<uint64_t>(1, static_cast<uint64_t>(per_window / static_cast<double>(kUntilAnswersPerWindow)));
-      s->until->reserve = static_cast<size_t>(per_window / static_cast<double>(s->until->stride) * 1.5) + 64;
+    if (o.until || o.window_ns > 0) {
+      auto m = std::make_unique<load_detail::WindowMailbox>();
+      m->length_ns = o.until ? kUntilWindowNs : o.window_ns;
+      // Reported windows keep every answer's latency; until's judge about kUntilAnswersPerWindow.
+      double top_rate = rate_per_thread;
+      if (o.schedule) {
+        for (const auto& k : o.schedule->knots) top_rate = std::max(top_rate, k.second / o.threads);
+      }
+      const double per_window = top_rate * static_cast<double>(m->length_ns) / 1e9;
+      if (o.until) {
+        m->stride = std::max<uint64_t>(1, static_cast<uint64_t>(per_window / static_cast<double>(kUntilAnswersPerWindow)));
+      }
+      m->reserve = static_cast<size_t>(per_window / static_cast<double>(m->stride) * 1.5) + 64;
+      s->until = o.until.has_value();
+      s->windows = std::move(m);
     }
     states.push_back(std::move(s));
   }
@@ -266,7 +313,7 @@ Result<LoadResult> RunLoad(const LoadOptions& asked) {
   std::atomic<int> running{o.threads};
   std::atomic<int64_t> until_stop_ns{INT64_MAX};
   for (auto& s : states) {
-    if (s->until) s->until->stop_at_ns = &until_stop_ns;
+    if (s->until) s->windows->stop_at_ns = &until_stop_ns;
   }
   // 10 ms for the threads to start, pin and calibrate their wake-up margin.
   const int64_t start_ns = std::max(MonotonicNowNs() + 10'000'000, o.start_at_ns);
@@ -288,9 +335,14 @@ Result<LoadResult> RunLoad(const LoadOptions& asked) {
   }
   bool cancelled = false;
   std::optional<UntilJudge> judge;
+  std::vector<LoadWindow> windows;
+  WindowReader reader{.o = o, .on_window = &on_window, .windows = &windows, .stop_ns = &until_stop_ns};
   if (o.until) {
     judge.emplace(*o.until);
-    cancelled = JudgeWindows(o, states, *judge, running, cancel, until_stop_ns);
+    reader.judge = &*judge;
+  }
+  if (o.until || o.window_ns > 0) {
+    cancelled = ReadWindows(o, states, reader, running, cancel);
   } else if (o.cancel_fd >= 0) {
     // Watch for cancellation while the threads run; wake every 50 ms to see if they are done,
     // so a run whose responses all arrived ends then, not after the response timeout.
@@ -310,9 +362,11 @@ Result<LoadResult> RunLoad(const LoadOptions& asked) {
   }
   for (auto& t : threads) t.join();
   int64_t measured_ns = o.duration_ns;
+  // Windows closed after the reader's last look (the last ones, after the drain).
+  if (!judge && o.window_ns > 0) reader.Collect(states);
   if (judge) {
     // Windows closed after the judge's last look (a point run to its max): judged now.
-    CollectWindows(states, *judge, until_stop_ns);
+    reader.Collect(states);
     const int64_t end = cancelled ? MonotonicNowNs() : until_stop_ns.load();
     measured_ns = std::min(end, start_ns + o.warmup_ns + o.until->max_ns) - (start_ns + o.warmup_ns);
     o.duration_ns = std::max<int64_t>(1, measured_ns);
@@ -347,6 +401,7 @@ Result<LoadResult> RunLoad(const LoadOptions& asked) {
   r.protocol = o.protocol;
   r.server_times_supported = caps.reports_service_time;
   r.cancelled = cancelled;
+  r.windows = std::move(windows);
   std::vector<double> gaps;
   double cpu_ns = 0;
   for (auto& s : states) {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -16,6 +17,8 @@
 #include "load/distribution.h"
 #include "load/histogram.h"
 #include "load/lateness.h"
+#include "load/load_window.h"
+#include "load/schedule.h"
 #include "load/send_floor.h"
 #include "load/key_chooser.h"
 #include "load/session_schedule.h"
@@ -94,6 +97,14 @@ struct LoadOptions {
   // ends when the judge says the QoS percentile is known; duration_ns is then ignored, and the
   // result's options.duration_ns is the window as measured. Unset, nothing of it runs.
   std::optional<UntilRule> until;
+  // The rate over time instead of one rate (load/schedule.h): set, duration_ns is the schedule's
+  // length and qps its mean (ApplySchedule sets both), the sends follow the schedule open-loop,
+  // and the warm-up runs at its first rate (its mean where that is 0).
+  std::optional<RateSchedule> schedule;
+  // Report the measured window in consecutive windows of this length as each ends
+  // (load/load_window.h; RunLoad's on_window, LoadResult::windows); the last may be shorter.
+  // 0: none.
+  int64_t window_ns = 0;
   int64_t warmup_ns = 2'000'000'000;     // sent before the window, not measured
   ArrivalSpec arrival;                   // default exponential (Poisson)
   uint64_t keys = 100000;                // key indices 0..keys-1 (see protocol/keyspace.h)
@@ -317,19 +328,23 @@ struct LoadResult {
   double rate_error_limit = 0;
   // With options.until: the judge's last verdict (how long, which check decided, the interval).
   std::optional<UntilVerdict> until;
+  // With options.window_ns: every window of the measured window, in order.
+  std::vector<LoadWindow> windows;
 
   nlohmann::json ToJson() const;
   std::string Summary() const;
 };
 
-// A count as the generator (or an agent) writes it: a non-negative integer. nullopt for
-// anything else — a fraction, which would convert with undefined behaviour, a negative, text.
-std::optional<uint64_t> JsonCount(const nlohmann::json& v);
-
 // Connects (Unavailable/Timeout when the target does not answer), runs the schedule, drains,
 // and returns the merged result. Mid-run failures (connections closed, garbage from the
 // server) are counted as errors and make the result invalid rather than failing the call.
-Result<LoadResult> RunLoad(const LoadOptions& options);
+// With options.window_ns, `on_window` is called on the calling thread with each window, in
+// order, as it ends (within 25 ms of its end; the last ones once the answers are in).
+Result<LoadResult> RunLoad(const LoadOptions& options,
+                           const std::function<void(const LoadWindow&)>& on_window = {});
+
+// With options->schedule: qps becomes the schedule's mean and duration_ns its length.
+void ApplySchedule(LoadOptions* options);
 
 // Computes achieved/throughput/timely ratios, the validity verdict and its reasons from the
 // counters and the interarrival test. Exposed for tests.

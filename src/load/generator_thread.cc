@@ -23,6 +23,12 @@ void SkipToOldestOutstanding(Conn* c) {
 }  // namespace
 
 void ThreadRunner::Issue(int64_t sched_ns, bool measured) {
+  if (measured && s_.windows && !s_.until) {
+    // A request counts in the window its scheduled instant falls in: one due after the open
+    // window's end closes it first (the clock is past that end, as the request is due).
+    if (sched_ns >= s_.windows->window_end_ns) WindowTick(sched_ns);
+    ++s_.windows->current.scheduled;
+  }
   Conn* c = nullptr;
   for (size_t tries = 0; tries < s_.conns.size(); ++tries) {
     Conn* cand = s_.conns[s_.rr++ % s_.conns.size()].get();
@@ -125,13 +131,14 @@ void ThreadRunner::IssueOn(Conn* c, int64_t sched_ns, bool measured, bool waited
     s_.lateness.Record(late);
     if (late <= o_.timely_tolerance_ns) {
       ++s_.timely;
+      if (s_.windows) ++s_.windows->current.timely;
     } else {
       timeline_.Attribute(sched_ns, now, waited);
     }
     if (s_.span_left > 0) {
-      if (--s_.span_left == 0) s_.gap_sample.push_back(static_cast<double>(now - s_.span_start_ns));  // ns
+      if (--s_.span_left == 0) s_.gap_sample.push_back(GapClock(now) - s_.span_start);  // ns
     } else if (s_.issued % s_.gap_stride == 0 && s_.gap_sample.size() < s_.gap_capacity) {
-      s_.span_start_ns = now;
+      s_.span_start = GapClock(now);
       s_.span_left = s_.gap_span;
     }
   }
@@ -584,7 +591,11 @@ void ThreadRunner::RecordAnswer(const Slot& slot, const Response& resp, int64_t 
   // clocks' conversion error, never by more.)
   int64_t at = std::max(now, slot.send_ns);
   s_.latency.Record(at - slot.sched_ns);
-  if (s_.until && ++s_.until->seen % s_.until->stride == 0) s_.until->current.push_back(at - slot.sched_ns);
+  if (s_.windows) {
+    WindowMailbox& m = *s_.windows;
+    ++m.current.answered;
+    if (++m.seen % m.stride == 0) m.current.latencies_ns.push_back(at - slot.sched_ns);
+  }
   if (s_.multiget) s_.latency_per_key.RecordN(at - slot.sched_ns, slot.keys);
   s_.latency_from_send.Record(at - slot.send_ns);
   ++s_.answers_measured;
@@ -683,45 +694,71 @@ void ThreadRunner::IssueDue() {
   while (sched_ <= static_cast<double>(now) && sched_ < static_cast<double>(measure_end_)) {
     auto sched_ns = static_cast<int64_t>(sched_);
     Issue(sched_ns, sched_ns >= measure_begin_);
-    sched_ += s_.arrival->NextGapNs();
+    sched_ = NextSend(sched_);
     sent = true;
     now = MonotonicNowNs();
   }
   if (sent) FlushDirty();
 }
 
-void ThreadRunner::UntilTick(int64_t now) {
-  UntilMailbox& m = *s_.until;
-  const int64_t stop = m.stop_at_ns->load(std::memory_order_relaxed);
-  if (stop < measure_end_) measure_end_ = std::max(stop, measure_begin_);
-  while (now >= m.window_end_ns && m.window_end_ns <= measure_end_) {
-    UntilWindow w;
-    w.latencies_ns.swap(m.current);
-    w.seconds = static_cast<double>(kUntilWindowNs) / 1e9;
-    m.current.reserve(m.reserve);
+void ThreadRunner::WindowTick(int64_t now, bool last) {
+  WindowMailbox& m = *s_.windows;
+  if (m.stop_at_ns != nullptr) {
+    const int64_t stop = m.stop_at_ns->load(std::memory_order_relaxed);
+    if (stop < measure_end_) measure_end_ = std::max(stop, measure_begin_);
+  }
+  while ((now >= m.window_end_ns && m.window_end_ns <= measure_end_) ||
+         (last && !s_.until && m.window_end_ns - m.length_ns < measure_end_)) {
+    ThreadWindow w;
+    w.latencies_ns.reserve(m.reserve);
+    std::swap(w, m.current);
     {
       std::lock_guard<std::mutex> lock(m.mu);
       m.ready.push_back(std::move(w));
     }
-    m.window_end_ns += kUntilWindowNs;
+    m.window_end_ns += m.length_ns;
   }
+}
+
+double ThreadRunner::ScheduledAt(double u) {
+  const auto begin = static_cast<double>(measure_begin_);
+  if (u < 0) return begin + u * mean_rate_ / warmup_rate_;
+  const double n = u / 1e9 * mean_rate_;
+  if (n >= rate_->cum.back()) return static_cast<double>(measure_end_);
+  return begin + rate_->TimeOf(n, &rate_cursor_) * 1e9;
+}
+
+double ThreadRunner::GapClock(int64_t now) const {
+  if (!rate_) return static_cast<double>(now);
+  const double t = static_cast<double>(now - measure_begin_);
+  if (t < 0) return t * warmup_rate_ / mean_rate_;
+  return rate_->Integral(t / 1e9) / mean_rate_ * 1e9;
 }
 
 void ThreadRunner::Run() {
   (void)UseTightTimerSlack();
   measure_begin_ = start_ns_ + o_.warmup_ns;
   measure_end_ = measure_begin_ + (s_.until ? o_.until->max_ns : o_.duration_ns);
-  if (s_.until) {
-    s_.until->window_end_ns = measure_begin_ + kUntilWindowNs;
-    s_.until->current.reserve(s_.until->reserve);
+  if (s_.windows) {
+    s_.windows->window_end_ns = measure_begin_ + s_.windows->length_ns;
+    s_.windows->current.latencies_ns.reserve(s_.windows->reserve);
   }
-  // (measure_end_ moves only under until: UntilTick.)
+  // (measure_end_ moves only under until, in WindowTick: the loop's copy follows it there.)
   const int64_t measure_begin = measure_begin_;
-  const int64_t& measure_end = measure_end_;
+  int64_t measure_end = measure_end_;
   // The schedule starts at a random phase of the first gap so threads do not send in lockstep.
-  // (`sched` names the member IssueDue advances.)
+  // (`sched` names the member IssueDue advances.) Under a rate schedule the warm-up runs at its
+  // first rate (its mean where that is 0), in operational time up to the window's start.
   double& sched = sched_;
-  sched = static_cast<double>(start_ns_) + s_.arrival->NextGapNs();
+  if (o_.schedule) {
+    rate_ = &*o_.schedule;
+    mean_rate_ = rate_->Mean();
+    warmup_rate_ = rate_->knots.front().second > 0 ? rate_->knots.front().second : mean_rate_;
+    op_ns_ = -static_cast<double>(o_.warmup_ns) * warmup_rate_ / mean_rate_;
+    sched = NextSend(0);
+  } else {
+    sched = static_cast<double>(start_ns_) + s_.arrival->NextGapNs();
+  }
   if (o_.wait != Wait::kSpin) CalibrateWakeMargin();
   while (MonotonicNowNs() < start_ns_) {
   }
@@ -731,17 +768,21 @@ void ThreadRunner::Run() {
     timeline_.Tick(now);
     if (s_.cpu_begin_ns < 0 && now >= measure_begin) s_.cpu_begin_ns = ThreadCpuNs();
     if (cancel_.load(std::memory_order_relaxed)) break;
-    if (s_.until) UntilTick(now);
+    if (s_.until) {
+      WindowTick(now);
+      measure_end = measure_end_;
+    }
     IssueDue();
+    if (s_.windows && !s_.until) WindowTick(now);
     const int64_t reconnect_at = ServiceReconnects(static_cast<int64_t>(sched));
     if (sched >= static_cast<double>(measure_end)) break;
     if (Outstanding() == 0 && std::all_of(s_.conns.begin(), s_.conns.end(), [](auto& c) { return c->dead; })) {
       // Nothing can be sent any more; count the rest of the window as not sent (under until, the
       // window ends now).
-      if (s_.until) measure_end_ = std::max(measure_begin_, std::min(measure_end_, now));
+      if (s_.until) measure_end = measure_end_ = std::max(measure_begin_, std::min(measure_end_, now));
       while (sched < static_cast<double>(measure_end)) {
         CountError(static_cast<int64_t>(sched) >= measure_begin, "not sent: every connection was closed");
-        sched += s_.arrival->NextGapNs();
+        sched = NextSend(sched);
       }
       break;
     }
@@ -777,7 +818,7 @@ void ThreadRunner::Run() {
   }
   scheduling_ = false;
   // The windows up to the end of the schedule: the judge sees a point that ran to its max whole.
-  if (s_.until) UntilTick(std::max(MonotonicNowNs(), measure_end_));
+  if (s_.until) WindowTick(std::max(MonotonicNowNs(), measure_end_));
   if (o_.wait != Wait::kSpin) s_.wake_margin_final_ns = spin_ns_;
   s_.cpu_end_ns = ThreadCpuNs();
   if (s_.cpu_begin_ns < 0) s_.cpu_begin_ns = s_.cpu_end_ns;
@@ -785,14 +826,25 @@ void ThreadRunner::Run() {
   // Drain: collect outstanding responses until the response timeout.
   // Connections still reconnecting keep trying meanwhile: the requests waiting for them go
   // out (late) once they are up.
+  // Reported windows close on the clock: the last sends of a schedule can come well before its
+  // end (a stretch at 0 QPS), and the answers to them count in the windows they arrive in.
+  const bool windows_on_clock = s_.windows && !s_.until;
   int64_t deadline = std::max(MonotonicNowNs(), measure_end) + o_.response_timeout_ns;
-  while ((Outstanding() > 0 || s_.down > 0) && !cancel_.load(std::memory_order_relaxed)) {
-    int64_t next = ServiceReconnects();
+  for (;;) {
     int64_t now = MonotonicNowNs();
+    if (windows_on_clock) WindowTick(now);
+    const bool window_open = windows_on_clock && now < measure_end;
+    if (!(Outstanding() > 0 || s_.down > 0 || window_open) || cancel_.load(std::memory_order_relaxed)) break;
+    int64_t next = ServiceReconnects();
+    now = MonotonicNowNs();
     int64_t left = deadline - now;
     if (left <= 0) break;
-    Poll(std::max<int64_t>(0, std::min({left, int64_t{10'000'000}, next - now})));
+    int64_t wait = std::min({left, int64_t{10'000'000}, next - now});
+    if (window_open) wait = std::min(wait, s_.windows->window_end_ns - now);
+    Poll(std::max<int64_t>(0, wait));
   }
+  // (A cancelled run's windows end where it stopped.)
+  if (windows_on_clock && !cancel_.load()) WindowTick(MonotonicNowNs(), true);
   for (auto& c : s_.conns) {
     if (c->dead) continue;
     for (auto& slot : c->ring) {

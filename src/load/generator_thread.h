@@ -129,22 +129,31 @@ struct Conn {
   SegmentsSeen segs;
 };
 
-// Measure until known (LoadOptions::until): a thread's answers of the current window, handed to
-// the judge (RunLoad's thread) at each window's end through `ready`, under `mu` once a window;
-// and the instant at which the judge ended the point, which every thread reads.
-struct UntilMailbox {
-  std::vector<int64_t> current;  // latencies (ns) answered in the current window
+// One window of a thread's measured stretch: what it counted and (every stride-th of) its
+// answers' latencies from the schedule.
+struct ThreadWindow {
+  std::vector<int64_t> latencies_ns;  // in the order the answers came
+  uint64_t scheduled = 0, timely = 0, answered = 0, errors = 0;
+};
+
+// The measured window in consecutive windows of length_ns, each handed to RunLoad's thread at
+// its end through `ready`, under `mu` once a window: for measure until known (LoadOptions::until,
+// kUntilWindowNs, whose judge reads the latencies and sets the instant at which it ended the
+// point, which every thread reads) or for windows reported as they end (LoadOptions::window_ns).
+struct WindowMailbox {
+  int64_t length_ns = 0;
+  ThreadWindow current;
   int64_t window_end_ns = 0;
   size_t reserve = 0;            // answers a window is expected to hold, with room
-  uint64_t stride = 1;           // every stride-th answer goes to the judge (kUntilAnswersPerWindow)
+  uint64_t stride = 1;           // every stride-th answer's latency is kept (until: kUntilAnswersPerWindow)
   uint64_t seen = 0;
   std::mutex mu;
-  std::vector<UntilWindow> ready;  // closed windows, oldest first
-  const std::atomic<int64_t>* stop_at_ns = nullptr;
+  std::vector<ThreadWindow> ready;  // closed windows, oldest first
+  const std::atomic<int64_t>* stop_at_ns = nullptr;  // until only
 };
 
 // Everything one generator thread owns; nothing here is shared while the run is on (but the
-// until mailbox's `ready` and the stop instant, once a window).
+// window mailbox's `ready` and until's stop instant, once a window).
 struct ThreadState {
   int index = 0;
   std::vector<std::unique_ptr<Conn>> conns;
@@ -197,7 +206,7 @@ struct ThreadState {
   size_t gap_capacity = 0;
   int gap_span = 1;
   int span_left = 0;  // sends until the open span closes (0: none open)
-  int64_t span_start_ns = 0;
+  double span_start = 0;  // the open span's first send, on the gap clock (ThreadRunner::GapClock)
   int64_t cpu_begin_ns = -1, cpu_end_ns = -1;
   bool has_server_times = false;
   // Responses timed by the kernel's arrival stamps (see LoadOptions::kernel_rx_timestamps).
@@ -219,7 +228,8 @@ struct ThreadState {
   int64_t wake_margin_calibrated_ns = -1, wake_margin_final_ns = -1;
   int wake_calibration_waits = 0;
   std::string pin_error;  // the thread could not be pinned to its CPU (LoadOptions::cpus)
-  std::unique_ptr<UntilMailbox> until;  // with LoadOptions::until only
+  std::unique_ptr<WindowMailbox> windows;  // with LoadOptions::until or window_ns only
+  bool until = false;                      // the mailbox is until's
 };
 
 // A new socket on `c` (its first, or a reconnection's): known to the thread's segment tap by
@@ -268,6 +278,7 @@ class ThreadRunner {
   void Fail(Conn* c, const std::string& reason);
   void CountError(bool measured, const std::string& reason) {
     if (!measured) return;
+    if (s_.windows) ++s_.windows->current.errors;
     ++s_.errors;
     ++s_.error_reasons[reason];
   }
@@ -278,9 +289,22 @@ class ThreadRunner {
   // that falls due while answers are being read waits for one read, not all of them.
   void IssueDue();
   void BusyPoll();
-  // With until: ends the schedule where the judge stopped it, and hands over every window that
-  // has closed by `now`.
-  void UntilTick(int64_t now);
+  // With windows: under until, ends the schedule where the judge stopped it; hands over every
+  // window that has closed by `now` (and, `last`, the one still open: the measured window is over).
+  void WindowTick(int64_t now, bool last = false);
+  // The next send's instant after `prev`: the arrival process's next gap added to the absolute
+  // schedule, or, under a rate schedule, to operational time (load/schedule.h).
+  double NextSend(double prev) {
+    if (!rate_) return prev + s_.arrival->NextGapNs();
+    op_ns_ += s_.arrival->NextGapNs();
+    return ScheduledAt(op_ns_);
+  }
+  // Under a rate schedule: the instant of operational time `u` (ns at the schedule's mean rate
+  // from the measured window's start; negative in the warm-up, which runs at warmup_rate_).
+  double ScheduledAt(double u);
+  // The clock the send gaps are sampled on: the monotonic clock, or under a rate schedule
+  // operational time, where the gaps are the arrival process's whatever the rate.
+  double GapClock(int64_t now) const;
   void NoteOversleep(int64_t over_ns);
   // spin_ns_ from the first `n` oversleeps: their largest plus kMinSpinNs, clamped.
   void LearnMargin(size_t n);
@@ -314,6 +338,12 @@ class ThreadRunner {
   double sched_ = 0;
   int64_t measure_begin_ = 0, measure_end_ = 0;
   bool scheduling_ = false;  // in the sending loop (not before it, not in the drain after it)
+  // LoadOptions::schedule: the schedule, its mean and warm-up rates, operational time so far and
+  // the schedule's segment it is in.
+  const RateSchedule* rate_ = nullptr;
+  double mean_rate_ = 0, warmup_rate_ = 0;
+  double op_ns_ = 0;
+  size_t rate_cursor_ = 0;
   LatenessTimeline timeline_;
 };
 

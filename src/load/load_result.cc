@@ -167,6 +167,11 @@ nlohmann::json LoadResult::ToJson() const {
   } else {
     j["until"] = nullptr;
   }
+  // The rate over time (load/schedule.h) as written, and the windows reported as they ended.
+  j["schedule"] = o.schedule ? nlohmann::json(o.schedule->text) : nlohmann::json(nullptr);
+  j["window_s"] = o.window_ns > 0 ? nlohmann::json(static_cast<double>(o.window_ns) / 1e9) : nlohmann::json(nullptr);
+  j["windows"] = nlohmann::json::array();
+  for (const LoadWindow& w : windows) j["windows"].push_back(w.ToJson());
   j["warmup_s"] = static_cast<double>(o.warmup_ns) / 1e9;
   j["connections"] = o.connections;
   j["threads"] = o.threads;

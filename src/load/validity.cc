@@ -5,6 +5,7 @@
 #include <string>
 
 #include "load/generator.h"
+#include "platform/text.h"
 
 namespace ream {
 
@@ -21,6 +22,36 @@ Status ValidateLoadOptions(const LoadOptions& o) {
     REAM_RETURN_IF_ERROR(ValidateSessionLoad(o.session, o.duration_ns));
     if (o.threads != 1) return InvalidArgument("--threads: session load runs on one generator thread (got " +
                                                std::to_string(o.threads) + ")");
+  }
+  if (o.schedule) {
+    const RateSchedule& s = *o.schedule;
+    if (s.knots.size() < 2 || s.cum.size() != s.knots.size() || !(s.cum.back() > 0)) {
+      return InvalidArgument("--schedule '" + s.text + "': holds no stretch with a rate above 0 QPS");
+    }
+    if (o.until) {
+      return InvalidArgument("--schedule with --until: until ends the window once one rate's percentile is known; "
+                             "a schedule's rates each last as long as it says. Use one or the other");
+    }
+    if (o.session.enabled()) {
+      return InvalidArgument("--schedule: session load's rate is its sessions' (--sessions); a schedule applies to "
+                             "request load only");
+    }
+    if (std::abs(o.qps - s.Mean()) > 1e-9 * s.Mean() || o.duration_ns != s.duration_ns()) {
+      return InvalidArgument("--schedule '" + s.text + "': qps must be its mean (" + Fmt("%.6g", s.Mean()) +
+                             ") and duration its length (ApplySchedule sets both)");
+    }
+  }
+  if (o.window_ns < 0) return InvalidArgument("--window must be >= 0");
+  if (o.window_ns > 0) {
+    if (o.until) {
+      return InvalidArgument("--window with --until: until measures in windows of its own and ends the point when its "
+                             "percentile is known; windows reported as they end need the window's fixed length");
+    }
+    if (o.session.enabled()) {
+      return InvalidArgument("--window: session load is judged by deadline misses over its whole --duration; windows "
+                             "apply to request load only");
+    }
+    if (o.window_ns < 10'000'000) return InvalidArgument("--window must be at least 10ms (the windows are collected every 25 ms at most)");
   }
   if (!(o.qps > 0) || !std::isfinite(o.qps)) return InvalidArgument("--qps must be a number > 0");
   if (o.qps > 50e6) return InvalidArgument("--qps above 50 000 000 is not something one host can send");

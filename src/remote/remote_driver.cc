@@ -26,6 +26,16 @@ class RemoteLoadDriver final : public LoadDriver {
   std::string_view name() const override { return "agents"; }
 
   Result<DriverResult> Measure(const LoadOptions& lo, const DriverHooks& hooks) override {
+    // The agents' protocol carries one rate and one document at the end: a schedule would need
+    // each agent's share of it, and windows a stream of each agent's merged as they end.
+    if (lo.schedule) {
+      return Unsupported("[load] schedule runs on this host's generator only: the client nodes' agents ([nodes]) are "
+                         "given one rate each");
+    }
+    if (lo.window_ns > 0) {
+      return Unsupported("[load] window runs on this host's generator only: the client nodes' agents ([nodes]) report "
+                         "their run once it is over, not window by window");
+    }
     if (!started_) {
       REAM_RETURN_IF_ERROR(StartAll());
       started_ = true;

@@ -125,6 +125,22 @@ Status ParseLoad(const TomlSection& s, LoadSpec* l) {
     if (!rule.ok()) return s.Error(*n, "until", rule.status().message());
     l->until = *rule;
   }
+  if (const toml::node* n = s.Get("schedule")) {
+    if (!n->is_string()) {
+      return s.Error(*n, "schedule", "must be a string such as \"10000 for 20s, 40000 for 20s, 10000 to 5000 over 10s\"");
+    }
+    const std::string text = n->value<std::string>().value();
+    REAM_RETURN_IF_ERROR(RefuseFileForms(s, *n, "schedule", text));
+    if (s.Get("duration")) {
+      return s.Error(*s.Get("duration"), "duration", "is given beside schedule: the schedule's length is the window");
+    }
+    auto schedule = ParseSchedule(text, "[load] schedule", nullptr);
+    if (!schedule.ok()) return s.Error(*n, "schedule", schedule.status().message());
+    l->schedule = *schedule;
+    l->duration = std::chrono::ceil<std::chrono::milliseconds>(std::chrono::nanoseconds(schedule->duration_ns()));
+  }
+  REAM_RETURN_IF_ERROR(s.Duration("window", &l->window, std::chrono::milliseconds(10),
+                                  std::chrono::milliseconds(3600000)));
   REAM_RETURN_IF_ERROR(s.Duration("timely_tolerance", &l->timely_tolerance,
                                   std::chrono::microseconds(0), std::chrono::microseconds(10000000)));
   REAM_RETURN_IF_ERROR(s.Duration("response_timeout", &l->response_timeout, std::chrono::milliseconds(10),

@@ -192,7 +192,7 @@ Result<ExperimentSpec> ParseSpec(const std::string& text, const std::string& sou
     REAM_RETURN_IF_ERROR(ParseLoad(TomlSection(*l, "load", source,
                                            {"arrival", "key_dist", "keys", "get_ratio", "value_bytes", "key_bytes",
                                             "multiget", "preset",
-                                            "connections", "threads", "warmup", "duration", "until",
+                                            "connections", "threads", "warmup", "duration", "until", "schedule", "window",
                                             "timely_tolerance", "response_timeout", "http_path",
                                             "http_method", "wait", "response_timing", "keep_awake", "session_chunks",
                                             "chunk_bytes", "bitrate", "attempts"}),
@@ -201,12 +201,22 @@ Result<ExperimentSpec> ParseSpec(const std::string& text, const std::string& sou
   REAM_RETURN_IF_ERROR(err);
   const toml::table* sw = top.Table("sweep", &err);
   REAM_RETURN_IF_ERROR(err);
-  if (!sw) return InvalidArgument(source + ": [sweep] is required (qps = [...], a range, or mode = \"knee\")");
-  REAM_RETURN_IF_ERROR(ParseSweep(TomlSection(*sw, "sweep", source,
-                                          {"mode", "axis", "qps", "sessions", "copies", "probe_start", "probe_duration", "start", "stop", "steps", "step", "low", "high",
-                                           "precision", "max_points", "confirm", "remeasure_invalid",
-                                           "stop_after_invalid", "on_failure"}),
-                                  &spec.sweep));
+  if (spec.load.schedule) {
+    // The schedule is the load of each run: one level, at its mean.
+    if (sw) {
+      return InvalidArgument(source + ": [sweep] is given beside [load] schedule: a schedule is the load of each run "
+                             "(its mean is the level); leave [sweep] out");
+    }
+    spec.sweep.qps = {spec.load.schedule->Mean()};
+  } else if (!sw) {
+    return InvalidArgument(source + ": [sweep] is required (qps = [...], a range, or mode = \"knee\")");
+  } else {
+    REAM_RETURN_IF_ERROR(ParseSweep(TomlSection(*sw, "sweep", source,
+                                            {"mode", "axis", "qps", "sessions", "copies", "probe_start", "probe_duration", "start", "stop", "steps", "step", "low", "high",
+                                             "precision", "max_points", "confirm", "remeasure_invalid",
+                                             "stop_after_invalid", "on_failure"}),
+                                    &spec.sweep));
+  }
   if (const toml::table* p = top.Table("partitions", &err)) {
     std::vector<std::string> known = knobs.SpecKeys();
     known.push_back("set");
@@ -313,6 +323,14 @@ Result<ExperimentSpec> ParseSpec(const std::string& text, const std::string& sou
     return InvalidArgument(source + ": [load] until measures with this host's generator; client nodes ([nodes]) "
                            "each measure a fixed window: give [load] duration instead");
   }
+  if ((spec.load.schedule || spec.load.window.count() > 0) && spec.nodes.remote()) {
+    return InvalidArgument(source + ": [load] schedule and window run on this host's generator; client nodes "
+                           "([nodes]) are given one rate each and report their run once it is over");
+  }
+  if (spec.load.until && (spec.load.schedule || spec.load.window.count() > 0)) {
+    return InvalidArgument(source + ": [load] until ends a point once one rate's percentile is known; a schedule and "
+                           "windows need the window's fixed length: give one or the other");
+  }
   if (spec.load.until && spec.sweep.axis == LoadAxis::kSessions) {
     return InvalidArgument(source + ": [load] until judges a percentile of request latencies; a session load is "
                            "measured by deadline misses over its fixed [load] duration");
@@ -385,6 +403,8 @@ nlohmann::json ExperimentSpec::ToJson() const {
                {"attempts", load.attempts}};
   // Only when asked, so a spec without it keeps its stored form.
   if (load.until) j["load"]["until"] = load.until->Text();
+  if (load.schedule) j["load"]["schedule"] = load.schedule->text;
+  if (load.window.count() > 0) j["load"]["window_ms"] = ms(load.window);
   // Sizes and multigets only when asked, so a spec without them keeps its stored form.
   if (!(load.key_sizes.fixed() && load.key_sizes.a == 16)) {
     j["load"]["key_bytes"] = load.key_sizes.fixed() ? json(static_cast<int64_t>(load.key_sizes.a)) : json(load.key_sizes.name);

@@ -16,6 +16,7 @@
 #include "load/arrival.h"
 #include "load/key_chooser.h"
 #include "load/load_axis.h"
+#include "load/schedule.h"
 #include "load/until.h"
 #include "partition/knobs.h"
 #include "platform/platform.h"
@@ -99,6 +100,12 @@ struct LoadSpec {
   // Measure each point until its QoS percentile is known (load/until.h) instead of for
   // `duration`: "p95 ±5%", "p99 ±2% max 20s". Unset: every point lasts `duration`.
   std::optional<UntilRule> until;
+  // The rate over time (load/schedule.h): steps and ramps, "10000 for 20s, 10000 to 40000 over
+  // 10s" (a file's trace is `ream load --schedule`'s only). Set, it is each run's load: its length
+  // is `duration` (which the spec then leaves out), its mean the level, and [sweep] is left out.
+  std::optional<RateSchedule> schedule;
+  // Report each level's measured window in windows of this length as each ends (0: none).
+  std::chrono::milliseconds window{0};
   std::chrono::microseconds timely_tolerance{20};
   // After the window: how long the generator waits for outstanding responses (those still
   // missing count as errors). A level ends as soon as every response is in.
