@@ -539,7 +539,8 @@ std::map<std::string, CorunnerSet::Progress> CorunnerSet::ReadProgress() const {
       std::lock_guard<std::mutex> l(t->mu);
       pr.completions = static_cast<int64_t>(t->completions.size());
     }
-    if (!t->sandbox || !t->sandbox->Alive()) {
+    pr.running = t->sandbox && t->sandbox->Alive();
+    if (!pr.running) {
       pr.cpu_why = "not running";
     } else if (t->sandbox->monitored_remotely()) {
       pr.cpu_why = "sampled on its own host, at the end of the point only";

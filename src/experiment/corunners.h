@@ -113,6 +113,7 @@ class CorunnerSet {
   // completions so far, by name; differences between two readings are its throughput over the
   // window between them. No cpu_ns (with why) for one not running or whose CPU cannot be read.
   struct Progress {
+    bool running = false;
     std::optional<int64_t> cpu_ns;
     std::string cpu_why;
     int64_t completions = 0;

@@ -10,6 +10,7 @@
 #include "experiment/batch_point.h"
 #include "experiment/corunners.h"
 #include "experiment/level.h"
+#include "experiment/run_windows.h"
 #include "search/load_range.h"
 #include "experiment/network_path.h"
 #include "platform/text.h"
@@ -65,8 +66,31 @@ class ExperimentRun::Context final : public SweepContext {
     uint64_t seed = r_.spec_.seed + 7919ull * static_cast<uint64_t>(run_.ordinal) + static_cast<uint64_t>(next_seq_);
     LoadOptions lo = LevelLoadOptions(r_.spec_, load, seed, wl_->target_host(), wl_->target_port());
     if (clients_) std::tie(lo.threads, lo.connections) = *clients_;
+    // A manager decides once a period, on the window the generator reports then.
+    if (r_.spec_.manager.given && lo.window_ns == 0) {
+      lo.window_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(r_.spec_.manager.period).count();
+    }
+    // Windows as they end: stored with the run, and read by the manager where it acts here.
+    std::optional<RunWindows> windows;
+    std::function<void(const LoadWindow&)> on_window;
+    if (lo.window_ns > 0) {
+      const std::vector<std::string> set = run_.tenant_set >= 0 ? r_.spec_.colocation.sets.at(run_.tenant_set)
+                                                                : std::vector<std::string>{};
+      windows.emplace(r_.p_, r_.store_, rec_.id, r_.spec_, corunners_ ? &*corunners_ : nullptr, *wl_->sandbox,
+                      ManagedRun(r_.spec_.manager, set), run_.corunner_set.empty() ? "alone" : run_.corunner_set);
+      REAM_RETURN_IF_ERROR(windows->Start());
+      on_window = [&windows](const LoadWindow& w) { windows->OnWindow(w); };
+    }
     REAM_ASSIGN_OR_RETURN(PointData d, MeasureLevel(r_.p_, r_.driver_, *wl_, lo, r_.spec_.sample_interval,
-                                                    Interrupted, corunners_ ? &*corunners_ : nullptr));
+                                                    Interrupted, corunners_ ? &*corunners_ : nullptr, on_window));
+    if (windows) {
+      REAM_RETURN_IF_ERROR(windows->status());
+      if (windows->failed_actions() > 0) {
+        Emit(RunWarning{Where(), std::to_string(windows->failed_actions()) + " of the manager's " +
+                                     std::to_string(windows->actions()) +
+                                     " moves could not be written (each stored with why)"});
+      }
+    }
     return StorePoint(std::move(d), load, attempt, started_ns);
   }
 

@@ -45,8 +45,7 @@ class FakeLoadDriver final : public LoadDriver {
     seen.push_back(o);
     hooks.window_started();
     if (window_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(window_ms));
-    std::vector<LoadWindow> windows = Windows(o, call);
-    for (const LoadWindow& w : windows) hooks.window_report(w);
+    std::vector<LoadWindow> windows = Windows(o, call, hooks);
     hooks.window_ended();
     FakeAnswer a = model_(o.qps, call);
     if (timely_if && !timely_if(o)) a.valid = false;
@@ -85,15 +84,16 @@ class FakeLoadDriver final : public LoadDriver {
   // When set: a level is late (invalid) unless its options pass (e.g. enough connections).
   std::function<bool(const LoadOptions&)> timely_if;
   // With o.window_ns > 0, each window's answer (unset: the level's model at the window's
-  // target). The windows go to hooks.window_report in order, all at once, inside the measured
-  // window (after window_started, before window_ended), and into the document's "windows".
+  // target). The windows go to hooks.window_report in order, inside the measured window (after
+  // window_started, before window_ended), each answered after the last was reported (so a model
+  // can answer what a manager did on the last), and into the document's "windows".
   FakeWindowModel window_model;
 
  private:
   // The windows of a level as the models answer them: the answer's p95 as the window's tail
   // (at any percentile), p95 and p99; every scheduled request answered and timely when valid,
   // half timely when not.
-  std::vector<LoadWindow> Windows(const LoadOptions& o, int call) const {
+  std::vector<LoadWindow> Windows(const LoadOptions& o, int call, const DriverHooks& hooks) const {
     std::vector<LoadWindow> out;
     if (o.window_ns <= 0) return out;
     const int64_t length = o.schedule ? o.schedule->duration_ns() : o.duration_ns;
@@ -108,6 +108,7 @@ class FakeLoadDriver final : public LoadDriver {
       if (a.saturated) c.answered = c.answered * 8 / 10;
       c.latencies_ns.assign(100, static_cast<int64_t>(a.p95_us * 1000));
       LoadWindow w = JudgeWindow(k, start, end, target, std::move(c), o.validity_percentile, o.min_timely_ratio);
+      hooks.window_report(w);
       out.push_back(std::move(w));
     }
     return out;

@@ -42,7 +42,7 @@ void CheckMonitorWindow(const LoadOptions& o, MonitorReport* r) {
 
 Result<PointData> MeasureLevel(Platform& p, LoadDriver& driver, LaunchedWorkload& wl, const LoadOptions& options,
                                std::chrono::nanoseconds sample_interval, const std::function<bool()>& interrupted,
-                               CorunnerSet* corunners) {
+                               CorunnerSet* corunners, const std::function<void(const LoadWindow&)>& on_window) {
   PointData d;
   PointRecord& pt = d.point;
   // The level on the sweep's axis: a rate, or a number of sessions.
@@ -95,6 +95,7 @@ Result<PointData> MeasureLevel(Platform& p, LoadDriver& driver, LaunchedWorkload
     }
   };
   hooks.window_ended = stop;
+  if (on_window) hooks.window_report = on_window;
   // The co-runners' own loads start before the subject's warm-up and end with its window.
   if (corunners) REAM_RETURN_IF_ERROR(corunners->StartLoads(options));
   auto driven = driver.Measure(options, hooks);

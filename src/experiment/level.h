@@ -23,8 +23,10 @@ class CorunnerSet;
 // With `corunners` (a shared run), each co-runner is sampled over the same window, its figures
 // are the point's `corunners`, and a co-runner that ended during the window makes the point
 // invalid, naming it and how it ended.
+// With options.window_ns, `on_window` hears each window of the level as it ends (DriverHooks).
 Result<PointData> MeasureLevel(Platform& p, LoadDriver& driver, LaunchedWorkload& workload,
                                const LoadOptions& options, std::chrono::nanoseconds sample_interval,
-                               const std::function<bool()>& interrupted, CorunnerSet* corunners = nullptr);
+                               const std::function<bool()>& interrupted, CorunnerSet* corunners = nullptr,
+                               const std::function<void(const LoadWindow&)>& on_window = {});
 
 }  // namespace ream

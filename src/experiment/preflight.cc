@@ -71,17 +71,45 @@ std::optional<ResctrlInfo> ResctrlFor(Platform& machine, std::string* why) {
   return *info;
 }
 
+// What a run needs to drive [manager] (docs/manager.md): a fixed QoS target (a window's slack is
+// against it), a subject under load, one report per period, and every resource written to a
+// cgroup of a tenant whose sandbox changes a running partition. Refused before anything runs,
+// naming the key, otherwise.
+Status CheckManager(const ExperimentSpec& spec) {
+  const ManagerSpec& m = spec.manager;
+  const std::string at = SpecAt(spec, m.line) + "[manager] ";
+  if (!spec.qos.target_us) {
+    return InvalidArgument(at + "needs a fixed [qos] target: a window's slack is (target - tail) / target");
+  }
+  if (spec.workload.kind && spec.workload.kind->completes) {
+    return InvalidArgument(at + "needs a subject under load: this one runs to completion, and has no tail per window");
+  }
+  if (m.window != m.period) {
+    return Unsupported(at + "window (" + std::to_string(m.window.count()) + " ms) differs from period (" +
+                       std::to_string(m.period.count()) +
+                       " ms): the generator reports one window per period, so each decision reads the last "
+                       "period; give them equal");
+  }
+  for (const auto& r : m.resources) {
+    const std::string what = SpecAt(spec, r.line) + "[[manager.resource]] " + r.tenant + "'s " + r.knob->key;
+    if (!r.knob->moves->write) return Unsupported(what + ": " + r.knob->moves->write_elsewhere);
+    std::string kind = r.tenant == "subject" ? spec.sandbox.kind : spec.FindCorunner(r.tenant)->sandbox;
+    if (r.tenant == "subject" && !spec.nodes.workload_host.empty()) kind = spec.nodes.workload_host;
+    if (kind != "process" && kind != "node") {
+      return Unsupported(what + ": the tenant runs in the " + kind +
+                         " sandbox, which writes its partition only when it starts (a manager moves tenants in a "
+                         "process or node sandbox)");
+    }
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<Prepared> Validate(Platform& p, SandboxKind& sandboxes, const ExperimentSpec& spec, const Plan& plan,
                           const std::string& ream_binary, bool strict, const CorunnerKinds* corunner_kinds) {
   Prepared out;
-  // A [manager] is parsed and checked, but no run drives one yet: refused, rather than run with
-  // the partitions fixed, which is not what the spec asks.
-  if (spec.manager.given) {
-    return Unsupported(SpecAt(spec, spec.manager.line) + "[manager] is checked, but ream run does not drive a "
-                       "manager yet (docs/manager.md); remove the section to run the partitions as they start");
-  }
+  if (spec.manager.given) REAM_RETURN_IF_ERROR(CheckManager(spec));
   // The workload's account must exist before anything runs (a typo fails here, with its line).
   // (A platform without a user database, a fixture tree, cannot say: the sandbox decides then.)
   // (On another host its agent resolves the account when the sandbox starts, and says so.)

@@ -431,21 +431,6 @@ TEST_F(RunnerTest, AScenarioTheMachineCannotPlaceIsSkippedAndStoredUnlessStrict)
   EXPECT_EQ(driver.seen.size(), 1u);
 }
 
-TEST_F(RunnerTest, AManagerIsRefusedUntilARunDrivesIt) {
-  ExperimentSpec spec = Spec("qps = [1000]", "[manager]\npolicy = \"parties\"\n[[manager.resource]]\n"
-                                             "knob = \"cpu_quota\"\ntenant = \"subject\"\nunit = \"10%\"\n"
-                                             "min = \"50%\"\nmax = \"100%\"\n");
-  ASSERT_TRUE(spec.manager.given);
-  FakeLoadDriver driver([](double, int) { return FakeAnswer{100, true}; });
-  auto out = Run(spec, driver);
-  ASSERT_FALSE(out.ok());
-  EXPECT_EQ(out.status().code(), StatusCode::kUnsupported);
-  EXPECT_NE(out.status().message().find("fake.toml:5: [manager] is checked, but ream run does not drive a manager yet"),
-            std::string::npos)
-      << out.status().message();
-  EXPECT_TRUE(driver.seen.empty());
-}
-
 TEST_F(RunnerTest, AutoRangeNeedsTheWorkloadsCpuAndSaysWhyWithout) {
   // The null sandbox has no cgroup: the probes cannot see the CPU, so the run fails saying so
   // after one probe, and no sweep point is stored.

@@ -1,9 +1,17 @@
 #include "sandbox/null_sandbox.h"
 
+#include <mutex>
+
 #include "partition/knobs.h"
 
 namespace ream {
 namespace {
+
+std::mutex moves_mu;
+std::vector<NullMove>& Moves() {
+  static std::vector<NullMove> moves;
+  return moves;
+}
 
 constexpr char kWhy[] = "the null sandbox creates no cgroup: nothing accounts the workload's consumption";
 
@@ -53,6 +61,11 @@ class NullSandbox final : public Sandbox {
     if (lines.size() > n) lines.erase(lines.begin(), lines.end() - static_cast<std::ptrdiff_t>(n));
     return lines;
   }
+  Status Move(const Knob& knob, double level) override {
+    std::lock_guard<std::mutex> l(moves_mu);
+    Moves().push_back({name_, argv_, knob.key, level});
+    return Status::Ok();
+  }
   Status Stop() override {
     if (!stderr_path_.empty()) {
       (void)StderrTail(0);
@@ -78,6 +91,9 @@ class NullSandbox final : public Sandbox {
   std::vector<int> cpus_;  // as asked: recorded, not enforced
   std::string stderr_path_;  // keep_stderr: a file in /tmp, removed by Stop() ("" after)
   std::vector<std::string> kept_;
+
+ public:
+  std::vector<std::string> argv_;  // as started, for NullSandboxMoves
   std::optional<ProcessExit> exit_;
 };
 
@@ -117,6 +133,7 @@ class NullSandboxKind final : public SandboxKind {
     }
     auto sb = std::make_unique<NullSandbox>(p_, std::move(name), std::move(child).value(), o.stop_grace,
                                             std::move(cpus), so.stderr_path);
+    sb->argv_ = argv;
     if (o.before_exec) o.before_exec(*sb);  // after the fact: nothing to join before exec here
     return std::unique_ptr<Sandbox>(std::move(sb));
   }
@@ -141,6 +158,11 @@ class NullSandboxKind final : public SandboxKind {
 
 std::unique_ptr<SandboxKind> MakeNullSandboxKind(Platform& platform) {
   return std::make_unique<NullSandboxKind>(platform);
+}
+
+std::vector<NullMove> NullSandboxMoves() {
+  std::lock_guard<std::mutex> l(moves_mu);
+  return Moves();
 }
 
 }  // namespace ream

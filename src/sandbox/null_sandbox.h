@@ -6,6 +6,8 @@
 #pragma once
 
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "platform/platform.h"
 #include "sandbox/sandbox.h"
@@ -13,5 +15,16 @@
 namespace ream {
 
 std::unique_ptr<SandboxKind> MakeNullSandboxKind(Platform& platform);
+
+// A null sandbox holds no partition, so a manager's move of one of its knobs changes nothing; it
+// is kept here instead, for the tests of what moves knobs: the sandbox's name (ream-null-...),
+// the workload's argv[0] and the rest of its command line, the knob and the level, in order.
+struct NullMove {
+  std::string sandbox;
+  std::vector<std::string> argv;
+  std::string knob;
+  double level = 0;
+};
+std::vector<NullMove> NullSandboxMoves();
 
 }  // namespace ream
