@@ -6,6 +6,8 @@
 
 #include "experiment/fake_load_driver.h"
 #include "experiment/point_columns.h"
+#include "experiment/preflight.h"
+#include "spec/spec.h"
 
 namespace ream {
 namespace {
@@ -63,6 +65,19 @@ TEST(LoadArgv, AScheduleReplacesTheRateAndDurationAndWindowsAreAsked) {
   ASSERT_NE(w, argv.end());
   EXPECT_EQ(*(w + 1), "500ms");
   EXPECT_EQ(argv[argv.size() - 2], "--json");  // the document still goes to stdout, last
+}
+
+TEST(LevelLoadOptions, AScheduleAndWindowsReachTheGeneratorsOptions) {
+  auto spec = ParseSpec("name = \"t\"\n[workload]\nbuiltin = \"kv\"\n[load]\nschedule = \"1000 for 2s, 3000 for 2s\"\n"
+                        "window = \"250ms\"\n", "x.toml");
+  ASSERT_TRUE(spec.ok()) << spec.status().ToString();
+  LoadOptions o = LevelLoadOptions(*spec, spec->sweep.qps.front(), 1, "127.0.0.1", 11211);
+  ASSERT_TRUE(o.schedule.has_value());
+  EXPECT_EQ(o.schedule->text, "1000 for 2s, 3000 for 2s");
+  EXPECT_DOUBLE_EQ(o.qps, 2000);
+  EXPECT_EQ(o.duration_ns, 4'000'000'000);
+  EXPECT_EQ(o.window_ns, 250'000'000);
+  EXPECT_TRUE(ValidateLoadOptions(o).ok()) << ValidateLoadOptions(o).message();
 }
 
 TEST(FakeLoadDriver, ReportsWindowsFromItsModelInOrderInsideTheMeasuredWindow) {
