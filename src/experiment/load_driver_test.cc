@@ -2,12 +2,18 @@
 // come, its command line for a schedule, and the fake driver's windows from its model.
 #include "experiment/load_driver.h"
 
+#include <thread>
+
 #include <gtest/gtest.h>
 
 #include "experiment/fake_load_driver.h"
 #include "experiment/point_columns.h"
 #include "experiment/preflight.h"
+#include "platform/clock.h"
+#include "sandbox/null_sandbox.h"
 #include "spec/spec.h"
+#include "workloads/server.h"
+#include "workloads/synthetic.h"
 
 namespace ream {
 namespace {
@@ -78,6 +84,48 @@ TEST(LevelLoadOptions, AScheduleAndWindowsReachTheGeneratorsOptions) {
   EXPECT_EQ(o.duration_ns, 4'000'000'000);
   EXPECT_EQ(o.window_ns, 250'000'000);
   EXPECT_TRUE(ValidateLoadOptions(o).ok()) << ValidateLoadOptions(o).message();
+}
+
+// The local driver end to end, its sandbox a plain child: `ream load --schedule --window` against
+// ream's synthetic server, each window reaching the hook on Measure's thread, in order, while
+// the generator still runs.
+TEST(LocalLoadDriver, HandsEachWindowToTheHookAsItsLineArrives) {
+  auto server = Server::Start({.threads = 1}, MakeSyntheticHandlers(*ServiceTime::Parse("const:5us"), 1));
+  ASSERT_TRUE(server.ok()) << server.status().ToString();
+  auto platform = MakePosixPlatform();
+  auto kind = MakeNullSandboxKind(*platform);
+  auto driver = MakeLocalLoadDriver(*platform, *kind, {.ream_binary = REAM_BINARY});
+  LoadOptions o;
+  o.port = (*server)->port();
+  o.schedule = *ParseSchedule("1000 for 1s, 4000 for 1s", "[load] schedule", nullptr);
+  ApplySchedule(&o);
+  o.window_ns = 500'000'000;
+  o.warmup_ns = 200'000'000;
+  o.response_timeout_ns = 500'000'000;
+  const auto caller = std::this_thread::get_id();
+  DriverHooks hooks;
+  std::vector<LoadWindow> seen;
+  std::vector<int64_t> at;
+  bool on_caller = true;
+  hooks.window_report = [&](const LoadWindow& w) {
+    on_caller = on_caller && std::this_thread::get_id() == caller;
+    seen.push_back(w);
+    at.push_back(MonotonicNowNs());
+  };
+  const int64_t begin = MonotonicNowNs();
+  auto r = driver->Measure(o, hooks);
+  const int64_t end = MonotonicNowNs();
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_TRUE(r->generator.has_value()) << r->no_result.ToString();
+  EXPECT_TRUE(on_caller);
+  ASSERT_EQ(seen.size(), 4u);
+  for (size_t k = 0; k < seen.size(); ++k) EXPECT_EQ(seen[k].index, static_cast<int64_t>(k));
+  EXPECT_NEAR(static_cast<double>(seen[0].scheduled), 500, 4 * std::sqrt(500.0));
+  EXPECT_NEAR(static_cast<double>(seen[3].scheduled), 2000, 4 * std::sqrt(2000.0));
+  // The first window came while the generator was still at work, not with its document.
+  EXPECT_LT(at[0], end - 700'000'000) << "first window " << (at[0] - begin) / 1e6 << " ms, end " << (end - begin) / 1e6;
+  EXPECT_EQ((*r->generator)["windows"].size(), 4u);
+  EXPECT_EQ((*r->generator)["schedule"], "1000 for 1s, 4000 for 1s");
 }
 
 TEST(FakeLoadDriver, ReportsWindowsFromItsModelInOrderInsideTheMeasuredWindow) {
