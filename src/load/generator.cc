@@ -204,6 +204,10 @@ Result<LoadResult> RunLoad(const LoadOptions& asked, const std::function<void(co
   KeyChooser keys(o.key_dist, o.keys);
   std::vector<std::unique_ptr<ThreadState>> states;
   double rate_per_thread = o.qps / o.threads;
+  double top_rate = rate_per_thread;  // a thread's highest rate (a schedule's peak)
+  if (o.schedule) {
+    for (const auto& k : o.schedule->knots) top_rate = std::max(top_rate, k.second / o.threads);
+  }
   // (Under until, the send gaps are sampled over the fixed window's length or the max, whichever
   // is shorter: a point known early still has its sample; a long one samples its beginning.)
   double expected_per_thread =
@@ -245,15 +249,13 @@ Result<LoadResult> RunLoad(const LoadOptions& asked, const std::function<void(co
     s->gap_capacity = want;
     s->gap_sample.reserve(want);
     s->gap_stride = std::max<uint64_t>(1, static_cast<uint64_t>(expected_per_thread / static_cast<double>(want)));
-    s->gap_span = GapSpan(o.timely_tolerance_ns, rate_per_thread);
+    // Under a schedule the gaps are tested in operational time, where lateness at the peak rate
+    // weighs peak / mean times more: the spans are chosen at the peak.
+    s->gap_span = GapSpan(o.timely_tolerance_ns, top_rate);
     if (o.until || o.window_ns > 0) {
       auto m = std::make_unique<load_detail::WindowMailbox>();
       m->length_ns = o.until ? kUntilWindowNs : o.window_ns;
       // Reported windows keep every answer's latency; until's judge about kUntilAnswersPerWindow.
-      double top_rate = rate_per_thread;
-      if (o.schedule) {
-        for (const auto& k : o.schedule->knots) top_rate = std::max(top_rate, k.second / o.threads);
-      }
       const double per_window = top_rate * static_cast<double>(m->length_ns) / 1e9;
       if (o.until) {
         m->stride = std::max<uint64_t>(1, static_cast<uint64_t>(per_window / static_cast<double>(kUntilAnswersPerWindow)));

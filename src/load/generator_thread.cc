@@ -794,6 +794,8 @@ void ThreadRunner::Run() {
     int64_t wait = static_cast<int64_t>(sched) - MonotonicNowNs();
     int64_t sleep = o_.wait == Wait::kSpin ? 0 : wait - spin_ns_;
     if (reconnect_at != INT64_MAX) sleep = std::min(sleep, reconnect_at - MonotonicNowNs());
+    // A reported window closes on time however far the next send is (a low rate, a stretch at 0).
+    if (s_.windows && !s_.until) sleep = std::min(sleep, s_.windows->window_end_ns - MonotonicNowNs());
     if (sleep > 0) {
       timeline_.BeforeSleep();
       int64_t before = MonotonicNowNs();

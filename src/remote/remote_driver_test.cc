@@ -139,6 +139,28 @@ TEST_F(RemoteDriverTest, TwoAgentsShareALevelAndTheBinaryIsCopiedOnce) {
   EXPECT_TRUE(p_->ListDir(dir_ + "/state")->empty());
 }
 
+// A schedule or windows need the agents to share a rate over time and stream their windows:
+// refused, saying so, before any agent starts.
+TEST_F(RemoteDriverTest, AScheduleOrWindowsAreRefusedWithWhy) {
+  auto d = MakeRemoteLoadDriver(*p_, Options({"one"}, false));
+  LoadOptions scheduled = Level(400);
+  scheduled.schedule = *ParseSchedule("400 for 1s", "[load] schedule", nullptr);
+  ApplySchedule(&scheduled);
+  auto r = d->Measure(scheduled, {});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kUnsupported);
+  EXPECT_NE(r.status().message().find("[load] schedule runs on this host's generator only"), std::string::npos)
+      << r.status().message();
+  LoadOptions windows = Level(400);
+  windows.window_ns = 500'000'000;
+  r = d->Measure(windows, {});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("[load] window runs on this host's generator only"), std::string::npos)
+      << r.status().message();
+  d.reset();
+  EXPECT_EQ(AgentsRunning(), 0);
+}
+
 TEST_F(RemoteDriverTest, ADyingAgentInvalidatesThePointAndFailsTheNextLevel) {
   auto d = MakeRemoteLoadDriver(*p_, Options({"good", "dying"}, false));
   auto first = d->Measure(Level(400), {});

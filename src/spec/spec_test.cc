@@ -246,6 +246,39 @@ TEST(Spec, UntilMeasuresEachPointUntilKnown) {
   EXPECT_NE(remote.find("[load] until measures with this host's generator"), std::string::npos) << remote;
 }
 
+// [load] schedule is each run's load: its mean the one level, its length the window; [sweep] and
+// duration are left out beside it. [load] window reports each window as it ends.
+TEST(Spec, ScheduleIsEachRunsLoadAndWindowItsPieces) {
+  const std::string head = "name = \"t\"\n[workload]\nbuiltin = \"kv\"\n";
+  auto r = ParseSpec(head + "[load]\nschedule = \"1000 for 2s, 1000 to 3000 over 2s\"\nwindow = \"500ms\"\n", "x.toml");
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_TRUE(r->load.schedule.has_value());
+  EXPECT_EQ(r->sweep.qps, std::vector<double>{1500});
+  EXPECT_EQ(r->load.duration, std::chrono::milliseconds(4000));
+  EXPECT_EQ(r->load.window, std::chrono::milliseconds(500));
+  EXPECT_EQ(r->ToJson()["load"]["schedule"], "1000 for 2s, 1000 to 3000 over 2s");
+  EXPECT_EQ(r->ToJson()["load"]["window_ms"], 500);
+  EXPECT_FALSE(ParseSpec(kMinimal, "x.toml")->ToJson()["load"].contains("schedule"));
+  EXPECT_FALSE(ParseSpec(kMinimal, "x.toml")->ToJson()["load"].contains("window_ms"));
+
+  std::string sweep = Err(std::string(kMinimal) + "[load]\nschedule = \"1000 for 2s\"\n");
+  EXPECT_NE(sweep.find("[sweep] is given beside [load] schedule: a schedule is the load of each run"), std::string::npos)
+      << sweep;
+  std::string duration = Err(head + "[load]\nschedule = \"1000 for 2s\"\nduration = \"5s\"\n");
+  EXPECT_NE(duration.find("duration is given beside schedule"), std::string::npos) << duration;
+  std::string bad = Err(head + "[load]\nschedule = \"1000 during 2s\"\n");
+  EXPECT_NE(bad.find("[load] schedule = \"1000 during 2s\": '1000 during 2s' is neither"), std::string::npos) << bad;
+  std::string file = Err(head + "[load]\nschedule = \"file:day.txt\"\n");
+  EXPECT_NE(file.find("`ream load`'s flag only"), std::string::npos) << file;
+  std::string until = Err(head + "[load]\nschedule = \"1000 for 2s\"\nuntil = \"p95 ±5%\"\n");
+  EXPECT_NE(until.find("[load] until ends a point once one rate's percentile is known"), std::string::npos) << until;
+  std::string remote = Err(head + "[load]\nschedule = \"1000 for 2s\"\n[nodes]\nclients = [\"ssh:a\"]\n"
+                                  "workload_address = \"10.0.0.1\"\n");
+  EXPECT_NE(remote.find("[load] schedule and window run on this host's generator"), std::string::npos) << remote;
+  std::string tiny = Err(std::string(kMinimal) + "[load]\nwindow = \"1ms\"\n");
+  EXPECT_NE(tiny.find("window"), std::string::npos) << tiny;
+}
+
 TEST(Spec, ResponseTiming) {
   EXPECT_EQ(ParseSpec(kMinimal, "x.toml")->load.response_timing, "kernel");
   auto r = ParseSpec(std::string(kMinimal) + "[load]\nresponse_timing = \"packet\"\n", "x.toml");
