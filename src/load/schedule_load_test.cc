@@ -119,6 +119,10 @@ TEST(ScheduleLoad, ReamLoadPrintsAWindowLineAsEachEndsBeforeItsDocument) {
                                     std::chrono::seconds(60));
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(r->exit_code, 0) << r->err;
+  // The summary (on stderr with --json -) says what the run followed.
+  EXPECT_NE(r->err.find("schedule:  2000 for 1s, 8000 for 1s, 2000 for 1s (the target is its mean)"), std::string::npos)
+      << r->err;
+  EXPECT_NE(r->err.find("windows:   6 of 0.5 s, "), std::string::npos) << r->err;
   std::vector<LoadWindow> windows;
   size_t document = std::string::npos;
   for (size_t at = 0, nl; (nl = r->out.find('\n', at)) != std::string::npos; at = nl + 1) {
