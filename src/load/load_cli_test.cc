@@ -54,6 +54,27 @@ TEST(LoadCli, UnknownResponseTimingIsRejected) {
   EXPECT_NE(r.err.find("--response-timing must be kernel, packet or user, got 'wire'"), std::string::npos) << r.err;
 }
 
+TEST(LoadCli, ScheduleIsTheRateAndLengthAndNamesWhatIsWrong) {
+  auto r = Ream({"load", "--target", "127.0.0.1:9", "--schedule", "100 for 1s", "--qps", "10"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--qps and --schedule are both given"), std::string::npos) << r.err;
+  r = Ream({"load", "--target", "127.0.0.1:9", "--schedule", "100 for 1s", "--duration", "5s"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--duration and --schedule are both given"), std::string::npos) << r.err;
+  r = Ream({"load", "--target", "127.0.0.1:9", "--schedule", "100 for 1s, 200 until 2s"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--schedule = \"100 for 1s, 200 until 2s\": '200 until 2s' is neither"), std::string::npos) << r.err;
+  r = Ream({"load", "--target", "127.0.0.1:9", "--schedule", "file:/nonexistent/day.txt"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("cannot read /nonexistent/day.txt"), std::string::npos) << r.err;
+  r = Ream({"load", "--target", "127.0.0.1:9", "--schedule", "100 for 1s", "--until", "p95 ±5%"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--schedule with --until"), std::string::npos) << r.err;
+  r = Ream({"load", "--target", "127.0.0.1:9", "--qps", "100", "--window", "1ms"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--window must be at least 10ms"), std::string::npos) << r.err;
+}
+
 TEST(LoadCli, NothingListeningFailsAtOnce) {
   auto r = Ream({"load", "--target", "127.0.0.1:" + std::to_string(FreePort()), "--qps", "100",
                  "--duration", "1s"});

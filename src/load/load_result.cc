@@ -296,6 +296,13 @@ std::string LoadResult::Summary() const {
                 o.qps, achieved_qps, throughput_qps, static_cast<double>(o.duration_ns) / 1e9,
                 static_cast<double>(o.warmup_ns) / 1e9);
   s += b;
+  if (o.schedule) s += "schedule:  " + o.schedule->text + " (the target is its mean)\n";
+  if (!windows.empty()) {
+    size_t valid_windows = 0;
+    for (const LoadWindow& w : windows) valid_windows += w.valid ? 1 : 0;
+    s += "windows:   " + std::to_string(windows.size()) + " of " + Fmt("%g", static_cast<double>(o.window_ns) / 1e9) +
+         " s, " + std::to_string(valid_windows) + " valid\n";
+  }
   if (until) {
     s += "until:     " + (o.until ? o.until->Text() : std::string()) + ": " + (until->known ? "known" : "stopped") +
          " after " + Fmt("%.2f", until->measured_s) + " s, decided by " + until->check + ": " + until->reason + "\n";
