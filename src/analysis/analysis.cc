@@ -432,6 +432,26 @@ Status RunBatch(StepContext& ctx, ExperimentAnalysis& a) {
 
 Status RunAcrossRuns(StepContext& ctx, ExperimentAnalysis& a) { return CompareAcrossRuns(ctx.data, ctx.options, a); }
 
+// Each run that stored windows is one run of its mode: alone, or its co-runner set's; managed
+// where the manager left an allocation in its windows. A neighbour's throughput alone is its
+// CPU share over the window the co-runners ran alone.
+Status RunManager(StepContext& ctx, ExperimentAnalysis& a) {
+  std::vector<ModeRun> runs;
+  for (const RunData& r : ctx.data.runs) {
+    if (r.windows.empty()) continue;
+    ModeRun m;
+    m.mode = r.corunner_set.empty() ? "alone" : r.corunner_set;
+    m.managed = std::any_of(r.windows.begin(), r.windows.end(), [](const auto& w) { return !w.allocation.empty(); });
+    m.windows = r.windows;
+    for (const auto& c : r.corunners.corunners) {
+      if (c.alone && c.alone->cpu_share) m.neighbour_alone[c.name] = *c.alone->cpu_share;
+    }
+    runs.push_back(std::move(m));
+  }
+  if (!runs.empty()) a.manager = CompareModes(runs, ctx.data.manager_peak_qps);
+  return Status::Ok();
+}
+
 }  // namespace steps
 
 }  // namespace ream::analysis

@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/across_runs.h"
+#include "analysis/manager_compare.h"
 #include "analysis/bounded.h"
 #include "analysis/data.h"
 #include "analysis/queueing.h"
@@ -291,6 +292,9 @@ struct ExperimentAnalysis {
   std::optional<BatchAnalysis> batch;
   // Several runs of one spec pooled (`ream analyze --with`): each run's figures beside the pool's.
   AcrossRuns across_runs;
+  // The runs' windows by mode (alone, each static set, the managed set) under one schedule: which
+  // met QoS, what the neighbours got, the Pareto front (manager_compare.h); empty without windows.
+  ManagerComparison manager;
   std::string colocation_note;  // what the comparison rests on, or why there is none
   // The sensitivity profile: per source of interference among the co-runner sets, the curve,
   // the tolerated intensity and the verdict (interference.h); empty without such sets.

@@ -575,6 +575,33 @@ void BatchJson(const ExperimentAnalysis& a, json& j) {
 }
 
 // Only where runs were pooled: an analysis of one run has no such key.
+void ManagerJson(const ExperimentAnalysis& a, json& j) {
+  const ManagerComparison& c = a.manager;
+  if (c.modes.empty() && c.note.empty()) return;
+  json modes = json::array();
+  for (const ModeFigures& m : c.modes) {
+    modes.push_back({{"mode", m.mode},
+                     {"managed", m.managed},
+                     {"runs", m.runs},
+                     {"windows", m.windows},
+                     {"valid_windows", m.valid},
+                     {"met_windows", m.met},
+                     {"met_share", Opt(m.met_share)},
+                     {"neighbour_cpu_s_per_s", Opt(m.neighbour_throughput)},
+                     {"neighbour_note", m.neighbour_note},
+                     {"emu", Opt(m.emu)},
+                     {"emu_note", m.emu_note},
+                     {"settling_s", Opt(m.settling_s)},
+                     {"steps", m.steps},
+                     {"unsettled_steps", m.unsettled},
+                     {"actions", m.actions},
+                     {"failed_actions", m.failed_actions},
+                     {"pareto", m.pareto},
+                     {"dominated_by", m.dominated_by}});
+  }
+  j["manager"] = {{"modes", modes}, {"verdict", c.verdict}, {"note", c.note}};
+}
+
 void AcrossRunsJson(const ExperimentAnalysis& a, json& j) {
   if (a.across_runs.experiments.empty()) return;
   json figures = json::array();

@@ -28,6 +28,7 @@ constexpr AnalysisStep kSteps[] = {
     {"batch", StepScope::kBatch, steps::RunBatch, steps::BatchJson},
     // Runs of one spec pooled: each run on its own beside the pool.
     {"across_runs", StepScope::kRuns, steps::RunAcrossRuns, steps::AcrossRunsJson},
+    {"manager", StepScope::kRuns, steps::RunManager, steps::ManagerJson},
 };
 
 }  // namespace

@@ -14,6 +14,7 @@
 
 #include "load/histogram.h"
 #include "load/load_axis.h"
+#include "store/manager_records.h"
 #include "store/tenant_figures.h"
 
 namespace ream::analysis {
@@ -170,6 +171,9 @@ struct RunData {
   // they ran, each with its figures alone (store RunRecord::corunners; empty alone).
   std::string corunner_set;
   CorunnerSetRecord corunners;
+  // Its windows under a load schedule or a manager (store/manager_records.h), in order; empty
+  // for a run that reported none.
+  std::vector<ManagerWindowRecord> windows;
   // The experiment it was stored under when several runs of one spec are pooled
   // (across_runs.h PoolRuns); "" otherwise.
   std::string source;
@@ -207,6 +211,8 @@ struct ExperimentData {
   nlohmann::json environment;  // kernel, CPU model, topology, doctor snapshot, ream version
   std::string spec_text;
   ModelParams model;
+  // [manager] peak_qps: the subject's capacity at QoS as the spec gave it (0: not given).
+  double manager_peak_qps = 0;
   std::vector<RunData> runs;
   // Scenarios of the spec this machine could not run (stored as skipped runs), with why:
   // "2-SMT" -> "placement '2-SMT' needs SMT siblings ...".

@@ -30,6 +30,7 @@ Status RunMatrix(StepContext& ctx, ExperimentAnalysis& a);
 Status RunBatch(StepContext& ctx, ExperimentAnalysis& a);
 // kRuns.
 Status RunAcrossRuns(StepContext& ctx, ExperimentAnalysis& a);
+Status RunManager(StepContext& ctx, ExperimentAnalysis& a);
 
 void GroupsJson(const ExperimentAnalysis& a, nlohmann::json& j);
 void QosJson(const ExperimentAnalysis& a, nlohmann::json& j);
@@ -47,5 +48,6 @@ void PredictionsJson(const ExperimentAnalysis& a, nlohmann::json& j);
 void MatrixJson(const ExperimentAnalysis& a, nlohmann::json& j);
 void BatchJson(const ExperimentAnalysis& a, nlohmann::json& j);
 void AcrossRunsJson(const ExperimentAnalysis& a, nlohmann::json& j);
+void ManagerJson(const ExperimentAnalysis& a, nlohmann::json& j);
 
 }  // namespace ream::analysis::steps

@@ -184,6 +184,10 @@ Result<ExperimentData> LoadExperiment(Store& store, const std::string& name) {
     if (m.contains("service_scv") && m["service_scv"].is_number()) d.model.service_scv = m["service_scv"].get<double>();
     d.model.service_scv_source = m.value("service_scv_source", std::string());
   }
+  if (e->spec.is_object() && e->spec.contains("manager") && e->spec["manager"].is_object() &&
+      e->spec["manager"].contains("peak_qps") && e->spec["manager"]["peak_qps"].is_number()) {
+    d.manager_peak_qps = e->spec["manager"]["peak_qps"].get<double>();
+  }
   d.qos.percentile = e->qos.percentile;
   d.qos.fixed_target_us = e->qos.fixed_target_us;
   d.qos.service_multiple = e->qos.service_multiplier;
@@ -211,6 +215,7 @@ Result<ExperimentData> LoadExperiment(Store& store, const std::string& name) {
     if (r.sweep.is_object()) run.load_range_note = r.sweep.value("why", std::string());
     run.corunner_set = r.key.corunner_set;
     if (r.corunners) run.corunners = *r.corunners;
+    REAM_ASSIGN_OR_RETURN(run.windows, store.ListManagerWindows(r.id));
     Placement(r, topology, &run);
     REAM_ASSIGN_OR_RETURN(auto points, store.ListPoints(r.id));
     for (const auto& p : points) {

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "analysis/analysis.h"
+#include "analysis/steps.h"
 #include "platform/test_directory.h"
 
 namespace ream::analysis {
@@ -332,6 +333,75 @@ TEST_F(StoreLoaderTest, ASessionsSweepIsAnalyzedOnItsAxis) {
   auto k = ToJson(*b);
   EXPECT_FALSE(k.contains("load_axis"));
   EXPECT_EQ(k["groups"][0]["points"][0]["target_qps"], 4);
+}
+
+// A run's windows come with it, the manager's peak_qps with the experiment, and the manager step
+// compares the modes from them: the subject alone and beside a managed neighbour.
+TEST_F(StoreLoaderTest, CarriesEachRunsWindowsAndTheManagerStepComparesTheModes) {
+  auto s = Store::Open(path_);
+  ASSERT_TRUE(s.ok());
+  ExperimentRecord e;
+  e.name = "managed";
+  e.spec_text = "name = \"managed\"\n";
+  e.spec = {{"name", "managed"}, {"manager", {{"policy", "parties"}, {"peak_qps", 10000}}}};
+  e.spec_hash = "h";
+  e.status = ExperimentStatus::kComplete;
+  e.qos.percentile = 95;
+  e.workload = "memcached";
+  e.protocol = "memcached";
+  auto id = s->CreateExperiment(e);
+  ASSERT_TRUE(id.ok());
+  for (const std::string set : {"", "hog"}) {
+    RunRecord r;
+    r.experiment_id = *id;
+    r.key = {"1-ST", "default", 0, set};
+    r.partition = nlohmann::json::object();
+    r.status = RunStatus::kComplete;
+    auto run = s->EnsureRun(r);
+    ASSERT_TRUE(run.ok()) << run.status().ToString();
+    for (int i = 0; i < 4; ++i) {
+      ManagerWindowRecord w;
+      w.run_id = run->id;
+      w.window = i;
+      w.end_s = 0.5 * (i + 1);
+      w.valid = true;
+      w.target_us = 500;
+      w.tail_us = set.empty() || i != 1 ? 200 : 800;  // beside the hog one window missed
+      w.load_qps = 5000;
+      if (!set.empty()) {
+        w.neighbour_throughput["hog"] = 0.5;
+        w.allocation["hog"]["cpu_quota"] = {0.5, "50%"};
+        if (i == 1) w.actions.push_back({.seq = 0, .tenant = "hog", .knob = "cpu_quota", .from = 0.6, .to = 0.5,
+                                         .from_text = "60%", .to_text = "50%", .reason = "slack"});
+      }
+      w.note = set.empty() ? "static: alone" : "decided";
+      ASSERT_TRUE(s->InsertManagerWindow(w).ok());
+    }
+  }
+  auto d = LoadExperiment(*s, "managed");
+  ASSERT_TRUE(d.ok()) << d.status().ToString();
+  EXPECT_DOUBLE_EQ(d->manager_peak_qps, 10000);
+  ASSERT_EQ(d->runs.size(), 2u);
+  EXPECT_EQ(d->runs[1].windows.size(), 4u);
+  EXPECT_EQ(d->runs[1].windows[1].actions.size(), 1u);
+  const AnalysisStep* step = FindAnalysisStep("manager");
+  ASSERT_NE(step, nullptr);
+  ExperimentAnalysis a;
+  AnalysisOptions options;
+  StepContext ctx{*d, options};
+  ASSERT_TRUE(step->run(ctx, a).ok());
+  ASSERT_EQ(a.manager.modes.size(), 2u);
+  EXPECT_EQ(a.manager.modes[0].mode, "alone");
+  EXPECT_DOUBLE_EQ(*a.manager.modes[0].met_share, 1.0);
+  EXPECT_TRUE(a.manager.modes[1].managed);
+  EXPECT_DOUBLE_EQ(*a.manager.modes[1].met_share, 0.75);
+  EXPECT_EQ(a.manager.modes[1].actions, 1);
+  // Neither dominates: alone meets QoS more, the managed mode gives the neighbour its half CPU.
+  EXPECT_TRUE(a.manager.modes[0].pareto);
+  EXPECT_TRUE(a.manager.modes[1].pareto);
+  nlohmann::json j;
+  step->to_json(a, j);
+  EXPECT_EQ(j["manager"]["modes"][1]["met_windows"], 3);
 }
 
 TEST_F(StoreLoaderTest, EmptyDatabaseSaysHowToFillIt) {

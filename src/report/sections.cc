@@ -36,6 +36,7 @@ constexpr ReportSection kSections[] = {
     {"recommendation", TextRecommendation, nullptr},
     {"batch", TextBatch, BatchSection},
     {"across_runs", TextAcrossRuns, NoCharts<AcrossRunsSection>},
+    {"manager", TextManager, NoCharts<ManagerSection>},
 };
 
 constexpr StepWithoutSection kWithout[] = {

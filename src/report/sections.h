@@ -62,5 +62,6 @@ void TextInterference(const TextPage& page, std::ostream& os);
 void TextRecommendation(const TextPage& page, std::ostream& os);
 void TextBatch(const TextPage& page, std::ostream& os);
 void TextAcrossRuns(const TextPage& page, std::ostream& os);
+void TextManager(const TextPage& page, std::ostream& os);
 
 }  // namespace ream::report

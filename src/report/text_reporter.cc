@@ -643,6 +643,39 @@ void TextAcrossRuns(const TextPage& page, std::ostream& os) {
   os << "  spread = (highest − lowest) / median of the runs' exact figures\n\n";
 }
 
+// The modes of a run under one schedule, window by window (analysis/manager_compare.h).
+void TextManager(const TextPage& page, std::ostream& os) {
+  const analysis::ManagerComparison& c = page.a.manager;
+  if (c.modes.empty()) return;
+  os << "Modes under the load schedule — windows meeting QoS (" << page.pct
+     << " within the target, the window valid) and what the neighbours got:\n";
+  AlignedTable t({"MODE", "RUNS", "WINDOWS", "VALID", "MET QoS", "NEIGHBOURS CPU-s/s", "EMU", "SETTLING", "MOVES",
+                  "PARETO"});
+  std::vector<std::string> notes;
+  for (const auto& m : c.modes) {
+    t.Add({m.mode + (m.managed ? " (managed)" : ""), std::to_string(m.runs), std::to_string(m.windows),
+           std::to_string(m.valid),
+           m.met_share ? FormatNumber(*m.met_share * 100) + " % (" + std::to_string(m.met) + ")" : "—",
+           m.neighbour_throughput ? FormatNumber(*m.neighbour_throughput) : "—",
+           m.emu ? FormatNumber(*m.emu) : "—",
+           m.settling_s ? FormatNumber(*m.settling_s) + " s" + (m.unsettled ? " (" + std::to_string(m.unsettled) +
+                                                                              " unsettled)"
+                                                                            : std::string())
+                        : (m.steps ? std::to_string(m.unsettled) + " of " + std::to_string(m.steps) + " unsettled" : "—"),
+           m.managed ? std::to_string(m.actions) + (m.failed_actions ? " (" + std::to_string(m.failed_actions) +
+                                                                           " failed)"
+                                                                         : std::string())
+                     : "—",
+           m.pareto ? "yes" : "no"});
+    if (!m.neighbour_note.empty() && m.mode != "alone") notes.push_back(m.mode + ": " + m.neighbour_note);
+    if (!m.emu_note.empty()) notes.push_back(m.mode + ": EMU unavailable: " + m.emu_note);
+  }
+  t.Print(os);
+  for (const auto& n : notes) os << "  " << n << "\n";
+  if (!c.verdict.empty()) os << "  " << c.verdict << "\n";
+  os << "\n";
+}
+
 // The cheapest allocation that meets the target load.
 void TextRecommendation(const TextPage& page, std::ostream& os) {
   const analysis::ExperimentAnalysis& a = page.a;

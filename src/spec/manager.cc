@@ -116,8 +116,10 @@ Status ParseManager(const TomlSection& s, const KnobTable& knobs, ExperimentSpec
   const bool parties = m.policy == "parties";
   // A key of the other policy is an error rather than ignored: the user meant it to act.
   const std::vector<std::string> parties_keys{"grow_below", "shrink_above", "skip_windows"};
-  const std::vector<std::string> heracles_keys{"peak_qps",          "disable_above_load", "enable_below_load",
-                                               "stop_growth_below", "shrink_below",       "cooldown_windows"};
+  // (peak_qps is both's: Heracles compares the load with it, and the comparison of a run's modes
+  // takes it as the subject's capacity in Heracles' EMU, whichever policy ran.)
+  const std::vector<std::string> heracles_keys{"disable_above_load", "enable_below_load", "stop_growth_below",
+                                               "shrink_below", "cooldown_windows"};
   for (const auto& key : parties ? heracles_keys : parties_keys) {
     if (const toml::node* n = s.Get(key)) {
       return s.Error(*n, key, "applies to policy = \"" + std::string(parties ? "heracles" : "parties") +

@@ -180,10 +180,14 @@ TEST(ManagerSpec, RefusesBoundsAndTenantsThatCannotWork) {
 
 TEST(ManagerSpec, RefusesThresholdsOfTheOtherPolicyAndWindowsThatMissTime) {
   const std::string res = "[[manager.resource]]\nknob = \"cpu_idle\"\ntenant = \"stream\"\n";
-  std::string e = Err(kManagerHead + "[manager]\npolicy = \"parties\"\npeak_qps = 5000\n" + res);
-  EXPECT_NE(e.find("x.toml:13: manager.peak_qps applies to policy = \"heracles\", not \"parties\""),
+  std::string e = Err(kManagerHead + "[manager]\npolicy = \"parties\"\ncooldown_windows = 5\n" + res);
+  EXPECT_NE(e.find("x.toml:13: manager.cooldown_windows applies to policy = \"heracles\", not \"parties\""),
             std::string::npos)
       << e;
+  // The subject's capacity is both policies' (EMU's denominator under PARTIES), and stored.
+  auto with_peak = ParseSpec(kManagerHead + "[manager]\npolicy = \"parties\"\npeak_qps = 5000\n" + res, "x.toml");
+  ASSERT_TRUE(with_peak.ok()) << with_peak.status().message();
+  EXPECT_EQ(with_peak->ToJson()["manager"]["peak_qps"], 5000);
   e = Err(kManagerHead + "[manager]\npolicy = \"heracles\"\npeak_qps = 5000\ngrow_below = 0.1\n" + res);
   EXPECT_NE(e.find("manager.grow_below applies to policy = \"parties\""), std::string::npos) << e;
   e = Err(kManagerHead + "[manager]\npolicy = \"parties\"\nperiod = \"1s\"\nwindow = \"500ms\"\n" + res);

@@ -489,12 +489,12 @@ nlohmann::json ExperimentSpec::ToJson() const {
     }
     json mj = {{"policy", manager.policy},     {"period_ms", manager.period.count()},
                {"window_ms", manager.window.count()}, {"resources", res}, {"floor", manager.floor_texts}};
+    if (manager.peak_qps > 0) mj["peak_qps"] = manager.peak_qps;
     if (manager.policy == "parties") {
       mj["grow_below"] = manager.grow_below;
       mj["shrink_above"] = manager.shrink_above;
       mj["skip_windows"] = manager.skip_windows;
     } else {
-      mj["peak_qps"] = manager.peak_qps;
       mj["disable_above_load"] = manager.disable_above_load;
       mj["enable_below_load"] = manager.enable_below_load;
       mj["stop_growth_below"] = manager.stop_growth_below;
