@@ -132,7 +132,25 @@ Result<ExperimentAnalysis> AnalyzeOne(const ExperimentData& d, const AnalysisOpt
 }  // namespace
 
 Result<ExperimentAnalysis> Analyze(const ExperimentData& d, const AnalysisOptions& o) {
-  REAM_ASSIGN_OR_RETURN(ExperimentAnalysis a, AnalyzeOne(d, o));
+  auto one = AnalyzeOne(d, o);
+  const bool windows =
+      std::any_of(d.runs.begin(), d.runs.end(), [](const RunData& r) { return !r.windows.empty(); });
+  // A run under a schedule is judged window by window: a point that was not valid as a whole (the
+  // generator late over a stretch of it) leaves no point-level finding, but its valid windows
+  // still compare the modes, and the warning says why the rest is missing.
+  if (!one.ok() && !(windows && one.status().code() == StatusCode::kInvalidArgument)) return one.status();
+  ExperimentAnalysis a;
+  if (one.ok()) {
+    a = std::move(one).value();
+  } else {
+    a.experiment = d.name;
+    a.workload = d.workload;
+    a.confidence = o.confidence;
+    a.load_axis = d.load_axis;
+    a.skipped_scenarios = d.skipped_scenarios;
+    a.warnings.push_back("no finding from the points: " + one.status().message() +
+                         "; the windows are compared on their own");
+  }
   StepContext ctx{d, o};
   REAM_RETURN_IF_ERROR(RunSteps(StepScope::kRuns, ctx, a));
   return a;

@@ -587,6 +587,7 @@ void ManagerJson(const ExperimentAnalysis& a, json& j) {
                      {"valid_windows", m.valid},
                      {"met_windows", m.met},
                      {"met_share", Opt(m.met_share)},
+                     {"met_note", m.met_note},
                      {"neighbour_cpu_s_per_s", Opt(m.neighbour_throughput)},
                      {"neighbour_note", m.neighbour_note},
                      {"emu", Opt(m.emu)},

@@ -103,7 +103,12 @@ ManagerComparison CompareModes(const std::vector<ModeRun>& runs, double peak_qps
       f.managed = f.managed || r->managed;
       AddRun(*r, peak_qps, f, neighbour_sum, neighbour_windows, emu_sum, emu_windows, settle_sum, settled);
     }
-    if (f.windows > 0) f.met_share = static_cast<double>(f.met) / f.windows;
+    // A mode none of whose windows was valid showed nothing either way: it is not judged.
+    if (f.valid > 0) {
+      f.met_share = static_cast<double>(f.met) / f.windows;
+    } else {
+      f.met_note = "no window was valid";
+    }
     if (mode == "alone") {
       f.neighbour_throughput = 0;
       f.neighbour_note = "no neighbour runs beside the subject";
@@ -140,7 +145,8 @@ ManagerComparison CompareModes(const std::vector<ModeRun>& runs, double peak_qps
     if (&g != &*managed && Dominates(*managed, g)) dominates.push_back(g.mode);
   }
   if (!managed->met_share || !managed->neighbour_throughput) {
-    out.verdict = "the managed mode has no figure to judge (" + managed->neighbour_note + ")";
+    out.verdict = "the managed mode cannot be judged: " +
+                  (managed->met_share ? managed->neighbour_note : managed->met_note);
   } else if (managed->pareto) {
     out.verdict = "the manager is on the Pareto front" +
                   (dominates.empty() ? std::string(", dominating no other mode") : "; it dominates " + Join(dominates, ", "));

@@ -34,6 +34,7 @@ struct ModeFigures {
   // met / windows: an invalid window counts as not shown to meet QoS (it was not measured as
   // asked); nullopt without windows.
   std::optional<double> met_share;
+  std::string met_note;  // why there is no share: no window of the mode was valid
   // The neighbours' throughput summed over the set (CPU-s/s), the mean over the windows that
   // have it; nullopt (with why) where none had it (the subject alone: no neighbour).
   std::optional<double> neighbour_throughput;

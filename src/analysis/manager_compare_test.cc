@@ -74,6 +74,20 @@ TEST(ManagerCompare, WithoutACapacityEmuIsWithheldSayingWhy) {
   EXPECT_NE(c.modes[0].emu_note.find("peak_qps"), std::string::npos);
 }
 
+// A mode whose windows were all invalid is not judged: neither dominated nor dominating.
+TEST(ManagerCompare, AModeWithoutAValidWindowIsNotJudged) {
+  std::vector<ModeRun> runs{ModeRunOf("managed", true, 4, 2, [](int) { return false; }, 0.5),
+                            ModeRunOf("normal", false, 4, 2, [](int) { return false; }, 0.9)};
+  for (auto& w : runs[1].windows) w.valid = false;
+  ManagerComparison c = CompareModes(runs, 0);
+  ASSERT_EQ(c.modes.size(), 2u);
+  EXPECT_FALSE(c.modes[1].met_share);
+  EXPECT_EQ(c.modes[1].met_note, "no window was valid");
+  EXPECT_FALSE(c.modes[1].pareto);
+  EXPECT_TRUE(c.modes[0].dominated_by.empty());
+  EXPECT_TRUE(c.modes[1].dominated_by.empty());
+}
+
 TEST(ManagerCompare, NoWindowsSaysSo) {
   ManagerComparison c = CompareModes({}, 0);
   EXPECT_TRUE(c.modes.empty());

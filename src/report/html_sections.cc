@@ -187,7 +187,7 @@ void ManagerSection(const Page& page, std::ostream& body) {
   for (const auto& m : c.modes) {
     body << "<tr><td>" << Esc(m.mode) << (m.managed ? " (managed)" : "") << "</td><td>" << m.runs << "</td><td>"
          << m.windows << "</td><td>" << m.valid << "</td><td>"
-         << (m.met_share ? FormatNumber(*m.met_share * 100) + " %" : std::string("—")) << "</td><td>"
+         << (m.met_share ? FormatNumber(*m.met_share * 100) + " %" : Esc(m.met_note)) << "</td><td>"
          << (m.neighbour_throughput ? FormatNumber(*m.neighbour_throughput) : Esc(m.neighbour_note)) << "</td><td>"
          << (m.emu ? FormatNumber(*m.emu) : Esc(m.emu_note)) << "</td><td>"
          << (m.settling_s ? FormatNumber(*m.settling_s) + " s" : std::string("—")) << "</td><td>"

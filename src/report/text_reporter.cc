@@ -655,7 +655,7 @@ void TextManager(const TextPage& page, std::ostream& os) {
   for (const auto& m : c.modes) {
     t.Add({m.mode + (m.managed ? " (managed)" : ""), std::to_string(m.runs), std::to_string(m.windows),
            std::to_string(m.valid),
-           m.met_share ? FormatNumber(*m.met_share * 100) + " % (" + std::to_string(m.met) + ")" : "—",
+           m.met_share ? FormatNumber(*m.met_share * 100) + " % (" + std::to_string(m.met) + ")" : "— (" + m.met_note + ")",
            m.neighbour_throughput ? FormatNumber(*m.neighbour_throughput) : "—",
            m.emu ? FormatNumber(*m.emu) : "—",
            m.settling_s ? FormatNumber(*m.settling_s) + " s" + (m.unsettled ? " (" + std::to_string(m.unsettled) +
