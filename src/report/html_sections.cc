@@ -176,27 +176,6 @@ void AcrossRunsSection(const Page& page, std::ostream& body) {
   body << "</table>\n";
 }
 
-void ManagerSection(const Page& page, std::ostream& body) {
-  const analysis::ManagerComparison& c = page.a.manager;
-  if (c.modes.empty()) return;
-  body << "<h2>Modes under the load schedule</h2>\n<p>Each mode ran the same schedule; a window meets QoS "
-          "when it is valid and its tail is within the target. A mode is on the Pareto front when no other "
-          "meets QoS in a larger share of its windows and gives the neighbours more.</p>\n"
-          "<table><tr><th>mode</th><th>runs</th><th>windows</th><th>valid</th><th>met QoS</th>"
-          "<th>neighbours CPU-s/s</th><th>EMU</th><th>settling</th><th>moves</th><th>Pareto</th></tr>\n";
-  for (const auto& m : c.modes) {
-    body << "<tr><td>" << Esc(m.mode) << (m.managed ? " (managed)" : "") << "</td><td>" << m.runs << "</td><td>"
-         << m.windows << "</td><td>" << m.valid << "</td><td>"
-         << (m.met_share ? FormatNumber(*m.met_share * 100) + " %" : Esc(m.met_note)) << "</td><td>"
-         << (m.neighbour_throughput ? FormatNumber(*m.neighbour_throughput) : Esc(m.neighbour_note)) << "</td><td>"
-         << (m.emu ? FormatNumber(*m.emu) : Esc(m.emu_note)) << "</td><td>"
-         << (m.settling_s ? FormatNumber(*m.settling_s) + " s" : std::string("—")) << "</td><td>"
-         << (m.managed ? std::to_string(m.actions) : std::string("—")) << "</td><td>" << (m.pareto ? "yes" : "no")
-         << "</td></tr>\n";
-  }
-  body << "</table>\n<p>" << Esc(c.verdict) << "</p>\n";
-}
-
 void RecommendationSection(const Page& page, std::ostream& body) {
   const ExperimentAnalysis& a = page.a;
   if (a.recommendation) {

@@ -50,6 +50,6 @@ void EnvironmentSection(const Page& page, std::ostream& body);
 // Runs of one spec pooled (`ream analyze --with`): each run's figures beside the pool's; nothing
 // for one run.
 void AcrossRunsSection(const Page& page, std::ostream& body);
-void ManagerSection(const Page& page, std::ostream& body);
+void ManagerSection(const Page& page, std::ostream& body, ChartSpecs* specs);
 
 }  // namespace ream::report

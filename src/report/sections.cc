@@ -36,7 +36,7 @@ constexpr ReportSection kSections[] = {
     {"recommendation", TextRecommendation, nullptr},
     {"batch", TextBatch, BatchSection},
     {"across_runs", TextAcrossRuns, NoCharts<AcrossRunsSection>},
-    {"manager", TextManager, NoCharts<ManagerSection>},
+    {"manager", TextManager, ManagerSection},
 };
 
 constexpr StepWithoutSection kWithout[] = {
