@@ -260,8 +260,13 @@ std::string UntilJudge::Batches() {
   for (size_t w = 0; w < per; ++w) v.batch_s += window_s_[w];
   v.effective_samples = var > 0 ? q * (1 - q) / var : total;
   if (ci && ci->value > 0) {
-    v.interval = std::max(ci->value - ci->low, ci->high - ci->value) / ci->value;
-    v.value_ns = ci->value, v.low_ns = ci->low, v.high_ns = ci->high;
+    // The bounds' buckets' edges, not their midpoints: the order statistics are known to be
+    // within their buckets only, and a midpoint on the inner side would narrow an interval of a
+    // few buckets below its confidence (91 % instead of 95 % at 32 000 answers, simulated).
+    const double low = static_cast<double>(Histogram::BucketLow(Histogram::BucketIndex(static_cast<int64_t>(ci->low))));
+    const double high = static_cast<double>(Histogram::BucketHigh(Histogram::BucketIndex(static_cast<int64_t>(ci->high))));
+    v.interval = std::max(ci->value - low, high - ci->value) / ci->value;
+    v.value_ns = ci->value, v.low_ns = low, v.high_ns = high;
     v.interval_samples = ci->n;
   }
   if (r1 > bound && b < 2 * static_cast<size_t>(kUntilMinBatches)) {
