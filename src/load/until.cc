@@ -387,6 +387,22 @@ const UntilVerdict& UntilJudge::Add(const UntilWindow& w) {
     v.check = "max duration";
     return v;
   }
+  // Held by its interval alone, which even shrinking as 1/sqrt(time) would still be
+  // kUntilHopelessFactor times too wide at the max: the point cannot be known by then, and running
+  // on only spends the sweep's time. (Not for a half-width below the histogram's precision: that
+  // rule is never met, and runs every point to its max with the judge watching.)
+  const double max_s = static_cast<double>(rule_.max_ns) / 1e9;
+  if (v.check == "interval" && v.interval && rule_.half_width >= Histogram::kRelativeError &&
+      v.measured_s >= max_s * kUntilHopelessAfter) {
+    const double at_end = *v.interval * std::sqrt(v.measured_s / max_s);
+    if (at_end > kUntilHopelessFactor * rule_.half_width) {
+      v.stop = true;
+      v.check = "hopeless";
+      v.reason = "not knowable by the max of " + Fmt("%g", max_s) + " s: at this pace the interval would still be " +
+                 Percent(at_end) + " then; " + why;
+      return v;
+    }
+  }
   v.reason = why;
   return v;
 }

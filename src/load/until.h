@@ -1,10 +1,10 @@
 // Measure a point until its tail is known (Lancet, Kogias et al., ATC 2019): with `until` the
 // generator measures in windows of kUntilWindowNs, and after each an UntilJudge says whether the
 // QoS percentile's confidence interval is within the asked half-width and the windows' figures
-// stationary — or that the point's time is up. Answers queued behind each other are alike, so
-// the interval is not the binomial one of independent answers: it comes from batches of
-// consecutive windows (the batch means method for a quantile of a stationary series), whose
-// spread says how much the answers really vary. Pure logic: the generator feeds it
+// stationary — or that the point cannot be known by its max, or its time is up. Answers queued
+// behind each other are alike, so the interval is not the binomial one of independent answers:
+// it comes from batches of consecutive windows (the batch means method for a quantile of a
+// stationary series), whose spread says how much the answers really vary. Pure logic: the generator feeds it
 // (load/generator.cc), tests feed it streams.
 //
 //   UntilJudge judge(*ParseUntil("p95 ±5% max 20s", "--until"));
@@ -54,6 +54,12 @@ inline constexpr uint64_t kUntilAnswersPerWindow = 2000;
 // point at 80 000 answers a second for 50 s), and says so.
 inline constexpr size_t kUntilMaxKeptSamples = size_t{1} << 22;
 inline constexpr int64_t kUntilDefaultMaxNs = 30'000'000'000;
+// A point whose interval, were it to narrow as 1/sqrt(time) from here, would still be this many
+// times the asked half-width at the max ends once this share of the max is measured, said so:
+// on a host whose stalls make every answer of a window alike (lag-1 r = 1.00 at 90 000-300 000
+// QPS against memcached), such points ran to the max at every attempt, 5 times a fixed 1 s.
+inline constexpr double kUntilHopelessFactor = 3;
+inline constexpr double kUntilHopelessAfter = 0.25;
 
 struct UntilRule {
   double percentile = 95;    // the QoS percentile (95: p95)
@@ -74,7 +80,8 @@ struct UntilWindow {
 };
 
 // The judge's answer after a window. `check` names the check that decided: "interval" (every
-// check passed), "windows" (too few yet), "autocorrelation", "stationarity", "max duration".
+// check passed), "windows" (too few yet), "autocorrelation", "stationarity", "max duration",
+// "hopeless" (ended before the max: its interval cannot narrow enough by then).
 struct UntilVerdict {
   bool stop = false;
   bool known = false;  // stopped with every check passed
