@@ -7,6 +7,7 @@
 #include <numeric>
 
 #include "load/percentile_ci.h"
+#include "platform/median.h"
 #include "platform/platform.h"
 #include "platform/text.h"
 
@@ -400,6 +401,26 @@ const UntilVerdict& UntilJudge::Add(const UntilWindow& w) {
       v.check = "hopeless";
       v.reason = "not knowable by the max of " + Fmt("%g", max_s) + " s: at this pace the interval would still be " +
                  Percent(at_end) + " then; " + why;
+      return v;
+    }
+  }
+  // Held by its drift, with the percentile per window grown kUntilOverloadGrowth times from the
+  // point's first quarter to its last: a queue building up, which running on only lengthens.
+  if (v.check == "stationarity" && v.measured_s >= max_s * kUntilHopelessAfter) {
+    const size_t quarter = window_pct_.size() / 4;
+    std::vector<double> first, last;
+    for (size_t i = 0; i < quarter; ++i) {
+      if (!std::isnan(window_pct_[i])) first.push_back(window_pct_[i]);
+      if (!std::isnan(window_pct_[window_pct_.size() - 1 - i])) last.push_back(window_pct_[window_pct_.size() - 1 - i]);
+    }
+    if (first.size() >= 4 && last.size() >= 4 && Median(first) > 0 &&
+        Median(last) >= kUntilOverloadGrowth * Median(first)) {
+      v.stop = true;
+      v.check = "hopeless";
+      v.reason = "not knowable: p" + Fmt("%g", rule_.percentile) + " per window grew " +
+                 Fmt("%.3g", Median(last) / Median(first)) + " times from the point's first quarter to its last (" +
+                 Fmt("%.0f", Median(first) / 1e3) + " to " + Fmt("%.0f", Median(last) / 1e3) +
+                 " us, the windows' medians), a queue building up; " + why;
       return v;
     }
   }

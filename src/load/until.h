@@ -60,6 +60,11 @@ inline constexpr int64_t kUntilDefaultMaxNs = 30'000'000'000;
 // QPS against memcached), such points ran to the max at every attempt, 5 times a fixed 1 s.
 inline constexpr double kUntilHopelessFactor = 3;
 inline constexpr double kUntilHopelessAfter = 0.25;
+// A point held as not stationary whose percentile per window is this many times higher over the
+// last quarter of its windows than over the first (medians) is overloaded: its queue grows, and
+// it ends then too. Against memcached, the overloaded levels' p95 climbed to 0.4-0.6 s within
+// the 5 s max and ran to it, not stationary.
+inline constexpr double kUntilOverloadGrowth = 4;
 
 struct UntilRule {
   double percentile = 95;    // the QoS percentile (95: p95)
@@ -81,7 +86,8 @@ struct UntilWindow {
 
 // The judge's answer after a window. `check` names the check that decided: "interval" (every
 // check passed), "windows" (too few yet), "autocorrelation", "stationarity", "max duration",
-// "hopeless" (ended before the max: its interval cannot narrow enough by then).
+// "hopeless" (ended before the max: its interval cannot narrow enough by then, or its
+// percentile keeps growing).
 struct UntilVerdict {
   bool stop = false;
   bool known = false;  // stopped with every check passed

@@ -137,6 +137,25 @@ TEST(UntilJudge, CatchesADriftingStreamAsNotStationary) {
   EXPECT_TRUE(Feed(steady, 20000, 100, [&](int) { return static_cast<int64_t>(50'000 * exp(rng)); }).known);
 }
 
+TEST(UntilJudge, EndsAPointWhoseQueueKeepsGrowing) {
+  // An overloaded server: the latency's scale grows with the time its queue has had to build
+  // (1 + w/2 times at window w). Not stationary from the start; once a quarter of the max is
+  // measured, the windows' p95 over the last quarter is more than 4 times that over the first,
+  // and the point ends there instead of running on to its max.
+  std::mt19937_64 rng(3);
+  std::exponential_distribution<double> exp(1.0);
+  UntilJudge judge(Rule("p95 ±5% max 2s"));
+  int stopped = 0;
+  UntilVerdict v = Feed(judge, 2000, 200, [&](int w) { return static_cast<int64_t>(50'000 * (1 + w / 2.0) * exp(rng)); },
+                        &stopped);
+  ASSERT_TRUE(v.stop);
+  EXPECT_FALSE(v.known);
+  EXPECT_EQ(v.check, "hopeless") << v.reason;
+  EXPECT_EQ(stopped, 500'000'000 / kUntilWindowNs) << v.reason;
+  EXPECT_EQ(v.reason.rfind("not knowable: p95 per window grew ", 0), 0u) << v.reason;
+  EXPECT_NE(v.reason.find("a queue building up; not stationary: p95 per window"), std::string::npos) << v.reason;
+}
+
 // AR(1) in log latency: x_t = phi·x_{t−1} + e_t, neighbours alike as requests queued behind
 // each other; its p95 is known: exp(1.645 σ / sqrt(1 − phi²)) times the scale.
 struct Ar1 {
