@@ -161,7 +161,9 @@ nlohmann::json LoadResult::ToJson() const {
                   {"decided_by", until->reason},
                   {"interval", until->interval ? nlohmann::json(*until->interval) : nlohmann::json(nullptr)},
                   {"interval_samples", until->interval_samples},
-                  {"lag", until->lag},
+                  {"effective_samples", until->effective_samples},
+                  {"batches", until->batches},
+                  {"batch_s", until->batch_s},
                   {"lag1_r", until->lag1_r},
                   {"windows", until->windows}};
   } else {

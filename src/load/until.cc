@@ -7,6 +7,7 @@
 #include <numeric>
 
 #include "load/percentile_ci.h"
+#include "platform/median.h"
 #include "platform/platform.h"
 #include "platform/text.h"
 
@@ -31,12 +32,6 @@ double QuantileOf(std::vector<int64_t> v, double q) {
 }
 
 std::string Percent(double fraction) { return Fmt("%.3g", fraction * 100) + " %"; }
-
-std::string Ordinal(int n) {
-  if (n == 1) return "every answer";
-  const char* suffix = n % 10 == 2 && n % 100 != 12 ? "nd" : n % 10 == 3 && n % 100 != 13 ? "rd" : "th";
-  return "every " + std::to_string(n) + suffix + " answer";
-}
 
 // Solves the k×k system a·x = b (k ≤ 4) by Gaussian elimination; false when singular.
 bool Solve(std::vector<std::vector<double>> a, std::vector<double> b, std::vector<double>* x) {
@@ -177,26 +172,22 @@ void UntilJudge::AddPairs(const std::vector<int64_t>& latencies) {
   if (first) {
     for (int64_t x : latencies) all_.Record(x);
   }
-  const Histogram& ref = all_;
   std::vector<double> share(Histogram::kBucketCount);
-  const double n = static_cast<double>(std::max<uint64_t>(1, ref.count()));
+  const double n = static_cast<double>(std::max<uint64_t>(1, all_.count()));
   double cum = 0;
   for (size_t i = 0; i < Histogram::kBucketCount; ++i) {
-    const double c = static_cast<double>(ref.bucket(i));
+    const double c = static_cast<double>(all_.bucket(i));
     share[i] = (cum + c / 2) / n;
     cum += c;
   }
   uint64_t index = answers_;  // the first new answer's, over the point
   for (int64_t x : latencies) {
     const double r = share[Histogram::BucketIndex(std::max<int64_t>(0, x))];
-    for (size_t k = 0; k < std::size(kUntilLags); ++k) {
-      const uint64_t lag = static_cast<uint64_t>(kUntilLags[k]);
-      if (index < lag) break;
-      const double before = recent_rank_[(index - lag) % kMaxLag];
-      PairSums& p = pairs_[k];
-      p.n += 1, p.a += before, p.b += r, p.ab += before * r, p.aa += before * before, p.bb += r * r;
+    if (index > 0) {
+      PairSums& p = pairs_;
+      p.n += 1, p.a += last_rank_, p.b += r, p.ab += last_rank_ * r, p.aa += last_rank_ * last_rank_, p.bb += r * r;
     }
-    recent_rank_[index % kMaxLag] = r;
+    last_rank_ = r;
     ++index;
   }
   if (!first) {
@@ -204,35 +195,86 @@ void UntilJudge::AddPairs(const std::vector<int64_t>& latencies) {
   }
 }
 
-int UntilJudge::IndependentLag(double* lag1_r, double* last_r, int* last_lag) const {
-  auto correlation = [](const PairSums& p) {
-    const double cov = p.n * p.ab - p.a * p.b;
-    const double va = p.n * p.aa - p.a * p.a, vb = p.n * p.bb - p.b * p.b;
-    return va > 0 && vb > 0 ? cov / std::sqrt(va * vb) : 0.0;
-  };
-  *lag1_r = correlation(pairs_[0]);
-  for (size_t k = 0; k < std::size(kUntilLags); ++k) {
-    const int lag = kUntilLags[k];
-    // A lag needs some hundreds of pairs to be judged; beyond, the answers are too few to tell.
-    if (pairs_[k].n < lag * 200.0) break;
-    const double r = correlation(pairs_[k]);
-    *last_r = r;
-    *last_lag = lag;
-    if (std::fabs(r) <= kUntilMaxAutocorrelation) return lag;
+std::string UntilJudge::Batches() {
+  UntilVerdict& v = verdict_;
+  v.interval.reset();
+  v.batches = 0;
+  const double q = rule_.percentile / 100;
+  if (kept_.count() == 0) return "";
+  // The fraction of each window's answers at or below the percentile's bucket: the estimate's
+  // rank is that fraction of all the answers, so its spread over batches is the rank's.
+  const int64_t at = kept_.ValueAtQuantile(q);
+  const int64_t top = Histogram::BucketHigh(Histogram::BucketIndex(at));
+  std::vector<double> below(kept_windows_), count(kept_windows_);
+  for (size_t w = 0; w < kept_windows_; ++w) {
+    const size_t first = w == 0 ? 0 : window_end_[w - 1], end = window_end_[w];
+    const auto b = samples_.begin() + static_cast<std::ptrdiff_t>(first);
+    const auto e = samples_.begin() + static_cast<std::ptrdiff_t>(end);
+    below[w] = static_cast<double>(std::upper_bound(b, e, top) - b);
+    count[w] = static_cast<double>(end - first);
   }
-  return 0;
-}
-
-void UntilJudge::Thin(int lag) {
-  if (lag != lag_ && answers_ == samples_.size()) {
-    lag_ = lag;
-    thinned_.Reset();
-    thinned_upto_ = 0;
+  // Windows per batch: kUntilBatches batches, then doubled while neighbouring batches are
+  // still alike (their lag-1 correlation above its one-sided 5 % bound for independent ones,
+  // 1.645/sqrt(b)) and the batches stay at least kUntilMinBatches.
+  const size_t windows = kept_windows_;
+  size_t per = std::max<size_t>(1, windows / kUntilBatches);
+  std::vector<double> frac, weight;
+  double r1 = 0, bound = 0;
+  for (;;) {
+    frac.clear();
+    weight.clear();
+    for (size_t w = 0; w + per <= windows; w += per) {
+      // The last batch takes the windows left over.
+      const size_t end = w + 2 * per > windows ? windows : w + per;
+      double c = 0, m = 0;
+      for (size_t u = w; u < end; ++u) c += below[u], m += count[u];
+      if (m > 0) frac.push_back(c / m), weight.push_back(m);
+      if (end == windows) break;
+    }
+    const size_t b = frac.size();
+    if (b < 2) return "";
+    const double mean = std::accumulate(frac.begin(), frac.end(), 0.0) / static_cast<double>(b);
+    double num = 0, den = 0;
+    for (size_t j = 0; j < b; ++j) {
+      den += (frac[j] - mean) * (frac[j] - mean);
+      if (j > 0) num += (frac[j] - mean) * (frac[j - 1] - mean);
+    }
+    r1 = den > 0 ? num / den : 0;
+    bound = 1.645 / std::sqrt(static_cast<double>(b));
+    if (r1 <= bound || windows / (2 * per) < static_cast<size_t>(kUntilMinBatches)) break;
+    per *= 2;
   }
-  for (; thinned_upto_ < answers_; ++thinned_upto_) {
-    if (thinned_upto_ % static_cast<uint64_t>(lag_) != 0 || thinned_upto_ >= samples_.size()) continue;
-    thinned_.Record(samples_[thinned_upto_]);
+  // The ratio estimator's variance over batches of unequal size: the fraction below is
+  // sum(c) / sum(m), and its variance sum((m_j/m̄)² (p_j − p)²) / (b (b − 1)).
+  const size_t b = frac.size();
+  const double total = std::accumulate(weight.begin(), weight.end(), 0.0);
+  double below_all = 0;
+  for (size_t j = 0; j < b; ++j) below_all += frac[j] * weight[j];
+  const double p = below_all / total, mean_m = total / static_cast<double>(b);
+  double ss = 0;
+  for (size_t j = 0; j < b; ++j) ss += std::pow(weight[j] / mean_m * (frac[j] - p), 2);
+  const double var = ss / (static_cast<double>(b) * static_cast<double>(b - 1));
+  const double t = StudentQuantileTwoSided(rule_.confidence, static_cast<int>(b) - 1);
+  const auto ci = PercentileInterval(kept_, q, t * std::sqrt(var) * total);
+  v.batches = static_cast<int>(b);
+  v.batch_s = 0;
+  for (size_t w = 0; w < per; ++w) v.batch_s += window_s_[w];
+  v.effective_samples = var > 0 ? q * (1 - q) / var : total;
+  if (ci && ci->value > 0) {
+    // The bounds' buckets' edges, not their midpoints: the order statistics are known to be
+    // within their buckets only, and a midpoint on the inner side would narrow an interval of a
+    // few buckets below its confidence (91 % instead of 95 % at 32 000 answers, simulated).
+    const double low = static_cast<double>(Histogram::BucketLow(Histogram::BucketIndex(static_cast<int64_t>(ci->low))));
+    const double high = static_cast<double>(Histogram::BucketHigh(Histogram::BucketIndex(static_cast<int64_t>(ci->high))));
+    v.interval = std::max(ci->value - low, high - ci->value) / ci->value;
+    v.value_ns = ci->value, v.low_ns = low, v.high_ns = high;
+    v.interval_samples = ci->n;
   }
+  if (r1 > bound && b < 2 * static_cast<size_t>(kUntilMinBatches)) {
+    return "batches of " + Fmt("%g", v.batch_s * 1000) + " ms still alike (lag-1 r = " + Fmt("%.2f", r1) + " > " +
+           Fmt("%.2f", bound) + " over " + std::to_string(b) + ")";
+  }
+  return "";
 }
 
 std::string UntilJudge::Stationarity() const {
@@ -280,53 +322,57 @@ const UntilVerdict& UntilJudge::Add(const UntilWindow& w) {
   UntilVerdict& v = verdict_;
   if (v.stop) return v;
   AddPairs(w.latencies_ns);
-  for (int64_t x : w.latencies_ns) {
-    if (samples_.size() < kUntilMaxKeptSamples) samples_.push_back(x);
-  }
-  answers_ += w.latencies_ns.size();
+  std::vector<int64_t> sorted = w.latencies_ns;
+  std::sort(sorted.begin(), sorted.end());
+  answers_ += sorted.size();
   window_end_.push_back(answers_);
-  window_pct_.push_back(QuantileOf(w.latencies_ns, rule_.percentile / 100));
+  if (kept_windows_ + 1 == window_end_.size() && answers_ <= kUntilMaxKeptSamples) {
+    samples_.insert(samples_.end(), sorted.begin(), sorted.end());
+    for (int64_t x : sorted) kept_.Record(x);
+    ++kept_windows_;
+  }
+  if (sorted.empty()) {
+    window_pct_.push_back(std::numeric_limits<double>::quiet_NaN());
+  } else {
+    const size_t rank = static_cast<size_t>(std::ceil(rule_.percentile / 100 * static_cast<double>(sorted.size())));
+    window_pct_.push_back(static_cast<double>(sorted[std::clamp<size_t>(rank, 1, sorted.size()) - 1]));
+  }
   window_s_.push_back(w.seconds);
   ++v.windows;
   v.measured_s += w.seconds;
+  const PairSums& p = pairs_;
+  const double cov = p.n * p.ab - p.a * p.b;
+  const double va = p.n * p.aa - p.a * p.a, vb = p.n * p.bb - p.b * p.b;
+  v.lag1_r = va > 0 && vb > 0 ? cov / std::sqrt(va * vb) : 0.0;
 
-  // The lag at which answers are independent sets how many the interval may count.
   const bool at_max = v.measured_s * 1e9 >= static_cast<double>(rule_.max_ns) - 1e6;
-  double last_r = 0;
-  int last_lag = 0;
-  const int lag = IndependentLag(&v.lag1_r, &last_r, &last_lag);
-  v.lag = lag;
-  // None independent: the interval is given over the widest lag tried, the least it can claim.
-  const int used = lag > 0 ? lag : last_lag > 0 ? last_lag : lag_;
-  Thin(used);
+  const std::string alike = Batches();
   std::string why;
-  v.interval.reset();
-  if (auto ci = PercentileConfidence(thinned_, rule_.percentile / 100, rule_.confidence); ci && ci->value > 0) {
-    v.interval = std::max(ci->value - ci->low, ci->high - ci->value) / ci->value;
-    v.interval_samples = ci->n;
-  }
-  const std::string thinning =
-      lag_ > 1 ? " (" + Ordinal(lag_) + ": lag-1 r = " + Fmt("%.2f", v.lag1_r) + ")" : "";
+  const std::string batches =
+      v.batches > 0 ? " (" + std::to_string(v.batches) + " batches of " + Fmt("%g", v.batch_s * 1000) + " ms: " +
+                          Fmt("%.0f", v.effective_samples) +
+                          " effective answers of " + std::to_string(v.interval_samples) +
+                          (v.interval_samples < answers_ ? " kept" : "") + ", lag-1 r = " + Fmt("%.2f", v.lag1_r) + ")"
+                    : "";
   const std::string interval_text =
       v.interval ? "interval " + Percent(*v.interval) + (*v.interval <= rule_.half_width ? " <= " : " > ") +
-                       Percent(rule_.half_width) + thinning
-                 : "no interval yet (no answers)";
+                       Percent(rule_.half_width) + batches
+                 : "no interval yet (" + std::to_string(answers_) + " answers)";
   if (v.windows < kUntilMinWindows) {
     v.check = "windows";
     why = "too few windows (" + std::to_string(v.windows) + " of " + std::to_string(kUntilMinWindows) + "); " +
           interval_text;
   } else if (std::string s = Stationarity(); !s.empty()) {
     // First: a series that drifts has no one percentile to know, and its drift would read as
-    // correlation between neighbours.
+    // batches unlike each other.
     v.check = "stationarity";
     why = "not stationary: " + s + "; " + interval_text;
-  } else if (lag == 0 && last_lag == 0) {
+  } else if (v.batches < kUntilMinBatches) {
     v.check = "windows";
-    why = "too few answers to test their independence (" + std::to_string(answers_) + "); " + interval_text;
-  } else if (lag == 0) {
+    why = "too few windows with answers for " + std::to_string(kUntilMinBatches) + " batches; " + interval_text;
+  } else if (!alike.empty()) {
     v.check = "autocorrelation";
-    why = "autocorrelated: lag-1 r = " + Fmt("%.2f", v.lag1_r) + ", still " + Fmt("%.2f", last_r) + " at lag " +
-          std::to_string(last_lag) + "; " + interval_text;
+    why = "autocorrelated: " + alike + "; " + interval_text;
   } else if (!v.interval || *v.interval > rule_.half_width) {
     v.check = "interval";
     why = interval_text;
@@ -341,6 +387,42 @@ const UntilVerdict& UntilJudge::Add(const UntilWindow& w) {
     v.reason = "max duration " + Fmt("%g", static_cast<double>(rule_.max_ns) / 1e9) + " s reached: " + why;
     v.check = "max duration";
     return v;
+  }
+  // Held by its interval alone, which even shrinking as 1/sqrt(time) would still be
+  // kUntilHopelessFactor times too wide at the max: the point cannot be known by then, and running
+  // on only spends the sweep's time. (Not for a half-width below the histogram's precision: that
+  // rule is never met, and runs every point to its max with the judge watching.)
+  const double max_s = static_cast<double>(rule_.max_ns) / 1e9;
+  if (v.check == "interval" && v.interval && rule_.half_width >= Histogram::kRelativeError &&
+      v.measured_s >= max_s * kUntilHopelessAfter) {
+    const double at_end = *v.interval * std::sqrt(v.measured_s / max_s);
+    if (at_end > kUntilHopelessFactor * rule_.half_width) {
+      v.stop = true;
+      v.check = "hopeless";
+      v.reason = "not knowable by the max of " + Fmt("%g", max_s) + " s: at this pace the interval would still be " +
+                 Percent(at_end) + " then; " + why;
+      return v;
+    }
+  }
+  // Held by its drift, with the percentile per window grown kUntilOverloadGrowth times from the
+  // point's first quarter to its last: a queue building up, which running on only lengthens.
+  if (v.check == "stationarity" && v.measured_s >= max_s * kUntilHopelessAfter) {
+    const size_t quarter = window_pct_.size() / 4;
+    std::vector<double> first, last;
+    for (size_t i = 0; i < quarter; ++i) {
+      if (!std::isnan(window_pct_[i])) first.push_back(window_pct_[i]);
+      if (!std::isnan(window_pct_[window_pct_.size() - 1 - i])) last.push_back(window_pct_[window_pct_.size() - 1 - i]);
+    }
+    if (first.size() >= 4 && last.size() >= 4 && Median(first) > 0 &&
+        Median(last) >= kUntilOverloadGrowth * Median(first)) {
+      v.stop = true;
+      v.check = "hopeless";
+      v.reason = "not knowable: p" + Fmt("%g", rule_.percentile) + " per window grew " +
+                 Fmt("%.3g", Median(last) / Median(first)) + " times from the point's first quarter to its last (" +
+                 Fmt("%.0f", Median(first) / 1e3) + " to " + Fmt("%.0f", Median(last) / 1e3) +
+                 " us, the windows' medians), a queue building up; " + why;
+      return v;
+    }
   }
   v.reason = why;
   return v;
