@@ -3,12 +3,16 @@
 #include <iostream>
 #include <memory>
 
+#include "analysis/analysis.h"
+#include "analysis/store_loader.h"
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
 #include "cli/version.h"
 #include "experiment/runner.h"
 #include "spec/spec.h"
 #include "platform/platform.h"
+#include "platform/text.h"
+#include "store/store.h"
 
 namespace ream::cli {
 namespace {
@@ -26,7 +30,65 @@ struct RunFlags {
   bool strict = false;
   bool keep_awake = false;
   bool keep_awake_generator = false;
+  std::string profile;  // --profile EXPERIMENT
 };
+
+// --profile EXPERIMENT: each [manager] resource of the subject starts where the subject's own
+// sweep in that experiment (in the same database) says the cheapest allocation meets QoS at the
+// schedule's first rate — the recommendation `ream analyze --target-qps` prints. A knob that
+// allocation leaves unlimited starts at the resource's max. Says what it chose on `out`.
+Status ApplyProfile(const std::string& db, const std::string& profile, ExperimentSpec& spec, std::ostream& out) {
+  const std::string at = "--profile " + profile + ": ";
+  if (!spec.manager.given) return InvalidArgument(at + spec.name + " has no [manager] to start");
+  if (!spec.load.schedule) {
+    return InvalidArgument(at + "needs [load] schedule in " + spec.name +
+                           ": the allocation must meet QoS at the schedule's first rate");
+  }
+  const double first = spec.load.schedule->knots.front().second;
+  REAM_ASSIGN_OR_RETURN(Store store, Store::OpenReadOnly(db));
+  REAM_ASSIGN_OR_RETURN(analysis::ExperimentData data, analysis::LoadExperiment(store, profile));
+  analysis::AnalysisOptions ao;
+  ao.target_qps = first;
+  REAM_ASSIGN_OR_RETURN(analysis::ExperimentAnalysis a, analysis::Analyze(data, ao));
+  if (!a.recommendation || !a.recommendation->group_key) {
+    return InvalidArgument(at + "no measured allocation meets QoS at " + Fmt("%.6g", first) + " QPS" +
+                           (a.recommendation ? " (" + a.recommendation->explanation + ")" : ""));
+  }
+  const analysis::GroupAnalysis* group = nullptr;
+  for (const auto& g : a.groups) {
+    if (g.key == *a.recommendation->group_key) group = &g;
+  }
+  if (!group) return Internal(at + "the recommended group " + *a.recommendation->group_key + " is not in the analysis");
+  // The partition as the spec named it: "cpu_quota=50%,llc_ways=4".
+  std::map<std::string, std::string> texts;
+  for (const std::string& kv : Split(group->partition.label, ',')) {
+    auto eq = kv.find('=');
+    if (eq != std::string::npos) texts[Trim(kv.substr(0, eq))] = Trim(kv.substr(eq + 1));
+  }
+  std::vector<std::string> chosen;
+  for (auto& r : spec.manager.resources) {
+    if (r.tenant != "subject") continue;
+    auto t = texts.find(r.knob->key);
+    if (t == texts.end()) {
+      chosen.push_back(r.knob->key + " " + r.max_text + " (unlimited there: the resource's max)");
+      continue;
+    }
+    auto v = r.knob->parse(t->second, r.knob->key);
+    if (!v.ok()) return v.status().Annotate(at + "the recommended " + group->key);
+    REAM_ASSIGN_OR_RETURN(double level, r.knob->moves->level(*v, r.knob->key));
+    if (level < r.min - 1e-9 || level > r.max + 1e-9) {
+      return InvalidArgument(at + "the recommended " + r.knob->key + " = " + t->second + " is outside the resource's [" +
+                             r.min_text + ", " + r.max_text + "]");
+    }
+    r.start = level;
+    r.start_text = t->second;
+    chosen.push_back(r.knob->key + " " + t->second);
+  }
+  if (chosen.empty()) return InvalidArgument(at + "the [manager] of " + spec.name + " moves no resource of the subject");
+  out << "ream run: " << at << "the subject starts at " << Join(chosen, ", ") << ": " << a.recommendation->explanation
+      << "\n";
+  return Status::Ok();
+}
 
 int RunRun(const RunFlags& f) {
   auto platform = MakePosixPlatform();
@@ -40,6 +102,13 @@ int RunRun(const RunFlags& f) {
     specs.push_back(std::move(spec).value());
     if (f.keep_awake) specs.back().load.keep_awake = KeepAwakeMode::kAll;
     if (f.keep_awake_generator) specs.back().load.keep_awake = KeepAwakeMode::kGenerator;
+    if (!f.profile.empty()) {
+      Status s = ApplyProfile(f.db, f.profile, specs.back(), std::cerr);
+      if (!s.ok()) {
+        std::cerr << "ream run: " << s.message() << "\n";
+        return ExitCodeFor(s);
+      }
+    }
   }
   if (f.interleave && specs.size() < 2) {
     std::cerr << "ream run: --interleave needs two or more specs (it alternates their runs)\n";
@@ -121,6 +190,9 @@ void AddRunCommand(CLI::App& app, CommandList& commands) {
       ->type_name("DIR")
       ->needs(dry_run);
   sub->add_option("--only", f->only, "Run only this scenario of the spec");
+  sub->add_option("--profile", f->profile,
+                  "Start the [manager]'s subject resources at the cheapest allocation this experiment (in --db) "
+                  "says meets QoS at the schedule's first rate");
   sub->add_flag("--keep-awake", f->keep_awake,
                 "Keep the workload's and the generator's CPUs out of idle (as [load] keep_awake = true; the "
                 "kernel's idle polling where their idle driver can poll, else SCHED_IDLE pollers): no request "

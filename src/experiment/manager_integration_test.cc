@@ -146,5 +146,56 @@ max = "70%"
   fs::remove_all(dir);
 }
 
+// --profile: the subject's resources start where its own sweep (same database) says the cheapest
+// allocation meets QoS at the schedule's first rate. The synthetic server at 200 us a request
+// meets a 5 ms p95 at 1 000 QPS with 30 % of a CPU (20 % of a CPU busy), so the cheapest of 30 %
+// and 100 % is 30 %; at 1 500 QPS it needs all of the 30 % and more: only 100 % meets it.
+TEST(ManagerIntegration, ProfileStartsTheSubjectAtTheCheapestAllocationItsSweepFound) {
+  if (geteuid() != 0) GTEST_SKIP() << "cgroups need root";
+  const fs::path dir = testing_support::FreshTestDirectory("ream-manager-profile");
+  const std::string db = (dir / "p.db").string();
+  const std::string sweep = (dir / "sweep.toml").string();
+  std::ofstream(sweep) << R"(name = "sweep"
+scenarios = ["1-ST"]
+[workload]
+builtin = "synthetic"
+args = ["--service", "const:200us"]
+[partitions]
+cpu_quota = ["30%", "100%"]
+[load]
+warmup = "200ms"
+duration = "600ms"
+response_timeout = "200ms"
+[sweep]
+qps = [500, 1000, 1500, 3000]
+[qos]
+target = "5ms"
+)";
+  testing_support::Exec swept = testing_support::Ream("run " + sweep + " --db " + db);
+  ASSERT_EQ(swept.code, 0) << swept.output;
+  auto managed = [&](const std::string& first) {
+    const std::string spec = (dir / ("managed-" + first + ".toml")).string();
+    std::ofstream(spec) << "name = \"managed\"\nscenarios = [\"1-ST\"]\n[workload]\nbuiltin = \"synthetic\"\n"
+                           "args = [\"--service\", \"const:200us\"]\n[load]\nschedule = \"" +
+                               first +
+                               " for 2s, 300 for 2s\"\n[qos]\ntarget = \"5ms\"\n[manager]\npolicy = \"parties\"\n"
+                               "[[manager.resource]]\ntenant = \"subject\"\nknob = \"cpu_quota\"\nunit = \"10%\"\n"
+                               "min = \"20%\"\nmax = \"100%\"\n";
+    return testing_support::Ream("run " + spec + " --db " + db + " --profile sweep --dry-run");
+  };
+  testing_support::Exec low = managed("1000");
+  EXPECT_EQ(low.code, 0) << low.output;
+  EXPECT_NE(low.output.find("--profile sweep: the subject starts at cpu_quota 30%"), std::string::npos) << low.output;
+  testing_support::Exec high = managed("1500");
+  EXPECT_EQ(high.code, 0) << high.output;
+  EXPECT_NE(high.output.find("--profile sweep: the subject starts at cpu_quota 100%"), std::string::npos)
+      << high.output;
+  // No allocation of the sweep meets QoS at 50 000 QPS: refused, saying so.
+  testing_support::Exec none = managed("50000");
+  EXPECT_NE(none.code, 0);
+  EXPECT_NE(none.output.find("no measured allocation meets QoS at 50000 QPS"), std::string::npos) << none.output;
+  fs::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace ream

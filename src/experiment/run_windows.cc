@@ -55,7 +55,11 @@ Status RunWindows::Start() {
   REAM_ASSIGN_OR_RETURN(auto stored, store_.ListManagerWindows(run_id_));
   if (!stored.empty()) first_index_ = stored.back().window + 1;
   if (managed_) {
-    REAM_ASSIGN_OR_RETURN(policy_, MakePolicy(spec_.manager));
+    Allocation start;
+    for (const auto& r : spec_.manager.resources) {
+      if (r.start) start.Set(r.tenant, r.knob->key, *r.start);
+    }
+    REAM_ASSIGN_OR_RETURN(policy_, MakePolicy(spec_.manager, start));
     movables_ = MovablesOf(spec_.manager);
     // Every tenant starts from the policy's allocation, written before the warm-up, so the first
     // window measures what the manager believes it holds.

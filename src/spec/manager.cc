@@ -93,6 +93,15 @@ Status ParseResource(const TomlSection& s, const KnobTable& knobs, const Experim
   if (r->min > r->max) {
     return InvalidArgument(at + "min = \"" + r->min_text + "\" is above max = \"" + r->max_text + "\"");
   }
+  if (s.Get("start")) {
+    double start = 0;
+    REAM_RETURN_IF_ERROR(KnobLevel(s, "start", *r->knob, &start, &r->start_text));
+    if (start < r->min - 1e-9 || start > r->max + 1e-9) {
+      return s.Error(*s.Get("start"), "start",
+                     "= \"" + r->start_text + "\" is outside [" + r->min_text + ", " + r->max_text + "]");
+    }
+    r->start = start;
+  }
   if (r->max - r->min < r->unit * (1 - 1e-9)) {
     return InvalidArgument(at + "unit = \"" + r->unit_text + "\" is more than max - min (\"" + r->max_text +
                            "\" - \"" + r->min_text + "\"): the manager could never move " + name);
@@ -179,7 +188,7 @@ Status ParseManager(const TomlSection& s, const KnobTable& knobs, ExperimentSpec
   for (const auto& e : *a) {
     ManagerResourceSpec r;
     REAM_RETURN_IF_ERROR(ParseResource(TomlSection(*e.as_table(), "manager.resource", s.source(),
-                                                   {"knob", "tenant", "unit", "min", "max"}),
+                                                   {"knob", "tenant", "unit", "min", "max", "start"}),
                                        knobs, *spec, &r));
     if (!seen.insert({r.tenant, r.knob->key}).second) {
       return InvalidArgument(s.source() + ":" + std::to_string(r.line) + ": [[manager.resource]] " + r.knob->key +

@@ -178,6 +178,19 @@ TEST(ManagerSpec, RefusesBoundsAndTenantsThatCannotWork) {
   EXPECT_NE(e.find("needs at least one [[manager.resource]]"), std::string::npos) << e;
 }
 
+// A resource may say where the manager starts it, within its bounds; stored as written.
+TEST(ManagerSpec, AResourceStartsWhereItSaysWithinItsBounds) {
+  const std::string head = kManagerHead + "[manager]\npolicy = \"parties\"\n[[manager.resource]]\nknob = \"cpu_quota\"\n"
+                           "tenant = \"stream\"\nunit = \"10%\"\nmin = \"10%\"\nmax = \"100%\"\n";
+  auto r = ParseSpec(head + "start = \"40%\"\n", "x.toml");
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_TRUE(r->manager.resources[0].start);
+  EXPECT_DOUBLE_EQ(*r->manager.resources[0].start, 0.4);
+  EXPECT_EQ(r->ToJson()["manager"]["resources"][0]["start"], "40%");
+  std::string e = Err(head + "start = \"5%\"\n");
+  EXPECT_NE(e.find("manager.resource.start = \"5%\" is outside [10%, 100%]"), std::string::npos) << e;
+}
+
 TEST(ManagerSpec, RefusesThresholdsOfTheOtherPolicyAndWindowsThatMissTime) {
   const std::string res = "[[manager.resource]]\nknob = \"cpu_idle\"\ntenant = \"stream\"\n";
   std::string e = Err(kManagerHead + "[manager]\npolicy = \"parties\"\ncooldown_windows = 5\n" + res);

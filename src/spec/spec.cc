@@ -486,6 +486,7 @@ nlohmann::json ExperimentSpec::ToJson() const {
     for (const auto& r : manager.resources) {
       res.push_back({{"knob", r.knob->key}, {"tenant", r.tenant}, {"unit", r.unit_text}, {"min", r.min_text},
                      {"max", r.max_text}});
+      if (r.start) res.back()["start"] = r.start_text;
     }
     json mj = {{"policy", manager.policy},     {"period_ms", manager.period.count()},
                {"window_ms", manager.window.count()}, {"resources", res}, {"floor", manager.floor_texts}};

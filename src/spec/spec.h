@@ -386,6 +386,10 @@ struct ManagerResourceSpec {
   double unit = 0;             // > 0
   double min = 0, max = 0;     // min <= max, max - min >= unit
   std::string unit_text, min_text, max_text;
+  // Where the manager starts it (`start`, or what `ream run --profile` found); unset: at max, the
+  // most the tenant could be given.
+  std::optional<double> start;
+  std::string start_text;
   int line = 0;
 };
 
