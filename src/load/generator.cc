@@ -79,6 +79,13 @@ int GapSpan(int64_t tolerance_ns, double rate_per_thread) {
 
 namespace {
 
+// The distortion rule on the reported windows when it is the run's (ValidityRule::kDistortion).
+std::optional<WindowDistortion> WindowDistortionRule(const LoadOptions& o) {
+  if (o.validity != ValidityRule::kDistortion) return std::nullopt;
+  return WindowDistortion{.max_share = o.max_distortion,
+                          .floor_ns = std::min(o.timely_tolerance_ns, kDistortionFloorNs)};
+}
+
 // The windows all the threads have closed, merged, go to their reader on RunLoad's thread:
 // under until the judge, whose stop instant then goes to the threads (a little ahead, so each
 // sees it before it passes and the window ends on the schedule's own instant); with reported
@@ -110,6 +117,7 @@ struct WindowReader {
           s->windows->ready.erase(s->windows->ready.begin());
         }
         merged.latencies_ns.insert(merged.latencies_ns.end(), w.latencies_ns.begin(), w.latencies_ns.end());
+        merged.from_send_ns.insert(merged.from_send_ns.end(), w.from_send_ns.begin(), w.from_send_ns.end());
         merged.scheduled += w.scheduled;
         merged.timely += w.timely;
         merged.answered += w.answered;
@@ -133,7 +141,7 @@ struct WindowReader {
       const double end = std::min(start + length_s, static_cast<double>(o.duration_ns) / 1e9);
       const double target = o.schedule ? o.schedule->MeanRate(start, end) : o.qps;
       windows->push_back(JudgeWindow(index, start, end, target, std::move(merged), o.validity_percentile,
-                                     o.min_timely_ratio));
+                                     o.min_timely_ratio, WindowDistortionRule(o)));
       if (*on_window) (*on_window)(windows->back());
     }
   }
@@ -261,6 +269,7 @@ Result<LoadResult> RunLoad(const LoadOptions& asked, const std::function<void(co
         m->stride = std::max<uint64_t>(1, static_cast<uint64_t>(per_window / static_cast<double>(kUntilAnswersPerWindow)));
       }
       m->reserve = static_cast<size_t>(per_window / static_cast<double>(m->stride) * 1.5) + 64;
+      m->from_send = !o.until && o.validity == ValidityRule::kDistortion;
       s->until = o.until.has_value();
       s->windows = std::move(m);
     }

@@ -594,7 +594,10 @@ void ThreadRunner::RecordAnswer(const Slot& slot, const Response& resp, int64_t 
   if (s_.windows) {
     WindowMailbox& m = *s_.windows;
     ++m.current.answered;
-    if (++m.seen % m.stride == 0) m.current.latencies_ns.push_back(at - slot.sched_ns);
+    if (++m.seen % m.stride == 0) {
+      m.current.latencies_ns.push_back(at - slot.sched_ns);
+      if (m.from_send) m.current.from_send_ns.push_back(at - slot.send_ns);
+    }
   }
   if (s_.multiget) s_.latency_per_key.RecordN(at - slot.sched_ns, slot.keys);
   s_.latency_from_send.Record(at - slot.send_ns);

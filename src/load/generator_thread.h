@@ -133,6 +133,9 @@ struct Conn {
 // answers' latencies from the schedule.
 struct ThreadWindow {
   std::vector<int64_t> latencies_ns;  // in the order the answers came
+  // The same answers' latencies from the generator's actual send (windows reported as they end:
+  // the distortion rule's other side; empty under until, whose judge reads the first only).
+  std::vector<int64_t> from_send_ns;
   uint64_t scheduled = 0, timely = 0, answered = 0, errors = 0;
 };
 
@@ -142,6 +145,7 @@ struct ThreadWindow {
 // point, which every thread reads) or for windows reported as they end (LoadOptions::window_ns).
 struct WindowMailbox {
   int64_t length_ns = 0;
+  bool from_send = false;  // keep ThreadWindow::from_send_ns
   ThreadWindow current;
   int64_t window_end_ns = 0;
   size_t reserve = 0;            // answers a window is expected to hold, with room

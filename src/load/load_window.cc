@@ -15,7 +15,7 @@ nlohmann::json OptionalNumber(const std::optional<double>& v) { return v ? nlohm
 }  // namespace
 
 LoadWindow JudgeWindow(int64_t index, double start_s, double end_s, double target_qps, WindowCounts c,
-                       double percentile, double min_timely_ratio) {
+                       double percentile, double min_timely_ratio, std::optional<WindowDistortion> distortion) {
   LoadWindow w;
   w.index = index;
   w.start_s = start_s;
@@ -44,8 +44,24 @@ LoadWindow JudgeWindow(int64_t index, double start_s, double end_s, double targe
   } else if (c.errors > 0) {
     w.invalid_because = std::to_string(c.errors) + " request" + (c.errors == 1 ? "" : "s") + " failed in it";
   } else if (w.timely_ratio < min_timely_ratio) {
-    w.invalid_because = "timely " + Fmt("%.1f", 100 * w.timely_ratio) + " % < " + Fmt("%.1f", 100 * min_timely_ratio) +
-                        " %: the generator fell behind its schedule";
+    const std::string late = "timely " + Fmt("%.1f", 100 * w.timely_ratio) + " % < " +
+                             Fmt("%.1f", 100 * min_timely_ratio) + " %";
+    if (!distortion || c.from_send_ns.empty() || !w.tail_us) {
+      w.invalid_because = late + ": the generator fell behind its schedule";
+    } else {
+      // What the lateness did to the window's tail: the same percentile from the actual sends.
+      Histogram sent;
+      for (int64_t ns : c.from_send_ns) sent.Record(ns);
+      const double from_send_us = static_cast<double>(sent.ValueAtQuantile(percentile / 100)) / 1e3;
+      const double moved_us = *w.tail_us - from_send_us;
+      const double allowed_us = std::max(distortion->max_share * *w.tail_us,
+                                         static_cast<double>(distortion->floor_ns) / 1e3);
+      if (moved_us > allowed_us) {
+        w.invalid_because = late + " and lateness moved the window's p" + Fmt("%g", percentile) + " by " +
+                            Fmt("%.1f", moved_us) + " us (" + Fmt("%.1f", 100 * moved_us / *w.tail_us) +
+                            " %; at most " + Fmt("%.1f", allowed_us) + " us): the generator fell behind its schedule";
+      }
+    }
   }
   w.valid = w.invalid_because.empty();
   return w;

@@ -46,8 +46,19 @@ struct LoadWindow {
 struct WindowCounts {
   uint64_t scheduled = 0, timely = 0, answered = 0, errors = 0;
   std::vector<int64_t> latencies_ns;
+  std::vector<int64_t> from_send_ns;  // the same answers from the actual send (the distortion rule)
 };
+// The distortion rule on a window (the generator's ValidityRule::kDistortion, without the
+// send-gap test, which a window's few hundred gaps cannot carry): a window whose timely share is
+// short is still valid when lateness moved its tail by at most `max_share` of it or by
+// `floor_ns`, whichever is more — the tail from the schedule against the tail from the send.
+struct WindowDistortion {
+  double max_share = 0.05;
+  int64_t floor_ns = 20'000;
+};
+// Seed's rule without `distortion`: the timely share alone.
 LoadWindow JudgeWindow(int64_t index, double start_s, double end_s, double target_qps, WindowCounts counts,
-                       double percentile, double min_timely_ratio);
+                       double percentile, double min_timely_ratio,
+                       std::optional<WindowDistortion> distortion = std::nullopt);
 
 }  // namespace ream

@@ -166,6 +166,28 @@ TEST(LoadWindow, FiguresAndVerdict) {
   EXPECT_NE(empty.invalid_because.find("no request was scheduled"), std::string::npos);
 }
 
+// Under the distortion rule a window short of timely sends stays valid when lateness did not move
+// its tail (the tail from the schedule against the tail from the actual send), and not otherwise.
+TEST(LoadWindow, TheDistortionRuleWeighsWhatLatenessDidToTheTail) {
+  WindowCounts c;
+  c.scheduled = 1000, c.timely = 900, c.answered = 1000;
+  for (int i = 1; i <= 100; ++i) {
+    c.latencies_ns.push_back(i * 10'000);   // 10..1000 us from the schedule
+    c.from_send_ns.push_back(i * 9'900);    // the sends 1 % late on average: p95 moved 9.5 us
+  }
+  LoadWindow kept = JudgeWindow(0, 0, 0.5, 2000, c, 95, 0.975, WindowDistortion{});
+  EXPECT_TRUE(kept.valid) << kept.invalid_because;
+  WindowCounts moved = c;
+  for (auto& ns : moved.from_send_ns) ns /= 2;  // half the tail was lateness
+  LoadWindow spoiled = JudgeWindow(0, 0, 0.5, 2000, moved, 95, 0.975, WindowDistortion{});
+  EXPECT_FALSE(spoiled.valid);
+  EXPECT_NE(spoiled.invalid_because.find("timely 90.0 % < 97.5 % and lateness moved the window's p95"),
+            std::string::npos)
+      << spoiled.invalid_because;
+  // The seed's rule (no distortion) judges the timely share alone.
+  EXPECT_FALSE(JudgeWindow(0, 0, 0.5, 2000, c, 95, 0.975).valid);
+}
+
 TEST(LoadWindow, JsonRoundTripsAndRefusesMissingFields) {
   WindowCounts c;
   c.scheduled = 10, c.timely = 10, c.answered = 9;

@@ -208,6 +208,10 @@ Result<ExperimentSpec> ParseSpec(const std::string& text, const std::string& sou
                              "(its mean is the level); leave [sweep] out");
     }
     spec.sweep.qps = {spec.load.schedule->Mean()};
+    // Its windows are judged one by one: a stretch the generator could not keep invalidates those
+    // windows, not the run, so an invalid schedule is measured again only for the host
+    // ([load] attempts), never for its own sake.
+    spec.sweep.remeasure_invalid = 0;
   } else if (!sw) {
     return InvalidArgument(source + ": [sweep] is required (qps = [...], a range, or mode = \"knee\")");
   } else {
