@@ -52,6 +52,20 @@ min = "10%"
 max = "100%"
 )";
 
+// A run in `dir` of the null sandbox and the fake driver, its console on `console`.
+RunnerOptions NullRun(const std::filesystem::path& dir, SandboxKind& kind, FakeLoadDriver& driver,
+                      std::ostringstream& console) {
+  RunnerOptions o;
+  o.db_path = (dir / "results.db").string();
+  o.state_dir = (dir / "state").string();
+  o.out = &console;
+  o.sandbox_kind = &kind;
+  o.load_driver = &driver;
+  o.ream_version = "test";
+  o.ream_binary = REAM_BINARY;
+  return o;
+}
+
 // The hog's quota as the manager last set it in the run (1 CPU before any move).
 double HogQuota() {
   double q = 1.0;
@@ -78,15 +92,8 @@ TEST(ManagerRun, TheNeighbourIsThrottledWhileTheSlackIsLowAndGivenBackAfterEvery
   };
   std::ostringstream console;
   RecordingObserver events;
-  RunnerOptions o;
-  o.db_path = (dir / "results.db").string();
-  o.state_dir = (dir / "state").string();
-  o.out = &console;
+  RunnerOptions o = NullRun(dir, *kind, driver, console);
   o.observer = &events;
-  o.sandbox_kind = kind.get();
-  o.load_driver = &driver;
-  o.ream_version = "test";
-  o.ream_binary = REAM_BINARY;
   auto out = RunExperiments(*platform, {*spec}, o);
   ASSERT_TRUE(out.ok()) << out.status().message() << console.str();
 
@@ -154,14 +161,7 @@ TEST(ManagerRun, AManagerWithoutAFixedTargetOrWithAWindowUnlikeItsPeriodIsRefuse
   auto kind = MakeNullSandboxKind(*platform);
   FakeLoadDriver driver([](double, int) { return FakeAnswer{200, true}; });
   std::ostringstream console;
-  RunnerOptions o;
-  o.db_path = (dir / "results.db").string();
-  o.state_dir = (dir / "state").string();
-  o.out = &console;
-  o.sandbox_kind = kind.get();
-  o.load_driver = &driver;
-  o.ream_version = "test";
-  o.ream_binary = REAM_BINARY;
+  RunnerOptions o = NullRun(dir, *kind, driver, console);
   auto out = RunExperiments(*platform, {*spec}, o);
   ASSERT_FALSE(out.ok());
   EXPECT_NE(out.status().message().find("fixed [qos] target"), std::string::npos) << out.status().message();
