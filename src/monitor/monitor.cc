@@ -229,11 +229,12 @@ std::string Monitor::ProbeLlcMissEstimate() {
 }
 
 std::optional<int64_t> ReadCpuNs(const MonitorTarget& target, std::string* why) {
+  // The kind's own reader first; when it has nothing now, the cgroup where there is one.
   if (target.cpu_ns_reader) {
     if (auto ns = target.cpu_ns_reader()) return ns;
     *why = "the CPU time from " + (target.cpu_source.empty() ? std::string("its reader") : target.cpu_source) +
            " could not be read now";
-    return std::nullopt;
+    if (!target.cgroup) return std::nullopt;
   }
   const Cgroup* cg = target.cgroup;
   if (!cg) {
